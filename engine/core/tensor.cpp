@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: MIT
+#include "engine/core/tensor.h"
+
+#include "engine/core/half.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <unistd.h>
+
+namespace onnxscope {
+
+namespace {
+
+size_t physicalMemory()
+{
+    long pages = sysconf(_SC_PHYS_PAGES);
+    long pageSize = sysconf(_SC_PAGE_SIZE);
+    if (pages <= 0 || pageSize <= 0)
+        return std::numeric_limits<size_t>::max();
+    return static_cast<size_t>(pages) * static_cast<size_t>(pageSize);
+}
+
+std::atomic<size_t>& limitRef()
+{
+    static std::atomic<size_t> limit { physicalMemory() };
+    return limit;
+}
+
+std::string formatBytes(double bytes)
+{
+    const char* units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+    int u = 0;
+    while (bytes >= 1024 && u < 6) {
+        bytes /= 1024;
+        ++u;
+    }
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.1f %s", bytes, units[u]);
+    return buf;
+}
+
+} // namespace
+
+size_t Tensor::allocationLimit() { return limitRef().load(); }
+void Tensor::setAllocationLimit(size_t bytes) { limitRef().store(bytes); }
+
+std::shared_ptr<void> allocateStorage(DataType type, int64_t count, const Shape& shape)
+{
+    check(type != DataType::Undefined, "cannot allocate a tensor of undefined element type");
+    size_t elem = elementSize(type);
+    if (count < 0 || static_cast<uint64_t>(count) > std::numeric_limits<size_t>::max() / elem
+        || static_cast<size_t>(count) * elem > Tensor::allocationLimit()) {
+        double bytes = static_cast<double>(count) * static_cast<double>(elem);
+        throw Error("tensor " + std::string(dataTypeName(type)) + shapeToString(shape) + " would need "
+            + formatBytes(bytes) + ", more than the allocation limit of " + formatBytes(Tensor::allocationLimit()));
+    }
+    size_t n = static_cast<size_t>(count);
+    if (type == DataType::String) {
+        std::string* p = new (std::nothrow) std::string[n > 0 ? n : 1];
+        if (!p)
+            throw Error("out of memory allocating string tensor " + shapeToString(shape));
+        return std::shared_ptr<void>(p, [](void* q) { delete[] static_cast<std::string*>(q); });
+    }
+    // 64-byte alignment suits Eigen's vectorised maps; at least one byte so data() is never null.
+    size_t bytes = ((n * elem + 63) / 64) * 64;
+    void* p = std::aligned_alloc(64, bytes > 0 ? bytes : 64);
+    if (!p)
+        throw Error("out of memory allocating tensor " + std::string(dataTypeName(type)) + shapeToString(shape) + " ("
+            + formatBytes(static_cast<double>(n * elem)) + ")");
+    std::memset(p, 0, bytes > 0 ? bytes : 64);
+    return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+}
+
+Tensor::Tensor(DataType type, Shape shape)
+    : m_type(type)
+    , m_shape(std::move(shape))
+    , m_size(elementCount(m_shape))
+    , m_storage(allocateStorage(type, m_size, m_shape))
+{
+}
+
+Tensor::Tensor(DataType type, Shape shape, std::shared_ptr<const void> storage)
+    : m_type(type)
+    , m_shape(std::move(shape))
+    , m_size(elementCount(m_shape))
+    , m_storage(std::move(storage))
+    , m_readOnly(true)
+{
+    check(type != DataType::String, "string tensors cannot wrap external storage");
+}
+
+void* Tensor::mutableRaw()
+{
+    if (m_readOnly) {
+        auto copy = allocateStorage(m_type, m_size, m_shape);
+        std::memcpy(copy.get(), m_storage.get(), byteSize());
+        m_storage = copy;
+        m_readOnly = false;
+    }
+    return const_cast<void*>(m_storage.get());
+}
+
+void Tensor::checkType(DataType requested) const
+{
+    if (requested != m_type)
+        throw Error("tensor of type " + std::string(dataTypeName(m_type)) + " accessed as "
+            + std::string(dataTypeName(requested)));
+}
+
+Tensor Tensor::reshaped(Shape shape) const
+{
+    Tensor t = *this;
+    int64_t n = elementCount(shape);
+    check(n == m_size, "cannot reshape " + typeString() + " to " + shapeToString(shape));
+    t.m_shape = std::move(shape);
+    return t;
+}
+
+Tensor Tensor::clone() const
+{
+    if (!defined())
+        return {};
+    Tensor t(m_type, m_shape);
+    if (m_type == DataType::String) {
+        auto src = data<std::string>();
+        std::copy(src.begin(), src.end(), t.data<std::string>().begin());
+    } else {
+        std::memcpy(t.mutableRaw(), raw(), byteSize());
+    }
+    return t;
+}
+
+double Tensor::toDouble(int64_t i) const
+{
+    switch (m_type) {
+    case DataType::Float:
+        return data<float>()[i];
+    case DataType::Double:
+        return data<double>()[i];
+    case DataType::Float16:
+        return static_cast<float>(data<Float16>()[i]);
+    case DataType::BFloat16:
+        return static_cast<float>(data<BFloat16>()[i]);
+    case DataType::Int8:
+        return data<int8_t>()[i];
+    case DataType::Int16:
+        return data<int16_t>()[i];
+    case DataType::Int32:
+        return data<int32_t>()[i];
+    case DataType::Int64:
+        return static_cast<double>(data<int64_t>()[i]);
+    case DataType::UInt8:
+        return data<uint8_t>()[i];
+    case DataType::UInt16:
+        return data<uint16_t>()[i];
+    case DataType::UInt32:
+        return data<uint32_t>()[i];
+    case DataType::UInt64:
+        return static_cast<double>(data<uint64_t>()[i]);
+    case DataType::Bool:
+        return data<bool>()[i] ? 1.0 : 0.0;
+    case DataType::Complex64:
+        return data<Complex64>()[i].real();
+    case DataType::Complex128:
+        return data<Complex128>()[i].real();
+    default:
+        return std::numeric_limits<double>::quiet_NaN();
+    }
+}
+
+std::string Tensor::typeString() const { return std::string(dataTypeName(m_type)) + shapeToString(m_shape); }
+
+} // namespace onnxscope

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "engine/core/data_type.h"
+#include "engine/core/error.h"
+#include "engine/core/shape.h"
+
+#include <memory>
+#include <span>
+#include <string>
+
+namespace onnxscope {
+
+/// An N-dimensional array of one ONNX element type, stored contiguously in row-major order.
+///
+/// Storage is shared: copying a Tensor is cheap and both copies see the same elements, so a tensor kept for
+/// inspection costs nothing extra. Use clone() for a deep copy. Kernels access elements through typed spans
+/// (`data<float>()`), which check the element type. String tensors hold std::string elements.
+/// Every allocation is checked against allocationLimit() before it happens, so an absurd shape is an Error
+/// that names the shape, never a crash.
+class Tensor {
+public:
+    Tensor() = default;
+    /// Allocates a zero-initialised tensor (empty strings for String).
+    Tensor(DataType type, Shape shape);
+    /// Wraps existing storage of at least elementCount(shape) * elementSize(type) bytes (not for strings).
+    Tensor(DataType type, Shape shape, std::shared_ptr<const void> storage);
+
+    template <class T> static Tensor scalar(T value)
+    {
+        Tensor t(DataTypeOf<T>::value, {});
+        t.data<T>()[0] = value;
+        return t;
+    }
+    template <class T> static Tensor fromVector(const std::vector<T>& values, Shape shape)
+    {
+        Tensor t(DataTypeOf<T>::value, std::move(shape));
+        check(static_cast<size_t>(t.size()) == values.size(), "Tensor::fromVector: value count does not match shape");
+        std::copy(values.begin(), values.end(), t.data<T>().begin());
+        return t;
+    }
+    template <class T> static Tensor vector1D(const std::vector<T>& values)
+    {
+        return fromVector(values, { static_cast<int64_t>(values.size()) });
+    }
+
+    bool defined() const { return m_type != DataType::Undefined; }
+    DataType dtype() const { return m_type; }
+    const Shape& shape() const { return m_shape; }
+    int64_t rank() const { return static_cast<int64_t>(m_shape.size()); }
+    int64_t dim(int64_t axis) const { return m_shape.at(static_cast<size_t>(axis)); }
+    int64_t size() const { return m_size; }
+    size_t byteSize() const { return static_cast<size_t>(m_size) * elementSize(m_type); }
+
+    /// Typed view of the elements; throws Error if T is not this tensor's element type.
+    template <class T> std::span<T> data()
+    {
+        checkType(DataTypeOf<std::remove_const_t<T>>::value);
+        return { static_cast<T*>(mutableRaw()), static_cast<size_t>(m_size) };
+    }
+    template <class T> std::span<const T> data() const
+    {
+        checkType(DataTypeOf<std::remove_const_t<T>>::value);
+        return { static_cast<const T*>(raw()), static_cast<size_t>(m_size) };
+    }
+    const void* raw() const { return m_storage.get(); }
+    /// Writable pointer; tensors that wrap read-only storage (memory-mapped weights) are copied first.
+    void* mutableRaw();
+
+    /// A tensor sharing this one's storage with a different shape of the same element count.
+    Tensor reshaped(Shape shape) const;
+    Tensor clone() const;
+    /// Element i converted to double (numeric and bool types; NaN for strings). For display and comparison.
+    double toDouble(int64_t index) const;
+    /// Human-readable "float[1, 3, 224, 224]".
+    std::string typeString() const;
+
+    /// Maximum bytes a single tensor may take; defaults to the machine's total memory.
+    static size_t allocationLimit();
+    static void setAllocationLimit(size_t bytes);
+
+private:
+    void checkType(DataType requested) const;
+
+    DataType m_type = DataType::Undefined;
+    Shape m_shape;
+    int64_t m_size = 0;
+    std::shared_ptr<const void> m_storage;
+    bool m_readOnly = false;
+};
+
+/// Allocates storage for `count` elements of `type`, zeroed; throws Error naming `shape` if over the limit.
+std::shared_ptr<void> allocateStorage(DataType type, int64_t count, const Shape& shape);
+
+} // namespace onnxscope

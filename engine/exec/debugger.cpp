@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: MIT
+#include "engine/exec/debugger.h"
+
+#include "engine/exec/value_checks.h"
+
+#include <algorithm>
+
+namespace onnxscope {
+
+std::string_view stopReasonName(StopReason reason)
+{
+    switch (reason) {
+    case StopReason::None:
+        return "none";
+    case StopReason::Step:
+        return "step";
+    case StopReason::Breakpoint:
+        return "breakpoint";
+    case StopReason::NonFinite:
+        return "non-finite value";
+    case StopReason::DebugNode:
+        return "DEBUG node";
+    case StopReason::YieldOp:
+        return "YieldOp";
+    case StopReason::RunToReached:
+        return "run to node";
+    case StopReason::Paused:
+        return "paused";
+    case StopReason::Finished:
+        return "finished";
+    case StopReason::Failed:
+        return "failed";
+    }
+    return "?";
+}
+
+namespace {
+bool isDebugNode(const Node& node)
+{
+    return node.opType == "DEBUG" && (node.domain == "mlprodict" || node.domain == "DEBUG");
+}
+} // namespace
+
+Debugger::Debugger(std::shared_ptr<const Program> program, DebuggerOptions options)
+    : m_program(program)
+    , m_options(std::move(options))
+    , m_session(std::move(program), m_options.session)
+{
+    m_session.options().freeDeadValues = false;
+    m_session.addObserver(this);
+}
+
+Debugger::~Debugger() { m_session.removeObserver(this); }
+
+void Debugger::start(const std::map<std::string, Value>& inputs)
+{
+    m_values.clear();
+    m_recordedBytes = 0;
+    m_firstKept = 0;
+    m_sequence = 0;
+    m_inputs = inputs;
+    m_pauseRequested = false;
+    m_session.start(inputs);
+    const Frame& main = m_session.frame(0);
+    for (ValueId id : main.graph().inputs())
+        record({ 0, main.id, "main", &main.graph(), -1, main.graph().value(id).name,
+            main.slots[static_cast<size_t>(id)], false, {} });
+    m_freshStart = true;
+    m_lastStop = {};
+    m_lastStop.reason = StopReason::Step;
+    m_lastStop.message = "stopped before the first node";
+    m_lastStop.framePath = m_session.framePath();
+    m_lastStop.nextNode = m_session.nextNode();
+}
+
+void Debugger::reset() { start(m_inputs); }
+
+int Debugger::addBreakpoint(Breakpoint breakpoint)
+{
+    breakpoint.id = m_nextBreakpointId++;
+    if (breakpoint.description.empty()) {
+        switch (breakpoint.kind) {
+        case Breakpoint::Kind::Node:
+            breakpoint.description = "node " + breakpoint.pattern;
+            break;
+        case Breakpoint::Kind::OpType:
+            breakpoint.description = "op type " + breakpoint.pattern;
+            break;
+        case Breakpoint::Kind::NonFinite:
+            breakpoint.description = "first NaN/Inf";
+            break;
+        case Breakpoint::Kind::DebugNodes:
+            breakpoint.description = "DEBUG nodes";
+            break;
+        case Breakpoint::Kind::Condition:
+            breakpoint.description = "condition on " + (breakpoint.pattern.empty() ? "any node" : breakpoint.pattern);
+            break;
+        }
+    }
+    m_breakpoints.push_back(std::move(breakpoint));
+    return m_breakpoints.back().id;
+}
+
+bool Debugger::removeBreakpoint(int id)
+{
+    auto it = std::find_if(m_breakpoints.begin(), m_breakpoints.end(), [&](const auto& b) { return b.id == id; });
+    if (it == m_breakpoints.end())
+        return false;
+    m_breakpoints.erase(it);
+    return true;
+}
+
+bool Debugger::setBreakpointEnabled(int id, bool enabled)
+{
+    for (auto& b : m_breakpoints)
+        if (b.id == id) {
+            b.enabled = enabled;
+            return true;
+        }
+    return false;
+}
+
+void Debugger::setYieldOutputs(std::map<std::string, Value> outputs)
+{
+    for (auto& [name, value] : outputs)
+        m_session.options().yieldOutputs[name] = std::move(value);
+}
+
+const RecordedValue* Debugger::findValue(const std::string& name, uint64_t frameId) const
+{
+    for (auto it = m_values.rbegin(); it != m_values.rend(); ++it)
+        if (it->name == name && (frameId == 0 || it->frameId == frameId))
+            return &*it;
+    return nullptr;
+}
+
+std::vector<const RecordedValue*> Debugger::tracePoints() const
+{
+    std::vector<const RecordedValue*> out;
+    for (const auto& v : m_values)
+        if (!v.tracePoint.empty())
+            out.push_back(&v);
+    return out;
+}
+
+void Debugger::record(RecordedValue value)
+{
+    m_recordedBytes += value.value.byteSize();
+    m_values.push_back(std::move(value));
+    while (m_recordedBytes > m_options.memoryBudget && m_firstKept + 1 < m_values.size()) {
+        auto& old = m_values[m_firstKept++];
+        if (old.dropped)
+            continue;
+        m_recordedBytes -= old.value.byteSize();
+        old.value = Value();
+        old.dropped = true;
+    }
+}
+
+void Debugger::frameEntered(const Frame& frame, const std::string& framePath)
+{
+    for (ValueId id : frame.graph().inputs())
+        record({ m_sequence, frame.id, framePath, &frame.graph(), -1, frame.graph().value(id).name,
+            frame.slots[static_cast<size_t>(id)], false, {} });
+}
+
+void Debugger::afterNode(const NodeEvent& event)
+{
+    ++m_sequence;
+    const Node& node = event.node;
+    const bool debugNode = isDebugNode(node);
+    for (size_t i = 0; i < node.outputs.size(); ++i) {
+        if (node.outputs[i] == kNoValue)
+            continue;
+        RecordedValue v { m_sequence, event.frame.id, event.framePath, &event.frame.graph(), node.id,
+            event.frame.graph().value(node.outputs[i]).name, event.outputs[i], false, {} };
+        if (debugNode)
+            v.tracePoint = node.displayName();
+        record(std::move(v));
+    }
+
+    m_afterStop.reset();
+    for (const auto& b : m_breakpoints) {
+        if (!b.enabled)
+            continue;
+        if (b.kind == Breakpoint::Kind::NonFinite) {
+            for (size_t i = 0; i < event.outputs.size(); ++i) {
+                if (auto bad = firstNonFinite(event.outputs[i])) {
+                    StopInfo s;
+                    s.reason = StopReason::NonFinite;
+                    s.breakpointId = b.id;
+                    s.message = event.nodePath() + " produced " + bad->description + " in output "
+                        + std::to_string(i) + " (\"" + event.frame.graph().value(node.outputs[i]).name + "\")";
+                    m_afterStop = s;
+                    return;
+                }
+            }
+        } else if (b.kind == Breakpoint::Kind::DebugNodes && debugNode) {
+            StopInfo s;
+            s.reason = StopReason::DebugNode;
+            s.breakpointId = b.id;
+            s.message = "DEBUG node " + event.nodePath();
+            m_afterStop = s;
+            return;
+        } else if (b.kind == Breakpoint::Kind::Condition && (b.pattern.empty() || b.pattern == node.displayName())
+            && b.condition && b.condition(event)) {
+            StopInfo s;
+            s.reason = StopReason::Breakpoint;
+            s.breakpointId = b.id;
+            s.message = "breakpoint " + std::to_string(b.id) + " (" + b.description + ") after " + event.nodePath();
+            m_afterStop = s;
+            return;
+        }
+    }
+}
+
+StopInfo Debugger::makeStop(StopReason reason, std::string message, int breakpointId)
+{
+    StopInfo s;
+    s.reason = reason;
+    s.message = std::move(message);
+    s.breakpointId = breakpointId;
+    s.framePath = m_session.framePath();
+    s.nextNode = m_session.nextNode();
+    m_lastStop = s;
+    return s;
+}
+
+std::optional<StopInfo> Debugger::checkBeforeNode(const Node& node, const std::string& runToName)
+{
+    const std::string where = m_session.framePath() + " / " + node.displayName();
+    if (node.opType == "YieldOp")
+        return makeStop(StopReason::YieldOp, "YieldOp " + where + " is about to run: supply its outputs or continue");
+    if (!runToName.empty() && node.displayName() == runToName)
+        return makeStop(StopReason::RunToReached, "reached " + where);
+    for (const auto& b : m_breakpoints) {
+        if (!b.enabled)
+            continue;
+        bool hit = (b.kind == Breakpoint::Kind::Node && b.pattern == node.displayName())
+            || (b.kind == Breakpoint::Kind::OpType && b.pattern == node.opType);
+        if (hit && b.condition) {
+            const Frame& f = *m_session.topFrame();
+            NodeEvent ev { node, f, m_session.depth(), {}, {}, {}, m_session.framePath() };
+            hit = b.condition(ev);
+        }
+        if (hit)
+            return makeStop(StopReason::Breakpoint,
+                "breakpoint " + std::to_string(b.id) + " (" + b.description + ") at " + where, b.id);
+    }
+    return std::nullopt;
+}
+
+StopInfo Debugger::runUntil(const StopPredicate& stopAfter, const std::string& runToName)
+{
+    if (m_session.state() == Session::State::Finished)
+        return makeStop(StopReason::Finished, "the run has finished");
+    if (m_session.state() == Session::State::Failed)
+        return makeStop(StopReason::Failed, m_session.failure().message);
+    check(m_session.state() == Session::State::Running, "the debugger has not been started");
+    // Resuming from a stop skips the checks at the node we are sitting at, except right after start().
+    bool skipChecks = !m_freshStart;
+    m_freshStart = false;
+    while (true) {
+        if (const Node* next = m_session.nextNode(); next && !skipChecks) {
+            if (auto stop = checkBeforeNode(*next, runToName))
+                return *stop;
+        }
+        skipChecks = false;
+        if (m_pauseRequested.exchange(false))
+            return makeStop(StopReason::Paused, "paused at " + m_session.framePath());
+        Session::StepResult r;
+        try {
+            r = m_session.advance();
+        } catch (const Error& e) {
+            StopInfo s = makeStop(StopReason::Failed, e.what());
+            s.lastNode = m_session.failure().node;
+            s.framePath = m_session.failure().framePath;
+            m_lastStop = s;
+            return s;
+        }
+        if (r.kind == Session::StepKind::Finished)
+            return makeStop(StopReason::Finished, "the run has finished");
+        if (r.kind == Session::StepKind::NodeDone && m_afterStop) {
+            StopInfo s = *m_afterStop;
+            m_afterStop.reset();
+            s.framePath = m_session.framePath();
+            s.lastNode = r.node;
+            s.nextNode = m_session.nextNode();
+            m_lastStop = s;
+            return s;
+        }
+        if (stopAfter(r)) {
+            StopInfo s = makeStop(StopReason::Step, {});
+            s.lastNode = r.node;
+            s.message = r.node ? "stepped over " + r.node->displayName() : "at " + m_session.framePath();
+            m_lastStop = s;
+            return s;
+        }
+    }
+}
+
+StopInfo Debugger::step()
+{
+    const size_t d = m_session.depth();
+    return runUntil([d](const Session::StepResult& r) {
+        return (r.kind == Session::StepKind::NodeDone || r.kind == Session::StepKind::FrameEntered) && r.depth <= d;
+    });
+}
+
+StopInfo Debugger::stepInto()
+{
+    const Node* next = m_session.nextNode();
+    const bool hasBody = next && (!next->subgraphs.empty() || next->functionBody);
+    if (!hasBody)
+        return step();
+    const size_t d = m_session.depth();
+    return runUntil([d](const Session::StepResult& r) {
+        return (r.kind == Session::StepKind::FrameEntered && r.depth == d + 1)
+            || (r.kind == Session::StepKind::NodeDone && r.depth <= d);
+    });
+}
+
+StopInfo Debugger::stepOut()
+{
+    const size_t d = m_session.depth();
+    if (d <= 1)
+        return continueRun();
+    return runUntil([d](const Session::StepResult& r) {
+        return r.kind == Session::StepKind::NodeDone && r.depth <= d - 1;
+    });
+}
+
+StopInfo Debugger::continueRun()
+{
+    return runUntil([](const Session::StepResult&) { return false; });
+}
+
+StopInfo Debugger::runTo(const std::string& nodeName)
+{
+    return runUntil([](const Session::StepResult&) { return false; }, nodeName);
+}
+
+} // namespace onnxscope

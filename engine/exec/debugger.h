@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "engine/exec/session.h"
+
+#include <atomic>
+#include <functional>
+#include <optional>
+
+namespace onnxscope {
+
+/// A breakpoint. Node and op-type breakpoints stop before the node runs; the others stop right after it.
+struct Breakpoint {
+    enum class Kind {
+        Node, // a node whose display name equals `pattern` (any frame)
+        OpType, // any node whose op type equals `pattern`
+        NonFinite, // the first node that produces NaN or Inf in a floating-point output
+        DebugNodes, // after every DEBUG node
+        Condition, // after a node named `pattern` (or any node if empty) when `condition` holds
+    };
+    int id = 0; // assigned by Debugger::addBreakpoint
+    Kind kind = Kind::Node;
+    std::string pattern;
+    bool enabled = true;
+    /// Kind::Condition, and an optional extra filter for Node (e.g. on the frame's iteration).
+    std::function<bool(const NodeEvent&)> condition;
+    std::string description; // shown to the user; filled in by addBreakpoint if empty
+};
+
+/// Why the debugger stopped.
+enum class StopReason {
+    None, // not started or running
+    Step, // a step, step into/out finished
+    Breakpoint,
+    NonFinite,
+    DebugNode,
+    YieldOp, // before a YieldOp: the caller may supply its outputs (setYieldOutputs)
+    RunToReached,
+    Paused, // requestPause()
+    Finished,
+    Failed,
+};
+
+std::string_view stopReasonName(StopReason reason);
+
+/// Where and why execution stopped.
+struct StopInfo {
+    StopReason reason = StopReason::None;
+    int breakpointId = 0;
+    std::string message; // human-readable: "breakpoint 2 at main / Conv_3", the error, ...
+    std::string framePath; // of the position (innermost frame)
+    const Node* lastNode = nullptr; // the node that completed last (if the stop is after a node)
+    const Node* nextNode = nullptr; // the node that runs next, if the stop is before a node
+};
+
+/// A value the debugger kept: one output of one executed node in one frame.
+struct RecordedValue {
+    uint64_t sequence = 0; // execution order of the producing node
+    uint64_t frameId = 0;
+    std::string framePath;
+    const Graph* graph = nullptr;
+    NodeId producer = -1; // -1 for graph inputs of a frame
+    std::string name;
+    Value value; // None once dropped
+    bool dropped = false; // released to stay under the memory budget
+    std::string tracePoint; // DEBUG nodes: the node's name
+};
+
+struct DebuggerOptions {
+    /// Bytes of recorded values to keep; older ones are dropped (and marked so) beyond this.
+    size_t memoryBudget = size_t(4) << 30;
+    SessionOptions session;
+};
+
+/// Steps through a model: step over, step into and out of subgraphs, continue to breakpoints, run to a node.
+/// Keeps every value it sees (under a memory budget) so any executed node can be inspected afterwards.
+/// Not thread-safe, except requestPause(), which may be called from any thread.
+class Debugger : private SessionObserver {
+public:
+    explicit Debugger(std::shared_ptr<const Program> program, DebuggerOptions options = {});
+    ~Debugger() override;
+
+    /// Binds inputs and stops before the first node. Clears recorded values.
+    void start(const std::map<std::string, Value>& inputs);
+    /// Starts again with the inputs of the last start(); breakpoints stay.
+    void reset();
+
+    /// Runs the next node of the current frame; a node with subgraphs runs whole (breakpoints inside still stop).
+    StopInfo step();
+    /// Enters the subgraph of the next node (its first branch taken, first iteration), else like step().
+    StopInfo stepInto();
+    /// Finishes the current frame and stops when the node that owns it completes.
+    StopInfo stepOut();
+    /// Runs until a breakpoint, a YieldOp, a pause request, the end, or an error.
+    StopInfo continueRun();
+    /// Runs until just before a node with this display name (in any frame), or a breakpoint stops first.
+    StopInfo runTo(const std::string& nodeName);
+    /// Asks a running continueRun()/step from another thread to stop at the next node boundary.
+    void requestPause() { m_pauseRequested = true; }
+
+    int addBreakpoint(Breakpoint breakpoint);
+    bool removeBreakpoint(int id);
+    bool setBreakpointEnabled(int id, bool enabled);
+    const std::vector<Breakpoint>& breakpoints() const { return m_breakpoints; }
+
+    /// Outputs to use for the YieldOp about to run (by output name), instead of its inputs.
+    void setYieldOutputs(std::map<std::string, Value> outputs);
+
+    /// Observers added here receive every node event, like the debugger itself.
+    void addObserver(SessionObserver* observer) { m_session.addObserver(observer); }
+    void removeObserver(SessionObserver* observer) { m_session.removeObserver(observer); }
+
+    const Session& session() const { return m_session; }
+    const StopInfo& lastStop() const { return m_lastStop; }
+    bool finished() const { return m_session.state() == Session::State::Finished; }
+    bool failed() const { return m_session.state() == Session::State::Failed; }
+
+    const std::vector<RecordedValue>& values() const { return m_values; }
+    /// The latest recorded value with this name (optionally in a given frame).
+    const RecordedValue* findValue(const std::string& name, uint64_t frameId = 0) const;
+    /// DEBUG trace points in execution order.
+    std::vector<const RecordedValue*> tracePoints() const;
+    size_t recordedBytes() const { return m_recordedBytes; }
+
+private:
+    using StopPredicate = std::function<bool(const Session::StepResult&)>;
+    StopInfo runUntil(const StopPredicate& stopAfter, const std::string& runToName = {});
+    StopInfo makeStop(StopReason reason, std::string message, int breakpointId = 0);
+    std::optional<StopInfo> checkBeforeNode(const Node& node, const std::string& runToName);
+    std::optional<StopInfo> checkAfterNode();
+    void record(RecordedValue value);
+
+    void afterNode(const NodeEvent& event) override;
+    void frameEntered(const Frame& frame, const std::string& framePath) override;
+
+    std::shared_ptr<const Program> m_program;
+    DebuggerOptions m_options;
+    Session m_session;
+    std::map<std::string, Value> m_inputs;
+    std::vector<Breakpoint> m_breakpoints;
+    int m_nextBreakpointId = 1;
+    std::atomic<bool> m_pauseRequested { false };
+    bool m_freshStart = false;
+    StopInfo m_lastStop;
+    std::vector<RecordedValue> m_values;
+    size_t m_recordedBytes = 0;
+    size_t m_firstKept = 0; // values before this index were considered for dropping
+    uint64_t m_sequence = 0;
+    // Set by afterNode for checkAfterNode():
+    std::optional<StopInfo> m_afterStop;
+};
+
+} // namespace onnxscope

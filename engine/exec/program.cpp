@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: MIT
+#include "engine/exec/program.h"
+
+#include "engine/kernels/control/function_call.h"
+
+#include <functional>
+
+namespace onnxscope {
+
+namespace {
+
+void visitGraphs(const Graph& graph, const std::function<void(const Graph&)>& fn)
+{
+    fn(graph);
+    for (const auto& node : graph.nodes()) {
+        for (const auto& [attr, sub] : node.subgraphs)
+            visitGraphs(*sub, fn);
+        if (node.functionBody)
+            visitGraphs(*node.functionBody, fn);
+    }
+}
+
+std::string describeUnsupported(const Node& node)
+{
+    return "node \"" + node.displayName() + "\" (" + node.opType + ", domain \""
+        + (node.domain.empty() ? "ai.onnx" : node.domain) + "\", opset " + std::to_string(node.opset) + ")";
+}
+
+} // namespace
+
+Program::Program(std::shared_ptr<const Model> model, const KernelRegistry& registry)
+    : m_model(std::move(model))
+{
+    std::vector<std::string> problems;
+    visitGraphs(m_model->graph(), [&](const Graph& g) { build(g, registry, problems); });
+    if (!problems.empty()) {
+        std::string message = "\"" + m_model->displayName() + "\" cannot run: ";
+        const size_t shown = std::min<size_t>(problems.size(), 20);
+        for (size_t i = 0; i < shown; ++i)
+            message += (i ? "; " : "") + problems[i];
+        if (problems.size() > shown)
+            message += "; and " + std::to_string(problems.size() - shown) + " more";
+        throw Error(message);
+    }
+}
+
+std::vector<std::string> Program::unsupportedNodes(const Model& model, const KernelRegistry& registry)
+{
+    std::vector<std::string> out;
+    visitGraphs(model.graph(), [&](const Graph& g) {
+        for (const auto& node : g.nodes())
+            if (!node.functionBody && !registry.find(node.domain, node.opType, node.opset))
+                out.push_back(describeUnsupported(node));
+    });
+    return out;
+}
+
+void Program::build(const Graph& graph, const KernelRegistry& registry, std::vector<std::string>& problems)
+{
+    auto plan = std::make_unique<Plan>();
+    plan->graph = &graph;
+    const size_t nodeCount = graph.nodes().size();
+    const size_t valueCount = graph.values().size();
+    plan->kernels.resize(nodeCount);
+    for (const auto& node : graph.nodes()) {
+        try {
+            if (node.functionBody)
+                plan->kernels[static_cast<size_t>(node.id)] = makeFunctionCallKernel(node);
+            else if (!registry.find(node.domain, node.opType, node.opset))
+                problems.push_back(describeUnsupported(node) + " is not supported");
+            else
+                plan->kernels[static_cast<size_t>(node.id)] = registry.create(node);
+        } catch (const Error& e) {
+            problems.push_back(e.what());
+        }
+    }
+    plan->constants.resize(valueCount);
+    for (size_t id = 0; id < valueCount; ++id) {
+        const auto& v = graph.values()[id];
+        if (v.initializer) {
+            try {
+                plan->constants[id] = Value(m_model->initializer(v));
+            } catch (const Error& e) {
+                problems.push_back(e.what());
+            }
+        }
+    }
+    plan->isGraphOutput.assign(valueCount, false);
+    for (ValueId id : graph.outputs())
+        plan->isGraphOutput[static_cast<size_t>(id)] = true;
+    plan->lastUse.assign(valueCount, -1);
+    for (const auto& node : graph.nodes()) {
+        for (ValueId id : node.inputs)
+            if (id != kNoValue)
+                plan->lastUse[static_cast<size_t>(id)] = node.id;
+        for (ValueId id : node.implicitInputs)
+            plan->lastUse[static_cast<size_t>(id)] = node.id;
+    }
+    plan->freeAfter.resize(nodeCount);
+    for (size_t id = 0; id < valueCount; ++id) {
+        NodeId last = plan->lastUse[id];
+        if (last >= 0 && !plan->isGraphOutput[id])
+            plan->freeAfter[static_cast<size_t>(last)].push_back(static_cast<ValueId>(id));
+    }
+    m_plans[&graph] = std::move(plan);
+}
+
+const Plan& Program::plan(const Graph& graph) const
+{
+    auto it = m_plans.find(&graph);
+    if (it == m_plans.end())
+        throw Error("internal: no plan for graph \"" + graph.name() + "\"");
+    return *it->second;
+}
+
+} // namespace onnxscope

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "engine/kernels/kernel_registry.h"
+#include "engine/model/model.h"
+
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+namespace onnxscope {
+
+/// The immutable execution plan of one graph: kernels (one per node, built once), constant values, and for each
+/// value the position in the node order after which it is no longer needed.
+struct Plan {
+    const Graph* graph = nullptr;
+    std::vector<std::unique_ptr<Kernel>> kernels; // by NodeId; nodes are already in topological order
+    std::vector<Value> constants; // by ValueId: initializers (and input defaults); None otherwise
+    /// By ValueId: the NodeId after which the value is dead (-1: never read by a node, or a graph output).
+    std::vector<NodeId> lastUse;
+    std::vector<bool> isGraphOutput; // by ValueId
+    /// By NodeId: values whose last use is that node, to free in plain runs.
+    std::vector<std::vector<ValueId>> freeAfter;
+};
+
+/// A model compiled for execution: a Plan for the main graph, every subgraph and every function body.
+/// Building it checks that every node (at any depth) has a kernel and valid attributes, and reports every
+/// problem found at once, before any node runs. Immutable and shareable between sessions.
+class Program {
+public:
+    explicit Program(std::shared_ptr<const Model> model, const KernelRegistry& registry = KernelRegistry::builtin());
+
+    const Model& model() const { return *m_model; }
+    std::shared_ptr<const Model> modelPtr() const { return m_model; }
+    const Plan& plan(const Graph& graph) const;
+    const Plan& mainPlan() const { return plan(m_model->graph()); }
+
+    /// Nodes of the model (any depth) with no kernel in `registry`: "node "x" (Foo, domain "", opset 13)".
+    static std::vector<std::string> unsupportedNodes(const Model& model,
+        const KernelRegistry& registry = KernelRegistry::builtin());
+
+private:
+    void build(const Graph& graph, const KernelRegistry& registry, std::vector<std::string>& problems);
+
+    std::shared_ptr<const Model> m_model;
+    std::unordered_map<const Graph*, std::unique_ptr<Plan>> m_plans;
+};
+
+} // namespace onnxscope

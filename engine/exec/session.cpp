@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: MIT
+#include "engine/exec/session.h"
+
+#include <algorithm>
+
+namespace onnxscope {
+
+namespace {
+
+std::string joinPath(const std::vector<std::string>& labels)
+{
+    std::string s;
+    for (size_t i = 0; i < labels.size(); ++i)
+        s += (i ? " / " : "") + labels[i];
+    return s;
+}
+
+std::string expectedInputs(const Graph& graph)
+{
+    std::string s;
+    for (ValueId id : graph.requiredInputs()) {
+        const auto& v = graph.value(id);
+        s += "\n  " + v.name + ": " + v.type.toString();
+    }
+    return s;
+}
+
+} // namespace
+
+std::string describeValue(const Graph& graph, ValueId id)
+{
+    const auto& v = graph.value(id);
+    return "\"" + v.name + "\"";
+}
+
+Session::Session(std::shared_ptr<const Program> program, SessionOptions options)
+    : m_program(std::move(program))
+    , m_options(std::move(options))
+{
+}
+
+Session::~Session() = default;
+
+void Session::addObserver(SessionObserver* observer)
+{
+    if (std::find(m_observers.begin(), m_observers.end(), observer) == m_observers.end())
+        m_observers.push_back(observer);
+}
+
+void Session::removeObserver(SessionObserver* observer)
+{
+    m_observers.erase(std::remove(m_observers.begin(), m_observers.end(), observer), m_observers.end());
+}
+
+void Session::start(const std::map<std::string, Value>& inputs)
+{
+    m_frames.clear();
+    m_pathLabels.clear();
+    m_outputs.clear();
+    m_failure = {};
+    m_state = State::Idle;
+    const Graph& graph = m_program->model().graph();
+    for (const auto& [name, value] : inputs) {
+        ValueId id = graph.findValue(name);
+        if (id == kNoValue || graph.value(id).source != ValueInfo::Source::Input)
+            throw Error("the model has no input \"" + name + "\"; its inputs are:" + expectedInputs(graph));
+    }
+    std::vector<Value> bound;
+    for (ValueId id : graph.inputs()) {
+        const auto& v = graph.value(id);
+        auto it = inputs.find(v.name);
+        if (it == inputs.end()) {
+            if (v.initializer) {
+                bound.push_back(m_program->mainPlan().constants[static_cast<size_t>(id)]);
+                continue;
+            }
+            if (v.type.kind == Value::Kind::Optional) {
+                bound.push_back(Value::optional(std::nullopt));
+                continue;
+            }
+            throw Error("input \"" + v.name + "\" (" + v.type.toString()
+                + ") is missing; the model expects:" + expectedInputs(graph));
+        }
+        v.type.checkValue(it->second, "input \"" + v.name + "\"");
+        bound.push_back(it->second);
+    }
+    pushFrame(m_program->mainPlan(), std::move(bound), "main");
+    m_state = State::Running;
+}
+
+void Session::pushFrame(const Plan& plan, std::vector<Value> inputs, std::string label)
+{
+    const Graph& graph = *plan.graph;
+    auto frame = std::make_unique<Frame>();
+    frame->id = m_nextFrameId++;
+    frame->plan = &plan;
+    frame->label = std::move(label);
+    frame->slots = plan.constants;
+    const auto& graphInputs = graph.inputs();
+    for (size_t i = 0; i < graphInputs.size(); ++i) {
+        ValueId id = graphInputs[i];
+        if (i < inputs.size() && !inputs[i].isNone())
+            frame->slots[static_cast<size_t>(id)] = std::move(inputs[i]);
+    }
+    if (!m_frames.empty()) {
+        const Frame& parent = *m_frames.back();
+        for (ValueId id : graph.outerScopeValues()) {
+            const std::string& name = graph.value(id).name;
+            ValueId outer = parent.graph().findValue(name);
+            if (outer != kNoValue)
+                frame->slots[static_cast<size_t>(id)] = parent.slots[static_cast<size_t>(outer)];
+        }
+    }
+    m_pathLabels.push_back(frame->label);
+    m_frames.push_back(std::move(frame));
+    if (m_frames.size() > 1)
+        for (auto* o : m_observers)
+            o->frameEntered(*m_frames.back(), joinPath(m_pathLabels));
+}
+
+const Node* Session::nextNode() const
+{
+    if (m_state != State::Running || m_frames.empty())
+        return nullptr;
+    const Frame& f = *m_frames.back();
+    if (f.atEnd() || f.pending)
+        return nullptr;
+    return &f.graph().nodes()[f.pc];
+}
+
+const Node* Session::nodeInProgress() const
+{
+    if (m_frames.empty())
+        return nullptr;
+    const Frame& f = *m_frames.back();
+    return f.pending && !f.atEnd() ? &f.graph().nodes()[f.pc] : nullptr;
+}
+
+std::string Session::framePath() const { return joinPath(m_pathLabels); }
+
+std::vector<std::string> Session::outputNames() const
+{
+    std::vector<std::string> names;
+    const Graph& g = m_program->model().graph();
+    for (ValueId id : g.outputs())
+        names.push_back(g.value(id).name);
+    return names;
+}
+
+void Session::gatherInputs(const Frame& frame, const Node& node, std::vector<Value>& inputs) const
+{
+    inputs.resize(node.inputs.size());
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+        ValueId id = node.inputs[i];
+        inputs[i] = id == kNoValue ? Value() : frame.slots[static_cast<size_t>(id)];
+    }
+}
+
+void Session::fail(const Node* node, const std::string& message)
+{
+    m_state = State::Failed;
+    m_failure.message = message;
+    m_failure.framePath = framePath();
+    m_failure.node = node;
+    m_failure.graph = m_frames.empty() ? nullptr : m_frames.back()->plan->graph;
+    throw Error(message);
+}
+
+Session::StepResult Session::advance()
+{
+    if (m_state != State::Running)
+        return { StepKind::Finished, 0, nullptr };
+    Frame& frame = *m_frames.back();
+    if (frame.atEnd()) {
+        const Graph& graph = frame.graph();
+        std::vector<Value> outputs;
+        outputs.reserve(graph.outputs().size());
+        for (ValueId id : graph.outputs()) {
+            const Value& v = frame.slots[static_cast<size_t>(id)];
+            if (v.isNone() && graph.value(id).type.kind != Value::Kind::Optional)
+                fail(nullptr, framePath() + ": output \"" + graph.value(id).name + "\" was not produced");
+            outputs.push_back(v);
+        }
+        std::string path = framePath();
+        std::unique_ptr<Frame> done = std::move(m_frames.back());
+        m_frames.pop_back();
+        m_pathLabels.pop_back();
+        for (auto* o : m_observers)
+            o->frameLeft(*done, path);
+        if (m_frames.empty()) {
+            for (size_t i = 0; i < graph.outputs().size(); ++i)
+                m_outputs[graph.value(graph.outputs()[i]).name] = outputs[i];
+            m_state = State::Finished;
+            return { StepKind::Finished, 0, nullptr };
+        }
+        Frame& parent = *m_frames.back();
+        try {
+            parent.pending->finished(std::move(outputs));
+        } catch (const Error& e) {
+            fail(&parent.graph().nodes()[parent.pc], e.what());
+        }
+        return { StepKind::FrameLeft, m_frames.size(), nullptr };
+    }
+    if (frame.pending)
+        return continuePending(frame);
+    return runNode(frame);
+}
+
+Session::StepResult Session::runNode(Frame& frame)
+{
+    const Node& node = frame.graph().nodes()[frame.pc];
+    const Kernel* kernel = frame.plan->kernels[frame.pc].get();
+    const bool observed = !m_observers.empty();
+    std::string path = observed ? framePath() : std::string();
+    gatherInputs(frame, node, m_inputs);
+    if (observed) {
+        NodeEvent ev { node, frame, m_frames.size(), m_inputs, {}, {}, path };
+        for (auto* o : m_observers)
+            o->beforeNode(ev);
+    }
+    auto started = std::chrono::steady_clock::now();
+    if (const auto* sub = dynamic_cast<const SubgraphKernel*>(kernel)) {
+        frame.pendingInputs = m_inputs;
+        frame.pendingOutputs.assign(node.outputs.size(), Value());
+        frame.pendingStart = started;
+        try {
+            KernelContext ctx(node, frame.pendingInputs, frame.pendingOutputs, m_options.threadPool);
+            frame.pending = sub->start(ctx);
+        } catch (const Error& e) {
+            std::string message = std::string(e.what()).rfind(node.label(), 0) == 0
+                ? e.what()
+                : node.label() + ": " + e.what();
+            NodeEvent ev { node, frame, m_frames.size(), frame.pendingInputs, {}, {}, framePath() };
+            for (auto* o : m_observers)
+                o->nodeFailed(ev, message);
+            fail(&node, message);
+        }
+        return continuePending(frame);
+    }
+
+    m_results.assign(node.outputs.size(), Value());
+    std::vector<std::optional<Value>> overrides;
+    if (node.opType == "YieldOp") {
+        overrides.resize(node.outputs.size());
+        for (size_t i = 0; i < node.outputs.size(); ++i) {
+            if (node.outputs[i] == kNoValue)
+                continue;
+            const std::string& name = frame.graph().value(node.outputs[i]).name;
+            auto it = m_options.yieldOutputs.find(name);
+            if (it != m_options.yieldOutputs.end())
+                overrides[i] = it->second;
+            else if (m_options.requireYieldOutputs)
+                fail(&node, node.label() + ": output \"" + name + "\" must be supplied by the caller (yield outputs)");
+        }
+    }
+    try {
+        if (!kernel)
+            throw Error("no kernel");
+        KernelContext ctx(node, m_inputs, m_results, m_options.threadPool, overrides.empty() ? nullptr : &overrides);
+        kernel->compute(ctx);
+        for (size_t i = 0; i < node.outputs.size(); ++i)
+            if (node.outputs[i] != kNoValue && m_results[i].isNone())
+                throw ctx.error("output " + std::to_string(i) + " (\""
+                    + frame.graph().value(node.outputs[i]).name + "\") was not produced");
+    } catch (const std::exception& e) {
+        std::string what = e.what();
+        if (dynamic_cast<const std::bad_alloc*>(&e))
+            what = "out of memory";
+        std::string message = what.rfind(node.label(), 0) == 0 ? what : node.label() + ": " + what;
+        NodeEvent ev { node, frame, m_frames.size(), m_inputs, {}, {}, path.empty() ? framePath() : path };
+        for (auto* o : m_observers)
+            o->nodeFailed(ev, message);
+        fail(&node, message);
+    }
+    for (size_t i = 0; i < node.outputs.size(); ++i)
+        if (node.outputs[i] != kNoValue)
+            frame.slots[static_cast<size_t>(node.outputs[i])] = std::move(m_results[i]);
+    return finishNode(frame, node, started);
+}
+
+Session::StepResult Session::continuePending(Frame& frame)
+{
+    const Node& node = frame.graph().nodes()[frame.pc];
+    std::optional<SubgraphCall> call;
+    try {
+        call = frame.pending->next();
+        if (!call) {
+            KernelContext ctx(node, frame.pendingInputs, frame.pendingOutputs, m_options.threadPool);
+            frame.pending->complete(ctx);
+        }
+    } catch (const std::exception& e) {
+        std::string what = e.what();
+        std::string message = what.rfind(node.label(), 0) == 0 ? what : node.label() + ": " + what;
+        NodeEvent ev { node, frame, m_frames.size(), frame.pendingInputs, {}, {}, framePath() };
+        for (auto* o : m_observers)
+            o->nodeFailed(ev, message);
+        frame.pending.reset();
+        fail(&node, message);
+    }
+    if (call) {
+        check(call->graph != nullptr, node.label() + ": subgraph missing");
+        pushFrame(m_program->plan(*call->graph), std::move(call->inputs), std::move(call->label));
+        return { StepKind::FrameEntered, m_frames.size(), nullptr };
+    }
+    frame.pending.reset();
+    for (size_t i = 0; i < node.outputs.size(); ++i)
+        if (node.outputs[i] != kNoValue)
+            frame.slots[static_cast<size_t>(node.outputs[i])] = std::move(frame.pendingOutputs[i]);
+    frame.pendingInputs.swap(m_inputs);
+    frame.pendingInputs.clear();
+    frame.pendingOutputs.clear();
+    return finishNode(frame, node, frame.pendingStart);
+}
+
+Session::StepResult Session::finishNode(Frame& frame, const Node& node, std::chrono::steady_clock::time_point started)
+{
+    if (!m_observers.empty()) {
+        auto elapsed = std::chrono::steady_clock::now() - started;
+        std::vector<Value> outputs(node.outputs.size());
+        for (size_t i = 0; i < node.outputs.size(); ++i)
+            if (node.outputs[i] != kNoValue)
+                outputs[i] = frame.slots[static_cast<size_t>(node.outputs[i])];
+        NodeEvent ev { node, frame, m_frames.size(), m_inputs, outputs,
+            std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed), framePath() };
+        for (auto* o : m_observers)
+            o->afterNode(ev);
+    }
+    if (m_options.freeDeadValues)
+        for (ValueId id : frame.plan->freeAfter[frame.pc])
+            frame.slots[static_cast<size_t>(id)] = Value();
+    frame.pc++;
+    return { StepKind::NodeDone, m_frames.size(), &node };
+}
+
+std::map<std::string, Value> Session::run(const std::map<std::string, Value>& inputs)
+{
+    start(inputs);
+    while (m_state == State::Running)
+        advance();
+    return m_outputs;
+}
+
+} // namespace onnxscope

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "engine/exec/program.h"
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace onnxscope {
+
+class ThreadPool;
+
+/// A frame of the executor's stack: one graph being executed (the main graph, an If branch, one Loop
+/// iteration, one Scan step, a function body) with its own values and program counter.
+struct Frame {
+    uint64_t id = 0; // unique within a session
+    const Plan* plan = nullptr;
+    std::string label; // "main", `Loop "loop_0" iteration 3`, ...
+    std::vector<Value> slots; // by ValueId
+    size_t pc = 0; // index of the next node (nodes are in topological order)
+    // A control-flow node at `pc` that has started and is running subgraph calls:
+    std::unique_ptr<SubgraphRun> pending;
+    std::vector<Value> pendingInputs;
+    std::vector<Value> pendingOutputs;
+    std::chrono::steady_clock::time_point pendingStart;
+
+    const Graph& graph() const { return *plan->graph; }
+    bool atEnd() const { return pc >= plan->graph->nodes().size(); }
+};
+
+/// What an observer is told about a node. Inputs and outputs are only valid during the callback; copy the Values
+/// (cheap, shared storage) to keep them.
+struct NodeEvent {
+    const Node& node;
+    const Frame& frame;
+    size_t depth; // 1 for the main graph
+    std::span<const Value> inputs;
+    std::span<const Value> outputs; // empty in beforeNode
+    std::chrono::nanoseconds elapsed { 0 }; // afterNode: wall time of the node, subgraphs included
+    std::string framePath; // "main / Loop \"loop_0\" iteration 3"
+
+    /// framePath + " / " + node display name.
+    std::string nodePath() const { return framePath + " / " + node.displayName(); }
+};
+
+/// Receives execution events. Several observers coexist (trace, timing, NaN watch, the debugger, the UI bridge).
+class SessionObserver {
+public:
+    virtual ~SessionObserver() = default;
+    virtual void beforeNode(const NodeEvent&) { }
+    virtual void afterNode(const NodeEvent&) { }
+    virtual void nodeFailed(const NodeEvent&, const std::string& /*message*/) { }
+    virtual void frameEntered(const Frame&, const std::string& /*framePath*/) { }
+    virtual void frameLeft(const Frame&, const std::string& /*framePath*/) { }
+};
+
+struct SessionOptions {
+    /// Release each value after its last use (plain runs). Graph outputs are always kept.
+    bool freeDeadValues = true;
+    /// YieldOp: caller-supplied output values by output name (the seed runtime's `yield_ops`).
+    std::map<std::string, Value> yieldOutputs;
+    /// YieldOp: every output must be supplied in yieldOutputs; a missing one is an error naming it.
+    bool requireYieldOutputs = false;
+    /// Intra-op thread pool for kernels, or null.
+    ThreadPool* threadPool = nullptr;
+};
+
+/// Executes a Program one step at a time over an explicit frame stack. A plain run and a debug run are the same
+/// loop; the Debugger decides when to stop. Nothing a model does escapes as anything but an Error, after which the
+/// session is in the Failed state with the failing node recorded.
+class Session {
+public:
+    enum class State { Idle, Running, Finished, Failed };
+    enum class StepKind { NodeDone, FrameEntered, FrameLeft, Finished };
+    struct StepResult {
+        StepKind kind = StepKind::Finished;
+        size_t depth = 0; // stack depth after the step (for NodeDone: the depth of the node's frame)
+        const Node* node = nullptr; // NodeDone: the node that completed
+    };
+    struct Failure {
+        std::string message;
+        std::string framePath;
+        const Node* node = nullptr;
+        const Graph* graph = nullptr;
+    };
+
+    explicit Session(std::shared_ptr<const Program> program, SessionOptions options = {});
+    ~Session();
+
+    const Program& program() const { return *m_program; }
+    std::shared_ptr<const Program> programPtr() const { return m_program; }
+    SessionOptions& options() { return m_options; }
+    void addObserver(SessionObserver* observer);
+    void removeObserver(SessionObserver* observer);
+
+    /// Binds the main graph's inputs and pushes its frame. Error listing the expected inputs if one is missing,
+    /// unknown or of the wrong type or shape.
+    void start(const std::map<std::string, Value>& inputs);
+    /// Performs one step: runs the next node of the innermost frame, enters a subgraph frame, or leaves a
+    /// finished frame. Throws Error (and enters Failed) if a node fails.
+    StepResult advance();
+    /// start() then advance() until finished; returns the graph outputs.
+    std::map<std::string, Value> run(const std::map<std::string, Value>& inputs);
+
+    State state() const { return m_state; }
+    const Failure& failure() const { return m_failure; }
+    size_t depth() const { return m_frames.size(); }
+    const Frame& frame(size_t index) const { return *m_frames.at(index); }
+    const Frame* topFrame() const { return m_frames.empty() ? nullptr : m_frames.back().get(); }
+    /// The node the next advance() would start in the innermost frame (null at a frame's end or when a
+    /// control-flow node there is already in progress).
+    const Node* nextNode() const;
+    /// The control-flow node of the innermost frame that is in progress, if any.
+    const Node* nodeInProgress() const;
+    std::string framePath() const;
+    /// Outputs of the main graph by name, once Finished.
+    const std::map<std::string, Value>& outputs() const { return m_outputs; }
+    /// Ordered output names of the main graph.
+    std::vector<std::string> outputNames() const;
+
+private:
+    void pushFrame(const Plan& plan, std::vector<Value> inputs, std::string label);
+    StepResult runNode(Frame& frame);
+    StepResult continuePending(Frame& frame);
+    StepResult finishNode(Frame& frame, const Node& node, std::chrono::steady_clock::time_point started);
+    [[noreturn]] void fail(const Node* node, const std::string& message);
+    void gatherInputs(const Frame& frame, const Node& node, std::vector<Value>& inputs) const;
+
+    std::shared_ptr<const Program> m_program;
+    SessionOptions m_options;
+    std::vector<SessionObserver*> m_observers;
+    std::vector<std::unique_ptr<Frame>> m_frames;
+    std::vector<std::string> m_pathLabels;
+    uint64_t m_nextFrameId = 1;
+    State m_state = State::Idle;
+    Failure m_failure;
+    std::map<std::string, Value> m_outputs;
+    std::vector<Value> m_inputs, m_results; // reused buffers for plain nodes
+};
+
+/// Name of a value for messages: `"x" (input 0 of node "n" (Op))`.
+std::string describeValue(const Graph& graph, ValueId id);
+
+} // namespace onnxscope

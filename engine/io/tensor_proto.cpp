@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: MIT
+#include "engine/io/tensor_proto.h"
+
+#include "engine/core/half.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <sstream>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace onnxscope {
+
+struct ExternalDataStore::Mapping {
+    void* address = nullptr;
+    uint64_t size = 0;
+    ~Mapping()
+    {
+        if (address && size)
+            munmap(address, size);
+    }
+};
+
+ExternalDataStore::ExternalDataStore(fs::path baseDir)
+    : m_baseDir(std::move(baseDir))
+{
+}
+
+ExternalDataStore::~ExternalDataStore() = default;
+
+std::shared_ptr<ExternalDataStore::Mapping> ExternalDataStore::map(const std::string& location,
+    const std::string& tensorName)
+{
+    std::lock_guard lock(m_mutex);
+    if (auto it = m_mappings.find(location); it != m_mappings.end())
+        return it->second;
+
+    const std::string what = "tensor \"" + tensorName + "\": external data file \"" + location + "\"";
+    fs::path rel(location);
+    check(!location.empty(), "tensor \"" + tensorName + "\": external data has no location");
+    check(!rel.is_absolute() && !rel.has_root_name() && !rel.has_root_directory(),
+        what + " is an absolute path; only paths inside the model's folder are allowed");
+    for (const auto& part : rel)
+        check(part != "..", what + " leaves the model's folder");
+    std::error_code ec;
+    fs::path base = fs::weakly_canonical(m_baseDir.empty() ? fs::current_path() : m_baseDir, ec);
+    fs::path full = base / rel;
+    check(fs::exists(full, ec), what + " does not exist (looked for " + full.string() + ")");
+    fs::path real = fs::canonical(full, ec);
+    check(!ec, what + " cannot be resolved: " + ec.message());
+    auto [baseEnd, realIt] = std::mismatch(base.begin(), base.end(), real.begin(), real.end());
+    check(baseEnd == base.end(), what + " resolves to " + real.string() + ", outside the model's folder");
+    check(fs::is_regular_file(real, ec), what + " is not a regular file");
+
+    int fd = ::open(real.c_str(), O_RDONLY | O_CLOEXEC);
+    check(fd >= 0, what + " cannot be opened: " + std::strerror(errno));
+    struct stat st {};
+    if (fstat(fd, &st) != 0) {
+        ::close(fd);
+        throw Error(what + " cannot be read: " + std::strerror(errno));
+    }
+    auto mapping = std::make_shared<Mapping>();
+    mapping->size = static_cast<uint64_t>(st.st_size);
+    if (mapping->size > 0) {
+        void* addr = mmap(nullptr, mapping->size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (addr == MAP_FAILED) {
+            ::close(fd);
+            throw Error(what + " cannot be memory-mapped: " + std::strerror(errno));
+        }
+        mapping->address = addr;
+    }
+    ::close(fd);
+    m_mappings[location] = mapping;
+    return mapping;
+}
+
+uint64_t ExternalDataStore::fileSize(const std::string& location, const std::string& tensorName)
+{
+    return map(location, tensorName)->size;
+}
+
+std::shared_ptr<const void> ExternalDataStore::bytes(const std::string& location, uint64_t offset, uint64_t length,
+    const std::string& tensorName)
+{
+    auto mapping = map(location, tensorName);
+    check(offset <= mapping->size && length <= mapping->size - offset,
+        "tensor \"" + tensorName + "\": external data range [" + std::to_string(offset) + ", "
+            + std::to_string(offset + length) + ") lies past the end of \"" + location + "\" ("
+            + std::to_string(mapping->size) + " bytes)");
+    if (length == 0) {
+        static const uint64_t empty[8] = {};
+        return std::shared_ptr<const void>(mapping, empty);
+    }
+    // Aliasing constructor: the tensor keeps the whole mapping alive.
+    return std::shared_ptr<const void>(mapping, static_cast<const char*>(mapping->address) + offset);
+}
+
+namespace {
+
+template <class Dst, class Field> void copyTyped(Tensor& t, const Field& field, const std::string& name)
+{
+    check(static_cast<int64_t>(field.size()) == t.size(),
+        "tensor \"" + name + "\": " + std::to_string(field.size()) + " values stored but its shape "
+            + shapeToString(t.shape()) + " needs " + std::to_string(t.size()));
+    auto out = t.data<Dst>();
+    for (int64_t i = 0; i < t.size(); ++i)
+        out[i] = static_cast<Dst>(field.Get(static_cast<int>(i)));
+}
+
+template <class Dst, class Field> void copyBits16(Tensor& t, const Field& field, const std::string& name)
+{
+    check(static_cast<int64_t>(field.size()) == t.size(),
+        "tensor \"" + name + "\": " + std::to_string(field.size()) + " values stored but its shape "
+            + shapeToString(t.shape()) + " needs " + std::to_string(t.size()));
+    auto out = t.data<Dst>();
+    for (int64_t i = 0; i < t.size(); ++i)
+        out[i] = Eigen::numext::bit_cast<Dst>(static_cast<uint16_t>(field.Get(static_cast<int>(i))));
+}
+
+template <class C, class Field> void copyComplex(Tensor& t, const Field& field, const std::string& name)
+{
+    check(static_cast<int64_t>(field.size()) == 2 * t.size(),
+        "tensor \"" + name + "\": " + std::to_string(field.size()) + " values stored but complex shape "
+            + shapeToString(t.shape()) + " needs " + std::to_string(2 * t.size()));
+    auto out = t.data<C>();
+    for (int64_t i = 0; i < t.size(); ++i)
+        out[i] = C(field.Get(static_cast<int>(2 * i)), field.Get(static_cast<int>(2 * i + 1)));
+}
+
+Shape protoShape(const onnx::TensorProto& proto, const std::string& name)
+{
+    Shape shape(proto.dims().begin(), proto.dims().end());
+    for (int64_t d : shape)
+        check(d >= 0, "tensor \"" + name + "\" has a negative dimension in its shape " + shapeToString(shape));
+    return shape;
+}
+
+} // namespace
+
+Tensor tensorFromProto(const onnx::TensorProto& proto, ExternalDataStore* external)
+{
+    const std::string& name = proto.name();
+    DataType type = dataTypeFromOnnx(proto.data_type());
+    check(type != DataType::Undefined,
+        "tensor \"" + name + "\" has unknown element type " + std::to_string(proto.data_type()));
+    check(!proto.has_segment(), "tensor \"" + name + "\" is segmented, which is not supported");
+    Shape shape = protoShape(proto, name);
+    int64_t count = 0;
+    try {
+        count = elementCount(shape);
+    } catch (const Error& e) {
+        throw Error("tensor \"" + name + "\": " + e.what());
+    }
+
+    if (proto.data_location() == onnx::TensorProto_DataLocation_EXTERNAL) {
+        check(type != DataType::String, "tensor \"" + name + "\": string tensors cannot use external data");
+        std::string location;
+        uint64_t offset = 0;
+        int64_t length = -1;
+        for (const auto& kv : proto.external_data()) {
+            try {
+                if (kv.key() == "location")
+                    location = kv.value();
+                else if (kv.key() == "offset")
+                    offset = std::stoull(kv.value());
+                else if (kv.key() == "length")
+                    length = std::stoll(kv.value());
+            } catch (const std::exception&) {
+                throw Error("tensor \"" + name + "\": external data " + kv.key() + " \"" + kv.value()
+                    + "\" is not a number");
+            }
+        }
+        check(external != nullptr, "tensor \"" + name + "\" uses external data, but no model folder is known");
+        uint64_t needed = static_cast<uint64_t>(count) * elementSize(type);
+        if (length < 0) {
+            uint64_t size = external->fileSize(location, name);
+            check(offset <= size, "tensor \"" + name + "\": external data offset " + std::to_string(offset)
+                    + " lies past the end of \"" + location + "\"");
+            length = static_cast<int64_t>(size - offset);
+        }
+        check(static_cast<uint64_t>(length) == needed,
+            "tensor \"" + name + "\": external data length " + std::to_string(length) + " bytes, but "
+                + std::string(dataTypeName(type)) + shapeToString(shape) + " needs " + std::to_string(needed));
+        auto bytes = external->bytes(location, offset, static_cast<uint64_t>(length), name);
+        if (reinterpret_cast<uintptr_t>(bytes.get()) % 64 != 0) {
+            Tensor t(type, shape);
+            std::memcpy(t.mutableRaw(), bytes.get(), needed);
+            return t;
+        }
+        return Tensor(type, shape, bytes);
+    }
+
+    Tensor t(type, shape);
+    if (proto.has_raw_data()) {
+        check(type != DataType::String, "tensor \"" + name + "\": string tensors cannot use raw_data");
+        const std::string& raw = proto.raw_data();
+        check(raw.size() == t.byteSize(),
+            "tensor \"" + name + "\": raw_data has " + std::to_string(raw.size()) + " bytes but "
+                + t.typeString() + " needs " + std::to_string(t.byteSize()));
+        if (!raw.empty())
+            std::memcpy(t.mutableRaw(), raw.data(), raw.size());
+        return t;
+    }
+    switch (type) {
+    case DataType::Float:
+        copyTyped<float>(t, proto.float_data(), name);
+        break;
+    case DataType::Double:
+        copyTyped<double>(t, proto.double_data(), name);
+        break;
+    case DataType::Int64:
+        copyTyped<int64_t>(t, proto.int64_data(), name);
+        break;
+    case DataType::UInt32:
+        copyTyped<uint32_t>(t, proto.uint64_data(), name);
+        break;
+    case DataType::UInt64:
+        copyTyped<uint64_t>(t, proto.uint64_data(), name);
+        break;
+    case DataType::Int32:
+        copyTyped<int32_t>(t, proto.int32_data(), name);
+        break;
+    case DataType::Int16:
+        copyTyped<int16_t>(t, proto.int32_data(), name);
+        break;
+    case DataType::Int8:
+        copyTyped<int8_t>(t, proto.int32_data(), name);
+        break;
+    case DataType::UInt16:
+        copyTyped<uint16_t>(t, proto.int32_data(), name);
+        break;
+    case DataType::UInt8:
+        copyTyped<uint8_t>(t, proto.int32_data(), name);
+        break;
+    case DataType::Bool:
+        copyTyped<bool>(t, proto.int32_data(), name);
+        break;
+    case DataType::Float16:
+        copyBits16<Float16>(t, proto.int32_data(), name);
+        break;
+    case DataType::BFloat16:
+        copyBits16<BFloat16>(t, proto.int32_data(), name);
+        break;
+    case DataType::Complex64:
+        copyComplex<Complex64>(t, proto.float_data(), name);
+        break;
+    case DataType::Complex128:
+        copyComplex<Complex128>(t, proto.double_data(), name);
+        break;
+    case DataType::String: {
+        check(static_cast<int64_t>(proto.string_data_size()) == t.size(),
+            "tensor \"" + name + "\": " + std::to_string(proto.string_data_size()) + " strings stored but its shape "
+                + shapeToString(shape) + " needs " + std::to_string(t.size()));
+        auto out = t.data<std::string>();
+        for (int64_t i = 0; i < t.size(); ++i)
+            out[i] = proto.string_data(static_cast<int>(i));
+        break;
+    }
+    default:
+        throw Error("tensor \"" + name + "\" has unsupported element type");
+    }
+    return t;
+}
+
+void tensorToProto(const Tensor& tensor, onnx::TensorProto& proto, const std::string& name)
+{
+    proto.Clear();
+    if (!name.empty())
+        proto.set_name(name);
+    proto.set_data_type(static_cast<int32_t>(tensor.dtype()));
+    for (int64_t d : tensor.shape())
+        proto.add_dims(d);
+    if (tensor.dtype() == DataType::String) {
+        for (const auto& s : tensor.data<std::string>())
+            proto.add_string_data(s);
+        return;
+    }
+    proto.set_raw_data(std::string(static_cast<const char*>(tensor.raw()), tensor.byteSize()));
+}
+
+std::string readFileBytes(const fs::path& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    check(in.good(), "cannot open \"" + path.string() + "\": " + std::strerror(errno));
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    check(!in.bad(), "cannot read \"" + path.string() + "\"");
+    return ss.str();
+}
+
+Tensor readTensorProtoFile(const fs::path& path, std::string* name)
+{
+    std::string bytes = readFileBytes(path);
+    onnx::TensorProto proto;
+    check(proto.ParseFromString(bytes), "\"" + path.string() + "\" is not a valid serialized TensorProto");
+    if (name)
+        *name = proto.name();
+    ExternalDataStore store(path.parent_path());
+    try {
+        return tensorFromProto(proto, &store);
+    } catch (const Error& e) {
+        throw Error("\"" + path.string() + "\": " + e.what());
+    }
+}
+
+void writeTensorProtoFile(const fs::path& path, const Tensor& tensor, const std::string& name)
+{
+    onnx::TensorProto proto;
+    tensorToProto(tensor, proto, name);
+    std::ofstream out(path, std::ios::binary);
+    check(out.good(), "cannot write \"" + path.string() + "\": " + std::strerror(errno));
+    check(proto.SerializeToOstream(&out), "cannot write \"" + path.string() + "\"");
+}
+
+} // namespace onnxscope

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT
+#include "engine/kernels/kernel.h"
+
+#include "engine/kernels/kernel_registry.h"
+
+#include <algorithm>
+
+namespace onnxscope {
+
+namespace {
+const Value& noneValue()
+{
+    static const Value none;
+    return none;
+}
+} // namespace
+
+KernelContext::KernelContext(const Node& node, std::span<const Value> inputs, std::span<Value> outputs,
+    ThreadPool* pool, const std::vector<std::optional<Value>>* outputOverrides)
+    : m_node(node)
+    , m_inputs(inputs)
+    , m_outputs(outputs)
+    , m_pool(pool)
+    , m_overrides(outputOverrides)
+{
+}
+
+bool KernelContext::hasInput(size_t i) const
+{
+    if (i >= m_inputs.size())
+        return false;
+    const Value& v = m_inputs[i];
+    return !v.isNone() && !(v.isOptional() && !v.optionalValue());
+}
+
+const Value& KernelContext::inputValue(size_t i) const { return i < m_inputs.size() ? m_inputs[i] : noneValue(); }
+
+const Tensor& KernelContext::input(size_t i) const
+{
+    if (!hasInput(i))
+        throw error("input " + std::to_string(i) + " is missing");
+    const Value& v = m_inputs[i];
+    if (v.isOptional())
+        return v.optionalValue()->tensor(m_node.label() + ": input " + std::to_string(i));
+    return v.tensor(m_node.label() + ": input " + std::to_string(i));
+}
+
+bool KernelContext::hasOutput(size_t i) const
+{
+    return i < m_node.outputs.size() && m_node.outputs[i] != kNoValue;
+}
+
+void KernelContext::setOutput(size_t i, Value value)
+{
+    if (i >= m_outputs.size())
+        return; // the graph does not use this output
+    m_outputs[i] = std::move(value);
+}
+
+Tensor& KernelContext::allocateOutput(size_t i, DataType type, Shape shape)
+{
+    if (i >= m_outputs.size())
+        throw error("output " + std::to_string(i) + " does not exist");
+    try {
+        m_outputs[i] = Value(Tensor(type, std::move(shape)));
+    } catch (const Error& e) {
+        throw error(std::string("output ") + std::to_string(i) + ": " + e.what());
+    }
+    return const_cast<Tensor&>(m_outputs[i].tensor());
+}
+
+const std::optional<Value>* KernelContext::outputOverride(size_t i) const
+{
+    if (!m_overrides || i >= m_overrides->size() || !(*m_overrides)[i])
+        return nullptr;
+    return &(*m_overrides)[i];
+}
+
+Error KernelContext::error(const std::string& message) const { return Error(m_node.label() + ": " + message); }
+
+void SubgraphKernel::compute(KernelContext& ctx) const
+{
+    throw ctx.error("control-flow node run outside the executor");
+}
+
+void KernelRegistry::add(const std::string& domain, const std::string& opType, int64_t sinceVersion,
+    int64_t lastVersion, KernelFactory factory)
+{
+    m_entries[{ domain, opType }].push_back({ domain, opType, sinceVersion, lastVersion, std::move(factory) });
+}
+
+const KernelEntry* KernelRegistry::find(const std::string& domain, const std::string& opType, int64_t opset) const
+{
+    auto it = m_entries.find({ domain, opType });
+    if (it == m_entries.end())
+        return nullptr;
+    for (const auto& e : it->second)
+        if (opset >= e.sinceVersion && opset <= e.lastVersion)
+            return &e;
+    return nullptr;
+}
+
+std::unique_ptr<Kernel> KernelRegistry::create(const Node& node) const
+{
+    const KernelEntry* entry = find(node.domain, node.opType, node.opset);
+    if (!entry)
+        throw Error(node.label() + ": operator " + node.opType + " (domain \""
+            + (node.domain.empty() ? "ai.onnx" : node.domain) + "\", opset " + std::to_string(node.opset)
+            + ") is not supported");
+    return entry->factory(KernelInit { node });
+}
+
+std::vector<KernelEntry> KernelRegistry::entries() const
+{
+    std::vector<KernelEntry> out;
+    for (const auto& [key, list] : m_entries)
+        for (const auto& e : list)
+            out.push_back(e);
+    return out;
+}
+
+const KernelRegistry& KernelRegistry::builtin()
+{
+    static const KernelRegistry registry = [] {
+        KernelRegistry r;
+        registerAllKernels(r);
+        return r;
+    }();
+    return registry;
+}
+
+} // namespace onnxscope

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "engine/kernels/kernel.h"
+
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace onnxscope {
+
+using KernelFactory = std::function<std::unique_ptr<Kernel>(const KernelInit&)>;
+
+/// A registered kernel: (domain, op type, first opset, last opset) and its factory.
+struct KernelEntry {
+    std::string domain; // "" for the default domain
+    std::string opType;
+    int64_t sinceVersion = 1;
+    int64_t lastVersion = std::numeric_limits<int64_t>::max();
+    KernelFactory factory;
+};
+
+/// Maps (domain, op type, opset) to kernel factories. builtin() holds every kernel of the engine.
+class KernelRegistry {
+public:
+    static constexpr int64_t kLatest = std::numeric_limits<int64_t>::max();
+
+    void add(const std::string& domain, const std::string& opType, int64_t sinceVersion, int64_t lastVersion,
+        KernelFactory factory);
+    /// The entry covering `opset`, or null.
+    const KernelEntry* find(const std::string& domain, const std::string& opType, int64_t opset) const;
+    /// Builds the kernel for a node; Error naming op, domain, opset and node if unsupported.
+    std::unique_ptr<Kernel> create(const Node& node) const;
+    std::vector<KernelEntry> entries() const;
+
+    static const KernelRegistry& builtin();
+
+private:
+    std::map<std::pair<std::string, std::string>, std::vector<KernelEntry>> m_entries;
+};
+
+/// Creates a kernel of type K from its constructor K(const KernelInit&).
+template <class K> KernelFactory makeFactory()
+{
+    return [](const KernelInit& init) -> std::unique_ptr<Kernel> { return std::make_unique<K>(init); };
+}
+
+/// Registers every kernel family (kernels/register_all.cpp).
+void registerAllKernels(KernelRegistry& registry);
+
+} // namespace onnxscope

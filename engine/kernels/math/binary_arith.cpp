@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: MIT
+#include "engine/kernels/common/broadcast.h"
+#include "engine/kernels/common/dispatch.h"
+#include "engine/kernels/kernel_registry.h"
+
+#include <limits>
+
+namespace onnxscope {
+
+namespace {
+
+enum class ArithOp { Add, Sub, Mul, Div };
+
+/// Add, Sub, Mul, Div: every version. Opsets 1-6 support the legacy `broadcast`/`axis` attributes (B aligned to A at
+/// `axis`); opset 7+ use numpy broadcasting. All numeric types. Integer division truncates toward zero, as
+/// onnxruntime does; integer division by zero is an error rather than a crash.
+class BinaryArith final : public Kernel {
+public:
+    BinaryArith(const KernelInit& init, ArithOp op)
+        : m_op(op)
+    {
+        if (init.opset() < 7) {
+            m_legacyBroadcast = init.attributes().getInt("broadcast", 0) != 0;
+            m_axis = init.attributes().has("axis") ? std::optional<int64_t>(init.attributes().getInt("axis", 0))
+                                                   : std::nullopt;
+        }
+    }
+
+    void compute(KernelContext& ctx) const override
+    {
+        const Tensor& a = ctx.input(0);
+        Tensor b = ctx.input(1);
+        if (a.dtype() != b.dtype())
+            throw ctx.error("inputs have different element types (" + std::string(dataTypeName(a.dtype())) + " and "
+                + std::string(dataTypeName(b.dtype())) + ")");
+        Shape outShape;
+        if (m_legacyBroadcast) {
+            b = alignLegacy(ctx, a, b);
+            outShape = a.shape();
+        } else {
+            try {
+                outShape = broadcastShapes(a.shape(), b.shape());
+            } catch (const Error& e) {
+                throw ctx.error(e.what());
+            }
+        }
+        Tensor& out = ctx.allocateOutput(0, a.dtype(), outShape);
+        dispatch<TypeList<float, double, Float16, BFloat16, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t,
+            uint32_t, uint64_t>>(a.dtype(), ctx.node().label(), [&]<class T>() { run<T>(ctx, a, b, out); });
+    }
+
+private:
+    Tensor alignLegacy(KernelContext& ctx, const Tensor& a, const Tensor& b) const
+    {
+        int64_t axis = m_axis ? *m_axis : a.rank() - b.rank();
+        if (axis < 0)
+            axis += a.rank();
+        if (axis < 0 || axis + b.rank() > a.rank())
+            throw ctx.error("cannot broadcast B " + shapeToString(b.shape()) + " to A " + shapeToString(a.shape())
+                + " at axis " + std::to_string(axis));
+        Shape s(static_cast<size_t>(a.rank()), 1);
+        for (int64_t i = 0; i < b.rank(); ++i) {
+            if (b.dim(i) != a.dim(axis + i) && b.dim(i) != 1)
+                throw ctx.error("cannot broadcast B " + shapeToString(b.shape()) + " to A " + shapeToString(a.shape())
+                    + " at axis " + std::to_string(axis));
+            s[static_cast<size_t>(axis + i)] = b.dim(i);
+        }
+        return b.reshaped(s);
+    }
+
+    template <class T> void run(KernelContext& ctx, const Tensor& a, const Tensor& b, Tensor& out) const
+    {
+        switch (m_op) {
+        case ArithOp::Add:
+            broadcastBinary<T, T, T>(a, b, out, [](T x, T y) { return static_cast<T>(x + y); });
+            break;
+        case ArithOp::Sub:
+            broadcastBinary<T, T, T>(a, b, out, [](T x, T y) { return static_cast<T>(x - y); });
+            break;
+        case ArithOp::Mul:
+            broadcastBinary<T, T, T>(a, b, out, [](T x, T y) { return static_cast<T>(x * y); });
+            break;
+        case ArithOp::Div:
+            if constexpr (std::is_integral_v<T>) {
+                for (T y : b.data<T>())
+                    if (y == 0)
+                        throw ctx.error("integer division by zero");
+                broadcastBinary<T, T, T>(a, b, out, [](T x, T y) {
+                    if constexpr (std::is_signed_v<T>)
+                        if (x == std::numeric_limits<T>::min() && y == T(-1))
+                            return x; // wraps, as two's complement negation does
+                    return static_cast<T>(x / y);
+                });
+            } else {
+                broadcastBinary<T, T, T>(a, b, out, [](T x, T y) { return static_cast<T>(x / y); });
+            }
+            break;
+        }
+    }
+
+    ArithOp m_op;
+    bool m_legacyBroadcast = false;
+    std::optional<int64_t> m_axis;
+};
+
+template <ArithOp Op> KernelFactory arithFactory()
+{
+    return [](const KernelInit& init) -> std::unique_ptr<Kernel> { return std::make_unique<BinaryArith>(init, Op); };
+}
+
+} // namespace
+
+void registerBinaryArith(KernelRegistry& r)
+{
+    r.add("", "Add", 1, KernelRegistry::kLatest, arithFactory<ArithOp::Add>());
+    r.add("", "Sub", 1, KernelRegistry::kLatest, arithFactory<ArithOp::Sub>());
+    r.add("", "Mul", 1, KernelRegistry::kLatest, arithFactory<ArithOp::Mul>());
+    r.add("", "Div", 1, KernelRegistry::kLatest, arithFactory<ArithOp::Div>());
+}
+
+} // namespace onnxscope

@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: MIT
+#include "engine/kernels/kernel_registry.h"
+
+namespace onnxscope {
+
+// One explicit list per family (register_<family>.cpp); self-registering statics get dropped from static libraries.
+void registerMathKernels(KernelRegistry& r);
+void registerNnKernels(KernelRegistry& r);
+void registerTensorKernels(KernelRegistry& r);
+void registerCustomKernels(KernelRegistry& r);
+
+void registerAllKernels(KernelRegistry& r)
+{
+    registerMathKernels(r);
+    registerNnKernels(r);
+    registerTensorKernels(r);
+    registerCustomKernels(r);
+}
+
+} // namespace onnxscope

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: MIT
+#include "engine/model/attributes.h"
+
+#include "engine/io/tensor_proto.h"
+
+#include <onnx/onnx_pb.h>
+
+namespace onnxscope {
+
+namespace {
+const char* attributeTypeName(int type)
+{
+    switch (type) {
+    case onnx::AttributeProto::FLOAT:
+        return "float";
+    case onnx::AttributeProto::INT:
+        return "int";
+    case onnx::AttributeProto::STRING:
+        return "string";
+    case onnx::AttributeProto::TENSOR:
+        return "tensor";
+    case onnx::AttributeProto::GRAPH:
+        return "graph";
+    case onnx::AttributeProto::SPARSE_TENSOR:
+        return "sparse tensor";
+    case onnx::AttributeProto::TYPE_PROTO:
+        return "type";
+    case onnx::AttributeProto::FLOATS:
+        return "floats";
+    case onnx::AttributeProto::INTS:
+        return "ints";
+    case onnx::AttributeProto::STRINGS:
+        return "strings";
+    case onnx::AttributeProto::TENSORS:
+        return "tensors";
+    case onnx::AttributeProto::GRAPHS:
+        return "graphs";
+    default:
+        return "undefined";
+    }
+}
+} // namespace
+
+NodeAttributes::NodeAttributes(const onnx::NodeProto* proto, std::string nodeLabel)
+    : m_proto(proto)
+    , m_label(std::move(nodeLabel))
+{
+}
+
+const onnx::AttributeProto* NodeAttributes::find(const std::string& name) const
+{
+    if (!m_proto)
+        return nullptr;
+    for (const auto& a : m_proto->attribute())
+        if (a.name() == name)
+            return &a;
+    return nullptr;
+}
+
+bool NodeAttributes::has(const std::string& name) const { return find(name) != nullptr; }
+
+std::vector<std::string> NodeAttributes::names() const
+{
+    std::vector<std::string> out;
+    if (m_proto)
+        for (const auto& a : m_proto->attribute())
+            out.push_back(a.name());
+    return out;
+}
+
+Error NodeAttributes::error(const std::string& name, const std::string& message) const
+{
+    return Error(m_label + ", attribute '" + name + "': " + message);
+}
+
+const onnx::AttributeProto* NodeAttributes::expect(const std::string& name, int type, const char* typeName) const
+{
+    const auto* a = find(name);
+    if (!a)
+        return nullptr;
+    // Old exporters sometimes omit the type field; infer it from the populated field.
+    int actual = a->type();
+    if (actual == onnx::AttributeProto::UNDEFINED) {
+        if (a->has_i())
+            actual = onnx::AttributeProto::INT;
+        else if (a->has_f())
+            actual = onnx::AttributeProto::FLOAT;
+        else if (a->has_s())
+            actual = onnx::AttributeProto::STRING;
+        else if (a->has_t())
+            actual = onnx::AttributeProto::TENSOR;
+        else if (a->has_g())
+            actual = onnx::AttributeProto::GRAPH;
+        else if (a->ints_size())
+            actual = onnx::AttributeProto::INTS;
+        else if (a->floats_size())
+            actual = onnx::AttributeProto::FLOATS;
+        else if (a->strings_size())
+            actual = onnx::AttributeProto::STRINGS;
+        else
+            actual = type; // an empty list: accept as whatever was asked for
+    }
+    if (actual != type)
+        throw error(name, std::string("expected ") + typeName + ", got " + attributeTypeName(actual));
+    return a;
+}
+
+int64_t NodeAttributes::getInt(const std::string& name, int64_t fallback) const
+{
+    const auto* a = expect(name, onnx::AttributeProto::INT, "int");
+    return a ? a->i() : fallback;
+}
+
+int64_t NodeAttributes::requireInt(const std::string& name) const
+{
+    const auto* a = expect(name, onnx::AttributeProto::INT, "int");
+    if (!a)
+        throw error(name, "required attribute is missing");
+    return a->i();
+}
+
+float NodeAttributes::getFloat(const std::string& name, float fallback) const
+{
+    const auto* a = expect(name, onnx::AttributeProto::FLOAT, "float");
+    return a ? a->f() : fallback;
+}
+
+float NodeAttributes::requireFloat(const std::string& name) const
+{
+    const auto* a = expect(name, onnx::AttributeProto::FLOAT, "float");
+    if (!a)
+        throw error(name, "required attribute is missing");
+    return a->f();
+}
+
+std::string NodeAttributes::getString(const std::string& name, const std::string& fallback) const
+{
+    const auto* a = expect(name, onnx::AttributeProto::STRING, "string");
+    return a ? a->s() : fallback;
+}
+
+std::string NodeAttributes::requireString(const std::string& name) const
+{
+    const auto* a = expect(name, onnx::AttributeProto::STRING, "string");
+    if (!a)
+        throw error(name, "required attribute is missing");
+    return a->s();
+}
+
+std::vector<int64_t> NodeAttributes::getInts(const std::string& name, std::vector<int64_t> fallback) const
+{
+    const auto* a = expect(name, onnx::AttributeProto::INTS, "ints");
+    return a ? std::vector<int64_t>(a->ints().begin(), a->ints().end()) : fallback;
+}
+
+std::vector<float> NodeAttributes::getFloats(const std::string& name, std::vector<float> fallback) const
+{
+    const auto* a = expect(name, onnx::AttributeProto::FLOATS, "floats");
+    return a ? std::vector<float>(a->floats().begin(), a->floats().end()) : fallback;
+}
+
+std::vector<std::string> NodeAttributes::getStrings(const std::string& name, std::vector<std::string> fallback) const
+{
+    const auto* a = expect(name, onnx::AttributeProto::STRINGS, "strings");
+    return a ? std::vector<std::string>(a->strings().begin(), a->strings().end()) : fallback;
+}
+
+Tensor NodeAttributes::getTensor(const std::string& name) const
+{
+    const auto* a = expect(name, onnx::AttributeProto::TENSOR, "tensor");
+    if (!a)
+        return {};
+    try {
+        return tensorFromProto(a->t());
+    } catch (const Error& e) {
+        throw error(name, e.what());
+    }
+}
+
+Tensor NodeAttributes::requireTensor(const std::string& name) const
+{
+    Tensor t = getTensor(name);
+    if (!t.defined())
+        throw error(name, "required attribute is missing");
+    return t;
+}
+
+} // namespace onnxscope

@@ -1,0 +1,577 @@
+// SPDX-License-Identifier: MIT
+#include "engine/model/model.h"
+
+#include <onnx/checker.h>
+#include <onnx/defs/parser.h>
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
+#include <algorithm>
+#include <functional>
+#include <limits>
+#include <queue>
+#include <set>
+
+namespace fs = std::filesystem;
+
+namespace onnxscope {
+
+std::string normalizeDomain(const std::string& domain) { return domain == "ai.onnx" ? std::string() : domain; }
+
+std::string Node::displayName() const { return name.empty() ? opType + "_" + std::to_string(id) : name; }
+
+std::string Node::label() const { return "node \"" + displayName() + "\" (" + opType + ")"; }
+
+const Graph* Node::subgraph(const std::string& attribute) const
+{
+    for (const auto& [attr, g] : subgraphs)
+        if (attr == attribute)
+            return g.get();
+    return nullptr;
+}
+
+std::vector<ValueId> Graph::requiredInputs() const
+{
+    std::vector<ValueId> out;
+    for (ValueId id : m_inputs)
+        if (!value(id).initializer)
+            out.push_back(id);
+    return out;
+}
+
+ValueId Graph::findValue(const std::string& name) const
+{
+    auto it = m_byName.find(name);
+    return it == m_byName.end() ? kNoValue : it->second;
+}
+
+NodeId Graph::findNode(const std::string& name) const
+{
+    auto it = m_nodeByName.find(name);
+    return it == m_nodeByName.end() ? -1 : it->second;
+}
+
+size_t Graph::totalNodeCount() const
+{
+    size_t n = m_nodes.size();
+    for (const auto& node : m_nodes) {
+        for (const auto& [attr, g] : node.subgraphs)
+            n += g->totalNodeCount();
+        if (node.functionBody)
+            n += node.functionBody->totalNodeCount();
+    }
+    return n;
+}
+
+ValueType valueTypeFromProto(const onnx::TypeProto& type)
+{
+    ValueType vt;
+    switch (type.value_case()) {
+    case onnx::TypeProto::kTensorType: {
+        vt.kind = Value::Kind::Tensor;
+        vt.elementType = dataTypeFromOnnx(type.tensor_type().elem_type());
+        if (type.tensor_type().has_shape()) {
+            vt.hasShape = true;
+            for (const auto& d : type.tensor_type().shape().dim()) {
+                Dim dim;
+                if (d.has_dim_value())
+                    dim.value = d.dim_value();
+                else if (d.has_dim_param())
+                    dim.symbol = d.dim_param();
+                vt.shape.push_back(dim);
+            }
+        }
+        break;
+    }
+    case onnx::TypeProto::kSequenceType:
+        vt.kind = Value::Kind::Sequence;
+        vt.element = std::make_shared<ValueType>(valueTypeFromProto(type.sequence_type().elem_type()));
+        vt.elementType = vt.element->elementType;
+        break;
+    case onnx::TypeProto::kMapType:
+        vt.kind = Value::Kind::Map;
+        vt.keyType = dataTypeFromOnnx(type.map_type().key_type());
+        vt.element = std::make_shared<ValueType>(valueTypeFromProto(type.map_type().value_type()));
+        vt.elementType = vt.element->elementType;
+        break;
+    case onnx::TypeProto::kOptionalType:
+        vt.kind = Value::Kind::Optional;
+        vt.element = std::make_shared<ValueType>(valueTypeFromProto(type.optional_type().elem_type()));
+        vt.elementType = vt.element->elementType;
+        break;
+    default:
+        break;
+    }
+    return vt;
+}
+
+/// Builds Graph objects from GraphProto / FunctionProto, resolving names, outer scope and topological order.
+class GraphBuilder {
+public:
+    /// Finds `name` in an enclosing scope; returns false if no enclosing graph defines it.
+    using OuterResolver = std::function<bool(const std::string& name)>;
+
+    GraphBuilder(Model& model, std::vector<std::unique_ptr<onnx::GraphProto>>& ownedProtos)
+        : m_model(model)
+        , m_owned(ownedProtos)
+    {
+    }
+
+    std::shared_ptr<Graph> build(const onnx::GraphProto& proto, const std::map<std::string, int64_t>& opsets,
+        const OuterResolver& outer, int depth)
+    {
+        if (depth > kMaxDepth)
+            throw Error("graph \"" + proto.name() + "\" is nested more than " + std::to_string(kMaxDepth)
+                + " levels deep");
+        auto g = std::make_shared<Graph>();
+        g->m_name = proto.name();
+        g->m_model = &m_model;
+
+        auto addValue = [&](const std::string& name, ValueInfo::Source source) -> ValueId {
+            ValueId id = static_cast<ValueId>(g->m_values.size());
+            ValueInfo v;
+            v.name = name;
+            v.source = source;
+            g->m_values.push_back(std::move(v));
+            g->m_byName.emplace(name, id);
+            return id;
+        };
+        const std::string where = proto.name().empty() ? std::string("the graph") : "graph \"" + proto.name() + "\"";
+
+        for (const auto& in : proto.input()) {
+            check(!in.name().empty(), where + " has an input without a name");
+            check(!g->m_byName.count(in.name()), where + " declares input \"" + in.name() + "\" twice");
+            ValueId id = addValue(in.name(), ValueInfo::Source::Input);
+            if (in.has_type())
+                g->m_values[id].type = valueTypeFromProto(in.type());
+            g->m_inputs.push_back(id);
+        }
+        for (const auto& init : proto.initializer()) {
+            check(!init.name().empty(), where + " has an initializer without a name");
+            ValueId id = g->findValue(init.name());
+            if (id != kNoValue) {
+                auto& v = g->m_values[id];
+                check(v.source == ValueInfo::Source::Input && !v.initializer,
+                    where + " defines initializer \"" + init.name() + "\" twice");
+                v.initializer = &init;
+            } else {
+                id = addValue(init.name(), ValueInfo::Source::Initializer);
+                g->m_values[id].initializer = &init;
+                g->m_initializers.push_back(id);
+            }
+            for (int64_t d : init.dims())
+                check(d >= 0, "initializer \"" + init.name() + "\" has a negative dimension");
+            if (g->m_values[id].type.kind != Value::Kind::Tensor) {
+                ValueType t;
+                t.kind = Value::Kind::Tensor;
+                t.elementType = dataTypeFromOnnx(init.data_type());
+                t.hasShape = true;
+                for (int64_t d : init.dims())
+                    t.shape.push_back(Dim { d, {} });
+                g->m_values[id].type = t;
+            }
+        }
+        check(proto.sparse_initializer_size() == 0, where + " has sparse initializers, which are not supported");
+
+        // Nodes in file order; outputs first, so inputs may refer to values produced later in the file.
+        std::vector<Node> nodes(static_cast<size_t>(proto.node_size()));
+        for (int i = 0; i < proto.node_size(); ++i) {
+            const auto& np = proto.node(i);
+            Node& n = nodes[static_cast<size_t>(i)];
+            n.id = i;
+            n.name = np.name();
+            n.opType = np.op_type();
+            n.domain = normalizeDomain(np.domain());
+            n.proto = &np;
+            check(!n.opType.empty(), where + ": node #" + std::to_string(i) + " has no op_type");
+            for (const auto& out : np.output()) {
+                if (out.empty()) {
+                    n.outputs.push_back(kNoValue);
+                    continue;
+                }
+                ValueId existing = g->findValue(out);
+                if (existing != kNoValue) {
+                    const auto& v = g->m_values[existing];
+                    std::string other = v.source == ValueInfo::Source::NodeOutput
+                        ? nodes[static_cast<size_t>(v.producer)].label()
+                        : (v.source == ValueInfo::Source::Input ? std::string("a graph input") : "an initializer");
+                    throw Error(n.label() + " produces \"" + out + "\", which " + other + " already produces");
+                }
+                ValueId id = addValue(out, ValueInfo::Source::NodeOutput);
+                g->m_values[id].producer = i;
+                n.outputs.push_back(id);
+            }
+        }
+        for (auto& n : nodes) {
+            auto opsetIt = opsets.find(n.domain);
+            bool isLocalFunction = m_model.m_functions.count({ n.domain, n.opType }) > 0;
+            if (opsetIt == opsets.end() && !isLocalFunction)
+                throw Error(n.label() + " uses domain \"" + (n.domain.empty() ? "ai.onnx" : n.domain)
+                    + "\", which the model does not import (opset_import)");
+            n.opset = opsetIt == opsets.end() ? 1 : opsetIt->second;
+            n.attributes = NodeAttributes(n.proto, n.label());
+            for (const auto& in : n.proto->input()) {
+                if (in.empty()) {
+                    n.inputs.push_back(kNoValue);
+                    continue;
+                }
+                ValueId id = resolve(*g, in, outer);
+                if (id == kNoValue)
+                    throw Error(n.label() + " reads \"" + in + "\", which no node, graph input or initializer defines");
+                n.inputs.push_back(id);
+            }
+        }
+        for (const auto& vi : proto.value_info()) {
+            ValueId id = g->findValue(vi.name());
+            if (id != kNoValue && vi.has_type() && g->m_values[id].type.kind == Value::Kind::None)
+                g->m_values[id].type = valueTypeFromProto(vi.type());
+        }
+        for (const auto& out : proto.output()) {
+            ValueId id = resolve(*g, out.name(), outer);
+            check(id != kNoValue, where + ": output \"" + out.name() + "\" is not produced by any node");
+            if (out.has_type())
+                g->m_values[id].type = valueTypeFromProto(out.type());
+            g->m_outputs.push_back(id);
+        }
+
+        // Subgraphs: unknown names resolve against this graph, then further out.
+        for (auto& n : nodes) {
+            for (const auto& attr : n.proto->attribute()) {
+                std::vector<const onnx::GraphProto*> bodies;
+                if (attr.has_g())
+                    bodies.push_back(&attr.g());
+                for (const auto& gg : attr.graphs())
+                    bodies.push_back(&gg);
+                for (const auto* body : bodies) {
+                    std::set<ValueId> implicit;
+                    OuterResolver inner = [&](const std::string& name) {
+                        ValueId id = resolve(*g, name, outer);
+                        if (id == kNoValue)
+                            return false;
+                        implicit.insert(id);
+                        return true;
+                    };
+                    std::shared_ptr<Graph> sub;
+                    try {
+                        sub = build(*body, opsets, inner, depth + 1);
+                    } catch (const Error& e) {
+                        throw Error(n.label() + ", attribute '" + attr.name() + "': " + e.what());
+                    }
+                    sub->m_parent = g.get();
+                    n.subgraphs.emplace_back(attr.name(), sub);
+                    for (ValueId id : implicit)
+                        if (std::find(n.implicitInputs.begin(), n.implicitInputs.end(), id) == n.implicitInputs.end())
+                            n.implicitInputs.push_back(id);
+                }
+            }
+            if (auto fit = m_model.m_functions.find({ n.domain, n.opType }); fit != m_model.m_functions.end())
+                n.functionBody = instantiateFunction(*fit->second, n, opsets, depth + 1);
+        }
+
+        sortAndIndex(*g, std::move(nodes), where);
+        return g;
+    }
+
+private:
+    static constexpr int kMaxDepth = 64;
+
+    ValueId resolve(Graph& g, const std::string& name, const OuterResolver& outer)
+    {
+        ValueId id = g.findValue(name);
+        if (id != kNoValue)
+            return id;
+        if (!outer || !outer(name))
+            return kNoValue;
+        id = static_cast<ValueId>(g.m_values.size());
+        ValueInfo v;
+        v.name = name;
+        v.source = ValueInfo::Source::OuterScope;
+        g.m_values.push_back(std::move(v));
+        g.m_byName.emplace(name, id);
+        g.m_outer.push_back(id);
+        return id;
+    }
+
+    /// A model-local function body for one call site: attribute references are replaced by the caller's values.
+    std::shared_ptr<const Graph> instantiateFunction(const onnx::FunctionProto& fn, const Node& caller,
+        const std::map<std::string, int64_t>& callerOpsets, int depth)
+    {
+        auto body = std::make_unique<onnx::GraphProto>();
+        body->set_name(fn.name());
+        for (int i = 0; i < fn.input_size(); ++i)
+            body->add_input()->set_name(fn.input(i));
+        for (int i = 0; i < fn.output_size(); ++i)
+            body->add_output()->set_name(fn.output(i));
+        for (const auto& np : fn.node()) {
+            auto* copy = body->add_node();
+            *copy = np;
+            copy->clear_attribute();
+            for (const auto& attr : np.attribute()) {
+                if (attr.ref_attr_name().empty()) {
+                    *copy->add_attribute() = attr;
+                    continue;
+                }
+                if (const auto* value = caller.attributes.find(attr.ref_attr_name())) {
+                    auto* a = copy->add_attribute();
+                    *a = *value;
+                    a->set_name(attr.name());
+                }
+            }
+        }
+        std::map<std::string, int64_t> opsets = callerOpsets;
+        for (const auto& imp : fn.opset_import())
+            opsets[normalizeDomain(imp.domain())] = imp.version();
+        const onnx::GraphProto& ref = *body;
+        m_owned.push_back(std::move(body));
+        try {
+            auto g = build(ref, opsets, {}, depth);
+            return g;
+        } catch (const Error& e) {
+            throw Error(caller.label() + ", function \"" + fn.name() + "\": " + e.what());
+        }
+    }
+
+    /// Kahn's algorithm, stable in file order. Renumbers nodes to their sorted position.
+    void sortAndIndex(Graph& g, std::vector<Node> nodes, const std::string& where)
+    {
+        const size_t n = nodes.size();
+        std::vector<std::vector<size_t>> users(n);
+        std::vector<size_t> pending(n, 0);
+        for (size_t i = 0; i < n; ++i) {
+            std::set<size_t> deps;
+            auto addDep = [&](ValueId id) {
+                if (id == kNoValue)
+                    return;
+                const auto& v = g.m_values[static_cast<size_t>(id)];
+                if (v.source == ValueInfo::Source::NodeOutput)
+                    deps.insert(static_cast<size_t>(v.producer));
+            };
+            for (ValueId id : nodes[i].inputs)
+                addDep(id);
+            for (ValueId id : nodes[i].implicitInputs)
+                addDep(id);
+            for (size_t d : deps) {
+                if (d == i)
+                    throw Error(nodes[i].label() + " reads its own output: the graph has a cycle");
+                users[d].push_back(i);
+            }
+            pending[i] = deps.size();
+        }
+        std::priority_queue<size_t, std::vector<size_t>, std::greater<>> ready;
+        for (size_t i = 0; i < n; ++i)
+            if (pending[i] == 0)
+                ready.push(i);
+        std::vector<size_t> order;
+        order.reserve(n);
+        while (!ready.empty()) {
+            size_t i = ready.top();
+            ready.pop();
+            order.push_back(i);
+            for (size_t u : users[i])
+                if (--pending[u] == 0)
+                    ready.push(u);
+        }
+        if (order.size() != n) {
+            std::string names;
+            int listed = 0;
+            for (size_t i = 0; i < n && listed < 8; ++i)
+                if (pending[i] > 0) {
+                    names += (listed++ ? ", " : "") + ("\"" + nodes[i].displayName() + "\"");
+                }
+            throw Error(where + " has a cycle through the nodes " + names);
+        }
+        std::vector<NodeId> newId(n);
+        for (size_t pos = 0; pos < n; ++pos)
+            newId[order[pos]] = static_cast<NodeId>(pos);
+        g.m_nodes.resize(n);
+        for (size_t old = 0; old < n; ++old) {
+            Node& node = nodes[old];
+            node.id = newId[old];
+            g.m_nodes[static_cast<size_t>(node.id)] = std::move(node);
+        }
+        for (auto& v : g.m_values) {
+            if (v.source == ValueInfo::Source::NodeOutput)
+                v.producer = newId[static_cast<size_t>(v.producer)];
+        }
+        for (auto& node : g.m_nodes) {
+            node.attributes = NodeAttributes(node.proto, node.label());
+            if (!node.name.empty())
+                g.m_nodeByName.emplace(node.name, node.id);
+            auto addConsumer = [&](ValueId id) {
+                if (id == kNoValue)
+                    return;
+                auto& c = g.m_values[static_cast<size_t>(id)].consumers;
+                if (c.empty() || c.back() != node.id)
+                    c.push_back(node.id);
+            };
+            for (ValueId id : node.inputs)
+                addConsumer(id);
+            for (ValueId id : node.implicitInputs)
+                addConsumer(id);
+            for (auto& [attr, sub] : node.subgraphs)
+                std::const_pointer_cast<Graph>(sub)->m_owner = &node;
+            if (node.functionBody)
+                std::const_pointer_cast<Graph>(node.functionBody)->m_owner = &node;
+        }
+        for (const auto& node : g.m_nodes)
+            if (node.name.empty())
+                g.m_nodeByName.emplace(node.displayName(), node.id);
+    }
+
+    Model& m_model;
+    std::vector<std::unique_ptr<onnx::GraphProto>>& m_owned;
+};
+
+Model::~Model() = default;
+
+std::shared_ptr<Model> Model::load(const fs::path& path)
+{
+    std::error_code ec;
+    check(fs::exists(path, ec), "\"" + path.string() + "\" does not exist");
+    check(!fs::is_directory(path, ec), "\"" + path.string() + "\" is a folder, not a model file");
+    auto size = fs::file_size(path, ec);
+    check(!ec, "cannot read \"" + path.string() + "\": " + ec.message());
+    check(size < (uint64_t(2) << 30),
+        "\"" + path.string() + "\" is " + std::to_string(size >> 20)
+            + " MiB; protobuf cannot parse a model over 2 GiB. Save its weights as external data "
+              "(onnx.save_model(..., save_as_external_data=True)).");
+    std::string bytes = readFileBytes(path);
+    auto model = fromBytes(bytes, path.parent_path(), path.string());
+    model->m_path = path;
+    return model;
+}
+
+std::shared_ptr<Model> Model::fromBytes(const std::string& bytes, const fs::path& baseDir,
+    const std::string& displayName)
+{
+    auto proto = std::make_unique<onnx::ModelProto>();
+    google::protobuf::io::ArrayInputStream raw(bytes.data(), static_cast<int>(bytes.size()));
+    google::protobuf::io::CodedInputStream coded(&raw);
+    coded.SetTotalBytesLimit(std::numeric_limits<int>::max());
+    coded.SetRecursionLimit(400);
+    check(!bytes.empty(), "\"" + displayName + "\" is empty");
+    check(proto->ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage(),
+        "\"" + displayName + "\" is not a valid ONNX model (protobuf parsing failed: truncated, corrupt or not an "
+            + "ONNX file)");
+    return fromProto(std::move(proto), baseDir, displayName);
+}
+
+std::shared_ptr<Model> Model::fromText(const std::string& text, int64_t defaultOpset)
+{
+    auto proto = std::make_unique<onnx::ModelProto>();
+    auto trimmed = text.substr(std::min(text.find_first_not_of(" \t\r\n"), text.size()));
+    if (!trimmed.empty() && trimmed[0] == '<') {
+        auto status = onnx::OnnxParser::Parse(*proto, text.c_str());
+        check(status.IsOK(), "cannot parse ONNX text: " + status.ErrorMessage());
+    } else {
+        auto status = onnx::OnnxParser::Parse(*proto->mutable_graph(), text.c_str());
+        check(status.IsOK(), "cannot parse ONNX text: " + status.ErrorMessage());
+        proto->set_ir_version(8);
+        auto* imp = proto->add_opset_import();
+        imp->set_domain("");
+        imp->set_version(defaultOpset);
+    }
+    if (proto->ir_version() == 0)
+        proto->set_ir_version(8);
+    return fromProto(std::move(proto), fs::current_path(), "<text>");
+}
+
+std::shared_ptr<Model> Model::fromProto(std::unique_ptr<onnx::ModelProto> proto, const fs::path& baseDir,
+    const std::string& displayName)
+{
+    std::shared_ptr<Model> model(new Model());
+    model->m_proto = std::move(proto);
+    model->m_displayName = displayName;
+    model->m_external = std::make_unique<ExternalDataStore>(baseDir);
+    const auto& mp = *model->m_proto;
+    for (const auto& imp : mp.opset_import())
+        model->m_opsets[normalizeDomain(imp.domain())] = imp.version();
+    if (mp.opset_import_size() == 0 && mp.ir_version() < 3)
+        model->m_opsets[""] = 1; // IR 1-2 predate opset_import and mean opset 1
+    for (const auto& fn : mp.functions())
+        model->m_functions[{ normalizeDomain(fn.domain()), fn.name() }] = &fn;
+    check(mp.has_graph(), "\"" + displayName + "\" has no graph");
+    try {
+        GraphBuilder builder(*model, model->m_functionBodies);
+        model->m_graph = builder.build(mp.graph(), model->m_opsets, {}, 0);
+    } catch (const Error& e) {
+        throw Error("\"" + displayName + "\": " + e.what());
+    }
+    return model;
+}
+
+int64_t Model::opset(const std::string& domain) const
+{
+    auto it = m_opsets.find(normalizeDomain(domain));
+    return it == m_opsets.end() ? 0 : it->second;
+}
+
+Tensor Model::initializer(const ValueInfo& value) const
+{
+    check(value.initializer != nullptr, "\"" + value.name + "\" is not an initializer");
+    try {
+        return tensorFromProto(*value.initializer, m_external.get());
+    } catch (const Error& e) {
+        throw Error("\"" + m_displayName + "\": initializer " + e.what());
+    }
+}
+
+uint64_t Model::initializerBytes() const
+{
+    uint64_t total = 0;
+    std::function<void(const Graph&)> visit = [&](const Graph& g) {
+        for (const auto& v : g.values())
+            if (v.initializer) {
+                DataType t = dataTypeFromOnnx(v.initializer->data_type());
+                uint64_t n = 1;
+                for (int64_t d : v.initializer->dims())
+                    n *= static_cast<uint64_t>(std::max<int64_t>(d, 0));
+                total += n * (t == DataType::String ? 0 : elementSize(t));
+            }
+        for (const auto& node : g.nodes())
+            for (const auto& [attr, sub] : node.subgraphs)
+                visit(*sub);
+    };
+    visit(*m_graph);
+    return total;
+}
+
+std::vector<Diagnostic> Model::diagnostics() const
+{
+    std::vector<Diagnostic> out;
+    try {
+        onnx::checker::check_model(*m_proto);
+    } catch (const std::exception& e) {
+        out.push_back({ Diagnostic::Severity::Error, "checker", e.what() });
+    }
+    try {
+        onnx::ModelProto copy = *m_proto;
+        onnx::ShapeInferenceOptions options(true, 1, false);
+        onnx::shape_inference::InferShapes(copy, onnx::OpSchemaRegistry::Instance(), options);
+    } catch (const std::exception& e) {
+        out.push_back({ Diagnostic::Severity::Warning, "shape inference", e.what() });
+    }
+    return out;
+}
+
+std::map<std::string, ValueType> Model::inferredTypes() const
+{
+    std::map<std::string, ValueType> out;
+    onnx::ModelProto copy = *m_proto;
+    try {
+        onnx::shape_inference::InferShapes(copy);
+    } catch (const std::exception&) {
+        // Partial results are still useful; diagnostics() reports the failure.
+    }
+    const auto& g = copy.graph();
+    for (const auto* list : { &g.input(), &g.output(), &g.value_info() })
+        for (const auto& vi : *list)
+            if (vi.has_type())
+                out[vi.name()] = valueTypeFromProto(vi.type());
+    return out;
+}
+
+} // namespace onnxscope

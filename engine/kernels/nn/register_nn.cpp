@@ -3,8 +3,13 @@
 
 namespace onnxscope {
 
-void registerNnKernels(KernelRegistry&)
+void registerActivations(KernelRegistry& r);
+void registerSoftmax(KernelRegistry& r);
+
+void registerNnKernels(KernelRegistry& r)
 {
+    registerActivations(r);
+    registerSoftmax(r);
 }
 
 } // namespace onnxscope

@@ -3,8 +3,29 @@
 
 namespace onnxscope {
 
-void registerTensorKernels(KernelRegistry&)
+void registerReshape(KernelRegistry& r);
+void registerTranspose(KernelRegistry& r);
+void registerConcat(KernelRegistry& r);
+void registerFlatten(KernelRegistry& r);
+void registerConstant(KernelRegistry& r);
+void registerIdentity(KernelRegistry& r);
+void registerCast(KernelRegistry& r);
+void registerShape(KernelRegistry& r);
+void registerGather(KernelRegistry& r);
+void registerSqueezeUnsqueeze(KernelRegistry& r);
+
+void registerTensorKernels(KernelRegistry& r)
 {
+    registerReshape(r);
+    registerTranspose(r);
+    registerConcat(r);
+    registerFlatten(r);
+    registerConstant(r);
+    registerIdentity(r);
+    registerCast(r);
+    registerShape(r);
+    registerGather(r);
+    registerSqueezeUnsqueeze(r);
 }
 
 } // namespace onnxscope

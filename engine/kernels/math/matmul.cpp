@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: MIT
+#include "engine/kernels/common/broadcast.h"
+#include "engine/kernels/common/dispatch.h"
+#include "engine/kernels/kernel_registry.h"
+
+#include <Eigen/Core>
+
+#include <type_traits>
+#include <vector>
+
+namespace onnxscope {
+
+namespace {
+
+template <class T>
+using RowMajor = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+/// The type the product is computed in: float for float16/bfloat16 (float accumulation, as onnxruntime does), the
+/// unsigned counterpart for signed integers (overflow wraps instead of being undefined), T otherwise.
+template <class T> struct ComputeType {
+    using type = T;
+};
+template <> struct ComputeType<Float16> {
+    using type = float;
+};
+template <> struct ComputeType<BFloat16> {
+    using type = float;
+};
+template <> struct ComputeType<int32_t> {
+    using type = uint32_t;
+};
+template <> struct ComputeType<int64_t> {
+    using type = uint64_t;
+};
+
+/// MatMul 1, 9, 13: numpy matmul. 1-D operands are promoted (A to [1, K], B to [K, 1]) and the added dimension
+/// removed from the result; leading (batch) dimensions broadcast. float, double, float16, bfloat16, int32, int64,
+/// uint32, uint64. Half types accumulate in float; signed integer overflow wraps.
+class MatMul final : public Kernel {
+public:
+    explicit MatMul(const KernelInit&) { }
+
+    void compute(KernelContext& ctx) const override
+    {
+        const Tensor& a = ctx.input(0);
+        const Tensor& b = ctx.input(1);
+        if (a.dtype() != b.dtype())
+            throw ctx.error("inputs have different element types (" + std::string(dataTypeName(a.dtype())) + " and "
+                + std::string(dataTypeName(b.dtype())) + ")");
+        if (a.rank() == 0 || b.rank() == 0)
+            throw ctx.error("MatMul needs operands of rank 1 or more, got " + shapeToString(a.shape()) + " and "
+                + shapeToString(b.shape()));
+        Shape sa = a.shape(), sb = b.shape();
+        const bool promoteA = sa.size() == 1, promoteB = sb.size() == 1;
+        if (promoteA)
+            sa.insert(sa.begin(), 1);
+        if (promoteB)
+            sb.push_back(1);
+        const int64_t m = sa[sa.size() - 2], k = sa.back(), n = sb.back();
+        if (sb[sb.size() - 2] != k)
+            throw ctx.error("inner dimensions do not match: A " + shapeToString(a.shape()) + ", B "
+                + shapeToString(b.shape()));
+        const Shape batchA(sa.begin(), sa.end() - 2), batchB(sb.begin(), sb.end() - 2);
+        Shape batch;
+        try {
+            batch = broadcastShapes(batchA, batchB);
+        } catch (const Error& e) {
+            throw ctx.error("batch dimensions: " + std::string(e.what()));
+        }
+        Shape outShape = batch;
+        if (!promoteA)
+            outShape.push_back(m);
+        if (!promoteB)
+            outShape.push_back(n);
+        Tensor& out = ctx.allocateOutput(0, a.dtype(), outShape);
+        dispatch<TypeList<float, double, Float16, BFloat16, int32_t, int64_t, uint32_t, uint64_t>>(a.dtype(),
+            ctx.node().label(), [&]<class T>() { run<T>(a, b, out, batchA, batchB, batch, m, k, n); });
+    }
+
+private:
+    template <class T>
+    static void run(const Tensor& a, const Tensor& b, Tensor& out, const Shape& batchA, const Shape& batchB,
+        const Shape& batch, int64_t m, int64_t k, int64_t n)
+    {
+        using C = typename ComputeType<T>::type;
+        const int64_t batches = elementCount(batch);
+        if (out.size() == 0)
+            return;
+        const std::vector<int64_t> stridesA = broadcastStrides(batchA, batch);
+        const std::vector<int64_t> stridesB = broadcastStrides(batchB, batch);
+        const T* pa = a.data<T>().data();
+        const T* pb = b.data<T>().data();
+        T* po = out.data<T>().data();
+        std::vector<int64_t> index(batch.size(), 0);
+        RowMajor<C> ta, tb, tc; // conversion buffers for half types
+        for (int64_t i = 0; i < batches; ++i) {
+            int64_t offA = 0, offB = 0;
+            for (size_t d = 0; d < batch.size(); ++d) {
+                offA += index[d] * stridesA[d];
+                offB += index[d] * stridesB[d];
+            }
+            const T* ma = pa + offA * m * k;
+            const T* mb = pb + offB * k * n;
+            T* mo = po + i * m * n;
+            if constexpr (std::is_same_v<C, T>) {
+                Eigen::Map<RowMajor<T>>(mo, m, n).noalias()
+                    = Eigen::Map<const RowMajor<T>>(ma, m, k) * Eigen::Map<const RowMajor<T>>(mb, k, n);
+            } else if constexpr (std::is_integral_v<T>) {
+                // Signed and unsigned integers of one size may alias each other.
+                Eigen::Map<RowMajor<C>>(reinterpret_cast<C*>(mo), m, n).noalias()
+                    = Eigen::Map<const RowMajor<C>>(reinterpret_cast<const C*>(ma), m, k)
+                    * Eigen::Map<const RowMajor<C>>(reinterpret_cast<const C*>(mb), k, n);
+            } else {
+                ta = Eigen::Map<const RowMajor<T>>(ma, m, k).template cast<C>();
+                tb = Eigen::Map<const RowMajor<T>>(mb, k, n).template cast<C>();
+                tc.noalias() = ta * tb;
+                Eigen::Map<RowMajor<T>>(mo, m, n) = tc.template cast<T>();
+            }
+            for (size_t d = batch.size(); d-- > 0;) {
+                if (++index[d] < batch[d])
+                    break;
+                index[d] = 0;
+            }
+        }
+    }
+};
+
+} // namespace
+
+void registerMatMul(KernelRegistry& r)
+{
+    r.add("", "MatMul", 1, KernelRegistry::kLatest, makeFactory<MatMul>());
+}
+
+} // namespace onnxscope

@@ -13,6 +13,11 @@ void registerCast(KernelRegistry& r);
 void registerShape(KernelRegistry& r);
 void registerGather(KernelRegistry& r);
 void registerSqueezeUnsqueeze(KernelRegistry& r);
+void registerSlice(KernelRegistry& r);
+void registerSplit(KernelRegistry& r);
+void registerTile(KernelRegistry& r);
+void registerExpand(KernelRegistry& r);
+void registerPad(KernelRegistry& r);
 
 void registerTensorKernels(KernelRegistry& r)
 {
@@ -26,6 +31,11 @@ void registerTensorKernels(KernelRegistry& r)
     registerShape(r);
     registerGather(r);
     registerSqueezeUnsqueeze(r);
+    registerSlice(r);
+    registerSplit(r);
+    registerTile(r);
+    registerExpand(r);
+    registerPad(r);
 }
 
 } // namespace onnxscope

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Helpers shared by the shape and indexing kernels (Slice, Tile, Expand, Pad, Gather*/Scatter*, ...): reading
+// integer inputs, type-blind element moves and a strided copy. Include only from kernel .cpp files.
+
+#include "engine/kernels/kernel.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace onnxscope::indexing {
+
+/// A 16-byte trivially copyable element (complex128), moved as a whole.
+struct Word16 {
+    uint64_t lo, hi;
+    bool operator==(const Word16&) const = default;
+};
+
+/// Calls `fn.template operator()<W>()` with W = std::string for string tensors, else an unsigned integer (or
+/// Word16) as wide as the element: data-movement kernels then instantiate their loops five times, not sixteen.
+template <class Fn> void byElementSize(DataType type, Fn&& fn)
+{
+    if (type == DataType::String)
+        return fn.template operator()<std::string>();
+    switch (elementSize(type)) {
+    case 1:
+        return fn.template operator()<uint8_t>();
+    case 2:
+        return fn.template operator()<uint16_t>();
+    case 4:
+        return fn.template operator()<uint32_t>();
+    case 8:
+        return fn.template operator()<uint64_t>();
+    case 16:
+        return fn.template operator()<Word16>();
+    default:
+        throw Error("element type " + std::string(dataTypeName(type)) + " cannot be copied");
+    }
+}
+
+template <class W> const W* words(const Tensor& t) { return static_cast<const W*>(t.raw()); }
+template <class W> W* mutableWords(Tensor& t) { return static_cast<W*>(t.mutableRaw()); }
+
+/// The elements of an int32 or int64 tensor as int64 (any shape, row-major). Error naming `what` otherwise.
+inline std::vector<int64_t> toInt64s(const KernelContext& ctx, const Tensor& t, const std::string& what)
+{
+    if (t.dtype() == DataType::Int64) {
+        auto d = t.data<int64_t>();
+        return { d.begin(), d.end() };
+    }
+    if (t.dtype() == DataType::Int32) {
+        auto d = t.data<int32_t>();
+        return { d.begin(), d.end() };
+    }
+    throw ctx.error(what + " must be int32 or int64, got " + t.typeString());
+}
+
+/// Input `i` read as a list of int64 (1-D, or a scalar read as one value).
+inline std::vector<int64_t> intListInput(const KernelContext& ctx, size_t i, const std::string& what)
+{
+    const Tensor& t = ctx.input(i);
+    if (t.rank() > 1)
+        throw ctx.error(what + " must be 1-D, got " + t.typeString());
+    return toInt64s(ctx, t, what);
+}
+
+/// Input `i` as one int64: a scalar or a 1-element tensor.
+inline int64_t intScalarInput(const KernelContext& ctx, size_t i, const std::string& what)
+{
+    const Tensor& t = ctx.input(i);
+    if (t.size() != 1)
+        throw ctx.error(what + " must hold exactly one value, got " + t.typeString());
+    return toInt64s(ctx, t, what)[0];
+}
+
+/// Normalises an index against a dimension of size `dim` (negative counts from the end) and checks it, or throws
+/// an Error naming `what`.
+inline int64_t checkIndex(const KernelContext& ctx, int64_t index, int64_t dim, const std::string& what)
+{
+    const int64_t fixed = index < 0 ? index + dim : index;
+    if (fixed < 0 || fixed >= dim)
+        throw ctx.error(what + " " + std::to_string(index) + " is out of range for a dimension of size "
+            + std::to_string(dim));
+    return fixed;
+}
+
+/// out[i] = in[inOffset + sum_d index_d * inStrides[d]] for every index of `outShape` (row-major). The strides may
+/// be zero (broadcast) or negative (reversed slices); the caller guarantees every offset is within `in`.
+template <class W>
+void stridedCopy(const W* in, W* out, const Shape& outShape, const std::vector<int64_t>& inStrides, int64_t inOffset)
+{
+    const size_t rank = outShape.size();
+    int64_t n = 1;
+    for (int64_t d : outShape)
+        n *= d;
+    if (n == 0)
+        return;
+    if (rank == 0) {
+        out[0] = in[inOffset];
+        return;
+    }
+    const int64_t inner = outShape[rank - 1];
+    const int64_t innerStride = inStrides[rank - 1];
+    std::vector<int64_t> index(rank, 0);
+    int64_t off = inOffset;
+    for (int64_t o = 0; o < n; o += inner) {
+        if (innerStride == 1) {
+            std::copy(in + off, in + off + inner, out + o);
+        } else {
+            for (int64_t j = 0; j < inner; ++j)
+                out[o + j] = in[off + j * innerStride];
+        }
+        for (size_t d = rank - 1; d-- > 0;) {
+            off += inStrides[d];
+            if (++index[d] < outShape[d])
+                break;
+            off -= inStrides[d] * outShape[d];
+            index[d] = 0;
+        }
+    }
+}
+
+/// Element type of an ONNX `dtype` attribute value; Error naming the attribute if it is not a tensor element type.
+inline DataType dtypeAttribute(const KernelInit& init, int64_t value, const std::string& name)
+{
+    DataType t = value >= INT32_MIN && value <= INT32_MAX ? dataTypeFromOnnx(static_cast<int32_t>(value))
+                                                          : DataType::Undefined;
+    if (t == DataType::Undefined)
+        throw init.error("attribute '" + name + "': " + std::to_string(value) + " is not a tensor element type");
+    return t;
+}
+
+} // namespace onnxscope::indexing

@@ -6,12 +6,30 @@ namespace onnxscope {
 void registerBinaryArith(KernelRegistry& r);
 void registerMatMul(KernelRegistry& r);
 void registerGemm(KernelRegistry& r);
+void registerUnary(KernelRegistry& r);
+void registerPow(KernelRegistry& r);
+void registerMod(KernelRegistry& r);
+void registerBitShift(KernelRegistry& r);
+void registerVariadic(KernelRegistry& r);
+void registerLogical(KernelRegistry& r);
+void registerCompare(KernelRegistry& r);
+void registerWhere(KernelRegistry& r);
+void registerClip(KernelRegistry& r);
 
 void registerMathKernels(KernelRegistry& r)
 {
     registerBinaryArith(r);
     registerMatMul(r);
     registerGemm(r);
+    registerUnary(r);
+    registerPow(r);
+    registerMod(r);
+    registerBitShift(r);
+    registerVariadic(r);
+    registerLogical(r);
+    registerCompare(r);
+    registerWhere(r);
+    registerClip(r);
 }
 
 } // namespace onnxscope

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+#include "engine/kernels/common/broadcast.h"
+#include "engine/kernels/common/dispatch.h"
+#include "engine/kernels/common/elementwise.h"
+#include "engine/kernels/kernel_registry.h"
+
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+namespace onnxscope {
+
+namespace {
+
+/// Mod 10, 13: element-wise remainder with numpy broadcasting, every numeric type. fmod=1: the sign of the dividend
+/// (C fmod / truncated division); fmod=0 (integers only, as the spec requires): the sign of the divisor, as
+/// Python's %. Half types are computed in float. An integer zero divisor is an error, not a crash; MIN % -1 is 0.
+class Mod final : public Kernel {
+public:
+    explicit Mod(const KernelInit& init)
+    {
+        const int64_t fmod = init.attributes().getInt("fmod", 0);
+        if (fmod != 0 && fmod != 1)
+            throw init.attributes().error("fmod", "expected 0 or 1, got " + std::to_string(fmod));
+        m_fmod = fmod == 1;
+    }
+
+    void compute(KernelContext& ctx) const override
+    {
+        const Tensor& a = ctx.input(0);
+        const Tensor& b = ctx.input(1);
+        if (a.dtype() != b.dtype())
+            throw typeMismatch(ctx, a, b);
+        if (isFloatingPoint(a.dtype()) && !m_fmod)
+            throw ctx.error("floating-point inputs need the attribute fmod=1, got fmod=0");
+        Shape outShape;
+        try {
+            outShape = broadcastShapes(a.shape(), b.shape());
+        } catch (const Error& e) {
+            throw ctx.error(e.what());
+        }
+        Tensor& out = ctx.allocateOutput(0, a.dtype(), outShape);
+        dispatch<NumericTypes>(a.dtype(), ctx.node().label(), [&]<class T>() { run<T>(ctx, a, b, out); });
+    }
+
+private:
+    template <class T> void run(const KernelContext& ctx, const Tensor& a, const Tensor& b, Tensor& out) const
+    {
+        if constexpr (std::is_integral_v<T>) {
+            for (T d : b.data<T>())
+                if (d == 0)
+                    throw ctx.error("integer modulo by zero");
+            const bool pythonSign = !m_fmod;
+            broadcastBinary<T, T, T>(a, b, out, [pythonSign](T x, T y) {
+                if constexpr (std::is_signed_v<T>)
+                    if (y == T(-1))
+                        return T(0);
+                T r = static_cast<T>(x % y);
+                if constexpr (std::is_signed_v<T>)
+                    if (pythonSign && r != 0 && ((r < 0) != (y < 0)))
+                        r = static_cast<T>(r + y);
+                return r;
+            });
+        } else {
+            using F = MathType<T>;
+            broadcastBinary<T, T, T>(
+                a, b, out, [](T x, T y) { return static_cast<T>(std::fmod(static_cast<F>(x), static_cast<F>(y))); });
+        }
+    }
+
+    bool m_fmod = false;
+};
+
+} // namespace
+
+void registerMod(KernelRegistry& r)
+{
+    r.add("", "Mod", 10, KernelRegistry::kLatest, makeFactory<Mod>());
+}
+
+} // namespace onnxscope

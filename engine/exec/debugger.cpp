@@ -64,7 +64,7 @@ void Debugger::start(const std::map<std::string, Value>& inputs)
     const Frame& main = m_session.frame(0);
     for (ValueId id : main.graph().inputs())
         record({ 0, main.id, "main", &main.graph(), -1, main.graph().value(id).name,
-            main.slots[static_cast<size_t>(id)], false, {} });
+            main.values[static_cast<size_t>(id)], false, {} });
     m_freshStart = true;
     m_lastStop = {};
     m_lastStop.reason = StopReason::Step;
@@ -161,7 +161,7 @@ void Debugger::frameEntered(const Frame& frame, const std::string& framePath)
 {
     for (ValueId id : frame.graph().inputs())
         record({ m_sequence, frame.id, framePath, &frame.graph(), -1, frame.graph().value(id).name,
-            frame.slots[static_cast<size_t>(id)], false, {} });
+            frame.values[static_cast<size_t>(id)], false, {} });
 }
 
 void Debugger::afterNode(const NodeEvent& event)

@@ -95,12 +95,12 @@ void Session::pushFrame(const Plan& plan, std::vector<Value> inputs, std::string
     frame->id = m_nextFrameId++;
     frame->plan = &plan;
     frame->label = std::move(label);
-    frame->slots = plan.constants;
+    frame->values = plan.constants;
     const auto& graphInputs = graph.inputs();
     for (size_t i = 0; i < graphInputs.size(); ++i) {
         ValueId id = graphInputs[i];
         if (i < inputs.size() && !inputs[i].isNone())
-            frame->slots[static_cast<size_t>(id)] = std::move(inputs[i]);
+            frame->values[static_cast<size_t>(id)] = std::move(inputs[i]);
     }
     if (!m_frames.empty()) {
         const Frame& parent = *m_frames.back();
@@ -108,7 +108,7 @@ void Session::pushFrame(const Plan& plan, std::vector<Value> inputs, std::string
             const std::string& name = graph.value(id).name;
             ValueId outer = parent.graph().findValue(name);
             if (outer != kNoValue)
-                frame->slots[static_cast<size_t>(id)] = parent.slots[static_cast<size_t>(outer)];
+                frame->values[static_cast<size_t>(id)] = parent.values[static_cast<size_t>(outer)];
         }
     }
     m_pathLabels.push_back(frame->label);
@@ -152,7 +152,7 @@ void Session::gatherInputs(const Frame& frame, const Node& node, std::vector<Val
     inputs.resize(node.inputs.size());
     for (size_t i = 0; i < node.inputs.size(); ++i) {
         ValueId id = node.inputs[i];
-        inputs[i] = id == kNoValue ? Value() : frame.slots[static_cast<size_t>(id)];
+        inputs[i] = id == kNoValue ? Value() : frame.values[static_cast<size_t>(id)];
     }
 }
 
@@ -176,7 +176,7 @@ Session::StepResult Session::advance()
         std::vector<Value> outputs;
         outputs.reserve(graph.outputs().size());
         for (ValueId id : graph.outputs()) {
-            const Value& v = frame.slots[static_cast<size_t>(id)];
+            const Value& v = frame.values[static_cast<size_t>(id)];
             if (v.isNone() && graph.value(id).type.kind != Value::Kind::Optional)
                 fail(nullptr, framePath() + ": output \"" + graph.value(id).name + "\" was not produced");
             outputs.push_back(v);
@@ -274,7 +274,7 @@ Session::StepResult Session::runNode(Frame& frame)
     }
     for (size_t i = 0; i < node.outputs.size(); ++i)
         if (node.outputs[i] != kNoValue)
-            frame.slots[static_cast<size_t>(node.outputs[i])] = std::move(m_results[i]);
+            frame.values[static_cast<size_t>(node.outputs[i])] = std::move(m_results[i]);
     return finishNode(frame, node, started);
 }
 
@@ -305,7 +305,7 @@ Session::StepResult Session::continuePending(Frame& frame)
     frame.pending.reset();
     for (size_t i = 0; i < node.outputs.size(); ++i)
         if (node.outputs[i] != kNoValue)
-            frame.slots[static_cast<size_t>(node.outputs[i])] = std::move(frame.pendingOutputs[i]);
+            frame.values[static_cast<size_t>(node.outputs[i])] = std::move(frame.pendingOutputs[i]);
     frame.pendingInputs.swap(m_inputs);
     frame.pendingInputs.clear();
     frame.pendingOutputs.clear();
@@ -319,7 +319,7 @@ Session::StepResult Session::finishNode(Frame& frame, const Node& node, std::chr
         std::vector<Value> outputs(node.outputs.size());
         for (size_t i = 0; i < node.outputs.size(); ++i)
             if (node.outputs[i] != kNoValue)
-                outputs[i] = frame.slots[static_cast<size_t>(node.outputs[i])];
+                outputs[i] = frame.values[static_cast<size_t>(node.outputs[i])];
         NodeEvent ev { node, frame, m_frames.size(), m_inputs, outputs,
             std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed), framePath() };
         for (auto* o : m_observers)
@@ -327,7 +327,7 @@ Session::StepResult Session::finishNode(Frame& frame, const Node& node, std::chr
     }
     if (m_options.freeDeadValues)
         for (ValueId id : frame.plan->freeAfter[frame.pc])
-            frame.slots[static_cast<size_t>(id)] = Value();
+            frame.values[static_cast<size_t>(id)] = Value();
     frame.pc++;
     return { StepKind::NodeDone, m_frames.size(), &node };
 }

@@ -21,7 +21,7 @@ struct Frame {
     uint64_t id = 0; // unique within a session
     const Plan* plan = nullptr;
     std::string label; // "main", `Loop "loop_0" iteration 3`, ...
-    std::vector<Value> slots; // by ValueId
+    std::vector<Value> values; // by ValueId
     size_t pc = 0; // index of the next node (nodes are in topological order)
     // A control-flow node at `pc` that has started and is running subgraph calls:
     std::unique_ptr<SubgraphRun> pending;

@@ -8,6 +8,7 @@ void registerMathKernels(KernelRegistry& r);
 void registerNnKernels(KernelRegistry& r);
 void registerTensorKernels(KernelRegistry& r);
 void registerCustomKernels(KernelRegistry& r);
+void registerReduceKernels(KernelRegistry& r);
 
 void registerAllKernels(KernelRegistry& r)
 {
@@ -15,6 +16,7 @@ void registerAllKernels(KernelRegistry& r)
     registerNnKernels(r);
     registerTensorKernels(r);
     registerCustomKernels(r);
+    registerReduceKernels(r);
 }
 
 } // namespace onnxscope

@@ -15,6 +15,11 @@ void registerLogical(KernelRegistry& r);
 void registerCompare(KernelRegistry& r);
 void registerWhere(KernelRegistry& r);
 void registerClip(KernelRegistry& r);
+void registerCumSum(KernelRegistry& r);
+void registerLogSoftmax(KernelRegistry& r);
+void registerEinsum(KernelRegistry& r);
+void registerDet(KernelRegistry& r);
+void registerCastLike(KernelRegistry& r);
 
 void registerMathKernels(KernelRegistry& r)
 {
@@ -30,6 +35,11 @@ void registerMathKernels(KernelRegistry& r)
     registerCompare(r);
     registerWhere(r);
     registerClip(r);
+    registerCumSum(r);
+    registerLogSoftmax(r);
+    registerEinsum(r);
+    registerDet(r);
+    registerCastLike(r);
 }
 
 } // namespace onnxscope

@@ -18,6 +18,12 @@ void registerSplit(KernelRegistry& r);
 void registerTile(KernelRegistry& r);
 void registerExpand(KernelRegistry& r);
 void registerPad(KernelRegistry& r);
+void registerCompress(KernelRegistry& r);
+void registerNonZero(KernelRegistry& r);
+void registerOneHot(KernelRegistry& r);
+void registerTopK(KernelRegistry& r);
+void registerUnique(KernelRegistry& r);
+void registerTrilu(KernelRegistry& r);
 
 void registerTensorKernels(KernelRegistry& r)
 {
@@ -36,6 +42,12 @@ void registerTensorKernels(KernelRegistry& r)
     registerTile(r);
     registerExpand(r);
     registerPad(r);
+    registerCompress(r);
+    registerNonZero(r);
+    registerOneHot(r);
+    registerTopK(r);
+    registerUnique(r);
+    registerTrilu(r);
 }
 
 } // namespace onnxscope

@@ -7,6 +7,7 @@
 #include "engine/kernels/kernel.h"
 
 #include <cstdint>
+#include <type_traits>
 #include <string>
 #include <vector>
 
@@ -130,6 +131,65 @@ inline DataType dtypeAttribute(const KernelInit& init, int64_t value, const std:
     if (t == DataType::Undefined)
         throw init.error("attribute '" + name + "': " + std::to_string(value) + " is not a tensor element type");
     return t;
+}
+
+/// How Scatter* combine an update with the existing element (attribute `reduction`, opsets 16 and 18).
+enum class Reduction { None, Add, Mul, Max, Min };
+
+/// Parses `reduction` ("none", "add", "mul" from opset 16; "max", "min" from 18); Error naming the attribute.
+inline Reduction reductionAttribute(const KernelInit& init)
+{
+    if (init.opset() < 16)
+        return Reduction::None;
+    const std::string r = init.attributes().getString("reduction", "none");
+    if (r == "none")
+        return Reduction::None;
+    if (r == "add")
+        return Reduction::Add;
+    if (r == "mul")
+        return Reduction::Mul;
+    if (init.opset() >= 18 && r == "max")
+        return Reduction::Max;
+    if (init.opset() >= 18 && r == "min")
+        return Reduction::Min;
+    throw init.attributes().error("reduction", "expected none, add, mul" + std::string(init.opset() >= 18 ? ", max or min" : "")
+        + " (opset " + std::to_string(init.opset()) + "), got \"" + r + "\"");
+}
+
+/// dst = reduce(dst, src). Bool adds as "or" and multiplies as "and"; the caller refuses strings (and max/min on
+/// complex numbers) before calling.
+template <class T> void reduceInto(T& dst, const T& src, Reduction r)
+{
+    if constexpr (std::is_same_v<T, bool>) {
+        dst = (r == Reduction::Add || r == Reduction::Max) ? (dst || src) : r == Reduction::None ? src : (dst && src);
+    } else if constexpr (std::is_same_v<T, std::string>) {
+        dst = src;
+    } else {
+        switch (r) {
+        case Reduction::None:
+            dst = src;
+            break;
+        case Reduction::Add:
+        case Reduction::Mul:
+            if constexpr (std::is_integral_v<T>) {
+                // Wraps, as onnxruntime does, without signed overflow: computed in an unsigned type that does not
+                // promote to int.
+                using U = std::conditional_t<(sizeof(T) < 4), uint32_t, std::make_unsigned_t<T>>;
+                dst = static_cast<T>(r == Reduction::Add ? static_cast<U>(dst) + static_cast<U>(src)
+                                                         : static_cast<U>(dst) * static_cast<U>(src));
+            } else {
+                dst = r == Reduction::Add ? static_cast<T>(dst + src) : static_cast<T>(dst * src);
+            }
+            break;
+        case Reduction::Max:
+        case Reduction::Min:
+            if constexpr (requires(T a, T b) { a < b; }) {
+                if (r == Reduction::Max ? dst < src : src < dst)
+                    dst = src;
+            }
+            break;
+        }
+    }
 }
 
 } // namespace onnxscope::indexing

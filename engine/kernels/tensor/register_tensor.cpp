@@ -24,6 +24,10 @@ void registerOneHot(KernelRegistry& r);
 void registerTopK(KernelRegistry& r);
 void registerUnique(KernelRegistry& r);
 void registerTrilu(KernelRegistry& r);
+void registerGatherElements(KernelRegistry& r);
+void registerGatherND(KernelRegistry& r);
+void registerScatterElements(KernelRegistry& r);
+void registerScatterND(KernelRegistry& r);
 
 void registerTensorKernels(KernelRegistry& r)
 {
@@ -48,6 +52,10 @@ void registerTensorKernels(KernelRegistry& r)
     registerTopK(r);
     registerUnique(r);
     registerTrilu(r);
+    registerGatherElements(r);
+    registerGatherND(r);
+    registerScatterElements(r);
+    registerScatterND(r);
 }
 
 } // namespace onnxscope

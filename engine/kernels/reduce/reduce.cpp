@@ -32,9 +32,12 @@ public:
         const NodeAttributes& attrs = init.attributes();
         m_keepDims = attrs.getInt("keepdims", 1) != 0;
         m_axesInput = init.opset() >= (op == ReduceOp::Sum ? 13 : 18);
-        if (m_axesInput)
+        if (m_axesInput) {
+            if (attrs.has("axes"))
+                throw attrs.error("axes", "from opset " + std::to_string(op == ReduceOp::Sum ? 13 : 18)
+                        + " the axes are input 1, not an attribute");
             m_noopWithEmptyAxes = attrs.getInt("noop_with_empty_axes", 0) != 0;
-        else
+        } else
             m_axes = attrs.getInts("axes");
     }
 

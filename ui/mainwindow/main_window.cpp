@@ -1,31 +1,444 @@
 // SPDX-License-Identifier: MIT
 #include "ui/mainwindow/main_window.h"
 
-#include "engine/model/model.h"
+#include "ui/document/model_document.h"
+#include "ui/graphview/graph_canvas.h"
+#include "ui/graphview/graph_export.h"
+#include "ui/graphview/graph_scene.h"
+#include "ui/graphview/graph_view.h"
+#include "ui/graphview/search_panel.h"
+#include "ui/mainwindow/problems_model.h"
+#include "ui/nodeinspector/node_inspector.h"
+#include "ui/tensorinspector/tensor_view.h"
 
+#include <QAbstractItemView>
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QCloseEvent>
+#include <QCoreApplication>
+#include <QDir>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHeaderView>
 #include <QLabel>
+#include <QMenuBar>
 #include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTableView>
+#include <QToolBar>
 
 namespace onnxscope {
 
-MainWindow::MainWindow(QWidget* parent)
-    : QMainWindow(parent)
+namespace {
+
+constexpr int kMaxRecent = 10;
+
+QDockWidget* makeDock(const QString& title, const QString& objectName, QWidget* content, QWidget* parent)
 {
-    setWindowTitle(QStringLiteral("onnxscope"));
-    resize(1200, 800);
+    auto* dock = new QDockWidget(title, parent);
+    dock->setObjectName(objectName);
+    dock->setWidget(content);
+    dock->setAllowedAreas(Qt::AllDockWidgetAreas);
+    return dock;
 }
 
-bool MainWindow::openModel(const QString& path)
+} // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent)
+    , m_document(new ModelDocument(this))
+    , m_graphView(new GraphView(this))
 {
-    try {
-        auto model = Model::load(path.toStdString());
-        auto* label = new QLabel(QStringLiteral("%1: %2 nodes").arg(path).arg(model->graph().totalNodeCount()), this);
-        setCentralWidget(label);
-        return true;
-    } catch (const Error& e) {
-        QMessageBox::critical(this, QStringLiteral("Cannot open model"), QString::fromStdString(e.what()));
-        return false;
+    setWindowTitle(QStringLiteral("onnxscope"));
+    setAcceptDrops(true);
+    setCentralWidget(m_graphView);
+    setDockNestingEnabled(true);
+    createDocks();
+    createActions();
+
+    m_statusInfo = new QLabel(this);
+    m_busy = new QProgressBar(this);
+    m_busy->setRange(0, 0);
+    m_busy->setMaximumWidth(120);
+    m_busy->setMaximumHeight(12);
+    m_busy->hide();
+    statusBar()->addPermanentWidget(m_busy);
+    statusBar()->addPermanentWidget(m_statusInfo);
+
+    connect(m_document, &ModelDocument::loadingStarted, this, [this](const QString& path) {
+        m_busy->show();
+        statusBar()->showMessage(QStringLiteral("Opening %1\u2026").arg(QDir::toNativeSeparators(path)));
+    });
+    connect(m_document, &ModelDocument::loaded, this, &MainWindow::onLoaded);
+    connect(m_document, &ModelDocument::loadFailed, this, &MainWindow::onLoadFailed);
+    connect(m_document, &ModelDocument::diagnosticsChanged, this, &MainWindow::onDiagnostics);
+
+    connect(m_graphView, &GraphView::nodeSelected, m_inspector, &NodeInspector::showNode);
+    connect(m_graphView, &GraphView::valueSelected, m_inspector, &NodeInspector::showValue);
+    connect(m_graphView, &GraphView::selectionCleared, m_inspector, &NodeInspector::clear);
+    connect(m_graphView, &GraphView::groupSelected, this, [this](const Graph*, int scope) {
+        const ScopeTree* tree = m_graphView->scopeTree();
+        if (!tree)
+            return;
+        const auto& s = tree->scopes[static_cast<size_t>(scope)];
+        m_inspector->showText(tree->path(scope),
+            QStringLiteral("%1 nodes in this group (%2 directly, %3 sub-groups).\n\nDouble-click the group to expand it; click the "
+                           "title of an expanded group to collapse it again.")
+                .arg(s.total)
+                .arg(s.nodes.size())
+                .arg(s.children.size()));
+    });
+    connect(m_graphView, &GraphView::layoutStarted, this, [this](int boxes) {
+        if (boxes > 200)
+            m_busy->show();
+    });
+    connect(m_graphView, &GraphView::layoutFinished, this, [this](bool ok, double ms) {
+        m_busy->setVisible(m_document->isLoading());
+        m_lastLayoutMs = ms;
+        updateStatus();
+    });
+    connect(m_graphView, &GraphView::currentGraphChanged, this, [this] { m_inspector->clear(); });
+    connect(m_inspector, &NodeInspector::tensorRequested, this, [this](const QString& title, const Tensor& tensor) {
+        m_tensorView->setTensor(title, tensor);
+        m_tensorDock->show();
+        m_tensorDock->raise();
+    });
+    connect(m_inspector, &NodeInspector::goToNode, m_graphView, [this](const Graph* g, NodeId n) { m_graphView->centerOnNode(g, n); });
+    connect(m_inspector, &NodeInspector::goToValue, m_graphView, &GraphView::centerOnValue);
+    connect(m_search, &SearchPanel::resultActivated, this, [this](const SearchResult& r) {
+        if (r.node >= 0)
+            m_graphView->centerOnNode(r.graph, r.node);
+        else
+            m_graphView->centerOnValue(r.graph, r.value);
+    });
+
+    resize(1400, 900);
+    QSettings settings;
+    m_recent = settings.value(QStringLiteral("recentFiles")).toStringList();
+    rebuildRecentMenu();
+    restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("windowState")).toByteArray());
+    updateStatus();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createDocks()
+{
+    m_inspector = new NodeInspector(this);
+    m_inspector->setDocument(m_document);
+    m_inspectorDock = makeDock(QStringLiteral("Inspector"), QStringLiteral("inspectorDock"), m_inspector, this);
+    addDockWidget(Qt::RightDockWidgetArea, m_inspectorDock);
+
+    m_properties = new ModelProperties(this);
+    m_propertiesDock = makeDock(QStringLiteral("Model"), QStringLiteral("modelDock"), m_properties, this);
+    addDockWidget(Qt::RightDockWidgetArea, m_propertiesDock);
+    tabifyDockWidget(m_inspectorDock, m_propertiesDock);
+    m_inspectorDock->raise();
+
+    m_search = new SearchPanel(this);
+    m_searchDock = makeDock(QStringLiteral("Find"), QStringLiteral("findDock"), m_search, this);
+    addDockWidget(Qt::LeftDockWidgetArea, m_searchDock);
+
+    m_problems = new ProblemsModel(this);
+    m_problemsView = new QTableView(this);
+    m_problemsView->setModel(m_problems);
+    m_problemsView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_problemsView->horizontalHeader()->setStretchLastSection(true);
+    m_problemsView->verticalHeader()->hide();
+    m_problemsView->setWordWrap(false);
+    m_problemsView->setColumnWidth(0, 90);
+    m_problemsView->setColumnWidth(1, 120);
+    m_problemsDock = makeDock(QStringLiteral("Problems"), QStringLiteral("problemsDock"), m_problemsView, this);
+    addDockWidget(Qt::BottomDockWidgetArea, m_problemsDock);
+
+    m_tensorView = new TensorView(this);
+    m_tensorDock = makeDock(QStringLiteral("Tensor"), QStringLiteral("tensorDock"), m_tensorView, this);
+    addDockWidget(Qt::BottomDockWidgetArea, m_tensorDock);
+    tabifyDockWidget(m_problemsDock, m_tensorDock);
+    m_problemsDock->raise();
+
+    resizeDocks({ m_inspectorDock }, { 380 }, Qt::Horizontal);
+    resizeDocks({ m_searchDock }, { 240 }, Qt::Horizontal);
+    resizeDocks({ m_problemsDock }, { 150 }, Qt::Vertical);
+}
+
+void MainWindow::createActions()
+{
+    QMenu* file = menuBar()->addMenu(QStringLiteral("&File"));
+    QAction* open = file->addAction(QIcon::fromTheme(QStringLiteral("document-open")), QStringLiteral("&Open\u2026"), this, &MainWindow::showOpenDialog);
+    open->setShortcut(QKeySequence::Open);
+    m_recentMenu = file->addMenu(QStringLiteral("Open &Recent"));
+    file->addSeparator();
+    file->addAction(QStringLiteral("Export Graph as &SVG\u2026"), this, [this] { showExportDialog(QStringLiteral("svg")); });
+    file->addAction(QStringLiteral("Export Graph as &PNG\u2026"), this, [this] { showExportDialog(QStringLiteral("png")); });
+    file->addSeparator();
+    QAction* quit = file->addAction(QStringLiteral("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* edit = menuBar()->addMenu(QStringLiteral("&Edit"));
+    QAction* copy = edit->addAction(QStringLiteral("&Copy Name"), this, &MainWindow::copySelectionName);
+    copy->setShortcut(QKeySequence::Copy);
+    edit->addSeparator();
+    QAction* find = edit->addAction(QIcon::fromTheme(QStringLiteral("edit-find")), QStringLiteral("&Find\u2026"), this, [this] {
+        m_searchDock->show();
+        m_searchDock->raise();
+        m_search->focusQuery();
+    });
+    find->setShortcut(QKeySequence::Find);
+    QAction* findNext = edit->addAction(QStringLiteral("Find &Next"), m_search, &SearchPanel::next);
+    findNext->setShortcut(QKeySequence::FindNext);
+    QAction* findPrevious = edit->addAction(QStringLiteral("Find &Previous"), m_search, &SearchPanel::previous);
+    findPrevious->setShortcut(QKeySequence::FindPrevious);
+
+    m_viewMenu = menuBar()->addMenu(QStringLiteral("&View"));
+    QAction* zoomIn = m_viewMenu->addAction(QIcon::fromTheme(QStringLiteral("zoom-in")), QStringLiteral("Zoom &In"), m_graphView, &GraphView::zoomIn);
+    zoomIn->setShortcuts({ QKeySequence::ZoomIn, QKeySequence(Qt::CTRL | Qt::Key_Equal) });
+    QAction* zoomOut = m_viewMenu->addAction(QIcon::fromTheme(QStringLiteral("zoom-out")), QStringLiteral("Zoom &Out"), m_graphView, &GraphView::zoomOut);
+    zoomOut->setShortcut(QKeySequence::ZoomOut);
+    QAction* fit = m_viewMenu->addAction(QIcon::fromTheme(QStringLiteral("zoom-fit-best")), QStringLiteral("&Fit to Window"), m_graphView, &GraphView::zoomToFit);
+    fit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+    QAction* actual = m_viewMenu->addAction(QIcon::fromTheme(QStringLiteral("zoom-original")), QStringLiteral("&Actual Size"), m_graphView, &GraphView::zoomToActualSize);
+    actual->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_1));
+    QAction* overview = m_viewMenu->addAction(QStringLiteral("&Overview"));
+    overview->setCheckable(true);
+    overview->setChecked(true);
+    overview->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_M));
+    connect(overview, &QAction::toggled, m_graphView, &GraphView::setOverviewVisible);
+    m_viewMenu->addSeparator();
+    m_viewMenu->addAction(QStringLiteral("&Expand All Groups"), m_graphView, &GraphView::expandAll);
+    m_viewMenu->addAction(QStringLiteral("&Collapse All Groups"), m_graphView, &GraphView::collapseAll);
+    QAction* up = m_viewMenu->addAction(QIcon::fromTheme(QStringLiteral("go-up")), QStringLiteral("&Parent Graph"), m_graphView, &GraphView::leaveSubgraph);
+    up->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Up));
+    m_viewMenu->addSeparator();
+    for (QDockWidget* dock : { m_inspectorDock, m_propertiesDock, m_searchDock, m_problemsDock, m_tensorDock })
+        m_viewMenu->addAction(dock->toggleViewAction());
+
+    QMenu* help = menuBar()->addMenu(QStringLiteral("&Help"));
+    help->addAction(QStringLiteral("&About onnxscope"), this, &MainWindow::showAbout);
+
+    m_toolBar = addToolBar(QStringLiteral("Main"));
+    m_toolBar->setObjectName(QStringLiteral("mainToolBar"));
+    m_toolBar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    m_toolBar->addAction(open);
+    m_toolBar->addSeparator();
+    m_toolBar->addAction(zoomIn);
+    m_toolBar->addAction(zoomOut);
+    m_toolBar->addAction(fit);
+    m_toolBar->addAction(up);
+    m_toolBar->addSeparator();
+    m_toolBar->addAction(find);
+}
+
+void MainWindow::addDock(QDockWidget* dock, Qt::DockWidgetArea area, bool tabifyWithInspector)
+{
+    addDockWidget(area, dock);
+    if (tabifyWithInspector)
+        tabifyDockWidget(m_inspectorDock, dock);
+    m_viewMenu->addAction(dock->toggleViewAction());
+}
+
+void MainWindow::addToolBarAction(QAction* action) { m_toolBar->addAction(action); }
+
+QString MainWindow::bundledSamplePath()
+{
+    const QString name = QStringLiteral("mlp_classifier.onnx");
+    const QString appDir = QCoreApplication::applicationDirPath();
+    QStringList candidates { appDir + QStringLiteral("/../share/onnxscope/samples/") + name };
+#ifdef ONNXSCOPE_UI_SOURCE_DIR
+    candidates << QStringLiteral(ONNXSCOPE_UI_SOURCE_DIR "/resources/samples/") + name;
+#endif
+    for (const QString& candidate : candidates)
+        if (QFileInfo::exists(candidate))
+            return QFileInfo(candidate).canonicalFilePath();
+    return {};
+}
+
+void MainWindow::setErrorReporter(ErrorReporter reporter) { m_errorReporter = std::move(reporter); }
+
+void MainWindow::reportError(const QString& title, const QString& message)
+{
+    if (m_errorReporter) {
+        m_errorReporter(title, message);
+        return;
     }
+    QMessageBox box(QMessageBox::Critical, title, message, QMessageBox::Ok, this);
+    box.setObjectName(QStringLiteral("errorDialog"));
+    box.exec();
+}
+
+void MainWindow::openModel(const QString& path)
+{
+    m_document->open(path);
+}
+
+void MainWindow::onLoaded()
+{
+    m_busy->hide();
+    const QString path = m_document->path();
+    m_graphView->setModel(m_document->model(), m_document);
+    m_properties->showModel(m_document);
+    m_search->setGraph(&m_document->model()->graph());
+    m_inspector->clear();
+    m_problems->setDiagnostics({});
+    setWindowTitle(QStringLiteral("%1 \u2014 onnxscope").arg(path.isEmpty() ? QString::fromStdString(m_document->model()->displayName()) : QFileInfo(path).fileName()));
+    if (!path.isEmpty())
+        addRecent(path);
+    statusBar()->showMessage(QStringLiteral("Opened %1 in %2 ms").arg(QDir::toNativeSeparators(path)).arg(m_document->loadMilliseconds(), 0, 'f', 0), 5000);
+    updateStatus();
+    emit modelOpened(path);
+}
+
+void MainWindow::onLoadFailed(const QString& path, const QString& message)
+{
+    m_busy->hide();
+    statusBar()->showMessage(QStringLiteral("Could not open %1").arg(QDir::toNativeSeparators(path)), 8000);
+    emit modelOpenFailed(path, message);
+    reportError(QStringLiteral("Cannot open model"), QStringLiteral("%1\n\n%2").arg(QDir::toNativeSeparators(path), message));
+}
+
+void MainWindow::onDiagnostics()
+{
+    m_problems->setDiagnostics(m_document->diagnostics());
+    const size_t n = m_document->diagnostics().size();
+    if (!m_document->diagnosticsReady())
+        m_problemsDock->setWindowTitle(QStringLiteral("Problems (checking\u2026)"));
+    else
+        m_problemsDock->setWindowTitle(n == 0 ? QStringLiteral("Problems (none)") : QStringLiteral("Problems (%1)").arg(n));
+    m_problemsView->resizeRowsToContents();
+}
+
+void MainWindow::updateStatus()
+{
+    auto model = m_document->model();
+    if (!model) {
+        m_statusInfo->setText(QStringLiteral("No model \u2014 File \u203a Open or drop an .onnx file here"));
+        return;
+    }
+    const GraphScene* scene = m_graphView->scene();
+    int groups = 0;
+    for (const NodeItem* item : scene->nodeItems())
+        groups += item->viewItem().kind == ViewItem::Kind::Group;
+    QString text = QStringLiteral("%1 nodes in the model \u00b7 %2 shown").arg(model->graph().totalNodeCount()).arg(scene->operatorItemCount());
+    if (groups > 0)
+        text += QStringLiteral(" + %1 groups").arg(groups);
+    text += QStringLiteral(" \u00b7 layout %1 ms").arg(m_lastLayoutMs, 0, 'f', 0);
+    m_statusInfo->setText(text);
+}
+
+void MainWindow::addRecent(const QString& path)
+{
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    m_recent.removeAll(absolute);
+    m_recent.prepend(absolute);
+    while (m_recent.size() > kMaxRecent)
+        m_recent.removeLast();
+    QSettings().setValue(QStringLiteral("recentFiles"), m_recent);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    for (const QString& path : m_recent) {
+        QAction* action = m_recentMenu->addAction(QFileInfo(path).fileName(), this, [this, path] { openModel(path); });
+        action->setToolTip(path);
+        action->setStatusTip(path);
+        action->setEnabled(QFileInfo::exists(path));
+    }
+    m_recentMenu->setEnabled(!m_recent.isEmpty());
+    if (!m_recent.isEmpty()) {
+        m_recentMenu->addSeparator();
+        m_recentMenu->addAction(QStringLiteral("Clear List"), this, [this] {
+            m_recent.clear();
+            QSettings().setValue(QStringLiteral("recentFiles"), m_recent);
+            rebuildRecentMenu();
+        });
+    }
+}
+
+void MainWindow::showOpenDialog()
+{
+    const QString dir = m_recent.isEmpty() ? QDir::homePath() : QFileInfo(m_recent.first()).absolutePath();
+    const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Open ONNX model"), dir,
+        QStringLiteral("ONNX models (*.onnx *.ort *.pb);;All files (*)"));
+    if (!path.isEmpty())
+        openModel(path);
+}
+
+bool MainWindow::exportGraph(const QString& path)
+{
+    QString error;
+    const bool svg = path.endsWith(QStringLiteral(".svg"), Qt::CaseInsensitive);
+    const QString title = m_document->model() ? QString::fromStdString(m_document->model()->displayName()) : QString();
+    const bool ok = svg ? exportSceneSvg(m_graphView->scene(), path, title, &error) : exportScenePng(m_graphView->scene(), path, 2.0, &error);
+    if (!ok)
+        reportError(QStringLiteral("Export failed"), error);
+    else
+        statusBar()->showMessage(QStringLiteral("Exported %1").arg(QDir::toNativeSeparators(path)), 5000);
+    return ok;
+}
+
+void MainWindow::showExportDialog(const QString& suffix)
+{
+    QString base = m_document->path().isEmpty() ? QStringLiteral("graph") : QFileInfo(m_document->path()).completeBaseName();
+    const QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Export graph"),
+        QDir::home().filePath(base + QLatin1Char('.') + suffix),
+        suffix == QStringLiteral("svg") ? QStringLiteral("SVG (*.svg)") : QStringLiteral("PNG (*.png)"));
+    if (!path.isEmpty())
+        exportGraph(path);
+}
+
+void MainWindow::copySelectionName()
+{
+    // Item views (inspector, problems, search) copy their current cell; otherwise the graph selection.
+    if (auto* view = qobject_cast<QAbstractItemView*>(QApplication::focusWidget())) {
+        const QModelIndex index = view->currentIndex();
+        if (index.isValid()) {
+            QApplication::clipboard()->setText(index.data().toString());
+            return;
+        }
+    }
+    const QString name = m_graphView->selectedName();
+    if (!name.isEmpty()) {
+        QApplication::clipboard()->setText(name);
+        statusBar()->showMessage(QStringLiteral("Copied \u201c%1\u201d").arg(name.section(QLatin1Char('\n'), 0, 0)), 3000);
+    }
+}
+
+void MainWindow::showAbout()
+{
+    QMessageBox::about(this, QStringLiteral("About onnxscope"),
+        QStringLiteral("<b>onnxscope %1</b><p>A debugger for ONNX models.</p>").arg(QCoreApplication::applicationVersion()));
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("windowState"), saveState());
+    QMainWindow::closeEvent(event);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
+{
+    const QMimeData* mime = event->mimeData();
+    if (mime->hasUrls() && !mime->urls().isEmpty() && mime->urls().first().isLocalFile())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event)
+{
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (urls.isEmpty() || !urls.first().isLocalFile())
+        return;
+    event->acceptProposedAction();
+    openModel(urls.first().toLocalFile());
 }
 
 } // namespace onnxscope

@@ -1,16 +1,112 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "engine/model/graph.h"
+
 #include <QMainWindow>
+
+#include <functional>
+
+class QAction;
+class QDockWidget;
+class QLabel;
+class QMenu;
+class QProgressBar;
+class QTableView;
+class QToolBar;
 
 namespace onnxscope {
 
-/// The application window (placeholder until the GUI issues land).
+class GraphView;
+class ModelDocument;
+class ModelProperties;
+class NodeInspector;
+class ProblemsModel;
+class SearchPanel;
+class TensorView;
+
+/// The application window: graph in the centre, Inspector / Model / Find / Problems / Tensor docks around it.
+///
+/// Other features add their own docks, menus and toolbar actions through addDock(), addMenu() and
+/// addToolBarAction(); window geometry, dock layout and recent files persist in QSettings.
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
     explicit MainWindow(QWidget* parent = nullptr);
-    bool openModel(const QString& path);
+    ~MainWindow() override;
+
+    /// Opens a model off the UI thread; errors go to the error reporter and the window keeps its current model.
+    void openModel(const QString& path);
+    /// The sample model shipped with onnxscope, or empty if it cannot be found.
+    static QString bundledSamplePath();
+
+    /// How errors are shown; a QMessageBox by default. Tests replace it to capture the message.
+    using ErrorReporter = std::function<void(const QString& title, const QString& message)>;
+    void setErrorReporter(ErrorReporter reporter);
+
+    /// Writes the current graph as SVG or PNG (by suffix). False with an error reported on failure.
+    bool exportGraph(const QString& path);
+    /// Puts the selected node's, tensor's or group's name on the clipboard.
+    void copySelectionName();
+
+    void addDock(QDockWidget* dock, Qt::DockWidgetArea area, bool tabifyWithInspector = false);
+    void addToolBarAction(QAction* action);
+    QToolBar* mainToolBar() const { return m_toolBar; }
+    QMenu* viewMenu() const { return m_viewMenu; }
+
+    ModelDocument* document() const { return m_document; }
+    GraphView* graphView() const { return m_graphView; }
+    NodeInspector* inspector() const { return m_inspector; }
+    ModelProperties* modelProperties() const { return m_properties; }
+    SearchPanel* searchPanel() const { return m_search; }
+    ProblemsModel* problemsModel() const { return m_problems; }
+    TensorView* tensorView() const { return m_tensorView; }
+    QStringList recentFiles() const { return m_recent; }
+
+signals:
+    void modelOpened(const QString& path);
+    void modelOpenFailed(const QString& path, const QString& message);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    void createActions();
+    void createDocks();
+    void onLoaded();
+    void onLoadFailed(const QString& path, const QString& message);
+    void onDiagnostics();
+    void addRecent(const QString& path);
+    void rebuildRecentMenu();
+    void showOpenDialog();
+    void showExportDialog(const QString& suffix);
+    void showAbout();
+    void updateStatus();
+    void reportError(const QString& title, const QString& message);
+
+    ModelDocument* m_document;
+    GraphView* m_graphView;
+    NodeInspector* m_inspector = nullptr;
+    ModelProperties* m_properties = nullptr;
+    SearchPanel* m_search = nullptr;
+    ProblemsModel* m_problems = nullptr;
+    QTableView* m_problemsView = nullptr;
+    TensorView* m_tensorView = nullptr;
+    QDockWidget* m_inspectorDock = nullptr;
+    QDockWidget* m_propertiesDock = nullptr;
+    QDockWidget* m_searchDock = nullptr;
+    QDockWidget* m_problemsDock = nullptr;
+    QDockWidget* m_tensorDock = nullptr;
+    QToolBar* m_toolBar = nullptr;
+    QMenu* m_viewMenu = nullptr;
+    QMenu* m_recentMenu = nullptr;
+    QLabel* m_statusInfo = nullptr;
+    QProgressBar* m_busy = nullptr;
+    QStringList m_recent;
+    ErrorReporter m_errorReporter;
+    double m_lastLayoutMs = 0;
 };
 
 } // namespace onnxscope

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: MIT
+#include "ui/document/model_document.h"
+
+#include <QFutureWatcher>
+#include <QPointer>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <onnx/onnx_pb.h>
+
+namespace onnxscope {
+
+struct ModelDocument::LoadResult {
+    std::shared_ptr<const Model> model;
+    std::unordered_map<std::string, ValueType> inferred;
+    QString error;
+    double milliseconds = 0;
+};
+
+namespace {
+
+std::unordered_map<std::string, ValueType> inferTypes(const Model& model)
+{
+    std::unordered_map<std::string, ValueType> out;
+    try {
+        for (auto& [name, type] : model.inferredTypes())
+            out.emplace(name, std::move(type));
+    } catch (const std::exception&) {
+        // Types are a display nicety: a model shape inference cannot handle still opens.
+    }
+    return out;
+}
+
+} // namespace
+
+ModelDocument::ModelDocument(QObject* parent)
+    : QObject(parent)
+{
+}
+
+ModelDocument::~ModelDocument() = default;
+
+void ModelDocument::open(const QString& path)
+{
+    const quint64 generation = ++m_generation;
+    m_loading = true;
+    emit loadingStarted(path);
+    auto* watcher = new QFutureWatcher<std::shared_ptr<LoadResult>>(this);
+    connect(watcher, &QFutureWatcher<std::shared_ptr<LoadResult>>::finished, this, [this, watcher, generation] {
+        watcher->deleteLater();
+        finishLoad(watcher->result(), generation);
+    });
+    const std::string file = path.toStdString();
+    watcher->setFuture(QtConcurrent::run([file] {
+        auto result = std::make_shared<LoadResult>();
+        QElapsedTimer timer;
+        timer.start();
+        try {
+            auto model = Model::load(file);
+            result->inferred = inferTypes(*model);
+            result->model = std::move(model);
+        } catch (const std::exception& e) {
+            result->error = QString::fromStdString(e.what());
+        }
+        result->milliseconds = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+        return result;
+    }));
+    m_pendingPath = path;
+}
+
+void ModelDocument::finishLoad(const std::shared_ptr<LoadResult>& result, quint64 generation)
+{
+    if (generation != m_generation)
+        return;
+    m_loading = false;
+    if (!result->model) {
+        emit loadFailed(m_pendingPath, result->error);
+        return;
+    }
+    m_model = result->model;
+    m_inferred = std::move(result->inferred);
+    m_path = m_pendingPath;
+    m_loadMs = result->milliseconds;
+    emit loaded();
+    startDiagnostics();
+}
+
+void ModelDocument::setModel(std::shared_ptr<const Model> model, const QString& path)
+{
+    ++m_generation;
+    m_loading = false;
+    m_model = std::move(model);
+    m_inferred = m_model ? inferTypes(*m_model) : decltype(m_inferred) {};
+    m_path = path;
+    emit loaded();
+    startDiagnostics();
+}
+
+void ModelDocument::startDiagnostics()
+{
+    m_diagnosticsReady = false;
+    m_diagnostics.clear();
+    emit diagnosticsChanged();
+    if (!m_model)
+        return;
+    const quint64 generation = m_generation;
+    auto* watcher = new QFutureWatcher<std::vector<Diagnostic>>(this);
+    connect(watcher, &QFutureWatcher<std::vector<Diagnostic>>::finished, this, [this, watcher, generation] {
+        watcher->deleteLater();
+        if (generation != m_generation)
+            return;
+        m_diagnostics = watcher->result();
+        m_diagnosticsReady = true;
+        emit diagnosticsChanged();
+    });
+    std::shared_ptr<const Model> model = m_model;
+    watcher->setFuture(QtConcurrent::run([model] {
+        try {
+            return model->diagnostics();
+        } catch (const std::exception& e) {
+            return std::vector<Diagnostic> { { Diagnostic::Severity::Error, "onnxscope", e.what() } };
+        }
+    }));
+}
+
+ValueType ModelDocument::valueType(const Graph& graph, ValueId id) const
+{
+    if (id < 0 || static_cast<size_t>(id) >= graph.values().size())
+        return {};
+    const ValueInfo& v = graph.value(id);
+    if (v.type.kind != Value::Kind::None && v.type.hasShape)
+        return v.type;
+    if (!graph.parent()) {
+        if (auto it = m_inferred.find(v.name); it != m_inferred.end())
+            return it->second;
+    }
+    if (v.initializer) {
+        ValueType t;
+        t.kind = Value::Kind::Tensor;
+        t.elementType = dataTypeFromOnnx(v.initializer->data_type());
+        t.hasShape = true;
+        for (int64_t d : v.initializer->dims())
+            t.shape.push_back(Dim { d, {} });
+        return t;
+    }
+    if (v.producer >= 0) {
+        const Node& producer = graph.node(v.producer);
+        if (producer.opType == "Constant" && producer.proto) {
+            for (const auto& attr : producer.proto->attribute()) {
+                if (attr.name() == "value" && attr.has_t()) {
+                    ValueType t;
+                    t.kind = Value::Kind::Tensor;
+                    t.elementType = dataTypeFromOnnx(attr.t().data_type());
+                    t.hasShape = true;
+                    for (int64_t d : attr.t().dims())
+                        t.shape.push_back(Dim { d, {} });
+                    return t;
+                }
+            }
+        }
+    }
+    return v.type;
+}
+
+} // namespace onnxscope

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "ui/graphview/view_graph.h"
+
+#include <QGraphicsItem>
+#include <QPainterPath>
+
+namespace onnxscope {
+
+/// An arrow between two boxes, with its tensor's dtype and shape as a label. Selecting it selects the tensor.
+class EdgeItem : public QGraphicsItem {
+public:
+    enum { Type = UserType + 2 };
+    /// `points` are the bezier control points from the layout (1 + 3n), first at the source.
+    EdgeItem(int index, const ViewEdge& edge, const std::vector<QPointF>& points, QGraphicsItem* parent = nullptr);
+
+    int type() const override { return Type; }
+    QRectF boundingRect() const override;
+    QPainterPath shape() const override;
+    void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+    int index() const { return m_index; }
+    const ViewEdge& viewEdge() const { return m_edge; }
+    /// Drawn in the accent colour: an edge of the selected node.
+    void setEmphasised(bool emphasised);
+    QPointF labelPosition() const { return m_labelPos; }
+
+protected:
+    void hoverEnterEvent(QGraphicsSceneHoverEvent* event) override;
+    void hoverLeaveEvent(QGraphicsSceneHoverEvent* event) override;
+
+private:
+    int m_index;
+    ViewEdge m_edge;
+    QPainterPath m_path;
+    QPainterPath m_shape;
+    QPolygonF m_arrow;
+    QPointF m_labelPos;
+    QRectF m_labelRect;
+    QRectF m_bounds;
+    bool m_emphasised = false;
+    bool m_hovered = false;
+};
+
+} // namespace onnxscope

@@ -1,0 +1,751 @@
+// SPDX-License-Identifier: MIT
+#include "ui/graphview/graph_view.h"
+
+#include "ui/document/model_document.h"
+#include "ui/graphview/breadcrumb_bar.h"
+#include "ui/graphview/graph_canvas.h"
+#include "ui/graphview/graph_scene.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QFrame>
+#include <QFutureWatcher>
+#include <QLabel>
+#include <QMenu>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScrollBar>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace onnxscope {
+
+namespace {
+
+// Boxes visible when a graph is first shown; beyond this, name scopes start collapsed.
+constexpr int kDefaultVisibleBudget = 320;
+
+QString graphLabel(const Graph* graph)
+{
+    const Node* owner = graph->ownerNode();
+    if (!owner)
+        return graph->name().empty() ? QStringLiteral("main graph") : QString::fromStdString(graph->name());
+    QString attribute = QStringLiteral("body");
+    if (owner->functionBody.get() == graph)
+        attribute = QStringLiteral("function %1").arg(QString::fromStdString(owner->opType));
+    for (const auto& [name, sub] : owner->subgraphs)
+        if (sub.get() == graph)
+            attribute = QString::fromStdString(name);
+    return QStringLiteral("%1 \u201c%2\u201d \u203a %3")
+        .arg(QString::fromStdString(owner->opType), QString::fromStdString(owner->displayName()), attribute);
+}
+
+} // namespace
+
+GraphView::GraphView(QWidget* parent)
+    : QWidget(parent)
+    , m_breadcrumb(new BreadcrumbBar(this))
+    , m_canvas(new GraphCanvas(this))
+    , m_scene(new GraphScene(this))
+    , m_overview(nullptr)
+    , m_overlay(new QFrame(this))
+    , m_overlayLabel(new QLabel(m_overlay))
+    , m_overlayCancel(new QPushButton(QStringLiteral("Cancel"), m_overlay))
+    , m_overlayRetry(new QPushButton(QStringLiteral("Lay out again"), m_overlay))
+    , m_overlayTimer(new QTimer(this))
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    auto* line = new QFrame(this);
+    line->setFrameShape(QFrame::HLine);
+    line->setFrameShadow(QFrame::Plain);
+    line->setStyleSheet(QStringLiteral("color: #d0d5dc;"));
+    layout->addWidget(m_breadcrumb);
+    layout->addWidget(line);
+    layout->addWidget(m_canvas, 1);
+    m_canvas->setScene(m_scene);
+    m_overview = new GraphOverview(m_canvas, m_canvas);
+    m_overview->hide();
+    m_canvas->viewport()->installEventFilter(this);
+
+    m_overlay->setObjectName(QStringLiteral("layoutOverlay"));
+    m_overlay->setStyleSheet(QStringLiteral(
+        "#layoutOverlay { background: rgba(255,255,255,240); border: 1px solid #c4cbd4; border-radius: 6px; }"));
+    auto* overlayLayout = new QVBoxLayout(m_overlay);
+    overlayLayout->setContentsMargins(16, 12, 16, 12);
+    auto* progress = new QProgressBar(m_overlay);
+    progress->setRange(0, 0);
+    progress->setTextVisible(false);
+    progress->setFixedHeight(8);
+    m_overlayLabel->setAlignment(Qt::AlignCenter);
+    overlayLayout->addWidget(m_overlayLabel);
+    overlayLayout->addWidget(progress);
+    auto* buttons = new QHBoxLayout;
+    buttons->addStretch(1);
+    buttons->addWidget(m_overlayCancel);
+    buttons->addWidget(m_overlayRetry);
+    buttons->addStretch(1);
+    overlayLayout->addLayout(buttons);
+    m_overlay->setFixedWidth(320);
+    m_overlay->hide();
+    m_overlayTimer->setSingleShot(true);
+    m_overlayTimer->setInterval(250);
+    connect(m_overlayTimer, &QTimer::timeout, this, [this, progress] {
+        progress->show();
+        m_overlayCancel->show();
+        m_overlayRetry->hide();
+        m_overlay->show();
+        m_overlay->raise();
+        positionOverlays();
+    });
+    connect(m_overlayCancel, &QPushButton::clicked, this, &GraphView::cancelLayout);
+    connect(m_overlayRetry, &QPushButton::clicked, this, [this] {
+        m_overlay->hide();
+        relayout(Focus {});
+    });
+
+    connect(m_breadcrumb, &BreadcrumbBar::levelClicked, this, [this](int level) {
+        std::vector<const Graph*> chain;
+        for (const Graph* g = m_graph; g; g = g->parent())
+            chain.insert(chain.begin(), g);
+        if (level >= 0 && static_cast<size_t>(level) < chain.size())
+            showGraph(chain[static_cast<size_t>(level)]);
+    });
+    connect(m_scene, &QGraphicsScene::selectionChanged, this, &GraphView::onSelectionChanged);
+    connect(m_scene, &GraphScene::itemActivated, this, &GraphView::onItemActivated);
+    connect(m_scene, &GraphScene::clusterActivated, this, &GraphView::onClusterActivated);
+    connect(m_scene, &GraphScene::contextMenuRequested, this, &GraphView::onContextMenu);
+    connect(m_canvas, &GraphCanvas::navigateRequested, this, &GraphView::navigate);
+    connect(m_canvas, &GraphCanvas::activateRequested, this, [this] {
+        if (NodeItem* item = m_scene->selectedNode())
+            onItemActivated(item->index());
+    });
+    connect(m_canvas, &GraphCanvas::parentRequested, this, &GraphView::leaveSubgraph);
+    connect(m_canvas, &GraphCanvas::painted, this, [this] {
+        if (m_awaitingPaint) {
+            m_awaitingPaint = false;
+            emit graphDrawn();
+        }
+    });
+    updateBreadcrumb();
+}
+
+GraphView::~GraphView()
+{
+    // Layouts still running finish on their worker and are ignored.
+    ++m_generation;
+}
+
+void GraphView::setModel(std::shared_ptr<const Model> model, const ModelDocument* document)
+{
+    clear();
+    m_model = std::move(model);
+    m_document = document;
+    if (m_model)
+        showGraph(&m_model->graph());
+}
+
+void GraphView::clear()
+{
+    ++m_generation;
+    m_layoutRunning = false;
+    m_overlayTimer->stop();
+    m_overlay->hide();
+    m_scene->clearGraph();
+    m_overview->refresh();
+    m_states.clear();
+    m_nodeStates.clear();
+    m_graph = nullptr;
+    m_model.reset();
+    updateBreadcrumb();
+}
+
+GraphView::GraphState& GraphView::stateFor(const Graph* graph)
+{
+    auto& slot = m_states[graph];
+    if (!slot) {
+        slot = std::make_unique<GraphState>();
+        slot->outline = GraphOutline::build(*graph);
+        slot->expanded = slot->outline.scopes.defaultExpansion(kDefaultVisibleBudget);
+    }
+    return *slot;
+}
+
+void GraphView::showGraph(const Graph* graph)
+{
+    if (!graph)
+        return;
+    m_graph = graph;
+    stateFor(graph);
+    updateBreadcrumb();
+    emit currentGraphChanged(graph);
+    relayout(Focus {});
+}
+
+bool GraphView::enterSubgraph(NodeId nodeId, const std::string& attribute)
+{
+    if (!m_graph || nodeId < 0 || static_cast<size_t>(nodeId) >= m_graph->nodes().size())
+        return false;
+    const Node& node = m_graph->node(nodeId);
+    if (attribute.empty() && node.functionBody) {
+        showGraph(node.functionBody.get());
+        return true;
+    }
+    for (const auto& [name, sub] : node.subgraphs)
+        if (attribute.empty() || name == attribute) {
+            showGraph(sub.get());
+            return true;
+        }
+    return false;
+}
+
+bool GraphView::leaveSubgraph()
+{
+    if (!m_graph || !m_graph->parent())
+        return false;
+    const Graph* child = m_graph;
+    const Graph* parent = m_graph->parent();
+    m_graph = parent;
+    updateBreadcrumb();
+    emit currentGraphChanged(parent);
+    Focus focus;
+    focus.kind = Focus::Kind::Node;
+    focus.node = child->ownerNode() ? child->ownerNode()->id : -1;
+    if (focus.node < 0)
+        focus.kind = Focus::Kind::Fit;
+    revealNode(focus.node);
+    relayout(focus);
+    return true;
+}
+
+void GraphView::updateBreadcrumb()
+{
+    QStringList labels, tips;
+    for (const Graph* g = m_graph; g; g = g->parent()) {
+        labels.prepend(graphLabel(g));
+        tips.prepend(QStringLiteral("%1 nodes").arg(g->nodes().size()));
+    }
+    if (labels.isEmpty())
+        labels << QStringLiteral("No model");
+    m_breadcrumb->setPath(labels, tips);
+}
+
+void GraphView::relayout(Focus focus)
+{
+    if (!m_graph)
+        return;
+    GraphState& state = stateFor(m_graph);
+    const ModelDocument* document = m_document;
+    ValueTypeFunction typeOf = [document](const Graph& g, ValueId v) {
+        return document ? document->valueType(g, v) : g.value(v).type;
+    };
+    auto view = std::make_shared<ViewGraph>(buildViewGraph(state.outline, state.expanded, typeOf));
+    const quint64 generation = ++m_generation;
+    m_layoutRunning = true;
+    if (focus.kind == Focus::Kind::Keep)
+        focus.anchorScene = m_canvas->mapToScene(m_canvas->viewport()->rect().center());
+    m_overlayLabel->setText(QStringLiteral("Laying out %1 boxes and %2 edges\u2026").arg(view->items.size()).arg(view->edges.size()));
+    m_overlayTimer->start();
+    emit layoutStarted(static_cast<int>(view->items.size()));
+    auto* watcher = new QFutureWatcher<LayoutResult>(this);
+    connect(watcher, &QFutureWatcher<LayoutResult>::finished, this, [this, watcher, generation, view, focus] {
+        watcher->deleteLater();
+        onLayoutDone(generation, view, watcher->result(), focus);
+    });
+    watcher->setFuture(QtConcurrent::run(computeLayout, view->layoutRequest()));
+}
+
+void GraphView::onLayoutDone(quint64 generation, std::shared_ptr<ViewGraph> view, const LayoutResult& result, Focus focus)
+{
+    if (generation != m_generation)
+        return;
+    m_layoutRunning = false;
+    m_overlayTimer->stop();
+    m_overlay->hide();
+    if (!result.ok) {
+        m_scene->clearGraph();
+        showOverlay(QStringLiteral("Layout failed: %1").arg(result.error), false);
+        emit layoutFinished(false, result.milliseconds);
+        return;
+    }
+    m_searchHighlights.clear();
+    {
+        const QSignalBlocker blocker(m_scene);
+        m_scene->populate(*view, result);
+    }
+    stateFor(m_graph).laidOut = stateFor(m_graph).expanded;
+    applyStates();
+    applyFocus(focus);
+    if (m_overviewWanted) {
+        m_overview->setVisible(m_scene->sceneRect().width() > m_canvas->viewport()->width()
+            || m_scene->sceneRect().height() > m_canvas->viewport()->height() || view->items.size() > 30);
+        m_overview->refresh();
+        positionOverlays();
+    }
+    onSelectionChanged();
+    m_awaitingPaint = true;
+    m_canvas->viewport()->update();
+    emit layoutFinished(true, result.milliseconds);
+}
+
+void GraphView::applyFocus(const Focus& focus)
+{
+    switch (focus.kind) {
+    case Focus::Kind::Fit:
+        m_canvas->fitAll();
+        // Very large drawings: start readable at the top instead of a fit that shows nothing legible.
+        if (m_canvas->zoom() < 0.45) {
+            m_canvas->setZoom(1.0);
+            const QRectF r = m_scene->sceneRect();
+            const QSizeF visible = QSizeF(m_canvas->viewport()->size());
+            m_canvas->centerOn(QPointF(r.center().x(), r.top() + visible.height() / 2));
+        }
+        break;
+    case Focus::Kind::Keep:
+        m_canvas->centerOn(focus.anchorScene);
+        break;
+    case Focus::Kind::Node:
+        if (NodeItem* item = m_scene->itemForNode(focus.node)) {
+            if (focus.select) {
+                m_scene->clearSelection();
+                item->setSelected(true);
+            }
+            if (m_canvas->zoom() < 0.6)
+                m_canvas->setZoom(1.0);
+            m_canvas->centerOn(item);
+        } else {
+            m_canvas->fitAll();
+        }
+        break;
+    case Focus::Kind::Value:
+        if (EdgeItem* edge = m_scene->edgeForValue(focus.value)) {
+            m_scene->clearSelection();
+            edge->setSelected(true);
+            if (m_canvas->zoom() < 0.6)
+                m_canvas->setZoom(1.0);
+            m_canvas->centerOn(edge->labelPosition());
+        } else if (m_graph && m_graph->value(focus.value).producer >= 0) {
+            Focus f;
+            f.kind = Focus::Kind::Node;
+            f.node = m_graph->value(focus.value).producer;
+            applyFocus(f);
+        } else {
+            m_canvas->fitAll();
+        }
+        break;
+    case Focus::Kind::Scope:
+        for (NodeItem* item : m_scene->nodeItems())
+            if (item->viewItem().kind == ViewItem::Kind::Group && item->viewItem().scope == focus.scope) {
+                m_canvas->centerOn(item);
+                return;
+            }
+        for (ClusterItem* cluster : m_scene->clusterItems())
+            if (cluster->cluster().scope == focus.scope) {
+                m_canvas->centerOn(cluster->boundingRect().center().x(), cluster->headerRect().top() + m_canvas->viewport()->height() / (2 * m_canvas->zoom()) - 20);
+                return;
+            }
+        break;
+    }
+}
+
+void GraphView::applyStates()
+{
+    auto it = m_nodeStates.find(m_graph);
+    for (NodeItem* item : m_scene->nodeItems())
+        item->setState(NodeState::NotRun);
+    if (it == m_nodeStates.end())
+        return;
+    for (const auto& [node, state] : it->second) {
+        NodeItem* item = m_scene->itemForNode(node);
+        if (item && item->viewItem().kind == ViewItem::Kind::Node && item->viewItem().node == node)
+            item->setState(state);
+    }
+}
+
+void GraphView::setNodeState(const Graph* graph, NodeId node, NodeState state)
+{
+    if (state == NodeState::NotRun)
+        m_nodeStates[graph].erase(node);
+    else
+        m_nodeStates[graph][node] = state;
+    if (graph == m_graph)
+        if (NodeItem* item = m_scene->itemForNode(node); item && item->viewItem().node == node)
+            item->setState(state);
+}
+
+void GraphView::clearNodeStates()
+{
+    m_nodeStates.clear();
+    for (NodeItem* item : m_scene->nodeItems())
+        item->setState(NodeState::NotRun);
+}
+
+bool GraphView::revealNode(NodeId node)
+{
+    if (!m_graph || node < 0 || static_cast<size_t>(node) >= m_graph->nodes().size())
+        return false;
+    GraphState& state = stateFor(m_graph);
+    NodeId shown = node;
+    if (state.outline.folded[static_cast<size_t>(node)]) {
+        for (ValueId out : m_graph->node(node).outputs)
+            if (out != kNoValue && !m_graph->value(out).consumers.empty()) {
+                shown = m_graph->value(out).consumers.front();
+                break;
+            }
+    }
+    bool changed = false;
+    for (int s = state.outline.scopes.scopeOfNode[static_cast<size_t>(shown)]; s > 0; s = state.outline.scopes.scopes[static_cast<size_t>(s)].parent)
+        changed |= state.expanded.insert(s).second;
+    return changed;
+}
+
+void GraphView::centerOnNode(const Graph* graph, NodeId node, bool select)
+{
+    if (!graph)
+        return;
+    Focus focus;
+    focus.kind = Focus::Kind::Node;
+    focus.node = node;
+    focus.select = select;
+    if (graph != m_graph) {
+        m_graph = graph;
+        updateBreadcrumb();
+        emit currentGraphChanged(graph);
+        revealNode(node);
+        relayout(focus);
+        return;
+    }
+    if (revealNode(node) || m_layoutRunning || stateFor(graph).laidOut != stateFor(graph).expanded) {
+        relayout(focus);
+        return;
+    }
+    applyFocus(focus);
+}
+
+void GraphView::centerOnValue(const Graph* graph, ValueId value)
+{
+    if (!graph || value < 0 || static_cast<size_t>(value) >= graph->values().size())
+        return;
+    Focus focus;
+    focus.kind = Focus::Kind::Value;
+    focus.value = value;
+    const bool switched = graph != m_graph;
+    if (switched) {
+        m_graph = graph;
+        updateBreadcrumb();
+        emit currentGraphChanged(graph);
+    }
+    const ValueInfo& v = graph->value(value);
+    bool changed = v.producer >= 0 && revealNode(v.producer);
+    if (!v.consumers.empty())
+        changed |= revealNode(v.consumers.front());
+    if (switched || changed || m_layoutRunning || stateFor(graph).laidOut != stateFor(graph).expanded)
+        relayout(focus);
+    else
+        applyFocus(focus);
+}
+
+const ScopeTree* GraphView::scopeTree() const
+{
+    auto it = m_states.find(m_graph);
+    return it == m_states.end() ? nullptr : &it->second->outline.scopes;
+}
+
+std::set<int> GraphView::expandedScopes() const
+{
+    auto it = m_states.find(m_graph);
+    return it == m_states.end() ? std::set<int> {} : it->second->expanded;
+}
+
+void GraphView::setScopeExpanded(int scope, bool expanded)
+{
+    if (!m_graph || scope <= 0)
+        return;
+    GraphState& state = stateFor(m_graph);
+    if (expanded ? !state.expanded.insert(scope).second : state.expanded.erase(scope) == 0)
+        return;
+    Focus focus;
+    focus.kind = Focus::Kind::Scope;
+    focus.scope = scope;
+    relayout(focus);
+}
+
+void GraphView::expandAll()
+{
+    if (!m_graph)
+        return;
+    GraphState& state = stateFor(m_graph);
+    for (size_t s = 0; s < state.outline.scopes.scopes.size(); ++s)
+        state.expanded.insert(static_cast<int>(s));
+    relayout(Focus {});
+}
+
+void GraphView::collapseAll()
+{
+    if (!m_graph)
+        return;
+    stateFor(m_graph).expanded = { 0 };
+    relayout(Focus {});
+}
+
+void GraphView::cancelLayout()
+{
+    if (!m_layoutRunning)
+        return;
+    ++m_generation;
+    m_layoutRunning = false;
+    m_overlayTimer->stop();
+    GraphState& state = stateFor(m_graph);
+    if (m_scene->viewGraph().graph == m_graph) {
+        state.expanded = state.laidOut; // back to what is on screen
+        m_overlay->hide();
+    } else {
+        m_scene->clearGraph();
+        showOverlay(QStringLiteral("Layout cancelled. Collapse groups (View menu) or lay out again."), false);
+    }
+    emit layoutFinished(false, 0);
+}
+
+void GraphView::showOverlay(const QString& text, bool cancellable)
+{
+    m_overlayLabel->setText(text);
+    m_overlayLabel->setWordWrap(true);
+    m_overlay->findChild<QProgressBar*>()->setVisible(cancellable);
+    m_overlayCancel->setVisible(cancellable);
+    m_overlayRetry->setVisible(!cancellable);
+    m_overlay->show();
+    m_overlay->raise();
+    positionOverlays();
+}
+
+void GraphView::zoomIn() { m_canvas->zoomBy(1.25); }
+void GraphView::zoomOut() { m_canvas->zoomBy(0.8); }
+void GraphView::zoomToFit() { m_canvas->fitAll(); }
+void GraphView::zoomToActualSize() { m_canvas->setZoom(1.0); }
+
+void GraphView::setOverviewVisible(bool visible)
+{
+    m_overviewWanted = visible;
+    m_overview->setVisible(visible && !m_scene->nodeItems().empty());
+    if (visible)
+        m_overview->refresh();
+    positionOverlays();
+}
+
+bool GraphView::isOverviewVisible() const { return m_overviewWanted; }
+
+NodeId GraphView::selectedNode() const
+{
+    NodeItem* item = m_scene->selectedNode();
+    return item && item->viewItem().kind == ViewItem::Kind::Node ? item->viewItem().node : -1;
+}
+
+ValueId GraphView::selectedValue() const
+{
+    if (EdgeItem* edge = m_scene->selectedEdge())
+        return edge->viewEdge().values.empty() ? kNoValue : edge->viewEdge().values.front();
+    if (NodeItem* item = m_scene->selectedNode())
+        if (item->viewItem().kind == ViewItem::Kind::Input || item->viewItem().kind == ViewItem::Kind::Output)
+            return item->viewItem().value;
+    return kNoValue;
+}
+
+QString GraphView::selectedName() const
+{
+    if (!m_graph)
+        return {};
+    if (NodeId node = selectedNode(); node >= 0)
+        return QString::fromStdString(m_graph->node(node).displayName());
+    if (ValueId value = selectedValue(); value != kNoValue) {
+        if (EdgeItem* edge = m_scene->selectedEdge(); edge && edge->viewEdge().values.size() > 1) {
+            QStringList names;
+            for (ValueId v : edge->viewEdge().values)
+                names << QString::fromStdString(m_graph->value(v).name);
+            return names.join(QLatin1Char('\n'));
+        }
+        return QString::fromStdString(m_graph->value(value).name);
+    }
+    if (NodeItem* item = m_scene->selectedNode(); item && item->viewItem().kind == ViewItem::Kind::Group)
+        if (const ScopeTree* tree = scopeTree())
+            return tree->path(item->viewItem().scope);
+    return {};
+}
+
+void GraphView::onSelectionChanged()
+{
+    if (EdgeItem* edge = m_scene->selectedEdge()) {
+        if (!edge->viewEdge().values.empty())
+            emit valueSelected(m_graph, edge->viewEdge().values.front());
+        return;
+    }
+    if (NodeItem* item = m_scene->selectedNode()) {
+        const ViewItem& v = item->viewItem();
+        switch (v.kind) {
+        case ViewItem::Kind::Node:
+            emit nodeSelected(m_graph, v.node);
+            return;
+        case ViewItem::Kind::Input:
+        case ViewItem::Kind::Output:
+            emit valueSelected(m_graph, v.value);
+            return;
+        case ViewItem::Kind::Group:
+            emit groupSelected(m_graph, v.scope);
+            return;
+        }
+    }
+    emit selectionCleared();
+}
+
+void GraphView::onItemActivated(int index)
+{
+    if (index < 0 || static_cast<size_t>(index) >= m_scene->nodeItems().size())
+        return;
+    const ViewItem& item = m_scene->nodeItems()[static_cast<size_t>(index)]->viewItem();
+    if (item.kind == ViewItem::Kind::Group) {
+        setScopeExpanded(item.scope, true);
+        return;
+    }
+    if (item.kind != ViewItem::Kind::Node)
+        return;
+    const Node& node = m_graph->node(item.node);
+    if (node.functionBody) {
+        enterSubgraph(node.id);
+        return;
+    }
+    if (node.subgraphs.size() == 1) {
+        enterSubgraph(node.id, node.subgraphs.front().first);
+        return;
+    }
+    if (node.subgraphs.size() > 1) {
+        QMenu menu(this);
+        for (const auto& [name, sub] : node.subgraphs) {
+            const std::string attribute = name;
+            const NodeId id = node.id;
+            menu.addAction(QStringLiteral("Open %1 (%2 nodes)").arg(QString::fromStdString(name)).arg(sub->nodes().size()), this,
+                [this, id, attribute] { enterSubgraph(id, attribute); });
+        }
+        menu.exec(QCursor::pos());
+        return;
+    }
+    emit nodeActivated(m_graph, node.id);
+}
+
+void GraphView::onClusterActivated(int index)
+{
+    const auto& clusters = m_scene->viewGraph().clusters;
+    if (index >= 0 && static_cast<size_t>(index) < clusters.size())
+        setScopeExpanded(clusters[static_cast<size_t>(index)].scope, false);
+}
+
+void GraphView::onContextMenu(int itemIndex, int edgeIndex, const QPoint& screenPos)
+{
+    QMenu menu(this);
+    if (itemIndex >= 0) {
+        const ViewItem& item = m_scene->nodeItems()[static_cast<size_t>(itemIndex)]->viewItem();
+        if (item.kind == ViewItem::Kind::Group) {
+            const int scope = item.scope;
+            menu.addAction(QStringLiteral("Expand group"), this, [this, scope] { setScopeExpanded(scope, true); });
+        }
+        if (item.kind == ViewItem::Kind::Node) {
+            const Node& node = m_graph->node(item.node);
+            const NodeId id = node.id;
+            for (const auto& [name, sub] : node.subgraphs) {
+                const std::string attribute = name;
+                menu.addAction(QStringLiteral("Open %1").arg(QString::fromStdString(name)), this,
+                    [this, id, attribute] { enterSubgraph(id, attribute); });
+            }
+            if (node.functionBody)
+                menu.addAction(QStringLiteral("Open function body"), this, [this, id] { enterSubgraph(id); });
+            const int scope = stateFor(m_graph).outline.scopes.scopeOfNode[static_cast<size_t>(id)];
+            if (scope > 0)
+                menu.addAction(QStringLiteral("Collapse group \u201c%1\u201d").arg(stateFor(m_graph).outline.scopes.scopes[static_cast<size_t>(scope)].name),
+                    this, [this, scope] { setScopeExpanded(scope, false); });
+        }
+    }
+    if (edgeIndex >= 0) {
+        const ViewEdge& edge = m_scene->viewGraph().edges[static_cast<size_t>(edgeIndex)];
+        for (ValueId v : edge.values) {
+            const ValueInfo& info = m_graph->value(v);
+            for (NodeId consumer : info.consumers)
+                menu.addAction(QStringLiteral("Go to consumer %1").arg(QString::fromStdString(m_graph->node(consumer).displayName())), this,
+                    [this, consumer] { centerOnNode(m_graph, consumer); });
+            if (info.producer >= 0) {
+                const NodeId producer = info.producer;
+                menu.addAction(QStringLiteral("Go to producer %1").arg(QString::fromStdString(m_graph->node(producer).displayName())), this,
+                    [this, producer] { centerOnNode(m_graph, producer); });
+            }
+            if (menu.actions().size() > 12)
+                break;
+        }
+    }
+    menu.addSeparator();
+    menu.addAction(QStringLiteral("Copy name"), this, [this] { QApplication::clipboard()->setText(selectedName()); });
+    menu.exec(screenPos);
+}
+
+void GraphView::navigate(int key)
+{
+    NodeItem* current = m_scene->selectedNode();
+    if (!current) {
+        if (EdgeItem* edge = m_scene->selectedEdge()) {
+            const int target = key == Qt::Key_Up ? edge->viewEdge().from : edge->viewEdge().to;
+            current = m_scene->nodeItems()[static_cast<size_t>(target)];
+            m_scene->clearSelection();
+            current->setSelected(true);
+            m_canvas->ensureVisible(current, 40, 40);
+            return;
+        }
+        if (m_scene->nodeItems().empty())
+            return;
+        // Start at the top of the graph.
+        current = *std::min_element(m_scene->nodeItems().begin(), m_scene->nodeItems().end(),
+            [](const NodeItem* a, const NodeItem* b) { return a->pos().y() < b->pos().y(); });
+        m_scene->clearSelection();
+        current->setSelected(true);
+        m_canvas->ensureVisible(current, 40, 40);
+        return;
+    }
+    NodeItem* next = nullptr;
+    if (key == Qt::Key_Down || key == Qt::Key_Up) {
+        const auto candidates = m_scene->neighbours(current, key == Qt::Key_Down);
+        if (!candidates.empty()) {
+            // The candidate closest to straight below/above.
+            next = *std::min_element(candidates.begin(), candidates.end(), [current](const NodeItem* a, const NodeItem* b) {
+                return std::abs(a->pos().x() - current->pos().x()) < std::abs(b->pos().x() - current->pos().x());
+            });
+        }
+    } else {
+        next = m_scene->sideNeighbour(current, key == Qt::Key_Right);
+    }
+    if (!next)
+        return;
+    m_scene->clearSelection();
+    next->setSelected(true);
+    m_canvas->ensureVisible(next, 60, 60);
+}
+
+void GraphView::positionOverlays()
+{
+    const QRect area = m_canvas->geometry();
+    m_overlay->adjustSize();
+    m_overlay->move(area.center().x() - m_overlay->width() / 2, area.center().y() - m_overlay->height() / 2);
+    const QRect vp = m_canvas->viewport()->rect();
+    m_overview->move(vp.right() - m_overview->width() - 12, vp.bottom() - m_overview->height() - 12);
+}
+
+void GraphView::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    positionOverlays();
+}
+
+bool GraphView::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_canvas->viewport() && event->type() == QEvent::Resize)
+        positionOverlays();
+    return QWidget::eventFilter(watched, event);
+}
+
+} // namespace onnxscope

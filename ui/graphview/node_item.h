@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "ui/graphview/view_graph.h"
+
+#include <QGraphicsItem>
+
+namespace onnxscope {
+
+/// How the debugger (issue 4) marks a node. The graph view only stores and draws it.
+enum class NodeState { NotRun, Done, Current, Breakpoint, Failed };
+
+/// A box of the drawn graph: operator node, collapsed group, or graph input/output. Positioned by its centre.
+class NodeItem : public QGraphicsItem {
+public:
+    enum { Type = UserType + 1 };
+    NodeItem(int index, const ViewItem& item, QGraphicsItem* parent = nullptr);
+
+    int type() const override { return Type; }
+    QRectF boundingRect() const override;
+    QPainterPath shape() const override;
+    void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+    int index() const { return m_index; }
+    const ViewItem& viewItem() const { return m_item; }
+    NodeState state() const { return m_state; }
+    void setState(NodeState state);
+    /// Drawn with a marker when a search result; cleared by passing false.
+    void setHighlighted(bool highlighted);
+    bool isHighlighted() const { return m_highlighted; }
+
+protected:
+    void hoverEnterEvent(QGraphicsSceneHoverEvent* event) override;
+    void hoverLeaveEvent(QGraphicsSceneHoverEvent* event) override;
+
+private:
+    QRectF box() const;
+    void paintNode(QPainter* painter, double lod) const;
+    void paintGroup(QPainter* painter, double lod) const;
+    void paintTerminal(QPainter* painter, double lod) const;
+    void paintFrame(QPainter* painter) const;
+
+    int m_index;
+    ViewItem m_item;
+    NodeState m_state = NodeState::NotRun;
+    bool m_hovered = false;
+    bool m_highlighted = false;
+};
+
+/// The frame drawn around an expanded scope; its header collapses it.
+class ClusterItem : public QGraphicsItem {
+public:
+    enum { Type = UserType + 3 };
+    ClusterItem(int index, const ViewCluster& cluster, const QRectF& rect, int depth, QGraphicsItem* parent = nullptr);
+    int type() const override { return Type; }
+    QRectF boundingRect() const override;
+    void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+    int index() const { return m_index; }
+    const ViewCluster& cluster() const { return m_cluster; }
+    /// The clickable title strip at the top.
+    QRectF headerRect() const;
+
+private:
+    int m_index;
+    ViewCluster m_cluster;
+    QRectF m_rect;
+    int m_depth;
+};
+
+} // namespace onnxscope

@@ -1,0 +1,520 @@
+// SPDX-License-Identifier: MIT
+#include "ui/graphview/view_graph.h"
+
+#include "engine/io/tensor_proto.h"
+#include "engine/model/model.h"
+#include "ui/graphview/graph_style.h"
+#include "ui/nodeinspector/op_schema.h"
+#include "ui/tensorinspector/tensor_format.h"
+
+#include <QFontMetricsF>
+#include <QHash>
+#include <QRegularExpression>
+
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <map>
+#include <queue>
+#include <unordered_map>
+
+namespace onnxscope {
+
+namespace {
+
+struct RawScope {
+    QString name;
+    int parent = -1;
+    std::vector<int> children;
+    std::vector<NodeId> nodes;
+    int total = 0;
+    bool removed = false;
+};
+
+int computeTotal(std::vector<RawScope>& scopes, int s)
+{
+    int total = static_cast<int>(scopes[static_cast<size_t>(s)].nodes.size());
+    for (int c : scopes[static_cast<size_t>(s)].children)
+        total += computeTotal(scopes, c);
+    scopes[static_cast<size_t>(s)].total = total;
+    return total;
+}
+
+// Dissolves one-node scopes into their parent and merges chains of scopes that only hold one child scope.
+void normalise(std::vector<RawScope>& scopes, int s)
+{
+    for (int c : std::vector<int>(scopes[static_cast<size_t>(s)].children))
+        normalise(scopes, c);
+    auto& scope = scopes[static_cast<size_t>(s)];
+    std::vector<int> kept;
+    for (int c : scope.children) {
+        auto& child = scopes[static_cast<size_t>(c)];
+        if (child.total <= 1) {
+            // After normalising, a one-node scope holds its node directly.
+            scope.nodes.insert(scope.nodes.end(), child.nodes.begin(), child.nodes.end());
+            child.removed = true;
+            continue;
+        }
+        while (child.nodes.empty() && child.children.size() == 1) {
+            auto& only = scopes[static_cast<size_t>(child.children.front())];
+            child.name += QLatin1Char('/') + only.name;
+            child.nodes = std::move(only.nodes);
+            child.children = std::move(only.children);
+            for (int gc : child.children)
+                scopes[static_cast<size_t>(gc)].parent = c;
+            only.removed = true;
+        }
+        kept.push_back(c);
+    }
+    scope.children = std::move(kept);
+    std::sort(scope.nodes.begin(), scope.nodes.end());
+}
+
+} // namespace
+
+ScopeTree ScopeTree::build(const Graph& graph, const std::vector<bool>& hidden, int flatLimit, int blockSize)
+{
+    std::vector<RawScope> raw(1);
+    QHash<QString, int> byPath;
+    const auto& nodes = graph.nodes();
+    std::vector<int> rawScopeOf(nodes.size(), -1);
+    for (const Node& node : nodes) {
+        if (static_cast<size_t>(node.id) < hidden.size() && hidden[static_cast<size_t>(node.id)])
+            continue;
+        const QStringList parts = QString::fromStdString(node.name).split(QLatin1Char('/'), Qt::SkipEmptyParts);
+        int current = 0;
+        QString path;
+        for (qsizetype i = 0; i + 1 < parts.size(); ++i) {
+            path += QLatin1Char('/') + parts[i];
+            auto it = byPath.find(path);
+            if (it == byPath.end()) {
+                RawScope scope;
+                scope.name = parts[i];
+                scope.parent = current;
+                raw.push_back(scope);
+                const int index = static_cast<int>(raw.size()) - 1;
+                raw[static_cast<size_t>(current)].children.push_back(index);
+                it = byPath.insert(path, index);
+            }
+            current = it.value();
+        }
+        raw[static_cast<size_t>(current)].nodes.push_back(node.id);
+        rawScopeOf[static_cast<size_t>(node.id)] = current;
+    }
+    computeTotal(raw, 0);
+    normalise(raw, 0);
+    computeTotal(raw, 0);
+
+    // Scopes with too many direct nodes to lay out flat are split into blocks of consecutive nodes.
+    const size_t rawCount = raw.size();
+    for (size_t s = 0; s < rawCount; ++s) {
+        if (raw[s].removed || raw[s].nodes.size() <= static_cast<size_t>(flatLimit))
+            continue;
+        std::vector<NodeId> all = std::move(raw[s].nodes);
+        raw[s].nodes.clear();
+        for (size_t begin = 0; begin < all.size(); begin += static_cast<size_t>(blockSize)) {
+            const size_t end = std::min(all.size(), begin + static_cast<size_t>(blockSize));
+            RawScope block;
+            block.name = QStringLiteral("nodes %1\u2013%2").arg(begin + 1).arg(end);
+            block.parent = static_cast<int>(s);
+            block.nodes.assign(all.begin() + static_cast<std::ptrdiff_t>(begin), all.begin() + static_cast<std::ptrdiff_t>(end));
+            raw.push_back(std::move(block));
+            raw[s].children.push_back(static_cast<int>(raw.size()) - 1);
+        }
+    }
+    computeTotal(raw, 0);
+
+    // Compact: renumber the kept scopes breadth first from the root.
+    ScopeTree tree;
+    tree.scopeOfNode.assign(nodes.size(), -1);
+    std::vector<int> newIndex(raw.size(), -1);
+    std::queue<int> queue;
+    queue.push(0);
+    newIndex[0] = 0;
+    tree.scopes.push_back({});
+    while (!queue.empty()) {
+        const int r = queue.front();
+        queue.pop();
+        const int s = newIndex[static_cast<size_t>(r)];
+        Scope& scope = tree.scopes[static_cast<size_t>(s)];
+        scope.name = raw[static_cast<size_t>(r)].name;
+        scope.nodes = raw[static_cast<size_t>(r)].nodes;
+        scope.total = raw[static_cast<size_t>(r)].total;
+        for (NodeId n : scope.nodes)
+            tree.scopeOfNode[static_cast<size_t>(n)] = s;
+        const auto children = raw[static_cast<size_t>(r)].children;
+        const int depth = scope.depth;
+        for (int c : children) {
+            Scope child;
+            child.parent = s;
+            child.depth = depth + 1;
+            tree.scopes.push_back(child);
+            const int ci = static_cast<int>(tree.scopes.size()) - 1;
+            tree.scopes[static_cast<size_t>(s)].children.push_back(ci);
+            newIndex[static_cast<size_t>(c)] = ci;
+            queue.push(c);
+        }
+    }
+    return tree;
+}
+
+QString ScopeTree::path(int scope) const
+{
+    QStringList parts;
+    for (int s = scope; s > 0; s = scopes[static_cast<size_t>(s)].parent)
+        parts.prepend(scopes[static_cast<size_t>(s)].name);
+    return parts.join(QLatin1Char('/'));
+}
+
+bool ScopeTree::isAncestor(int ancestor, int scope) const
+{
+    for (int s = scope; s >= 0; s = scopes[static_cast<size_t>(s)].parent)
+        if (s == ancestor)
+            return true;
+    return false;
+}
+
+std::set<int> ScopeTree::defaultExpansion(int budget) const
+{
+    std::set<int> expanded { 0 };
+    if (scopes.empty())
+        return expanded;
+    long visible = static_cast<long>(scopes[0].nodes.size() + scopes[0].children.size());
+    std::queue<int> queue;
+    for (int c : scopes[0].children)
+        queue.push(c);
+    while (!queue.empty()) {
+        const int s = queue.front();
+        queue.pop();
+        const auto& scope = scopes[static_cast<size_t>(s)];
+        const long delta = static_cast<long>(scope.nodes.size() + scope.children.size()) - 1;
+        if (visible + delta > budget)
+            continue;
+        visible += delta;
+        expanded.insert(s);
+        for (int c : scope.children)
+            queue.push(c);
+    }
+    return expanded;
+}
+
+int ViewGraph::nodeItemCount() const
+{
+    return static_cast<int>(std::count_if(items.begin(), items.end(), [](const ViewItem& i) { return i.kind == ViewItem::Kind::Node; }));
+}
+
+int ViewGraph::itemOfValueProducer(ValueId value) const
+{
+    if (!graph || value < 0 || static_cast<size_t>(value) >= graph->values().size())
+        return -1;
+    const ValueInfo& v = graph->value(value);
+    if (v.producer >= 0)
+        return itemOfNode[static_cast<size_t>(v.producer)];
+    for (size_t i = 0; i < items.size(); ++i)
+        if (items[i].kind == ViewItem::Kind::Input && items[i].value == value)
+            return static_cast<int>(i);
+    return -1;
+}
+
+LayoutRequest ViewGraph::layoutRequest() const
+{
+    LayoutRequest request;
+    request.nodes.reserve(items.size());
+    for (const auto& item : items)
+        request.nodes.push_back({ item.size.width(), item.size.height(), item.cluster });
+    for (const auto& edge : edges)
+        request.edges.push_back({ edge.from, edge.to, true });
+    for (const auto& cluster : clusters)
+        request.clusters.push_back({ cluster.parent, 18 });
+    return request;
+}
+
+GraphOutline GraphOutline::build(const Graph& graph)
+{
+    GraphOutline outline;
+    outline.graph = &graph;
+    outline.folded.assign(graph.nodes().size(), false);
+    std::set<ValueId> outputs(graph.outputs().begin(), graph.outputs().end());
+    for (const Node& node : graph.nodes()) {
+        if (node.opType != "Constant" || !node.domain.empty() || !node.subgraphs.empty())
+            continue;
+        bool foldable = !node.outputs.empty();
+        for (ValueId out : node.outputs)
+            if (out == kNoValue || outputs.count(out) || graph.value(out).consumers.empty())
+                foldable = false;
+        outline.folded[static_cast<size_t>(node.id)] = foldable;
+    }
+    outline.scopes = ScopeTree::build(graph, outline.folded);
+    return outline;
+}
+
+QString informativeNodeName(const Node& node)
+{
+    if (node.name.empty())
+        return {};
+    QString last = QString::fromStdString(node.name).section(QLatin1Char('/'), -1);
+    if (last.isEmpty())
+        return {};
+    QString core = last;
+    if (core.startsWith(QStringLiteral("p2o."), Qt::CaseInsensitive))
+        core = core.mid(4);
+    const QString op = QString::fromStdString(node.opType);
+    static const QRegularExpression suffix(QStringLiteral("^([_.:\\-]?\\d+)*$"));
+    if (core.startsWith(op, Qt::CaseInsensitive) && suffix.match(core.mid(op.size())).hasMatch())
+        return {};
+    return last;
+}
+
+namespace {
+
+bool isFoldedValue(const GraphOutline& outline, const ValueInfo& v)
+{
+    if (v.initializer && (v.source == ValueInfo::Source::Initializer || v.source == ValueInfo::Source::Input))
+        return true;
+    return v.producer >= 0 && outline.folded[static_cast<size_t>(v.producer)];
+}
+
+QString foldedRow(const GraphOutline& outline, const Node& consumer, size_t port, const ValueInfo& v, const ValueType& type)
+{
+    QString name = inputPortName(consumer, port);
+    if (name.isEmpty())
+        name = QString::fromStdString(v.name);
+    Tensor small;
+    try {
+        if (v.initializer && v.initializer->data_location() != onnx::TensorProto::EXTERNAL) {
+            int64_t count = 1;
+            for (int64_t d : v.initializer->dims())
+                count *= d;
+            if (count <= 6)
+                small = tensorFromProto(*v.initializer, nullptr);
+        } else if (v.producer >= 0) {
+            const Node& c = outline.graph->node(v.producer);
+            if (c.attributes.has("value")) {
+                Tensor t = c.attributes.getTensor("value");
+                if (t.size() <= 6)
+                    small = t;
+            }
+        }
+    } catch (const std::exception&) {
+        small = Tensor();
+    }
+    if (small.defined() && small.dtype() != DataType::String)
+        return name + QStringLiteral(" = ") + formatTensorValues(small, 6);
+    return name + QStringLiteral(" \u27e8") + formatShape(type) + QStringLiteral("\u27e9");
+}
+
+void measure(ViewItem& item)
+{
+    const GraphStyle& style = GraphStyle::instance();
+    const QFontMetricsF title(style.titleFont);
+    const QFontMetricsF text(style.textFont);
+    double width = title.horizontalAdvance(item.title);
+    double lines = 0;
+    if (!item.subtitle.isEmpty()) {
+        width = std::max(width, text.horizontalAdvance(item.subtitle));
+        lines += 1;
+    }
+    for (const auto& row : item.rows)
+        width = std::max(width, text.horizontalAdvance(row));
+    lines += item.rows.size();
+    width += 2 * style.padding;
+    switch (item.kind) {
+    case ViewItem::Kind::Node:
+        if (item.hasSubgraphs || item.isFunction)
+            width += 14;
+        item.size = QSizeF(std::clamp(width, style.minNodeWidth, style.maxNodeWidth),
+            style.headerHeight + (lines > 0 ? lines * style.rowHeight + 8 : 0));
+        break;
+    case ViewItem::Kind::Group:
+        item.size = QSizeF(std::clamp(width + 16, 120.0, style.maxNodeWidth + 40), style.headerHeight + lines * style.rowHeight + 12);
+        break;
+    case ViewItem::Kind::Input:
+    case ViewItem::Kind::Output:
+        item.size = QSizeF(std::clamp(width + 16, 70.0, style.maxNodeWidth), 34);
+        break;
+    }
+}
+
+} // namespace
+
+ViewGraph buildViewGraph(const GraphOutline& outline, const std::set<int>& expanded, const ValueTypeFunction& typeOf)
+{
+    const Graph& graph = *outline.graph;
+    const ScopeTree& tree = outline.scopes;
+    ViewGraph view;
+    view.graph = &graph;
+    view.itemOfNode.assign(graph.nodes().size(), -1);
+
+    // rep[s]: the outermost collapsed scope containing s (-1 if s is visible); clusterOf[s] for visible scopes.
+    const size_t scopeCount = tree.scopes.size();
+    std::vector<int> rep(scopeCount, -1), clusterOf(scopeCount, -1);
+    for (size_t s = 1; s < scopeCount; ++s) { // breadth-first numbering: parents come first
+        const auto& scope = tree.scopes[s];
+        const int p = scope.parent;
+        if (rep[static_cast<size_t>(p)] != -1) {
+            rep[s] = rep[static_cast<size_t>(p)];
+        } else if (!expanded.count(static_cast<int>(s))) {
+            rep[s] = static_cast<int>(s);
+        } else {
+            ViewCluster cluster;
+            cluster.scope = static_cast<int>(s);
+            cluster.parent = clusterOf[static_cast<size_t>(p)];
+            cluster.title = scope.name;
+            cluster.nodeCount = scope.total;
+            view.clusters.push_back(cluster);
+            clusterOf[s] = static_cast<int>(view.clusters.size()) - 1;
+        }
+    }
+
+    auto typeLabel = [&](ValueId v) { return typeOf ? formatTypeShort(typeOf(graph, v)) : QStringLiteral("?"); };
+    auto typeOfValue = [&](ValueId v) { return typeOf ? typeOf(graph, v) : graph.value(v).type; };
+
+    std::unordered_map<ValueId, int> inputItem;
+    auto addInput = [&](ValueId v, bool outer) {
+        ViewItem item;
+        item.kind = ViewItem::Kind::Input;
+        item.value = v;
+        item.outerScope = outer;
+        item.title = QString::fromStdString(graph.value(v).name);
+        item.subtitle = typeLabel(v);
+        measure(item);
+        view.items.push_back(item);
+        inputItem[v] = static_cast<int>(view.items.size()) - 1;
+    };
+    for (ValueId v : graph.inputs())
+        if (!isFoldedValue(outline, graph.value(v)))
+            addInput(v, false);
+    for (ValueId v : graph.outerScopeValues())
+        addInput(v, true);
+
+    std::unordered_map<int, int> groupItem;
+    std::unordered_map<int, std::map<std::string, int>> groupOps;
+    for (const Node& node : graph.nodes()) {
+        const size_t n = static_cast<size_t>(node.id);
+        if (outline.folded[n])
+            continue;
+        const int s = tree.scopeOfNode[n];
+        const int r = s >= 0 ? rep[static_cast<size_t>(s)] : -1;
+        if (r >= 0) {
+            groupOps[r][node.opType] += 1;
+            auto it = groupItem.find(r);
+            if (it == groupItem.end()) {
+                ViewItem item;
+                item.kind = ViewItem::Kind::Group;
+                item.scope = r;
+                item.cluster = clusterOf[static_cast<size_t>(tree.scopes[static_cast<size_t>(r)].parent)];
+                item.title = tree.scopes[static_cast<size_t>(r)].name;
+                item.nodeCount = tree.scopes[static_cast<size_t>(r)].total;
+                item.subtitle = item.nodeCount == 1 ? QStringLiteral("1 node") : QStringLiteral("%1 nodes").arg(item.nodeCount);
+                item.colour = QColor(0x4b, 0x6e, 0x9a);
+                view.items.push_back(item);
+                it = groupItem.emplace(r, static_cast<int>(view.items.size()) - 1).first;
+            }
+            view.itemOfNode[n] = it->second;
+            continue;
+        }
+        ViewItem item;
+        item.kind = ViewItem::Kind::Node;
+        item.node = node.id;
+        item.cluster = s >= 0 ? clusterOf[static_cast<size_t>(s)] : -1;
+        item.title = QString::fromStdString(node.opType);
+        item.subtitle = informativeNodeName(node);
+        item.colour = OpCategories::instance().colour(item.title);
+        for (size_t i = 0; i < node.inputs.size(); ++i) {
+            const ValueId v = node.inputs[i];
+            if (v != kNoValue && isFoldedValue(outline, graph.value(v)))
+                item.rows << foldedRow(outline, node, i, graph.value(v), typeOfValue(v));
+        }
+        for (const auto& [attr, sub] : node.subgraphs) {
+            item.hasSubgraphs = true;
+            item.rows << QStringLiteral("\u25b8 %1 (%2 nodes)").arg(QString::fromStdString(attr)).arg(sub->nodes().size());
+        }
+        if (node.functionBody) {
+            item.isFunction = true;
+            item.rows << QStringLiteral("\u25b8 function body (%1 nodes)").arg(node.functionBody->nodes().size());
+        }
+        measure(item);
+        view.items.push_back(item);
+        view.itemOfNode[n] = static_cast<int>(view.items.size()) - 1;
+    }
+    for (auto& [r, ops] : groupOps) {
+        std::vector<std::pair<int, std::string>> sorted;
+        for (const auto& [op, count] : ops)
+            sorted.emplace_back(-count, op);
+        std::sort(sorted.begin(), sorted.end());
+        QStringList parts;
+        for (size_t i = 0; i < sorted.size() && i < 3; ++i)
+            parts << (sorted[i].first == -1 ? QString::fromStdString(sorted[i].second)
+                                            : QStringLiteral("%1 \u00d7%2").arg(QString::fromStdString(sorted[i].second)).arg(-sorted[i].first));
+        if (sorted.size() > 3)
+            parts << QString(QChar(0x2026));
+        ViewItem& item = view.items[static_cast<size_t>(groupItem[r])];
+        item.rows << parts.join(QStringLiteral(" \u00b7 "));
+        measure(item);
+    }
+    // Folded constants point at their first consumer, so that search and "centre on" land somewhere useful.
+    for (const Node& node : graph.nodes()) {
+        if (!outline.folded[static_cast<size_t>(node.id)])
+            continue;
+        for (ValueId out : node.outputs)
+            if (out != kNoValue && !graph.value(out).consumers.empty()) {
+                view.itemOfNode[static_cast<size_t>(node.id)] = view.itemOfNode[static_cast<size_t>(graph.value(out).consumers.front())];
+                break;
+            }
+    }
+    std::vector<int> outputItem;
+    for (ValueId v : graph.outputs()) {
+        ViewItem item;
+        item.kind = ViewItem::Kind::Output;
+        item.value = v;
+        item.title = QString::fromStdString(graph.value(v).name);
+        item.subtitle = typeLabel(v);
+        measure(item);
+        view.items.push_back(item);
+        outputItem.push_back(static_cast<int>(view.items.size()) - 1);
+    }
+
+    std::map<std::tuple<int, int, bool>, size_t> edgeIndex;
+    auto addEdge = [&](int from, int to, ValueId v, bool implicit) {
+        if (from < 0 || to < 0 || from == to)
+            return;
+        const auto key = std::make_tuple(from, to, implicit);
+        auto it = edgeIndex.find(key);
+        if (it == edgeIndex.end()) {
+            ViewEdge edge;
+            edge.from = from;
+            edge.to = to;
+            edge.implicit = implicit;
+            view.edges.push_back(edge);
+            it = edgeIndex.emplace(key, view.edges.size() - 1).first;
+        }
+        auto& values = view.edges[it->second].values;
+        if (std::find(values.begin(), values.end(), v) == values.end())
+            values.push_back(v);
+    };
+    auto sourceOf = [&](ValueId v) -> int {
+        const ValueInfo& info = graph.value(v);
+        if (info.producer >= 0)
+            return outline.folded[static_cast<size_t>(info.producer)] ? -1 : view.itemOfNode[static_cast<size_t>(info.producer)];
+        auto it = inputItem.find(v);
+        return it == inputItem.end() ? -1 : it->second;
+    };
+    for (const Node& node : graph.nodes()) {
+        if (outline.folded[static_cast<size_t>(node.id)])
+            continue;
+        const int to = view.itemOfNode[static_cast<size_t>(node.id)];
+        for (ValueId v : node.inputs)
+            if (v != kNoValue && !isFoldedValue(outline, graph.value(v)))
+                addEdge(sourceOf(v), to, v, false);
+        for (ValueId v : node.implicitInputs)
+            if (v != kNoValue && !isFoldedValue(outline, graph.value(v)))
+                addEdge(sourceOf(v), to, v, true);
+    }
+    for (size_t i = 0; i < graph.outputs().size(); ++i)
+        addEdge(sourceOf(graph.outputs()[i]), outputItem[i], graph.outputs()[i], false);
+    for (auto& edge : view.edges)
+        edge.label = edge.values.size() == 1 ? typeLabel(edge.values.front()) : QStringLiteral("%1 tensors").arg(edge.values.size());
+    return view;
+}
+
+} // namespace onnxscope

@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: MIT
+#include "ui/nodeinspector/inspector_content.h"
+
+#include "engine/io/tensor_proto.h"
+#include "ui/document/model_document.h"
+#include "ui/nodeinspector/op_schema.h"
+#include "ui/tensorinspector/tensor_format.h"
+
+#include <QFileInfo>
+
+#include <onnx/onnx_pb.h>
+
+#include <map>
+
+namespace onnxscope {
+
+namespace {
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+QString joinNumbers(const auto& values, int limit = 32)
+{
+    QStringList parts;
+    int i = 0;
+    for (const auto& v : values) {
+        if (i++ == limit) {
+            parts << QString(QChar(0x2026));
+            break;
+        }
+        parts << QString::number(v);
+    }
+    return QLatin1Char('[') + parts.join(QStringLiteral(", ")) + QLatin1Char(']');
+}
+
+QString tensorSummary(const onnx::TensorProto& t)
+{
+    Shape shape(t.dims().begin(), t.dims().end());
+    const DataType dtype = dataTypeFromOnnx(t.data_type());
+    const auto name = dataTypeName(dtype);
+    return QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size())) + QStringLiteral(" \u27e8") + formatShape(shape) + QStringLiteral("\u27e9");
+}
+
+PropertyRow attributeRow(const Node& node, const onnx::AttributeProto& attr, const ExternalDataStore* external)
+{
+    PropertyRow row;
+    row.name = qs(attr.name());
+    using A = onnx::AttributeProto;
+    switch (attr.type()) {
+    case A::FLOAT:
+        row.value = QString::number(attr.f(), 'g', 7);
+        row.detail = QStringLiteral("float");
+        break;
+    case A::INT:
+        row.value = QString::number(attr.i());
+        row.detail = QStringLiteral("int");
+        break;
+    case A::STRING:
+        row.value = QStringLiteral("\"%1\"").arg(QString::fromUtf8(attr.s().data(), static_cast<qsizetype>(attr.s().size())));
+        row.detail = QStringLiteral("string");
+        break;
+    case A::FLOATS:
+        row.value = joinNumbers(attr.floats());
+        row.detail = QStringLiteral("floats");
+        break;
+    case A::INTS:
+        row.value = joinNumbers(attr.ints());
+        row.detail = QStringLiteral("ints");
+        break;
+    case A::STRINGS: {
+        QStringList parts;
+        for (const auto& s : attr.strings())
+            parts << QStringLiteral("\"%1\"").arg(qs(s));
+        row.value = QLatin1Char('[') + parts.join(QStringLiteral(", ")) + QLatin1Char(']');
+        row.detail = QStringLiteral("strings");
+        break;
+    }
+    case A::TENSOR: {
+        const onnx::TensorProto* proto = &attr.t();
+        row.detail = QStringLiteral("tensor");
+        row.value = tensorSummary(*proto);
+        try {
+            const Tensor t = tensorFromProto(*proto, const_cast<ExternalDataStore*>(external));
+            if (t.size() <= 16)
+                row.value = formatTensorValues(t, 16) + QStringLiteral("  ") + tensorSummary(*proto);
+        } catch (const std::exception& e) {
+            row.toolTip = qs(e.what());
+        }
+        row.tensor = [proto, external] { return tensorFromProto(*proto, const_cast<ExternalDataStore*>(external)); };
+        row.tensorTitle = QStringLiteral("%1.%2").arg(qs(node.displayName()), row.name);
+        break;
+    }
+    case A::GRAPH:
+        row.detail = QStringLiteral("graph");
+        row.value = QStringLiteral("%1 (%2 nodes)").arg(qs(attr.g().name())).arg(attr.g().node_size());
+        break;
+    case A::GRAPHS:
+        row.detail = QStringLiteral("graphs");
+        row.value = QStringLiteral("%1 graphs").arg(attr.graphs_size());
+        break;
+    case A::TENSORS:
+        row.detail = QStringLiteral("tensors");
+        row.value = QStringLiteral("%1 tensors").arg(attr.tensors_size());
+        break;
+    case A::SPARSE_TENSOR:
+        row.detail = QStringLiteral("sparse tensor");
+        row.value = joinNumbers(attr.sparse_tensor().dims());
+        break;
+    case A::TYPE_PROTO:
+        row.detail = QStringLiteral("type");
+        row.value = qs(valueTypeFromProto(attr.tp()).toString());
+        break;
+    default:
+        row.detail = QStringLiteral("?");
+        row.value = attr.has_ref_attr_name() ? QStringLiteral("ref %1").arg(qs(attr.ref_attr_name())) : QStringLiteral("(unsupported)");
+        break;
+    }
+    if (!attr.ref_attr_name().empty())
+        row.detail += QStringLiteral(" (ref %1)").arg(qs(attr.ref_attr_name()));
+    return row;
+}
+
+QString typeText(const Graph& graph, ValueId v, const ModelDocument* document)
+{
+    return qs((document ? document->valueType(graph, v) : graph.value(v).type).toString());
+}
+
+PropertyRow valueRow(const Graph& graph, ValueId v, const QString& port, const ModelDocument* document)
+{
+    PropertyRow row;
+    row.name = port;
+    if (v == kNoValue) {
+        row.value = QStringLiteral("(omitted)");
+        return row;
+    }
+    const ValueInfo& info = graph.value(v);
+    row.value = qs(info.name);
+    row.detail = typeText(graph, v, document);
+    row.valueRef = v;
+    if (info.initializer) {
+        const onnx::TensorProto* proto = info.initializer;
+        const Model* model = graph.model();
+        row.tensor = [proto, model] { return tensorFromProto(*proto, model ? &model->externalData() : nullptr); };
+        row.tensorTitle = qs(info.name);
+        row.toolTip = QStringLiteral("Initializer \u2014 double-click to view");
+    }
+    return row;
+}
+
+const char* sourceName(ValueInfo::Source source)
+{
+    switch (source) {
+    case ValueInfo::Source::Input:
+        return "graph input";
+    case ValueInfo::Source::Initializer:
+        return "initializer";
+    case ValueInfo::Source::NodeOutput:
+        return "node output";
+    case ValueInfo::Source::OuterScope:
+        return "outer scope";
+    }
+    return "";
+}
+
+} // namespace
+
+std::vector<PropertySection> describeNode(const Graph& graph, NodeId id, const ModelDocument* document)
+{
+    std::vector<PropertySection> sections;
+    if (id < 0 || static_cast<size_t>(id) >= graph.nodes().size())
+        return sections;
+    const Node& node = graph.node(id);
+    const OpSchemaInfo schema = lookupOpSchema(node.opType, node.domain, node.opset);
+    PropertySection info { QStringLiteral("Node"), {} };
+    info.rows.push_back({ QStringLiteral("name"), node.name.empty() ? QStringLiteral("(unnamed)") : qs(node.name), {}, {}, {}, {}, kNoValue, -1 });
+    info.rows.push_back({ QStringLiteral("op type"), qs(node.opType), schema.support, {}, {}, {}, kNoValue, -1 });
+    info.rows.push_back({ QStringLiteral("domain"), node.domain.empty() ? QStringLiteral("ai.onnx (default)") : qs(node.domain), {}, {}, {}, {}, kNoValue, -1 });
+    QString version = QStringLiteral("opset %1").arg(node.opset);
+    if (schema.known)
+        version += QStringLiteral(" \u2192 %1-%2").arg(qs(node.opType)).arg(schema.sinceVersion);
+    else
+        version += QStringLiteral(" (not in onnx's schema registry)");
+    info.rows.push_back({ QStringLiteral("version"), version, {}, {}, {}, {}, kNoValue, -1 });
+    if (node.proto && !node.proto->doc_string().empty())
+        info.rows.push_back({ QStringLiteral("doc string"), qs(node.proto->doc_string()), {}, qs(node.proto->doc_string()), {}, {}, kNoValue, -1 });
+    sections.push_back(std::move(info));
+
+    PropertySection attributes { QStringLiteral("Attributes"), {} };
+    const ExternalDataStore* external = graph.model() ? &graph.model()->externalData() : nullptr;
+    if (node.proto)
+        for (const auto& attr : node.proto->attribute())
+            attributes.rows.push_back(attributeRow(node, attr, external));
+    sections.push_back(std::move(attributes));
+
+    PropertySection inputs { QStringLiteral("Inputs"), {} };
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+        QString port = inputPortName(node, i);
+        inputs.rows.push_back(valueRow(graph, node.inputs[i], port.isEmpty() ? QStringLiteral("input %1").arg(i) : port, document));
+    }
+    for (ValueId v : node.implicitInputs)
+        inputs.rows.push_back(valueRow(graph, v, QStringLiteral("(outer scope)"), document));
+    sections.push_back(std::move(inputs));
+
+    PropertySection outputs { QStringLiteral("Outputs"), {} };
+    for (size_t i = 0; i < node.outputs.size(); ++i) {
+        QString port = outputPortName(node, i);
+        outputs.rows.push_back(valueRow(graph, node.outputs[i], port.isEmpty() ? QStringLiteral("output %1").arg(i) : port, document));
+    }
+    sections.push_back(std::move(outputs));
+
+    if (!node.subgraphs.empty() || node.functionBody) {
+        PropertySection subgraphs { QStringLiteral("Subgraphs"), {} };
+        for (const auto& [name, sub] : node.subgraphs)
+            subgraphs.rows.push_back({ qs(name), QStringLiteral("%1 nodes").arg(sub->nodes().size()), QStringLiteral("graph"),
+                QStringLiteral("Double-click the node to open"), {}, {}, kNoValue, id });
+        if (node.functionBody)
+            subgraphs.rows.push_back({ QStringLiteral("function body"), QStringLiteral("%1 nodes").arg(node.functionBody->nodes().size()),
+                QStringLiteral("function"), QStringLiteral("Double-click the node to open"), {}, {}, kNoValue, id });
+        sections.push_back(std::move(subgraphs));
+    }
+    return sections;
+}
+
+std::vector<PropertySection> describeValue(const Graph& graph, ValueId id, const ModelDocument* document)
+{
+    std::vector<PropertySection> sections;
+    if (id < 0 || static_cast<size_t>(id) >= graph.values().size())
+        return sections;
+    const ValueInfo& v = graph.value(id);
+    PropertySection tensor { QStringLiteral("Tensor"), {} };
+    tensor.rows.push_back({ QStringLiteral("name"), qs(v.name), {}, {}, {}, {}, kNoValue, -1 });
+    const ValueType type = document ? document->valueType(graph, id) : v.type;
+    tensor.rows.push_back({ QStringLiteral("type"), qs(type.toString()),
+        v.type.kind != Value::Kind::None ? QStringLiteral("declared") : (type.kind != Value::Kind::None ? QStringLiteral("inferred") : QString()), {}, {}, {}, kNoValue, -1 });
+    if (type.kind == Value::Kind::Tensor) {
+        const auto name = dataTypeName(type.elementType);
+        tensor.rows.push_back({ QStringLiteral("dtype"), QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size())), {}, {}, {}, {}, kNoValue, -1 });
+        tensor.rows.push_back({ QStringLiteral("shape"), formatShape(type), {}, {}, {}, {}, kNoValue, -1 });
+    }
+    tensor.rows.push_back({ QStringLiteral("source"), QString::fromLatin1(sourceName(v.source)), {}, {}, {}, {}, kNoValue, -1 });
+    sections.push_back(std::move(tensor));
+
+    PropertySection producer { QStringLiteral("Producer"), {} };
+    if (v.producer >= 0) {
+        const Node& p = graph.node(v.producer);
+        producer.rows.push_back({ qs(p.opType), qs(p.displayName()), {}, {}, {}, {}, kNoValue, p.id });
+    } else {
+        producer.rows.push_back({ QString::fromLatin1(sourceName(v.source)), QStringLiteral("\u2014"), {}, {}, {}, {}, kNoValue, -1 });
+    }
+    sections.push_back(std::move(producer));
+
+    PropertySection consumers { QStringLiteral("Consumers"), {} };
+    for (NodeId c : v.consumers) {
+        const Node& n = graph.node(c);
+        QString port;
+        for (size_t i = 0; i < n.inputs.size(); ++i)
+            if (n.inputs[i] == id)
+                port = inputPortName(n, i);
+        consumers.rows.push_back({ qs(n.opType), qs(n.displayName()), port.isEmpty() ? QString() : QStringLiteral("as %1").arg(port), {}, {}, {}, kNoValue, c });
+    }
+    for (ValueId out : graph.outputs())
+        if (out == id)
+            consumers.rows.push_back({ QStringLiteral("graph output"), qs(v.name), {}, {}, {}, {}, kNoValue, -1 });
+    sections.push_back(std::move(consumers));
+
+    if (v.initializer) {
+        PropertySection init { QStringLiteral("Initializer"), {} };
+        PropertyRow row = valueRow(graph, id, QStringLiteral("values"), document);
+        row.value = QStringLiteral("double-click to view");
+        const onnx::TensorProto* proto = v.initializer;
+        if (proto->data_location() == onnx::TensorProto::EXTERNAL) {
+            row.detail = QStringLiteral("external data");
+            for (const auto& kv : proto->external_data())
+                if (kv.key() == "location")
+                    row.detail = QStringLiteral("external: %1").arg(qs(kv.value()));
+        } else {
+            try {
+                int64_t count = 1;
+                for (int64_t d : proto->dims())
+                    count *= d;
+                if (count <= 64)
+                    row.value = formatTensorValues(tensorFromProto(*proto, nullptr), 16);
+            } catch (const std::exception& e) {
+                row.value = qs(e.what());
+            }
+        }
+        init.rows.push_back(std::move(row));
+        sections.push_back(std::move(init));
+    }
+    return sections;
+}
+
+std::vector<PropertySection> describeModel(const Model& model, const QString& path)
+{
+    std::vector<PropertySection> sections;
+    const onnx::ModelProto& proto = model.proto();
+    PropertySection info { QStringLiteral("Model"), {} };
+    auto add = [](PropertySection& s, const QString& name, const QString& value, const QString& detail = {}) {
+        PropertyRow row;
+        row.name = name;
+        row.value = value;
+        row.detail = detail;
+        if (value.size() > 40)
+            row.toolTip = value;
+        s.rows.push_back(std::move(row));
+    };
+    add(info, QStringLiteral("file"), path.isEmpty() ? qs(model.displayName()) : QFileInfo(path).fileName(), path);
+    if (!path.isEmpty())
+        add(info, QStringLiteral("file size"), formatBytes(static_cast<uint64_t>(QFileInfo(path).size())));
+    add(info, QStringLiteral("IR version"), QString::number(proto.ir_version()));
+    add(info, QStringLiteral("producer"), (qs(proto.producer_name()) + QLatin1Char(' ') + qs(proto.producer_version())).trimmed());
+    if (!proto.domain().empty())
+        add(info, QStringLiteral("domain"), qs(proto.domain()));
+    if (proto.model_version() != 0)
+        add(info, QStringLiteral("model version"), QString::number(proto.model_version()));
+    add(info, QStringLiteral("graph"), qs(proto.graph().name()));
+    if (!proto.doc_string().empty())
+        add(info, QStringLiteral("doc string"), qs(proto.doc_string()));
+    if (!proto.graph().doc_string().empty())
+        add(info, QStringLiteral("graph doc"), qs(proto.graph().doc_string()));
+    add(info, QStringLiteral("nodes"), QString::number(model.graph().nodes().size()),
+        QStringLiteral("%1 with subgraphs and functions").arg(model.graph().totalNodeCount()));
+    sections.push_back(std::move(info));
+
+    PropertySection opsets { QStringLiteral("Opsets"), {} };
+    for (const auto& [domain, version] : model.opsets())
+        add(opsets, domain.empty() ? QStringLiteral("ai.onnx") : qs(domain), QString::number(version));
+    sections.push_back(std::move(opsets));
+
+    if (proto.metadata_props_size() > 0) {
+        PropertySection meta { QStringLiteral("Metadata"), {} };
+        for (const auto& kv : proto.metadata_props())
+            add(meta, qs(kv.key()), qs(kv.value()));
+        sections.push_back(std::move(meta));
+    }
+    const Graph& g = model.graph();
+    PropertySection inputs { QStringLiteral("Inputs"), {} };
+    for (ValueId v : g.requiredInputs())
+        add(inputs, qs(g.value(v).name), qs(g.value(v).type.toString()));
+    sections.push_back(std::move(inputs));
+    PropertySection outputs { QStringLiteral("Outputs"), {} };
+    for (ValueId v : g.outputs())
+        add(outputs, qs(g.value(v).name), qs(g.value(v).type.toString()));
+    sections.push_back(std::move(outputs));
+
+    PropertySection inits { QStringLiteral("Initializers"), {} };
+    size_t external = 0;
+    for (ValueId v : g.initializers())
+        if (g.value(v).initializer && g.value(v).initializer->data_location() == onnx::TensorProto::EXTERNAL)
+            ++external;
+    add(inits, QStringLiteral("count"), QString::number(g.initializers().size()));
+    add(inits, QStringLiteral("size"), formatBytes(model.initializerBytes()));
+    if (external > 0)
+        add(inits, QStringLiteral("external"), QStringLiteral("%1 tensors (memory-mapped on demand)").arg(external));
+    sections.push_back(std::move(inits));
+
+    if (proto.functions_size() > 0) {
+        PropertySection functions { QStringLiteral("Functions"), {} };
+        for (const auto& f : proto.functions())
+            add(functions, qs(f.name()), QStringLiteral("%1 nodes").arg(f.node_size()), qs(f.domain()));
+        sections.push_back(std::move(functions));
+    }
+    std::map<std::string, int> counts;
+    std::function<void(const Graph&)> count = [&](const Graph& graph) {
+        for (const Node& n : graph.nodes()) {
+            counts[n.domain.empty() ? n.opType : n.domain + "." + n.opType] += 1;
+            for (const auto& [name, sub] : n.subgraphs)
+                count(*sub);
+        }
+    };
+    count(g);
+    std::vector<std::pair<int, std::string>> sorted;
+    for (const auto& [op, n] : counts)
+        sorted.emplace_back(-n, op);
+    std::sort(sorted.begin(), sorted.end());
+    PropertySection ops { QStringLiteral("Operators"), {} };
+    for (const auto& [n, op] : sorted)
+        add(ops, qs(op), QString::number(-n));
+    sections.push_back(std::move(ops));
+    return sections;
+}
+
+QString operatorDocumentationMarkdown(const Node& node)
+{
+    const OpSchemaInfo schema = lookupOpSchema(node.opType, node.domain, node.opset);
+    QString md = QStringLiteral("### %1\n\n").arg(qs(node.opType));
+    if (!schema.known)
+        return md + QStringLiteral("*onnx's schema registry (onnx 1.12) does not know %1 in domain \u201c%2\u201d at opset %3: "
+                                   "a custom or newer operator.*\n")
+                        .arg(qs(node.opType), node.domain.empty() ? QStringLiteral("ai.onnx") : qs(node.domain))
+                        .arg(node.opset);
+    md += QStringLiteral("*%1 version %2%3*\n\n")
+              .arg(schema.domain.isEmpty() ? QStringLiteral("ai.onnx") : schema.domain)
+              .arg(schema.sinceVersion)
+              .arg(schema.support.isEmpty() ? QString() : QStringLiteral(", ") + schema.support);
+    md += schema.doc.isEmpty() ? QStringLiteral("*No documentation in this build of onnx.*") : schema.doc;
+    return md;
+}
+
+} // namespace onnxscope

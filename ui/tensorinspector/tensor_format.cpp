@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: MIT
+#include "ui/tensorinspector/tensor_format.h"
+
+#include <QStringList>
+
+#include <cmath>
+
+namespace onnxscope {
+
+QString formatShape(const Shape& shape)
+{
+    if (shape.empty())
+        return QStringLiteral("scalar");
+    QStringList parts;
+    for (int64_t d : shape)
+        parts << QString::number(d);
+    return parts.join(QChar(0x00D7));
+}
+
+namespace {
+
+// Exporters and shape inference invent long names for unknown dims ("p2o.DynamicDimension.0", "unk__3"); on an edge
+// label they only hide the shape, so they print as "?" (the full type is in the inspector).
+QString shortSymbol(const std::string& symbol)
+{
+    if (symbol.empty() || symbol.rfind("unk__", 0) == 0 || symbol.size() > 12)
+        return QStringLiteral("?");
+    return QString::fromStdString(symbol);
+}
+
+} // namespace
+
+QString formatShape(const ValueType& type)
+{
+    if (!type.hasShape)
+        return QStringLiteral("?");
+    if (type.shape.empty())
+        return QStringLiteral("scalar");
+    QStringList parts;
+    for (const Dim& d : type.shape)
+        parts << (d.known() ? QString::number(d.value) : shortSymbol(d.symbol));
+    return parts.join(QChar(0x00D7));
+}
+
+QString formatTypeShort(const ValueType& type)
+{
+    switch (type.kind) {
+    case Value::Kind::None:
+        return QStringLiteral("?");
+    case Value::Kind::Tensor: {
+        const QString dtype = type.elementType == DataType::Undefined
+            ? QStringLiteral("?")
+            : QString::fromUtf8(dataTypeName(type.elementType).data(), static_cast<qsizetype>(dataTypeName(type.elementType).size()));
+        if (!type.hasShape)
+            return dtype;
+        return dtype + QLatin1Char(' ') + formatShape(type);
+    }
+    default:
+        return QString::fromStdString(type.toString());
+    }
+}
+
+QString formatElement(const Tensor& tensor, int64_t index)
+{
+    if (index < 0 || index >= tensor.size())
+        return {};
+    const DataType t = tensor.dtype();
+    if (t == DataType::String)
+        return QStringLiteral("\"%1\"").arg(QString::fromStdString(tensor.data<std::string>()[static_cast<size_t>(index)]));
+    if (t == DataType::Bool)
+        return tensor.toDouble(index) != 0 ? QStringLiteral("true") : QStringLiteral("false");
+    if (t == DataType::Int64)
+        return QString::number(tensor.data<int64_t>()[static_cast<size_t>(index)]);
+    if (t == DataType::UInt64)
+        return QString::number(tensor.data<uint64_t>()[static_cast<size_t>(index)]);
+    if (isComplex(t)) {
+        if (t == DataType::Complex64) {
+            auto c = tensor.data<Complex64>()[static_cast<size_t>(index)];
+            return QStringLiteral("%1%2%3i").arg(c.real(), 0, 'g', 6).arg(c.imag() < 0 ? QString() : QStringLiteral("+")).arg(c.imag(), 0, 'g', 6);
+        }
+        auto c = tensor.data<Complex128>()[static_cast<size_t>(index)];
+        return QStringLiteral("%1%2%3i").arg(c.real(), 0, 'g', 8).arg(c.imag() < 0 ? QString() : QStringLiteral("+")).arg(c.imag(), 0, 'g', 8);
+    }
+    const double v = tensor.toDouble(index);
+    if (isInteger(t))
+        return QString::number(static_cast<long long>(v));
+    if (std::isnan(v))
+        return QStringLiteral("NaN");
+    if (std::isinf(v))
+        return v > 0 ? QStringLiteral("inf") : QStringLiteral("-inf");
+    return QString::number(v, 'g', t == DataType::Double ? 10 : 6);
+}
+
+QString formatTensorValues(const Tensor& tensor, int maxElements)
+{
+    if (!tensor.defined())
+        return {};
+    if (tensor.rank() == 0)
+        return formatElement(tensor, 0);
+    QStringList parts;
+    const int64_t n = std::min<int64_t>(tensor.size(), maxElements);
+    for (int64_t i = 0; i < n; ++i)
+        parts << formatElement(tensor, i);
+    if (tensor.size() > n)
+        parts << QString(QChar(0x2026));
+    return QLatin1Char('[') + parts.join(QStringLiteral(", ")) + QLatin1Char(']');
+}
+
+QString formatBytes(uint64_t bytes)
+{
+    const double b = static_cast<double>(bytes);
+    if (bytes < 1024)
+        return QStringLiteral("%1 B").arg(bytes);
+    if (b < 1024.0 * 1024)
+        return QStringLiteral("%1 KB").arg(b / 1024, 0, 'f', 1);
+    if (b < 1024.0 * 1024 * 1024)
+        return QStringLiteral("%1 MB").arg(b / 1024 / 1024, 0, 'f', 1);
+    return QStringLiteral("%1 GB").arg(b / 1024 / 1024 / 1024, 0, 'f', 2);
+}
+
+} // namespace onnxscope

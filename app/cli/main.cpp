@@ -11,7 +11,8 @@ int main(int argc, char** argv)
     CLI::App app { "onnxscope-cli: inspect, run and debug ONNX models from scripts", "onnxscope-cli" };
     app.set_version_flag("--version", std::string("onnxscope-cli ") + ONNXSCOPE_VERSION);
     app.require_subcommand(1);
-    std::vector<CommandRunner> commands { addTestCommand(app) };
+    std::vector<CommandRunner> commands { addInfoCommand(app), addRunCommand(app), addTestCommand(app),
+        addOpsCommand(app) };
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -22,6 +23,9 @@ int main(int argc, char** argv)
         for (const auto& run : commands)
             if (int code = run(); code >= 0)
                 return code;
+    } catch (const UsageError& e) {
+        std::cerr << "error: " << e.what() << "\nRun with --help for more information.\n";
+        return kUsageError;
     } catch (const onnxscope::Error& e) {
         std::cerr << "error: " << e.what() << "\n";
         return kModelError;

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: MIT
+#include "app/cli/cli_util.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace onnxscope::cli {
+
+std::string sanitizeFileName(const std::string& name)
+{
+    std::string out;
+    for (char c : name) {
+        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.'
+            || c == '_' || c == '-';
+        out += ok ? c : '_';
+        if (out.size() >= 100)
+            break;
+    }
+    if (out.empty() || out == "." || out == "..")
+        out = "value";
+    return out;
+}
+
+nlohmann::json valueTypeJson(const ValueType& type)
+{
+    nlohmann::json j;
+    switch (type.kind) {
+    case Value::Kind::Tensor:
+        j["kind"] = "tensor";
+        break;
+    case Value::Kind::Sequence:
+        j["kind"] = "sequence";
+        break;
+    case Value::Kind::Map:
+        j["kind"] = "map";
+        break;
+    case Value::Kind::Optional:
+        j["kind"] = "optional";
+        break;
+    case Value::Kind::None:
+        j["kind"] = "unknown";
+        break;
+    }
+    j["type"] = type.toString();
+    if (type.elementType != DataType::Undefined)
+        j["dtype"] = std::string(dataTypeName(type.elementType));
+    if (type.kind == Value::Kind::Tensor) {
+        if (type.hasShape) {
+            nlohmann::json shape = nlohmann::json::array();
+            for (const auto& d : type.shape) {
+                if (d.known())
+                    shape.push_back(d.value);
+                else if (!d.symbol.empty())
+                    shape.push_back(d.symbol);
+                else
+                    shape.push_back(nullptr);
+            }
+            j["shape"] = shape;
+        } else {
+            j["shape"] = nullptr;
+        }
+    }
+    return j;
+}
+
+std::string formatMs(double ms)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.3f", ms);
+    return buf;
+}
+
+std::string formatMs(std::chrono::nanoseconds d)
+{
+    return formatMs(static_cast<double>(d.count()) / 1e6);
+}
+
+std::string formatBytes(uint64_t bytes)
+{
+    const char* units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+    double v = static_cast<double>(bytes);
+    int u = 0;
+    while (v >= 1024 && u < 4) {
+        v /= 1024;
+        ++u;
+    }
+    char buf[64];
+    if (u == 0)
+        std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
+    else
+        std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
+    return buf;
+}
+
+namespace {
+
+nlohmann::json number(double v)
+{
+    if (std::isnan(v))
+        return "nan";
+    if (std::isinf(v))
+        return v > 0 ? "inf" : "-inf";
+    return v;
+}
+
+nlohmann::json tensorJson(const Tensor& t)
+{
+    nlohmann::json j;
+    j["dtype"] = std::string(dataTypeName(t.dtype()));
+    j["shape"] = t.shape();
+    nlohmann::json data = nlohmann::json::array();
+    for (int64_t i = 0; i < t.size(); ++i) {
+        switch (t.dtype()) {
+        case DataType::String:
+            data.push_back(t.data<std::string>()[i]);
+            break;
+        case DataType::Bool:
+            data.push_back(t.data<bool>()[i]);
+            break;
+        case DataType::Int64:
+            data.push_back(t.data<int64_t>()[i]);
+            break;
+        case DataType::UInt64:
+            data.push_back(t.data<uint64_t>()[i]);
+            break;
+        case DataType::Complex64:
+            data.push_back({ number(t.data<Complex64>()[i].real()), number(t.data<Complex64>()[i].imag()) });
+            break;
+        case DataType::Complex128:
+            data.push_back({ number(t.data<Complex128>()[i].real()), number(t.data<Complex128>()[i].imag()) });
+            break;
+        default:
+            if (isInteger(t.dtype()))
+                data.push_back(static_cast<int64_t>(t.toDouble(i)));
+            else
+                data.push_back(number(t.toDouble(i)));
+        }
+    }
+    j["data"] = std::move(data);
+    return j;
+}
+
+} // namespace
+
+nlohmann::json valueJson(const Value& value)
+{
+    nlohmann::json j;
+    j["type"] = value.typeString();
+    switch (value.kind()) {
+    case Value::Kind::None:
+        j["kind"] = "none";
+        break;
+    case Value::Kind::Tensor:
+        j["kind"] = "tensor";
+        j["value"] = tensorJson(value.tensor());
+        break;
+    case Value::Kind::Sequence: {
+        j["kind"] = "sequence";
+        j["element_dtype"] = std::string(dataTypeName(value.sequence().elementType));
+        nlohmann::json items = nlohmann::json::array();
+        for (const auto& item : value.sequence().items)
+            items.push_back(valueJson(item));
+        j["items"] = std::move(items);
+        break;
+    }
+    case Value::Kind::Map:
+        j["kind"] = "map";
+        j["keys"] = tensorJson(value.map().keys);
+        j["values"] = tensorJson(value.map().values);
+        break;
+    case Value::Kind::Optional:
+        j["kind"] = "optional";
+        j["value"] = value.optionalValue() ? valueJson(*value.optionalValue()) : nlohmann::json(nullptr);
+        break;
+    }
+    return j;
+}
+
+} // namespace onnxscope::cli

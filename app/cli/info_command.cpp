@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: MIT
+#include "app/cli/cli_util.h"
+#include "app/cli/commands.h"
+
+#include "engine/exec/program.h"
+#include "engine/model/model.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <iomanip>
+#include <iostream>
+#include <map>
+
+namespace onnxscope::cli {
+
+namespace {
+
+struct InfoOptions {
+    std::string model;
+    bool json = false;
+    bool noDiagnostics = false;
+};
+
+void countOps(const Graph& graph, std::map<std::string, size_t>& histogram)
+{
+    for (const auto& node : graph.nodes()) {
+        std::string key = node.domain.empty() ? node.opType : node.domain + "." + node.opType;
+        ++histogram[key];
+        for (const auto& [attr, g] : node.subgraphs)
+            countOps(*g, histogram);
+        if (node.functionBody)
+            countOps(*node.functionBody, histogram);
+    }
+}
+
+nlohmann::json valuesJson(const Graph& graph, const std::vector<ValueId>& ids)
+{
+    nlohmann::json list = nlohmann::json::array();
+    for (ValueId id : ids) {
+        const auto& v = graph.value(id);
+        nlohmann::json j = valueTypeJson(v.type);
+        j["name"] = v.name;
+        if (v.initializer)
+            j["has_default"] = true;
+        list.push_back(std::move(j));
+    }
+    return list;
+}
+
+nlohmann::json collectInfo(const Model& model, bool withDiagnostics)
+{
+    const auto& proto = model.proto();
+    const Graph& graph = model.graph();
+    nlohmann::json j;
+    j["file"] = model.displayName();
+    j["ir_version"] = proto.ir_version();
+    j["producer"] = { { "name", proto.producer_name() }, { "version", proto.producer_version() } };
+    j["domain"] = proto.domain();
+    j["model_version"] = proto.model_version();
+    j["graph_name"] = graph.name();
+    nlohmann::json opsets = nlohmann::json::object();
+    for (const auto& [domain, version] : model.opsets())
+        opsets[domain.empty() ? "ai.onnx" : domain] = version;
+    j["opsets"] = opsets;
+
+    std::vector<ValueId> inputs;
+    for (ValueId id : graph.inputs())
+        if (!graph.value(id).initializer)
+            inputs.push_back(id);
+    j["inputs"] = valuesJson(graph, inputs);
+    j["outputs"] = valuesJson(graph, graph.outputs());
+    std::vector<ValueId> withDefaults;
+    for (ValueId id : graph.inputs())
+        if (graph.value(id).initializer)
+            withDefaults.push_back(id);
+    if (!withDefaults.empty())
+        j["inputs_with_defaults"] = valuesJson(graph, withDefaults);
+
+    j["node_count"] = graph.totalNodeCount();
+    j["main_graph_node_count"] = graph.nodes().size();
+    std::map<std::string, size_t> histogram;
+    countOps(graph, histogram);
+    j["op_histogram"] = histogram;
+    j["initializers"] = { { "count", graph.initializers().size() }, { "bytes", model.initializerBytes() } };
+
+    nlohmann::json functions = nlohmann::json::array();
+    for (const auto& f : proto.functions()) {
+        nlohmann::json fj;
+        fj["domain"] = f.domain();
+        fj["name"] = f.name();
+        fj["inputs"] = std::vector<std::string>(f.input().begin(), f.input().end());
+        fj["outputs"] = std::vector<std::string>(f.output().begin(), f.output().end());
+        fj["node_count"] = f.node_size();
+        functions.push_back(std::move(fj));
+    }
+    j["functions"] = functions;
+
+    j["unsupported"] = Program::unsupportedNodes(model);
+    if (withDiagnostics) {
+        nlohmann::json diags = nlohmann::json::array();
+        for (const auto& d : model.diagnostics())
+            diags.push_back({ { "severity", d.severity == Diagnostic::Severity::Error ? "error" : "warning" },
+                { "source", d.source }, { "message", d.message } });
+        j["diagnostics"] = diags;
+    }
+    return j;
+}
+
+void printValues(const Graph& graph, const std::vector<ValueId>& ids)
+{
+    for (ValueId id : ids) {
+        const auto& v = graph.value(id);
+        std::cout << "  " << v.name << ": " << v.type.toString() << (v.initializer ? "  (has a default)" : "")
+                  << "\n";
+    }
+}
+
+void printInfo(const Model& model, const nlohmann::json& j)
+{
+    const Graph& graph = model.graph();
+    std::cout << "model: " << model.displayName() << "\n";
+    std::cout << "ir version: " << j["ir_version"].get<int64_t>() << "\n";
+    std::cout << "opsets:";
+    for (const auto& [domain, version] : j["opsets"].items())
+        std::cout << " " << domain << "=" << version.get<int64_t>();
+    std::cout << "\n";
+    const auto& producer = j["producer"];
+    std::cout << "producer: " << producer["name"].get<std::string>();
+    if (!producer["version"].get<std::string>().empty())
+        std::cout << " " << producer["version"].get<std::string>();
+    std::cout << "\n";
+    if (!j["graph_name"].get<std::string>().empty())
+        std::cout << "graph: " << j["graph_name"].get<std::string>() << "\n";
+
+    std::vector<ValueId> inputs, defaults;
+    for (ValueId id : graph.inputs())
+        (graph.value(id).initializer ? defaults : inputs).push_back(id);
+    std::cout << "inputs (" << inputs.size() << "):\n";
+    printValues(graph, inputs);
+    if (!defaults.empty()) {
+        std::cout << "inputs with defaults (" << defaults.size() << "):\n";
+        printValues(graph, defaults);
+    }
+    std::cout << "outputs (" << graph.outputs().size() << "):\n";
+    printValues(graph, graph.outputs());
+
+    std::cout << "nodes: " << j["node_count"].get<size_t>() << " (" << j["main_graph_node_count"].get<size_t>()
+              << " in the main graph)\n";
+    std::cout << "initializers: " << j["initializers"]["count"].get<size_t>() << ", "
+              << formatBytes(j["initializers"]["bytes"].get<uint64_t>()) << "\n";
+    std::cout << "op histogram:\n";
+    std::vector<std::pair<std::string, size_t>> ops;
+    for (const auto& [op, n] : j["op_histogram"].items())
+        ops.emplace_back(op, n.get<size_t>());
+    std::stable_sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    for (const auto& [op, n] : ops)
+        std::cout << "  " << std::setw(6) << n << "  " << op << "\n";
+    const auto& functions = j["functions"];
+    std::cout << "model-local functions: " << functions.size() << "\n";
+    for (const auto& f : functions)
+        std::cout << "  " << (f["domain"].get<std::string>().empty() ? "" : f["domain"].get<std::string>() + ".")
+                  << f["name"].get<std::string>() << " (" << f["node_count"].get<int>() << " nodes)\n";
+    const auto& unsupported = j["unsupported"];
+    if (unsupported.empty()) {
+        std::cout << "unsupported ops: none, this build can run every node\n";
+    } else {
+        std::cout << "unsupported ops (" << unsupported.size() << "):\n";
+        for (const auto& u : unsupported)
+            std::cout << "  " << u.get<std::string>() << "\n";
+    }
+    if (j.contains("diagnostics")) {
+        const auto& diags = j["diagnostics"];
+        std::cout << "diagnostics (" << diags.size() << "):" << (diags.empty() ? " none" : "") << "\n";
+        for (const auto& d : diags)
+            std::cout << "  " << d["severity"].get<std::string>() << " (" << d["source"].get<std::string>()
+                      << "): " << d["message"].get<std::string>() << "\n";
+    }
+}
+
+int runInfo(const InfoOptions& o)
+{
+    auto model = Model::load(o.model);
+    nlohmann::json j = collectInfo(*model, !o.noDiagnostics);
+    if (o.json)
+        std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    else
+        printInfo(*model, j);
+    return kOk;
+}
+
+} // namespace
+
+CommandRunner addInfoCommand(CLI::App& app)
+{
+    auto o = std::make_shared<InfoOptions>();
+    auto* cmd = app.add_subcommand("info",
+        "Describe a model: inputs, outputs, opsets, producer, node count, op histogram, initializers, functions, "
+        "unsupported ops and checker/shape-inference diagnostics");
+    cmd->add_option("model", o->model, "The .onnx file")->required();
+    cmd->add_flag("--json", o->json, "Machine-readable output");
+    cmd->add_flag("--no-diagnostics", o->noDiagnostics, "Skip onnx's checker and shape inference (slow on big models)");
+    return [cmd, o]() -> int { return cmd->parsed() ? runInfo(*o) : -1; };
+}
+
+} // namespace onnxscope::cli

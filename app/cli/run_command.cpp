@@ -1,0 +1,600 @@
+// SPDX-License-Identifier: MIT
+#include "app/cli/cli_util.h"
+#include "app/cli/commands.h"
+
+#include "engine/core/half.h"
+#include "engine/exec/program.h"
+#include "engine/exec/session.h"
+#include "engine/exec/value_checks.h"
+#include "engine/io/npy.h"
+#include "engine/io/tensor_proto.h"
+#include "engine/io/value_proto.h"
+#include "engine/model/model.h"
+
+#include <algorithm>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace onnxscope::cli {
+
+namespace {
+
+struct RunOptions {
+    std::string model;
+    std::vector<std::string> inputs;
+    std::string outputDir;
+    bool dumpAll = false;
+    bool trace = false;
+    bool profile = false;
+    bool breakOnNan = false;
+    int repeat = 0;
+    bool randomInputs = false;
+    uint64_t seed = 0;
+    std::vector<std::string> dims;
+    bool quiet = false;
+};
+
+std::string outputShapes(const NodeEvent& e)
+{
+    std::string s;
+    for (size_t i = 0; i < e.outputs.size(); ++i) {
+        if (i)
+            s += "; ";
+        s += e.outputs[i].isNone() ? std::string("-") : e.outputs[i].typeString();
+    }
+    return s.empty() ? "-" : s;
+}
+
+/// Counts executed nodes (any depth).
+class CountObserver : public SessionObserver {
+public:
+    size_t nodes = 0;
+    void afterNode(const NodeEvent&) override { ++nodes; }
+};
+
+/// --trace: one line per executed node, in execution order.
+class TraceObserver : public SessionObserver {
+public:
+    size_t lines = 0;
+    void afterNode(const NodeEvent& e) override
+    {
+        std::cout << "[trace] " << e.framePath << " | " << e.node.opType << " | " << e.node.displayName() << " | "
+                  << outputShapes(e) << " | " << formatMs(e.elapsed) << " ms\n";
+        ++lines;
+    }
+    void nodeFailed(const NodeEvent& e, const std::string&) override
+    {
+        std::cout << "[trace] " << e.framePath << " | " << e.node.opType << " | " << e.node.displayName()
+                  << " | FAILED | -\n";
+        ++lines;
+    }
+};
+
+/// --profile: time per node and per op type. Control-flow nodes report their total and, separately, their self
+/// time (without the nodes of their subgraphs), so the per-op-type table does not count subgraph time twice.
+class ProfileObserver : public SessionObserver {
+public:
+    struct NodeStats {
+        std::string path, opType;
+        size_t calls = 0;
+        std::chrono::nanoseconds total { 0 }, self { 0 };
+    };
+    void afterNode(const NodeEvent& e) override
+    {
+        if (m_childTime.size() < e.depth + 2)
+            m_childTime.resize(e.depth + 2, std::chrono::nanoseconds(0));
+        auto self = e.elapsed - m_childTime[e.depth + 1];
+        if (self.count() < 0)
+            self = std::chrono::nanoseconds(0);
+        m_childTime[e.depth + 1] = std::chrono::nanoseconds(0);
+        m_childTime[e.depth] += e.elapsed;
+        // Nodes in loop iterations are aggregated: the key drops the iteration from the frame path.
+        auto key = std::make_pair(&e.frame.graph(), e.node.id);
+        auto [it, inserted] = m_nodes.try_emplace(key);
+        if (inserted) {
+            it->second.path = e.nodePath();
+            it->second.opType = e.node.opType;
+            m_order.push_back(key);
+        }
+        ++it->second.calls;
+        it->second.total += e.elapsed;
+        it->second.self += self;
+        if (e.depth == 1)
+            m_mainTotal += e.elapsed;
+    }
+
+    void print(std::ostream& out, size_t runs) const
+    {
+        const double total = static_cast<double>(m_mainTotal.count()) / 1e6;
+        auto pct = [&](double ms) { return total > 0 ? 100.0 * ms / total : 0.0; };
+        std::vector<const NodeStats*> nodes;
+        for (const auto& key : m_order)
+            nodes.push_back(&m_nodes.at(key));
+        std::stable_sort(nodes.begin(), nodes.end(), [](auto* a, auto* b) { return a->self > b->self; });
+        out << "profile over " << runs << " run" << (runs == 1 ? "" : "s") << ", " << formatMs(total)
+            << " ms in the main graph's nodes\n";
+        out << "per node (self time excludes subgraphs):\n";
+        out << std::right << std::setw(12) << "total ms" << std::setw(12) << "self ms" << std::setw(8) << "self %"
+            << std::setw(8) << "calls" << "  op / node\n";
+        for (const auto* n : nodes) {
+            double ms = static_cast<double>(n->total.count()) / 1e6, selfMs = static_cast<double>(n->self.count()) / 1e6;
+            out << std::setw(12) << formatMs(ms) << std::setw(12) << formatMs(selfMs) << std::setw(8) << std::fixed
+                << std::setprecision(1) << pct(selfMs) << std::setw(8) << n->calls << "  " << n->opType << "  "
+                << n->path << "\n";
+        }
+        std::map<std::string, std::pair<size_t, std::chrono::nanoseconds>> byOp;
+        for (const auto& [key, n] : m_nodes) {
+            byOp[n.opType].first += n.calls;
+            byOp[n.opType].second += n.self;
+        }
+        std::vector<std::pair<std::string, std::pair<size_t, std::chrono::nanoseconds>>> ops(byOp.begin(), byOp.end());
+        std::stable_sort(ops.begin(), ops.end(), [](auto& a, auto& b) { return a.second.second > b.second.second; });
+        out << "per op type (self time):\n";
+        out << std::setw(12) << "self ms" << std::setw(8) << "%" << std::setw(8) << "calls" << "  op\n";
+        for (const auto& [op, stats] : ops) {
+            double ms = static_cast<double>(stats.second.count()) / 1e6;
+            out << std::setw(12) << formatMs(ms) << std::setw(8) << std::fixed << std::setprecision(1) << pct(ms)
+                << std::setw(8) << stats.first << "  " << op << "\n";
+        }
+        out << std::defaultfloat;
+    }
+
+private:
+    std::map<std::pair<const Graph*, NodeId>, NodeStats> m_nodes;
+    std::vector<std::pair<const Graph*, NodeId>> m_order;
+    std::vector<std::chrono::nanoseconds> m_childTime;
+    std::chrono::nanoseconds m_mainTotal { 0 };
+};
+
+/// --break-on-nan: remembers the first node whose output holds NaN or Inf.
+class NanObserver : public SessionObserver {
+public:
+    std::optional<std::string> hit;
+    void afterNode(const NodeEvent& e) override
+    {
+        if (hit)
+            return;
+        for (size_t i = 0; i < e.outputs.size() && i < e.node.outputs.size(); ++i) {
+            if (auto bad = firstNonFinite(e.outputs[i])) {
+                const std::string& name = e.frame.graph().value(e.node.outputs[i]).name;
+                hit = e.node.label() + " at " + e.nodePath() + " produced a non-finite value in output \"" + name
+                    + "\" (" + e.outputs[i].typeString() + "): " + bad->description;
+                return;
+            }
+        }
+    }
+};
+
+/// Writes values as DIR/<k>_<name>.npy (or .json for sequences, maps and empty optionals) and keeps the manifest.
+class ValueWriter {
+public:
+    explicit ValueWriter(fs::path dir)
+        : m_dir(std::move(dir))
+    {
+    }
+
+    void write(const std::string& name, const Value& value, const std::string& node, const std::string& frame,
+        const std::string& kind)
+    {
+        const std::string base = std::to_string(m_next++) + "_" + sanitizeFileName(name);
+        nlohmann::json entry { { "name", name }, { "node", node }, { "frame", frame }, { "kind", kind } };
+        const Value* v = &value;
+        if (value.isOptional() && value.optionalValue() && value.optionalValue()->isTensor()) {
+            v = value.optionalValue();
+            entry["value_kind"] = "optional";
+        }
+        bool asNpy = v->isTensor();
+        if (asNpy) {
+            const Tensor& t = v->tensor();
+            entry["dtype"] = std::string(dataTypeName(t.dtype()));
+            entry["shape"] = t.shape();
+            Tensor stored = npyCompatible(t);
+            if (stored.dtype() != t.dtype())
+                entry["file_dtype"] = std::string(dataTypeName(stored.dtype()));
+            try {
+                const std::string file = base + ".npy";
+                writeNpy(m_dir / file, stored);
+                entry["file"] = file;
+            } catch (const Error& e) {
+                if (t.dtype() != DataType::String)
+                    throw;
+                asNpy = false; // strings that are not UTF-8: fall back to JSON (invalid bytes replaced)
+                entry["note"] = e.what();
+            }
+        } else {
+            entry["dtype"] = v->typeString();
+            entry["shape"] = nullptr;
+        }
+        if (!asNpy) {
+            const std::string file = base + ".json";
+            std::ofstream out(m_dir / file);
+            out << valueJson(*v).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+            check(out.good(), "cannot write \"" + (m_dir / file).string() + "\"");
+            entry["file"] = file;
+        }
+        m_entries.push_back(std::move(entry));
+    }
+
+    void writeManifest() const
+    {
+        const fs::path path = m_dir / "manifest.json";
+        std::ofstream out(path);
+        out << nlohmann::json { { "tensors", m_entries } }.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+            << "\n";
+        out.close();
+        check(out.good(), "cannot write \"" + path.string() + "\"");
+    }
+
+    size_t count() const { return m_entries.size(); }
+
+private:
+    fs::path m_dir;
+    size_t m_next = 0;
+    nlohmann::json m_entries = nlohmann::json::array();
+};
+
+/// --dump-all: writes every node output as it is produced.
+class DumpObserver : public SessionObserver {
+public:
+    explicit DumpObserver(ValueWriter& writer)
+        : m_writer(writer)
+    {
+    }
+    std::set<std::string> mainOutputsWritten;
+    void afterNode(const NodeEvent& e) override
+    {
+        const Graph& graph = e.frame.graph();
+        for (size_t i = 0; i < e.outputs.size() && i < e.node.outputs.size(); ++i) {
+            if (e.node.outputs[i] == kNoValue || e.outputs[i].isNone())
+                continue;
+            const std::string& name = graph.value(e.node.outputs[i]).name;
+            bool isOutput = false;
+            if (e.depth == 1) {
+                const auto& outs = graph.outputs();
+                isOutput = std::find(outs.begin(), outs.end(), e.node.outputs[i]) != outs.end();
+                if (isOutput)
+                    mainOutputsWritten.insert(name);
+            }
+            m_writer.write(name, e.outputs[i], e.node.displayName(), e.framePath, isOutput ? "output" : "intermediate");
+        }
+    }
+
+private:
+    ValueWriter& m_writer;
+};
+
+std::string expectedInputsText(const Graph& graph)
+{
+    std::string s;
+    for (ValueId id : graph.requiredInputs())
+        s += "\n  " + graph.value(id).name + ": " + graph.value(id).type.toString();
+    return s.empty() ? "\n  (none)" : s;
+}
+
+Value readInputFile(const std::string& name, const fs::path& file, const ValueType* declared)
+{
+    std::string ext = file.extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (ext == ".npy")
+        return Value(readNpy(file));
+    if (ext == ".pb")
+        return readValueFile(file, declared);
+    if (ext == ".npz") {
+        auto arrays = readNpz(file);
+        for (auto& [key, t] : arrays)
+            if (key == name)
+                return Value(t);
+        check(arrays.size() == 1,
+            "\"" + file.string() + "\" holds " + std::to_string(arrays.size()) + " arrays and none is named \"" + name
+                + "\"");
+        return Value(arrays.front().second);
+    }
+    throw UsageError("input \"" + name + "\": \"" + file.string() + "\" is neither .npy, .npz nor .pb");
+}
+
+Tensor randomTensor(DataType type, const Shape& shape, std::mt19937_64& rng)
+{
+    Tensor t(type, shape);
+    std::uniform_real_distribution<double> real(-1.0, 1.0);
+    std::uniform_int_distribution<int> small(0, 9);
+    for (int64_t i = 0; i < t.size(); ++i) {
+        switch (type) {
+        case DataType::Float: t.data<float>()[i] = static_cast<float>(real(rng)); break;
+        case DataType::Double: t.data<double>()[i] = real(rng); break;
+        case DataType::Float16: t.data<Float16>()[i] = Float16(static_cast<float>(real(rng))); break;
+        case DataType::BFloat16: t.data<BFloat16>()[i] = BFloat16(static_cast<float>(real(rng))); break;
+        case DataType::Int8: t.data<int8_t>()[i] = static_cast<int8_t>(small(rng)); break;
+        case DataType::Int16: t.data<int16_t>()[i] = static_cast<int16_t>(small(rng)); break;
+        case DataType::Int32: t.data<int32_t>()[i] = small(rng); break;
+        case DataType::Int64: t.data<int64_t>()[i] = small(rng); break;
+        case DataType::UInt8: t.data<uint8_t>()[i] = static_cast<uint8_t>(small(rng)); break;
+        case DataType::UInt16: t.data<uint16_t>()[i] = static_cast<uint16_t>(small(rng)); break;
+        case DataType::UInt32: t.data<uint32_t>()[i] = static_cast<uint32_t>(small(rng)); break;
+        case DataType::UInt64: t.data<uint64_t>()[i] = static_cast<uint64_t>(small(rng)); break;
+        case DataType::Bool: t.data<bool>()[i] = (rng() & 1) != 0; break;
+        case DataType::Complex64:
+            t.data<Complex64>()[i] = Complex64(static_cast<float>(real(rng)), static_cast<float>(real(rng)));
+            break;
+        case DataType::Complex128: t.data<Complex128>()[i] = Complex128(real(rng), real(rng)); break;
+        case DataType::String: {
+            std::string s(1 + rng() % 8, 'a');
+            for (char& c : s)
+                c = static_cast<char>('a' + rng() % 26);
+            t.data<std::string>()[i] = s;
+            break;
+        }
+        default: throw Error("cannot generate random values of element type " + std::string(dataTypeName(type)));
+        }
+    }
+    return t;
+}
+
+Value randomValue(const std::string& name, const ValueType& type, const std::map<std::string, int64_t>& dims,
+    std::set<std::string>& usedDims, std::mt19937_64& rng)
+{
+    switch (type.kind) {
+    case Value::Kind::Tensor: {
+        check(type.elementType != DataType::Undefined,
+            "input \"" + name + "\" has no declared element type; give it with --input");
+        check(type.hasShape, "input \"" + name + "\" (" + type.toString()
+                + ") has no declared shape, so --random-inputs cannot make one; give it with --input");
+        Shape shape;
+        for (const auto& d : type.shape) {
+            if (d.known()) {
+                shape.push_back(d.value);
+            } else if (auto it = dims.find(d.symbol); !d.symbol.empty() && it != dims.end()) {
+                shape.push_back(it->second);
+                usedDims.insert(d.symbol);
+            } else {
+                shape.push_back(1);
+            }
+        }
+        return Value(randomTensor(type.elementType, shape, rng));
+    }
+    case Value::Kind::Optional:
+        check(type.element != nullptr, "input \"" + name + "\" is an optional of unknown type; give it with --input");
+        return Value::optional(randomValue(name, *type.element, dims, usedDims, rng));
+    case Value::Kind::Sequence: {
+        check(type.element != nullptr, "input \"" + name + "\" is a sequence of unknown type; give it with --input");
+        Sequence seq;
+        seq.elementType = type.elementType;
+        seq.items.push_back(randomValue(name, *type.element, dims, usedDims, rng));
+        return Value(std::move(seq));
+    }
+    default:
+        throw Error("input \"" + name + "\" (" + type.toString()
+            + "): --random-inputs cannot generate this type; give it with --input");
+    }
+}
+
+std::string preview(const Value& v)
+{
+    if (!v.isTensor())
+        return v.typeString();
+    const Tensor& t = v.tensor();
+    std::ostringstream s;
+    s << t.typeString() << " = [";
+    const int64_t n = std::min<int64_t>(t.size(), 8);
+    for (int64_t i = 0; i < n; ++i) {
+        if (i)
+            s << ", ";
+        if (t.dtype() == DataType::String)
+            s << '"' << t.data<std::string>()[i] << '"';
+        else if (t.dtype() == DataType::Complex64)
+            s << t.data<Complex64>()[i];
+        else if (t.dtype() == DataType::Complex128)
+            s << t.data<Complex128>()[i];
+        else
+            s << std::setprecision(6) << t.toDouble(i);
+    }
+    if (t.size() > n)
+        s << ", ... (" << t.size() << " values)";
+    s << "]";
+    return s.str();
+}
+
+int runModel(const RunOptions& o)
+{
+    if (o.dumpAll && o.outputDir.empty())
+        throw UsageError("--dump-all needs --output-dir DIR");
+    if (o.repeat < 0)
+        throw UsageError("--repeat must be at least 0");
+    std::map<std::string, int64_t> dims;
+    for (const auto& d : o.dims) {
+        auto eq = d.find('=');
+        int64_t value = -1;
+        try {
+            if (eq != std::string::npos && eq > 0)
+                value = std::stoll(d.substr(eq + 1));
+        } catch (const std::exception&) {
+        }
+        if (value < 0)
+            throw UsageError("--dim expects SYMBOL=VALUE with a non-negative VALUE, got \"" + d + "\"");
+        dims[d.substr(0, eq)] = value;
+    }
+
+    auto model = Model::load(o.model);
+    const Graph& graph = model->graph();
+    auto program = std::make_shared<Program>(model);
+
+    std::map<std::string, Value> inputs;
+    for (const auto& spec : o.inputs) {
+        auto eq = spec.find('=');
+        if (eq == std::string::npos) {
+            fs::path file(spec);
+            if (file.extension() == ".npz") {
+                for (auto& [key, t] : readNpz(file))
+                    inputs[key] = Value(t);
+                continue;
+            }
+            throw UsageError("--input expects NAME=FILE (.npy, .npz or .pb) or an .npz whose arrays are named "
+                             "after the inputs, got \"" + spec + "\"");
+        }
+        const std::string name = spec.substr(0, eq);
+        ValueId id = graph.findValue(name);
+        if (id == kNoValue || graph.value(id).source != ValueInfo::Source::Input)
+            throw Error("the model has no input \"" + name + "\"; its inputs are:" + expectedInputsText(graph));
+        inputs[name] = readInputFile(name, spec.substr(eq + 1), &graph.value(id).type);
+    }
+
+    std::vector<std::string> missing;
+    for (ValueId id : graph.requiredInputs())
+        if (!inputs.count(graph.value(id).name) && graph.value(id).type.kind != Value::Kind::Optional)
+            missing.push_back(graph.value(id).name);
+    if (!missing.empty() && o.randomInputs) {
+        std::mt19937_64 rng(o.seed);
+        std::set<std::string> usedDims;
+        for (ValueId id : graph.requiredInputs()) {
+            const auto& v = graph.value(id);
+            if (!inputs.count(v.name) && v.type.kind != Value::Kind::Optional) {
+                inputs[v.name] = randomValue(v.name, v.type, dims, usedDims, rng);
+                if (!o.quiet)
+                    std::cout << "random input \"" << v.name << "\": " << inputs[v.name].typeString() << "\n";
+            }
+        }
+        for (const auto& [symbol, value] : dims)
+            if (!usedDims.count(symbol))
+                std::cerr << "warning: --dim " << symbol << " matches no symbolic dimension of the inputs\n";
+        missing.clear();
+    }
+    if (!missing.empty()) {
+        std::string names;
+        for (const auto& m : missing)
+            names += (names.empty() ? "\"" : ", \"") + m + "\"";
+        throw Error("missing input" + std::string(missing.size() > 1 ? "s " : " ") + names
+            + " (give them with --input NAME=FILE.npy|FILE.pb, or use --random-inputs); the model expects:"
+            + expectedInputsText(graph));
+    }
+
+    std::unique_ptr<ValueWriter> writer;
+    if (!o.outputDir.empty()) {
+        std::error_code ec;
+        fs::create_directories(o.outputDir, ec);
+        check(fs::is_directory(o.outputDir), "cannot create the output folder \"" + o.outputDir + "\""
+                + (ec ? ": " + ec.message() : std::string()));
+        writer = std::make_unique<ValueWriter>(o.outputDir);
+    }
+
+    // First run: the observed one (trace, NaN watch, dump); with --repeat it is the warm-up.
+    TraceObserver trace;
+    NanObserver nan;
+    ProfileObserver profile;
+    std::unique_ptr<DumpObserver> dump;
+    CountObserver counter;
+    Session session(program);
+    session.addObserver(&counter);
+    if (o.trace)
+        session.addObserver(&trace);
+    if (o.breakOnNan)
+        session.addObserver(&nan);
+    if (o.dumpAll) {
+        dump = std::make_unique<DumpObserver>(*writer);
+        session.addObserver(dump.get());
+    }
+    if (o.profile && o.repeat == 0)
+        session.addObserver(&profile);
+
+    const auto started = Clock::now();
+    std::string failure;
+    try {
+        session.start(inputs);
+        while (session.state() == Session::State::Running) {
+            session.advance();
+            if (nan.hit)
+                break;
+        }
+    } catch (const Error& e) {
+        failure = e.what();
+    }
+    const auto elapsed = Clock::now() - started;
+    std::cout.flush();
+    if (writer && !failure.empty() && o.dumpAll)
+        writer->writeManifest(); // what was produced before the failure is still useful
+    if (!failure.empty())
+        throw Error(failure);
+    if (nan.hit) {
+        if (writer && o.dumpAll)
+            writer->writeManifest();
+        std::cerr << "error: stopped on a non-finite value: " << *nan.hit << "\n";
+        return kModelError;
+    }
+
+    const auto outputs = session.outputs();
+    if (writer) {
+        for (const auto& name : session.outputNames()) {
+            if (dump && dump->mainOutputsWritten.count(name))
+                continue;
+            writer->write(name, outputs.at(name), "", "main", "output");
+        }
+        writer->writeManifest();
+    }
+    if (!o.quiet) {
+        for (const auto& name : session.outputNames())
+            std::cout << "output \"" << name << "\": " << preview(outputs.at(name)) << "\n";
+        std::cout << "ran " << counter.nodes << " node(s) in "
+                  << formatMs(std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed)) << " ms";
+        if (writer)
+            std::cout << "; wrote " << writer->count() << " value(s) to " << o.outputDir;
+        std::cout << "\n";
+    }
+
+    if (o.repeat > 0) {
+        Session timed(program);
+        if (o.profile)
+            timed.addObserver(&profile);
+        std::vector<double> ms;
+        for (int i = 0; i < o.repeat; ++i) {
+            auto t0 = Clock::now();
+            timed.run(inputs);
+            ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+        }
+        std::vector<double> sorted = ms;
+        std::sort(sorted.begin(), sorted.end());
+        const size_t n = sorted.size();
+        const double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+        std::cout << "latency over " << n << " run" << (n == 1 ? "" : "s") << " after 1 warm-up: median "
+                  << formatMs(median) << " ms, min " << formatMs(sorted.front()) << " ms, max "
+                  << formatMs(sorted.back()) << " ms\n";
+    }
+    if (o.profile)
+        profile.print(std::cout, o.repeat > 0 ? static_cast<size_t>(o.repeat) : 1);
+    return kOk;
+}
+
+} // namespace
+
+CommandRunner addRunCommand(CLI::App& app)
+{
+    auto o = std::make_shared<RunOptions>();
+    auto* cmd = app.add_subcommand("run", "Run a model on inputs from .npy/.npz/.pb files or random values");
+    cmd->add_option("model", o->model, "The .onnx file")->required();
+    cmd->add_option("-i,--input", o->inputs,
+        "NAME=FILE: an input from a .npy, .pb (TensorProto, or SequenceProto/MapProto/OptionalProto) or .npz file; "
+        "or FILE.npz whose arrays are named after the inputs. Repeat for each input");
+    cmd->add_option("-o,--output-dir", o->outputDir,
+        "Write the outputs to DIR/<k>_<name>.npy (.json for sequences and maps) plus DIR/manifest.json");
+    cmd->add_flag("--dump-all", o->dumpAll, "Also write every intermediate value (needs --output-dir)");
+    cmd->add_flag("--trace", o->trace,
+        "Print one line per executed node: frame path | op type | node | output types | time");
+    cmd->add_flag("--profile", o->profile, "Print time per node and per op type");
+    cmd->add_flag("--break-on-nan", o->breakOnNan,
+        "Stop at the first node that produces NaN or Inf, name it and exit 1");
+    cmd->add_option("--repeat", o->repeat, "After the first (warm-up) run, time N more runs: median, min, max");
+    cmd->add_flag("--random-inputs", o->randomInputs,
+        "Generate the inputs not given with --input from their declared types (floats in [-1, 1), integers in "
+        "[0, 9]); symbolic dims are 1 unless --dim sets them");
+    cmd->add_option("--seed", o->seed, "Seed for --random-inputs")->capture_default_str();
+    cmd->add_option("--dim", o->dims, "SYMBOL=VALUE: the size of a symbolic input dimension for --random-inputs");
+    cmd->add_flag("-q,--quiet", o->quiet, "Do not print the outputs and the summary");
+    return [cmd, o]() -> int { return cmd->parsed() ? runModel(*o) : -1; };
+}
+
+} // namespace onnxscope::cli

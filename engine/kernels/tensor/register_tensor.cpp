@@ -28,6 +28,12 @@ void registerGatherElements(KernelRegistry& r);
 void registerGatherND(KernelRegistry& r);
 void registerScatterElements(KernelRegistry& r);
 void registerScatterND(KernelRegistry& r);
+void registerSpaceDepth(KernelRegistry& r);
+void registerConstantOfShape(KernelRegistry& r);
+void registerEyeLike(KernelRegistry& r);
+void registerRange(KernelRegistry& r);
+void registerSize(KernelRegistry& r);
+void registerReverseSequence(KernelRegistry& r);
 
 void registerTensorKernels(KernelRegistry& r)
 {
@@ -56,6 +62,12 @@ void registerTensorKernels(KernelRegistry& r)
     registerGatherND(r);
     registerScatterElements(r);
     registerScatterND(r);
+    registerSpaceDepth(r);
+    registerConstantOfShape(r);
+    registerEyeLike(r);
+    registerRange(r);
+    registerSize(r);
+    registerReverseSequence(r);
 }
 
 } // namespace onnxscope

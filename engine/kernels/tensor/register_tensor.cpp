@@ -34,6 +34,7 @@ void registerEyeLike(KernelRegistry& r);
 void registerRange(KernelRegistry& r);
 void registerSize(KernelRegistry& r);
 void registerReverseSequence(KernelRegistry& r);
+void registerRandom(KernelRegistry& r);
 
 void registerTensorKernels(KernelRegistry& r)
 {
@@ -68,6 +69,7 @@ void registerTensorKernels(KernelRegistry& r)
     registerRange(r);
     registerSize(r);
     registerReverseSequence(r);
+    registerRandom(r);
 }
 
 } // namespace onnxscope

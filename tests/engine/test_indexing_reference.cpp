@@ -1,14 +1,20 @@
 // SPDX-License-Identifier: MIT
 // Shape and indexing kernels (Slice, Pad, TopK, GatherElements, ScatterElements) against naive reference loops on
-// random shapes with fixed seeds, and the refusal of absurd output sizes (ConstantOfShape, Expand, Tile, Range,
+// random shapes with fixed seeds; older opset forms and corners against numpy (indexing_numpy_cases.py); the random
+// ops' determinism and distributions; and the refusal of absurd output sizes (ConstantOfShape, Expand, Tile, Range,
 // OneHot) with an Error that names the shape instead of a crash.
+#include "engine/exec/backend_case.h"
 #include "engine/exec/program.h"
 #include "engine/exec/session.h"
 #include "engine/model/model.h"
 
+#include <QProcess>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <random>
 #include <sstream>
 
@@ -395,6 +401,82 @@ private slots:
                 QVERIFY2(out.data<float>()[static_cast<size_t>(o)] == expected[static_cast<size_t>(o)],
                     qPrintable(context + " first bad index " + QString::number(o)));
         }
+    }
+
+    void olderOpsetFormsMatchNumpy()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QProcess p;
+        p.setProcessChannelMode(QProcess::MergedChannels);
+        p.start(QStringLiteral("/usr/bin/python3"),
+            { QStringLiteral(ONNXSCOPE_SOURCE_DIR "/tests/engine/indexing_numpy_cases.py"), dir.path() });
+        QVERIFY(p.waitForFinished(120000));
+        if (p.exitCode() != 0)
+            QSKIP(qPrintable("numpy/onnx not available: " + QString::fromUtf8(p.readAll())));
+        const auto cases = findBackendCases(dir.path().toStdString());
+        QVERIFY(cases.size() >= 60);
+        for (const auto& c : cases) {
+            const auto r = runBackendCase(c);
+            QVERIFY2(r.status == BackendCaseResult::Status::Passed, qPrintable(QString::fromStdString(r.name + ": " + r.message)));
+        }
+    }
+
+    void randomOpsAreDeterministicWithTheRightDistribution()
+    {
+        const std::string text = R"(<ir_version: 8, opset_import: ["" : 15]> agraph (float[20000] p, float[2, 2] logits) => (
+                float[20000] u, double[20000] n, float[20000] b, int64[2, 20000] m, float[20000] u2) {
+            u = RandomUniform <shape = [20000], low = 2.0, high = 4.0, seed = 1.0> ()
+            n = RandomNormalLike <dtype = 11, mean = 1.0, scale = 3.0> (p)
+            b = Bernoulli <seed = 5.0> (p)
+            m = Multinomial <sample_size = 20000, dtype = 7, seed = 3.0> (logits)
+            u2 = RandomUniform <shape = [20000], seed = 2.0> ()
+        })";
+        Tensor p(DataType::Float, { 20000 });
+        for (float& v : p.data<float>())
+            v = 0.3f;
+        // Row 0: classes 20% / 80%; row 1: only class 1 is possible (exp(-inf) = 0).
+        const Tensor logits = Tensor::fromVector<float>({ std::log(0.2f), std::log(0.8f), -INFINITY, 0.0f }, { 2, 2 });
+        const auto a = run(text, { { "p", p }, { "logits", logits } });
+        const auto again = run(text, { { "p", p }, { "logits", logits } });
+        for (const char* name : { "u", "n", "b", "m", "u2" })
+            QVERIFY2(std::memcmp(a.at(name).tensor().raw(), again.at(name).tensor().raw(), a.at(name).tensor().byteSize()) == 0, name);
+        QVERIFY(std::memcmp(a.at("u").tensor().raw(), a.at("u2").tensor().raw(), a.at("u").tensor().byteSize()) != 0);
+
+        auto stats = [](const Tensor& t) {
+            double sum = 0, sq = 0;
+            for (int64_t i = 0; i < t.size(); ++i) {
+                sum += t.toDouble(i);
+                sq += t.toDouble(i) * t.toDouble(i);
+            }
+            const double mean = sum / static_cast<double>(t.size());
+            return std::pair { mean, std::sqrt(sq / static_cast<double>(t.size()) - mean * mean) };
+        };
+        const Tensor& u = a.at("u").tensor();
+        for (float v : u.data<float>())
+            QVERIFY(v >= 2.0f && v < 4.0f);
+        // Uniform(2, 4): mean 3, sd 2/sqrt(12) = 0.577; 20000 samples put the mean within +-0.02 (5 sigma).
+        QVERIFY2(std::abs(stats(u).first - 3.0) < 0.02, qPrintable(QString::number(stats(u).first)));
+        QVERIFY2(std::abs(stats(u).second - 0.5774) < 0.02, qPrintable(QString::number(stats(u).second)));
+        const Tensor& n = a.at("n").tensor();
+        QCOMPARE(n.dtype(), DataType::Double);
+        QVERIFY2(std::abs(stats(n).first - 1.0) < 0.11, qPrintable(QString::number(stats(n).first)));
+        QVERIFY2(std::abs(stats(n).second - 3.0) < 0.08, qPrintable(QString::number(stats(n).second)));
+        const Tensor& b = a.at("b").tensor();
+        QCOMPARE(b.dtype(), DataType::Float);
+        for (float v : b.data<float>())
+            QVERIFY(v == 0.0f || v == 1.0f);
+        QVERIFY2(std::abs(stats(b).first - 0.3) < 0.017, qPrintable(QString::number(stats(b).first)));
+        const Tensor& m = a.at("m").tensor();
+        QCOMPARE(m.shape(), (Shape { 2, 20000 }));
+        int64_t ones = 0;
+        for (int64_t i = 0; i < 20000; ++i) {
+            const int64_t c0 = m.data<int64_t>()[static_cast<size_t>(i)], c1 = m.data<int64_t>()[static_cast<size_t>(20000 + i)];
+            QVERIFY(c0 == 0 || c0 == 1);
+            QCOMPARE(c1, int64_t(1));
+            ones += c0;
+        }
+        QVERIFY2(std::abs(static_cast<double>(ones) / 20000 - 0.8) < 0.015, qPrintable(QString::number(ones)));
     }
 
     void outOfRangeIndicesAreErrors()

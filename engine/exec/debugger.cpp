@@ -55,6 +55,8 @@ Debugger::~Debugger() { m_session.removeObserver(this); }
 void Debugger::start(const std::map<std::string, Value>& inputs)
 {
     m_values.clear();
+    m_forgotten = 0;
+    m_frameRecords.clear();
     m_recordedBytes = 0;
     m_firstKept = 0;
     m_sequence = 0;
@@ -64,7 +66,7 @@ void Debugger::start(const std::map<std::string, Value>& inputs)
     const Frame& main = m_session.frame(0);
     for (ValueId id : main.graph().inputs())
         record({ 0, main.id, "main", &main.graph(), -1, main.graph().value(id).name,
-            main.values[static_cast<size_t>(id)], false, {} });
+            main.values[static_cast<size_t>(id)], false, {}, -1 });
     m_freshStart = true;
     m_lastStop = {};
     m_lastStop.reason = StopReason::Step;
@@ -155,13 +157,59 @@ void Debugger::record(RecordedValue value)
         old.value = Value();
         old.dropped = true;
     }
+    // Dropped entries still cost their names; past a bound they are forgotten and only counted.
+    if (m_firstKept > kMaxDroppedEntries) {
+        m_forgotten += m_firstKept;
+        m_values.erase(m_values.begin(), m_values.begin() + static_cast<std::ptrdiff_t>(m_firstKept));
+        m_firstKept = 0;
+    }
 }
 
 void Debugger::frameEntered(const Frame& frame, const std::string& framePath)
 {
+    m_frameRecords[frame.id] = { frame.parentFrameId, frame.ownerNode, frame.iteration };
+    if (frame.iteration >= 0 && m_options.iterationRetention != IterationRetention::All)
+        forgetOldIterations(frame);
     for (ValueId id : frame.graph().inputs())
         record({ m_sequence, frame.id, framePath, &frame.graph(), -1, frame.graph().value(id).name,
-            frame.values[static_cast<size_t>(id)], false, {} });
+            frame.values[static_cast<size_t>(id)], false, {}, frame.iteration });
+}
+
+void Debugger::forgetOldIterations(const Frame& entered)
+{
+    const int64_t keep = m_options.iterationRetention == IterationRetention::None
+        ? 0
+        : std::max<int64_t>(m_options.keepIterations - 1, 0);
+    // Frames of earlier iterations of the same loop node, and everything that ran inside them.
+    std::unordered_set<uint64_t> dead;
+    for (const auto& [id, rec] : m_frameRecords)
+        if (id != entered.id && rec.parent == entered.parentFrameId && rec.ownerNode == entered.ownerNode
+            && rec.iteration >= 0 && rec.iteration < entered.iteration - keep)
+            dead.insert(id);
+    if (dead.empty())
+        return;
+    auto isDead = [&](uint64_t frameId) {
+        for (int guard = 0; frameId != 0 && guard < 100000; ++guard) {
+            if (dead.count(frameId))
+                return true;
+            if (frameId == entered.parentFrameId)
+                return false;
+            auto it = m_frameRecords.find(frameId);
+            if (it == m_frameRecords.end())
+                return false;
+            frameId = it->second.parent;
+        }
+        return false;
+    };
+    std::erase_if(m_values, [&](const RecordedValue& v) {
+        if (!isDead(v.frameId))
+            return false;
+        if (!v.dropped)
+            m_recordedBytes -= v.value.byteSize();
+        return true;
+    });
+    std::erase_if(m_frameRecords, [&](const auto& kv) { return isDead(kv.first); });
+    m_firstKept = 0;
 }
 
 void Debugger::afterNode(const NodeEvent& event)
@@ -173,7 +221,7 @@ void Debugger::afterNode(const NodeEvent& event)
         if (node.outputs[i] == kNoValue)
             continue;
         RecordedValue v { m_sequence, event.frame.id, event.framePath, &event.frame.graph(), node.id,
-            event.frame.graph().value(node.outputs[i]).name, event.outputs[i], false, {} };
+            event.frame.graph().value(node.outputs[i]).name, event.outputs[i], false, {}, event.frame.iteration };
         if (debugNode)
             v.tracePoint = node.displayName();
         record(std::move(v));
@@ -238,6 +286,8 @@ std::optional<StopInfo> Debugger::checkBeforeNode(const Node& node, const std::s
             continue;
         bool hit = (b.kind == Breakpoint::Kind::Node && b.pattern == node.displayName())
             || (b.kind == Breakpoint::Kind::OpType && b.pattern == node.opType);
+        if (hit && b.iteration >= 0)
+            hit = m_session.topFrame()->iteration == b.iteration;
         if (hit && b.condition) {
             const Frame& f = *m_session.topFrame();
             NodeEvent ev { node, f, m_session.depth(), {}, {}, {}, m_session.framePath() };

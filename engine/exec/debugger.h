@@ -6,6 +6,8 @@
 #include <atomic>
 #include <functional>
 #include <optional>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace onnxscope {
 
@@ -22,7 +24,9 @@ struct Breakpoint {
     Kind kind = Kind::Node;
     std::string pattern;
     bool enabled = true;
-    /// Kind::Condition, and an optional extra filter for Node (e.g. on the frame's iteration).
+    /// Node / OpType: only stop in a frame at this Loop iteration or Scan step (-1: every iteration).
+    int64_t iteration = -1;
+    /// Kind::Condition, and an optional extra filter for Node and OpType breakpoints.
     std::function<bool(const NodeEvent&)> condition;
     std::string description; // shown to the user; filled in by addBreakpoint if empty
 };
@@ -64,11 +68,22 @@ struct RecordedValue {
     Value value; // None once dropped
     bool dropped = false; // released to stay under the memory budget
     std::string tracePoint; // DEBUG nodes: the node's name
+    int64_t iteration = -1; // the Loop iteration / Scan step of the innermost frame, -1 outside loops
+};
+
+/// Which values of finished loop iterations (Loop, Scan, SequenceMap bodies and what they contain) the debugger
+/// keeps. The values of the iteration being executed are always kept.
+enum class IterationRetention {
+    All, // every iteration
+    LastN, // the last DebuggerOptions::keepIterations iterations of each loop
+    None, // nothing from finished iterations
 };
 
 struct DebuggerOptions {
     /// Bytes of recorded values to keep; older ones are dropped (and marked so) beyond this.
     size_t memoryBudget = size_t(4) << 30;
+    IterationRetention iterationRetention = IterationRetention::All;
+    int64_t keepIterations = 10;
     SessionOptions session;
 };
 
@@ -121,6 +136,8 @@ public:
     /// DEBUG trace points in execution order.
     std::vector<const RecordedValue*> tracePoints() const;
     size_t recordedBytes() const { return m_recordedBytes; }
+    /// Values dropped so long ago that even their entries were removed from values() (only counted).
+    size_t forgottenValues() const { return m_forgotten; }
 
 private:
     using StopPredicate = std::function<bool(const Session::StepResult&)>;
@@ -129,9 +146,17 @@ private:
     std::optional<StopInfo> checkBeforeNode(const Node& node, const std::string& runToName);
     std::optional<StopInfo> checkAfterNode();
     void record(RecordedValue value);
+    void forgetOldIterations(const Frame& entered);
 
     void afterNode(const NodeEvent& event) override;
     void frameEntered(const Frame& frame, const std::string& framePath) override;
+
+    struct FrameRecord {
+        uint64_t parent = 0;
+        NodeId ownerNode = -1;
+        int64_t iteration = -1;
+    };
+    std::unordered_map<uint64_t, FrameRecord> m_frameRecords;
 
     std::shared_ptr<const Program> m_program;
     DebuggerOptions m_options;
@@ -145,6 +170,8 @@ private:
     std::vector<RecordedValue> m_values;
     size_t m_recordedBytes = 0;
     size_t m_firstKept = 0; // values before this index were considered for dropping
+    size_t m_forgotten = 0;
+    static constexpr size_t kMaxDroppedEntries = 100000;
     uint64_t m_sequence = 0;
     // Set by afterNode for checkAfterNode():
     std::optional<StopInfo> m_afterStop;

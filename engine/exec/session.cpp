@@ -88,13 +88,18 @@ void Session::start(const std::map<std::string, Value>& inputs)
     m_state = State::Running;
 }
 
-void Session::pushFrame(const Plan& plan, std::vector<Value> inputs, std::string label)
+void Session::pushFrame(const Plan& plan, std::vector<Value> inputs, std::string label, int64_t iteration)
 {
     const Graph& graph = *plan.graph;
     auto frame = std::make_unique<Frame>();
     frame->id = m_nextFrameId++;
     frame->plan = &plan;
     frame->label = std::move(label);
+    frame->iteration = iteration;
+    if (!m_frames.empty()) {
+        frame->parentFrameId = m_frames.back()->id;
+        frame->ownerNode = static_cast<NodeId>(m_frames.back()->pc);
+    }
     frame->values = plan.constants;
     const auto& graphInputs = graph.inputs();
     for (size_t i = 0; i < graphInputs.size(); ++i) {
@@ -224,7 +229,7 @@ Session::StepResult Session::runNode(Frame& frame)
         frame.pendingOutputs.assign(node.outputs.size(), Value());
         frame.pendingStart = started;
         try {
-            KernelContext ctx(node, frame.pendingInputs, frame.pendingOutputs, m_options.threadPool);
+            KernelContext ctx(node, frame.pendingInputs, frame.pendingOutputs, m_options.threadPool, nullptr, &m_options.limits);
             frame.pending = sub->start(ctx);
         } catch (const Error& e) {
             std::string message = std::string(e.what()).rfind(node.label(), 0) == 0
@@ -256,7 +261,8 @@ Session::StepResult Session::runNode(Frame& frame)
     try {
         if (!kernel)
             throw Error("no kernel");
-        KernelContext ctx(node, m_inputs, m_results, m_options.threadPool, overrides.empty() ? nullptr : &overrides);
+        KernelContext ctx(node, m_inputs, m_results, m_options.threadPool, overrides.empty() ? nullptr : &overrides,
+            &m_options.limits);
         kernel->compute(ctx);
         for (size_t i = 0; i < node.outputs.size(); ++i)
             if (node.outputs[i] != kNoValue && m_results[i].isNone())
@@ -285,7 +291,7 @@ Session::StepResult Session::continuePending(Frame& frame)
     try {
         call = frame.pending->next();
         if (!call) {
-            KernelContext ctx(node, frame.pendingInputs, frame.pendingOutputs, m_options.threadPool);
+            KernelContext ctx(node, frame.pendingInputs, frame.pendingOutputs, m_options.threadPool, nullptr, &m_options.limits);
             frame.pending->complete(ctx);
         }
     } catch (const std::exception& e) {
@@ -299,7 +305,7 @@ Session::StepResult Session::continuePending(Frame& frame)
     }
     if (call) {
         check(call->graph != nullptr, node.label() + ": subgraph missing");
-        pushFrame(m_program->plan(*call->graph), std::move(call->inputs), std::move(call->label));
+        pushFrame(m_program->plan(*call->graph), std::move(call->inputs), std::move(call->label), call->iteration);
         return { StepKind::FrameEntered, m_frames.size(), nullptr };
     }
     frame.pending.reset();

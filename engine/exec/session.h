@@ -21,6 +21,9 @@ struct Frame {
     uint64_t id = 0; // unique within a session
     const Plan* plan = nullptr;
     std::string label; // "main", `Loop "loop_0" iteration 3`, ...
+    uint64_t parentFrameId = 0; // 0 for the main frame
+    NodeId ownerNode = -1; // the node of the parent frame that runs this frame
+    int64_t iteration = -1; // Loop iteration / Scan step (from 0), -1 otherwise
     std::vector<Value> values; // by ValueId
     size_t pc = 0; // index of the next node (nodes are in topological order)
     // A control-flow node at `pc` that has started and is running subgraph calls:
@@ -68,6 +71,8 @@ struct SessionOptions {
     bool requireYieldOutputs = false;
     /// Intra-op thread pool for kernels, or null.
     ThreadPool* threadPool = nullptr;
+    /// Limits for kernels, e.g. the maximum Loop trip count (0 = unlimited).
+    ExecutionLimits limits;
 };
 
 /// Executes a Program one step at a time over an explicit frame stack. A plain run and a debug run are the same
@@ -124,7 +129,7 @@ public:
     std::vector<std::string> outputNames() const;
 
 private:
-    void pushFrame(const Plan& plan, std::vector<Value> inputs, std::string label);
+    void pushFrame(const Plan& plan, std::vector<Value> inputs, std::string label, int64_t iteration = -1);
     StepResult runNode(Frame& frame);
     StepResult continuePending(Frame& frame);
     StepResult finishNode(Frame& frame, const Node& node, std::chrono::steady_clock::time_point started);

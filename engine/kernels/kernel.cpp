@@ -16,13 +16,20 @@ const Value& noneValue()
 } // namespace
 
 KernelContext::KernelContext(const Node& node, std::span<const Value> inputs, std::span<Value> outputs,
-    ThreadPool* pool, const std::vector<std::optional<Value>>* outputOverrides)
+    ThreadPool* pool, const std::vector<std::optional<Value>>* outputOverrides, const ExecutionLimits* limits)
     : m_node(node)
     , m_inputs(inputs)
     , m_outputs(outputs)
     , m_pool(pool)
     , m_overrides(outputOverrides)
+    , m_limits(limits)
 {
+}
+
+const ExecutionLimits& KernelContext::limits() const
+{
+    static const ExecutionLimits none;
+    return m_limits ? *m_limits : none;
 }
 
 bool KernelContext::hasInput(size_t i) const

@@ -14,11 +14,17 @@ namespace onnxscope {
 
 class ThreadPool;
 
-/// What a kernel sees while it runs: the node, its input values and its output slots.
+/// Limits a session imposes on kernels (0 = unlimited).
+struct ExecutionLimits {
+    int64_t maxLoopIterations = 0;
+};
+
+/// What a kernel sees while it runs: the node, its input values and its output values.
 class KernelContext {
 public:
     KernelContext(const Node& node, std::span<const Value> inputs, std::span<Value> outputs,
-        ThreadPool* pool = nullptr, const std::vector<std::optional<Value>>* outputOverrides = nullptr);
+        ThreadPool* pool = nullptr, const std::vector<std::optional<Value>>* outputOverrides = nullptr,
+        const ExecutionLimits* limits = nullptr);
 
     const Node& node() const { return m_node; }
     size_t inputCount() const { return m_inputs.size(); }
@@ -40,6 +46,7 @@ public:
     const std::optional<Value>* outputOverride(size_t i) const;
     /// Intra-op thread pool, or null for single-threaded execution.
     ThreadPool* threadPool() const { return m_pool; }
+    const ExecutionLimits& limits() const;
 
     /// Error with the node's label prefixed: `node "x" (Op): message`.
     Error error(const std::string& message) const;
@@ -50,6 +57,7 @@ private:
     std::span<Value> m_outputs;
     ThreadPool* m_pool;
     const std::vector<std::optional<Value>>* m_overrides;
+    const ExecutionLimits* m_limits;
 };
 
 /// A built operator: created once per node at plan time (attributes parsed and validated then), run many times.
@@ -63,8 +71,10 @@ public:
 struct SubgraphCall {
     const Graph* graph = nullptr;
     std::vector<Value> inputs;
-    /// How the frame is named in frame paths, e.g. `Loop "loop_0" iteration 3` or `If "then_branch"`.
+    /// How the frame is named in frame paths, e.g. `Loop "loop_0" iteration 3` or `If "if_0" then_branch`.
     std::string label;
+    /// Loop iteration / Scan step number (from 0), -1 for If branches and function calls.
+    int64_t iteration = -1;
 };
 
 /// The state of one run of a control-flow node (If, Loop, Scan, a function call). The executor asks it for

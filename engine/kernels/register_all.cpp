@@ -9,6 +9,8 @@ void registerNnKernels(KernelRegistry& r);
 void registerTensorKernels(KernelRegistry& r);
 void registerCustomKernels(KernelRegistry& r);
 void registerReduceKernels(KernelRegistry& r);
+void registerControlKernels(KernelRegistry& r);
+void registerSequenceKernels(KernelRegistry& r);
 
 void registerAllKernels(KernelRegistry& r)
 {
@@ -17,6 +19,8 @@ void registerAllKernels(KernelRegistry& r)
     registerTensorKernels(r);
     registerCustomKernels(r);
     registerReduceKernels(r);
+    registerControlKernels(r);
+    registerSequenceKernels(r);
 }
 
 } // namespace onnxscope

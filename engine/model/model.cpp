@@ -276,7 +276,7 @@ public:
     }
 
 private:
-    static constexpr int kMaxDepth = 64;
+    static constexpr int kMaxDepth = 256;
 
     ValueId resolve(Graph& g, const std::string& name, const OuterResolver& outer)
     {
@@ -451,7 +451,9 @@ std::shared_ptr<Model> Model::fromBytes(const std::string& bytes, const fs::path
     google::protobuf::io::ArrayInputStream raw(bytes.data(), static_cast<int>(bytes.size()));
     google::protobuf::io::CodedInputStream coded(&raw);
     coded.SetTotalBytesLimit(std::numeric_limits<int>::max());
-    coded.SetRecursionLimit(400);
+    // Each graph nesting level is three message levels (node, attribute, graph); the builder refuses more than
+    // kMaxDepth levels with a clear message, so protobuf's limit must not be what stops a deep model.
+    coded.SetRecursionLimit(1000);
     check(!bytes.empty(), "\"" + displayName + "\" is empty");
     check(proto->ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage(),
         "\"" + displayName + "\" is not a valid ONNX model (protobuf parsing failed: truncated, corrupt or not an "

@@ -442,6 +442,8 @@ int runModel(const RunOptions& o)
         ValueId id = graph.findValue(name);
         if (id == kNoValue || graph.value(id).source != ValueInfo::Source::Input)
             throw Error("the model has no input \"" + name + "\"; its inputs are:" + expectedInputsText(graph));
+        if (inputs.count(name))
+            throw UsageError("input \"" + name + "\" is given more than once");
         inputs[name] = readInputFile(name, spec.substr(eq + 1), &graph.value(id).type);
     }
 

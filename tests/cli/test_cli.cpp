@@ -164,6 +164,7 @@ private slots:
             { "run", path("arith.onnx"), "--input", "in/x:0=" + path("x.npy"), "--dump-all" },
             { "run", path("arith.onnx"), "--repeat", "many" },
             { "run", path("typed.onnx"), "--random-inputs", "--dim", "batch" },
+            { "run", path("nan.onnx"), "--input", "a=" + path("a.npy"), "--input", "a=" + path("b.npy") },
             { "info" },
         };
         for (const auto& args : bad) {
@@ -190,10 +191,15 @@ private slots:
         // An input the model does not have.
         Result unknown = cli({ "run", path("nan.onnx"), "--input", "zz=" + path("a.npy") });
         QVERIFY2(unknown.code == 1 && unknown.err.contains("\"zz\""), qPrintable(describe(unknown)));
-        // An input file that is not .npy.
-        Result badNpy = cli({ "run", path("nan.onnx"), "--input", "a=" + path("broken.onnx") + ".npy", "--input",
+        // An input file that is not .npy, and one that does not exist.
+        QVERIFY(QFile::copy(path("broken.onnx"), path("broken.npy")));
+        Result badNpy = cli({ "run", path("nan.onnx"), "--input", "a=" + path("broken.npy"), "--input",
             "b=" + path("b.npy") });
-        QVERIFY2(badNpy.code == 1 && badNpy.err.contains("broken.onnx.npy"), qPrintable(describe(badNpy)));
+        QVERIFY2(badNpy.code == 1 && badNpy.err.contains("broken.npy") && badNpy.err.contains("magic"),
+            qPrintable(describe(badNpy)));
+        Result noFile = cli({ "run", path("nan.onnx"), "--input", "a=" + path("gone.npy"), "--input",
+            "b=" + path("b.npy") });
+        QVERIFY2(noFile.code == 1 && noFile.err.contains("gone.npy"), qPrintable(describe(noFile)));
         // A wrong shape.
         Result shape = cli({ "run", path("nan.onnx"), "--input", "a=" + path("x.npy"), "--input", "b=" + path("b.npy") });
         QVERIFY2(shape.code == 1 && shape.err.contains("\"a\""), qPrintable(describe(shape)));

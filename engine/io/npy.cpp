@@ -447,7 +447,12 @@ Tensor parseNpy(std::string_view bytes, const std::string& displayName)
         data = owned.data();
     }
 
-    Tensor t(dtype.type, shape);
+    Tensor t;
+    try {
+        t = Tensor(dtype.type, shape);
+    } catch (const Error& e) {
+        throw Error(what + ": " + e.what());
+    }
     if (dtype.kind == 'U' || dtype.kind == 'S') {
         auto out = t.data<std::string>();
         for (int64_t i = 0; i < count; ++i) {

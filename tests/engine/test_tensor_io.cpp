@@ -469,6 +469,8 @@ sys.exit(1 if bad else 0)
             { header("{'descr': '<U1', 'fortran_order': False, 'shape': (1,), }") + std::string("\xFF\xFF\xFF\xFF", 4),
                 "code point" },
             { header("{'descr': '<f4', 'fortran_order': False, 'shape': (1,)"), "header" },
+            // Zero-width strings: no data at all, but 10^17 elements would still need memory.
+            { header("{'descr': '<U0', 'fortran_order': False, 'shape': (100000000000000000,), }"), "broken.npy" },
         };
         for (const auto& b : bad) {
             std::string err = errorFor(b.bytes);

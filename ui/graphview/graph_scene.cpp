@@ -17,6 +17,16 @@ GraphScene::GraphScene(QObject* parent)
     connect(this, &QGraphicsScene::selectionChanged, this, &GraphScene::updateEmphasis);
 }
 
+GraphScene::~GraphScene()
+{
+    // QGraphicsScene's destructor deletes the items and may report selection changes: nothing may reach our slots.
+    blockSignals(true);
+    m_emphasised.clear();
+    m_nodes.clear();
+    m_edges.clear();
+    m_clusters.clear();
+}
+
 void GraphScene::clearGraph()
 {
     m_emphasised.clear();

@@ -17,6 +17,7 @@ class GraphScene : public QGraphicsScene {
     Q_OBJECT
 public:
     explicit GraphScene(QObject* parent = nullptr);
+    ~GraphScene() override;
 
     void populate(const ViewGraph& view, const LayoutResult& layout);
     void clearGraph();

@@ -474,11 +474,12 @@ ViewGraph buildViewGraph(const GraphOutline& outline, const std::set<int>& expan
         outputItem.push_back(static_cast<int>(view.items.size()) - 1);
     }
 
-    std::map<std::tuple<int, int, bool>, size_t> edgeIndex;
+    // One edge per pair of boxes; an outer-scope read only draws dashed when no real input joins the same boxes.
+    std::map<std::pair<int, int>, size_t> edgeIndex;
     auto addEdge = [&](int from, int to, ValueId v, bool implicit) {
         if (from < 0 || to < 0 || from == to)
             return;
-        const auto key = std::make_tuple(from, to, implicit);
+        const auto key = std::make_pair(from, to);
         auto it = edgeIndex.find(key);
         if (it == edgeIndex.end()) {
             ViewEdge edge;
@@ -488,9 +489,10 @@ ViewGraph buildViewGraph(const GraphOutline& outline, const std::set<int>& expan
             view.edges.push_back(edge);
             it = edgeIndex.emplace(key, view.edges.size() - 1).first;
         }
-        auto& values = view.edges[it->second].values;
-        if (std::find(values.begin(), values.end(), v) == values.end())
-            values.push_back(v);
+        ViewEdge& edge = view.edges[it->second];
+        edge.implicit = edge.implicit && implicit;
+        if (std::find(edge.values.begin(), edge.values.end(), v) == edge.values.end())
+            edge.values.push_back(v);
     };
     auto sourceOf = [&](ValueId v) -> int {
         const ValueInfo& info = graph.value(v);

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "engine/exec/debugger.h"
+#include "engine/exec/tensor_stats.h"
+
+#include <QMetaType>
+#include <QString>
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <vector>
+
+namespace onnxscope {
+
+/// One level of the call stack: a frame of the executor's stack when the debugger stopped.
+struct FrameSnapshot {
+    uint64_t id = 0;
+    std::string label; // "main", `Loop "loop_0" iteration 3`, `If "If_3" then_branch`
+    std::string path; // "main / Loop \"loop_0\" iteration 3"
+    const Graph* graph = nullptr;
+    NodeId ownerNode = -1; // in the parent frame's graph
+    int64_t iteration = -1;
+    NodeId position = -1; // the next node (or the control-flow node in progress), -1 at the frame's end
+};
+
+/// A recorded value with its statistics (computed on the worker thread).
+struct ValueSnapshot {
+    RecordedValue record;
+    std::optional<TensorStats> stats;
+};
+
+/// Accumulated time of one node over the run (all frames and iterations).
+struct NodeTiming {
+    const Graph* graph = nullptr;
+    NodeId node = -1;
+    int64_t calls = 0;
+    std::chrono::nanoseconds total { 0 };
+};
+
+/// Everything the UI shows about a stopped run. Immutable once emitted; shared by every view. Values share the
+/// engine's tensor storage, so a snapshot costs no tensor copies. Graph and Node pointers stay valid because the
+/// snapshot holds the model.
+struct DebugSnapshot {
+    std::shared_ptr<const Model> model;
+    StopReason reason = StopReason::None;
+    QString message;
+    int breakpointId = 0; // the BreakpointSpec id that stopped the run, 0 if none
+    std::vector<FrameSnapshot> frames; // outermost (main) first; empty once finished
+    const Graph* lastGraph = nullptr; // graph and node that completed last
+    NodeId lastNode = -1;
+    const Graph* failedGraph = nullptr;
+    NodeId failedNode = -1;
+    std::vector<ValueSnapshot> values; // execution order
+    std::map<const Graph*, std::set<NodeId>> executed;
+    std::vector<NodeTiming> timings;
+    std::map<std::string, Value> outputs; // once finished
+    size_t recordedBytes = 0;
+    size_t forgottenValues = 0;
+    int64_t mainNodesDone = 0;
+    int64_t mainNodeCount = 0;
+    // Set when stopped before a YieldOp:
+    std::vector<std::pair<std::string, Value>> yieldInputs; // input name, value
+    std::vector<std::string> yieldOutputs; // output names
+
+    const FrameSnapshot* innermost() const { return frames.empty() ? nullptr : &frames.back(); }
+    /// The node that runs next (innermost frame), or null.
+    const Node* nextNode() const;
+    /// The latest value of this name, optionally in one frame.
+    const ValueSnapshot* findValue(const std::string& name, uint64_t frameId = 0) const;
+    /// The latest value of `value` of `graph` (any frame running that graph).
+    const ValueSnapshot* findValue(const Graph* graph, ValueId value) const;
+};
+
+using DebugSnapshotPtr = std::shared_ptr<const DebugSnapshot>;
+
+} // namespace onnxscope
+
+Q_DECLARE_METATYPE(onnxscope::DebugSnapshotPtr)

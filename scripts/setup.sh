@@ -15,7 +15,7 @@ packages=(
     libonnx-dev libprotobuf-dev protobuf-compiler libeigen3-dev libgraphviz-dev
     nlohmann-json3-dev libcli11-dev libzip-dev
 )
-test_packages=(python3-onnx python3-numpy xvfb xauth nodejs npm imagemagick)
+test_packages=(python3-onnx python3-numpy python3-scipy xvfb xauth nodejs npm imagemagick)
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 

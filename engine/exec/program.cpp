@@ -69,7 +69,7 @@ void Program::build(const Graph& graph, const KernelRegistry& registry, std::vec
             else if (!registry.find(node.domain, node.opType, node.opset))
                 problems.push_back(describeUnsupported(node) + " is not supported");
             else
-                plan->kernels[static_cast<size_t>(node.id)] = registry.create(node);
+                plan->kernels[static_cast<size_t>(node.id)] = registry.create(node, &graph);
         } catch (const Error& e) {
             problems.push_back(e.what());
         }

@@ -107,14 +107,14 @@ const KernelEntry* KernelRegistry::find(const std::string& domain, const std::st
     return nullptr;
 }
 
-std::unique_ptr<Kernel> KernelRegistry::create(const Node& node) const
+std::unique_ptr<Kernel> KernelRegistry::create(const Node& node, const Graph* graph) const
 {
     const KernelEntry* entry = find(node.domain, node.opType, node.opset);
     if (!entry)
         throw Error(node.label() + ": operator " + node.opType + " (domain \""
             + (node.domain.empty() ? "ai.onnx" : node.domain) + "\", opset " + std::to_string(node.opset)
             + ") is not supported");
-    return entry->factory(KernelInit { node });
+    return entry->factory(KernelInit { node, graph });
 }
 
 std::vector<KernelEntry> KernelRegistry::entries() const

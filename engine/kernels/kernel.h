@@ -100,7 +100,17 @@ public:
 /// What a kernel factory receives at plan time.
 struct KernelInit {
     const Node& node;
+    /// The graph the node belongs to, for declared types of its outputs; null when unknown.
+    const Graph* graph = nullptr;
     const NodeAttributes& attributes() const { return node.attributes; }
+    /// The declared type of output i (graph output or value_info), or null if the model declares none.
+    const ValueType* declaredOutputType(size_t i) const
+    {
+        if (!graph || i >= node.outputs.size() || node.outputs[i] == kNoValue)
+            return nullptr;
+        const ValueType& t = graph->value(node.outputs[i]).type;
+        return t.kind == Value::Kind::None ? nullptr : &t;
+    }
     int64_t opset() const { return node.opset; }
     Error error(const std::string& message) const { return Error(node.label() + ": " + message); }
 };

@@ -33,7 +33,7 @@ public:
     /// The entry covering `opset`, or null.
     const KernelEntry* find(const std::string& domain, const std::string& opType, int64_t opset) const;
     /// Builds the kernel for a node; Error naming op, domain, opset and node if unsupported.
-    std::unique_ptr<Kernel> create(const Node& node) const;
+    std::unique_ptr<Kernel> create(const Node& node, const Graph* graph = nullptr) const;
     std::vector<KernelEntry> entries() const;
 
     static const KernelRegistry& builtin();

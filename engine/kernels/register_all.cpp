@@ -11,6 +11,7 @@ void registerCustomKernels(KernelRegistry& r);
 void registerReduceKernels(KernelRegistry& r);
 void registerControlKernels(KernelRegistry& r);
 void registerSequenceKernels(KernelRegistry& r);
+void registerMlKernels(KernelRegistry& r);
 
 void registerAllKernels(KernelRegistry& r)
 {
@@ -21,6 +22,7 @@ void registerAllKernels(KernelRegistry& r)
     registerReduceKernels(r);
     registerControlKernels(r);
     registerSequenceKernels(r);
+    registerMlKernels(r);
 }
 
 } // namespace onnxscope

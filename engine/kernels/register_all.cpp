@@ -12,6 +12,7 @@ void registerReduceKernels(KernelRegistry& r);
 void registerControlKernels(KernelRegistry& r);
 void registerSequenceKernels(KernelRegistry& r);
 void registerMlKernels(KernelRegistry& r);
+void registerTrainingKernels(KernelRegistry& r);
 
 void registerAllKernels(KernelRegistry& r)
 {
@@ -23,6 +24,7 @@ void registerAllKernels(KernelRegistry& r)
     registerControlKernels(r);
     registerSequenceKernels(r);
     registerMlKernels(r);
+    registerTrainingKernels(r);
 }
 
 } // namespace onnxscope

@@ -5,11 +5,45 @@ namespace onnxscope {
 
 void registerActivations(KernelRegistry& r);
 void registerSoftmax(KernelRegistry& r);
+void registerConv(KernelRegistry& r);
+void registerConvTranspose(KernelRegistry& r);
+void registerPool(KernelRegistry& r);
+void registerGlobalPool(KernelRegistry& r);
+void registerMaxUnpool(KernelRegistry& r);
+void registerMaxRoiPool(KernelRegistry& r);
+void registerParamActivations(KernelRegistry& r);
+void registerPRelu(KernelRegistry& r);
+void registerBatchNorm(KernelRegistry& r);
+void registerInstanceNorm(KernelRegistry& r);
+void registerLayerNorm(KernelRegistry& r);
+void registerLrn(KernelRegistry& r);
+void registerMeanVarianceNorm(KernelRegistry& r);
+void registerLpNorm(KernelRegistry& r);
+void registerDropout(KernelRegistry& r);
+void registerLosses(KernelRegistry& r);
+void registerConvInteger(KernelRegistry& r);
 
 void registerNnKernels(KernelRegistry& r)
 {
     registerActivations(r);
     registerSoftmax(r);
+    registerConv(r);
+    registerConvTranspose(r);
+    registerPool(r);
+    registerGlobalPool(r);
+    registerMaxUnpool(r);
+    registerMaxRoiPool(r);
+    registerParamActivations(r);
+    registerPRelu(r);
+    registerBatchNorm(r);
+    registerInstanceNorm(r);
+    registerLayerNorm(r);
+    registerLrn(r);
+    registerMeanVarianceNorm(r);
+    registerLpNorm(r);
+    registerDropout(r);
+    registerLosses(r);
+    registerConvInteger(r);
 }
 
 } // namespace onnxscope

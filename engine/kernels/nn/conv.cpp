@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: MIT
+#include "engine/kernels/common/dispatch.h"
+#include "engine/kernels/kernel_registry.h"
+#include "engine/kernels/nn/im2col.h"
+
+#include <type_traits>
+
+namespace onnxscope {
+
+namespace {
+
+/// Conv 1, 11: 1-D, 2-D and 3-D convolution with group, strides, dilations, pads or auto_pad, optional bias.
+/// float, double, float16, bfloat16; half types are computed in float. im2col + Eigen GEMM (convolve()).
+class Conv final : public Kernel {
+public:
+    explicit Conv(const KernelInit& init)
+        : m_window(WindowAttributes::parse(init, false))
+        , m_group(init.attributes().getInt("group", 1))
+    {
+        if (m_group < 1)
+            throw init.attributes().error("group", "must be positive, got " + std::to_string(m_group));
+    }
+
+    void compute(KernelContext& ctx) const override
+    {
+        const Tensor& x = ctx.input(0);
+        const Tensor& w = ctx.input(1);
+        const Tensor* b = ctx.hasInput(2) ? &ctx.input(2) : nullptr;
+        if (w.dtype() != x.dtype() || (b && b->dtype() != x.dtype()))
+            throw ctx.error("X, W and B must have the same element type, got " + x.typeString() + ", "
+                + w.typeString() + (b ? ", " + b->typeString() : std::string()));
+        if (x.rank() < 3 || w.rank() != x.rank())
+            throw ctx.error("X " + shapeToString(x.shape()) + " and W " + shapeToString(w.shape())
+                + " must have the same rank, at least 3");
+        const int64_t c = x.dim(1), m = w.dim(0);
+        if (c % m_group != 0 || m % m_group != 0 || w.dim(1) * m_group != c)
+            throw ctx.error("X " + shapeToString(x.shape()) + " and W " + shapeToString(w.shape())
+                + " do not match with group " + std::to_string(m_group));
+        if (b && (b->rank() != 1 || b->dim(0) != m))
+            throw ctx.error("B " + shapeToString(b->shape()) + " must be [" + std::to_string(m) + "]");
+        const std::span<const int64_t> kernel(w.shape().begin() + 2, w.shape().end());
+        if (!m_window.kernelShape.empty() && !std::equal(kernel.begin(), kernel.end(), m_window.kernelShape.begin(),
+                m_window.kernelShape.end()))
+            throw ctx.error("attribute 'kernel_shape' " + shapeToString(m_window.kernelShape)
+                + " does not match W " + shapeToString(w.shape()));
+        const std::span<const int64_t> spatial(x.shape().begin() + 2, x.shape().end());
+        const WindowGeometry g = resolveWindow(ctx, m_window, spatial, kernel);
+        Shape outShape { x.dim(0), m };
+        for (int64_t d : g.outSpatial())
+            outShape.push_back(d);
+        Tensor& y = ctx.allocateOutput(0, x.dtype(), outShape);
+        dispatch<FloatTypes>(x.dtype(), ctx.node().label(), [&]<class T>() {
+            if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+                convolve<T>(x.data<T>().data(), w.data<T>().data(), b ? b->data<T>().data() : nullptr,
+                    y.data<T>().data(), x.dim(0), c, m, m_group, g);
+            } else {
+                auto xf = convertElements<float>(x.data<T>()), wf = convertElements<float>(w.data<T>());
+                auto bf = b ? convertElements<float>(b->data<T>()) : std::vector<float>();
+                std::vector<float> yf(static_cast<size_t>(y.size()));
+                convolve<float>(xf.data(), wf.data(), b ? bf.data() : nullptr, yf.data(), x.dim(0), c, m, m_group, g);
+                auto out = y.data<T>();
+                for (size_t i = 0; i < yf.size(); ++i)
+                    out[i] = static_cast<T>(yf[i]);
+            }
+        });
+    }
+
+private:
+    WindowAttributes m_window;
+    int64_t m_group;
+};
+
+} // namespace
+
+void registerConv(KernelRegistry& r) { r.add("", "Conv", 1, KernelRegistry::kLatest, makeFactory<Conv>()); }
+
+} // namespace onnxscope

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: MIT
+#include "engine/kernels/common/dispatch.h"
+#include "engine/kernels/kernel_registry.h"
+#include "engine/kernels/nn/im2col.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace onnxscope {
+
+namespace {
+
+/// Elements of a uint8/int8 tensor as doubles, minus a zero point that is a scalar or one value per slice of
+/// `sliceSize` elements (per output channel for weights).
+std::vector<double> centred(const KernelContext& ctx, const Tensor& t, const Tensor* zp, int64_t sliceSize,
+    const char* what)
+{
+    std::vector<double> out(static_cast<size_t>(t.size()));
+    std::vector<double> zeros { 0.0 };
+    if (zp) {
+        if (zp->dtype() != t.dtype())
+            throw ctx.error(std::string(what) + " zero point " + zp->typeString() + " must have the type of "
+                + t.typeString());
+        zeros.clear();
+        dispatch<TypeList<uint8_t, int8_t>>(zp->dtype(), ctx.node().label(), [&]<class T>() {
+            for (T v : zp->data<T>())
+                zeros.push_back(static_cast<double>(v));
+        });
+        const int64_t slices = sliceSize == 0 ? 0 : t.size() / sliceSize;
+        if (zeros.empty())
+            throw ctx.error(std::string(what) + " zero point is empty");
+        if (zeros.size() != 1 && static_cast<int64_t>(zeros.size()) != slices)
+            throw ctx.error(std::string(what) + " zero point " + zp->typeString() + " must be a scalar or have "
+                + std::to_string(slices) + " values");
+    }
+    dispatch<TypeList<uint8_t, int8_t>>(t.dtype(), ctx.node().label(), [&]<class T>() {
+        auto d = t.data<T>();
+        for (size_t i = 0; i < out.size(); ++i)
+            out[i] = static_cast<double>(d[i]) - zeros[zeros.size() == 1 ? 0 : i / static_cast<size_t>(sliceSize)];
+    });
+    return out;
+}
+
+/// ConvInteger 10 and QLinearConv 10: Conv over uint8/int8 data with zero points (weights' zero point per tensor
+/// or per output channel). ConvInteger outputs the int32 accumulators (wrapping past int32, as a 32-bit
+/// accumulator would). QLinearConv adds the int32 bias, rescales by x_scale * w_scale[m] / y_scale (w_scale per
+/// tensor or per output channel), rounds half to even, adds y_zero_point and saturates to its type. The
+/// accumulation is exact: products are summed in double, which holds integers up to 2^53.
+class ConvInteger final : public Kernel {
+public:
+    ConvInteger(const KernelInit& init, bool quantized)
+        : m_quantized(quantized)
+        , m_window(WindowAttributes::parse(init, false))
+        , m_group(init.attributes().getInt("group", 1))
+    {
+        if (m_group < 1)
+            throw init.attributes().error("group", "must be positive, got " + std::to_string(m_group));
+    }
+
+    void compute(KernelContext& ctx) const override
+    {
+        const size_t wi = m_quantized ? 3 : 1;
+        const Tensor& x = ctx.input(0);
+        const Tensor& w = ctx.input(wi);
+        if (x.rank() < 3 || w.rank() != x.rank())
+            throw ctx.error("x " + shapeToString(x.shape()) + " and w " + shapeToString(w.shape())
+                + " must have the same rank, at least 3");
+        const int64_t c = x.dim(1), m = w.dim(0);
+        if (c % m_group != 0 || m % m_group != 0 || w.dim(1) * m_group != c)
+            throw ctx.error("x " + shapeToString(x.shape()) + " and w " + shapeToString(w.shape())
+                + " do not match with group " + std::to_string(m_group));
+        const auto opt = [&](size_t i) { return ctx.hasInput(i) ? &ctx.input(i) : nullptr; };
+        const std::vector<double> xd = centred(ctx, x, opt(2), x.size(), "x");
+        const std::vector<double> wd = centred(ctx, w, opt(m_quantized ? 5 : 3), m == 0 ? 0 : w.size() / m, "w");
+        const std::span<const int64_t> kernel(w.shape().begin() + 2, w.shape().end());
+        if (!m_window.kernelShape.empty() && !std::equal(kernel.begin(), kernel.end(), m_window.kernelShape.begin(),
+                m_window.kernelShape.end()))
+            throw ctx.error("attribute 'kernel_shape' " + shapeToString(m_window.kernelShape) + " does not match w "
+                + shapeToString(w.shape()));
+        const std::span<const int64_t> spatial(x.shape().begin() + 2, x.shape().end());
+        const WindowGeometry g = resolveWindow(ctx, m_window, spatial, kernel);
+        Shape outShape { x.dim(0), m };
+        for (int64_t d : g.outSpatial())
+            outShape.push_back(d);
+        std::vector<double> acc(static_cast<size_t>(elementCount(outShape)));
+        convolve<double>(xd.data(), wd.data(), nullptr, acc.data(), x.dim(0), c, m, m_group, g);
+        if (!m_quantized) {
+            auto y = ctx.allocateOutput(0, DataType::Int32, outShape).data<int32_t>();
+            for (size_t i = 0; i < acc.size(); ++i)
+                y[i] = static_cast<int32_t>(static_cast<uint32_t>(static_cast<int64_t>(acc[i])));
+            return;
+        }
+        requantize(ctx, acc, outShape, m);
+    }
+
+private:
+    void requantize(KernelContext& ctx, std::vector<double>& acc, const Shape& outShape, int64_t m) const
+    {
+        const auto scalars = [&](size_t i, const char* what, int64_t perChannel) {
+            const Tensor& t = ctx.input(i);
+            if (t.dtype() != DataType::Float || (t.size() != 1 && t.size() != perChannel))
+                throw ctx.error(std::string(what) + " must be a float scalar" + (perChannel > 1 ? " or [M]" : "")
+                    + ", got " + t.typeString());
+            auto d = t.data<float>();
+            return std::vector<double>(d.begin(), d.end());
+        };
+        const auto xs = scalars(1, "x_scale", 1), ws = scalars(4, "w_scale", m), ys = scalars(6, "y_scale", 1);
+        const Tensor& yzp = ctx.input(7);
+        if (yzp.size() != 1)
+            throw ctx.error("y_zero_point must be a scalar, got " + yzp.typeString());
+        std::vector<double> bias;
+        if (ctx.hasInput(8)) {
+            const Tensor& b = ctx.input(8);
+            if (b.dtype() != DataType::Int32 || b.size() != m)
+                throw ctx.error("B must be int32 [" + std::to_string(m) + "], got " + b.typeString());
+            for (int32_t v : b.data<int32_t>())
+                bias.push_back(v);
+        }
+        const int64_t plane = m == 0 || outShape[0] == 0 ? 0 : static_cast<int64_t>(acc.size()) / outShape[0] / m;
+        Tensor& y = ctx.allocateOutput(0, yzp.dtype(), outShape);
+        dispatch<TypeList<uint8_t, int8_t>>(yzp.dtype(), ctx.node().label(), [&]<class T>() {
+            auto out = y.data<T>();
+            const double zp = static_cast<double>(yzp.data<T>()[0]);
+            for (size_t i = 0; i < acc.size(); ++i) {
+                const auto ch = static_cast<size_t>((static_cast<int64_t>(i) / plane) % m);
+                const double scale = static_cast<float>(xs[0] * ws[ws.size() == 1 ? 0 : ch] / ys[0]);
+                const double v = std::nearbyint((acc[i] + (bias.empty() ? 0.0 : bias[ch])) * scale) + zp;
+                out[i] = static_cast<T>(std::clamp(v, static_cast<double>(std::numeric_limits<T>::lowest()),
+                    static_cast<double>(std::numeric_limits<T>::max())));
+            }
+        });
+    }
+
+    bool m_quantized;
+    WindowAttributes m_window;
+    int64_t m_group;
+};
+
+template <bool Q> KernelFactory convIntegerFactory()
+{
+    return [](const KernelInit& init) -> std::unique_ptr<Kernel> { return std::make_unique<ConvInteger>(init, Q); };
+}
+
+} // namespace
+
+void registerConvInteger(KernelRegistry& r)
+{
+    r.add("", "ConvInteger", 10, KernelRegistry::kLatest, convIntegerFactory<false>());
+    r.add("", "QLinearConv", 10, KernelRegistry::kLatest, convIntegerFactory<true>());
+}
+
+} // namespace onnxscope

@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: MIT
+#include "engine/kernels/nn/im2col.h"
+
+#include "engine/core/half.h"
+
+#include <Eigen/Core>
+
+#include <algorithm>
+#include <cstring>
+
+namespace onnxscope {
+
+namespace {
+
+int64_t checkedAdd(const KernelContext& ctx, int64_t a, int64_t b)
+{
+    int64_t r = 0;
+    if (__builtin_add_overflow(a, b, &r))
+        throw ctx.error("window size overflows int64");
+    return r;
+}
+
+int64_t checkedProduct(const KernelContext& ctx, int64_t a, int64_t b)
+{
+    int64_t r = 0;
+    if (__builtin_mul_overflow(a, b, &r))
+        throw ctx.error("window size overflows int64");
+    return r;
+}
+
+int64_t ceilDiv(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+
+std::vector<int64_t> positiveInts(const KernelInit& init, const std::string& name, bool allowZero)
+{
+    const NodeAttributes& attrs = init.attributes();
+    std::vector<int64_t> v = attrs.getInts(name);
+    for (int64_t x : v)
+        if (x < 0 || (x == 0 && !allowZero))
+            throw attrs.error(name, std::string("values must be ") + (allowZero ? "non-negative" : "positive") + ", got "
+                + shapeToString(v));
+    return v;
+}
+
+} // namespace
+
+WindowAttributes WindowAttributes::parse(const KernelInit& init, bool kernelShapeRequired)
+{
+    const NodeAttributes& attrs = init.attributes();
+    WindowAttributes a;
+    if (kernelShapeRequired && !attrs.has("kernel_shape"))
+        throw attrs.error("kernel_shape", "is required");
+    a.kernelShape = positiveInts(init, "kernel_shape", false);
+    a.strides = positiveInts(init, "strides", false);
+    a.dilations = positiveInts(init, "dilations", false);
+    a.pads = positiveInts(init, "pads", true);
+    const std::string autoPad = attrs.getString("auto_pad", "NOTSET");
+    if (autoPad == "NOTSET" || autoPad.empty())
+        a.autoPad = AutoPad::NotSet;
+    else if (autoPad == "SAME_UPPER")
+        a.autoPad = AutoPad::SameUpper;
+    else if (autoPad == "SAME_LOWER")
+        a.autoPad = AutoPad::SameLower;
+    else if (autoPad == "VALID")
+        a.autoPad = AutoPad::Valid;
+    else
+        throw attrs.error("auto_pad", "expected NOTSET, SAME_UPPER, SAME_LOWER or VALID, got '" + autoPad + "'");
+    a.ceilMode = attrs.getInt("ceil_mode", 0) != 0;
+    return a;
+}
+
+bool WindowGeometry::isPointwise() const
+{
+    for (size_t i = 0; i < kMaxRank; ++i)
+        if (kernel[i] != 1 || stride[i] != 1 || padBegin[i] != 0 || in[i] != out[i])
+            return false;
+    return true;
+}
+
+Shape WindowGeometry::outSpatial() const { return Shape(out.end() - rank, out.end()); }
+
+WindowGeometry resolveWindow(const KernelContext& ctx, const WindowAttributes& attrs, std::span<const int64_t> inSpatial,
+    std::span<const int64_t> kernel)
+{
+    const auto r = static_cast<int64_t>(inSpatial.size());
+    if (r < 1 || r > static_cast<int64_t>(WindowGeometry::kMaxRank))
+        throw ctx.error("only 1-D, 2-D and 3-D windows are supported, the input has " + std::to_string(r)
+            + " spatial dimensions");
+    const auto expect = [&](const std::vector<int64_t>& v, int64_t n, const char* name) {
+        if (!v.empty() && static_cast<int64_t>(v.size()) != n)
+            throw ctx.error(std::string("attribute '") + name + "': expected " + std::to_string(n) + " values, got "
+                + std::to_string(v.size()));
+    };
+    if (static_cast<int64_t>(kernel.size()) != r)
+        throw ctx.error("kernel has " + std::to_string(kernel.size()) + " spatial dimensions, the input has "
+            + std::to_string(r));
+    expect(attrs.strides, r, "strides");
+    expect(attrs.dilations, r, "dilations");
+    expect(attrs.pads, 2 * r, "pads");
+    WindowGeometry g;
+    g.rank = r;
+    const size_t off = WindowGeometry::kMaxRank - static_cast<size_t>(r);
+    for (int64_t i = 0; i < r; ++i) {
+        const size_t j = off + static_cast<size_t>(i);
+        const auto ui = static_cast<size_t>(i);
+        const int64_t in = inSpatial[ui], k = kernel[ui];
+        if (k < 1)
+            throw ctx.error("kernel dimensions must be positive, got " + std::to_string(k));
+        const int64_t s = attrs.strides.empty() ? 1 : attrs.strides[ui];
+        const int64_t d = attrs.dilations.empty() ? 1 : attrs.dilations[ui];
+        const int64_t effK = checkedAdd(ctx, checkedProduct(ctx, k - 1, d), 1);
+        int64_t pb = 0, pe = 0, out = 0;
+        switch (attrs.autoPad) {
+        case AutoPad::NotSet: {
+            pb = attrs.pads.empty() ? 0 : attrs.pads[ui];
+            pe = attrs.pads.empty() ? 0 : attrs.pads[ui + static_cast<size_t>(r)];
+            const int64_t span = checkedAdd(ctx, checkedAdd(ctx, in, pb), pe) - effK;
+            if (span < 0)
+                throw ctx.error("window of size " + std::to_string(effK) + " does not fit the padded input of size "
+                    + std::to_string(span + effK) + " on spatial axis " + std::to_string(i));
+            out = (attrs.ceilMode ? ceilDiv(span, s) : span / s) + 1;
+            if (attrs.ceilMode && (out - 1) * s >= in + pb)
+                --out;
+            break;
+        }
+        case AutoPad::Valid:
+            if (in < effK)
+                throw ctx.error("window of size " + std::to_string(effK) + " does not fit the input of size "
+                    + std::to_string(in) + " on spatial axis " + std::to_string(i));
+            out = (in - effK) / s + 1;
+            break;
+        case AutoPad::SameUpper:
+        case AutoPad::SameLower: {
+            out = ceilDiv(in, s);
+            const int64_t total = std::max<int64_t>(0, checkedAdd(ctx, checkedProduct(ctx, out - 1, s), effK) - in);
+            pb = attrs.autoPad == AutoPad::SameUpper ? total / 2 : total - total / 2;
+            pe = total - pb;
+            break;
+        }
+        }
+        g.in[j] = in;
+        g.out[j] = out;
+        g.kernel[j] = k;
+        g.stride[j] = s;
+        g.dilation[j] = d;
+        g.padBegin[j] = pb;
+        g.padEnd[j] = pe;
+    }
+    return g;
+}
+
+namespace {
+
+/// [lo, hi) of output positions o along one axis for which o * s - pad + koff lies in [0, in).
+inline void validRange(int64_t out, int64_t s, int64_t pad, int64_t koff, int64_t in, int64_t& lo, int64_t& hi)
+{
+    const int64_t shift = koff - pad; // input index = o * s + shift
+    lo = shift >= 0 ? 0 : ceilDiv(-shift, s);
+    hi = in - shift <= 0 ? 0 : ceilDiv(in - shift, s);
+    lo = std::min(lo, out);
+    hi = std::clamp(hi, lo, out);
+}
+
+} // namespace
+
+template <class T>
+void im2col(const T* image, int64_t channels, const WindowGeometry& g, int64_t p0, int64_t p1, T* col, T padValue)
+{
+    const int64_t width = p1 - p0;
+    const int64_t inSize = g.inSize();
+    const int64_t outHW = g.out[1] * g.out[2];
+    for (int64_t c = 0; c < channels; ++c) {
+        const T* img = image + c * inSize;
+        for (int64_t kd = 0; kd < g.kernel[0]; ++kd)
+            for (int64_t kh = 0; kh < g.kernel[1]; ++kh)
+                for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+                    int64_t lo = 0, hi = 0;
+                    validRange(g.out[2], g.stride[2], g.padBegin[2], kw * g.dilation[2], g.in[2], lo, hi);
+                    const int64_t shiftW = kw * g.dilation[2] - g.padBegin[2];
+                    T* dst = col;
+                    col += width;
+                    int64_t p = p0;
+                    while (p < p1) {
+                        const int64_t od = p / outHW, oh = (p % outHW) / g.out[2], ow0 = p % g.out[2];
+                        const int64_t n = std::min(g.out[2] - ow0, p1 - p);
+                        T* d = dst + (p - p0);
+                        const int64_t id = od * g.stride[0] - g.padBegin[0] + kd * g.dilation[0];
+                        const int64_t ih = oh * g.stride[1] - g.padBegin[1] + kh * g.dilation[1];
+                        if (id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1]) {
+                            std::fill(d, d + n, padValue);
+                        } else {
+                            const T* row = img + (id * g.in[1] + ih) * g.in[2];
+                            const int64_t a = std::clamp(lo, ow0, ow0 + n), b = std::clamp(hi, a, ow0 + n);
+                            std::fill(d, d + (a - ow0), padValue);
+                            if (g.stride[2] == 1)
+                                std::copy(row + a + shiftW, row + b + shiftW, d + (a - ow0));
+                            else
+                                for (int64_t ow = a; ow < b; ++ow)
+                                    d[ow - ow0] = row[ow * g.stride[2] + shiftW];
+                            std::fill(d + (b - ow0), d + n, padValue);
+                        }
+                        p += n;
+                    }
+                }
+    }
+}
+
+template <class T> void col2im(const T* col, int64_t channels, const WindowGeometry& g, T* image)
+{
+    const int64_t inSize = g.inSize();
+    for (int64_t c = 0; c < channels; ++c) {
+        T* img = image + c * inSize;
+        for (int64_t kd = 0; kd < g.kernel[0]; ++kd)
+            for (int64_t kh = 0; kh < g.kernel[1]; ++kh)
+                for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+                    int64_t lo = 0, hi = 0;
+                    validRange(g.out[2], g.stride[2], g.padBegin[2], kw * g.dilation[2], g.in[2], lo, hi);
+                    const int64_t shiftW = kw * g.dilation[2] - g.padBegin[2];
+                    for (int64_t od = 0; od < g.out[0]; ++od) {
+                        const int64_t id = od * g.stride[0] - g.padBegin[0] + kd * g.dilation[0];
+                        for (int64_t oh = 0; oh < g.out[1]; ++oh, col += g.out[2]) {
+                            const int64_t ih = oh * g.stride[1] - g.padBegin[1] + kh * g.dilation[1];
+                            if (id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1])
+                                continue;
+                            T* row = img + (id * g.in[1] + ih) * g.in[2];
+                            for (int64_t ow = lo; ow < hi; ++ow)
+                                row[ow * g.stride[2] + shiftW] += col[ow];
+                        }
+                    }
+                }
+    }
+}
+
+template void im2col<float>(const float*, int64_t, const WindowGeometry&, int64_t, int64_t, float*, float);
+template void im2col<double>(const double*, int64_t, const WindowGeometry&, int64_t, int64_t, double*, double);
+template void col2im<float>(const float*, int64_t, const WindowGeometry&, float*);
+template void col2im<double>(const double*, int64_t, const WindowGeometry&, double*);
+
+namespace {
+
+template <class F> using RowMatrix = Eigen::Matrix<F, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+// Column buffers are capped at this many elements (16 MB of float); the GEMM runs chunk by chunk.
+constexpr int64_t kColumnBudget = int64_t(1) << 22;
+
+/// Depthwise convolution: output channel oc reads input channel oc / multiplier only.
+template <class F>
+void depthwise(const F* x, const F* w, F* y, int64_t channels, int64_t multiplier, const WindowGeometry& g)
+{
+    const int64_t inSize = g.inSize(), outSize = g.outSize(), k = g.kernelSize();
+    for (int64_t oc = 0; oc < channels * multiplier; ++oc) {
+        const F* img = x + (oc / multiplier) * inSize;
+        F* out = y + oc * outSize;
+        std::fill(out, out + outSize, F(0));
+        const F* wk = w + oc * k;
+        for (int64_t kd = 0; kd < g.kernel[0]; ++kd)
+            for (int64_t kh = 0; kh < g.kernel[1]; ++kh)
+                for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+                    const F wv = *wk++;
+                    int64_t lo = 0, hi = 0;
+                    validRange(g.out[2], g.stride[2], g.padBegin[2], kw * g.dilation[2], g.in[2], lo, hi);
+                    const int64_t shiftW = kw * g.dilation[2] - g.padBegin[2];
+                    for (int64_t od = 0; od < g.out[0]; ++od) {
+                        const int64_t id = od * g.stride[0] - g.padBegin[0] + kd * g.dilation[0];
+                        if (id < 0 || id >= g.in[0])
+                            continue;
+                        for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+                            const int64_t ih = oh * g.stride[1] - g.padBegin[1] + kh * g.dilation[1];
+                            if (ih < 0 || ih >= g.in[1])
+                                continue;
+                            const F* row = img + (id * g.in[1] + ih) * g.in[2];
+                            F* o = out + (od * g.out[1] + oh) * g.out[2];
+                            if (g.stride[2] == 1)
+                                for (int64_t ow = lo; ow < hi; ++ow)
+                                    o[ow] += wv * row[ow + shiftW];
+                            else
+                                for (int64_t ow = lo; ow < hi; ++ow)
+                                    o[ow] += wv * row[ow * g.stride[2] + shiftW];
+                        }
+                    }
+                }
+    }
+}
+
+template <class F> void addBias(F* y, const F* bias, int64_t batch, int64_t channels, int64_t size)
+{
+    if (!bias)
+        return;
+    for (int64_t n = 0; n < batch; ++n)
+        for (int64_t c = 0; c < channels; ++c) {
+            F* p = y + (n * channels + c) * size;
+            const F b = bias[c];
+            for (int64_t i = 0; i < size; ++i)
+                p[i] += b;
+        }
+}
+
+} // namespace
+
+template <class F>
+void convolve(const F* x, const F* w, const F* bias, F* y, int64_t batch, int64_t channels, int64_t outChannels,
+    int64_t group, const WindowGeometry& g)
+{
+    const int64_t cg = channels / group, mg = outChannels / group;
+    const int64_t inSize = g.inSize(), outSize = g.outSize(), rows = cg * g.kernelSize();
+    if (outSize == 0 || batch == 0 || outChannels == 0)
+        return;
+    if (cg == 1 && !g.isPointwise()) {
+        for (int64_t n = 0; n < batch; ++n)
+            depthwise(x + n * channels * inSize, w, y + n * outChannels * outSize, channels, mg, g);
+        addBias(y, bias, batch, outChannels, outSize);
+        return;
+    }
+    const bool pointwise = g.isPointwise();
+    const int64_t chunk = pointwise ? outSize : std::clamp<int64_t>(kColumnBudget / std::max<int64_t>(rows, 1), 1, outSize);
+    std::vector<F> col(pointwise ? 0 : static_cast<size_t>(rows * chunk));
+    using Stride = Eigen::OuterStride<>;
+    for (int64_t n = 0; n < batch; ++n)
+        for (int64_t gr = 0; gr < group; ++gr) {
+            const F* xg = x + (n * channels + gr * cg) * inSize;
+            F* yg = y + (n * outChannels + gr * mg) * outSize;
+            Eigen::Map<const RowMatrix<F>> wm(w + gr * mg * rows, mg, rows);
+            if (rows == 0) {
+                std::fill(yg, yg + mg * outSize, F(0));
+                continue;
+            }
+            if (pointwise) {
+                Eigen::Map<RowMatrix<F>>(yg, mg, outSize).noalias() = wm * Eigen::Map<const RowMatrix<F>>(xg, cg, outSize);
+                continue;
+            }
+            for (int64_t p0 = 0; p0 < outSize; p0 += chunk) {
+                const int64_t p1 = std::min(outSize, p0 + chunk);
+                im2col(xg, cg, g, p0, p1, col.data(), F(0));
+                Eigen::Map<RowMatrix<F>, 0, Stride>(yg + p0, mg, p1 - p0, Stride(outSize)).noalias()
+                    = wm * Eigen::Map<const RowMatrix<F>>(col.data(), rows, p1 - p0);
+            }
+        }
+    addBias(y, bias, batch, outChannels, outSize);
+}
+
+template <class F>
+void convolveTranspose(const F* x, const F* w, const F* bias, F* y, int64_t batch, int64_t channels,
+    int64_t outChannels, int64_t group, const WindowGeometry& g)
+{
+    const int64_t cg = channels / group, mg = outChannels / group;
+    const int64_t imageSize = g.inSize(), xSize = g.outSize(), rows = mg * g.kernelSize();
+    std::fill(y, y + batch * outChannels * imageSize, F(0));
+    std::vector<F> col(static_cast<size_t>(rows * xSize));
+    for (int64_t n = 0; n < batch; ++n)
+        for (int64_t gr = 0; gr < group; ++gr) {
+            if (rows == 0 || xSize == 0)
+                continue;
+            Eigen::Map<const RowMatrix<F>> wm(w + gr * cg * rows, cg, rows);
+            Eigen::Map<const RowMatrix<F>> xm(x + (n * channels + gr * cg) * xSize, cg, xSize);
+            Eigen::Map<RowMatrix<F>>(col.data(), rows, xSize).noalias() = wm.transpose() * xm;
+            col2im(col.data(), mg, g, y + (n * outChannels + gr * mg) * imageSize);
+        }
+    addBias(y, bias, batch, outChannels, imageSize);
+}
+
+template void convolve<float>(
+    const float*, const float*, const float*, float*, int64_t, int64_t, int64_t, int64_t, const WindowGeometry&);
+template void convolve<double>(
+    const double*, const double*, const double*, double*, int64_t, int64_t, int64_t, int64_t, const WindowGeometry&);
+template void convolveTranspose<float>(
+    const float*, const float*, const float*, float*, int64_t, int64_t, int64_t, int64_t, const WindowGeometry&);
+template void convolveTranspose<double>(
+    const double*, const double*, const double*, double*, int64_t, int64_t, int64_t, int64_t, const WindowGeometry&);
+
+} // namespace onnxscope

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: MIT
+#include "engine/kernels/common/broadcast.h"
+#include "engine/kernels/common/dispatch.h"
+#include "engine/kernels/kernel_registry.h"
+
+#include <cmath>
+
+namespace onnxscope {
+
+namespace {
+
+/// LayerNormalization 17: normalises over the axes [axis, rank): y = (x - mean) / sqrt(var + epsilon) * Scale + B,
+/// Scale and optional B broadcast to X's normalised shape. Optional outputs Mean and InvStdDev have X's shape with
+/// the normalised axes set to 1 and the element type of stash_type (float by default). X float, double, float16,
+/// bfloat16; statistics in double.
+class LayerNorm final : public Kernel {
+public:
+    explicit LayerNorm(const KernelInit& init)
+        : m_axis(init.attributes().getInt("axis", -1))
+        , m_epsilon(init.attributes().getFloat("epsilon", 1e-5f))
+    {
+        const int64_t stash = init.attributes().getInt("stash_type", 1);
+        m_stash = dataTypeFromOnnx(static_cast<int32_t>(stash));
+        if (!isFloatingPoint(m_stash))
+            throw init.attributes().error("stash_type", "must be a floating-point type, got " + std::to_string(stash));
+    }
+
+    void compute(KernelContext& ctx) const override
+    {
+        const Tensor& x = ctx.input(0);
+        int64_t axis = 0;
+        try {
+            axis = normalizeAxis(m_axis, x.rank());
+        } catch (const Error& e) {
+            throw ctx.error(e.what());
+        }
+        const Shape normShape(x.shape().begin() + axis, x.shape().end());
+        const int64_t inner = elementCount(normShape), outer = inner == 0 ? 0 : x.size() / inner;
+        Tensor params[2];
+        for (size_t i = 0; i < 2; ++i) {
+            if (!ctx.hasInput(i + 1))
+                continue;
+            const Tensor& p = ctx.input(i + 1);
+            if (p.dtype() != x.dtype() || p.rank() > static_cast<int64_t>(normShape.size()))
+                throw ctx.error(std::string(i == 0 ? "Scale " : "B ") + p.typeString() + " does not broadcast to "
+                    + shapeToString(normShape));
+            for (int64_t d = 0; d < p.rank(); ++d)
+                if (p.dim(p.rank() - 1 - d) != 1 && p.dim(p.rank() - 1 - d) != normShape[normShape.size() - 1 - static_cast<size_t>(d)])
+                    throw ctx.error(std::string(i == 0 ? "Scale " : "B ") + shapeToString(p.shape())
+                        + " does not broadcast to " + shapeToString(normShape));
+            params[i] = Tensor(x.dtype(), normShape);
+        }
+        Shape statShape = x.shape();
+        for (size_t d = static_cast<size_t>(axis); d < statShape.size(); ++d)
+            statShape[d] = 1;
+        Tensor& y = ctx.allocateOutput(0, x.dtype(), x.shape());
+        std::vector<double> means(static_cast<size_t>(outer)), inv(static_cast<size_t>(outer));
+        dispatch<FloatTypes>(x.dtype(), ctx.node().label(), [&]<class T>() {
+            for (size_t i = 0; i < 2; ++i)
+                if (params[i].defined())
+                    broadcastTo<T>(ctx.input(i + 1), params[i]);
+            auto in = x.data<T>();
+            auto out = y.data<T>();
+            for (int64_t o = 0; o < outer; ++o) {
+                const auto base = static_cast<size_t>(o * inner);
+                double sum = 0, sq = 0;
+                for (int64_t j = 0; j < inner; ++j)
+                    sum += static_cast<double>(in[base + static_cast<size_t>(j)]);
+                const double mean = sum / static_cast<double>(inner);
+                for (int64_t j = 0; j < inner; ++j) {
+                    const double d = static_cast<double>(in[base + static_cast<size_t>(j)]) - mean;
+                    sq += d * d;
+                }
+                const double is = 1.0 / std::sqrt(sq / static_cast<double>(inner) + m_epsilon);
+                means[static_cast<size_t>(o)] = mean;
+                inv[static_cast<size_t>(o)] = is;
+                for (int64_t j = 0; j < inner; ++j) {
+                    const auto k = base + static_cast<size_t>(j);
+                    double v = (static_cast<double>(in[k]) - mean) * is;
+                    if (params[0].defined())
+                        v *= static_cast<double>(params[0].data<T>()[static_cast<size_t>(j)]);
+                    if (params[1].defined())
+                        v += static_cast<double>(params[1].data<T>()[static_cast<size_t>(j)]);
+                    out[k] = static_cast<T>(v);
+                }
+            }
+        });
+        for (size_t i = 1; i < 3; ++i) {
+            if (!ctx.hasOutput(i))
+                continue;
+            Tensor& t = ctx.allocateOutput(i, m_stash, statShape);
+            const std::vector<double>& src = i == 1 ? means : inv;
+            dispatch<FloatTypes>(m_stash, ctx.node().label(), [&]<class T>() {
+                auto d = t.data<T>();
+                for (size_t k = 0; k < src.size(); ++k)
+                    d[k] = static_cast<T>(src[k]);
+            });
+        }
+    }
+
+private:
+    int64_t m_axis;
+    double m_epsilon;
+    DataType m_stash = DataType::Float;
+};
+
+} // namespace
+
+void registerLayerNorm(KernelRegistry& r)
+{
+    r.add("", "LayerNormalization", 17, KernelRegistry::kLatest, makeFactory<LayerNorm>());
+}
+
+} // namespace onnxscope

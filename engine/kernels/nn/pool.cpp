@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT
+#include "engine/kernels/common/dispatch.h"
+#include "engine/kernels/kernel_registry.h"
+#include "engine/kernels/nn/im2col.h"
+
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+namespace onnxscope {
+
+namespace {
+
+enum class PoolKind { Max, Average, Lp };
+
+/// MaxPool 1, 8, 10, 11, 12 (optional Indices output, storage_order, ceil_mode, dilations; float types, int8 and
+/// uint8), AveragePool 1, 7, 10, 11 (count_include_pad, ceil_mode; dilations as AveragePool 19 defines them) and
+/// LpPool 1, 2, 11, 18 (p, ceil_mode and dilations). 1-D to 3-D. Every attribute is accepted in every version.
+/// NaN elements are skipped by MaxPool, as ONNX's reference does; windows that lie wholly in the padding give the
+/// lowest value (index -1) for MaxPool and NaN for AveragePool without count_include_pad.
+class Pool final : public Kernel {
+public:
+    Pool(const KernelInit& init, PoolKind kind)
+        : m_kind(kind)
+        , m_window(WindowAttributes::parse(init, true))
+    {
+        const NodeAttributes& attrs = init.attributes();
+        m_countIncludePad = attrs.getInt("count_include_pad", 0) != 0;
+        m_columnMajor = attrs.getInt("storage_order", 0) != 0;
+        if (kind == PoolKind::Lp)
+            m_p = init.opset() < 2 ? attrs.getFloat("p", 2.0f) : static_cast<double>(attrs.getInt("p", 2));
+    }
+
+    void compute(KernelContext& ctx) const override
+    {
+        const Tensor& x = ctx.input(0);
+        if (x.rank() < 3)
+            throw ctx.error("X must be [N, C, spatial...], got " + shapeToString(x.shape()));
+        const std::span<const int64_t> spatial(x.shape().begin() + 2, x.shape().end());
+        const WindowGeometry g = resolveWindow(ctx, m_window, spatial, m_window.kernelShape);
+        Shape outShape { x.dim(0), x.dim(1) };
+        for (int64_t d : g.outSpatial())
+            outShape.push_back(d);
+        Tensor& y = ctx.allocateOutput(0, x.dtype(), outShape);
+        Tensor* indices = ctx.hasOutput(1) && m_kind == PoolKind::Max
+            ? &ctx.allocateOutput(1, DataType::Int64, outShape)
+            : nullptr;
+        const auto run = [&]<class T>() {
+            using F = std::conditional_t<std::is_same_v<T, double>, double,
+                std::conditional_t<std::is_floating_point_v<T> || !std::is_arithmetic_v<T>, float, T>>;
+            pool<T, F>(x.data<T>().data(), y.data<T>().data(), indices ? indices->data<int64_t>().data() : nullptr,
+                x.dim(0) * x.dim(1), g);
+        };
+        if (m_kind == PoolKind::Max)
+            dispatch<TypeList<float, double, Float16, BFloat16, int8_t, uint8_t>>(x.dtype(), ctx.node().label(), run);
+        else
+            dispatch<FloatTypes>(x.dtype(), ctx.node().label(), run);
+    }
+
+private:
+    template <class T, class F> void pool(const T* x, T* y, int64_t* indices, int64_t planes, const WindowGeometry& g) const
+    {
+        const int64_t inSize = g.inSize();
+        // Element strides of the spatial axes for Indices (storage_order 1 is column-major over the spatial axes).
+        const std::array<int64_t, 3> idxStride = m_columnMajor
+            ? std::array<int64_t, 3> { 1, g.in[0], g.in[0] * g.in[1] }
+            : std::array<int64_t, 3> { g.in[1] * g.in[2], g.in[2], 1 };
+        for (int64_t plane = 0; plane < planes; ++plane) {
+            const T* img = x + plane * inSize;
+            for (int64_t od = 0; od < g.out[0]; ++od)
+                for (int64_t oh = 0; oh < g.out[1]; ++oh)
+                    for (int64_t ow = 0; ow < g.out[2]; ++ow) {
+                        const std::array<int64_t, 3> start { od * g.stride[0] - g.padBegin[0],
+                            oh * g.stride[1] - g.padBegin[1], ow * g.stride[2] - g.padBegin[2] };
+                        F best = std::numeric_limits<F>::has_infinity ? -std::numeric_limits<F>::infinity()
+                                                                      : std::numeric_limits<F>::lowest();
+                        int64_t bestIndex = -1, valid = 0, inPadded = 1;
+                        F sum = 0;
+                        for (size_t a = 0; a < 3; ++a) {
+                            int64_t n = 0;
+                            for (int64_t k = 0; k < g.kernel[a]; ++k) {
+                                const int64_t i = start[a] + k * g.dilation[a];
+                                n += i >= -g.padBegin[a] && i < g.in[a] + g.padEnd[a];
+                            }
+                            inPadded *= n;
+                        }
+                        for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+                            const int64_t id = start[0] + kd * g.dilation[0];
+                            if (id < 0 || id >= g.in[0])
+                                continue;
+                            for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+                                const int64_t ih = start[1] + kh * g.dilation[1];
+                                if (ih < 0 || ih >= g.in[1])
+                                    continue;
+                                for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+                                    const int64_t iw = start[2] + kw * g.dilation[2];
+                                    if (iw < 0 || iw >= g.in[2])
+                                        continue;
+                                    const F v = static_cast<F>(img[(id * g.in[1] + ih) * g.in[2] + iw]);
+                                    ++valid;
+                                    if (m_kind == PoolKind::Max) {
+                                        if (v == v && (bestIndex < 0 || v > best)) {
+                                            best = v;
+                                            bestIndex = id * idxStride[0] + ih * idxStride[1] + iw * idxStride[2];
+                                        }
+                                    } else if (m_kind == PoolKind::Average) {
+                                        sum += v;
+                                    } else {
+                                        sum += static_cast<F>(std::pow(std::abs(static_cast<double>(v)), m_p));
+                                    }
+                                }
+                            }
+                        }
+                        const int64_t o = plane * g.outSize() + (od * g.out[1] + oh) * g.out[2] + ow;
+                        if (m_kind == PoolKind::Max) {
+                            y[o] = static_cast<T>(best);
+                            if (indices)
+                                indices[o] = bestIndex < 0 ? -1 : plane * inSize + bestIndex;
+                        } else if (m_kind == PoolKind::Average) {
+                            y[o] = static_cast<T>(sum / static_cast<F>(m_countIncludePad ? inPadded : valid));
+                        } else {
+                            y[o] = static_cast<T>(std::pow(static_cast<double>(sum), 1.0 / m_p));
+                        }
+                    }
+        }
+    }
+
+    PoolKind m_kind;
+    WindowAttributes m_window;
+    bool m_countIncludePad = false;
+    bool m_columnMajor = false;
+    double m_p = 2.0;
+};
+
+template <PoolKind K> KernelFactory poolFactory()
+{
+    return [](const KernelInit& init) -> std::unique_ptr<Kernel> { return std::make_unique<Pool>(init, K); };
+}
+
+} // namespace
+
+void registerPool(KernelRegistry& r)
+{
+    r.add("", "MaxPool", 1, KernelRegistry::kLatest, poolFactory<PoolKind::Max>());
+    r.add("", "AveragePool", 1, KernelRegistry::kLatest, poolFactory<PoolKind::Average>());
+    r.add("", "LpPool", 1, KernelRegistry::kLatest, poolFactory<PoolKind::Lp>());
+}
+
+} // namespace onnxscope

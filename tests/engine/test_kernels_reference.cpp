@@ -216,6 +216,21 @@ private slots:
     void matmulUInt64() { matmulSweep<uint64_t>("uint64", 0, 0); }
     void matmulFloat16() { matmulSweep<Float16>("float16", 2e-3, 2e-3); }
 
+    void emptyInnerDimension()
+    {
+        // K = 0: the product is a sum of nothing, so MatMul gives zeros and Gemm gives beta * C.
+        Tensor a(DataType::Float, { 2, 0 }), b(DataType::Float, { 0, 3 });
+        Tensor y = runOne(13, "float[2,0] a, float[0,3] b", "float[?] y", "y = MatMul(a, b)", { { "a", a }, { "b", b } });
+        QCOMPARE(y.shape(), (Shape { 2, 3 }));
+        for (float v : y.data<float>())
+            QCOMPARE(v, 0.0f);
+        Tensor c = Tensor::vector1D<float>({ 1, 2, 3 });
+        Tensor g = runOne(13, "float[2,0] a, float[0,3] b, float[3] c", "float[?] y", "y = Gemm <beta = 2.0> (a, b, c)",
+            { { "a", a }, { "b", b }, { "c", c } });
+        QCOMPARE(std::vector<float>(g.data<float>().begin(), g.data<float>().end()),
+            (std::vector<float> { 2, 4, 6, 2, 4, 6 }));
+    }
+
     void matmulErrors()
     {
         const std::string e = errorOf(13, "float[2,3] a, float[4,5] b", "float[?] y", "y = MatMul(a, b)",

@@ -90,40 +90,44 @@ private:
     void run(const Tensor& a, const Tensor& b, const Tensor* c, Tensor& out, int64_t m, int64_t k, int64_t n) const
     {
         using C = typename GemmCompute<T>::type;
-        RowMajor<C> ma, mb;
-        if constexpr (std::is_integral_v<T>) {
-            ma = Eigen::Map<const RowMajor<C>>(reinterpret_cast<const C*>(a.data<T>().data()), a.dim(0), a.dim(1));
-            mb = Eigen::Map<const RowMajor<C>>(reinterpret_cast<const C*>(b.data<T>().data()), b.dim(0), b.dim(1));
-        } else {
-            ma = Eigen::Map<const RowMajor<T>>(a.data<T>().data(), a.dim(0), a.dim(1)).template cast<C>();
-            mb = Eigen::Map<const RowMajor<T>>(b.data<T>().data(), b.dim(0), b.dim(1)).template cast<C>();
-        }
         RowMajor<C> y(m, n);
         if (c && m_beta != 0.0f) {
             Tensor full(c->dtype(), { m, n });
             broadcastTo<T>(*c, full);
-            if constexpr (std::is_integral_v<T>)
-                y = Eigen::Map<const RowMajor<C>>(reinterpret_cast<const C*>(full.data<T>().data()), m, n)
-                    * scalar<C, T>(m_beta);
-            else
-                y = Eigen::Map<const RowMajor<T>>(full.data<T>().data(), m, n).template cast<C>()
-                    * scalar<C, T>(m_beta);
+            y = matrix<C, T>(full, m, n) * scalar<C, T>(m_beta);
         } else {
             y.setZero();
         }
         const C alpha = scalar<C, T>(m_alpha);
-        if (m_transA && m_transB)
-            y.noalias() += alpha * (ma.transpose() * mb.transpose());
-        else if (m_transA)
-            y.noalias() += alpha * (ma.transpose() * mb);
-        else if (m_transB)
-            y.noalias() += alpha * (ma * mb.transpose());
-        else
-            y.noalias() += alpha * (ma * mb);
-        if constexpr (std::is_integral_v<T>)
+        auto product = [&](const auto& ma, const auto& mb) {
+            if (m_transA && m_transB)
+                y.noalias() += alpha * (ma.transpose() * mb.transpose());
+            else if (m_transA)
+                y.noalias() += alpha * (ma.transpose() * mb);
+            else if (m_transB)
+                y.noalias() += alpha * (ma * mb.transpose());
+            else
+                y.noalias() += alpha * (ma * mb);
+        };
+        if constexpr (std::is_same_v<C, T> || std::is_integral_v<T>) {
+            product(matrix<C, T>(a, a.dim(0), a.dim(1)), matrix<C, T>(b, b.dim(0), b.dim(1)));
             Eigen::Map<RowMajor<C>>(reinterpret_cast<C*>(out.data<T>().data()), m, n) = y;
-        else
+        } else {
+            const RowMajor<C> ma = Eigen::Map<const RowMajor<T>>(a.data<T>().data(), a.dim(0), a.dim(1)).template cast<C>();
+            const RowMajor<C> mb = Eigen::Map<const RowMajor<T>>(b.data<T>().data(), b.dim(0), b.dim(1)).template cast<C>();
+            product(ma, mb);
             Eigen::Map<RowMajor<T>>(out.data<T>().data(), m, n) = y.template cast<T>();
+        }
+    }
+
+    /// The elements of `t` as a rows x cols matrix of C, without copying (C is T or, for signed integers, the
+    /// unsigned type of the same size, which may alias it). Not for the half types.
+    template <class C, class T> static auto matrix(const Tensor& t, int64_t rows, int64_t cols)
+    {
+        if constexpr (std::is_same_v<C, T> || std::is_integral_v<T>)
+            return Eigen::Map<const RowMajor<C>>(reinterpret_cast<const C*>(t.data<T>().data()), rows, cols);
+        else
+            return Eigen::Map<const RowMajor<T>>(t.data<T>().data(), rows, cols).template cast<C>();
     }
 
     /// alpha/beta in the compute type; for integers truncated (saturating, NaN as 0) to T first.

@@ -91,9 +91,13 @@ private:
         const T* pa = a.data<T>().data();
         const T* pb = b.data<T>().data();
         T* po = out.data<T>().data();
+        // B shared by every batch of an unbroadcast A ([..., M, K] x [K, N]): one [batches * M, K] product.
+        const bool foldBatches = elementCount(batchB) == 1 && batchA == batch;
+        const int64_t rowsPerProduct = foldBatches ? batches * m : m;
+        const int64_t products = foldBatches ? 1 : batches;
         std::vector<int64_t> index(batch.size(), 0);
         RowMajor<C> ta, tb, tc; // conversion buffers for half types
-        for (int64_t i = 0; i < batches; ++i) {
+        for (int64_t i = 0; i < products; ++i) {
             int64_t offA = 0, offB = 0;
             for (size_t d = 0; d < batch.size(); ++d) {
                 offA += index[d] * stridesA[d];
@@ -103,18 +107,18 @@ private:
             const T* mb = pb + offB * k * n;
             T* mo = po + i * m * n;
             if constexpr (std::is_same_v<C, T>) {
-                Eigen::Map<RowMajor<T>>(mo, m, n).noalias()
-                    = Eigen::Map<const RowMajor<T>>(ma, m, k) * Eigen::Map<const RowMajor<T>>(mb, k, n);
+                Eigen::Map<RowMajor<T>>(mo, rowsPerProduct, n).noalias()
+                    = Eigen::Map<const RowMajor<T>>(ma, rowsPerProduct, k) * Eigen::Map<const RowMajor<T>>(mb, k, n);
             } else if constexpr (std::is_integral_v<T>) {
                 // Signed and unsigned integers of one size may alias each other.
-                Eigen::Map<RowMajor<C>>(reinterpret_cast<C*>(mo), m, n).noalias()
-                    = Eigen::Map<const RowMajor<C>>(reinterpret_cast<const C*>(ma), m, k)
+                Eigen::Map<RowMajor<C>>(reinterpret_cast<C*>(mo), rowsPerProduct, n).noalias()
+                    = Eigen::Map<const RowMajor<C>>(reinterpret_cast<const C*>(ma), rowsPerProduct, k)
                     * Eigen::Map<const RowMajor<C>>(reinterpret_cast<const C*>(mb), k, n);
             } else {
-                ta = Eigen::Map<const RowMajor<T>>(ma, m, k).template cast<C>();
+                ta = Eigen::Map<const RowMajor<T>>(ma, rowsPerProduct, k).template cast<C>();
                 tb = Eigen::Map<const RowMajor<T>>(mb, k, n).template cast<C>();
                 tc.noalias() = ta * tb;
-                Eigen::Map<RowMajor<T>>(mo, m, n) = tc.template cast<T>();
+                Eigen::Map<RowMajor<T>>(mo, rowsPerProduct, n) = tc.template cast<T>();
             }
             for (size_t d = batch.size(); d-- > 0;) {
                 if (++index[d] < batch[d])

@@ -1,140 +1,29 @@
 // SPDX-License-Identifier: MIT
-#include "engine/kernels/common/dispatch.h"
+#include "engine/kernels/common/cast.h"
 #include "engine/kernels/kernel_registry.h"
 
 #include <algorithm>
-#include <bit>
 #include <cctype>
-#include <charconv>
-#include <cmath>
-#include <cstdio>
-#include <limits>
-#include <type_traits>
 
 namespace onnxscope {
 
 namespace {
 
-using CastTypes = TypeList<float, double, Float16, BFloat16, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t,
-    uint32_t, uint64_t, bool, std::string>;
-
-template <class T> constexpr bool isHalf = std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>;
-
-/// double -> float rounded to odd: the float nearest toward zero, with its last bit set when inexact. Rounding that
-/// to a narrower type (float16, bfloat16) gives the correctly rounded result of rounding the double directly,
-/// as numpy does, with no double-rounding error.
-float roundToOddFloat(double d)
-{
-    float f = static_cast<float>(d);
-    if (!std::isfinite(d) || static_cast<double>(f) == d || !std::isfinite(f))
-        return f;
-    if (std::fabs(static_cast<double>(f)) > std::fabs(d))
-        f = std::nextafter(f, 0.0f);
-    return std::bit_cast<float>(std::bit_cast<uint32_t>(f) | 1u);
-}
-
-/// Shortest decimal digits that read back as `v` in type T: the digits without a point and the decimal exponent
-/// of the first digit.
-template <class T> void shortestDigits(T v, std::string& digits, int& exponent)
-{
-    char buf[64];
-    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-        auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
-        *r.ptr = 0;
-    } else {
-        // No shortest formatter exists for the half types: try increasing precision until the value reads back.
-        const float f = static_cast<float>(v);
-        for (int precision = 0; precision < 9; ++precision) {
-            std::snprintf(buf, sizeof buf, "%.*e", precision, static_cast<double>(f));
-            if (static_cast<T>(std::strtof(buf, nullptr)) == v)
-                break;
-        }
-    }
-    std::string s(buf);
-    const size_t e = s.find('e');
-    exponent = std::stoi(s.substr(e + 1));
-    digits.clear();
-    for (size_t i = 0; i < e; ++i)
-        if (s[i] >= '0' && s[i] <= '9')
-            digits += s[i];
-    while (digits.size() > 1 && digits.back() == '0')
-        digits.pop_back();
-}
-
-/// A floating-point value as numpy's str() writes it: shortest round-trip digits, positional notation for
-/// 1e-4 <= |v| < 1e16 ("0.5488135", "100.0"), scientific otherwise ("1e-05", "3.4028235e+38"), "nan", "inf".
-template <class T> std::string formatFloat(T value)
-{
-    const double d = static_cast<double>(value);
-    if (std::isnan(d))
-        return "nan";
-    if (std::isinf(d))
-        return d < 0 ? "-inf" : "inf";
-    std::string out = std::signbit(d) ? "-" : "";
-    if (d == 0)
-        return out + "0.0";
-    std::string digits;
-    int e = 0;
-    shortestDigits<T>(std::signbit(d) ? T(-value) : value, digits, e);
-    const double mag = std::fabs(d);
-    if (mag >= 1e-4 && mag < 1e16) {
-        if (e >= 0) {
-            const size_t intLen = static_cast<size_t>(e) + 1;
-            if (digits.size() <= intLen)
-                out += digits + std::string(intLen - digits.size(), '0') + ".0";
-            else
-                out += digits.substr(0, intLen) + "." + digits.substr(intLen);
-        } else {
-            out += "0." + std::string(static_cast<size_t>(-e - 1), '0') + digits;
-        }
-        return out;
-    }
-    out += digits.substr(0, 1);
-    if (digits.size() > 1)
-        out += "." + digits.substr(1);
-    char exp[16];
-    std::snprintf(exp, sizeof exp, "e%c%02d", e < 0 ? '-' : '+', std::abs(e));
-    return out + exp;
-}
-
-std::string trim(const std::string& s)
-{
-    const auto first = s.find_first_not_of(" \t\n\r\f\v");
-    if (first == std::string::npos)
-        return {};
-    return s.substr(first, s.find_last_not_of(" \t\n\r\f\v") - first + 1);
-}
-
-/// Parses a floating-point number as Python's float() does ("0.5", "1e-3", "NaN", "INF", "+INF", "-inf").
-bool parseDouble(const std::string& text, double& out)
-{
-    std::string s = trim(text);
-    if (!s.empty() && s[0] == '+' && s.size() > 1 && s[1] != '-' && s[1] != '+')
-        s.erase(0, 1);
-    if (s.empty())
-        return false;
-    auto r = std::from_chars(s.data(), s.data() + s.size(), out, std::chars_format::general);
-    return r.ec == std::errc() && r.ptr == s.data() + s.size();
-}
-
 /// Cast 1 (`to` is a type name such as "FLOAT"), 6, 9, 13 (`to` is a TensorProto data type): every numeric type,
-/// bool and string, in both directions. Follows numpy's astype, which generated ONNX's test data:
-/// - float -> float16/bfloat16 and double -> float rounds to nearest even (double -> half without double rounding);
-/// - to string: integers in decimal, bool as "True"/"False", floats in numpy's str() format (shortest round-trip);
-/// - from string: Python float() syntax for floating types, decimal integers for integer types, "true"/"false" or a
-///   number for bool; anything else is an error naming the element.
-/// Deviations (numpy's result is platform-dependent there): float -> integer truncates toward zero and saturates at
-/// the target's range, NaN becomes 0. Integer -> integer wraps. Complex types are refused.
+/// bool and string, in both directions; complex types are refused. The conversions are castTensor()'s
+/// (common/cast.h, shared with CastLike): numpy's astype, which generated ONNX's test data, with round-to-nearest-even
+/// to float16/bfloat16, numpy str() formatting to string, and saturation for float -> integer.
 class Cast final : public Kernel {
 public:
     explicit Cast(const KernelInit& init)
     {
         if (init.opset() < 6) {
-            std::string name = init.attributes().requireString("to");
+            const std::string to = init.attributes().requireString("to");
+            std::string name = to;
             std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
             m_to = dataTypeFromName(name);
             if (m_to == DataType::Undefined)
-                throw init.error("attribute 'to': unknown type \"" + init.attributes().requireString("to") + "\"");
+                throw init.error("attribute 'to': unknown type \"" + to + "\"");
         } else {
             const int64_t to = init.attributes().requireInt("to");
             m_to = dataTypeFromOnnx(static_cast<int32_t>(std::clamp<int64_t>(to, -1, 1000)));
@@ -148,111 +37,14 @@ public:
     void compute(KernelContext& ctx) const override
     {
         const Tensor& x = ctx.input(0);
-        if (x.dtype() == m_to) {
-            ctx.setOutput(0, Value(x));
-            return;
+        try {
+            ctx.setOutput(0, Value(castTensor(x, m_to)));
+        } catch (const Error& e) {
+            throw ctx.error(e.what());
         }
-        Tensor& y = ctx.allocateOutput(0, m_to, x.shape());
-        const std::string what = ctx.node().label() + ": input";
-        dispatch<CastTypes>(x.dtype(), what, [&]<class From>() {
-            dispatch<CastTypes>(m_to, ctx.node().label(), [&]<class To>() {
-                auto in = x.data<From>();
-                auto out = y.data<To>();
-                for (size_t i = 0; i < in.size(); ++i)
-                    out[i] = convert<From, To>(ctx, in[i], i);
-            });
-        });
     }
 
 private:
-    template <class From, class To> static To convert(const KernelContext& ctx, const From& v, size_t index)
-    {
-        if constexpr (std::is_same_v<To, std::string>) {
-            if constexpr (std::is_same_v<From, std::string>)
-                return v;
-            else if constexpr (std::is_same_v<From, bool>)
-                return v ? "True" : "False";
-            else if constexpr (std::is_integral_v<From>)
-                return std::to_string(v);
-            else
-                return formatFloat<From>(v);
-        } else if constexpr (std::is_same_v<From, std::string>) {
-            return fromString<To>(ctx, v, index);
-        } else if constexpr (std::is_same_v<To, bool>) {
-            if constexpr (isHalf<From>)
-                return static_cast<float>(v) != 0.0f;
-            else
-                return v != From(0);
-        } else if constexpr (std::is_same_v<From, bool>) {
-            return static_cast<To>(v ? 1 : 0);
-        } else if constexpr (std::is_integral_v<To>) {
-            if constexpr (std::is_integral_v<From>)
-                return static_cast<To>(v);
-            else
-                return saturate<To>(static_cast<double>(v));
-        } else if constexpr (isHalf<To>) {
-            if constexpr (std::is_same_v<From, double>)
-                return To(roundToOddFloat(v));
-            else if constexpr (std::is_same_v<From, int64_t> || std::is_same_v<From, uint64_t>)
-                return To(roundToOddFloat(static_cast<double>(v)));
-            else
-                return To(static_cast<float>(v));
-        } else if constexpr (isHalf<From>) {
-            return static_cast<To>(static_cast<float>(v));
-        } else {
-            return static_cast<To>(v);
-        }
-    }
-
-    template <class To> static To saturate(double d)
-    {
-        if (std::isnan(d))
-            return To(0);
-        if (d <= static_cast<double>(std::numeric_limits<To>::lowest()))
-            return std::numeric_limits<To>::lowest();
-        if (d >= static_cast<double>(std::numeric_limits<To>::max()))
-            return std::numeric_limits<To>::max();
-        return static_cast<To>(d);
-    }
-
-    template <class To> static To fromString(const KernelContext& ctx, const std::string& s, size_t index)
-    {
-        auto bad = [&](const std::string& expected) {
-            return ctx.error("element " + std::to_string(index) + " \"" + s.substr(0, 64)
-                + "\" cannot be read as " + expected);
-        };
-        double d = 0;
-        if constexpr (std::is_same_v<To, bool>) {
-            std::string t = trim(s);
-            std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::tolower(c); });
-            if (t == "true")
-                return true;
-            if (t == "false")
-                return false;
-            if (!parseDouble(s, d))
-                throw bad("bool");
-            return d != 0;
-        } else if constexpr (std::is_integral_v<To>) {
-            std::string t = trim(s);
-            if (!t.empty() && t[0] == '+')
-                t.erase(0, 1);
-            To value {};
-            auto r = std::from_chars(t.data(), t.data() + t.size(), value);
-            if (r.ec == std::errc::result_out_of_range)
-                throw bad(std::string(dataTypeName(DataTypeOf<To>::value)) + " (out of range)");
-            if (t.empty() || r.ec != std::errc() || r.ptr != t.data() + t.size())
-                throw bad(std::string(dataTypeName(DataTypeOf<To>::value)));
-            return value;
-        } else {
-            if (!parseDouble(s, d))
-                throw bad(std::string(dataTypeName(DataTypeOf<To>::value)));
-            if constexpr (isHalf<To>)
-                return To(roundToOddFloat(d));
-            else
-                return static_cast<To>(d);
-        }
-    }
-
     DataType m_to = DataType::Undefined;
 };
 

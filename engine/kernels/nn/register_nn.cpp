@@ -22,6 +22,11 @@ void registerLpNorm(KernelRegistry& r);
 void registerDropout(KernelRegistry& r);
 void registerLosses(KernelRegistry& r);
 void registerConvInteger(KernelRegistry& r);
+void registerResize(KernelRegistry& r);
+void registerUpsample(KernelRegistry& r);
+void registerGridSample(KernelRegistry& r);
+void registerRoiAlign(KernelRegistry& r);
+void registerNonMaxSuppression(KernelRegistry& r);
 
 void registerNnKernels(KernelRegistry& r)
 {
@@ -44,6 +49,11 @@ void registerNnKernels(KernelRegistry& r)
     registerDropout(r);
     registerLosses(r);
     registerConvInteger(r);
+    registerResize(r);
+    registerUpsample(r);
+    registerGridSample(r);
+    registerRoiAlign(r);
+    registerNonMaxSuppression(r);
 }
 
 } // namespace onnxscope

@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: MIT
+#include "engine/kernels/nn/resize_core.h"
+
+#include "engine/kernels/common/dispatch.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace onnxscope {
+
+namespace {
+
+/// For one axis: for every output position, `taps` input indices (clamped into the axis) and their weights, and
+/// whether the position lies outside the roi (tf_crop_and_resize only).
+struct AxisTaps {
+    int64_t taps = 1;
+    std::vector<int64_t> index;
+    std::vector<double> weight;
+    std::vector<uint8_t> outside;
+    bool anyOutside = false;
+    bool identity = false;
+};
+
+double originalCoordinate(const ResizeParams& p, const ResizeAxis& a, int64_t inLength, int64_t x)
+{
+    const double xr = static_cast<double>(x);
+    const double in = static_cast<double>(inLength);
+    switch (p.coordinates) {
+    case CoordinateMode::HalfPixel:
+        return (xr + 0.5) / a.scale - 0.5;
+    case CoordinateMode::HalfPixelSymmetric: {
+        const double adjustment = static_cast<double>(a.outLength) / (a.scale * in);
+        const double offset = in / 2 * (1 - adjustment);
+        return offset + (xr + 0.5) / a.scale - 0.5;
+    }
+    case CoordinateMode::PytorchHalfPixel:
+        return a.outLength > 1 ? (xr + 0.5) / a.scale - 0.5 : 0.0;
+    case CoordinateMode::AlignCorners:
+        return a.resizedLength == 1.0 ? 0.0 : xr * (in - 1) / (a.resizedLength - 1);
+    case CoordinateMode::Asymmetric:
+        return xr / a.scale;
+    case CoordinateMode::TfHalfPixelForNn:
+        return (xr + 0.5) / a.scale;
+    case CoordinateMode::TfCropAndResize:
+        if (a.resizedLength == 1.0)
+            return (a.roiEnd - a.roiStart) * (in - 1) / 2 + a.roiStart * (in - 1);
+        return xr * (a.roiEnd - a.roiStart) * (in - 1) / (a.resizedLength - 1) + a.roiStart * (in - 1);
+    }
+    return 0.0;
+}
+
+int64_t nearestIndex(NearestMode mode, double x, double scale)
+{
+    double r = 0;
+    switch (mode) {
+    case NearestMode::RoundPreferFloor:
+        r = std::ceil(x - 0.5);
+        break;
+    case NearestMode::RoundPreferCeil:
+        r = std::floor(x + 0.5);
+        break;
+    case NearestMode::Floor:
+        r = std::floor(x);
+        break;
+    case NearestMode::Ceil:
+        r = std::ceil(x);
+        break;
+    case NearestMode::Legacy:
+        r = scale < 1 ? std::ceil(x) : std::floor(x);
+        break;
+    }
+    // Coordinates are finite and bounded by the axis lengths, so this conversion cannot overflow.
+    return static_cast<int64_t>(r);
+}
+
+void cubicCoefficients(double t, double A, double c[4])
+{
+    const double s = 1 - t;
+    c[0] = ((A * (t + 1) - 5 * A) * (t + 1) + 8 * A) * (t + 1) - 4 * A;
+    c[1] = ((A + 2) * t - (A + 3)) * t * t + 1;
+    c[2] = ((A + 2) * s - (A + 3)) * s * s + 1;
+    c[3] = ((A * (s + 1) - 5 * A) * (s + 1) + 8 * A) * (s + 1) - 4 * A;
+}
+
+AxisTaps axisTaps(const ResizeParams& p, const ResizeAxis& a, int64_t inLength)
+{
+    AxisTaps t;
+    t.taps = p.mode == ResizeMode::Nearest ? 1 : p.mode == ResizeMode::Linear ? 2 : 4;
+    const size_t n = static_cast<size_t>(a.outLength * t.taps);
+    t.index.resize(n);
+    t.weight.resize(n);
+    t.outside.assign(static_cast<size_t>(a.outLength), 0);
+    const int64_t last = inLength - 1;
+    t.identity = a.outLength == inLength;
+    for (int64_t o = 0; o < a.outLength; ++o) {
+        const double x = originalCoordinate(p, a, inLength, o);
+        const size_t base = static_cast<size_t>(o * t.taps);
+        if (p.coordinates == CoordinateMode::TfCropAndResize && (x < 0 || x > static_cast<double>(last))) {
+            t.outside[static_cast<size_t>(o)] = 1;
+            t.anyOutside = true;
+            t.identity = false;
+            for (int64_t k = 0; k < t.taps; ++k) {
+                t.index[base + static_cast<size_t>(k)] = 0;
+                t.weight[base + static_cast<size_t>(k)] = 0;
+            }
+            continue;
+        }
+        if (!std::isfinite(x) || std::abs(x) > 4.0e18)
+            throw Error("resize coordinate is not finite");
+        if (p.mode == ResizeMode::Nearest) {
+            t.index[base] = std::clamp<int64_t>(nearestIndex(p.nearest, x, a.scale), 0, last);
+            t.weight[base] = 1;
+            t.identity = t.identity && t.index[base] == o;
+            continue;
+        }
+        const double fl = std::floor(x);
+        const double ratio = x - fl;
+        const int64_t i0 = static_cast<int64_t>(fl);
+        double c[4];
+        int64_t first;
+        if (p.mode == ResizeMode::Linear) {
+            c[0] = 1 - ratio;
+            c[1] = ratio;
+            first = i0;
+        } else {
+            cubicCoefficients(ratio, p.cubicA, c);
+            first = i0 - 1;
+        }
+        if (p.excludeOutside) {
+            double sum = 0;
+            for (int64_t k = 0; k < t.taps; ++k) {
+                if (first + k < 0 || first + k > last)
+                    c[k] = 0;
+                sum += c[k];
+            }
+            if (sum != 0)
+                for (int64_t k = 0; k < t.taps; ++k)
+                    c[k] /= sum;
+        }
+        for (int64_t k = 0; k < t.taps; ++k) {
+            t.index[base + static_cast<size_t>(k)] = std::clamp<int64_t>(first + k, 0, last);
+            t.weight[base + static_cast<size_t>(k)] = c[k];
+        }
+        // x == o exactly gives the weights of a copy (with exclude_outside too: the one nonzero weight is 1).
+        t.identity = t.identity && x == static_cast<double>(o);
+    }
+    return t;
+}
+
+template <class T> T fromDouble(double v)
+{
+    if constexpr (std::is_integral_v<T>) {
+        if (std::isnan(v))
+            return T(0);
+        const double r = std::nearbyint(v);
+        if (r <= static_cast<double>(std::numeric_limits<T>::lowest()))
+            return std::numeric_limits<T>::lowest();
+        if (r >= static_cast<double>(std::numeric_limits<T>::max()))
+            return std::numeric_limits<T>::max();
+        return static_cast<T>(r);
+    } else {
+        return static_cast<T>(v);
+    }
+}
+
+/// Visits every output element in row-major order, passing its flat index and the flat index of its source
+/// element (nearest) computed from per-axis offsets.
+void gatherNearest(const Shape& inShape, const std::vector<AxisTaps>& taps, const Shape& outShape,
+    std::vector<int64_t>& sourceOut)
+{
+    const auto inStrides = stridesOf(inShape);
+    const size_t rank = outShape.size();
+    int64_t total = 1;
+    for (int64_t d : outShape)
+        total *= d;
+    sourceOut.resize(static_cast<size_t>(total));
+    if (total == 0)
+        return;
+    std::vector<int64_t> pos(rank, 0);
+    for (int64_t i = 0; i < total; ++i) {
+        int64_t src = 0;
+        for (size_t d = 0; d < rank; ++d)
+            src += taps[d].index[static_cast<size_t>(pos[d])] * inStrides[d];
+        sourceOut[static_cast<size_t>(i)] = src;
+        for (size_t d = rank; d-- > 0;) {
+            if (++pos[d] < outShape[d])
+                break;
+            pos[d] = 0;
+        }
+    }
+}
+
+/// Flags output elements that are outside the roi along any axis.
+std::vector<uint8_t> outsideMask(const std::vector<AxisTaps>& taps, const Shape& outShape, int64_t total)
+{
+    std::vector<uint8_t> mask(static_cast<size_t>(total), 0);
+    const size_t rank = outShape.size();
+    std::vector<int64_t> pos(rank, 0);
+    for (int64_t i = 0; i < total; ++i) {
+        for (size_t d = 0; d < rank; ++d)
+            if (taps[d].outside[static_cast<size_t>(pos[d])]) {
+                mask[static_cast<size_t>(i)] = 1;
+                break;
+            }
+        for (size_t d = rank; d-- > 0;) {
+            if (++pos[d] < outShape[d])
+                break;
+            pos[d] = 0;
+        }
+    }
+    return mask;
+}
+
+} // namespace
+
+Tensor resizeTensor(const KernelContext& ctx, const ResizeParams& params, const Tensor& x,
+    const std::vector<ResizeAxis>& axes)
+{
+    const size_t rank = static_cast<size_t>(x.rank());
+    if (axes.size() != rank)
+        throw ctx.error("internal: resize axes do not match the input rank");
+    Shape outShape(rank);
+    for (size_t d = 0; d < rank; ++d) {
+        outShape[d] = axes[d].outLength;
+        if (x.shape()[d] == 0 && axes[d].outLength > 0)
+            throw ctx.error("cannot resize the empty axis " + std::to_string(d) + " of " + x.typeString() + " to "
+                + std::to_string(axes[d].outLength));
+    }
+    Tensor out(x.dtype(), outShape);
+    const int64_t total = out.size();
+    if (total == 0)
+        return out;
+    std::vector<AxisTaps> taps(rank);
+    try {
+        for (size_t d = 0; d < rank; ++d)
+            taps[d] = axisTaps(params, axes[d], x.shape()[d]);
+    } catch (const Error& e) {
+        throw ctx.error(e.what());
+    }
+    bool anyOutside = false;
+    for (const auto& t : taps)
+        anyOutside = anyOutside || t.anyOutside;
+
+    if (params.mode == ResizeMode::Nearest) {
+        std::vector<int64_t> source;
+        gatherNearest(x.shape(), taps, outShape, source);
+        std::vector<uint8_t> mask;
+        if (anyOutside)
+            mask = outsideMask(taps, outShape, total);
+        dispatch<AllTypes>(x.dtype(), ctx.node().label(), [&]<class T>() {
+            auto src = x.data<T>();
+            auto dst = out.data<T>();
+            for (int64_t i = 0; i < total; ++i)
+                dst[static_cast<size_t>(i)] = src[static_cast<size_t>(source[static_cast<size_t>(i)])];
+            if (anyOutside) {
+                if constexpr (std::is_arithmetic_v<T> || std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
+                    const T fill = fromDouble<T>(params.extrapolationValue);
+                    for (int64_t i = 0; i < total; ++i)
+                        if (mask[static_cast<size_t>(i)])
+                            dst[static_cast<size_t>(i)] = fill;
+                } else {
+                    throw ctx.error("tf_crop_and_resize cannot extrapolate " + std::string(dataTypeName(x.dtype()))
+                        + " elements");
+                }
+            }
+        });
+        return out;
+    }
+
+    // Linear and cubic: separable passes over the axes, in double precision.
+    std::vector<double> buf;
+    dispatch<NumericTypes>(x.dtype(), ctx.node().label() + ": " + (params.mode == ResizeMode::Linear ? "linear" : "cubic")
+            + " mode",
+        [&]<class T>() {
+            auto src = x.data<T>();
+            buf.resize(src.size());
+            for (size_t i = 0; i < src.size(); ++i)
+                buf[i] = static_cast<double>(src[i]);
+        });
+    Shape cur = x.shape();
+    for (size_t d = 0; d < rank; ++d) {
+        const AxisTaps& t = taps[d];
+        if (t.identity)
+            continue;
+        int64_t outer = 1, inner = 1;
+        for (size_t k = 0; k < d; ++k)
+            outer *= cur[k];
+        for (size_t k = d + 1; k < rank; ++k)
+            inner *= cur[k];
+        const int64_t inLen = cur[d], outLen = outShape[d];
+        std::vector<double> next(static_cast<size_t>(checkedMul(checkedMul(outer, outLen), inner)));
+        for (int64_t a = 0; a < outer; ++a) {
+            const double* s = buf.data() + a * inLen * inner;
+            double* o = next.data() + a * outLen * inner;
+            for (int64_t j = 0; j < outLen; ++j) {
+                double* row = o + j * inner;
+                for (int64_t k = 0; k < t.taps; ++k) {
+                    const size_t tk = static_cast<size_t>(j * t.taps + k);
+                    const double w = t.weight[tk];
+                    if (w == 0)
+                        continue;
+                    const double* srow = s + t.index[tk] * inner;
+                    for (int64_t b = 0; b < inner; ++b)
+                        row[b] += w * srow[b];
+                }
+            }
+        }
+        buf.swap(next);
+        cur[d] = outLen;
+    }
+    if (anyOutside) {
+        const auto mask = outsideMask(taps, outShape, total);
+        for (int64_t i = 0; i < total; ++i)
+            if (mask[static_cast<size_t>(i)])
+                buf[static_cast<size_t>(i)] = params.extrapolationValue;
+    }
+    dispatch<NumericTypes>(x.dtype(), ctx.node().label(), [&]<class T>() {
+        auto dst = out.data<T>();
+        for (size_t i = 0; i < dst.size(); ++i)
+            dst[i] = fromDouble<T>(buf[i]);
+    });
+    return out;
+}
+
+bool parseCoordinateMode(const std::string& name, CoordinateMode& out)
+{
+    static const std::pair<const char*, CoordinateMode> names[] = {
+        { "half_pixel", CoordinateMode::HalfPixel },
+        { "half_pixel_symmetric", CoordinateMode::HalfPixelSymmetric },
+        { "pytorch_half_pixel", CoordinateMode::PytorchHalfPixel },
+        { "align_corners", CoordinateMode::AlignCorners },
+        { "asymmetric", CoordinateMode::Asymmetric },
+        { "tf_half_pixel_for_nn", CoordinateMode::TfHalfPixelForNn },
+        { "tf_crop_and_resize", CoordinateMode::TfCropAndResize },
+    };
+    for (const auto& [n, m] : names)
+        if (name == n) {
+            out = m;
+            return true;
+        }
+    return false;
+}
+
+bool parseNearestMode(const std::string& name, NearestMode& out)
+{
+    static const std::pair<const char*, NearestMode> names[] = {
+        { "round_prefer_floor", NearestMode::RoundPreferFloor },
+        { "round_prefer_ceil", NearestMode::RoundPreferCeil },
+        { "floor", NearestMode::Floor },
+        { "ceil", NearestMode::Ceil },
+    };
+    for (const auto& [n, m] : names)
+        if (name == n) {
+            out = m;
+            return true;
+        }
+    return false;
+}
+
+} // namespace onnxscope

@@ -11,8 +11,10 @@ void registerCustomKernels(KernelRegistry& r);
 void registerReduceKernels(KernelRegistry& r);
 void registerControlKernels(KernelRegistry& r);
 void registerSequenceKernels(KernelRegistry& r);
-void registerMlKernels(KernelRegistry& r);
 void registerTrainingKernels(KernelRegistry& r);
+void registerMlKernels(KernelRegistry& r);
+void registerRnnKernels(KernelRegistry& r);
+void registerQuantKernels(KernelRegistry& r);
 
 void registerAllKernels(KernelRegistry& r)
 {
@@ -23,8 +25,10 @@ void registerAllKernels(KernelRegistry& r)
     registerReduceKernels(r);
     registerControlKernels(r);
     registerSequenceKernels(r);
-    registerMlKernels(r);
     registerTrainingKernels(r);
+    registerMlKernels(r);
+    registerRnnKernels(r);
+    registerQuantKernels(r);
 }
 
 } // namespace onnxscope

@@ -4,7 +4,7 @@ and compares every output. Exit 0 if all match, 1 on a mismatch or error, 77 (CT
 the models and onnxruntime is missing.
 
   compare_with_onnxruntime.py --cli PATH --cache DIR --model REL_PATH [--rtol R --atol A] [--seed S]
-      [--shape NAME=1x3x640x640 ...] [--dim SYMBOL=N ...] [--steps K --carry OUT=IN ...]
+      [--shape NAME=1x3x640x640 ...] [--dim SYMBOL=N ...] [--fill NAME=VALUE ...] [--steps K --carry OUT=IN ...]
 
 --steps/--carry run the model K times, feeding output OUT into input IN for the next step (stateful models such
 as silero VAD); every step is compared.
@@ -47,6 +47,7 @@ def main():
     ap.add_argument("--steps", type=int, default=1)
     ap.add_argument("--carry", action="append")
     ap.add_argument("--scale", type=float, default=1.0, help="random inputs are uniform in [-scale, scale)")
+    ap.add_argument("--fill", action="append", help="NAME=VALUE: an input filled with one value (e.g. sr=16000)")
     args = ap.parse_args()
 
     modules = os.path.join(args.cache, "npm", "node_modules")
@@ -76,6 +77,8 @@ def main():
             inputs[vi.name] = rng.integers(0, 2, shape).astype(np.bool_)
         else:
             inputs[vi.name] = rng.integers(0, 10, shape).astype(dtype)
+    for name, value in parse_pairs(args.fill, float).items():
+        inputs[name] = np.full_like(inputs[name], value)
     # Inputs that are carried state start at zero, as a stream would.
     for name in carry.values():
         inputs[name] = np.zeros_like(inputs[name])

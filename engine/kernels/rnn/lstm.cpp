@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+#include "engine/kernels/kernel_registry.h"
+#include "engine/kernels/rnn/recurrent_loop.h"
+
+namespace onnxscope {
+
+namespace {
+
+/// LSTM, versions 1, 7 and 14 (layout): gates i, o, f, c; peepholes P (i, o, f); input_forget couples the forget
+/// gate to 1 - i; clip; forward, reverse and bidirectional; sequence_lens (rows past their length keep their state
+/// and get zeros in Y); float, double and float16 (computed in float).
+class Lstm final : public Kernel {
+public:
+    explicit Lstm(const KernelInit& init)
+        : m_attrs(init, { "Sigmoid", "Tanh", "Tanh" })
+        , m_inputForget(init.attributes().getInt("input_forget", 0) != 0)
+    {
+    }
+
+    void compute(KernelContext& ctx) const override
+    {
+        const rnn::Dims d = rnn::checkInputs(ctx, m_attrs, 4, true);
+        switch (ctx.input(0).dtype()) {
+        case DataType::Double:
+            run<double>(ctx, d);
+            break;
+        case DataType::Float:
+        case DataType::Float16:
+            run<float>(ctx, d);
+            break;
+        default:
+            throw ctx.error("X must be float, double or float16, got " + ctx.input(0).typeString());
+        }
+    }
+
+private:
+    template <class T> void run(KernelContext& ctx, const rnn::Dims& d) const
+    {
+        const bool coupled = m_inputForget;
+        rnn::runRecurrent<T>(ctx, m_attrs, d, 4, true, [coupled](rnn::Step<T>& s) {
+            const int64_t H = s.hidden;
+            const rnn::Activation &f = s.act[0], &g = s.act[1], &h = s.act[2];
+            for (int64_t j = 0; j < H; ++j) {
+                auto gate = [&](int64_t k) { return s.xw[k * H + j] + s.hr[k * H + j] + s.rb[k * H + j]; };
+                const T cPrev = s.c[j];
+                T iPre = gate(0), oPre = gate(1), fPre = gate(2), cPre = gate(3);
+                if (s.peephole) {
+                    iPre += s.peephole[j] * cPrev;
+                    fPre += s.peephole[2 * H + j] * cPrev;
+                }
+                const T i = f(rnn::clipped(iPre, s.clip));
+                const T ft = coupled ? T(1) - i : f(rnn::clipped(fPre, s.clip));
+                const T c = g(rnn::clipped(cPre, s.clip));
+                const T cNew = ft * cPrev + i * c;
+                if (s.peephole)
+                    oPre += s.peephole[H + j] * cNew;
+                const T o = f(rnn::clipped(oPre, s.clip));
+                s.c[j] = cNew;
+                s.h[j] = o * h(cNew);
+            }
+        });
+    }
+
+    rnn::Attributes m_attrs;
+    bool m_inputForget;
+};
+
+} // namespace
+
+void registerLstm(KernelRegistry& r) { r.add("", "LSTM", 1, KernelRegistry::kLatest, makeFactory<Lstm>()); }
+
+} // namespace onnxscope

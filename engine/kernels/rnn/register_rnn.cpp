@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: MIT
+#include "engine/kernels/kernel_registry.h"
+
+namespace onnxscope {
+
+void registerLstm(KernelRegistry& r);
+void registerGru(KernelRegistry& r);
+void registerRnn(KernelRegistry& r);
+
+void registerRnnKernels(KernelRegistry& r)
+{
+    registerLstm(r);
+    registerGru(r);
+    registerRnn(r);
+}
+
+} // namespace onnxscope

@@ -218,6 +218,13 @@ private slots:
             { { "a", Value(Tensor::vector1D<int32_t>({ 9, 2 })) }, { "b", Value(Tensor::vector1D<float>({ 0.5f, -1 })) } });
         QCOMPARE(m.data<int32_t>()[0], 3);
         QCOMPARE(m.data<int32_t>()[1], 0);
+        // Out-of-range and NaN results saturate / become 0 instead of an undefined conversion.
+        Tensor big = run1(15, "int32[n] a, float[n] b", "int32[n]", "y = Pow(a, b)",
+            { { "a", Value(Tensor::vector1D<int32_t>({ 10, -10, 2 })) },
+                { "b", Value(Tensor::vector1D<float>({ 20, 21, std::numeric_limits<float>::quiet_NaN() })) } });
+        QCOMPARE(big.data<int32_t>()[0], INT32_MAX);
+        QCOMPARE(big.data<int32_t>()[1], INT32_MIN);
+        QCOMPARE(big.data<int32_t>()[2], 0);
         const std::string zero = errorOf(15, "int32[n] a, int32[n] b", "int32[n]", "y = Pow(a, b)",
             { { "a", Value(Tensor::vector1D<int32_t>({ 0 })) }, { "b", Value(Tensor::vector1D<int32_t>({ -1 })) } });
         QVERIFY2(zero.find("(Pow)") != std::string::npos, zero.c_str());

@@ -32,7 +32,8 @@ public:
         const bool intExponent = isInteger(y.dtype()) || y.dtype() == DataType::Bool;
         // The exponent is widened once to int64 or double so the loop is instantiated per base type only.
         Tensor e(intExponent ? DataType::Int64 : DataType::Double, y.shape());
-        dispatch<NumericTypes>(y.dtype(), ctx.node().label() + ", exponent", [&]<class E>() {
+        const std::string exponentWhat = ctx.node().label() + ", exponent";
+        dispatch<NumericTypes>(y.dtype(), exponentWhat, [&]<class E>() {
             auto in = y.data<E>();
             if (intExponent) {
                 auto out = e.data<int64_t>();

@@ -180,7 +180,7 @@ private:
         for (size_t i = 0; i < n; ++i) {
             double v = acc[i];
             if (op == ReduceOp::Mean)
-                v /= static_cast<double>(count);
+                v = count == 0 ? std::numeric_limits<double>::quiet_NaN() : v / static_cast<double>(count);
             else if (op == ReduceOp::L2)
                 v = std::sqrt(v);
             else if (op == ReduceOp::LogSum)

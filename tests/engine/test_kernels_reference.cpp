@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <sstream>
@@ -662,6 +663,52 @@ private slots:
         Tensor ints = runOne(13, "float[N] x", "int32[N] y", "y = Cast <to = 6> (x)", { { "x", big } });
         QCOMPARE(std::vector<int32_t>(ints.data<int32_t>().begin(), ints.data<int32_t>().end()),
             (std::vector<int32_t> { 2147483647, -2147483647 - 1, 0, -2 }));
+    }
+
+    void hostileInputsAreNodeErrors()
+    {
+        struct Case {
+            int64_t opset;
+            std::string inputs, body, op;
+            std::map<std::string, Value> values;
+        };
+        const int64_t big = std::numeric_limits<int64_t>::max();
+        const std::vector<Case> cases {
+            { 13, "float[0] x, int64[1] i", "y = Gather (x, i)", "(Gather)",
+                { { "x", Tensor(DataType::Float, { 0 }) }, { "i", Tensor::vector1D<int64_t>({ 0 }) } } },
+            { 13, "float[2] x, int64[1] i", "y = Gather (x, i)", "(Gather)",
+                { { "x", Tensor(DataType::Float, { 2 }) }, { "i", Tensor::vector1D<int64_t>({ -big - 1 }) } } },
+            { 13, "float[2] x, int64[2] s", "y = Reshape (x, s)", "(Reshape)",
+                { { "x", Tensor(DataType::Float, { 2 }) }, { "s", Tensor::vector1D<int64_t>({ big, big }) } } },
+            { 13, "float[2] x, int64[2] s", "y = Reshape (x, s)", "(Reshape)",
+                { { "x", Tensor(DataType::Float, { 2 }) }, { "s", Tensor::vector1D<int64_t>({ -1, -1 }) } } },
+            { 13, "float[2] x, int64[1] s", "y = Reshape (x, s)", "(Reshape)",
+                { { "x", Tensor(DataType::Float, { 2 }) }, { "s", Tensor::vector1D<int64_t>({ -7 }) } } },
+            { 13, "float[2] x, int64[1] a", "y = Unsqueeze (x, a)", "(Unsqueeze)",
+                { { "x", Tensor(DataType::Float, { 2 }) }, { "a", Tensor::vector1D<int64_t>({ big }) } } },
+            { 13, "float[2] x, int64[2] a", "y = Unsqueeze (x, a)", "(Unsqueeze)",
+                { { "x", Tensor(DataType::Float, { 2 }) }, { "a", Tensor::vector1D<int64_t>({ 0, 0 }) } } },
+            { 13, "float[2,3] x", "y = Transpose <perm = [0]> (x)", "(Transpose)",
+                { { "x", Tensor(DataType::Float, { 2, 3 }) } } },
+            { 13, "float[2,3] x", "y = Flatten <axis = 3> (x)", "(Flatten)", { { "x", Tensor(DataType::Float, { 2, 3 }) } } },
+            { 13, "float[2,3] x", "y = Concat <axis = 2> (x, x)", "(Concat)", { { "x", Tensor(DataType::Float, { 2, 3 }) } } },
+            { 13, "float x", "y = Softmax (x)", "(Softmax)", { { "x", Tensor::scalar<float>(1) } } },
+            { 13, "float[2] a, double[2] b", "y = MatMul (a, b)", "(MatMul)",
+                { { "a", Tensor(DataType::Float, { 2 }) }, { "b", Tensor(DataType::Double, { 2 }) } } },
+            { 13, "float[2,2] a, float[2,2] b, float[3] c", "y = Gemm (a, b, c)", "(Gemm)",
+                { { "a", Tensor(DataType::Float, { 2, 2 }) }, { "b", Tensor(DataType::Float, { 2, 2 }) },
+                    { "c", Tensor(DataType::Float, { 3 }) } } },
+            { 13, "string[1] x", "y = Relu (x)", "(Relu)", { { "x", Tensor(DataType::String, { 1 }) } } },
+            { 13, "complex64[1] x", "y = Cast <to = 1> (x)", "(Cast)", { { "x", Tensor(DataType::Complex64, { 1 }) } } },
+        };
+        for (const auto& c : cases) {
+            const std::string e = errorOf(c.opset, c.inputs, "float[?] y", c.body, c.values);
+            QVERIFY2(e.find(c.op) != std::string::npos, (c.body + " gave \"" + e + "\"").c_str());
+        }
+        // A Cast with an unknown 'to' is refused when the plan is built.
+        QVERIFY(errorOf(13, "float[1] x", "float[?] y", "y = Cast <to = 99> (x)", { { "x", Tensor(DataType::Float, { 1 }) } })
+                    .find("attribute 'to'")
+            != std::string::npos);
     }
 
     void identityPassesSequencesAndOptionals()

@@ -479,6 +479,88 @@ private slots:
         QVERIFY2(std::abs(static_cast<double>(ones) / 20000 - 0.8) < 0.015, qPrintable(QString::number(ones)));
     }
 
+    /// Extreme attribute and input values: each run must either succeed or throw Error (never crash, never UB;
+    /// run this suite under UBSan/ASan to check the latter).
+    void extremeValuesGiveResultsOrErrors()
+    {
+        const int64_t mx = std::numeric_limits<int64_t>::max(), mn = std::numeric_limits<int64_t>::min();
+        const Tensor x23 = Tensor::fromVector<float>({ 1, 2, 3, 4, 5, 6 }, { 2, 3 });
+        auto v = [](std::vector<int64_t> values) { return Value(Tensor::vector1D(values)); };
+        struct Case {
+            std::string text;
+            std::map<std::string, Value> inputs;
+        };
+        const std::string h = R"(<ir_version: 8, opset_import: ["" : 18]> agraph )";
+        std::vector<Case> cases = {
+            { h + "(float[2,3] x, int64[2] s, int64[2] e, int64[2] a, int64[2] st) => (float[A,B] y) { y = Slice(x, s, e, a, st) }",
+                { { "x", x23 }, { "s", v({ mx, mn }) }, { "e", v({ mn, mx }) }, { "a", v({ 0, 1 }) }, { "st", v({ mn, mx }) } } },
+            { h + "(float[2,3] x, int64[2] s, int64[2] e, int64[2] a, int64[2] st) => (float[A,B] y) { y = Slice(x, s, e, a, st) }",
+                { { "x", x23 }, { "s", v({ mn, mx }) }, { "e", v({ mx, mn }) }, { "a", v({ -2, -1 }) }, { "st", v({ mx, mn }) } } },
+            { h + "(float[2,3] x, int64[4] p) => (float[A,B] y) { y = Pad(x, p) }", { { "x", x23 }, { "p", v({ mn, 0, mx, 0 }) } } },
+            { h + "(float[2,3] x, int64[4] p) => (float[A,B] y) { y = Pad <mode = \"reflect\"> (x, p) }", { { "x", x23 }, { "p", v({ mx, 0, mx, 0 }) } } },
+            { h + "(float[2,3] x, int64[4] p) => (float[A,B] y) { y = Pad <mode = \"edge\"> (x, p) }", { { "x", x23 }, { "p", v({ -2, 0, 0, 0 }) } } },
+            { h + "(int64 a, int64 b, int64 c) => (int64[N] y) { y = Range(a, b, c) }",
+                { { "a", Tensor::scalar<int64_t>(mn) }, { "b", Tensor::scalar<int64_t>(mx) }, { "c", Tensor::scalar<int64_t>(1) } } },
+            { h + "(int64 a, int64 b, int64 c) => (int64[N] y) { y = Range(a, b, c) }",
+                { { "a", Tensor::scalar<int64_t>(mx) }, { "b", Tensor::scalar<int64_t>(mn) }, { "c", Tensor::scalar<int64_t>(mn) } } },
+            { h + "(float a, float b, float c) => (float[N] y) { y = Range(a, b, c) }",
+                { { "a", Tensor::scalar<float>(0) }, { "b", Tensor::scalar<float>(INFINITY) }, { "c", Tensor::scalar<float>(1) } } },
+            { h + "(float[2,3] x) => (float[2,3] y) { y = EyeLike <k = -9223372036854775807> (x) }", { { "x", x23 } } },
+            { h + "(float[2,3] x) => (float[2,3] y) { y = EyeLike <k = 9223372036854775807> (x) }", { { "x", x23 } } },
+            { h + "(float[2,3] x, int64 k) => (float[2,3] y) { y = Trilu(x, k) }", { { "x", x23 }, { "k", Tensor::scalar<int64_t>(mn) } } },
+            { h + "(float[2,3] x, int64 k) => (float[2,3] y) { y = Trilu <upper = 0> (x, k) }", { { "x", x23 }, { "k", Tensor::scalar<int64_t>(mx) } } },
+            { h + "(int64[2] i, int64 d, float[2] val) => (float[2,N] y) { y = OneHot(i, d, val) }",
+                { { "i", v({ mn, mx }) }, { "d", Tensor::scalar<int64_t>(3) }, { "val", Tensor::vector1D<float>({ 0, 1 }) } } },
+            { h + "(float[2] i, float d, float[2] val) => (float[2,N] y) { y = OneHot(i, d, val) }",
+                { { "i", Tensor::vector1D<float>({ NAN, -INFINITY }) }, { "d", Tensor::scalar<float>(1e30f) }, { "val", Tensor::vector1D<float>({ 0, 1 }) } } },
+            { h + "(float[2,3] x, int64[1] k) => (float[A,B] v, int64[A,B] i) { v, i = TopK(x, k) }", { { "x", x23 }, { "k", v({ mx }) } } },
+            { h + "(float[2,3] x, int64[1] k) => (float[A,B] v, int64[A,B] i) { v, i = TopK(x, k) }", { { "x", x23 }, { "k", v({ -1 }) } } },
+            { h + "(float[2,3] x, int64[1,2] i) => (float[1] y) { y = GatherND(x, i) }",
+                { { "x", x23 }, { "i", Tensor::fromVector<int64_t>({ mn, 0 }, { 1, 2 }) } } },
+            { h + "(float[2,3] x, int64[1,2] i, float[1] u) => (float[2,3] y) { y = ScatterND(x, i, u) }",
+                { { "x", x23 }, { "i", Tensor::fromVector<int64_t>({ 0, mx }, { 1, 2 }) }, { "u", Tensor::vector1D<float>({ 1 }) } } },
+            { h + "(float[2,3] x, int64[2] r) => (float[A,B] y) { y = Tile(x, r) }", { { "x", x23 }, { "r", v({ mx, 1 }) } } },
+            { h + "(float[2,3] x, int64[2] s) => (float[A] y, float[B] z) { y, z = Split <axis = 1> (x, s) }", { { "x", x23 }, { "s", v({ mx, mx }) } } },
+            { h + "(float[2,3] x, int64[2] s) => (float[A] y, float[B] z) { y, z = Split <axis = 1> (x, s) }", { { "x", x23 }, { "s", v({ -1, 4 }) } } },
+            { h + "(float[2,3] x) => (float[A] y, float[B] z) { y, z = Split <axis = 1, num_outputs = 2> (x) }", { { "x", x23 } } },
+            { h + "(float[2,3] x, int64[3] l) => (float[2,3] y) { y = ReverseSequence <batch_axis = 1, time_axis = 0> (x, l) }",
+                { { "x", x23 }, { "l", v({ mn, 1, mx }) } } },
+            { h + "(float[2,3] x, int64[2] s) => (float[A,B] y) { y = Expand(x, s) }", { { "x", x23 }, { "s", v({ -1, 3 }) } } },
+            { h + "(int64[2] s) => (float[A,B] y) { y = ConstantOfShape(s) }", { { "s", v({ -5, 0 }) } } },
+            { h + "(int64[2] s) => (float[A,B] y) { y = ConstantOfShape(s) }", { { "s", v({ mx, mx }) } } },
+            { h + "(float[1,4,2,2] x) => (float[A,B,C,D] y) { y = SpaceToDepth <blocksize = 4294967296> (x) }",
+                { { "x", Tensor(DataType::Float, { 1, 4, 2, 2 }) } } },
+            { h + "(float[1,4,2,2] x) => (float[A,B,C,D] y) { y = DepthToSpace <blocksize = 4294967296> (x) }",
+                { { "x", Tensor(DataType::Float, { 1, 4, 2, 2 }) } } },
+            { h + "(float[2,3] x, bool[5] c) => (float[A,B] y) { y = Compress <axis = 1> (x, c) }",
+                { { "x", x23 }, { "c", Tensor::vector1D<bool>({ true, false, true, false, true }) } } },
+            { h + "(float[2,3] x, int64[2,3] i) => (float[2,3] y) { y = GatherElements <axis = -2> (x, i) }",
+                { { "x", x23 }, { "i", Tensor::fromVector<int64_t>({ 0, 1, -2, mn, 0, 0 }, { 2, 3 }) } } },
+            { h + "(float[2,3] x, int32[1,1] i, float[1,1] u) => (float[2,3] y) { y = ScatterElements <reduction = \"max\"> (x, i, u) }",
+                { { "x", x23 }, { "i", Tensor::fromVector<int32_t>({ std::numeric_limits<int32_t>::min() }, { 1, 1 }) },
+                    { "u", Tensor::fromVector<float>({ 1 }, { 1, 1 }) } } },
+            { h + "(float[2,3] x) => (float[N] y) { y = Multinomial <sample_size = 9223372036854775807> (x) }", { { "x", x23 } } },
+            { h + "() => (float[N] y) { y = RandomNormal <shape = [9223372036854775807, 2]> () }", {} },
+        };
+        const size_t savedLimit = Tensor::allocationLimit();
+        Tensor::setAllocationLimit(size_t(1) << 30);
+        int errors = 0;
+        for (size_t i = 0; i < cases.size(); ++i) {
+            try {
+                run(cases[i].text, cases[i].inputs);
+            } catch (const Error& e) {
+                ++errors;
+                if (qEnvironmentVariableIsSet("ONNXSCOPE_TEST_VERBOSE"))
+                    qInfo("case %zu: %s", i, e.what());
+            } catch (const std::exception& e) {
+                Tensor::setAllocationLimit(savedLimit);
+                QFAIL(qPrintable(QString("case %1 threw a non-Error exception: %2").arg(i).arg(e.what())));
+            }
+        }
+        Tensor::setAllocationLimit(savedLimit);
+        QVERIFY(errors > 10);
+    }
+
     void outOfRangeIndicesAreErrors()
     {
         const std::string text = R"(<ir_version: 8, opset_import: ["" : 13]> agraph (float[2,3] x, int64[2,1] i) => (float[2,1] y) {

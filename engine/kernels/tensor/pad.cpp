@@ -77,8 +77,8 @@ public:
         for (size_t d = 0; d < static_cast<size_t>(rank); ++d) {
             const int64_t dim = data.shape()[d];
             int64_t size = 0;
-            if (__builtin_add_overflow(dim, before[d], &size) || __builtin_add_overflow(size, after[d], &size)
-                || size < 0)
+            if (before[d] < -dim || after[d] < -dim || __builtin_add_overflow(dim, before[d], &size)
+                || __builtin_add_overflow(size, after[d], &size) || size < 0)
                 throw ctx.error("pads " + shapeToString(pads) + " give axis " + std::to_string(d) + " of "
                     + data.typeString() + " an invalid size");
             outShape[d] = size;

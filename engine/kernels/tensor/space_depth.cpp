@@ -32,6 +32,9 @@ public:
         if (x.rank() != 4)
             throw ctx.error("input must be 4-D [N, C, H, W], got " + x.typeString());
         const int64_t n = x.dim(0), c = x.dim(1), h = x.dim(2), w = x.dim(3), b = m_block;
+        int64_t bb = 0, depth = 0;
+        if (__builtin_mul_overflow(b, b, &bb) || (m_toDepth && __builtin_mul_overflow(c, bb, &depth)))
+            throw ctx.error("blocksize " + std::to_string(b) + " is too large for " + x.typeString());
         Shape view; // the 6-D input view
         std::vector<int> perm; // output dims of the transposed view, as input view dims
         Shape outShape;
@@ -40,12 +43,11 @@ public:
                 throw ctx.error("H and W of " + x.typeString() + " must be multiples of blocksize " + std::to_string(b));
             view = { n, c, h / b, b, w / b, b };
             perm = { 0, 3, 5, 1, 2, 4 };
-            outShape = { n, c * b * b, h / b, w / b };
+            outShape = { n, depth, h / b, w / b };
         } else {
-            if (c % (b * b))
-                throw ctx.error("C of " + x.typeString() + " must be a multiple of blocksize^2 = "
-                    + std::to_string(b * b));
-            const int64_t cc = c / (b * b);
+            if (c % bb)
+                throw ctx.error("C of " + x.typeString() + " must be a multiple of blocksize^2 = " + std::to_string(bb));
+            const int64_t cc = c / bb;
             if (m_crd) {
                 view = { n, cc, b, b, h, w };
                 perm = { 0, 1, 4, 2, 5, 3 };

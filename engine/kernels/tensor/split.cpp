@@ -76,7 +76,7 @@ public:
             if (p < 0)
                 throw ctx.error("split has a negative part size " + std::to_string(p));
             if (__builtin_add_overflow(total, p, &total))
-                total = -1;
+                throw ctx.error("split sizes " + shapeToString(parts) + " overflow int64");
         }
         if (total != dim)
             throw ctx.error("split sizes add up to " + std::to_string(total) + " but dimension " + std::to_string(axis)

@@ -15,6 +15,7 @@ void registerTrainingKernels(KernelRegistry& r);
 void registerMlKernels(KernelRegistry& r);
 void registerRnnKernels(KernelRegistry& r);
 void registerQuantKernels(KernelRegistry& r);
+void registerSignalKernels(KernelRegistry& r);
 
 void registerAllKernels(KernelRegistry& r)
 {
@@ -29,6 +30,7 @@ void registerAllKernels(KernelRegistry& r)
     registerMlKernels(r);
     registerRnnKernels(r);
     registerQuantKernels(r);
+    registerSignalKernels(r);
 }
 
 } // namespace onnxscope

@@ -20,17 +20,7 @@ public:
     void compute(KernelContext& ctx) const override
     {
         const rnn::Dims d = rnn::checkInputs(ctx, m_attrs, 4, true);
-        switch (ctx.input(0).dtype()) {
-        case DataType::Double:
-            run<double>(ctx, d);
-            break;
-        case DataType::Float:
-        case DataType::Float16:
-            run<float>(ctx, d);
-            break;
-        default:
-            throw ctx.error("X must be float, double or float16, got " + ctx.input(0).typeString());
-        }
+        rnn::dispatchComputeType(ctx, [&]<class T>() { run<T>(ctx, d); });
     }
 
 private:

@@ -34,12 +34,12 @@ void runRecurrent(KernelContext& ctx, const Attributes& a, const Dims& d, int64_
 {
     const DataType original = ctx.input(0).dtype();
     const DataType compute = DataTypeOf<T>::value;
-    const Tensor x = toComputeType(timeMajor(ctx.input(0), a.layout, true), compute);
+    const Tensor x = toComputeType(timeMajor(ctx.input(0), a.layout), compute);
     const Tensor w = toComputeType(ctx.input(1), compute);
     const Tensor r = toComputeType(ctx.input(2), compute);
     const Tensor b = ctx.hasInput(3) ? toComputeType(ctx.input(3), compute) : Tensor();
-    const Tensor h0 = ctx.hasInput(5) ? toComputeType(timeMajor(ctx.input(5), a.layout, false), compute) : Tensor();
-    const Tensor c0 = cellState && ctx.hasInput(6) ? toComputeType(timeMajor(ctx.input(6), a.layout, false), compute)
+    const Tensor h0 = ctx.hasInput(5) ? toComputeType(timeMajor(ctx.input(5), a.layout), compute) : Tensor();
+    const Tensor c0 = cellState && ctx.hasInput(6) ? toComputeType(timeMajor(ctx.input(6), a.layout), compute)
                                                    : Tensor();
     const Tensor p = cellState && ctx.hasInput(7) ? toComputeType(ctx.input(7), compute) : Tensor();
     const auto lens = sequenceLengths(ctx, d);

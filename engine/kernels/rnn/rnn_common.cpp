@@ -83,7 +83,7 @@ Attributes::Attributes(const KernelInit& init, const std::vector<std::string>& d
     }
 }
 
-Tensor timeMajor(const Tensor& t, int64_t layout, bool isSequence)
+Tensor timeMajor(const Tensor& t, int64_t layout)
 {
     if (layout == 0 || t.rank() != 3)
         return t;
@@ -97,7 +97,6 @@ Tensor timeMajor(const Tensor& t, int64_t layout, bool isSequence)
             for (int64_t j = 0; j < b; ++j)
                 std::copy_n(src + (i * b + j) * c, c, dst + (j * a + i) * c);
     });
-    (void)isSequence;
     return out;
 }
 
@@ -161,7 +160,7 @@ void setOutput(KernelContext& ctx, size_t index, Tensor t, int64_t layout, bool 
         return;
     }
     if (!isY) {
-        ctx.setOutput(index, Value(timeMajor(t, 1, false))); // [dirs, batch, h] -> [batch, dirs, h]
+        ctx.setOutput(index, Value(timeMajor(t, 1))); // [dirs, batch, h] -> [batch, dirs, h]
         return;
     }
     // Y: [seq, dirs, batch, h] -> [batch, seq, dirs, h]

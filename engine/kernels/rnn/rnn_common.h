@@ -80,13 +80,28 @@ std::vector<int64_t> sequenceLengths(KernelContext& ctx, const Dims& d);
 /// (batch-major when layout = 1) and sets it as output `index`.
 void setOutput(KernelContext& ctx, size_t index, Tensor t, int64_t layout, bool isY);
 
+/// Calls `fn.template operator()<T>()` with the type the cell computes in: double for double X, float for float and
+/// float16 X; any other element type is an Error naming the node.
+template <class Fn> void dispatchComputeType(KernelContext& ctx, Fn&& fn)
+{
+    switch (ctx.input(0).dtype()) {
+    case DataType::Double:
+        return fn.template operator()<double>();
+    case DataType::Float:
+    case DataType::Float16:
+        return fn.template operator()<float>();
+    default:
+        throw ctx.error("X must be float, double or float16, got " + ctx.input(0).typeString());
+    }
+}
+
 /// Converts X, W, R, B... to float for float16 inputs; float and double pass through.
 Tensor toComputeType(const Tensor& t, DataType compute);
 /// Converts a computed float tensor back to float16 when the inputs were float16.
 Tensor fromComputeType(const Tensor& t, DataType original);
 
-/// Input `index` transposed from batch-major to time-major when layout = 1 (X is input 0; initial states
-/// [batch, dirs, hidden] become [dirs, batch, hidden]).
-Tensor timeMajor(const Tensor& t, int64_t layout, bool isSequence);
+/// Swaps the first two axes of a rank-3 tensor when layout = 1: batch-major X [batch, seq, input] becomes
+/// [seq, batch, input] and states [batch, dirs, hidden] become [dirs, batch, hidden] (and back).
+Tensor timeMajor(const Tensor& t, int64_t layout);
 
 } // namespace onnxscope::rnn

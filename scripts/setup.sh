@@ -15,7 +15,10 @@ packages=(
     libonnx-dev libprotobuf-dev protobuf-compiler libeigen3-dev libgraphviz-dev
     nlohmann-json3-dev libcli11-dev libzip-dev
 )
-test_packages=(python3-onnx python3-numpy python3-scipy xvfb xauth nodejs npm imagemagick)
+test_packages=(python3-onnx python3-numpy python3-scipy xvfb xauth imagemagick)
+# Node.js may come from elsewhere than Debian (a newer nodejs without Debian's npm package): only install Debian's
+# when there is no npm at all.
+command -v npm >/dev/null 2>&1 || test_packages+=(nodejs npm)
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 

@@ -177,6 +177,32 @@ private slots:
         verifyEdgeEnds(request, result);
     }
 
+    void manySiblingScopesAreBucketed()
+    {
+        // 130 layers of 2 nodes: /model/layers.i/Relu, /model/layers.i/Neg.
+        std::string text = "<ir_version: 8, opset_import: [\"\" : 17]>\ng (float[4] v0) => (float[4] v260) {\n";
+        for (int i = 0; i < 260; ++i)
+            text += "v" + std::to_string(i + 1) + (i % 2 ? " = Neg (v" : " = Relu (v") + std::to_string(i) + ")\n";
+        text += "}";
+        auto proto = std::make_unique<onnx::ModelProto>(Model::fromText(text)->proto());
+        for (int i = 0; i < proto->graph().node_size(); ++i)
+            proto->mutable_graph()->mutable_node(i)->set_name("/model/layers." + std::to_string(i / 2) + (i % 2 ? "/Neg" : "/Relu"));
+        auto model = Model::fromProto(std::move(proto), {}, "layers");
+        const ScopeTree tree = GraphOutline::build(model->graph()).scopes;
+        QCOMPARE(tree.scopes[0].children.size(), size_t(1));
+        const auto& layers = tree.scopes[static_cast<size_t>(tree.scopes[0].children[0])];
+        QCOMPARE(layers.name, QStringLiteral("model"));
+        QCOMPARE(layers.children.size(), size_t(3)); // 50 + 50 + 30 layers
+        QCOMPARE(tree.scopes[static_cast<size_t>(layers.children[0])].name, QStringLiteral("layers.0 \u2026 layers.49"));
+        QCOMPARE(tree.scopes[static_cast<size_t>(layers.children[2])].total, 60);
+        QCOMPARE(tree.path(tree.scopeOfNode[259]), QStringLiteral("model/layers.100 \u2026 layers.129/layers.129"));
+        // The default view opens levels while they fit the budget.
+        const std::set<int> expanded = tree.defaultExpansion(120);
+        QVERIFY(expanded.count(tree.scopes[0].children[0]));
+        QVERIFY(expanded.count(layers.children[0]));
+        QVERIFY(!expanded.count(layers.children[2]));
+    }
+
     void hugeFlatGraphIsSplitIntoBlocks()
     {
         std::string text = "<ir_version: 8, opset_import: [\"\" : 17]>\ng (float[4] v0) => (float[4] v3000) {\n";

@@ -65,7 +65,8 @@ private:
     bool waitForGraph()
     {
         GraphView* view = m_window->graphView();
-        QTest::qWaitFor([&] { return !m_window->document()->isLoading() && !view->isLayoutRunning(); }, 20000);
+        // Loading, then shape inference (which relabels edges) and the layouts they start.
+        QTest::qWaitFor([&] { return !m_window->document()->isLoading() && m_window->document()->typesReady() && !view->isLayoutRunning(); }, 20000);
         return !view->isLayoutRunning() && !view->scene()->nodeItems().empty();
     }
 
@@ -161,6 +162,11 @@ private slots:
         // F3 cycles through several matches: "MatMul" matches two nodes and two tensors.
         search->setQuery(QStringLiteral("matmul"));
         QCOMPARE(search->model()->rowCount(), 4);
+        // Every matching node is marked in the graph.
+        int highlighted = 0;
+        for (NodeItem* item : m_window->graphView()->scene()->nodeItems())
+            highlighted += item->isHighlighted();
+        QCOMPARE(highlighted, 2);
         search->next();
         QVERIFY(waitForGraph());
         QCOMPARE(m_window->graphView()->selectedNode(), graph.findNode("dense1/MatMul"));

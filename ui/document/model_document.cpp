@@ -11,7 +11,6 @@ namespace onnxscope {
 
 struct ModelDocument::LoadResult {
     std::shared_ptr<const Model> model;
-    std::unordered_map<std::string, ValueType> inferred;
     QString error;
     double milliseconds = 0;
 };
@@ -55,9 +54,7 @@ void ModelDocument::open(const QString& path)
         QElapsedTimer timer;
         timer.start();
         try {
-            auto model = Model::load(file);
-            result->inferred = inferTypes(*model);
-            result->model = std::move(model);
+            result->model = Model::load(file);
         } catch (const std::exception& e) {
             result->error = QString::fromStdString(e.what());
         }
@@ -77,11 +74,14 @@ void ModelDocument::finishLoad(const std::shared_ptr<LoadResult>& result, quint6
         return;
     }
     m_model = result->model;
-    m_inferred = std::move(result->inferred);
+    m_inferred.clear();
+    m_typesReady = false;
+    m_diagnosticsReady = false;
+    m_diagnostics.clear();
     m_path = m_pendingPath;
     m_loadMs = result->milliseconds;
     emit loaded();
-    startDiagnostics();
+    startTypeInference();
 }
 
 void ModelDocument::setModel(std::shared_ptr<const Model> model, const QString& path)
@@ -90,9 +90,29 @@ void ModelDocument::setModel(std::shared_ptr<const Model> model, const QString& 
     m_loading = false;
     m_model = std::move(model);
     m_inferred = m_model ? inferTypes(*m_model) : decltype(m_inferred) {};
+    m_typesReady = true;
     m_path = path;
     emit loaded();
     startDiagnostics();
+}
+
+void ModelDocument::startTypeInference()
+{
+    const quint64 generation = m_generation;
+    using Types = std::unordered_map<std::string, ValueType>;
+    auto* watcher = new QFutureWatcher<Types>(this);
+    connect(watcher, &QFutureWatcher<Types>::finished, this, [this, watcher, generation] {
+        watcher->deleteLater();
+        if (generation != m_generation)
+            return;
+        m_inferred = watcher->result();
+        m_typesReady = true;
+        emit typesChanged();
+        // onnx's checker and a second inference pass: after, not beside, the types (two cores are common).
+        startDiagnostics();
+    });
+    std::shared_ptr<const Model> model = m_model;
+    watcher->setFuture(QtConcurrent::run([model] { return inferTypes(*model); }));
 }
 
 void ModelDocument::startDiagnostics()

@@ -32,12 +32,14 @@ public:
     std::shared_ptr<const Model> model() const { return m_model; }
     QString path() const { return m_path; }
     bool isLoading() const { return m_loading; }
-    /// Milliseconds the last load took (reading, parsing, building graphs, shape inference).
+    /// Milliseconds the last load took (reading, parsing, building graphs).
     double loadMilliseconds() const { return m_loadMs; }
 
     /// The best known type of a value: declared, else inferred (main graph), else an initializer's or Constant's.
     ValueType valueType(const Graph& graph, ValueId value) const;
 
+    /// Shape inference runs after loading, off the UI thread; until then valueType() knows declared types only.
+    bool typesReady() const { return m_typesReady; }
     bool diagnosticsReady() const { return m_diagnosticsReady; }
     const std::vector<Diagnostic>& diagnostics() const { return m_diagnostics; }
 
@@ -46,11 +48,14 @@ signals:
     void loaded();
     void loadFailed(const QString& path, const QString& message);
     void diagnosticsChanged();
+    /// Inferred types arrived (after loaded()).
+    void typesChanged();
 
 private:
     struct LoadResult;
     void finishLoad(const std::shared_ptr<LoadResult>& result, quint64 generation);
     void startDiagnostics();
+    void startTypeInference();
 
     std::shared_ptr<const Model> m_model;
     std::unordered_map<std::string, ValueType> m_inferred;
@@ -60,6 +65,7 @@ private:
     double m_loadMs = 0;
     quint64 m_generation = 0;
     bool m_diagnosticsReady = false;
+    bool m_typesReady = false;
     std::vector<Diagnostic> m_diagnostics;
 };
 

@@ -105,6 +105,11 @@ void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     painter->drawPolygon(m_arrow);
     if (lod < 0.55 || m_labelRect.isNull())
         return;
+    QColor halo = style.background;
+    halo.setAlpha(200);
+    painter->setPen(Qt::NoPen);
+    painter->setBrush(halo);
+    painter->drawRoundedRect(m_labelRect, 2, 2);
     painter->setFont(style.smallFont);
     painter->setPen((isSelected() || m_emphasised) ? style.accent.darker(130) : style.mutedText);
     painter->drawText(m_labelRect.adjusted(3, 0, 0, 0), Qt::AlignVCenter | Qt::AlignLeft, m_edge.label);

@@ -142,7 +142,19 @@ void GraphView::setModel(std::shared_ptr<const Model> model, const ModelDocument
 {
     clear();
     m_model = std::move(model);
+    if (m_document)
+        disconnect(m_document, &ModelDocument::typesChanged, this, nullptr);
     m_document = document;
+    if (m_document)
+        connect(m_document, &ModelDocument::typesChanged, this, [this] {
+            // Edge labels and input/output boxes now know their shapes.
+            if (!m_graph || m_document->model() != m_model)
+                return;
+            if (m_layoutRunning)
+                m_relayoutPending = true; // after the one on its way, so that something is drawn first
+            else
+                relayout(Focus { Focus::Kind::Keep });
+        });
     if (m_model)
         showGraph(&m_model->graph());
 }
@@ -150,6 +162,7 @@ void GraphView::setModel(std::shared_ptr<const Model> model, const ModelDocument
 void GraphView::clear()
 {
     ++m_generation;
+    m_relayoutPending = false;
     m_layoutRunning = false;
     m_overlayTimer->stop();
     m_overlay->hide();
@@ -244,8 +257,12 @@ void GraphView::relayout(Focus focus)
     auto view = std::make_shared<ViewGraph>(buildViewGraph(state.outline, state.expanded, typeOf));
     const quint64 generation = ++m_generation;
     m_layoutRunning = true;
-    if (focus.kind == Focus::Kind::Keep)
+    if (focus.kind == Focus::Kind::Keep) {
         focus.anchorScene = m_canvas->mapToScene(m_canvas->viewport()->rect().center());
+        focus.node = selectedNode();
+        focus.value = m_scene->selectedEdge() ? selectedValue() : kNoValue;
+        focus.hadScene = !m_scene->nodeItems().empty();
+    }
     m_overlayLabel->setText(QStringLiteral("Laying out %1 boxes and %2 edges\u2026").arg(view->items.size()).arg(view->edges.size()));
     m_overlayTimer->start();
     emit layoutStarted(static_cast<int>(view->items.size()));
@@ -270,13 +287,13 @@ void GraphView::onLayoutDone(quint64 generation, std::shared_ptr<ViewGraph> view
         emit layoutFinished(false, result.milliseconds);
         return;
     }
-    m_searchHighlights.clear();
     {
         const QSignalBlocker blocker(m_scene);
         m_scene->populate(*view, result);
     }
     stateFor(m_graph).laidOut = stateFor(m_graph).expanded;
     applyStates();
+    applyHighlights();
     applyFocus(focus);
     if (m_overviewWanted) {
         m_overview->setVisible(m_scene->sceneRect().width() > m_canvas->viewport()->width()
@@ -288,6 +305,10 @@ void GraphView::onLayoutDone(quint64 generation, std::shared_ptr<ViewGraph> view
     m_awaitingPaint = true;
     m_canvas->viewport()->update();
     emit layoutFinished(true, result.milliseconds);
+    if (m_relayoutPending) {
+        m_relayoutPending = false;
+        relayout(Focus { Focus::Kind::Keep });
+    }
 }
 
 void GraphView::applyFocus(const Focus& focus)
@@ -304,7 +325,16 @@ void GraphView::applyFocus(const Focus& focus)
         }
         break;
     case Focus::Kind::Keep:
+        if (!focus.hadScene) {
+            Focus fit;
+            applyFocus(fit);
+            break;
+        }
         m_canvas->centerOn(focus.anchorScene);
+        if (NodeItem* item = focus.node >= 0 ? m_scene->itemForNode(focus.node) : nullptr)
+            item->setSelected(true);
+        else if (EdgeItem* edge = focus.value != kNoValue ? m_scene->edgeForValue(focus.value) : nullptr)
+            edge->setSelected(true);
         break;
     case Focus::Kind::Node:
         if (NodeItem* item = m_scene->itemForNode(focus.node)) {
@@ -362,6 +392,22 @@ void GraphView::applyStates()
         if (item && item->viewItem().kind == ViewItem::Kind::Node && item->viewItem().node == node)
             item->setState(state);
     }
+}
+
+void GraphView::setHighlightedNodes(std::vector<std::pair<const Graph*, NodeId>> nodes)
+{
+    m_highlighted = std::move(nodes);
+    applyHighlights();
+}
+
+void GraphView::applyHighlights()
+{
+    for (NodeItem* item : m_scene->nodeItems())
+        item->setHighlighted(false);
+    for (const auto& [graph, node] : m_highlighted)
+        if (graph == m_graph)
+            if (NodeItem* item = m_scene->itemForNode(node))
+                item->setHighlighted(true);
 }
 
 void GraphView::setNodeState(const Graph* graph, NodeId node, NodeState state)

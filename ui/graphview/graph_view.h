@@ -60,6 +60,9 @@ public:
     /// Like centerOnNode for a tensor: selects its edge, or its producer when it has no visible edge.
     void centerOnValue(const Graph* graph, ValueId value);
 
+    /// Marks nodes (search matches) with a dotted outline; replaces the previous set.
+    void setHighlightedNodes(std::vector<std::pair<const Graph*, NodeId>> nodes);
+
     void setNodeState(const Graph* graph, NodeId node, NodeState state);
     void clearNodeStates();
 
@@ -116,6 +119,7 @@ private:
         int scope = -1;
         bool select = true;
         QPointF anchorScene; // Keep: the scene point under the view centre
+        bool hadScene = false;
     };
 
     GraphState& stateFor(const Graph* graph);
@@ -158,7 +162,9 @@ private:
     quint64 m_generation = 0;
     bool m_layoutRunning = false;
     bool m_awaitingPaint = false;
-    std::vector<NodeItem*> m_searchHighlights;
+    bool m_relayoutPending = false;
+    std::vector<std::pair<const Graph*, NodeId>> m_highlighted;
+    void applyHighlights();
 };
 
 } // namespace onnxscope

@@ -49,6 +49,7 @@ void SearchPanel::setGraph(const Graph* graph)
     if (!m_edit->text().isEmpty())
         search();
     updateStatus();
+    emit resultsChanged();
 }
 
 void SearchPanel::setQuery(const QString& query)
@@ -66,6 +67,7 @@ void SearchPanel::search()
     m_model->setResults(m_graph ? searchGraph(*m_graph, m_searched) : std::vector<SearchResult> {});
     m_current = -1;
     updateStatus();
+    emit resultsChanged();
 }
 
 void SearchPanel::focusQuery()

@@ -34,6 +34,8 @@ public:
 
 signals:
     void resultActivated(const onnxscope::SearchResult& result);
+    /// A new search ran (the list may be empty).
+    void resultsChanged();
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;

@@ -72,7 +72,7 @@ void normalise(std::vector<RawScope>& scopes, int s)
 
 } // namespace
 
-ScopeTree ScopeTree::build(const Graph& graph, const std::vector<bool>& hidden, int flatLimit, int blockSize)
+ScopeTree ScopeTree::build(const Graph& graph, const std::vector<bool>& hidden, int flatLimit, int blockSize, int maxChildren)
 {
     std::vector<RawScope> raw(1);
     QHash<QString, int> byPath;
@@ -121,6 +121,31 @@ ScopeTree ScopeTree::build(const Graph& graph, const std::vector<bool>& hidden, 
             raw.push_back(std::move(block));
             raw[s].children.push_back(static_cast<int>(raw.size()) - 1);
         }
+    }
+    // Scopes with very many sub-scopes (layers.0 … layers.999) get an intermediate level of consecutive buckets, so
+    // that opening one never puts more than about 50 boxes on screen.
+    const size_t withBlocks = raw.size();
+    for (size_t s = 0; s < withBlocks; ++s) {
+        const size_t count = raw[s].children.size();
+        if (raw[s].removed || count <= static_cast<size_t>(maxChildren))
+            continue;
+        const size_t bucket = std::max<size_t>(50, (count + 49) / 50);
+        std::vector<int> buckets;
+        for (size_t begin = 0; begin < count; begin += bucket) {
+            const size_t end = std::min(count, begin + bucket);
+            RawScope group;
+            group.parent = static_cast<int>(s);
+            group.children.assign(raw[s].children.begin() + static_cast<std::ptrdiff_t>(begin),
+                raw[s].children.begin() + static_cast<std::ptrdiff_t>(end));
+            group.name = raw[static_cast<size_t>(group.children.front())].name + QStringLiteral(" \u2026 ")
+                + raw[static_cast<size_t>(group.children.back())].name;
+            raw.push_back(std::move(group));
+            const int index = static_cast<int>(raw.size()) - 1;
+            for (int c : raw[static_cast<size_t>(index)].children)
+                raw[static_cast<size_t>(c)].parent = index;
+            buckets.push_back(index);
+        }
+        raw[s].children = std::move(buckets);
     }
     computeTotal(raw, 0);
 

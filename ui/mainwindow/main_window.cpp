@@ -110,6 +110,13 @@ MainWindow::MainWindow(QWidget* parent)
     });
     connect(m_inspector, &NodeInspector::goToNode, m_graphView, [this](const Graph* g, NodeId n) { m_graphView->centerOnNode(g, n); });
     connect(m_inspector, &NodeInspector::goToValue, m_graphView, &GraphView::centerOnValue);
+    connect(m_search, &SearchPanel::resultsChanged, this, [this] {
+        std::vector<std::pair<const Graph*, NodeId>> nodes;
+        for (const SearchResult& r : m_search->model()->results())
+            if (r.node >= 0)
+                nodes.emplace_back(r.graph, r.node);
+        m_graphView->setHighlightedNodes(std::move(nodes));
+    });
     connect(m_search, &SearchPanel::resultActivated, this, [this](const SearchResult& r) {
         if (r.node >= 0)
             m_graphView->centerOnNode(r.graph, r.node);

@@ -53,6 +53,22 @@ EdgeItem::EdgeItem(int index, const ViewEdge& edge, const std::vector<QPointF>& 
     setToolTip(tip);
 }
 
+void EdgeItem::setActualLabel(const QString& label)
+{
+    if (m_actualLabel == label)
+        return;
+    prepareGeometryChange();
+    m_actualLabel = label;
+    const QString text = this->label();
+    const QFontMetricsF fm(GraphStyle::instance().smallFont);
+    m_labelRect = text.isEmpty() || text == QStringLiteral("?")
+        ? QRectF()
+        : QRectF(m_labelPos.x() + 3, m_labelPos.y() - fm.height() / 2, fm.horizontalAdvance(text) + 6, fm.height());
+    m_bounds = m_path.boundingRect().united(m_arrow.boundingRect()).united(m_labelRect).adjusted(-4, -4, 4, 4);
+    setToolTip(m_actualLabel.isEmpty() ? m_edge.label : QStringLiteral("%1 (declared %2)").arg(m_actualLabel, m_edge.label));
+    update();
+}
+
 QRectF EdgeItem::boundingRect() const { return m_bounds; }
 
 QPainterPath EdgeItem::shape() const { return m_shape; }
@@ -112,7 +128,9 @@ void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     painter->drawRoundedRect(m_labelRect, 2, 2);
     painter->setFont(style.smallFont);
     painter->setPen((isSelected() || m_emphasised) ? style.accent.darker(130) : style.mutedText);
-    painter->drawText(m_labelRect.adjusted(3, 0, 0, 0), Qt::AlignVCenter | Qt::AlignLeft, m_edge.label);
+    if (!m_actualLabel.isEmpty())
+        painter->setPen(QColor(0x1b, 0x5e, 0x20));
+    painter->drawText(m_labelRect.adjusted(3, 0, 0, 0), Qt::AlignVCenter | Qt::AlignLeft, label());
 }
 
 } // namespace onnxscope

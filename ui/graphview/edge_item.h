@@ -25,6 +25,10 @@ public:
     /// Drawn in the accent colour: an edge of the selected node.
     void setEmphasised(bool emphasised);
     QPointF labelPosition() const { return m_labelPos; }
+    /// The debugger's label for an executed edge (the actual dtype and shape), drawn instead of the declared one;
+    /// empty restores the declared label.
+    void setActualLabel(const QString& label);
+    QString label() const { return m_actualLabel.isEmpty() ? m_edge.label : m_actualLabel; }
 
 protected:
     void hoverEnterEvent(QGraphicsSceneHoverEvent* event) override;
@@ -41,6 +45,7 @@ private:
     QRectF m_bounds;
     bool m_emphasised = false;
     bool m_hovered = false;
+    QString m_actualLabel;
 };
 
 } // namespace onnxscope

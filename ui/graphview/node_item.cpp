@@ -32,6 +32,28 @@ NodeItem::NodeItem(int index, const ViewItem& item, QGraphicsItem* parent)
     for (const auto& row : m_item.rows)
         tip += QLatin1Char('\n') + row;
     setToolTip(tip);
+    m_baseToolTip = tip;
+}
+
+void NodeItem::setBreakpointMarker(bool marker)
+{
+    if (m_breakpointMarker == marker)
+        return;
+    m_breakpointMarker = marker;
+    update();
+}
+
+void NodeItem::setHeatColour(const QColor& colour)
+{
+    if (m_heat == colour)
+        return;
+    m_heat = colour;
+    update();
+}
+
+void NodeItem::setDebugNote(const QString& note)
+{
+    setToolTip(note.isEmpty() ? m_baseToolTip : m_baseToolTip + QStringLiteral("\n\n") + note);
 }
 
 QRectF NodeItem::box() const
@@ -110,6 +132,8 @@ void NodeItem::paintNode(QPainter* painter, double lod) const
         body = QColor(0xfd, 0xec, 0xea);
     else if (m_state == NodeState::Current)
         body = QColor(0xff, 0xf4, 0xdc);
+    if (m_heat.isValid())
+        body = m_heat;
     painter->fillPath(outline, body);
     QColor header = m_item.colour;
     if (m_hovered)
@@ -239,7 +263,7 @@ void NodeItem::paintFrame(QPainter* painter) const
         }
         painter->setPen(QPen(border, width));
         painter->drawRoundedRect(r, radius, radius);
-        if (m_state == NodeState::Breakpoint || m_state == NodeState::Failed) {
+        if (m_state == NodeState::Breakpoint || m_state == NodeState::Failed || m_breakpointMarker) {
             painter->setPen(QPen(Qt::white, 1.5));
             painter->setBrush(QColor(0xd3, 0x2f, 0x2f));
             painter->drawEllipse(QPointF(r.left(), r.top()), 5, 5);

@@ -28,6 +28,13 @@ public:
     /// Drawn with a marker when a search result; cleared by passing false.
     void setHighlighted(bool highlighted);
     bool isHighlighted() const { return m_highlighted; }
+    /// Debugger decorations, independent of the state: a breakpoint dot, a body tint (profile "colour by time",
+    /// invalid for none), and a note appended to the tooltip (a failure message, a time).
+    void setBreakpointMarker(bool marker);
+    bool hasBreakpointMarker() const { return m_breakpointMarker; }
+    void setHeatColour(const QColor& colour);
+    QColor heatColour() const { return m_heat; }
+    void setDebugNote(const QString& note);
 
 protected:
     void hoverEnterEvent(QGraphicsSceneHoverEvent* event) override;
@@ -45,6 +52,9 @@ private:
     NodeState m_state = NodeState::NotRun;
     bool m_hovered = false;
     bool m_highlighted = false;
+    bool m_breakpointMarker = false;
+    QColor m_heat;
+    QString m_baseToolTip;
 };
 
 /// The frame drawn around an expanded scope; its header collapses it.

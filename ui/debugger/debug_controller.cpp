@@ -1,0 +1,548 @@
+// SPDX-License-Identifier: MIT
+#include "ui/debugger/debug_controller.h"
+
+#include "ui/debugger/value_condition.h"
+
+#include <QMetaObject>
+
+#include <chrono>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+
+namespace onnxscope {
+
+QString debuggerStateName(DebuggerState state)
+{
+    switch (state) {
+    case DebuggerState::NoModel:
+        return QStringLiteral("No model");
+    case DebuggerState::Ready:
+        return QStringLiteral("Ready");
+    case DebuggerState::Running:
+        return QStringLiteral("Running");
+    case DebuggerState::Paused:
+        return QStringLiteral("Paused");
+    case DebuggerState::Finished:
+        return QStringLiteral("Finished");
+    case DebuggerState::Failed:
+        return QStringLiteral("Failed");
+    }
+    return {};
+}
+
+const Node* DebugSnapshot::nextNode() const
+{
+    const FrameSnapshot* f = innermost();
+    if (!f || !f->graph || f->position < 0)
+        return nullptr;
+    return &f->graph->node(f->position);
+}
+
+const ValueSnapshot* DebugSnapshot::findValue(const std::string& name, uint64_t frameId) const
+{
+    for (auto it = values.rbegin(); it != values.rend(); ++it)
+        if (it->record.name == name && (frameId == 0 || it->record.frameId == frameId))
+            return &*it;
+    return nullptr;
+}
+
+const ValueSnapshot* DebugSnapshot::findValue(const Graph* graph, ValueId value) const
+{
+    if (!graph || value < 0)
+        return nullptr;
+    const std::string& name = graph->value(value).name;
+    for (auto it = values.rbegin(); it != values.rend(); ++it)
+        if (it->record.graph == graph && it->record.name == name)
+            return &*it;
+    return nullptr;
+}
+
+namespace {
+
+struct NodeKey {
+    const Graph* graph;
+    NodeId node;
+    bool operator==(const NodeKey&) const = default;
+};
+struct NodeKeyHash {
+    size_t operator()(const NodeKey& k) const { return std::hash<const void*>()(k.graph) ^ (static_cast<size_t>(k.node) * 0x9e3779b97f4a7c15ULL); }
+};
+
+} // namespace
+
+/// Lives on the controller's worker thread and owns the engine objects. Only touched through queued calls, except
+/// requestPause(), which is thread-safe.
+class DebugWorker : public QObject, private SessionObserver {
+public:
+    explicit DebugWorker(DebugController* controller)
+        : m_controller(controller)
+    {
+    }
+
+    struct Request {
+        quint64 generation = 0;
+        int command = 0; // DebugController::Command
+        std::string argument;
+        bool startNewRun = false;
+        DebugController::InputFactory inputs;
+        DebuggerOptions options;
+        QList<BreakpointSpec> breakpoints;
+        std::map<std::string, Value> yieldOutputs;
+    };
+
+    void setModel(std::shared_ptr<const Model> model)
+    {
+        dropRun();
+        m_model = std::move(model);
+        m_program.reset();
+    }
+
+    void dropRun()
+    {
+        std::lock_guard lock(m_activeMutex);
+        m_debugger.reset();
+    }
+
+    void requestPause()
+    {
+        std::lock_guard lock(m_activeMutex);
+        if (m_debugger)
+            m_debugger->requestPause();
+    }
+
+    void execute(const Request& request);
+
+private:
+    void beforeNode(const NodeEvent&) override { }
+    void afterNode(const NodeEvent& event) override;
+    void nodeFailed(const NodeEvent& event, const std::string&) override
+    {
+        m_failedGraph = &event.frame.graph();
+        m_failedNode = event.node.id;
+    }
+    void installBreakpoints(const QList<BreakpointSpec>& specs);
+    DebugSnapshotPtr snapshot(const StopInfo& stop, const std::string& errorOverride = {});
+
+    DebugController* m_controller;
+    std::shared_ptr<const Model> m_model;
+    std::shared_ptr<const Program> m_program;
+    std::mutex m_activeMutex; // guards m_debugger's lifetime against requestPause() from the UI thread
+    std::unique_ptr<Debugger> m_debugger;
+    quint64 m_generation = 0;
+    std::map<int, int> m_engineToSpec;
+    QList<BreakpointSpec> m_installed;
+    bool m_installedValid = false;
+    std::map<std::tuple<uint64_t, uint64_t, std::string>, std::optional<TensorStats>> m_stats;
+    std::map<const Graph*, std::set<NodeId>> m_executed;
+    std::unordered_map<NodeKey, NodeTiming, NodeKeyHash> m_timings;
+    const Graph* m_lastGraph = nullptr;
+    NodeId m_lastNode = -1;
+    const Graph* m_failedGraph = nullptr;
+    NodeId m_failedNode = -1;
+    int64_t m_mainDone = 0;
+    std::chrono::steady_clock::time_point m_lastProgress;
+};
+
+void DebugWorker::afterNode(const NodeEvent& event)
+{
+    const Graph* graph = &event.frame.graph();
+    m_executed[graph].insert(event.node.id);
+    NodeTiming& t = m_timings[{ graph, event.node.id }];
+    t.graph = graph;
+    t.node = event.node.id;
+    ++t.calls;
+    t.total += event.elapsed;
+    m_lastGraph = graph;
+    m_lastNode = event.node.id;
+    if (event.depth == 1) {
+        ++m_mainDone;
+        const auto now = std::chrono::steady_clock::now();
+        if (now - m_lastProgress > std::chrono::milliseconds(50)) {
+            m_lastProgress = now;
+            const qint64 done = m_mainDone;
+            const qint64 total = static_cast<qint64>(m_model->graph().nodes().size());
+            const quint64 generation = m_generation;
+            QMetaObject::invokeMethod(
+                m_controller,
+                [c = m_controller, done, total, generation] {
+                    if (generation == c->m_generation)
+                        emit c->progress(done, total);
+                },
+                Qt::QueuedConnection);
+        }
+    }
+}
+
+void DebugWorker::installBreakpoints(const QList<BreakpointSpec>& specs)
+{
+    if (m_installedValid && specs.size() == m_installed.size()) {
+        bool same = true;
+        for (int i = 0; i < specs.size() && same; ++i) {
+            const auto& a = specs[i];
+            const auto& b = m_installed[i];
+            same = a.id == b.id && a.kind == b.kind && a.pattern == b.pattern && a.enabled == b.enabled
+                && a.iteration == b.iteration && a.condition == b.condition && a.outputIndex == b.outputIndex;
+        }
+        if (same)
+            return;
+    }
+    for (const auto& [engineId, specId] : m_engineToSpec)
+        m_debugger->removeBreakpoint(engineId);
+    m_engineToSpec.clear();
+    for (const BreakpointSpec& spec : specs) {
+        Breakpoint b;
+        b.enabled = spec.enabled;
+        b.pattern = spec.pattern.toStdString();
+        b.description = spec.description().toStdString();
+        switch (spec.kind) {
+        case BreakpointSpec::Kind::Node:
+            b.kind = Breakpoint::Kind::Node;
+            b.iteration = spec.iteration;
+            break;
+        case BreakpointSpec::Kind::OpType:
+            b.kind = Breakpoint::Kind::OpType;
+            b.iteration = spec.iteration;
+            break;
+        case BreakpointSpec::Kind::NonFinite:
+            b.kind = Breakpoint::Kind::NonFinite;
+            break;
+        case BreakpointSpec::Kind::DebugNodes:
+            b.kind = Breakpoint::Kind::DebugNodes;
+            break;
+        case BreakpointSpec::Kind::Condition: {
+            b.kind = Breakpoint::Kind::Condition;
+            auto condition = std::make_shared<ValueCondition>(ValueCondition::parse(spec.condition.toStdString()));
+            const int output = spec.outputIndex;
+            const int64_t iteration = spec.iteration;
+            b.condition = [condition, output, iteration](const NodeEvent& e) {
+                if (iteration >= 0 && e.frame.iteration != iteration)
+                    return false;
+                for (size_t i = 0; i < e.outputs.size(); ++i)
+                    if ((output < 0 || static_cast<size_t>(output) == i) && condition->matches(e.outputs[i]))
+                        return true;
+                return false;
+            };
+            break;
+        }
+        }
+        m_engineToSpec[m_debugger->addBreakpoint(std::move(b))] = spec.id;
+    }
+    m_installed = specs;
+    m_installedValid = true;
+}
+
+void DebugWorker::execute(const Request& request)
+{
+    using C = DebugController;
+    m_generation = request.generation;
+    StopInfo stop;
+    std::string error;
+    try {
+        if (!m_model)
+            throw Error("no model is open");
+        if (!m_program)
+            m_program = std::make_shared<Program>(m_model);
+        if (request.startNewRun || !m_debugger) {
+            auto debugger = std::make_unique<Debugger>(m_program, request.options);
+            debugger->addObserver(this);
+            {
+                std::lock_guard lock(m_activeMutex);
+                m_debugger = std::move(debugger);
+            }
+            m_installedValid = false;
+            m_engineToSpec.clear();
+            m_stats.clear();
+            m_executed.clear();
+            m_timings.clear();
+            m_lastGraph = m_failedGraph = nullptr;
+            m_lastNode = m_failedNode = -1;
+            m_mainDone = 0;
+            m_debugger->start(request.inputs ? request.inputs() : std::map<std::string, Value> {});
+        }
+        installBreakpoints(request.breakpoints);
+        if (!request.yieldOutputs.empty())
+            m_debugger->setYieldOutputs(request.yieldOutputs);
+        switch (static_cast<C::Command>(request.command)) {
+        case C::Command::Start:
+            stop = m_debugger->lastStop();
+            break;
+        case C::Command::Continue:
+            stop = m_debugger->continueRun();
+            break;
+        case C::Command::Step:
+            stop = m_debugger->step();
+            break;
+        case C::Command::StepInto:
+            stop = m_debugger->stepInto();
+            break;
+        case C::Command::StepOut:
+            stop = m_debugger->stepOut();
+            break;
+        case C::Command::RunTo:
+            stop = m_debugger->runTo(request.argument);
+            break;
+        }
+    } catch (const std::exception& e) {
+        error = e.what();
+        stop.reason = StopReason::Failed;
+        stop.message = error;
+    }
+    DebugSnapshotPtr snap = snapshot(stop, error);
+    const quint64 generation = request.generation;
+    QMetaObject::invokeMethod(
+        m_controller, [c = m_controller, generation, snap] { c->onCommandDone(generation, snap); }, Qt::QueuedConnection);
+}
+
+DebugSnapshotPtr DebugWorker::snapshot(const StopInfo& stop, const std::string& errorOverride)
+{
+    auto s = std::make_shared<DebugSnapshot>();
+    s->model = m_model;
+    s->reason = stop.reason;
+    s->message = QString::fromStdString(stop.message);
+    if (auto it = m_engineToSpec.find(stop.breakpointId); it != m_engineToSpec.end())
+        s->breakpointId = it->second;
+    s->lastGraph = m_lastGraph;
+    s->lastNode = m_lastNode;
+    s->executed = m_executed;
+    s->mainNodeCount = m_model ? static_cast<int64_t>(m_model->graph().nodes().size()) : 0;
+    s->mainNodesDone = m_mainDone;
+    for (const auto& [key, timing] : m_timings)
+        s->timings.push_back(timing);
+    if (!m_debugger)
+        return s;
+    const Session& session = m_debugger->session();
+    if (session.state() == Session::State::Failed) {
+        s->failedGraph = session.failure().graph ? session.failure().graph : m_failedGraph;
+        s->failedNode = session.failure().node ? session.failure().node->id : m_failedNode;
+    }
+    if (session.state() == Session::State::Running || session.state() == Session::State::Failed) {
+        std::string path;
+        for (size_t i = 0; i < session.depth(); ++i) {
+            const Frame& f = session.frame(i);
+            path = i == 0 ? f.label : path + " / " + f.label;
+            FrameSnapshot fs;
+            fs.id = f.id;
+            fs.label = f.label;
+            fs.path = path;
+            fs.graph = &f.graph();
+            fs.ownerNode = f.ownerNode;
+            fs.iteration = f.iteration;
+            fs.position = f.pc < f.graph().nodes().size() ? static_cast<NodeId>(f.pc) : -1;
+            s->frames.push_back(std::move(fs));
+        }
+    }
+    if (session.state() == Session::State::Finished)
+        s->outputs = session.outputs();
+    s->recordedBytes = m_debugger->recordedBytes();
+    s->forgottenValues = m_debugger->forgottenValues();
+    const auto& values = m_debugger->values();
+    s->values.reserve(values.size());
+    for (const RecordedValue& v : values) {
+        ValueSnapshot vs { v, std::nullopt };
+        if (!v.dropped) {
+            auto key = std::make_tuple(v.frameId, v.sequence, v.name);
+            auto it = m_stats.find(key);
+            if (it == m_stats.end())
+                it = m_stats.emplace(std::move(key), computeStats(v.value)).first;
+            vs.stats = it->second;
+        }
+        s->values.push_back(std::move(vs));
+    }
+    if (stop.reason == StopReason::YieldOp && session.topFrame()) {
+        const Frame& f = *session.topFrame();
+        if (const Node* node = session.nextNode()) {
+            for (ValueId id : node->inputs) {
+                if (id == kNoValue)
+                    continue;
+                const std::string& name = f.graph().value(id).name;
+                Value v = static_cast<size_t>(id) < f.values.size() ? f.values[static_cast<size_t>(id)] : Value();
+                if (v.isNone())
+                    if (const RecordedValue* r = m_debugger->findValue(name))
+                        v = r->value;
+                s->yieldInputs.emplace_back(name, v);
+            }
+            for (ValueId id : node->outputs)
+                if (id != kNoValue)
+                    s->yieldOutputs.push_back(f.graph().value(id).name);
+        }
+    }
+    if (!errorOverride.empty())
+        s->message = QString::fromStdString(errorOverride);
+    return s;
+}
+
+DebugController::DebugController(QObject* parent)
+    : QObject(parent)
+    , m_worker(new DebugWorker(this))
+{
+    qRegisterMetaType<DebuggerState>();
+    qRegisterMetaType<DebugSnapshotPtr>();
+    m_thread.setObjectName(QStringLiteral("onnxscope-debugger"));
+    m_worker->moveToThread(&m_thread);
+    connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
+    m_thread.start();
+}
+
+DebugController::~DebugController()
+{
+    ++m_generation;
+    m_worker->requestPause();
+    QMetaObject::invokeMethod(m_worker, [w = m_worker] { w->dropRun(); }, Qt::QueuedConnection);
+    m_thread.quit();
+    m_thread.wait();
+}
+
+void DebugController::setState(DebuggerState state)
+{
+    if (m_state == state)
+        return;
+    m_state = state;
+    emit stateChanged(state);
+}
+
+void DebugController::setModel(std::shared_ptr<const Model> model)
+{
+    ++m_generation;
+    m_worker->requestPause();
+    m_model = model;
+    m_snapshot.reset();
+    m_pendingYield.clear();
+    m_stopRequested = false;
+    m_runActive = false;
+    QMetaObject::invokeMethod(m_worker, [w = m_worker, model] { w->setModel(model); }, Qt::QueuedConnection);
+    emit runCleared();
+    setState(model ? DebuggerState::Ready : DebuggerState::NoModel);
+}
+
+bool DebugController::issue(Command command, const QString& argument)
+{
+    if (m_state == DebuggerState::NoModel || m_state == DebuggerState::Running)
+        return false;
+    const bool resumable = m_state == DebuggerState::Paused && m_runActive;
+    if (command == Command::StepOut && !resumable)
+        return false;
+    DebugWorker::Request request;
+    request.generation = ++m_generation;
+    request.command = static_cast<int>(command);
+    request.argument = argument.toStdString();
+    request.startNewRun = !resumable || command == Command::Start;
+    if (request.startNewRun) {
+        // Step over / into from a fresh start stop before the first node, like a debugger's first F10.
+        if (command == Command::Step || command == Command::StepInto)
+            request.command = static_cast<int>(Command::Start);
+        request.inputs = m_inputSource ? m_inputSource() : InputFactory();
+        request.options = m_options;
+        request.yieldOutputs = m_rememberedYield;
+    }
+    for (const auto& [name, value] : m_pendingYield)
+        request.yieldOutputs[name] = value;
+    m_pendingYield.clear();
+    if (m_breakpoints)
+        request.breakpoints = m_breakpoints->breakpoints();
+    m_stopRequested = false;
+    m_runActive = true;
+    if (request.startNewRun) {
+        if (m_breakpoints)
+            m_breakpoints->resetHits();
+        emit runCleared();
+    }
+    setState(DebuggerState::Running);
+    QMetaObject::invokeMethod(m_worker, [w = m_worker, request] { w->execute(request); }, Qt::QueuedConnection);
+    return true;
+}
+
+bool DebugController::start() { return issue(Command::Start); }
+bool DebugController::continueRun() { return issue(Command::Continue); }
+bool DebugController::stepOver() { return issue(Command::Step); }
+bool DebugController::stepInto() { return issue(Command::StepInto); }
+bool DebugController::stepOut() { return issue(Command::StepOut); }
+bool DebugController::runTo(const QString& nodeName) { return issue(Command::RunTo, nodeName); }
+
+bool DebugController::pause()
+{
+    if (m_state != DebuggerState::Running)
+        return false;
+    m_worker->requestPause();
+    return true;
+}
+
+bool DebugController::stop()
+{
+    if (m_state == DebuggerState::NoModel || m_state == DebuggerState::Ready)
+        return false;
+    if (m_state == DebuggerState::Running) {
+        m_stopRequested = true;
+        m_worker->requestPause();
+        return true;
+    }
+    abandonRun();
+    return true;
+}
+
+void DebugController::abandonRun()
+{
+    ++m_generation;
+    m_runActive = false;
+    m_stopRequested = false;
+    m_snapshot.reset();
+    m_pendingYield.clear();
+    QMetaObject::invokeMethod(m_worker, [w = m_worker] { w->dropRun(); }, Qt::QueuedConnection);
+    emit runCleared();
+    setState(DebuggerState::Ready);
+}
+
+bool DebugController::restart()
+{
+    if (m_state == DebuggerState::NoModel)
+        return false;
+    if (m_state == DebuggerState::Running) {
+        // Abandon the running command; its result is discarded by the generation check.
+        m_worker->requestPause();
+        ++m_generation;
+        setState(DebuggerState::Ready);
+    }
+    m_runActive = false;
+    return issue(Command::Continue);
+}
+
+void DebugController::setYieldOutputs(const std::map<std::string, Value>& outputs, bool remember)
+{
+    for (const auto& [name, value] : outputs) {
+        m_pendingYield[name] = value;
+        if (remember)
+            m_rememberedYield[name] = value;
+    }
+}
+
+void DebugController::forgetYieldOutputs(const std::string& name) { m_rememberedYield.erase(name); }
+
+void DebugController::onCommandDone(quint64 generation, const DebugSnapshotPtr& snapshot)
+{
+    if (generation != m_generation)
+        return;
+    if (m_stopRequested) {
+        abandonRun();
+        return;
+    }
+    m_snapshot = snapshot;
+    if (m_breakpoints && snapshot->breakpointId > 0)
+        m_breakpoints->recordHit(snapshot->breakpointId);
+    DebuggerState next = DebuggerState::Paused;
+    if (snapshot->reason == StopReason::Finished)
+        next = DebuggerState::Finished;
+    else if (snapshot->reason == StopReason::Failed)
+        next = DebuggerState::Failed;
+    if (next != DebuggerState::Paused)
+        m_runActive = next == DebuggerState::Failed && !snapshot->frames.empty();
+    // Stopped before a YieldOp: the remembered outputs apply unless the user chooses otherwise.
+    if (snapshot->reason == StopReason::YieldOp)
+        for (const std::string& name : snapshot->yieldOutputs)
+            if (auto it = m_rememberedYield.find(name); it != m_rememberedYield.end())
+                m_pendingYield[name] = it->second;
+    emit progress(snapshot->mainNodesDone, snapshot->mainNodeCount);
+    setState(next);
+    emit stopped(snapshot);
+}
+
+} // namespace onnxscope

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "engine/exec/debugger.h"
+#include "ui/debugger/breakpoint_model.h"
+#include "ui/debugger/debug_snapshot.h"
+#include "ui/debugger/debugger_state.h"
+
+#include <QObject>
+#include <QThread>
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+
+namespace onnxscope {
+
+class DebugWorker;
+
+/// Drives the engine's Debugger on a worker thread. Commands return at once; results arrive as signals.
+///
+/// Each run gets a fresh Debugger: inputs come from the input factory (called on the worker thread, so building a
+/// big random tensor never blocks the UI), breakpoints are installed before every command, so edits made while
+/// paused apply to the next step. The one DebuggerState decides which commands are accepted: a command that does
+/// not fit the state is ignored and returns false.
+class DebugController : public QObject {
+    Q_OBJECT
+public:
+    /// Builds the inputs of a run; runs on the worker thread, so it must own everything it reads.
+    using InputFactory = std::function<std::map<std::string, Value>()>;
+    /// Called on the UI thread when a run starts, to get that run's InputFactory.
+    using InputSource = std::function<InputFactory()>;
+
+    explicit DebugController(QObject* parent = nullptr);
+    ~DebugController() override;
+
+    /// Switches to another model (or none); any run in progress is abandoned.
+    void setModel(std::shared_ptr<const Model> model);
+    std::shared_ptr<const Model> model() const { return m_model; }
+    void setInputSource(InputSource source) { m_inputSource = std::move(source); }
+    /// Breakpoints to install before each command; the model is read on the UI thread at each command.
+    void setBreakpointModel(BreakpointModel* model) { m_breakpoints = model; }
+    void setOptions(DebuggerOptions options) { m_options = std::move(options); }
+    const DebuggerOptions& options() const { return m_options; }
+
+    DebuggerState state() const { return m_state; }
+    /// The last stop (null before the first one and after stop()).
+    DebugSnapshotPtr snapshot() const { return m_snapshot; }
+
+    /// Starts a run and stops before its first node.
+    bool start();
+    /// Continues (starting a run first if none is paused) until a breakpoint, a YieldOp, the end or an error.
+    bool continueRun();
+    /// Step over / into / out. Step over and into start a run (stopped before the first node) if none is paused.
+    bool stepOver();
+    bool stepInto();
+    bool stepOut();
+    /// Runs (starting if needed) until just before a node of this display name in any frame.
+    bool runTo(const QString& nodeName);
+    /// Asks a running command to stop at the next node boundary.
+    bool pause();
+    /// Abandons the run: back to Ready. Works while running (at the next node boundary) and while stopped.
+    bool stop();
+    /// Stops and starts again, then continues.
+    bool restart();
+
+    /// Outputs for the YieldOp the run is stopped at (by output name). With `remember`, they are applied to every
+    /// later YieldOp output of the same name, in this run and the next ones, until forgetYieldOutputs().
+    void setYieldOutputs(const std::map<std::string, Value>& outputs, bool remember);
+    void forgetYieldOutputs(const std::string& name);
+    const std::map<std::string, Value>& rememberedYieldOutputs() const { return m_rememberedYield; }
+
+signals:
+    void stateChanged(onnxscope::DebuggerState state);
+    /// The run stopped (step done, breakpoint, YieldOp, pause, finished or failed); the snapshot says why.
+    void stopped(const onnxscope::DebugSnapshotPtr& snapshot);
+    /// Nodes of the main graph completed so far, of `total`, while running (throttled).
+    void progress(qint64 done, qint64 total);
+    /// A run was abandoned (stop() or a new model); views should forget its values.
+    void runCleared();
+
+private:
+    enum class Command { Start, Continue, Step, StepInto, StepOut, RunTo };
+    bool issue(Command command, const QString& argument = {});
+    void onCommandDone(quint64 generation, const onnxscope::DebugSnapshotPtr& snapshot);
+    void setState(DebuggerState state);
+    void abandonRun();
+
+    QThread m_thread;
+    DebugWorker* m_worker;
+    std::shared_ptr<const Model> m_model;
+    InputSource m_inputSource;
+    BreakpointModel* m_breakpoints = nullptr;
+    DebuggerOptions m_options;
+    DebuggerState m_state = DebuggerState::NoModel;
+    DebugSnapshotPtr m_snapshot;
+    std::map<std::string, Value> m_rememberedYield;
+    std::map<std::string, Value> m_pendingYield; // for the YieldOp we are stopped at
+    quint64 m_generation = 0;
+    bool m_stopRequested = false;
+    bool m_runActive = false; // a Debugger exists on the worker (paused, finished or failed run)
+    friend class DebugWorker;
+};
+
+} // namespace onnxscope

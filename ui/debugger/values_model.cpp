@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: MIT
+#include "ui/debugger/values_model.h"
+
+#include "ui/tensorinspector/tensor_format.h"
+
+#include <QColor>
+
+#include <limits>
+
+namespace onnxscope {
+
+namespace {
+
+QString number(double v) { return QString::number(v, 'g', 6); }
+
+const Tensor* tensorOf(const Value& v)
+{
+    if (v.isTensor())
+        return &v.tensor();
+    if (v.isOptional() && v.optionalValue() && v.optionalValue()->isTensor())
+        return &v.optionalValue()->tensor();
+    return nullptr;
+}
+
+} // namespace
+
+ValuesModel::ValuesModel(QObject* parent)
+    : QAbstractTableModel(parent)
+{
+}
+
+void ValuesModel::setSnapshot(DebugSnapshotPtr snapshot)
+{
+    beginResetModel();
+    m_snapshot = std::move(snapshot);
+    endResetModel();
+}
+
+const ValueSnapshot* ValuesModel::valueAt(int row) const
+{
+    if (!m_snapshot || row < 0 || static_cast<size_t>(row) >= m_snapshot->values.size())
+        return nullptr;
+    return &m_snapshot->values[static_cast<size_t>(row)];
+}
+
+int ValuesModel::rowOf(const std::string& name, uint64_t frameId) const
+{
+    if (!m_snapshot)
+        return -1;
+    for (size_t i = m_snapshot->values.size(); i-- > 0;) {
+        const auto& r = m_snapshot->values[i].record;
+        if (r.name == name && (frameId == 0 || r.frameId == frameId))
+            return static_cast<int>(i);
+    }
+    return -1;
+}
+
+int ValuesModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() || !m_snapshot ? 0 : static_cast<int>(m_snapshot->values.size());
+}
+
+int ValuesModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+QVariant ValuesModel::data(const QModelIndex& index, int role) const
+{
+    const ValueSnapshot* vs = index.isValid() ? valueAt(index.row()) : nullptr;
+    if (!vs)
+        return {};
+    const RecordedValue& r = vs->record;
+    if (role == ValueIndexRole)
+        return index.row();
+    if (role == FrameIdRole)
+        return static_cast<qulonglong>(r.frameId);
+    const Node* producer = r.graph && r.producer >= 0 ? &r.graph->node(r.producer) : nullptr;
+    if (role == FilterRole)
+        return QString::fromStdString(r.name + ' ' + (producer ? producer->displayName() + ' ' + producer->opType : std::string("input")));
+    const Tensor* t = r.dropped ? nullptr : tensorOf(r.value);
+    const TensorStats* s = vs->stats && vs->stats->numeric ? &*vs->stats : nullptr;
+    if (role == Qt::ForegroundRole) {
+        if (r.dropped)
+            return QColor(0x9c, 0xa3, 0xaf);
+        if ((index.column() == NanColumn || index.column() == InfColumn) && s && s->nonFinite() > 0)
+            return QColor(0xc6, 0x28, 0x28);
+        return {};
+    }
+    if (role == Qt::ToolTipRole) {
+        if (r.dropped)
+            return QStringLiteral("Dropped to stay under the memory budget");
+        return QString::fromStdString(r.framePath + " / " + r.name + " : " + r.value.typeString());
+    }
+    if (role == Qt::TextAlignmentRole && index.column() >= IterationColumn && index.column() != TypeColumn && index.column() != ShapeColumn)
+        return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    const bool sort = role == SortRole;
+    if (role != Qt::DisplayRole && !sort)
+        return {};
+    switch (index.column()) {
+    case NameColumn:
+        return QString::fromStdString(r.name) + (r.tracePoint.empty() ? QString() : QStringLiteral(" \u25c6"));
+    case ProducerColumn:
+        return producer ? QStringLiteral("%1 (%2)").arg(QString::fromStdString(producer->displayName()), QString::fromStdString(producer->opType))
+                        : QStringLiteral("(input)");
+    case FrameColumn:
+        return QString::fromStdString(r.framePath);
+    case IterationColumn:
+        if (sort)
+            return static_cast<qlonglong>(r.iteration);
+        return r.iteration >= 0 ? QString::number(r.iteration) : QString();
+    case TypeColumn:
+        if (r.dropped)
+            return QStringLiteral("(dropped)");
+        return t ? QString::fromUtf8(dataTypeName(t->dtype()).data()) : QString::fromStdString(r.value.typeString());
+    case ShapeColumn:
+        if (sort)
+            return t ? static_cast<qlonglong>(t->size()) : -1LL;
+        return t ? formatShape(t->shape()) : QString();
+    case MinColumn:
+    case MaxColumn:
+    case MeanColumn:
+    case StdColumn: {
+        if (!s || s->finite == 0)
+            return sort ? QVariant(-std::numeric_limits<double>::max()) : QVariant();
+        const double v = index.column() == MinColumn ? s->min : index.column() == MaxColumn ? s->max : index.column() == MeanColumn ? s->mean : s->std;
+        return sort ? QVariant(v) : QVariant(number(v));
+    }
+    case NanColumn:
+        if (!s)
+            return sort ? QVariant(-1LL) : QVariant();
+        return sort ? QVariant(static_cast<qlonglong>(s->nan)) : QVariant(QString::number(s->nan));
+    case InfColumn:
+        if (!s)
+            return sort ? QVariant(-1LL) : QVariant();
+        return sort ? QVariant(static_cast<qlonglong>(s->posInf + s->negInf)) : QVariant(QString::number(s->posInf + s->negInf));
+    default:
+        return {};
+    }
+}
+
+QVariant ValuesModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    static const char* names[] = { "Name", "Producer", "Frame", "Iter", "Type", "Shape", "Min", "Max", "Mean", "Std", "NaN", "Inf" };
+    return section >= 0 && section < ColumnCount ? QString::fromLatin1(names[section]) : QVariant();
+}
+
+} // namespace onnxscope

@@ -1,0 +1,567 @@
+// SPDX-License-Identifier: MIT
+#include "ui/inputeditor/inputs_panel.h"
+
+#include "ui/document/model_document.h"
+#include "ui/tensorinspector/tensor_format.h"
+
+#include <QComboBox>
+#include <QCryptographicHash>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSettings>
+#include <QSpinBox>
+#include <QStackedWidget>
+#include <QVBoxLayout>
+
+namespace onnxscope {
+
+namespace {
+
+constexpr InputSpec::Source kSources[] = { InputSpec::Source::Zeros, InputSpec::Source::Ones, InputSpec::Source::Constant,
+    InputSpec::Source::Uniform, InputSpec::Source::Normal, InputSpec::Source::Range, InputSpec::Source::File,
+    InputSpec::Source::Typed };
+
+// Random inputs above this many elements are not built just to validate them (their shape is still checked).
+constexpr int64_t kValidateBuildLimit = 4'000'000;
+
+int pageOf(InputSpec::Source s)
+{
+    switch (s) {
+    case InputSpec::Source::Zeros:
+    case InputSpec::Source::Ones:
+        return 0;
+    case InputSpec::Source::Constant:
+        return 1;
+    case InputSpec::Source::Uniform:
+        return 2;
+    case InputSpec::Source::Normal:
+        return 3;
+    case InputSpec::Source::Range:
+        return 4;
+    case InputSpec::Source::File:
+        return 5;
+    case InputSpec::Source::Typed:
+        return 6;
+    }
+    return 0;
+}
+
+QDoubleSpinBox* numberBox(QWidget* parent, double value)
+{
+    auto* box = new QDoubleSpinBox(parent);
+    box->setRange(-1e12, 1e12);
+    box->setDecimals(6);
+    box->setValue(value);
+    box->setMinimumWidth(90);
+    return box;
+}
+
+QString settingsGroup(const QString& key)
+{
+    return QStringLiteral("inputs/") + QString::fromLatin1(QCryptographicHash::hash(key.toUtf8(), QCryptographicHash::Sha1).toHex().left(16));
+}
+
+} // namespace
+
+struct InputsPanel::Row {
+    QString name;
+    ValueType type;
+    InputSpec spec;
+    QString error;
+    QGroupBox* box = nullptr;
+    QComboBox* source = nullptr;
+    QStackedWidget* pages = nullptr;
+    QDoubleSpinBox* constant = nullptr;
+    QDoubleSpinBox* low = nullptr;
+    QDoubleSpinBox* high = nullptr;
+    QSpinBox* uniformSeed = nullptr;
+    QDoubleSpinBox* mean = nullptr;
+    QDoubleSpinBox* stddev = nullptr;
+    QSpinBox* normalSeed = nullptr;
+    QDoubleSpinBox* rangeStart = nullptr;
+    QDoubleSpinBox* rangeStep = nullptr;
+    QLineEdit* file = nullptr;
+    QPlainTextEdit* text = nullptr;
+    QLabel* shape = nullptr;
+    QLabel* errorLabel = nullptr;
+};
+
+InputsPanel::InputsPanel(QWidget* parent)
+    : QWidget(parent)
+    , m_content(new QWidget)
+    , m_layout(new QVBoxLayout(m_content))
+    , m_summary(new QLabel(this))
+{
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(4, 4, 4, 4);
+    m_summary->setWordWrap(true);
+    outer->addWidget(m_summary);
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setWidget(m_content);
+    outer->addWidget(scroll, 1);
+    m_layout->setContentsMargins(0, 0, 0, 0);
+    m_summary->setText(QStringLiteral("Open a model to set its inputs."));
+}
+
+InputsPanel::~InputsPanel() = default;
+
+void InputsPanel::setModel(std::shared_ptr<const Model> model, const QString& settingsKey, const ModelDocument* document)
+{
+    m_model = std::move(model);
+    m_settingsKey = settingsKey.isEmpty() && m_model ? QString::fromStdString(m_model->displayName()) : settingsKey;
+    m_document = document;
+    m_rows.clear();
+    m_dims.clear();
+    if (m_model) {
+        const Graph& g = m_model->graph();
+        for (ValueId id : g.requiredInputs()) {
+            auto row = std::make_unique<Row>();
+            row->name = QString::fromStdString(g.value(id).name);
+            row->type = g.value(id).type;
+            if (row->type.kind == Value::Kind::None && m_document)
+                row->type = m_document->valueType(g, id);
+            const DataType dt = row->type.elementType;
+            // Floats start random so that a first run shows something; others start at zero.
+            row->spec.source = isFloatingPoint(dt) || dt == DataType::Undefined ? InputSpec::Source::Uniform : InputSpec::Source::Zeros;
+            if (row->type.hasShape)
+                for (size_t axis = 0; axis < row->type.shape.size(); ++axis) {
+                    const QString key = dimKey(row->name, axis, row->type.shape[axis]);
+                    if (!key.isEmpty())
+                        m_dims.emplace(key, 1);
+                }
+            m_rows.push_back(std::move(row));
+        }
+    }
+    load();
+    rebuild();
+    validate();
+}
+
+void InputsPanel::rebuild()
+{
+    while (QLayoutItem* item = m_layout->takeAt(0)) {
+        delete item->widget();
+        delete item;
+    }
+    m_dimBoxes.clear();
+    if (!m_model) {
+        m_summary->setText(QStringLiteral("Open a model to set its inputs."));
+        return;
+    }
+    m_summary->setText(m_rows.empty() ? QStringLiteral("This model takes no inputs.")
+                                      : QStringLiteral("%1 input(s). Values are checked against the declared types.").arg(m_rows.size()));
+    if (!m_dims.empty()) {
+        auto* dimsBox = new QGroupBox(QStringLiteral("Dimensions"), m_content);
+        dimsBox->setObjectName(QStringLiteral("dimensionsBox"));
+        auto* form = new QFormLayout(dimsBox);
+        for (const auto& [symbol, value] : m_dims) {
+            auto* spin = new QSpinBox(dimsBox);
+            spin->setRange(0, 1'000'000'000);
+            spin->setValue(static_cast<int>(value));
+            spin->setObjectName(QStringLiteral("dim:") + symbol);
+            form->addRow(symbol, spin);
+            const QString key = symbol;
+            connect(spin, &QSpinBox::valueChanged, this, [this, key](int v) {
+                m_dims[key] = v;
+                save();
+                validate();
+                emit inputsChanged();
+            });
+            m_dimBoxes.emplace_back(symbol, spin);
+        }
+        m_layout->addWidget(dimsBox);
+    }
+    m_loading = true;
+    for (auto& rowPtr : m_rows) {
+        Row& r = *rowPtr;
+        r.box = new QGroupBox(r.name, m_content);
+        r.box->setObjectName(QStringLiteral("input:") + r.name);
+        auto* v = new QVBoxLayout(r.box);
+        auto* typeLabel = new QLabel(QString::fromStdString(r.type.toString()), r.box);
+        typeLabel->setStyleSheet(QStringLiteral("color:#4b5563"));
+        typeLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        v->addWidget(typeLabel);
+        r.source = new QComboBox(r.box);
+        for (InputSpec::Source s : kSources)
+            r.source->addItem(inputSourceName(s), static_cast<int>(s));
+        v->addWidget(r.source);
+        r.pages = new QStackedWidget(r.box);
+        r.pages->addWidget(new QWidget(r.pages));
+        {
+            auto* page = new QWidget(r.pages);
+            auto* f = new QFormLayout(page);
+            f->setContentsMargins(0, 0, 0, 0);
+            r.constant = numberBox(page, r.spec.constant);
+            f->addRow(QStringLiteral("Value"), r.constant);
+            r.pages->addWidget(page);
+        }
+        {
+            auto* page = new QWidget(r.pages);
+            auto* f = new QFormLayout(page);
+            f->setContentsMargins(0, 0, 0, 0);
+            r.low = numberBox(page, r.spec.low);
+            r.high = numberBox(page, r.spec.high);
+            r.uniformSeed = new QSpinBox(page);
+            r.uniformSeed->setRange(0, 2'000'000'000);
+            f->addRow(QStringLiteral("Low"), r.low);
+            f->addRow(QStringLiteral("High"), r.high);
+            f->addRow(QStringLiteral("Seed"), r.uniformSeed);
+            r.pages->addWidget(page);
+        }
+        {
+            auto* page = new QWidget(r.pages);
+            auto* f = new QFormLayout(page);
+            f->setContentsMargins(0, 0, 0, 0);
+            r.mean = numberBox(page, r.spec.mean);
+            r.stddev = numberBox(page, r.spec.stddev);
+            r.normalSeed = new QSpinBox(page);
+            r.normalSeed->setRange(0, 2'000'000'000);
+            f->addRow(QStringLiteral("Mean"), r.mean);
+            f->addRow(QStringLiteral("Std"), r.stddev);
+            f->addRow(QStringLiteral("Seed"), r.normalSeed);
+            r.pages->addWidget(page);
+        }
+        {
+            auto* page = new QWidget(r.pages);
+            auto* f = new QFormLayout(page);
+            f->setContentsMargins(0, 0, 0, 0);
+            r.rangeStart = numberBox(page, r.spec.rangeStart);
+            r.rangeStep = numberBox(page, r.spec.rangeStep);
+            f->addRow(QStringLiteral("Start"), r.rangeStart);
+            f->addRow(QStringLiteral("Step"), r.rangeStep);
+            r.pages->addWidget(page);
+        }
+        {
+            auto* page = new QWidget(r.pages);
+            auto* h = new QHBoxLayout(page);
+            h->setContentsMargins(0, 0, 0, 0);
+            r.file = new QLineEdit(page);
+            r.file->setPlaceholderText(QStringLiteral(".npy or .pb file"));
+            auto* browse = new QPushButton(QStringLiteral("Browse\u2026"), page);
+            h->addWidget(r.file, 1);
+            h->addWidget(browse);
+            Row* rp = &r;
+            connect(browse, &QPushButton::clicked, this, [this, rp] {
+                const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Value for %1").arg(rp->name),
+                    rp->file->text().isEmpty() ? QString() : QFileInfo(rp->file->text()).absolutePath(),
+                    QStringLiteral("Tensors (*.npy *.pb);;All files (*)"));
+                if (!path.isEmpty())
+                    setFile(rp->name, path);
+            });
+            r.pages->addWidget(page);
+        }
+        {
+            r.text = new QPlainTextEdit(r.pages);
+            r.text->setPlaceholderText(r.type.elementType == DataType::String
+                    ? QStringLiteral("One string per line, or a JSON array: [\"a\", \"b\"]")
+                    : QStringLiteral("Values, e.g. [[1, 2], [3, 4]]"));
+            r.text->setMaximumHeight(90);
+            r.pages->addWidget(r.text);
+        }
+        v->addWidget(r.pages);
+        r.shape = new QLabel(r.box);
+        r.shape->setStyleSheet(QStringLiteral("color:#4b5563"));
+        v->addWidget(r.shape);
+        r.errorLabel = new QLabel(r.box);
+        r.errorLabel->setObjectName(QStringLiteral("error"));
+        r.errorLabel->setWordWrap(true);
+        r.errorLabel->setStyleSheet(QStringLiteral("color:#c62828"));
+        r.errorLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        v->addWidget(r.errorLabel);
+        writeRow(r);
+        Row* rp = &r;
+        auto edited = [this, rp] { onRowEdited(rp); };
+        connect(r.source, &QComboBox::currentIndexChanged, this, edited);
+        for (QDoubleSpinBox* b : { r.constant, r.low, r.high, r.mean, r.stddev, r.rangeStart, r.rangeStep })
+            connect(b, &QDoubleSpinBox::valueChanged, this, edited);
+        for (QSpinBox* b : { r.uniformSeed, r.normalSeed })
+            connect(b, &QSpinBox::valueChanged, this, edited);
+        connect(r.file, &QLineEdit::editingFinished, this, [this, rp] {
+            if (rp->file->text() != rp->spec.filePath)
+                setFile(rp->name, rp->file->text());
+        });
+        connect(r.text, &QPlainTextEdit::textChanged, this, edited);
+        m_layout->addWidget(r.box);
+    }
+    m_loading = false;
+    m_layout->addStretch(1);
+}
+
+void InputsPanel::writeRow(Row& r)
+{
+    const bool wasLoading = m_loading;
+    m_loading = true;
+    r.source->setCurrentIndex(r.source->findData(static_cast<int>(r.spec.source)));
+    r.pages->setCurrentIndex(pageOf(r.spec.source));
+    r.constant->setValue(r.spec.constant);
+    r.low->setValue(r.spec.low);
+    r.high->setValue(r.spec.high);
+    r.uniformSeed->setValue(static_cast<int>(r.spec.seed));
+    r.mean->setValue(r.spec.mean);
+    r.stddev->setValue(r.spec.stddev);
+    r.normalSeed->setValue(static_cast<int>(r.spec.seed));
+    r.rangeStart->setValue(r.spec.rangeStart);
+    r.rangeStep->setValue(r.spec.rangeStep);
+    r.file->setText(r.spec.filePath);
+    if (r.text->toPlainText() != r.spec.text)
+        r.text->setPlainText(r.spec.text);
+    m_loading = wasLoading;
+}
+
+void InputsPanel::readRow(Row& r)
+{
+    r.spec.source = static_cast<InputSpec::Source>(r.source->currentData().toInt());
+    r.pages->setCurrentIndex(pageOf(r.spec.source));
+    r.spec.constant = r.constant->value();
+    r.spec.low = r.low->value();
+    r.spec.high = r.high->value();
+    r.spec.mean = r.mean->value();
+    r.spec.stddev = r.stddev->value();
+    r.spec.seed = static_cast<quint64>(r.spec.source == InputSpec::Source::Normal ? r.normalSeed->value() : r.uniformSeed->value());
+    r.spec.rangeStart = r.rangeStart->value();
+    r.spec.rangeStep = r.rangeStep->value();
+    r.spec.text = r.text->toPlainText();
+}
+
+void InputsPanel::onRowEdited(Row* row)
+{
+    if (m_loading)
+        return;
+    readRow(*row);
+    validateRow(*row);
+    save();
+    emit inputsChanged();
+}
+
+InputsPanel::Row* InputsPanel::row(const QString& input) const
+{
+    for (const auto& r : m_rows)
+        if (r->name == input)
+            return r.get();
+    return nullptr;
+}
+
+QStringList InputsPanel::inputNames() const
+{
+    QStringList names;
+    for (const auto& r : m_rows)
+        names << r->name;
+    return names;
+}
+
+InputSpec InputsPanel::spec(const QString& input) const
+{
+    const Row* r = row(input);
+    return r ? r->spec : InputSpec {};
+}
+
+void InputsPanel::setSpec(const QString& input, const InputSpec& spec)
+{
+    Row* r = row(input);
+    if (!r)
+        return;
+    r->spec = spec;
+    if (r->box)
+        writeRow(*r);
+    validateRow(*r);
+    save();
+    emit inputsChanged();
+}
+
+void InputsPanel::setSource(const QString& input, InputSpec::Source source)
+{
+    if (Row* r = row(input)) {
+        InputSpec s = r->spec;
+        s.source = source;
+        setSpec(input, s);
+    }
+}
+
+void InputsPanel::setFile(const QString& input, const QString& path)
+{
+    Row* r = row(input);
+    if (!r)
+        return;
+    r->spec.source = InputSpec::Source::File;
+    r->spec.filePath = path;
+    r->spec.fileTensor = Tensor();
+    try {
+        r->spec.fileTensor = readTensorFile(path);
+    } catch (const std::exception&) {
+        // validateRow() reports it next to the input.
+    }
+    if (r->box)
+        writeRow(*r);
+    validateRow(*r);
+    save();
+    emit inputsChanged();
+}
+
+void InputsPanel::setTypedText(const QString& input, const QString& text)
+{
+    if (Row* r = row(input)) {
+        InputSpec s = r->spec;
+        s.source = InputSpec::Source::Typed;
+        s.text = text;
+        setSpec(input, s);
+    }
+}
+
+void InputsPanel::setDim(const QString& symbol, int64_t value)
+{
+    m_dims[symbol] = value;
+    for (const auto& [name, box] : m_dimBoxes)
+        if (name == symbol) {
+            const QSignalBlocker blocker(box);
+            box->setValue(static_cast<int>(value));
+        }
+    save();
+    validate();
+    emit inputsChanged();
+}
+
+void InputsPanel::validateRow(Row& r)
+{
+    r.error.clear();
+    const Shape shape = resolveShape(r.name, r.type, m_dims);
+    int64_t count = 1;
+    for (int64_t d : shape)
+        count *= std::max<int64_t>(d, 0);
+    try {
+        if (r.type.kind != Value::Kind::None && r.type.kind != Value::Kind::Tensor)
+            throw Error("input \"" + r.name.toStdString() + "\" is a " + r.type.toString()
+                + "; the input editor only builds tensors");
+        if (r.spec.source == InputSpec::Source::File && !r.spec.fileTensor.defined()) {
+            if (r.spec.filePath.isEmpty())
+                throw Error("choose a .npy or .pb file");
+            readTensorFile(r.spec.filePath); // throws the reason
+        }
+        const bool cheap = r.spec.source == InputSpec::Source::File || r.spec.source == InputSpec::Source::Typed
+            || count <= kValidateBuildLimit;
+        if (cheap) {
+            const Tensor t = buildInputTensor(r.name, r.spec, r.type, m_dims);
+            if (r.shape)
+                r.shape->setText(QStringLiteral("Value: %1 \u27e8%2\u27e9").arg(QString::fromUtf8(dataTypeName(t.dtype()).data()), formatShape(t.shape())));
+        } else if (r.shape) {
+            r.shape->setText(QStringLiteral("Value: %1 \u27e8%2\u27e9").arg(QString::fromUtf8(dataTypeName(r.type.elementType).data()), formatShape(shape)));
+        }
+    } catch (const std::exception& e) {
+        r.error = QString::fromStdString(e.what());
+    }
+    if (r.errorLabel) {
+        r.errorLabel->setText(r.error);
+        r.errorLabel->setVisible(!r.error.isEmpty());
+    }
+}
+
+bool InputsPanel::validate()
+{
+    bool ok = true;
+    for (auto& r : m_rows) {
+        validateRow(*r);
+        ok = ok && r->error.isEmpty();
+    }
+    return ok;
+}
+
+QString InputsPanel::errorFor(const QString& input) const
+{
+    const Row* r = row(input);
+    return r ? r->error : QString();
+}
+
+DebugController::InputFactory InputsPanel::factory() const
+{
+    struct Item {
+        QString name;
+        InputSpec spec;
+        ValueType type;
+    };
+    std::vector<Item> items;
+    for (const auto& r : m_rows)
+        items.push_back({ r->name, r->spec, r->type });
+    const DimValues dims = m_dims;
+    return [items, dims] {
+        std::map<std::string, Value> inputs;
+        for (const Item& item : items)
+            inputs[item.name.toStdString()] = buildInputTensor(item.name, item.spec, item.type, dims);
+        return inputs;
+    };
+}
+
+void InputsPanel::save() const
+{
+    if (m_settingsKey.isEmpty() || m_loading)
+        return;
+    QSettings settings;
+    settings.beginGroup(settingsGroup(m_settingsKey));
+    settings.setValue(QStringLiteral("model"), m_settingsKey);
+    settings.beginGroup(QStringLiteral("dims"));
+    for (const auto& [symbol, value] : m_dims)
+        settings.setValue(symbol, static_cast<qlonglong>(value));
+    settings.endGroup();
+    for (const auto& r : m_rows) {
+        settings.beginGroup(QStringLiteral("input_") + QString::fromLatin1(r->name.toUtf8().toHex()));
+        settings.setValue(QStringLiteral("source"), static_cast<int>(r->spec.source));
+        settings.setValue(QStringLiteral("constant"), r->spec.constant);
+        settings.setValue(QStringLiteral("low"), r->spec.low);
+        settings.setValue(QStringLiteral("high"), r->spec.high);
+        settings.setValue(QStringLiteral("mean"), r->spec.mean);
+        settings.setValue(QStringLiteral("stddev"), r->spec.stddev);
+        settings.setValue(QStringLiteral("seed"), r->spec.seed);
+        settings.setValue(QStringLiteral("rangeStart"), r->spec.rangeStart);
+        settings.setValue(QStringLiteral("rangeStep"), r->spec.rangeStep);
+        settings.setValue(QStringLiteral("file"), r->spec.filePath);
+        settings.setValue(QStringLiteral("text"), r->spec.text.left(100000));
+        settings.endGroup();
+    }
+}
+
+void InputsPanel::load()
+{
+    if (m_settingsKey.isEmpty())
+        return;
+    QSettings settings;
+    settings.beginGroup(settingsGroup(m_settingsKey));
+    settings.beginGroup(QStringLiteral("dims"));
+    for (auto& [symbol, value] : m_dims)
+        value = settings.value(symbol, static_cast<qlonglong>(value)).toLongLong();
+    settings.endGroup();
+    for (auto& r : m_rows) {
+        settings.beginGroup(QStringLiteral("input_") + QString::fromLatin1(r->name.toUtf8().toHex()));
+        if (settings.contains(QStringLiteral("source"))) {
+            InputSpec& s = r->spec;
+            s.source = static_cast<InputSpec::Source>(settings.value(QStringLiteral("source")).toInt());
+            s.constant = settings.value(QStringLiteral("constant"), s.constant).toDouble();
+            s.low = settings.value(QStringLiteral("low"), s.low).toDouble();
+            s.high = settings.value(QStringLiteral("high"), s.high).toDouble();
+            s.mean = settings.value(QStringLiteral("mean"), s.mean).toDouble();
+            s.stddev = settings.value(QStringLiteral("stddev"), s.stddev).toDouble();
+            s.seed = settings.value(QStringLiteral("seed"), s.seed).toULongLong();
+            s.rangeStart = settings.value(QStringLiteral("rangeStart"), s.rangeStart).toDouble();
+            s.rangeStep = settings.value(QStringLiteral("rangeStep"), s.rangeStep).toDouble();
+            s.filePath = settings.value(QStringLiteral("file")).toString();
+            s.text = settings.value(QStringLiteral("text")).toString();
+            if (s.source == InputSpec::Source::File && !s.filePath.isEmpty()) {
+                try {
+                    s.fileTensor = readTensorFile(s.filePath);
+                } catch (const std::exception&) {
+                }
+            }
+        }
+        settings.endGroup();
+    }
+}
+
+} // namespace onnxscope

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "engine/model/model.h"
+#include "ui/debugger/debug_controller.h"
+#include "ui/inputeditor/input_spec.h"
+
+#include <QWidget>
+
+#include <memory>
+#include <vector>
+
+class QComboBox;
+class QDoubleSpinBox;
+class QFormLayout;
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+class QSpinBox;
+class QStackedWidget;
+class QVBoxLayout;
+
+namespace onnxscope {
+
+class ModelDocument;
+
+/// The Inputs dock: every graph input that needs a value, its declared dtype and shape, where its value comes from
+/// (zeros, ones, constant, uniform/normal random with a seed, range, a .npy/.pb file, typed-in values), and the
+/// symbolic dimensions. Dimensions and sources are remembered per model file in QSettings. Each input is
+/// validated against its declared type and shape as it is edited; the mismatch shows under the input.
+class InputsPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit InputsPanel(QWidget* parent = nullptr);
+    ~InputsPanel() override;
+
+    /// Shows the inputs of `model`; `settingsKey` (usually the file path) selects the remembered settings.
+    void setModel(std::shared_ptr<const Model> model, const QString& settingsKey, const ModelDocument* document = nullptr);
+
+    QStringList inputNames() const;
+    InputSpec spec(const QString& input) const;
+    void setSpec(const QString& input, const InputSpec& spec);
+    void setSource(const QString& input, InputSpec::Source source);
+    /// Chooses a file for an input (and switches it to the File source); reads and validates it.
+    void setFile(const QString& input, const QString& path);
+    void setTypedText(const QString& input, const QString& text);
+    /// Symbolic dimensions and their current values.
+    DimValues dims() const { return m_dims; }
+    void setDim(const QString& symbol, int64_t value);
+
+    /// Validates every input; true when all are fine. Errors appear next to the inputs.
+    bool validate();
+    /// The error shown for an input, empty if valid.
+    QString errorFor(const QString& input) const;
+    /// A self-contained factory for the debugger's worker thread (copies of the specs and types).
+    DebugController::InputFactory factory() const;
+
+signals:
+    void inputsChanged();
+
+private:
+    struct Row;
+    void rebuild();
+    Row* row(const QString& input) const;
+    void readRow(Row& row);
+    void writeRow(Row& row);
+    void validateRow(Row& row);
+    void save() const;
+    void load();
+    void onRowEdited(Row* row);
+
+    std::shared_ptr<const Model> m_model;
+    QString m_settingsKey;
+    const ModelDocument* m_document = nullptr;
+    std::vector<std::unique_ptr<Row>> m_rows;
+    DimValues m_dims;
+    std::vector<std::pair<QString, QSpinBox*>> m_dimBoxes;
+    QWidget* m_content;
+    QVBoxLayout* m_layout;
+    QLabel* m_summary;
+    bool m_loading = false;
+};
+
+} // namespace onnxscope

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "engine/core/value.h"
+#include "engine/exec/tensor_stats.h"
+
+#include <QWidget>
+
+#include <functional>
+#include <optional>
+#include <vector>
+
+class QLabel;
+class QSpinBox;
+class QTabWidget;
+class QTableView;
+class QHBoxLayout;
+class QPushButton;
+
+namespace onnxscope {
+
+class HeatmapWidget;
+class HistogramWidget;
+class TensorTableModel;
+
+/// The debugger's tensor inspector: dtype and shape, statistics (min, max, mean, std, zeros, NaN, ±Inf), a lazy table
+/// of a 2-D slice with spin boxes for the other axes, a histogram, a heatmap of the slice with its colour scale, and
+/// "compare with…" another value or a .npy/.pb file (max abs/rel error and the worst index).
+///
+/// Opening is instant whatever the size: the table formats only visible cells, and statistics and the histogram are
+/// computed on a worker thread.
+class TensorInspector : public QWidget {
+    Q_OBJECT
+public:
+    /// Values the user may compare against: (label, tensor).
+    using CandidateSource = std::function<std::vector<std::pair<QString, Tensor>>()>;
+    enum Tab { TableTab, HeatmapTab, HistogramTab, CompareTab };
+
+    explicit TensorInspector(QWidget* parent = nullptr);
+    ~TensorInspector() override;
+
+    void setTensor(const QString& title, const Tensor& tensor);
+    /// Tensors, optionals and sequences (an item spin box picks the sequence item); maps show keys and values.
+    void setValue(const QString& title, const Value& value);
+    void clear();
+    const Tensor& tensor() const { return m_tensor; }
+    QString title() const { return m_title; }
+
+    void setCandidateSource(CandidateSource source) { m_candidates = std::move(source); }
+    /// Compares the shown tensor with `reference`; the result shows in the Compare tab and is returned.
+    std::optional<TensorDiff> compareWith(const QString& label, const Tensor& reference);
+    /// Reads a .npy/.pb file and compares; errors show in the Compare tab.
+    std::optional<TensorDiff> compareWithFile(const QString& path);
+    QString compareText() const;
+
+    /// Leading-axes indices of the slice shown (all but the last two axes).
+    void setSlice(const std::vector<int64_t>& leading);
+    bool statsReady() const { return m_stats.has_value(); }
+    const std::optional<TensorStats>& stats() const { return m_stats; }
+    QString statsText() const;
+    QString headerText() const;
+
+    TensorTableModel* tableModel() const { return m_model; }
+    QTableView* table() const { return m_table; }
+    HeatmapWidget* heatmap() const { return m_heatmap; }
+    HistogramWidget* histogram() const { return m_histogram; }
+    QTabWidget* tabs() const { return m_tabs; }
+
+signals:
+    void statsComputed();
+    /// "Export…" was clicked for the shown tensor.
+    void exportRequested(const QString& title, const onnxscope::Tensor& tensor);
+
+private:
+    void rebuildSliceControls();
+    void sliceChanged();
+    void updateHeatmap();
+    void startStats();
+    void chooseValueToCompare();
+    void chooseFileToCompare();
+    QString indexText(int64_t flat) const;
+
+    QString m_title;
+    Value m_value;
+    Tensor m_tensor;
+    std::optional<TensorStats> m_stats;
+    quint64 m_generation = 0;
+    CandidateSource m_candidates;
+
+    QLabel* m_header;
+    QLabel* m_statsLabel;
+    QHBoxLayout* m_sliceLayout;
+    std::vector<QSpinBox*> m_sliceBoxes;
+    QSpinBox* m_itemBox = nullptr;
+    QTabWidget* m_tabs;
+    QTableView* m_table;
+    TensorTableModel* m_model;
+    HeatmapWidget* m_heatmap;
+    HistogramWidget* m_histogram;
+    QLabel* m_compareResult;
+    QPushButton* m_exportButton;
+};
+
+} // namespace onnxscope

@@ -105,7 +105,7 @@ void ModelDocument::startTypeInference()
         watcher->deleteLater();
         if (generation != m_generation)
             return;
-        m_inferred = watcher->result();
+        m_inferred = watcher->future().takeResult();
         m_typesReady = true;
         emit typesChanged();
         // onnx's checker and a second inference pass: after, not beside, the types (two cores are common).

@@ -156,7 +156,7 @@ void GraphOverview::paintEvent(QPaintEvent*)
     QPainter painter(this);
     painter.setRenderHint(QPainter::Antialiasing);
     painter.setPen(QPen(QColor(0x9a, 0xa3, 0xaf), 1));
-    painter.setBrush(QColor(255, 255, 255, 235));
+    painter.setBrush(QColor(255, 255, 255));
     painter.drawRoundedRect(QRectF(rect()).adjusted(0.5, 0.5, -0.5, -0.5), 4, 4);
     const QRectF pic = pictureRect();
     if (pic.isEmpty())

@@ -23,6 +23,13 @@ namespace onnxscope {
 
 namespace {
 
+template <class F> F makeKeep()
+{
+    F focus;
+    focus.kind = F::Kind::Keep;
+    return focus;
+}
+
 // Boxes visible when a graph is first shown; beyond this, name scopes start collapsed.
 constexpr int kDefaultVisibleBudget = 320;
 
@@ -153,7 +160,7 @@ void GraphView::setModel(std::shared_ptr<const Model> model, const ModelDocument
             if (m_layoutRunning)
                 m_relayoutPending = true; // after the one on its way, so that something is drawn first
             else
-                relayout(Focus { Focus::Kind::Keep });
+                relayout(makeKeep<Focus>());
         });
     if (m_model)
         showGraph(&m_model->graph());
@@ -307,7 +314,7 @@ void GraphView::onLayoutDone(quint64 generation, std::shared_ptr<ViewGraph> view
     emit layoutFinished(true, result.milliseconds);
     if (m_relayoutPending) {
         m_relayoutPending = false;
-        relayout(Focus { Focus::Kind::Keep });
+        relayout(makeKeep<Focus>());
     }
 }
 
@@ -318,9 +325,9 @@ void GraphView::applyFocus(const Focus& focus)
         m_canvas->fitAll();
         // Very large drawings: start readable at the top instead of a fit that shows nothing legible.
         if (m_canvas->zoom() < 0.45) {
-            m_canvas->setZoom(1.0);
+            m_canvas->setZoom(0.85);
             const QRectF r = m_scene->sceneRect();
-            const QSizeF visible = QSizeF(m_canvas->viewport()->size());
+            const QSizeF visible = QSizeF(m_canvas->viewport()->size()) / 0.85;
             m_canvas->centerOn(QPointF(r.center().x(), r.top() + visible.height() / 2));
         }
         break;
@@ -343,7 +350,7 @@ void GraphView::applyFocus(const Focus& focus)
                 item->setSelected(true);
             }
             if (m_canvas->zoom() < 0.6)
-                m_canvas->setZoom(1.0);
+                m_canvas->setZoom(0.85);
             m_canvas->centerOn(item);
         } else {
             m_canvas->fitAll();
@@ -354,7 +361,7 @@ void GraphView::applyFocus(const Focus& focus)
             m_scene->clearSelection();
             edge->setSelected(true);
             if (m_canvas->zoom() < 0.6)
-                m_canvas->setZoom(1.0);
+                m_canvas->setZoom(0.85);
             m_canvas->centerOn(edge->labelPosition());
         } else if (m_graph && m_graph->value(focus.value).producer >= 0) {
             Focus f;

@@ -30,6 +30,7 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QTableView>
+#include <QTimer>
 #include <QToolBar>
 
 namespace onnxscope {
@@ -129,7 +130,13 @@ MainWindow::MainWindow(QWidget* parent)
     m_recent = settings.value(QStringLiteral("recentFiles")).toStringList();
     rebuildRecentMenu();
     restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
-    restoreState(settings.value(QStringLiteral("windowState")).toByteArray());
+    if (!restoreState(settings.value(QStringLiteral("windowState")).toByteArray())) {
+        // First run: dock sizes only take once the window has its size.
+        QTimer::singleShot(0, this, [this] {
+            resizeDocks({ m_inspectorDock, m_searchDock }, { 380, 220 }, Qt::Horizontal);
+            resizeDocks({ m_problemsDock }, { 110 }, Qt::Vertical);
+        });
+    }
     updateStatus();
 }
 

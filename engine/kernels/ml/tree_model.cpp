@@ -155,12 +155,19 @@ TreeModel TreeModel::build(const KernelInit& init, const std::string& prefix, in
                     + " has more than one root (nodes no other node points to)");
     std::vector<int32_t> pos(count, -1);
     m.nodes.reserve(count); // never reallocated below: the stack holds pointers into it
+    m.leafWeights.reserve(count);
     for (const auto& [tree, root] : rootOf) {
         // Depth-first copy; a node reached twice means the "tree" has a cycle or shared children.
-        std::vector<std::pair<size_t, int32_t*>> stack { { root, nullptr } };
+        struct Item {
+            size_t index;
+            int32_t* patch;
+            int32_t depth;
+        };
+        std::vector<Item> stack { { root, nullptr, 0 } };
         m.roots.push_back(static_cast<int32_t>(m.nodes.size()));
+        int32_t treeDepth = 0;
         while (!stack.empty()) {
-            auto [i, patch] = stack.back();
+            auto [i, patch, depth] = stack.back();
             stack.pop_back();
             if (pos[i] >= 0)
                 throw a.error("nodes_truenodeids", "tree " + std::to_string(tree) + " is not a tree: node "
@@ -176,20 +183,24 @@ TreeModel TreeModel::build(const KernelInit& init, const std::string& prefix, in
             node.missingTrue = missing.empty() ? 0 : static_cast<uint8_t>(missing[i] != 0);
             if (node.mode == NodeMode::Leaf) {
                 node.feature = 0;
-                node.truePos = static_cast<int32_t>(m.weights.size());
-                node.falsePos = static_cast<int32_t>(leafWeights[i].size());
+                node.truePos = node.falsePos = p;
+                m.leafWeights.emplace_back(static_cast<int32_t>(m.weights.size()),
+                    static_cast<int32_t>(leafWeights[i].size()));
                 m.weights.insert(m.weights.end(), leafWeights[i].begin(), leafWeights[i].end());
                 m.nodes.push_back(node);
+                treeDepth = std::max(treeDepth, depth);
                 continue;
             }
             if (node.mode != NodeMode::Leq || node.missingTrue)
                 m.allLeq = false;
             m.maxFeature = std::max<int64_t>(m.maxFeature, node.feature);
             m.nodes.push_back(node);
+            m.leafWeights.emplace_back(0, 0);
             // Children are patched in when they are copied; the true child comes right after its parent.
-            stack.push_back({ static_cast<size_t>(falseIdx[i]), &m.nodes[static_cast<size_t>(p)].falsePos });
-            stack.push_back({ static_cast<size_t>(trueIdx[i]), &m.nodes[static_cast<size_t>(p)].truePos });
+            stack.push_back({ static_cast<size_t>(falseIdx[i]), &m.nodes[static_cast<size_t>(p)].falsePos, depth + 1 });
+            stack.push_back({ static_cast<size_t>(trueIdx[i]), &m.nodes[static_cast<size_t>(p)].truePos, depth + 1 });
         }
+        m.depths.push_back(treeDepth);
     }
     for (size_t i = 0; i < count; ++i)
         if (pos[i] < 0)
@@ -205,42 +216,59 @@ void TreeModel::evaluate(const X* x, int64_t n, int64_t features, Aggregate agg,
 {
     // Rows are processed in blocks, all trees per block, so that a tree's nodes stay in cache across the block.
     constexpr int64_t kBlock = 128;
+    constexpr int64_t kLanes = 8;
     const FlatNode* base = nodes.data();
+    auto accumulate = [&](int64_t r, int32_t leaf) {
+        double* s = scores + r * targets;
+        uint8_t* h = has + r * targets;
+        const auto [first, count] = leafWeights[static_cast<size_t>(leaf)];
+        for (const Weight* w = weights.data() + first; w != weights.data() + first + count; ++w) {
+            double& dst = s[w->target];
+            switch (agg) {
+            case Aggregate::Sum:
+            case Aggregate::Average:
+                dst += w->value;
+                break;
+            case Aggregate::Min:
+                dst = h[w->target] && dst <= w->value ? dst : w->value;
+                break;
+            case Aggregate::Max:
+                dst = h[w->target] && dst >= w->value ? dst : w->value;
+                break;
+            }
+            h[w->target] = 1;
+        }
+    };
     for (int64_t r0 = 0; r0 < n; r0 += kBlock) {
         const int64_t r1 = std::min(n, r0 + kBlock);
-        for (int32_t root : roots) {
-            for (int64_t r = r0; r < r1; ++r) {
+        for (size_t t = 0; t < roots.size(); ++t) {
+            const int32_t root = roots[t];
+            const int32_t depth = depths[t];
+            int64_t r = r0;
+            if (allLeq) {
+                // kLanes rows step through the tree together: independent chains the CPU overlaps. Leaves point to
+                // themselves, so `depth` steps end on every row's leaf.
+                for (; r + kLanes <= r1; r += kLanes) {
+                    int32_t pos[kLanes];
+                    for (int64_t k = 0; k < kLanes; ++k)
+                        pos[k] = root;
+                    for (int32_t d = 0; d < depth; ++d)
+                        for (int64_t k = 0; k < kLanes; ++k) {
+                            const FlatNode& nd = base[pos[k]];
+                            pos[k] = static_cast<double>(x[(r + k) * features + nd.feature]) <= nd.threshold
+                                ? nd.truePos
+                                : nd.falsePos;
+                        }
+                    for (int64_t k = 0; k < kLanes; ++k)
+                        accumulate(r + k, pos[k]);
+                }
+            }
+            for (; r < r1; ++r) {
                 const X* row = x + r * features;
                 const FlatNode* node = base + root;
-                if (allLeq) {
-                    while (node->mode != NodeMode::Leaf)
-                        node = base
-                            + (static_cast<double>(row[node->feature]) <= node->threshold ? node->truePos
-                                                                                           : node->falsePos);
-                } else {
-                    while (node->mode != NodeMode::Leaf)
-                        node = base + (goesTrue(*node, row[node->feature]) ? node->truePos : node->falsePos);
-                }
-                double* s = scores + r * targets;
-                uint8_t* h = has + r * targets;
-                const Weight* w = weights.data() + node->truePos;
-                const Weight* wEnd = w + node->falsePos;
-                for (; w != wEnd; ++w) {
-                    double& dst = s[w->target];
-                    switch (agg) {
-                    case Aggregate::Sum:
-                    case Aggregate::Average:
-                        dst += w->value;
-                        break;
-                    case Aggregate::Min:
-                        dst = h[w->target] && dst <= w->value ? dst : w->value;
-                        break;
-                    case Aggregate::Max:
-                        dst = h[w->target] && dst >= w->value ? dst : w->value;
-                        break;
-                    }
-                    h[w->target] = 1;
-                }
+                while (node->mode != NodeMode::Leaf)
+                    node = base + (goesTrue(*node, row[node->feature]) ? node->truePos : node->falsePos);
+                accumulate(r, static_cast<int32_t>(node - base));
             }
         }
     }

@@ -22,8 +22,8 @@ struct TreeModel {
     struct FlatNode {
         double threshold; // thresholds are compared in double: exact for float and double inputs alike
         int32_t feature; // branch: feature index
-        int32_t truePos; // branch: position of the true child; leaf: first weight
-        int32_t falsePos; // branch: position of the false child; leaf: weight count
+        int32_t truePos; // branch: position of the true child; leaf: its own position
+        int32_t falsePos; // branch: position of the false child; leaf: its own position
         NodeMode mode;
         uint8_t missingTrue; // NaN goes to the true child
     };
@@ -33,6 +33,8 @@ struct TreeModel {
     };
     std::vector<FlatNode> nodes;
     std::vector<int32_t> roots; // one per tree, in tree id order
+    std::vector<int32_t> depths; // per tree: the most branch nodes on a path from its root to a leaf
+    std::vector<std::pair<int32_t, int32_t>> leafWeights; // by node position: first weight and count (leaves)
     std::vector<Weight> weights;
     int64_t targets = 0; // targets (regressor) or classes (classifier)
     int64_t maxFeature = -1;
@@ -42,6 +44,8 @@ struct TreeModel {
     /// error naming the node and the attribute.
     static TreeModel build(const KernelInit& init, const std::string& weightPrefix, int64_t targets);
 
+    /// Leaves point to themselves, so a fixed number of steps (the tree's depth) reaches the leaf without testing
+    /// for it; the fast path steps several rows through a tree at once, interleaved.
     /// Evaluates every tree on rows [0, n) of x (row stride `features`), aggregating leaf weights into
     /// scores[row * targets + t] (initialised by the caller) and marking hasScore likewise.
     template <class X>

@@ -251,7 +251,7 @@ private slots:
     void solveRefusesSingularMatrix()
     {
         const std::string text = std::string(kHeader) + R"(agraph (double[2, 2] a, double[2] b) => (double[2] x) {
-            x = mlprodict.Solve <> (a, b)
+            x = mlprodict.Solve (a, b)
         })";
         Tensor a = Tensor::fromVector<double>({ 1, 2, 2, 4 }, { 2, 2 });
         const std::string e = errorOf(text, { { "a", Value(a) }, { "b", Value(Tensor::vector1D<double>({ 1, 2 })) } });
@@ -286,7 +286,7 @@ private slots:
         QVERIFY2(e.find("feature 7") != std::string::npos, e.c_str());
         // ArrayFeatureExtractor index out of range.
         e = errorOf(std::string(kHeader) + R"(agraph (float[1, 2] x, int64[1] i) => (float[1, 1] y) {
-            y = ai.onnx.ml.ArrayFeatureExtractor <> (x, i)
+            y = ai.onnx.ml.ArrayFeatureExtractor (x, i)
         })",
             { { "x", Value(x) }, { "i", Value(Tensor::vector1D<int64_t>({ 2 })) } });
         QVERIFY2(e.find("ArrayFeatureExtractor") != std::string::npos && e.find("out of range") != std::string::npos,

@@ -15,7 +15,8 @@ packages=(
     libonnx-dev libprotobuf-dev protobuf-compiler libeigen3-dev libgraphviz-dev
     nlohmann-json3-dev libcli11-dev libzip-dev
 )
-test_packages=(python3-onnx python3-numpy python3-scipy xvfb xauth imagemagick)
+test_packages=(python3-onnx python3-numpy python3-scipy xvfb xauth imagemagick
+    desktop-file-utils appstream libxml2-utils shared-mime-info lintian help2man librsvg2-bin dpkg-dev man-db)
 # Node.js may come from elsewhere than Debian (a newer nodejs without Debian's npm package): only install Debian's
 # when there is no npm at all.
 command -v npm >/dev/null 2>&1 || test_packages+=(nodejs npm)

@@ -2,6 +2,7 @@
 #include "app/cli/commands.h"
 
 #include "engine/core/error.h"
+#include "engine/core/version.h"
 
 #include <iostream>
 
@@ -9,7 +10,7 @@ int main(int argc, char** argv)
 {
     using namespace onnxscope::cli;
     CLI::App app { "onnxscope-cli: inspect, run and debug ONNX models from scripts", "onnxscope-cli" };
-    app.set_version_flag("--version", std::string("onnxscope-cli ") + ONNXSCOPE_VERSION);
+    app.set_version_flag("--version", onnxscope::engineVersionLine("onnxscope-cli"));
     app.require_subcommand(1);
     std::vector<CommandRunner> commands { addInfoCommand(app), addRunCommand(app), addTestCommand(app),
         addOpsCommand(app) };

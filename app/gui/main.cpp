@@ -4,6 +4,7 @@
 #include "ui/graphview/search_panel.h"
 #include "ui/debugger/debugger_ui.h"
 #include "ui/document/model_document.h"
+#include "ui/mainwindow/about_text.h"
 #include "ui/mainwindow/main_window.h"
 
 #include <QApplication>
@@ -19,7 +20,7 @@ int main(int argc, char** argv)
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("onnxscope"));
     QApplication::setOrganizationName(QStringLiteral("onnxscope"));
-    QApplication::setApplicationVersion(QStringLiteral(ONNXSCOPE_VERSION));
+    onnxscope::setApplicationIdentity();
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("A debugger for ONNX models"));
     parser.addHelpOption();

@@ -7,6 +7,7 @@
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/graph_view.h"
 #include "ui/graphview/search_panel.h"
+#include "ui/mainwindow/about_text.h"
 #include "ui/mainwindow/problems_model.h"
 #include "ui/nodeinspector/node_inspector.h"
 #include "ui/tensorinspector/tensor_view.h"
@@ -427,8 +428,7 @@ void MainWindow::copySelectionName()
 
 void MainWindow::showAbout()
 {
-    QMessageBox::about(this, QStringLiteral("About onnxscope"),
-        QStringLiteral("<b>onnxscope %1</b><p>A debugger for ONNX models.</p>").arg(QCoreApplication::applicationVersion()));
+    QMessageBox::about(this, QStringLiteral("About onnxscope"), aboutText());
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)

@@ -360,7 +360,8 @@ StopInfo Debugger::step()
 StopInfo Debugger::stepInto()
 {
     const Node* next = m_session.nextNode();
-    const bool hasBody = next && (!next->subgraphs.empty() || next->functionBody);
+    const bool hasBody = next
+        && dynamic_cast<const SubgraphKernel*>(m_session.topFrame()->plan->kernels[static_cast<size_t>(next->id)].get());
     if (!hasBody)
         return step();
     const size_t d = m_session.depth();

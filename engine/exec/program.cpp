@@ -49,7 +49,8 @@ std::vector<std::string> Program::unsupportedNodes(const Model& model, const Ker
     std::vector<std::string> out;
     visitGraphs(model.graph(), [&](const Graph& g) {
         for (const auto& node : g.nodes())
-            if (!node.functionBody && !registry.find(node.domain, node.opType, node.opset))
+            if (!node.functionBody && !registry.find(node.domain, node.opType, node.opset)
+                && !model.schemaFunctionBody(node))
                 out.push_back(describeUnsupported(node));
     });
     return out;
@@ -64,12 +65,17 @@ void Program::build(const Graph& graph, const KernelRegistry& registry, std::vec
     plan->kernels.resize(nodeCount);
     for (const auto& node : graph.nodes()) {
         try {
-            if (node.functionBody)
-                plan->kernels[static_cast<size_t>(node.id)] = makeFunctionCallKernel(node);
-            else if (!registry.find(node.domain, node.opType, node.opset))
-                problems.push_back(describeUnsupported(node) + " is not supported");
-            else
+            if (node.functionBody) {
+                plan->kernels[static_cast<size_t>(node.id)] = makeFunctionCallKernel(*node.functionBody);
+            } else if (registry.find(node.domain, node.opType, node.opset)) {
                 plan->kernels[static_cast<size_t>(node.id)] = registry.create(node, &graph);
+            } else if (auto body = m_model->schemaFunctionBody(node)) {
+                // No kernel, but onnx defines the op as a function: run its body as a nested frame.
+                plan->kernels[static_cast<size_t>(node.id)] = makeFunctionCallKernel(*body);
+                visitGraphs(*body, [&](const Graph& g) { build(g, registry, problems); });
+            } else {
+                problems.push_back(describeUnsupported(node) + " is not supported");
+            }
         } catch (const Error& e) {
             problems.push_back(e.what());
         }

@@ -30,6 +30,8 @@ public:
 
     void add(const std::string& domain, const std::string& opType, int64_t sinceVersion, int64_t lastVersion,
         KernelFactory factory);
+    /// Removes every entry of (domain, op type); for tests and for builds that leave an op to its function body.
+    void remove(const std::string& domain, const std::string& opType) { m_entries.erase({ domain, opType }); }
     /// The entry covering `opset`, or null.
     const KernelEntry* find(const std::string& domain, const std::string& opType, int64_t opset) const;
     /// Builds the kernel for a node; Error naming op, domain, opset and node if unsupported.

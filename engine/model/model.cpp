@@ -3,6 +3,7 @@
 
 #include <onnx/checker.h>
 #include <onnx/defs/parser.h>
+#include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
@@ -275,6 +276,19 @@ public:
         return g;
     }
 
+    /// The schema-defined function body of `caller`'s op, instantiated for it (see Model::schemaFunctionBody).
+    std::shared_ptr<const Graph> schemaBody(const onnx::OpSchema& schema, const Node& caller,
+        const std::map<std::string, int64_t>& opsets)
+    {
+        std::map<std::string, onnx::AttributeProto> defaults;
+        for (const auto& [name, attr] : schema.attributes())
+            if (attr.default_value.type() != onnx::AttributeProto::UNDEFINED)
+                defaults[name] = attr.default_value;
+        auto body = std::const_pointer_cast<Graph>(instantiateFunction(*schema.GetFunction(), caller, opsets, 1, &defaults));
+        body->m_owner = &caller;
+        return body;
+    }
+
 private:
     static constexpr int kMaxDepth = 256;
 
@@ -297,7 +311,8 @@ private:
 
     /// A model-local function body for one call site: attribute references are replaced by the caller's values.
     std::shared_ptr<const Graph> instantiateFunction(const onnx::FunctionProto& fn, const Node& caller,
-        const std::map<std::string, int64_t>& callerOpsets, int depth)
+        const std::map<std::string, int64_t>& callerOpsets, int depth,
+        const std::map<std::string, onnx::AttributeProto>* defaults = nullptr)
     {
         auto body = std::make_unique<onnx::GraphProto>();
         body->set_name(fn.name());
@@ -314,7 +329,11 @@ private:
                     *copy->add_attribute() = attr;
                     continue;
                 }
-                if (const auto* value = caller.attributes.find(attr.ref_attr_name())) {
+                const onnx::AttributeProto* value = caller.attributes.find(attr.ref_attr_name());
+                if (!value && defaults)
+                    if (auto it = defaults->find(attr.ref_attr_name()); it != defaults->end())
+                        value = &it->second;
+                if (value) {
                     auto* a = copy->add_attribute();
                     *a = *value;
                     a->set_name(attr.name());
@@ -557,6 +576,22 @@ std::vector<Diagnostic> Model::diagnostics() const
         out.push_back({ Diagnostic::Severity::Warning, "shape inference", e.what() });
     }
     return out;
+}
+
+std::shared_ptr<const Graph> Model::schemaFunctionBody(const Node& node) const
+{
+    std::lock_guard lock(m_schemaBodiesMutex);
+    if (auto it = m_schemaBodies.find(&node); it != m_schemaBodies.end())
+        return it->second;
+    std::shared_ptr<const Graph> body;
+    const auto* schema = onnx::OpSchemaRegistry::Schema(node.opType, static_cast<int>(node.opset), node.domain);
+    if (schema && schema->HasFunction() && schema->GetFunction()) {
+        std::map<std::string, int64_t> opsets = m_opsets;
+        GraphBuilder builder(const_cast<Model&>(*this), const_cast<Model*>(this)->m_functionBodies);
+        body = builder.schemaBody(*schema, node, opsets);
+    }
+    m_schemaBodies[&node] = body;
+    return body;
 }
 
 std::map<std::string, ValueType> Model::inferredTypes() const

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,11 @@ public:
 
     /// Runs onnx's checker and shape inference and returns what they report (slow on big models: on demand).
     std::vector<Diagnostic> diagnostics() const;
+    /// The function body that onnx's schema registry defines for `node`'s op (e.g. Celu, Range), instantiated for
+    /// this node, or null if the schema defines none. Used when the engine has no kernel for an op. Built once and
+    /// kept with the model.
+    std::shared_ptr<const Graph> schemaFunctionBody(const Node& node) const;
+
     /// Types of values inferred by onnx's shape inference, by name (main graph only), including declared ones.
     std::map<std::string, ValueType> inferredTypes() const;
 
@@ -76,6 +82,8 @@ private:
     std::unique_ptr<ExternalDataStore> m_external;
     // Function bodies instantiated per call site; the graphs built from them point into these.
     std::vector<std::unique_ptr<onnx::GraphProto>> m_functionBodies;
+    mutable std::mutex m_schemaBodiesMutex;
+    mutable std::map<const Node*, std::shared_ptr<const Graph>> m_schemaBodies;
 };
 
 /// "" for the default domain, whatever spelling the file used.

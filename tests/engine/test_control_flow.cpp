@@ -354,6 +354,43 @@ agraph (float[2] init, float[3, 2] xs) => (float[2] sum, float[3, 2] partial) {
         QCOMPARE(floats(dbg.session().outputs().at("partial")), (std::vector<float> { 1, 2, 4, 6, 9, 12 }));
     }
 
+    void schemaFunctionBodiesRunAsFramesWhenAKernelIsMissing()
+    {
+        // HardSwish is defined by onnx as a function (HardSigmoid, Mul); without its kernel the body runs.
+        KernelRegistry registry = KernelRegistry::builtin();
+        registry.remove("", "HardSwish");
+        registry.remove("", "MeanVarianceNormalization");
+        auto model = Model::fromText(R"(<ir_version: 8, opset_import: ["" : 14]>
+agraph (float[3] x) => (float[3] y) { y = HardSwish (x) })");
+        auto program = std::make_shared<Program>(model, registry);
+        Debugger dbg(program);
+        dbg.start({ { "x", Tensor::vector1D<float>({ -4.0f, 0.5f, 2.0f }) } });
+        StopInfo s = dbg.stepInto();
+        QCOMPARE(s.reason, StopReason::Step);
+        QVERIFY2(dbg.session().framePath().find("function \"HardSwish\"") != std::string::npos,
+            dbg.session().framePath().c_str());
+        dbg.continueRun();
+        QVERIFY(dbg.finished());
+        // hardswish(x) = x * max(0, min(1, x / 6 + 0.5))
+        auto y = floats(dbg.session().outputs().at("y"));
+        const float x[] = { -4.0f, 0.5f, 2.0f };
+        for (int i = 0; i < 3; ++i) {
+            float expected = x[i] * std::max(0.0f, std::min(1.0f, x[i] / 6.0f + 0.5f));
+            QVERIFY2(std::abs(y[i] - expected) < 1e-6f, std::to_string(y[i]).c_str());
+        }
+        // Attribute defaults come from the schema: MeanVarianceNormalization's axes = [0, 2, 3].
+        auto mvn = Model::fromText(R"(<ir_version: 8, opset_import: ["" : 13]>
+agraph (float[1, 1, 1, 4] x) => (float[1, 1, 1, 4] y) { y = MeanVarianceNormalization (x) })");
+        QVERIFY(Program::unsupportedNodes(*mvn, registry).empty());
+        Session session(std::make_shared<Program>(mvn, registry));
+        auto out = session.run({ { "x", Tensor::fromVector<float>({ 1, 2, 3, 6 }, { 1, 1, 1, 4 }) } });
+        // mean 3, variance (4 + 1 + 0 + 9) / 4 = 3.5
+        const float values[] = { 1, 2, 3, 6 };
+        auto got = floats(out.at("y"));
+        for (int i = 0; i < 4; ++i)
+            QVERIFY2(std::abs(got[i] - (values[i] - 3.0f) / std::sqrt(3.5f)) < 1e-4f, std::to_string(got[i]).c_str());
+    }
+
     void deepNestingRunsWithoutOverflowingTheStack()
     {
         auto model = nestedIfs(200);

@@ -5,11 +5,11 @@ namespace onnxscope {
 
 namespace {
 
-/// Runs a model-local function body (FunctionProto instantiated for this call site) as a nested frame.
+/// Runs a function body (a FunctionProto instantiated for this call site) as a nested frame.
 class FunctionCall final : public SubgraphKernel {
 public:
-    explicit FunctionCall(const Node& node)
-        : m_body(node.functionBody.get())
+    explicit FunctionCall(const Graph& body)
+        : m_body(&body)
     {
     }
 
@@ -53,6 +53,6 @@ private:
 
 } // namespace
 
-std::unique_ptr<Kernel> makeFunctionCallKernel(const Node& node) { return std::make_unique<FunctionCall>(node); }
+std::unique_ptr<Kernel> makeFunctionCallKernel(const Graph& body) { return std::make_unique<FunctionCall>(body); }
 
 } // namespace onnxscope

@@ -83,19 +83,21 @@ public:
         Shape outShape { x.dim(0), m };
         for (int64_t d : g.outSpatial())
             outShape.push_back(d);
-        std::vector<double> acc(static_cast<size_t>(elementCount(outShape)));
+        // The output is allocated first so that an absurd shape is refused before the scratch buffer is made.
+        Tensor& out = ctx.allocateOutput(0, m_quantized ? ctx.input(7).dtype() : DataType::Int32, outShape);
+        std::vector<double> acc(static_cast<size_t>(out.size()));
         convolve<double>(xd.data(), wd.data(), nullptr, acc.data(), x.dim(0), c, m, m_group, g);
         if (!m_quantized) {
-            auto y = ctx.allocateOutput(0, DataType::Int32, outShape).data<int32_t>();
+            auto y = out.data<int32_t>();
             for (size_t i = 0; i < acc.size(); ++i)
                 y[i] = static_cast<int32_t>(static_cast<uint32_t>(static_cast<int64_t>(acc[i])));
             return;
         }
-        requantize(ctx, acc, outShape, m);
+        requantize(ctx, acc, out, m);
     }
 
 private:
-    void requantize(KernelContext& ctx, std::vector<double>& acc, const Shape& outShape, int64_t m) const
+    void requantize(KernelContext& ctx, const std::vector<double>& acc, Tensor& y, int64_t m) const
     {
         const auto scalars = [&](size_t i, const char* what, int64_t perChannel) {
             const Tensor& t = ctx.input(i);
@@ -106,6 +108,10 @@ private:
             return std::vector<double>(d.begin(), d.end());
         };
         const auto xs = scalars(1, "x_scale", 1), ws = scalars(4, "w_scale", m), ys = scalars(6, "y_scale", 1);
+        for (const auto* v : { &xs, &ws, &ys })
+            for (double e : *v)
+                if (!std::isfinite(e) || (v == &ys && e == 0))
+                    throw ctx.error("scales must be finite and y_scale non-zero");
         const Tensor& yzp = ctx.input(7);
         if (yzp.size() != 1)
             throw ctx.error("y_zero_point must be a scalar, got " + yzp.typeString());
@@ -117,8 +123,7 @@ private:
             for (int32_t v : b.data<int32_t>())
                 bias.push_back(v);
         }
-        const int64_t plane = m == 0 || outShape[0] == 0 ? 0 : static_cast<int64_t>(acc.size()) / outShape[0] / m;
-        Tensor& y = ctx.allocateOutput(0, yzp.dtype(), outShape);
+        const int64_t plane = m == 0 || y.dim(0) == 0 ? 0 : y.size() / y.dim(0) / m;
         dispatch<TypeList<uint8_t, int8_t>>(yzp.dtype(), ctx.node().label(), [&]<class T>() {
             auto out = y.data<T>();
             const double zp = static_cast<double>(yzp.data<T>()[0]);

@@ -52,6 +52,11 @@ public:
         for (size_t i = WindowGeometry::kMaxRank - static_cast<size_t>(g.rank); i < WindowGeometry::kMaxRank; ++i)
             outShape.push_back(g.in[i]);
         Tensor& y = ctx.allocateOutput(0, x.dtype(), outShape);
+        int64_t columns = 0; // the GEMM result scattered by col2im: (M / group) * kernel x input positions
+        if (__builtin_mul_overflow(m / m_group * g.kernelSize(), g.outSize(), &columns)
+            || static_cast<uint64_t>(columns) > Tensor::allocationLimit() / sizeof(double))
+            throw ctx.error("the column buffer for W " + shapeToString(w.shape()) + " and X " + shapeToString(x.shape())
+                + " exceeds the memory limit");
         dispatch<FloatTypes>(x.dtype(), ctx.node().label(), [&]<class T>() {
             if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
                 convolveTranspose<T>(x.data<T>().data(), w.data<T>().data(), b ? b->data<T>().data() : nullptr,

@@ -3,6 +3,8 @@
 #include "engine/kernels/kernel_registry.h"
 #include "engine/kernels/nn/im2col.h"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -12,6 +14,12 @@ namespace onnxscope {
 namespace {
 
 enum class PoolKind { Max, Average, Lp };
+
+int64_t ceilDiv(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+/// First kernel tap k >= 0 with start + k * d >= bound.
+int64_t tapsFrom(int64_t start, int64_t bound, int64_t d) { return start >= bound ? 0 : ceilDiv(bound - start, d); }
+/// One past the last kernel tap with start + k * d < bound (0 if none); not capped by the kernel size.
+int64_t tapsUntil(int64_t start, int64_t bound, int64_t d) { return bound <= start ? 0 : ceilDiv(bound - start, d); }
 
 /// MaxPool 1, 8, 10, 11, 12 (optional Indices output, storage_order, ceil_mode, dilations; float types, int8 and
 /// uint8), AveragePool 1, 7, 10, 11 (count_include_pad, ceil_mode; dilations as AveragePool 19 defines them) and
@@ -76,27 +84,23 @@ private:
                                                                       : std::numeric_limits<F>::lowest();
                         int64_t bestIndex = -1, valid = 0, inPadded = 1;
                         F sum = 0;
+                        // Per axis, the kernel taps [lo, hi) that land in the input, and the count in the padded input.
+                        std::array<int64_t, 3> lo {}, hi {};
                         for (size_t a = 0; a < 3; ++a) {
-                            int64_t n = 0;
-                            for (int64_t k = 0; k < g.kernel[a]; ++k) {
-                                const int64_t i = start[a] + k * g.dilation[a];
-                                n += i >= -g.padBegin[a] && i < g.in[a] + g.padEnd[a];
-                            }
-                            inPadded *= n;
+                            lo[a] = tapsFrom(start[a], 0, g.dilation[a]);
+                            hi[a] = std::min(g.kernel[a], tapsUntil(start[a], g.in[a], g.dilation[a]));
+                            inPadded *= std::max<int64_t>(0,
+                                std::min(g.kernel[a], tapsUntil(start[a], g.in[a] + g.padEnd[a], g.dilation[a]))
+                                    - tapsFrom(start[a], -g.padBegin[a], g.dilation[a]));
                         }
-                        for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+                        for (int64_t kd = lo[0]; kd < hi[0]; ++kd) {
                             const int64_t id = start[0] + kd * g.dilation[0];
-                            if (id < 0 || id >= g.in[0])
-                                continue;
-                            for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+                            for (int64_t kh = lo[1]; kh < hi[1]; ++kh) {
                                 const int64_t ih = start[1] + kh * g.dilation[1];
-                                if (ih < 0 || ih >= g.in[1])
-                                    continue;
-                                for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+                                const T* row = img + (id * g.in[1] + ih) * g.in[2];
+                                for (int64_t kw = lo[2]; kw < hi[2]; ++kw) {
                                     const int64_t iw = start[2] + kw * g.dilation[2];
-                                    if (iw < 0 || iw >= g.in[2])
-                                        continue;
-                                    const F v = static_cast<F>(img[(id * g.in[1] + ih) * g.in[2] + iw]);
+                                    const F v = static_cast<F>(row[iw]);
                                     ++valid;
                                     if (m_kind == PoolKind::Max) {
                                         if (v == v && (bestIndex < 0 || v > best)) {

@@ -26,5 +26,6 @@ CommandRunner addInfoCommand(CLI::App& app);
 CommandRunner addRunCommand(CLI::App& app);
 CommandRunner addTestCommand(CLI::App& app);
 CommandRunner addOpsCommand(CLI::App& app);
+CommandRunner addCompareCommand(CLI::App& app);
 
 } // namespace onnxscope::cli

@@ -1,0 +1,595 @@
+// SPDX-License-Identifier: MIT
+// onnxscope-cli compare: two executions (or one and reference values) value by value, the first divergent node,
+// and the table as JSON (docs/compare-format.md) and as Model Explorer node data.
+#include "app/cli/cli_util.h"
+#include "app/cli/commands.h"
+
+#include "engine/core/half.h"
+#include "engine/exec/compare.h"
+#include "engine/io/npy.h"
+#include "engine/io/value_proto.h"
+#include "engine/kernels/common/cast.h"
+#include "engine/model/model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <set>
+
+namespace fs = std::filesystem;
+
+namespace onnxscope::cli {
+
+namespace {
+
+struct CompareCliOptions {
+    std::string modelA, modelB, reference;
+    std::vector<std::string> inputs, inputsB, maps, dims;
+    bool randomInputs = false;
+    uint64_t seed = 0;
+    double rtol = 1e-4, atol = 1e-5;
+    std::string json, nodeData, nodeDataMetric = "abs";
+    bool noInitializers = false;
+    bool divergedOnly = false;
+};
+
+// The input handling below follows `run` (run_command.cpp) so that `compare --random-inputs --seed S` feeds the
+// same values as `run --random-inputs --seed S`: a reference folder dumped by one matches a comparison by the other.
+
+Value readInputFile(const std::string& name, const fs::path& file, const ValueType* declared)
+{
+    std::string ext = file.extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (ext == ".npy")
+        return Value(readNpy(file));
+    if (ext == ".pb")
+        return readValueFile(file, declared);
+    if (ext == ".npz") {
+        auto arrays = readNpz(file);
+        for (auto& [key, t] : arrays)
+            if (key == name)
+                return Value(t);
+        check(arrays.size() == 1,
+            "\"" + file.string() + "\" holds " + std::to_string(arrays.size()) + " arrays and none is named \"" + name
+                + "\"");
+        return Value(arrays.front().second);
+    }
+    throw UsageError("input \"" + name + "\": \"" + file.string() + "\" is neither .npy, .npz nor .pb");
+}
+
+Tensor randomTensor(DataType type, const Shape& shape, std::mt19937_64& rng)
+{
+    Tensor t(type, shape);
+    std::uniform_real_distribution<double> real(-1.0, 1.0);
+    std::uniform_int_distribution<int> small(0, 9);
+    for (int64_t i = 0; i < t.size(); ++i) {
+        switch (type) {
+        case DataType::Float: t.data<float>()[i] = static_cast<float>(real(rng)); break;
+        case DataType::Double: t.data<double>()[i] = real(rng); break;
+        case DataType::Float16: t.data<Float16>()[i] = Float16(static_cast<float>(real(rng))); break;
+        case DataType::BFloat16: t.data<BFloat16>()[i] = BFloat16(static_cast<float>(real(rng))); break;
+        case DataType::Int8: t.data<int8_t>()[i] = static_cast<int8_t>(small(rng)); break;
+        case DataType::Int16: t.data<int16_t>()[i] = static_cast<int16_t>(small(rng)); break;
+        case DataType::Int32: t.data<int32_t>()[i] = small(rng); break;
+        case DataType::Int64: t.data<int64_t>()[i] = small(rng); break;
+        case DataType::UInt8: t.data<uint8_t>()[i] = static_cast<uint8_t>(small(rng)); break;
+        case DataType::UInt16: t.data<uint16_t>()[i] = static_cast<uint16_t>(small(rng)); break;
+        case DataType::UInt32: t.data<uint32_t>()[i] = static_cast<uint32_t>(small(rng)); break;
+        case DataType::UInt64: t.data<uint64_t>()[i] = static_cast<uint64_t>(small(rng)); break;
+        case DataType::Bool: t.data<bool>()[i] = (rng() & 1) != 0; break;
+        case DataType::Complex64:
+            t.data<Complex64>()[i] = Complex64(static_cast<float>(real(rng)), static_cast<float>(real(rng)));
+            break;
+        case DataType::Complex128: t.data<Complex128>()[i] = Complex128(real(rng), real(rng)); break;
+        case DataType::String: {
+            std::string s(1 + rng() % 8, 'a');
+            for (char& c : s)
+                c = static_cast<char>('a' + rng() % 26);
+            t.data<std::string>()[i] = s;
+            break;
+        }
+        default: throw Error("cannot generate random values of element type " + std::string(dataTypeName(type)));
+        }
+    }
+    return t;
+}
+
+Value randomValue(const std::string& name, const ValueType& type, const std::map<std::string, int64_t>& dims,
+    std::mt19937_64& rng)
+{
+    switch (type.kind) {
+    case Value::Kind::Tensor: {
+        check(type.elementType != DataType::Undefined,
+            "input \"" + name + "\" has no declared element type; give it with --input");
+        check(type.hasShape, "input \"" + name + "\" (" + type.toString()
+                + ") has no declared shape, so --random-inputs cannot make one; give it with --input");
+        Shape shape;
+        for (const auto& d : type.shape) {
+            if (d.known())
+                shape.push_back(d.value);
+            else if (auto it = dims.find(d.symbol); !d.symbol.empty() && it != dims.end())
+                shape.push_back(it->second);
+            else
+                shape.push_back(1);
+        }
+        return Value(randomTensor(type.elementType, shape, rng));
+    }
+    case Value::Kind::Optional:
+        check(type.element != nullptr, "input \"" + name + "\" is an optional of unknown type; give it with --input");
+        return Value::optional(randomValue(name, *type.element, dims, rng));
+    case Value::Kind::Sequence: {
+        check(type.element != nullptr, "input \"" + name + "\" is a sequence of unknown type; give it with --input");
+        Sequence seq;
+        seq.elementType = type.elementType;
+        seq.items.push_back(randomValue(name, *type.element, dims, rng));
+        return Value(std::move(seq));
+    }
+    default:
+        throw Error("input \"" + name + "\" (" + type.toString()
+            + "): --random-inputs cannot generate this type; give it with --input");
+    }
+}
+
+std::string expectedInputsText(const Graph& graph)
+{
+    std::string s;
+    for (ValueId id : graph.requiredInputs())
+        s += "\n  " + graph.value(id).name + ": " + graph.value(id).type.toString();
+    return s.empty() ? "\n  (none)" : s;
+}
+
+/// --input specs for one model.
+std::map<std::string, Value> readInputs(const Graph& graph, const std::vector<std::string>& specs, const char* option)
+{
+    std::map<std::string, Value> inputs;
+    for (const auto& spec : specs) {
+        auto eq = spec.find('=');
+        if (eq == std::string::npos) {
+            fs::path file(spec);
+            if (file.extension() == ".npz") {
+                for (auto& [key, t] : readNpz(file))
+                    inputs[key] = Value(t);
+                continue;
+            }
+            throw UsageError(std::string(option) + " expects NAME=FILE (.npy, .npz or .pb) or an .npz whose arrays "
+                "are named after the inputs, got \"" + spec + "\"");
+        }
+        const std::string name = spec.substr(0, eq);
+        ValueId id = graph.findValue(name);
+        if (id == kNoValue || graph.value(id).source != ValueInfo::Source::Input)
+            throw Error("the model has no input \"" + name + "\"; its inputs are:" + expectedInputsText(graph));
+        if (inputs.count(name))
+            throw UsageError("input \"" + name + "\" is given more than once");
+        inputs[name] = readInputFile(name, spec.substr(eq + 1), &graph.value(id).type);
+    }
+    return inputs;
+}
+
+/// Fills the required inputs not given: random values (as `run` makes them) or an error listing them.
+void completeInputs(const Graph& graph, std::map<std::string, Value>& inputs, const CompareCliOptions& o,
+    const std::map<std::string, int64_t>& dims, const std::string& side)
+{
+    std::vector<std::string> missing;
+    for (ValueId id : graph.requiredInputs())
+        if (!inputs.count(graph.value(id).name) && graph.value(id).type.kind != Value::Kind::Optional)
+            missing.push_back(graph.value(id).name);
+    if (missing.empty())
+        return;
+    if (o.randomInputs) {
+        std::mt19937_64 rng(o.seed);
+        for (ValueId id : graph.requiredInputs()) {
+            const auto& v = graph.value(id);
+            if (!inputs.count(v.name) && v.type.kind != Value::Kind::Optional) {
+                inputs[v.name] = randomValue(v.name, v.type, dims, rng);
+                std::cout << "random input \"" << v.name << "\" for " << side << ": " << inputs[v.name].typeString()
+                          << "\n";
+            }
+        }
+        return;
+    }
+    std::string names;
+    for (const auto& m : missing)
+        names += (names.empty() ? "\"" : ", \"") + m + "\"";
+    throw Error(side + ": missing input" + std::string(missing.size() > 1 ? "s " : " ") + names
+        + " (give them with --input NAME=FILE, or use --random-inputs); the model expects:"
+        + expectedInputsText(graph));
+}
+
+std::string num(double v)
+{
+    if (std::isnan(v))
+        return "nan";
+    if (std::isinf(v))
+        return v > 0 ? "inf" : "-inf";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g", v);
+    return buf;
+}
+
+nlohmann::json jnum(double v)
+{
+    if (!std::isfinite(v))
+        return nullptr;
+    return v;
+}
+
+bool hasStats(const CompareRow& r)
+{
+    return r.status == CompareStatus::Match || r.status == CompareStatus::Mismatch;
+}
+
+std::string statusText(CompareStatus s) { return std::string(compareStatusName(s)); }
+
+void printRow(const CompareRow& r)
+{
+    std::string where = r.framePath + " | ";
+    if (r.origin != ValueOrigin::NodeOutput)
+        where += "(" + std::string(valueOriginName(r.origin)) + ")";
+    else if (r.node.empty())
+        where += "-";
+    else if (r.opType.empty())
+        where += r.node;
+    else
+        where += r.node + " (" + r.opType + ")";
+    std::string value = "\"" + r.name + "\"";
+    if (r.nameB != r.name)
+        value += " ~ \"" + r.nameB + "\"";
+    std::cout << where << " | " << value << " | " << (r.typeA.empty() ? "-" : r.typeA) << " | "
+              << (r.typeB.empty() ? "-" : r.typeB) << " | ";
+    if (hasStats(r) && r.stats.numeric)
+        std::cout << num(r.stats.maxAbsError) << " | " << num(r.stats.maxRelError) << " | " << num(r.stats.cosine)
+                  << " | " << r.stats.mismatches << "/" << r.stats.elements;
+    else if (hasStats(r))
+        std::cout << "- | - | - | " << r.stats.mismatches << "/" << r.stats.elements;
+    else
+        std::cout << "- | - | - | -";
+    std::cout << " | " << statusText(r.status);
+    if (r.stats.nonFiniteMismatches)
+        std::cout << " (" << r.stats.nonFiniteMismatches << " NaN/Inf differ)";
+    if (!r.note.empty())
+        std::cout << " (" << r.note << ")";
+    std::cout << "\n";
+}
+
+std::string nodeOutputs(const ComparisonResult& res, const NodeCompare& n)
+{
+    std::string s;
+    for (size_t r : n.rows)
+        s += (s.empty() ? "\"" : ", \"") + res.rows[r].name + "\"";
+    return s;
+}
+
+nlohmann::json rowJson(const CompareRow& r, size_t index)
+{
+    nlohmann::json j;
+    j["index"] = index;
+    j["status"] = statusText(r.status);
+    j["origin"] = std::string(valueOriginName(r.origin));
+    j["name"] = r.name;
+    j["name_b"] = r.nameB;
+    j["frame"] = r.framePath;
+    j["iteration"] = r.iteration;
+    j["node"] = r.node;
+    j["op_type"] = r.opType;
+    j["sequence"] = r.sequence;
+    j["type_a"] = r.typeA.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.typeA);
+    j["type_b"] = r.typeB.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.typeB);
+    const bool stats = hasStats(r);
+    const bool numeric = stats && r.stats.numeric;
+    j["elements"] = stats ? nlohmann::json(r.stats.elements) : nlohmann::json(nullptr);
+    j["mismatches"] = stats ? nlohmann::json(r.stats.mismatches) : nlohmann::json(nullptr);
+    j["max_abs_error"] = numeric ? jnum(r.stats.maxAbsError) : nullptr;
+    j["max_rel_error"] = numeric ? jnum(r.stats.maxRelError) : nullptr;
+    j["mean_abs_error"] = numeric ? jnum(r.stats.meanAbsError) : nullptr;
+    j["cosine"] = numeric ? jnum(r.stats.cosine) : nullptr;
+    j["tolerance_ratio"] = numeric ? jnum(r.stats.toleranceRatio) : nullptr;
+    j["nan_a"] = numeric ? nlohmann::json(r.stats.nanA) : nullptr;
+    j["nan_b"] = numeric ? nlohmann::json(r.stats.nanB) : nullptr;
+    j["inf_a"] = numeric ? nlohmann::json(r.stats.infA) : nullptr;
+    j["inf_b"] = numeric ? nlohmann::json(r.stats.infB) : nullptr;
+    j["nonfinite_mismatches"] = numeric ? nlohmann::json(r.stats.nonFiniteMismatches) : nullptr;
+    j["worst_index"] = stats && r.stats.worstIndex >= 0 ? nlohmann::json(r.stats.worstIndex) : nullptr;
+    j["note"] = r.note;
+    return j;
+}
+
+nlohmann::json nodeJson(const ComparisonResult& res, const NodeCompare& n, size_t index)
+{
+    nlohmann::json j;
+    j["index"] = index;
+    j["sequence"] = n.sequence;
+    j["frame"] = n.framePath;
+    j["iteration"] = n.iteration;
+    j["node"] = n.node;
+    j["op_type"] = n.opType;
+    j["status"] = statusText(n.status);
+    const bool compared = n.status == CompareStatus::Match || n.status == CompareStatus::Mismatch;
+    j["max_abs_error"] = compared ? jnum(n.maxAbsError) : nullptr;
+    j["max_rel_error"] = compared ? jnum(n.maxRelError) : nullptr;
+    j["cosine"] = compared ? jnum(n.minCosine) : nullptr;
+    j["tolerance_ratio"] = compared ? jnum(n.toleranceRatio) : nullptr;
+    j["root"] = n.root;
+    j["values"] = n.rows;
+    (void)res;
+    return j;
+}
+
+nlohmann::json resultJson(const ComparisonResult& res, const std::string& sideBKind)
+{
+    nlohmann::json j;
+    j["format"] = "onnxscope-compare";
+    j["version"] = 1;
+    j["side_a"] = res.sideA;
+    j["side_b"] = res.sideB;
+    j["side_b_kind"] = sideBKind;
+    j["rtol"] = res.tolerance.rtol;
+    j["atol"] = res.tolerance.atol;
+    nlohmann::json summary;
+    for (auto s : { CompareStatus::Match, CompareStatus::Mismatch, CompareStatus::ShapeMismatch,
+             CompareStatus::KindMismatch, CompareStatus::OnlyA, CompareStatus::OnlyB, CompareStatus::Skipped })
+        summary[statusText(s)] = res.count(s);
+    summary["values"] = res.rows.size();
+    summary["nodes"] = res.nodes.size();
+    summary["all_match"] = res.allMatch();
+    summary["diverged"] = res.hasDivergence();
+    j["summary"] = summary;
+    j["error_a"] = res.errorA.empty() ? nlohmann::json(nullptr) : nlohmann::json(res.errorA);
+    j["error_b"] = res.errorB.empty() ? nlohmann::json(nullptr) : nlohmann::json(res.errorB);
+    if (res.firstDivergence) {
+        const NodeCompare& n = res.nodes[*res.firstDivergence];
+        nlohmann::json f = nodeJson(res, n, *res.firstDivergence);
+        nlohmann::json outs = nlohmann::json::array();
+        for (size_t r : n.rows)
+            outs.push_back(res.rows[r].name);
+        f["outputs"] = outs;
+        j["first_divergence"] = f;
+    } else {
+        j["first_divergence"] = nullptr;
+    }
+    j["differing_sources"] = res.differingSources;
+    nlohmann::json values = nlohmann::json::array();
+    for (size_t i = 0; i < res.rows.size(); ++i)
+        values.push_back(rowJson(res.rows[i], i));
+    j["values"] = std::move(values);
+    nlohmann::json nodes = nlohmann::json::array();
+    for (size_t i = 0; i < res.nodes.size(); ++i)
+        nodes.push_back(nodeJson(res, res.nodes[i], i));
+    j["nodes"] = std::move(nodes);
+    return j;
+}
+
+/// Model Explorer's per-graph node data (GraphNodeData): {"results": {output tensor name: {"value": x}}, "gradient"}.
+nlohmann::json nodeDataJson(const ComparisonResult& res, const std::string& metric)
+{
+    struct Item {
+        std::string key;
+        double value;
+        bool flagged;
+    };
+    std::vector<Item> items;
+    double maxValue = 0;
+    for (const auto& [key, n] : res.worstByNode()) {
+        if (n->status == CompareStatus::OnlyA || n->status == CompareStatus::Skipped || n->rows.empty())
+            continue;
+        // Model Explorer matches a result to a node by any of the node's output tensor names.
+        std::string name;
+        for (size_t r : n->rows)
+            if (res.rows[r].status != CompareStatus::OnlyA) {
+                name = res.rows[r].name;
+                break;
+            }
+        if (name.empty())
+            continue;
+        double v = metric == "rel" ? n->maxRelError : metric == "ratio" ? n->toleranceRatio : n->maxAbsError;
+        bool nonFinite = false;
+        for (size_t r : n->rows)
+            nonFinite = nonFinite || res.rows[r].stats.nonFiniteMismatches > 0;
+        const bool flagged = nonFinite || n->status == CompareStatus::ShapeMismatch
+            || n->status == CompareStatus::KindMismatch || !std::isfinite(v);
+        if (std::isfinite(v))
+            maxValue = std::max(maxValue, v);
+        items.push_back({ name, std::isfinite(v) ? v : 0.0, flagged });
+    }
+    nlohmann::json results = nlohmann::json::object();
+    for (const auto& it : items) {
+        nlohmann::json r;
+        // Values that cannot be measured (NaN/Inf differences, shape or kind mismatch) take the top of the scale
+        // and a colour of their own.
+        r["value"] = it.flagged ? maxValue : it.value;
+        if (it.flagged)
+            r["bgColor"] = "#8e24aa";
+        results[it.key] = r;
+    }
+    nlohmann::json j;
+    j["results"] = results;
+    j["gradient"] = nlohmann::json::array({ { { "stop", 0 }, { "bgColor", "#2e7d32" } },
+        { { "stop", 0.5 }, { "bgColor", "#f9a825" } }, { { "stop", 1 }, { "bgColor", "#c62828" } } });
+    return j;
+}
+
+void writeJson(const std::string& path, const nlohmann::json& j)
+{
+    std::ofstream out(path);
+    out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    out.close();
+    check(out.good(), "cannot write \"" + path + "\"");
+}
+
+int runCompare(const CompareCliOptions& o)
+{
+    if (!o.modelB.empty() && !o.reference.empty())
+        throw UsageError("give either a second model or --reference, not both");
+    if (o.modelB.empty() && o.reference.empty())
+        throw UsageError("compare needs a second model (B.onnx) or --reference DIR|FILE.npz");
+    if (!o.inputsB.empty() && o.modelB.empty())
+        throw UsageError("--input-b needs a second model");
+    if (!(o.rtol >= 0) || !(o.atol >= 0))
+        throw UsageError("--rtol and --atol must be non-negative");
+    if (o.nodeDataMetric != "abs" && o.nodeDataMetric != "rel" && o.nodeDataMetric != "ratio")
+        throw UsageError("--node-data-metric must be abs, rel or ratio");
+    std::map<std::string, int64_t> dims;
+    for (const auto& d : o.dims) {
+        auto eq = d.find('=');
+        int64_t value = -1;
+        try {
+            if (eq != std::string::npos && eq > 0)
+                value = std::stoll(d.substr(eq + 1));
+        } catch (const std::exception&) {
+        }
+        if (value < 0)
+            throw UsageError("--dim expects SYMBOL=VALUE with a non-negative VALUE, got \"" + d + "\"");
+        dims[d.substr(0, eq)] = value;
+    }
+    CompareOptions options;
+    options.tolerance = { o.rtol, o.atol };
+    options.compareInitializers = !o.noInitializers;
+    for (const auto& m : o.maps) {
+        auto eq = m.find('=');
+        if (eq == std::string::npos || eq == 0 || eq + 1 == m.size())
+            throw UsageError("--map expects NAME_A=NAME_B, got \"" + m + "\"");
+        options.nameMap[m.substr(0, eq)] = m.substr(eq + 1);
+    }
+
+    RunSide a;
+    auto modelA = Model::load(o.modelA);
+    a.program = std::make_shared<Program>(modelA);
+    a.description = o.modelA;
+    a.inputs = readInputs(modelA->graph(), o.inputs, "--input");
+    completeInputs(modelA->graph(), a.inputs, o, dims, "A");
+
+    ComparisonResult res;
+    std::string kind;
+    if (!o.modelB.empty()) {
+        kind = "model";
+        RunSide b;
+        auto modelB = Model::load(o.modelB);
+        const Graph& gb = modelB->graph();
+        b.program = std::make_shared<Program>(modelB);
+        b.description = o.modelB;
+        if (!o.inputsB.empty()) {
+            b.inputs = readInputs(gb, o.inputsB, "--input-b");
+        } else {
+            // B takes A's inputs by name, converted when B declares another floating-point type (fp32 vs fp16).
+            for (ValueId id : gb.inputs()) {
+                const auto& v = gb.value(id);
+                auto it = a.inputs.find(v.name);
+                if (it == a.inputs.end())
+                    continue;
+                Value value = it->second;
+                if (value.isTensor() && v.type.kind == Value::Kind::Tensor && v.type.elementType != DataType::Undefined
+                    && value.tensor().dtype() != v.type.elementType && isFloatingPoint(value.tensor().dtype())
+                    && isFloatingPoint(v.type.elementType)) {
+                    std::cout << "input \"" << v.name << "\" converted from "
+                              << dataTypeName(value.tensor().dtype()) << " to " << dataTypeName(v.type.elementType)
+                              << " for B\n";
+                    value = Value(castTensor(value.tensor(), v.type.elementType));
+                }
+                b.inputs[v.name] = value;
+            }
+        }
+        completeInputs(gb, b.inputs, o, dims, "B");
+        res = compareRuns(a, b, options);
+    } else {
+        kind = "reference";
+        ReferenceValues reference = ReferenceValues::load(o.reference);
+        res = compareWithReference(a, reference, options);
+    }
+
+    std::cout << "compare: A = " << res.sideA << ", B = " << res.sideB << "; rtol " << num(o.rtol) << ", atol "
+              << num(o.atol) << "\n";
+    std::cout << "frame | node (op) | value | type A | type B | max abs | max rel | cosine | mismatching | status\n";
+    size_t hiddenSources = 0;
+    for (const auto& r : res.rows) {
+        if (o.divergedOnly && !isDivergent(r.status))
+            continue;
+        // Weights present on one side only are many and rarely interesting: counted, listed in --json.
+        if (r.origin == ValueOrigin::Initializer && (r.status == CompareStatus::OnlyA || r.status == CompareStatus::OnlyB)) {
+            ++hiddenSources;
+            continue;
+        }
+        printRow(r);
+    }
+    if (hiddenSources)
+        std::cout << "(" << hiddenSources << " initializer(s) present on one side only, not shown; see --json)\n";
+
+    std::cout << "values: " << res.count(CompareStatus::Match) << " match, " << res.count(CompareStatus::Mismatch)
+              << " mismatch, " << res.count(CompareStatus::ShapeMismatch) << " shape mismatch, "
+              << res.count(CompareStatus::KindMismatch) << " kind mismatch, " << res.count(CompareStatus::OnlyA)
+              << " only in A, " << res.count(CompareStatus::OnlyB) << " only in B, "
+              << res.count(CompareStatus::Skipped) << " skipped\n";
+    if (!res.errorA.empty())
+        std::cout << "side A failed: " << res.errorA << "\n";
+    if (!res.errorB.empty())
+        std::cout << "side B failed: " << res.errorB << "\n";
+    for (size_t r : res.differingSources) {
+        const CompareRow& row = res.rows[r];
+        std::cout << "differing " << valueOriginName(row.origin) << " \"" << row.name << "\": max abs error "
+                  << num(row.stats.maxAbsError) << ", " << row.stats.mismatches << " of " << row.stats.elements
+                  << " elements" << (row.note.empty() ? "" : " (" + row.note + ")") << "\n";
+    }
+    size_t roots = 0;
+    for (const auto& n : res.nodes)
+        roots += n.root;
+    if (res.firstDivergence) {
+        const NodeCompare& n = res.nodes[*res.firstDivergence];
+        std::cout << "first divergence: node \"" << n.node << "\" (" << n.opType << ") at " << n.framePath
+                  << ", output " << nodeOutputs(res, n) << ": " << statusText(n.status);
+        if (n.status == CompareStatus::Mismatch)
+            std::cout << ", max abs error " << num(n.maxAbsError) << ", max rel error " << num(n.maxRelError)
+                      << ", cosine " << num(n.minCosine);
+        std::cout << "; all its inputs computed by nodes match\n";
+        if (roots > 1)
+            std::cout << "(" << roots - 1 << " more independent divergence(s); see the \"root\" flag in --json)\n";
+    } else if (res.hasDivergence()) {
+        std::cout << "no divergent node";
+        if (!res.differingSources.empty())
+            std::cout << " (only graph inputs / initializers differ)";
+        std::cout << "\n";
+    } else {
+        std::cout << "no divergence: every value present on both sides matches\n";
+    }
+    if (!o.json.empty())
+        writeJson(o.json, resultJson(res, kind));
+    if (!o.nodeData.empty())
+        writeJson(o.nodeData, nodeDataJson(res, o.nodeDataMetric));
+    return res.hasDivergence() ? kModelError : kOk;
+}
+
+} // namespace
+
+CommandRunner addCompareCommand(CLI::App& app)
+{
+    auto o = std::make_shared<CompareCliOptions>();
+    auto* cmd = app.add_subcommand("compare",
+        "Run a model against a second model or reference values, compare every value and name the first node "
+        "where they diverge (exit 0: all match, 1: divergence or error)");
+    cmd->add_option("model", o->modelA, "Model A (.onnx)")->required();
+    cmd->add_option("model_b", o->modelB, "Model B (.onnx), run on the same inputs");
+    cmd->add_option("--reference", o->reference,
+        "Compare with reference values instead: a folder written by run --dump-all (manifest.json + .npy), or an "
+        ".npz whose arrays are named after values (\"FRAME / NAME\" for values inside subgraphs)");
+    cmd->add_option("-i,--input", o->inputs,
+        "NAME=FILE (.npy, .npz, .pb) or FILE.npz: inputs of A, and of B unless --input-b is given");
+    cmd->add_option("--input-b", o->inputsB, "NAME=FILE or FILE.npz: inputs of B (the same model with other "
+                                             "inputs, or a model with other input names)");
+    cmd->add_flag("--random-inputs", o->randomInputs,
+        "Generate the inputs not given, as run --random-inputs does (the same values for the same --seed)");
+    cmd->add_option("--seed", o->seed, "Seed for --random-inputs")->capture_default_str();
+    cmd->add_option("--dim", o->dims, "SYMBOL=VALUE: a symbolic input dimension for --random-inputs");
+    cmd->add_option("--rtol", o->rtol, "Relative tolerance: |a - b| <= atol + rtol * |b|")->capture_default_str();
+    cmd->add_option("--atol", o->atol, "Absolute tolerance")->capture_default_str();
+    cmd->add_option("--map", o->maps, "NAME_A=NAME_B: value NAME_A of A is NAME_B on side B (renamed tensors)");
+    cmd->add_flag("--no-initializers", o->noInitializers, "Do not compare the initializers of the two models");
+    cmd->add_flag("--diverged-only", o->divergedOnly, "Print only the rows that diverge");
+    cmd->add_option("--json", o->json, "Write the comparison as JSON (docs/compare-format.md)");
+    cmd->add_option("--node-data", o->nodeData,
+        "Write Model Explorer node data JSON: per node, its worst error keyed by an output tensor name");
+    cmd->add_option("--node-data-metric", o->nodeDataMetric, "abs (max abs error), rel or ratio (error / tolerance)")
+        ->capture_default_str();
+    return [cmd, o]() -> int { return cmd->parsed() ? runCompare(*o) : -1; };
+}
+
+} // namespace onnxscope::cli

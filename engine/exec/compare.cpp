@@ -1,0 +1,669 @@
+// SPDX-License-Identifier: MIT
+// Comparison runs (compare.h): two executions, or one and reference values, compared value by value as they are
+// produced.
+#include "engine/exec/compare.h"
+
+#include "engine/exec/session.h"
+
+#include <deque>
+#include <functional>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace onnxscope {
+
+size_t ComparisonResult::count(CompareStatus status) const
+{
+    size_t n = 0;
+    for (const auto& r : rows)
+        n += r.status == status;
+    return n;
+}
+
+bool ComparisonResult::allMatch() const
+{
+    if (!errorA.empty() || !errorB.empty() || cancelled)
+        return false;
+    for (const auto& r : rows)
+        if (r.status != CompareStatus::Match)
+            return false;
+    return true;
+}
+
+bool ComparisonResult::hasDivergence() const
+{
+    if (!errorA.empty() || !errorB.empty() || cancelled)
+        return true;
+    for (const auto& r : rows)
+        if (isDivergent(r.status))
+            return true;
+    return false;
+}
+
+std::map<std::pair<const Graph*, NodeId>, const NodeCompare*> ComparisonResult::worstByNode() const
+{
+    auto rank = [](const NodeCompare& n) {
+        return std::make_tuple(isDivergent(n.status), n.toleranceRatio, n.maxAbsError);
+    };
+    std::map<std::pair<const Graph*, NodeId>, const NodeCompare*> out;
+    for (const auto& n : nodes) {
+        auto [it, inserted] = out.try_emplace({ n.graph, n.nodeId }, &n);
+        if (!inserted && rank(n) > rank(*it->second))
+            it->second = &n;
+    }
+    return out;
+}
+
+namespace {
+
+/// Every value name of a graph and of its subgraphs and function bodies.
+void collectNames(const Graph& graph, std::unordered_set<std::string>& names)
+{
+    for (const auto& v : graph.values())
+        if (v.source != ValueInfo::Source::OuterScope)
+            names.insert(v.name);
+    for (const auto& node : graph.nodes()) {
+        for (const auto& [attr, sub] : node.subgraphs)
+            if (sub)
+                collectNames(*sub, names);
+        if (node.functionBody)
+            collectNames(*node.functionBody, names);
+    }
+}
+
+enum class Side { A, B };
+
+/// A value produced on one side, as the comparison sees it.
+struct Produced {
+    ValueOrigin origin = ValueOrigin::NodeOutput;
+    std::string framePath;
+    std::string name;
+    int64_t iteration = -1;
+    const Node* node = nullptr;
+    const Graph* graph = nullptr;
+    uint64_t frameId = 0;
+    ValueId valueId = kNoValue;
+};
+
+/// Where a node input came from, for telling roots of a divergence from what follows it.
+struct InputRef {
+    int64_t row = -1; // a row of a value produced by a node (A side), -1 if none
+    uint64_t frameInput = 0; // nonzero: an input of this subgraph frame (its taint is the frame's)
+};
+
+struct FrameInfo {
+    uint64_t parent = 0;
+    NodeId owner = -1;
+    const Graph* graph = nullptr;
+    int64_t iteration = -1; // effective: the innermost enclosing loop's
+};
+
+struct NodeRecord {
+    std::vector<InputRef> inputs;
+    uint64_t frameId = 0;
+};
+
+/// Receives execution events of one side and hands the produced values to the comparison.
+class SideObserver : public SessionObserver {
+public:
+    std::function<void(const Produced&, const Value&)> produced;
+    std::function<void(const NodeEvent&)> before, after;
+    std::unordered_map<uint64_t, FrameInfo> frames;
+    uint64_t nodesDone = 0;
+
+    void beforeNode(const NodeEvent& e) override
+    {
+        if (before)
+            before(e);
+    }
+    void afterNode(const NodeEvent& e) override
+    {
+        ++nodesDone;
+        if (after)
+            after(e);
+        const Graph& g = e.frame.graph();
+        for (size_t i = 0; i < e.outputs.size() && i < e.node.outputs.size(); ++i) {
+            if (e.node.outputs[i] == kNoValue || e.outputs[i].isNone())
+                continue;
+            Produced p;
+            p.framePath = e.framePath;
+            p.name = g.value(e.node.outputs[i]).name;
+            p.iteration = iterationOf(e.frame.id);
+            p.node = &e.node;
+            p.graph = &g;
+            p.frameId = e.frame.id;
+            p.valueId = e.node.outputs[i];
+            produced(p, e.outputs[i]);
+        }
+    }
+    void frameEntered(const Frame& f, const std::string&) override
+    {
+        FrameInfo info;
+        info.parent = f.parentFrameId;
+        info.owner = f.ownerNode;
+        info.graph = f.plan->graph;
+        info.iteration = f.iteration >= 0 ? f.iteration : iterationOf(f.parentFrameId);
+        frames[f.id] = info;
+    }
+    int64_t iterationOf(uint64_t frameId) const
+    {
+        auto it = frames.find(frameId);
+        return it == frames.end() ? -1 : it->second.iteration;
+    }
+};
+
+class Comparison {
+public:
+    Comparison(const CompareOptions& options)
+        : m_options(options)
+    {
+        m_result.tolerance = options.tolerance;
+    }
+
+    ComparisonResult run(const RunSide& a, const RunSide* b, const ReferenceValues* reference)
+    {
+        check(a.program != nullptr, "compare: side A has no program");
+        check(b == nullptr || b->program != nullptr, "compare: side B has no program");
+        m_reference = reference;
+        m_result.programA = a.program;
+        m_result.sideA = a.description.empty() ? a.program->model().displayName() : a.description;
+        if (b) {
+            m_result.programB = b->program;
+            m_result.sideB = b->description.empty() ? b->program->model().displayName() : b->description;
+        } else {
+            m_result.sideB = reference->description();
+        }
+
+        std::unordered_set<std::string> namesA;
+        collectNames(a.program->model().graph(), namesA);
+        for (const auto& n : namesA)
+            m_namesAInB.insert(mapName(n));
+        if (b)
+            collectNames(b->program->model().graph(), m_namesB);
+
+        Session sa(a.program, m_options.sessionOptions);
+        std::unique_ptr<Session> sb;
+        SideObserver oa, ob;
+        oa.produced = [&](const Produced& p, const Value& v) { producedA(p, v); };
+        oa.before = [&](const NodeEvent& e) { beforeA(e, oa); };
+        oa.after = [&](const NodeEvent& e) { afterA(e, oa); };
+        sa.addObserver(&oa);
+        if (b) {
+            sb = std::make_unique<Session>(b->program, m_options.sessionOptions);
+            ob.produced = [&](const Produced& p, const Value& v) { producedB(p, v); };
+            sb->addObserver(&ob);
+        }
+
+        bool doneA = !startSide(sa, a, m_result.errorA);
+        bool doneB = true;
+        if (b) {
+            doneB = !startSide(*sb, *b, m_result.errorB);
+            if (doneA) // nothing of A will come: B need not run
+                doneB = true;
+        }
+        if (!doneA)
+            emitSources(Side::A, sa, a);
+        if (!doneB)
+            emitSources(Side::B, *sb, *b);
+        if (doneA)
+            finishA();
+        if (doneB)
+            finishB();
+
+        uint64_t reported = 0;
+        while (!doneA || !doneB) {
+            if (m_options.cancel && m_options.cancel->load()) {
+                m_result.cancelled = true;
+                break;
+            }
+            // Advance the side that is behind: the one holding fewer values that wait for the other side.
+            const bool stepA = !doneA && (doneB || m_waitingA <= m_waitingB);
+            Session& s = stepA ? sa : *sb;
+            std::string& error = stepA ? m_result.errorA : m_result.errorB;
+            try {
+                s.advance();
+            } catch (const Error& e) {
+                error = e.what();
+            } catch (const std::exception& e) {
+                error = e.what();
+            }
+            if (s.state() != Session::State::Running) {
+                if (stepA) {
+                    doneA = true;
+                    finishA();
+                } else {
+                    doneB = true;
+                    finishB();
+                }
+            }
+            if (m_options.progress && oa.nodesDone >= reported + 64) {
+                reported = oa.nodesDone;
+                m_options.progress(reported);
+            }
+        }
+        if (m_result.cancelled) {
+            finishA();
+            finishB();
+        }
+        if (m_options.progress)
+            m_options.progress(oa.nodesDone);
+        m_frames = std::move(oa.frames);
+        finalize();
+        return std::move(m_result);
+    }
+
+private:
+    struct WaitingA {
+        size_t row;
+        Value value;
+    };
+    struct WaitingB {
+        Produced info;
+        Value value;
+        uint64_t sequence;
+    };
+
+    static size_t weight(const Value& v) { return v.byteSize() + 64; }
+
+    std::string mapName(const std::string& nameA) const
+    {
+        auto it = m_options.nameMap.find(nameA);
+        return it == m_options.nameMap.end() ? nameA : it->second;
+    }
+    static std::string key(const std::string& framePath, const std::string& name) { return framePath + '\n' + name; }
+
+    bool startSide(Session& s, const RunSide& side, std::string& error)
+    {
+        try {
+            s.start(side.inputs);
+            return true;
+        } catch (const std::exception& e) {
+            error = e.what();
+            return false;
+        }
+    }
+
+    void emitSources(Side side, const Session& s, const RunSide& run)
+    {
+        const Graph& g = run.program->model().graph();
+        const Frame& main = s.frame(0);
+        std::set<ValueId> done;
+        auto emit = [&](ValueId id, ValueOrigin origin) {
+            if (!done.insert(id).second || main.values[static_cast<size_t>(id)].isNone())
+                return;
+            Produced p;
+            p.origin = origin;
+            p.framePath = main.label;
+            p.name = g.value(id).name;
+            p.graph = &g;
+            p.frameId = main.id;
+            p.valueId = id;
+            const Value& v = main.values[static_cast<size_t>(id)];
+            if (side == Side::A) {
+                // A reference holds node values; a source it lacks is expected, not worth a row.
+                if (m_reference && m_reference->find(p.framePath, mapName(p.name)) < 0)
+                    return;
+                producedA(p, v);
+            } else {
+                producedB(p, v);
+            }
+        };
+        for (ValueId id : g.inputs())
+            if (run.inputs.count(g.value(id).name))
+                emit(id, ValueOrigin::GraphInput);
+        if (m_options.compareInitializers)
+            for (ValueId id : g.initializers())
+                emit(id, ValueOrigin::Initializer);
+    }
+
+    size_t newRow(const Produced& p, const Value& v, uint64_t sequence)
+    {
+        CompareRow row;
+        row.origin = p.origin;
+        row.name = p.name;
+        row.nameB = mapName(p.name);
+        row.framePath = p.framePath;
+        row.iteration = p.iteration;
+        if (p.node) {
+            row.node = p.node->displayName();
+            row.opType = p.node->opType;
+            row.nodeId = p.node->id;
+        }
+        row.graph = p.graph;
+        row.sequence = sequence;
+        row.typeA = v.typeString();
+        row.status = CompareStatus::OnlyA;
+        m_result.rows.push_back(std::move(row));
+        const size_t index = m_result.rows.size() - 1;
+        if (p.frameId)
+            m_rowOf[{ p.frameId, p.valueId }] = index;
+        return index;
+    }
+
+    void fill(size_t rowIndex, const Value& a, const Value& b)
+    {
+        CompareRow& row = m_result.rows[rowIndex];
+        row.typeB = b.typeString();
+        PairComparison c = compareValuePair(a, b, m_options.tolerance);
+        row.status = c.status;
+        row.stats = c.stats;
+        row.note = c.note;
+    }
+
+    void producedA(const Produced& p, const Value& v)
+    {
+        const uint64_t sequence = p.node ? m_sequenceA : 0;
+        const size_t row = newRow(p, v, sequence);
+        if (p.node)
+            m_pendingNodeRows.push_back(row);
+        const std::string nameB = mapName(p.name);
+        if (m_reference) {
+            int64_t index = m_reference->find(p.framePath, nameB);
+            if (index < 0)
+                return;
+            m_referenceUsed.insert(static_cast<size_t>(index));
+            try {
+                fill(row, v, m_reference->read(static_cast<size_t>(index)));
+            } catch (const std::exception& e) {
+                m_result.rows[row].status = CompareStatus::Skipped;
+                m_result.rows[row].note = e.what();
+            }
+            return;
+        }
+        const std::string k = key(p.framePath, nameB);
+        auto it = m_waitingForA.find(k);
+        if (it != m_waitingForA.end() && !it->second.empty()) {
+            WaitingB w = std::move(it->second.front());
+            it->second.pop_front();
+            if (it->second.empty())
+                m_waitingForA.erase(it);
+            m_waitingB -= weight(w.value);
+            fill(row, v, w.value);
+            return;
+        }
+        if (m_finishedB || !m_namesB.count(nameB))
+            return; // stays OnlyA
+        m_waitingForB[k].push_back({ row, v });
+        m_waitingA += weight(v);
+    }
+
+    void producedB(const Produced& p, const Value& v)
+    {
+        const uint64_t sequence = p.node ? ++m_sequenceB : 0;
+        const std::string k = key(p.framePath, p.name);
+        auto it = m_waitingForB.find(k);
+        if (it != m_waitingForB.end() && !it->second.empty()) {
+            WaitingA w = std::move(it->second.front());
+            it->second.pop_front();
+            if (it->second.empty())
+                m_waitingForB.erase(it);
+            m_waitingA -= weight(w.value);
+            fill(w.row, w.value, v);
+            return;
+        }
+        // A name side A maps elsewhere, or never has, cannot be matched.
+        if (m_finishedA || !m_namesAInB.count(p.name)) {
+            onlyB(p, v, sequence);
+            return;
+        }
+        m_waitingForA[k].push_back({ p, v, sequence });
+        m_waitingB += weight(v);
+    }
+
+    void onlyB(const Produced& p, const Value& v, uint64_t sequence)
+    {
+        CompareRow row;
+        row.status = CompareStatus::OnlyB;
+        row.origin = p.origin;
+        row.name = p.name;
+        row.nameB = p.name;
+        row.framePath = p.framePath;
+        row.iteration = p.iteration;
+        if (p.node) {
+            row.node = p.node->displayName();
+            row.opType = p.node->opType;
+            row.nodeId = p.node->id;
+        }
+        row.graph = p.graph;
+        row.sequence = sequence;
+        row.typeB = v.typeString();
+        m_onlyB.push_back(std::move(row));
+    }
+
+    void finishA()
+    {
+        m_finishedA = true;
+        for (auto& [k, list] : m_waitingForA)
+            for (auto& w : list)
+                onlyB(w.info, w.value, w.sequence);
+        m_waitingForA.clear();
+        m_waitingB = 0;
+    }
+
+    void finishB()
+    {
+        m_finishedB = true;
+        m_waitingForB.clear(); // their rows stay OnlyA
+        m_waitingA = 0;
+    }
+
+    InputRef resolve(uint64_t frameId, const Graph& graph, ValueId id, const SideObserver& o) const
+    {
+        const ValueInfo& v = graph.value(id);
+        switch (v.source) {
+        case ValueInfo::Source::NodeOutput: {
+            auto it = m_rowOf.find({ frameId, id });
+            return { it == m_rowOf.end() ? -1 : static_cast<int64_t>(it->second), 0 };
+        }
+        case ValueInfo::Source::Input: {
+            auto f = o.frames.find(frameId);
+            if (f == o.frames.end())
+                return {}; // the main graph's inputs are sources
+            return { -1, frameId };
+        }
+        case ValueInfo::Source::Initializer:
+            return {};
+        case ValueInfo::Source::OuterScope: {
+            auto f = o.frames.find(frameId);
+            if (f == o.frames.end() || !graph.parent())
+                return {};
+            const Graph& parent = *graph.parent();
+            ValueId outer = parent.findValue(v.name);
+            if (outer == kNoValue)
+                return { -1, frameId };
+            return resolve(f->second.parent, parent, outer, o);
+        }
+        }
+        return {};
+    }
+
+    void beforeA(const NodeEvent& e, const SideObserver& o)
+    {
+        NodeRecord rec;
+        rec.frameId = e.frame.id;
+        const Graph& g = e.frame.graph();
+        for (ValueId id : e.node.inputs)
+            if (id != kNoValue)
+                rec.inputs.push_back(resolve(e.frame.id, g, id, o));
+        for (ValueId id : e.node.implicitInputs)
+            rec.inputs.push_back(resolve(e.frame.id, g, id, o));
+        m_before[{ e.frame.id, e.node.id }] = std::move(rec);
+    }
+
+    void afterA(const NodeEvent& e, const SideObserver& o)
+    {
+        ++m_sequenceA;
+        // The outputs' rows are made right after this (SideObserver::afterNode); close the previous node first.
+        closeNode();
+        NodeCompare n;
+        n.framePath = e.framePath;
+        n.node = e.node.displayName();
+        n.opType = e.node.opType;
+        n.graph = &e.frame.graph();
+        n.nodeId = e.node.id;
+        n.iteration = o.iterationOf(e.frame.id);
+        n.sequence = m_sequenceA;
+        m_result.nodes.push_back(std::move(n));
+        auto it = m_before.find({ e.frame.id, e.node.id });
+        if (it != m_before.end()) {
+            m_records.push_back(std::move(it->second));
+            m_before.erase(it);
+        } else {
+            m_records.push_back({ {}, e.frame.id });
+        }
+        m_nodeOpen = true;
+    }
+
+    void closeNode()
+    {
+        if (!m_nodeOpen)
+            return;
+        m_result.nodes.back().rows = std::move(m_pendingNodeRows);
+        m_pendingNodeRows.clear();
+        m_nodeOpen = false;
+    }
+
+    static int severity(CompareStatus s)
+    {
+        switch (s) {
+        case CompareStatus::KindMismatch: return 6;
+        case CompareStatus::ShapeMismatch: return 5;
+        case CompareStatus::Mismatch: return 4;
+        case CompareStatus::Skipped: return 3;
+        case CompareStatus::Match: return 2;
+        case CompareStatus::OnlyA: return 1;
+        case CompareStatus::OnlyB: return 0;
+        }
+        return 0;
+    }
+
+    void finalize()
+    {
+        closeNode();
+        // Per-node worst output.
+        for (auto& n : m_result.nodes) {
+            n.status = CompareStatus::OnlyA;
+            for (size_t r : n.rows) {
+                const CompareRow& row = m_result.rows[r];
+                if (severity(row.status) > severity(n.status))
+                    n.status = row.status;
+                if (row.status == CompareStatus::Match || row.status == CompareStatus::Mismatch) {
+                    n.maxAbsError = std::max(n.maxAbsError, row.stats.maxAbsError);
+                    n.maxRelError = std::max(n.maxRelError, row.stats.maxRelError);
+                    n.minCosine = std::min(n.minCosine, row.stats.cosine);
+                    n.toleranceRatio = std::max(n.toleranceRatio, row.stats.toleranceRatio);
+                }
+            }
+        }
+        // Roots: in execution order, a node whose outputs diverge while no input is downstream of a divergence.
+        // Unmatched values carry the taint of their producer's inputs; a subgraph frame's inputs carry the taint of
+        // the node that owns the frame (its inputs, and anything that diverged in its earlier iterations).
+        std::vector<char> taintedRow(m_result.rows.size(), 0);
+        std::set<std::pair<uint64_t, NodeId>> taintedOwners;
+        std::unordered_map<uint64_t, bool> frameTaint;
+        std::function<bool(const InputRef&)> tainted;
+        auto frameTainted = [&](uint64_t frameId) -> bool {
+            auto cached = frameTaint.find(frameId);
+            if (cached != frameTaint.end())
+                return cached->second;
+            bool t = false;
+            auto f = m_frames.find(frameId);
+            if (f != m_frames.end()) {
+                auto owner = m_ownerInputs.find({ f->second.parent, f->second.owner });
+                if (owner != m_ownerInputs.end())
+                    for (const auto& in : owner->second)
+                        t = t || tainted(in);
+                t = t || taintedOwners.count({ f->second.parent, f->second.owner }) > 0;
+            }
+            frameTaint[frameId] = t;
+            return t;
+        };
+        tainted = [&](const InputRef& in) -> bool {
+            if (in.row >= 0)
+                return isDivergent(m_result.rows[static_cast<size_t>(in.row)].status)
+                    || taintedRow[static_cast<size_t>(in.row)];
+            return in.frameInput && frameTainted(in.frameInput);
+        };
+        for (size_t i = 0; i < m_result.nodes.size(); ++i)
+            m_ownerInputs[{ m_records[i].frameId, m_result.nodes[i].nodeId }] = m_records[i].inputs;
+        // Owner inputs must be the ones seen before the owner ran; nodes are visited in completion order, and a
+        // control-flow node completes after its frames, so index the owner by its beforeNode record.
+        for (size_t i = 0; i < m_result.nodes.size(); ++i) {
+            NodeCompare& n = m_result.nodes[i];
+            bool anyTainted = false;
+            for (const auto& in : m_records[i].inputs)
+                anyTainted = anyTainted || tainted(in);
+            anyTainted = anyTainted || taintedOwners.count({ m_records[i].frameId, n.nodeId }) > 0;
+            const bool diverged = isDivergent(n.status);
+            n.root = diverged && !anyTainted;
+            if (anyTainted || diverged) {
+                for (size_t r : n.rows)
+                    taintedRow[r] = 1;
+                // Every node owning an enclosing frame is downstream of this from now on.
+                uint64_t frame = m_records[i].frameId;
+                for (auto f = m_frames.find(frame); f != m_frames.end(); f = m_frames.find(f->second.parent)) {
+                    taintedOwners.insert({ f->second.parent, f->second.owner });
+                    frameTaint.clear(); // cached answers may change
+                }
+            }
+            if (n.root && !m_result.firstDivergence)
+                m_result.firstDivergence = i;
+        }
+        for (size_t r = 0; r < m_result.rows.size(); ++r) {
+            const CompareRow& row = m_result.rows[r];
+            if (row.origin != ValueOrigin::NodeOutput && isDivergent(row.status))
+                m_result.differingSources.push_back(r);
+        }
+        // Reference values side A never produced.
+        if (m_reference)
+            for (size_t i = 0; i < m_reference->entries().size(); ++i)
+                if (!m_referenceUsed.count(i)) {
+                    const auto& e = m_reference->entries()[i];
+                    CompareRow row;
+                    row.status = CompareStatus::OnlyB;
+                    row.name = row.nameB = e.name;
+                    row.framePath = e.framePath;
+                    row.node = e.node;
+                    row.typeB = e.type;
+                    row.note = e.note;
+                    m_onlyB.push_back(std::move(row));
+                }
+        for (auto& row : m_onlyB)
+            m_result.rows.push_back(std::move(row));
+        m_onlyB.clear();
+    }
+
+    const CompareOptions& m_options;
+    ComparisonResult m_result;
+    const ReferenceValues* m_reference = nullptr;
+    std::set<size_t> m_referenceUsed;
+    std::unordered_set<std::string> m_namesB, m_namesAInB;
+    std::unordered_map<std::string, std::deque<WaitingA>> m_waitingForB;
+    std::unordered_map<std::string, std::deque<WaitingB>> m_waitingForA;
+    size_t m_waitingA = 0, m_waitingB = 0; // weights of the values held for the other side
+    bool m_finishedA = false, m_finishedB = false;
+    std::vector<CompareRow> m_onlyB;
+    uint64_t m_sequenceA = 0, m_sequenceB = 0;
+    std::map<std::pair<uint64_t, ValueId>, size_t> m_rowOf; // (frame id, value) -> row, side A
+    std::map<std::pair<uint64_t, NodeId>, NodeRecord> m_before;
+    std::map<std::pair<uint64_t, NodeId>, std::vector<InputRef>> m_ownerInputs;
+    std::vector<NodeRecord> m_records; // parallel to m_result.nodes
+    std::vector<size_t> m_pendingNodeRows;
+    bool m_nodeOpen = false;
+    std::unordered_map<uint64_t, FrameInfo> m_frames;
+};
+
+} // namespace
+
+ComparisonResult compareRuns(const RunSide& a, const RunSide& b, const CompareOptions& options)
+{
+    return Comparison(options).run(a, &b, nullptr);
+}
+
+ComparisonResult compareWithReference(const RunSide& a, const ReferenceValues& reference, const CompareOptions& options)
+{
+    return Comparison(options).run(a, nullptr, &reference);
+}
+
+} // namespace onnxscope

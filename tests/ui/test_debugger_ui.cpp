@@ -1,0 +1,625 @@
+// SPDX-License-Identifier: MIT
+// The debugger UI driven headless through the real MainWindow, DebuggerUi, docks and a real DebugController thread:
+// inputs from files, stepping, breakpoints, NaN breaks, stepping into If/Loop bodies, YieldOp overrides, failures,
+// pausing a long run, and exports read back with numpy and onnx.
+#include "engine/exec/session.h"
+#include "engine/io/npy.h"
+#include "engine/model/model.h"
+#include "ui/debugger/breakpoint_model.h"
+#include "ui/debugger/call_stack_model.h"
+#include "ui/debugger/debug_controller.h"
+#include "ui/debugger/debugger_panels.h"
+#include "ui/debugger/debugger_ui.h"
+#include "ui/debugger/profile_model.h"
+#include "ui/debugger/values_model.h"
+#include "ui/debugger/yield_dialog.h"
+#include "ui/document/model_document.h"
+#include "ui/graphview/graph_scene.h"
+#include "ui/graphview/graph_view.h"
+#include "ui/inputeditor/inputs_panel.h"
+#include "ui/mainwindow/main_window.h"
+#include "ui/tensorinspector/tensor_inspector.h"
+#include "ui/tensorinspector/tensor_table_model.h"
+
+#include <QAbstractItemModelTester>
+#include <QAction>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QSpinBox>
+#include <QTableView>
+#include <QLabel>
+#include <QProcess>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace onnxscope;
+
+namespace {
+
+// x -> a = x + y -> b = a * x -> d = DEBUG(b) -> c = d - y -> out = c / y
+const char* kChain = R"(<ir_version: 8, opset_import: ["" : 17, "mlprodict" : 1]>
+agraph (float[N] x, float[3] y) => (float[3] out) {
+    a = Add(x, y)
+    b = Mul(a, x)
+    d = mlprodict.DEBUG(b)
+    c = Sub(d, y)
+    out = Div(c, y)
+})";
+
+// A Loop of 3 iterations whose body holds an If (as in the engine's control-flow tests).
+const char* kLoopWithIf = R"(<ir_version: 8, opset_import: ["" : 17]>
+agraph (float[2] x) => (float[2] out, float[3, 2] trace) {
+    trip = Constant <value = int64 {3}> ()
+    cond = Constant <value = bool {1}> ()
+    out, trace = Loop (trip, cond, x) <body = loop_body (int64 i, bool c, float[2] acc) => (bool c_out, float[2] acc_out, float[2] s) {
+        c_out = Identity(c)
+        zero = Constant <value = int64 {0}> ()
+        later = Greater(i, zero)
+        acc_out = If (later) <then_branch = then_g () => (float[2] t) { t = Add(acc, x) }, else_branch = else_g () => (float[2] e) { e = Mul(acc, x) }>
+        s = Identity(acc_out)
+    }>
+})";
+
+const char* kNaN = R"(<ir_version: 8, opset_import: ["" : 17]>
+agraph (float[3] x) => (float[3] out) {
+    r = Relu(x)
+    l = Log(x)
+    out = Add(r, l)
+})";
+
+const char* kYield = R"(<ir_version: 8, opset_import: ["" : 17, "mlprodict" : 1]>
+agraph (float[2] x) => (float[2] out) {
+    y = Add(x, x)
+    z = mlprodict.YieldOp(y)
+    out = Mul(z, x)
+})";
+
+const char* kFailing = R"(<ir_version: 8, opset_import: ["" : 17]>
+agraph (float[3] x, float[2] y) => (float[3] out) {
+    a = Add(x, x)
+    out = Mul(a, y)
+})";
+
+// Many iterations, to have a run long enough to pause.
+const char* kLongLoop = R"(<ir_version: 8, opset_import: ["" : 17]>
+agraph (float[4] x) => (float[4] out) {
+    trip = Constant <value = int64 {100000000}> ()
+    cond = Constant <value = bool {1}> ()
+    out = Loop (trip, cond, x) <body = long_body (int64 i, bool c, float[4] acc) => (bool c_out, float[4] acc_out) {
+        c_out = Identity(c)
+        acc_out = Add(acc, acc)
+    }>
+})";
+
+const char* kPython = "/usr/bin/python3";
+
+QString runPython(const QString& script)
+{
+    QProcess p;
+    p.start(QString::fromLatin1(kPython), { QStringLiteral("-c"), script });
+    if (!p.waitForFinished(60000))
+        return QStringLiteral("python timed out");
+    const QString err = QString::fromUtf8(p.readAllStandardError());
+    if (p.exitCode() != 0)
+        return QStringLiteral("python failed: ") + err;
+    return QString::fromUtf8(p.readAllStandardOutput()).trimmed();
+}
+
+std::vector<float> floats(const Value& v)
+{
+    auto d = v.tensor().data<float>();
+    return { d.begin(), d.end() };
+}
+
+} // namespace
+
+class TestDebuggerUi : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir m_settingsDir;
+    QTemporaryDir m_work;
+    std::unique_ptr<MainWindow> m_window;
+    DebuggerUi* m_ui = nullptr;
+
+    DebugController* controller() const { return m_ui->controller(); }
+
+    void openText(const char* text, const QString& name)
+    {
+        QSignalSpy opened(m_window.get(), &MainWindow::modelOpened);
+        m_window->document()->setModel(Model::fromText(text), m_work.filePath(name));
+        QVERIFY(opened.count() == 1 || opened.wait(5000));
+        QCOMPARE(controller()->state(), DebuggerState::Ready);
+        QVERIFY(QTest::qWaitFor([&] { return !m_window->graphView()->isLayoutRunning(); }, 10000));
+    }
+
+    /// Triggers an action and waits for the run to stop (or finish / fail).
+    bool act(QAction* action)
+    {
+        if (!action->isEnabled())
+            return false;
+        QSignalSpy stopped(controller(), &DebugController::stopped);
+        action->trigger();
+        if (stopped.isEmpty() && !stopped.wait(20000))
+            return false;
+        return QTest::qWaitFor([&] { return !m_window->graphView()->isLayoutRunning(); }, 10000);
+    }
+
+    std::string nextNodeName() const
+    {
+        const DebugSnapshotPtr s = controller()->snapshot();
+        const Node* n = s ? s->nextNode() : nullptr;
+        return n ? n->displayName() : std::string("<none>");
+    }
+
+    NodeState stateOfNode(const std::string& name) const
+    {
+        GraphView* view = m_window->graphView();
+        const Graph* g = view->currentGraph();
+        NodeItem* item = g ? view->scene()->itemForNode(g->findNode(name)) : nullptr;
+        return item ? item->state() : NodeState::NotRun;
+    }
+
+    void selectNode(const std::string& name)
+    {
+        const Graph& g = m_window->document()->model()->graph();
+        m_window->graphView()->centerOnNode(&g, g.findNode(name), true);
+        QTRY_COMPARE(m_ui->selectedNodeName(), QString::fromStdString(name));
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_settingsDir.isValid());
+        QVERIFY(m_work.isValid());
+        QCoreApplication::setOrganizationName(QStringLiteral("onnxscope-debugger-tests"));
+        QSettings::setDefaultFormat(QSettings::IniFormat);
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settingsDir.path());
+        qputenv("ONNXSCOPE_NO_DIALOGS", "1");
+    }
+
+    void init()
+    {
+        m_window = std::make_unique<MainWindow>();
+        m_window->setErrorReporter([](const QString&, const QString&) {});
+        m_ui = new DebuggerUi(m_window.get());
+        m_window->resize(1400, 900);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+    }
+
+    void cleanup()
+    {
+        m_window.reset();
+        m_ui = nullptr;
+    }
+
+    void stepThreeTimesWithAnInputFromAFile()
+    {
+        openText(kChain, QStringLiteral("chain.onnx"));
+        // x comes from a .npy written by numpy; y is typed in. numpy also computes what every node must produce.
+        const QString x = m_work.filePath(QStringLiteral("x.npy"));
+        const QString expected = runPython(QStringLiteral(
+            "import numpy as np\n"
+            "x = np.array([1.5, -2.0, 3.25], dtype=np.float32); y = np.array([2, 4, 0.5], dtype=np.float32)\n"
+            "np.save('%1', x)\n"
+            "a = x + y; b = a * x\n"
+            "print(' '.join(repr(float(v)) for v in np.concatenate([a, b])))\n").arg(x));
+        QVERIFY2(!expected.startsWith(QStringLiteral("python")), qPrintable(expected));
+        m_ui->inputs()->setFile(QStringLiteral("x"), x);
+        m_ui->inputs()->setTypedText(QStringLiteral("y"), QStringLiteral("[2, 4, 0.5]"));
+        QVERIFY2(m_ui->inputs()->validate(), qPrintable(m_ui->inputs()->errorFor(QStringLiteral("x")) + m_ui->inputs()->errorFor(QStringLiteral("y"))));
+
+        QSignalSpy states(controller(), &DebugController::stateChanged);
+        QVERIFY(act(m_ui->stepOverAction())); // starts, stopped before the first node
+        QCOMPARE(controller()->state(), DebuggerState::Paused);
+        QCOMPARE(nextNodeName(), std::string("Add_0"));
+        QCOMPARE(stateOfNode("Add_0"), NodeState::Current);
+        QVERIFY(states.count() >= 2);
+        QCOMPARE(states.at(0).at(0).value<DebuggerState>(), DebuggerState::Running);
+        QCOMPARE(states.last().at(0).value<DebuggerState>(), DebuggerState::Paused);
+        for (int i = 0; i < 3; ++i)
+            QVERIFY(act(m_ui->stepOverAction()));
+        QCOMPARE(nextNodeName(), std::string("Sub_3"));
+        QCOMPARE(stateOfNode("Sub_3"), NodeState::Current);
+        QCOMPARE(stateOfNode("Add_0"), NodeState::Done);
+        QCOMPARE(stateOfNode("DEBUG_2"), NodeState::Done);
+        QCOMPARE(stateOfNode("Div_4"), NodeState::NotRun);
+        QVERIFY(m_ui->statusLabel()->text().contains(QStringLiteral("node 3 of 5")));
+
+        // The values shown are numpy's.
+        QStringList numbers = expected.split(QLatin1Char(' '));
+        QCOMPARE(numbers.size(), 6);
+        ValuesModel* values = m_ui->values()->model();
+        QAbstractItemModelTester tester(values, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        for (const auto& [name, offset] : { std::pair { "a", 0 }, std::pair { "b", 3 } }) {
+            const int row = values->rowOf(name);
+            QVERIFY2(row >= 0, name);
+            const auto got = floats(values->valueAt(row)->record.value);
+            for (int i = 0; i < 3; ++i)
+                QCOMPARE(got[static_cast<size_t>(i)], numbers[offset + i].toFloat());
+            const float lo = std::min({ numbers[offset].toFloat(), numbers[offset + 1].toFloat(), numbers[offset + 2].toFloat() });
+            QCOMPARE(values->index(row, ValuesModel::MinColumn).data(ValuesModel::SortRole).toDouble(), static_cast<double>(lo));
+            QCOMPARE(values->index(row, ValuesModel::ProducerColumn).data().toString(), QString::fromLatin1(name[0] == 'a' ? "Add_0 (Add)" : "Mul_1 (Mul)"));
+        }
+        QCOMPARE(values->rowOf("c"), -1); // not run yet
+        // The tensor inspector shows the last node's output (the DEBUG node's d = b).
+        QVERIFY(m_ui->inspector()->title().startsWith(QStringLiteral("d")));
+        QTRY_VERIFY(m_ui->inspector()->statsReady());
+        QCOMPARE(m_ui->inspector()->tableModel()->rowCount(), 3);
+        QCOMPARE(m_ui->inspector()->tableModel()->index(1, 0).data(Qt::DisplayRole).toString(), QString::number(numbers[4].toFloat(), 'g', 6));
+
+        // Executed edges show the actual shape; N resolved to 3.
+        bool actual = false;
+        for (EdgeItem* e : m_window->graphView()->scene()->edgeItems())
+            actual |= e->label() == QStringLiteral("float 3");
+        QVERIFY(actual);
+
+        // Finishing matches a plain engine run with the same inputs.
+        QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(controller()->state(), DebuggerState::Finished);
+        Session plain(std::make_shared<Program>(m_window->document()->model()));
+        auto out = plain.run({ { "x", readNpy(x.toStdString()) }, { "y", Tensor::vector1D<float>({ 2, 4, 0.5f }) } });
+        QCOMPARE(floats(controller()->snapshot()->outputs.at("out")), floats(out.at("out")));
+    }
+
+    void breakpointStopsThereAndCanBeDisabled()
+    {
+        openText(kChain, QStringLiteral("chain.onnx"));
+        m_ui->inputs()->setTypedText(QStringLiteral("x"), QStringLiteral("1 2 3"));
+        m_ui->inputs()->setTypedText(QStringLiteral("y"), QStringLiteral("1 1 1"));
+        selectNode("Sub_3");
+        m_ui->toggleBreakpointAction()->trigger();
+        BreakpointModel* bps = m_ui->breakpoints();
+        QAbstractItemModelTester tester(bps, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(bps->rowCount(), 1);
+        QVERIFY(m_window->graphView()->scene()->itemForNode(m_window->document()->model()->graph().findNode("Sub_3"))->hasBreakpointMarker());
+        QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(controller()->state(), DebuggerState::Paused);
+        QCOMPARE(controller()->snapshot()->reason, StopReason::Breakpoint);
+        QCOMPARE(nextNodeName(), std::string("Sub_3"));
+        QCOMPARE(bps->breakpoints().front().hits, 1);
+        QVERIFY(m_ui->values()->model()->rowOf("d") >= 0);
+        QCOMPARE(m_ui->values()->model()->rowOf("c"), -1);
+        QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(controller()->state(), DebuggerState::Finished);
+
+        // Disabled through the check box: the next run does not stop.
+        QVERIFY(bps->setData(bps->index(0, BreakpointModel::KindColumn), Qt::Unchecked, Qt::CheckStateRole));
+        QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(controller()->state(), DebuggerState::Finished);
+        // An op-type breakpoint added while paused applies to the next step.
+        QVERIFY(act(m_ui->stepOverAction()));
+        BreakpointSpec op;
+        op.kind = BreakpointSpec::Kind::OpType;
+        op.pattern = QStringLiteral("Div");
+        bps->add(op);
+        QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(nextNodeName(), std::string("Div_4"));
+        // Run to the selected node, and delete.
+        QVERIFY(bps->remove(bps->breakpoints().back().id));
+        selectNode("Mul_1");
+        m_ui->stopAction()->trigger();
+        QCOMPARE(controller()->state(), DebuggerState::Ready);
+        QVERIFY(act(m_ui->runToAction()));
+        QCOMPARE(controller()->snapshot()->reason, StopReason::RunToReached);
+        QCOMPARE(nextNodeName(), std::string("Mul_1"));
+        // A value condition on a node's output.
+        BreakpointSpec cond;
+        cond.kind = BreakpointSpec::Kind::Condition;
+        cond.condition = QStringLiteral("any |x| > 10");
+        bps->add(cond);
+        QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(controller()->snapshot()->reason, StopReason::Breakpoint);
+        // b = (x + 1) * x = [2, 6, 12]: the first output over 10 is Mul's.
+        QCOMPARE(controller()->snapshot()->lastGraph->node(controller()->snapshot()->lastNode).displayName(), std::string("Mul_1"));
+    }
+
+    void breakOnNaNStopsAtTheNodeThatMadeIt()
+    {
+        openText(kNaN, QStringLiteral("nan.onnx"));
+        m_ui->inputs()->setTypedText(QStringLiteral("x"), QStringLiteral("1, -1, 2"));
+        BreakpointSpec nan;
+        nan.kind = BreakpointSpec::Kind::NonFinite;
+        m_ui->breakpoints()->add(nan);
+        QVERIFY(act(m_ui->continueAction()));
+        const DebugSnapshotPtr s = controller()->snapshot();
+        QCOMPARE(s->reason, StopReason::NonFinite);
+        QCOMPARE(s->lastGraph->node(s->lastNode).displayName(), std::string("Log_1"));
+        QCOMPARE(nextNodeName(), std::string("Add_2"));
+        ValuesModel* values = m_ui->values()->model();
+        const int row = values->rowOf("l");
+        QVERIFY(row >= 0);
+        QCOMPARE(values->index(row, ValuesModel::NanColumn).data().toString(), QStringLiteral("1"));
+        QCOMPARE(values->index(values->rowOf("r"), ValuesModel::NanColumn).data().toString(), QStringLiteral("0"));
+        QTRY_VERIFY(m_ui->inspector()->statsReady());
+        QCOMPARE(m_ui->inspector()->stats()->nan, 1);
+        QVERIFY(m_ui->inspector()->statsText().contains(QStringLiteral("NaN 1")));
+    }
+
+    void stepsIntoLoopAndIfAndBackOut()
+    {
+        openText(kLoopWithIf, QStringLiteral("loop.onnx"));
+        m_ui->inputs()->setTypedText(QStringLiteral("x"), QStringLiteral("2 3"));
+        QVERIFY(act(m_ui->stepOverAction()));
+        QVERIFY(act(m_ui->stepOverAction()));
+        QVERIFY(act(m_ui->stepOverAction()));
+        QCOMPARE(nextNodeName(), std::string("Loop_2"));
+        QVERIFY(act(m_ui->stepIntoAction()));
+        CallStackModel* stack = m_ui->callStack()->model();
+        QAbstractItemModelTester tester(stack, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(stack->rowCount(), 2);
+        QCOMPARE(stack->index(0, CallStackModel::FrameColumn).data().toString(), QStringLiteral("Loop \"Loop_2\" iteration 0"));
+        QCOMPARE(nextNodeName(), std::string("Identity_0"));
+        // The graph view follows into the body and marks the Loop node as in progress in the main graph.
+        QTRY_COMPARE(m_window->graphView()->currentGraph(), controller()->snapshot()->innermost()->graph);
+        for (int i = 0; i < 3; ++i)
+            QVERIFY(act(m_ui->stepOverAction()));
+        QCOMPARE(nextNodeName(), std::string("If_3"));
+        QVERIFY(act(m_ui->stepIntoAction()));
+        QCOMPARE(stack->rowCount(), 3);
+        QCOMPARE(m_ui->callStack()->pathText(), QStringLiteral("main \u203a Loop \"Loop_2\" iteration 0 \u203a If \"If_3\" else_branch"));
+        QCOMPARE(nextNodeName(), std::string("Mul_0"));
+        QVERIFY(act(m_ui->stepOverAction()));
+        // The else branch's value: acc * x = [4, 9], kept for inspection with its frame.
+        ValuesModel* values = m_ui->values()->model();
+        const int row = values->rowOf("e");
+        QVERIFY(row >= 0);
+        QCOMPARE(floats(values->valueAt(row)->record.value), (std::vector<float> { 4, 9 }));
+        QVERIFY(values->index(row, ValuesModel::FrameColumn).data().toString().contains(QStringLiteral("If \"If_3\" else_branch")));
+        QCOMPARE(values->index(row, ValuesModel::IterationColumn).data().toString(), QString());
+        // Selecting the Loop frame in the call stack shows that frame's values only and its graph.
+        m_ui->callStack()->view()->setCurrentIndex(stack->index(1, 0));
+        const FrameSnapshot* loopFrame = stack->frameAt(1);
+        QCOMPARE(m_ui->values()->proxy()->frame(), static_cast<quint64>(loopFrame->id));
+        for (int r = 0; r < m_ui->values()->proxy()->rowCount(); ++r)
+            QCOMPARE(m_ui->values()->proxy()->index(r, ValuesModel::IterationColumn).data().toString(), QStringLiteral("0"));
+        QVERIFY(m_ui->values()->proxy()->rowCount() >= 3);
+        QTRY_COMPARE(m_window->graphView()->currentGraph(), loopFrame->graph);
+        // Step out of the If, then out of the Loop iteration.
+        QVERIFY(act(m_ui->stepOutAction()));
+        QCOMPARE(stack->rowCount(), 2);
+        QCOMPARE(nextNodeName(), std::string("Identity_4"));
+        QVERIFY(act(m_ui->stepOutAction()));
+        QCOMPARE(stack->rowCount(), 1);
+        QCOMPARE(m_ui->callStack()->pathText(), QStringLiteral("main"));
+        QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(controller()->state(), DebuggerState::Finished);
+        QCOMPARE(floats(controller()->snapshot()->outputs.at("out")), (std::vector<float> { 8, 15 }));
+        // Per-iteration values of the body stay inspectable.
+        int iterations = 0;
+        for (const auto& v : controller()->snapshot()->values)
+            iterations += v.record.name == "s";
+        QCOMPARE(iterations, 3);
+        // Profile: per node and per op type, under the model tester.
+        ProfileModel* profile = m_ui->profile()->model();
+        QAbstractItemModelTester profileTester(profile, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QVERIFY(profile->rowCount() >= 8);
+        profile->setMode(ProfileModel::Mode::PerOpType);
+        QStringList ops;
+        for (int r = 0; r < profile->rowCount(); ++r)
+            ops << profile->index(r, ProfileModel::NameColumn).data().toString();
+        QVERIFY(ops.contains(QStringLiteral("Mul")) && ops.contains(QStringLiteral("Add")) && !ops.contains(QStringLiteral("Loop")));
+        m_ui->profile()->colourBox()->setChecked(true);
+        m_window->graphView()->showGraph(&m_window->document()->model()->graph());
+        QVERIFY(QTest::qWaitFor([&] { return !m_window->graphView()->isLayoutRunning(); }, 10000));
+        bool coloured = false;
+        for (NodeItem* item : m_window->graphView()->scene()->nodeItems())
+            coloured |= item->heatColour().isValid();
+        QVERIFY(coloured);
+    }
+
+    void yieldOpOverrideChangesTheResultAndIsRemembered()
+    {
+        openText(kYield, QStringLiteral("yield.onnx"));
+        m_ui->inputs()->setTypedText(QStringLiteral("x"), QStringLiteral("1 2"));
+        const QString replacement = m_work.filePath(QStringLiteral("z.npy"));
+        writeNpy(replacement.toStdString(), Tensor::vector1D<float>({ 10, 20 }));
+        QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(controller()->snapshot()->reason, StopReason::YieldOp);
+        QTRY_VERIFY(m_ui->yieldDialog() != nullptr);
+        YieldDialog* dialog = m_ui->yieldDialog();
+        QCOMPARE(dialog->outputNames(), QStringList { QStringLiteral("z") });
+        // Kept as is, z = y = 2x.
+        QCOMPARE(floats(dialog->outputs().at("z")), (std::vector<float> { 2, 4 }));
+        QVERIFY(dialog->setReplacementFile(QStringLiteral("z"), replacement));
+        QSignalSpy stopped(controller(), &DebugController::stopped);
+        dialog->findChild<QPushButton*>(QStringLiteral("applyContinue"))->click();
+        QVERIFY(stopped.wait(10000));
+        QCOMPARE(controller()->state(), DebuggerState::Finished);
+        QCOMPARE(floats(controller()->snapshot()->outputs.at("out")), (std::vector<float> { 10, 40 }));
+
+        // The next run offers the remembered replacement.
+        QVERIFY(act(m_ui->continueAction()));
+        QTRY_VERIFY(m_ui->yieldDialog() != nullptr && m_ui->yieldDialog() != dialog);
+        dialog = m_ui->yieldDialog();
+        QCOMPARE(floats(dialog->outputs().at("z")), (std::vector<float> { 10, 20 }));
+        // Keeping the input this time gives the identity result.
+        dialog->keepInput(QStringLiteral("z"));
+        QSignalSpy stopped2(controller(), &DebugController::stopped);
+        dialog->findChild<QPushButton*>(QStringLiteral("applyContinue"))->click();
+        QVERIFY(stopped2.wait(10000));
+        QCOMPARE(floats(controller()->snapshot()->outputs.at("out")), (std::vector<float> { 2, 8 }));
+        QVERIFY(controller()->rememberedYieldOutputs().empty());
+    }
+
+    void failingNodeLeavesTheUiInFailedState()
+    {
+        openText(kFailing, QStringLiteral("failing.onnx"));
+        m_ui->inputs()->setTypedText(QStringLiteral("x"), QStringLiteral("1 2 3"));
+        m_ui->inputs()->setTypedText(QStringLiteral("y"), QStringLiteral("1 2"));
+        QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(controller()->state(), DebuggerState::Failed);
+        const DebugSnapshotPtr s = controller()->snapshot();
+        QCOMPARE(s->reason, StopReason::Failed);
+        QVERIFY2(s->message.contains(QStringLiteral("Mul_1")), qPrintable(s->message));
+        QCOMPARE(stateOfNode("Mul_1"), NodeState::Failed);
+        QCOMPARE(stateOfNode("Add_0"), NodeState::Done);
+        QVERIFY(m_ui->statusLabel()->text().startsWith(QStringLiteral("Failed:")));
+        // Earlier values stay inspectable.
+        QVERIFY(m_ui->values()->model()->rowOf("a") >= 0);
+        m_ui->inspectValue(m_ui->values()->model()->rowOf("a"));
+        QCOMPARE(m_ui->inspector()->tensor().size(), 3);
+        QVERIFY(!m_ui->stepOutAction()->isEnabled());
+        QVERIFY(m_ui->continueAction()->isEnabled());
+        // Running again fails again without crashing.
+        QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(controller()->state(), DebuggerState::Failed);
+        // Bad inputs never start a run: the error shows next to the input.
+        m_ui->inputs()->setTypedText(QStringLiteral("y"), QStringLiteral("1 2 3"));
+        QVERIFY(!m_ui->inputs()->errorFor(QStringLiteral("y")).isEmpty());
+        QVERIFY(m_ui->inputs()->errorFor(QStringLiteral("y")).contains(QStringLiteral("expected 2 values")));
+    }
+
+    void longRunCanBePausedAndStopped()
+    {
+        openText(kLongLoop, QStringLiteral("long.onnx"));
+        m_ui->inputs()->setTypedText(QStringLiteral("x"), QStringLiteral("1 1 1 1"));
+        m_ui->values()->retentionBox()->setCurrentIndex(1); // keep the last N iterations only
+        m_ui->values()->keepBox()->setValue(2);
+        QSignalSpy progress(controller(), &DebugController::progress);
+        m_ui->continueAction()->trigger();
+        QCOMPARE(controller()->state(), DebuggerState::Running);
+        QVERIFY(m_ui->pauseAction()->isEnabled());
+        QVERIFY(!m_ui->stepOverAction()->isEnabled());
+        // The UI thread stays responsive while the worker runs.
+        QElapsedTimer t;
+        t.start();
+        QTest::qWait(300);
+        QVERIFY(t.elapsed() < 1500);
+        QSignalSpy stopped(controller(), &DebugController::stopped);
+        m_ui->pauseAction()->trigger();
+        QVERIFY(stopped.wait(10000));
+        QCOMPARE(controller()->state(), DebuggerState::Paused);
+        QCOMPARE(controller()->snapshot()->reason, StopReason::Paused);
+        QVERIFY(controller()->snapshot()->frames.size() >= 1);
+        // Memory stays bounded: only the last iterations' values are kept.
+        int64_t maxIteration = -1, minIteration = 1 << 30;
+        for (const auto& v : controller()->snapshot()->values)
+            if (v.record.iteration >= 0) {
+                maxIteration = std::max(maxIteration, v.record.iteration);
+                minIteration = std::min(minIteration, v.record.iteration);
+            }
+        QVERIFY(maxIteration > 10);
+        QVERIFY(maxIteration - minIteration <= 2);
+        // Continue, then stop while running.
+        m_ui->continueAction()->trigger();
+        QCOMPARE(controller()->state(), DebuggerState::Running);
+        QTest::qWait(100);
+        QSignalSpy states(controller(), &DebugController::stateChanged);
+        m_ui->stopAction()->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(controller()->state(), DebuggerState::Ready, 10000);
+        QCOMPARE(m_ui->values()->model()->rowCount(), 0);
+    }
+
+    void inputsAreValidatedAndRemembered()
+    {
+        openText(kChain, QStringLiteral("inputs.onnx"));
+        InputsPanel* inputs = m_ui->inputs();
+        QCOMPARE(inputs->inputNames(), (QStringList { QStringLiteral("x"), QStringLiteral("y") }));
+        QVERIFY(inputs->dims().count(QStringLiteral("N")));
+        inputs->setDim(QStringLiteral("N"), 3);
+        inputs->setSource(QStringLiteral("x"), InputSpec::Source::Range);
+        QVERIFY(inputs->errorFor(QStringLiteral("x")).isEmpty());
+        // A wrong dtype from a file is refused with the reason next to the input.
+        const QString ints = m_work.filePath(QStringLiteral("ints.npy"));
+        writeNpy(ints.toStdString(), Tensor::vector1D<int64_t>({ 1, 2, 3 }));
+        inputs->setFile(QStringLiteral("y"), ints);
+        QVERIFY2(inputs->errorFor(QStringLiteral("y")).contains(QStringLiteral("float")), qPrintable(inputs->errorFor(QStringLiteral("y"))));
+        QVERIFY(!inputs->validate());
+        // A wrong fixed dimension too.
+        const QString four = m_work.filePath(QStringLiteral("four.npy"));
+        writeNpy(four.toStdString(), Tensor::vector1D<float>({ 1, 2, 3, 4 }));
+        inputs->setFile(QStringLiteral("y"), four);
+        QVERIFY(inputs->errorFor(QStringLiteral("y")).contains(QStringLiteral("dimension 0 must be 3")));
+        QVERIFY(!m_ui->continueAction()->isEnabled() || (m_ui->continueAction()->trigger(), controller()->state() == DebuggerState::Ready));
+        inputs->setSource(QStringLiteral("y"), InputSpec::Source::Normal);
+        QVERIFY(inputs->validate());
+        // The factory builds the same tensors on any thread: a seeded random input is reproducible.
+        auto a = inputs->factory()();
+        auto b = inputs->factory()();
+        QCOMPARE(floats(a.at("y")), floats(b.at("y")));
+        QCOMPARE(floats(a.at("x")), (std::vector<float> { 0, 1, 2 }));
+        // Symbolic dimensions and sources are remembered for this model.
+        inputs->setDim(QStringLiteral("N"), 3);
+        InputsPanel again;
+        again.setModel(m_window->document()->model(), m_window->document()->path());
+        QCOMPARE(again.dims().at(QStringLiteral("N")), int64_t(3));
+        QCOMPARE(again.spec(QStringLiteral("x")).source, InputSpec::Source::Range);
+        QCOMPARE(again.spec(QStringLiteral("y")).source, InputSpec::Source::Normal);
+        // Strings typed one per line or as JSON.
+        const Tensor s = parseTypedValues(QStringLiteral("[\"a b\", \"c\"]"), DataType::String, { -1 });
+        QCOMPARE(s.data<std::string>()[0], std::string("a b"));
+        const Tensor s2 = parseTypedValues(QStringLiteral("x\ny z"), DataType::String, { 2 });
+        QCOMPARE(s2.data<std::string>()[1], std::string("y z"));
+        const Tensor bools = parseTypedValues(QStringLiteral("[[1, 0], [0, 1]]"), DataType::Bool, { 2, 2 });
+        QCOMPARE(bools.dtype(), DataType::Bool);
+        QCOMPARE(bools.toDouble(3), 1.0);
+    }
+
+    void exportsReadBackWithNumpyAndOnnx()
+    {
+        openText(kLoopWithIf, QStringLiteral("export.onnx"));
+        m_ui->inputs()->setTypedText(QStringLiteral("x"), QStringLiteral("2 3"));
+        QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(controller()->state(), DebuggerState::Finished);
+        const QString dir = m_work.filePath(QStringLiteral("export"));
+        QVERIFY(QDir().mkpath(dir));
+        QVERIFY(m_ui->exportAll(dir + QStringLiteral("/all.npz"), QStringLiteral("npz")));
+        QVERIFY(m_ui->exportAll(dir + QStringLiteral("/npy"), QStringLiteral("npy")));
+        QVERIFY(m_ui->exportAll(dir + QStringLiteral("/pb"), QStringLiteral("pb")));
+        QVERIFY(m_ui->exportAll(dir + QStringLiteral("/summary.json"), QStringLiteral("json")));
+        QVERIFY(m_ui->exportAll(dir + QStringLiteral("/debug.onnx"), QStringLiteral("debug-model")));
+        m_ui->inspectValue(m_ui->values()->model()->rowOf("trace"));
+        QCOMPARE(m_ui->inspector()->tensor().shape(), (Shape { 3, 2 }));
+        QVERIFY(m_ui->exportSelectedTensor(dir + QStringLiteral("/trace.npy")));
+        QVERIFY(m_ui->exportSelectedTensor(dir + QStringLiteral("/trace.pb")));
+        QVERIFY(m_ui->exportSelectedTensor(dir + QStringLiteral("/trace.csv")));
+        const QString result = runPython(QStringLiteral(R"(
+import json, os, numpy as np, onnx
+from onnx import numpy_helper
+d = '%1'
+trace = np.array([[4, 9], [6, 12], [8, 15]], dtype=np.float32)
+z = np.load(os.path.join(d, 'all.npz'))
+assert np.array_equal(z['trace'], trace), z['trace']
+assert np.array_equal(z['out'], [8, 15])
+assert np.array_equal(z['x'], [2, 3])
+body = [k for k in z.files if k.startswith('acc_out @ main / Loop "Loop_2" iteration ')]
+assert len(body) == 3, z.files
+assert np.array_equal(z['acc_out @ main / Loop "Loop_2" iteration 1'], [6, 12])
+m = json.load(open(os.path.join(d, 'npy', 'manifest.json')))
+inv = {v: k for k, v in m.items()}
+assert np.array_equal(np.load(os.path.join(d, 'npy', inv['trace'])), trace)
+pbm = json.load(open(os.path.join(d, 'pb', 'manifest.json')))
+t = onnx.TensorProto(); t.ParseFromString(open(os.path.join(d, 'pb', {v: k for k, v in pbm.items()}['out']), 'rb').read())
+assert np.array_equal(numpy_helper.to_array(t), [8, 15])
+s = json.load(open(os.path.join(d, 'summary.json')))
+tr = [v for v in s['values'] if v['name'] == 'trace'][0]
+assert tr['shape'] == [3, 2] and tr['dtype'] == 'float' and tr['node'] == 'Loop_2' and tr['op_type'] == 'Loop', tr
+assert abs(tr['stats']['max'] - 15) < 1e-6 and abs(tr['stats']['mean'] - trace.mean()) < 1e-5, tr
+assert any(v['iteration'] == 2 for v in s['values'])
+dm = onnx.load(os.path.join(d, 'debug.onnx'))
+inits = {i.name: numpy_helper.to_array(i) for i in dm.graph.initializer}
+assert np.array_equal(inits['trace__debug_value'], trace), inits.keys()
+dbg = [n for n in dm.graph.node if n.op_type == 'DEBUG']
+assert all(n.domain == 'mlprodict' for n in dbg) and any(n.input[0] == 'trace__debug_value' for n in dbg)
+assert any(o.domain == 'mlprodict' for o in dm.opset_import)
+assert len([n for n in dm.graph.node if n.op_type == 'Loop']) == 1
+assert np.array_equal(np.load(os.path.join(d, 'trace.npy')), trace)
+t = onnx.TensorProto(); t.ParseFromString(open(os.path.join(d, 'trace.pb'), 'rb').read())
+assert np.array_equal(numpy_helper.to_array(t), trace)
+assert np.array_equal(np.loadtxt(os.path.join(d, 'trace.csv'), delimiter=',', dtype=np.float32), trace)
+print('ok')
+)").arg(dir));
+        QCOMPARE(result, QStringLiteral("ok"));
+        // CSV refuses rank 3 with a reason instead of writing something wrong.
+        m_ui->inspector()->setTensor(QStringLiteral("cube"), Tensor(DataType::Float, { 2, 2, 2 }));
+        QVERIFY(!m_ui->exportSelectedTensor(dir + QStringLiteral("/cube.csv")));
+        QVERIFY(m_ui->statusLabel()->text().contains(QStringLiteral("1-D or 2-D")));
+    }
+};
+
+QTEST_MAIN(TestDebuggerUi)
+#include "test_debugger_ui.moc"

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: MIT
+// The tensor inspector: instant opening of huge tensors, statistics, slices, heatmap, histogram, strings and bools,
+// sequences, compare with a value or a .npy file; value conditions of conditional breakpoints.
+#include "engine/exec/tensor_stats.h"
+#include "engine/io/npy.h"
+#include "ui/debugger/value_condition.h"
+#include "ui/tensorinspector/tensor_inspector.h"
+#include "ui/tensorinspector/tensor_plots.h"
+#include "ui/tensorinspector/tensor_table_model.h"
+
+#include <QAbstractItemModelTester>
+#include <QElapsedTimer>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+
+using namespace onnxscope;
+
+class TestTensorInspector : public QObject {
+    Q_OBJECT
+private slots:
+    void hundredMillionElementsOpenInstantly()
+    {
+        TensorInspector inspector;
+        inspector.resize(800, 600);
+        inspector.show();
+        Tensor big(DataType::UInt8, { 10, 100, 100'000 });
+        big.data<uint8_t>()[0] = 7;
+        big.data<uint8_t>()[big.size() - 1] = 9;
+        QElapsedTimer t;
+        t.start();
+        inspector.setTensor(QStringLiteral("big"), big);
+        QApplication::processEvents();
+        // Only the visible cells are formatted; statistics come later from a worker thread.
+        QVERIFY2(t.elapsed() < 500, qPrintable(QString::number(t.elapsed())));
+        QVERIFY(!inspector.statsReady());
+        QCOMPARE(inspector.tableModel()->rowCount(), 100);
+        QCOMPARE(inspector.tableModel()->columnCount(), 100'000);
+        QTRY_VERIFY_WITH_TIMEOUT(inspector.statsReady(), 30000);
+        QCOMPARE(inspector.stats()->count, int64_t(100'000'000));
+        QCOMPARE(inspector.stats()->max, 9.0);
+        QCOMPARE(inspector.stats()->zeros, int64_t(100'000'000 - 2));
+        // The heatmap samples the 100 × 100000 slice down to at most 1024 columns.
+        inspector.tabs()->setCurrentIndex(TensorInspector::HeatmapTab);
+        QVERIFY(inspector.heatmap()->image().width() <= HeatmapWidget::kMaxSide);
+        QCOMPARE(inspector.heatmap()->image().height(), 100);
+        // The last slice holds the 9.
+        inspector.setSlice({ 9 });
+        QCOMPARE(inspector.tableModel()->index(99, 99'999).data().toString(), QStringLiteral("9"));
+    }
+
+    void statsSlicesHeatmapAndHistogram()
+    {
+        TensorInspector inspector;
+        Tensor t(DataType::Float, { 2, 3, 4 });
+        auto d = t.data<float>();
+        for (size_t i = 0; i < d.size(); ++i)
+            d[i] = static_cast<float>(i);
+        d[5] = NAN;
+        d[6] = INFINITY;
+        inspector.setTensor(QStringLiteral("t"), t);
+        QAbstractItemModelTester tester(inspector.tableModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QTRY_VERIFY(inspector.statsReady());
+        const TensorStats& s = *inspector.stats();
+        QCOMPARE(s.nan, int64_t(1));
+        QCOMPARE(s.posInf, int64_t(1));
+        QCOMPARE(s.zeros, int64_t(1));
+        QCOMPARE(s.min, 0.0);
+        QCOMPARE(s.max, 23.0);
+        // mean and std of 0..23 without 5 and 6, computed here directly
+        double sum = 0, sq = 0;
+        int n = 0;
+        for (int i = 0; i < 24; ++i)
+            if (i != 5 && i != 6) {
+                sum += i;
+                ++n;
+            }
+        const double mean = sum / n;
+        for (int i = 0; i < 24; ++i)
+            if (i != 5 && i != 6)
+                sq += (i - mean) * (i - mean);
+        QVERIFY(std::abs(s.mean - mean) < 1e-9);
+        QVERIFY(std::abs(s.std - std::sqrt(sq / n)) < 1e-9);
+        QVERIFY(inspector.statsText().contains(QStringLiteral("NaN 1")));
+        QCOMPARE(inspector.tableModel()->rowCount(), 3);
+        QCOMPARE(inspector.tableModel()->columnCount(), 4);
+        QCOMPARE(inspector.tableModel()->index(1, 1).data().toString(), QStringLiteral("NaN"));
+        inspector.setSlice({ 1 });
+        QCOMPARE(inspector.tableModel()->index(0, 0).data().toString(), QStringLiteral("12"));
+        auto* box = inspector.findChild<QSpinBox*>(QStringLiteral("sliceAxis0"));
+        QVERIFY(box);
+        QCOMPARE(box->value(), 1);
+        inspector.tabs()->setCurrentIndex(TensorInspector::HeatmapTab);
+        QCOMPARE(inspector.heatmap()->image().size(), QSize(4, 3));
+        QCOMPARE(inspector.heatmap()->low(), 12.0);
+        QCOMPARE(inspector.heatmap()->high(), 23.0);
+        QCOMPARE(inspector.heatmap()->image().pixel(0, 0), HeatmapWidget::colourAt(0));
+        QCOMPARE(inspector.heatmap()->image().pixel(3, 2), HeatmapWidget::colourAt(1));
+        int64_t total = 0;
+        for (int64_t c : inspector.histogram()->histogram().counts)
+            total += c;
+        QCOMPARE(total, int64_t(22)); // finite values only
+    }
+
+    void stringsBoolsAndSequences()
+    {
+        TensorInspector inspector;
+        Tensor s(DataType::String, { 2 });
+        s.data<std::string>()[0] = "hello";
+        s.data<std::string>()[1] = "w\u00f6rld";
+        inspector.setTensor(QStringLiteral("s"), s);
+        QCOMPARE(inspector.tableModel()->index(1, 0).data().toString(), QStringLiteral("\"w\u00f6rld\""));
+        QTRY_VERIFY(inspector.statsReady());
+        QCOMPARE(inspector.statsText(), QStringLiteral("2 strings"));
+        Tensor b = Tensor::vector1D<bool>({ true, false, true });
+        inspector.setTensor(QStringLiteral("b"), b);
+        QCOMPARE(inspector.tableModel()->index(0, 0).data().toString(), QStringLiteral("true"));
+        QTRY_VERIFY(inspector.statsReady());
+        QVERIFY(inspector.statsText().startsWith(QStringLiteral("true 2 \u00b7 false 1")));
+        Sequence seq;
+        seq.elementType = DataType::Float;
+        seq.items = { Tensor::vector1D<float>({ 1 }), Tensor::vector1D<float>({ 2, 3 }) };
+        inspector.setValue(QStringLiteral("seq"), Value(seq));
+        QCOMPARE(inspector.tensor().size(), 1);
+        auto* item = inspector.findChild<QSpinBox*>();
+        QVERIFY(item);
+        item->setValue(1);
+        QCOMPARE(inspector.tensor().size(), 2);
+        QVERIFY(inspector.title().contains(QStringLiteral("item 1 of 2")));
+    }
+
+    void compareWithValueAndFile()
+    {
+        QTemporaryDir dir;
+        TensorInspector inspector;
+        Tensor a = Tensor::fromVector<float>({ 1, 2, 3, 4, 5, 6 }, { 2, 3 });
+        inspector.setTensor(QStringLiteral("a"), a);
+        Tensor b = Tensor::fromVector<float>({ 1, 2, 3, 4, 5.5f, 6 }, { 2, 3 });
+        const QString path = dir.filePath(QStringLiteral("b.npy"));
+        writeNpy(path.toStdString(), b);
+        auto diff = inspector.compareWithFile(path);
+        QVERIFY(diff);
+        QCOMPARE(diff->maxAbs, 0.5);
+        QCOMPARE(diff->worstIndex, int64_t(4));
+        QVERIFY(std::abs(diff->maxRel - 0.5 / 5.5) < 1e-12);
+        QVERIFY(inspector.compareText().contains(QStringLiteral("[1, 1]")));
+        QCOMPARE(inspector.table()->currentIndex().row(), 1);
+        QCOMPARE(inspector.table()->currentIndex().column(), 1);
+        // Different element counts are refused with a reason.
+        QVERIFY(!inspector.compareWith(QStringLiteral("short"), Tensor::vector1D<float>({ 1 })));
+        QVERIFY(inspector.compareText().contains(QStringLiteral("element counts differ")));
+        QVERIFY(!inspector.compareWithFile(dir.filePath(QStringLiteral("missing.npy"))));
+    }
+
+    void valueConditions()
+    {
+        const Value v = Tensor::vector1D<float>({ -2e4f, 1, 3 });
+        QVERIFY(ValueCondition::parse("any |x| > 1e4").matches(v));
+        QVERIFY(!ValueCondition::parse("any x > 1e4").matches(v));
+        QVERIFY(ValueCondition::parse("all x < 5").matches(v));
+        QVERIFY(!ValueCondition::parse("all x >= 0").matches(v));
+        QVERIFY(ValueCondition::parse("min < -1000").matches(v));
+        QVERIFY(ValueCondition::parse("max == 3").matches(v));
+        QVERIFY(!ValueCondition::parse("nan").matches(v));
+        QVERIFY(ValueCondition::parse("nonfinite").matches(Value(Tensor::vector1D<float>({ 1, INFINITY }))));
+        QVERIFY(!ValueCondition::parse("any |x| > 0").matches(Value(Tensor::vector1D<std::string>({ "a" }))));
+        try {
+            ValueCondition::parse("x is big");
+            QFAIL("expected an error");
+        } catch (const Error& e) {
+            QVERIFY(std::string(e.what()).find("not understood") != std::string::npos);
+        }
+    }
+};
+
+QTEST_MAIN(TestTensorInspector)
+#include "test_tensor_inspector.moc"

@@ -121,7 +121,7 @@ deb)
         # No errors; warnings are printed for the record.
         # No errors (lintian exits 1 for those, 2 when it could not check); warnings are printed for the record.
         status=0
-        lintian --no-tag-display-limit "$deb" >"$scratch/lintian.log" 2>&1 || status=$?
+        lintian --tag-display-limit 0 "$deb" >"$scratch/lintian.log" 2>&1 || status=$?
         cat "$scratch/lintian.log"
         [ "$status" -eq 0 ] || fail "lintian exited with $status"
         ! grep -q "^E: " "$scratch/lintian.log" || fail "lintian reported errors"

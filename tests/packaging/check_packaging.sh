@@ -52,7 +52,7 @@ mime)
     fresh_scratch
     mkdir -p "$scratch/mime/packages"
     cp "$pkg/mime/onnxscope-mime.xml" "$scratch/mime/packages/"
-    out="$(update-mime-database "$scratch/mime" 2>&1)"
+    out="$(XDG_DATA_HOME="$scratch" update-mime-database "$scratch/mime" 2>&1)"
     [ -z "$out" ] || fail "update-mime-database: $out"
     grep -q "application/x-onnx:\*\.onnx" "$scratch/mime/globs" || fail "no *.onnx glob compiled"
     ;;

@@ -28,8 +28,8 @@ enum class AspectPolicy { Stretch, NotLarger, NotSmaller };
 /// nearest rounding, as onnxruntime does), 11-17 (roi, scales, sizes; every coordinate_transformation_mode,
 /// nearest_mode, cubic with cubic_coeff_a and exclude_outside, extrapolation_value), 18+ (axes,
 /// keep_aspect_ratio_policy; 19's half_pixel_symmetric). Nearest takes every element type, linear and cubic every
-/// numeric type (integers are computed in double, rounded half to even and saturated). Deviation: antialias=1 is
-/// refused when a linear or cubic resize downsamples an axis (it changes nothing otherwise).
+/// numeric type (integers are computed in double, rounded half to even and saturated). antialias (18) widens the
+/// linear/cubic filter by 1 / scale when downsampling, with the coefficients of ONNX's reference implementation.
 class Resize final : public Kernel {
 public:
     explicit Resize(const KernelInit& init)
@@ -62,7 +62,7 @@ public:
         m_params.excludeOutside = a.getInt("exclude_outside", 0) != 0;
         m_params.extrapolationValue = a.getFloat("extrapolation_value", 0.0f);
         if (m_opset >= 18) {
-            m_antialias = a.getInt("antialias", 0) != 0;
+            m_params.antialias = a.getInt("antialias", 0) != 0;
             m_axes = a.getInts("axes");
             const std::string policy = a.getString("keep_aspect_ratio_policy", "stretch");
             if (policy == "stretch")
@@ -176,17 +176,12 @@ public:
                 a.resizedLength = static_cast<double>(a.outLength);
             }
         }
-        if (m_antialias && m_params.mode != ResizeMode::Nearest)
-            for (const auto& a : ax)
-                if (a.scale < 1)
-                    throw ctx.error("antialias=1 when downsampling is not supported yet");
         ctx.setOutput(0, resizeTensor(ctx, m_params, x, ax));
     }
 
 private:
     int64_t m_opset;
     ResizeParams m_params;
-    bool m_antialias = false;
     std::vector<int64_t> m_axes;
     AspectPolicy m_policy = AspectPolicy::Stretch;
 };

@@ -83,10 +83,39 @@ void cubicCoefficients(double t, double A, double c[4])
     c[3] = ((A * (s + 1) - 5 * A) * (s + 1) + 8 * A) * (s + 1) - 4 * A;
 }
 
+/// First tap offset (relative to floor(x)) of the antialiased filter of ONNX's reference: the support of the
+/// linear (radius 1) or cubic (radius 2) kernel stretched by 1 / scale when downsampling.
+int64_t antialiasStart(const ResizeParams& p, double scale)
+{
+    const double s = std::min(scale, 1.0);
+    return static_cast<int64_t>(std::floor((p.mode == ResizeMode::Linear ? -1.0 : -2.0) / s)) + 1;
+}
+
+double antialiasCoefficient(const ResizeParams& p, double x)
+{
+    x = std::fabs(x);
+    if (p.mode == ResizeMode::Linear)
+        return std::max(0.0, 1 - x);
+    const double A = p.cubicA;
+    if (x <= 1)
+        return ((A + 2) * x - (A + 3)) * x * x + 1;
+    if (x < 2)
+        return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A;
+    return 0;
+}
+
 AxisTaps axisTaps(const ResizeParams& p, const ResizeAxis& a, int64_t inLength)
 {
     AxisTaps t;
     t.taps = p.mode == ResizeMode::Nearest ? 1 : p.mode == ResizeMode::Linear ? 2 : 4;
+    const bool antialias = p.antialias && p.mode != ResizeMode::Nearest;
+    int64_t aaStart = 0;
+    if (antialias) {
+        if (!(a.scale > 1e-6))
+            throw Error("antialias needs a scale above 1e-6, got " + std::to_string(a.scale));
+        aaStart = antialiasStart(p, a.scale);
+        t.taps = 2 - 2 * aaStart;
+    }
     const size_t n = static_cast<size_t>(a.outLength * t.taps);
     t.index.resize(n);
     t.weight.resize(n);
@@ -114,18 +143,36 @@ AxisTaps axisTaps(const ResizeParams& p, const ResizeAxis& a, int64_t inLength)
             t.identity = t.identity && t.index[base] == o;
             continue;
         }
-        const double fl = std::floor(x);
-        const double ratio = x - fl;
-        const int64_t i0 = static_cast<int64_t>(fl);
-        double c[4];
+        double fl = std::floor(x);
+        double ratio = x - fl;
+        std::vector<double> cv;
+        double c4[4];
+        double* c = c4;
         int64_t first;
-        if (p.mode == ResizeMode::Linear) {
+        if (antialias) {
+            // As ONNX's reference: an integral x is taken as floor(x) - 1 with ratio 1.
+            if (ratio == 0) {
+                fl -= 1;
+                ratio = 1;
+            }
+            const double s = std::min(a.scale, 1.0);
+            cv.resize(static_cast<size_t>(t.taps));
+            double sum = 0;
+            for (int64_t k = 0; k < t.taps; ++k) {
+                cv[static_cast<size_t>(k)] = antialiasCoefficient(p, s * (static_cast<double>(aaStart + k) - ratio));
+                sum += cv[static_cast<size_t>(k)];
+            }
+            for (double& v : cv)
+                v /= sum;
+            c = cv.data();
+            first = static_cast<int64_t>(fl) + aaStart;
+        } else if (p.mode == ResizeMode::Linear) {
             c[0] = 1 - ratio;
             c[1] = ratio;
-            first = i0;
+            first = static_cast<int64_t>(fl);
         } else {
             cubicCoefficients(ratio, p.cubicA, c);
-            first = i0 - 1;
+            first = static_cast<int64_t>(fl) - 1;
         }
         if (p.excludeOutside) {
             double sum = 0;

@@ -30,6 +30,8 @@ struct ResizeParams {
     double cubicA = -0.75;
     bool excludeOutside = false;
     double extrapolationValue = 0.0;
+    /// Resize-18's antialias for linear and cubic: the filter is widened by 1 / scale when downsampling.
+    bool antialias = false;
 };
 
 /// One axis of a resize: the scale, the output length, and for tf_crop_and_resize the roi start and end.

@@ -335,6 +335,7 @@ nlohmann::json resultJson(const ComparisonResult& res, const std::string& sideBK
     summary["nodes"] = res.nodes.size();
     summary["all_match"] = res.allMatch();
     summary["diverged"] = res.hasDivergence();
+    summary["peak_held_bytes"] = res.peakHeldBytes;
     j["summary"] = summary;
     j["error_a"] = res.errorA.empty() ? nlohmann::json(nullptr) : nlohmann::json(res.errorA);
     j["error_b"] = res.errorB.empty() ? nlohmann::json(nullptr) : nlohmann::json(res.errorB);

@@ -379,6 +379,7 @@ private:
             if (it->second.empty())
                 m_waitingForA.erase(it);
             m_waitingB -= weight(w.value);
+            m_held -= w.value.byteSize();
             fill(row, v, w.value);
             return;
         }
@@ -386,6 +387,8 @@ private:
             return; // stays OnlyA
         m_waitingForB[k].push_back({ row, v });
         m_waitingA += weight(v);
+        m_held += v.byteSize();
+        m_result.peakHeldBytes = std::max(m_result.peakHeldBytes, m_held);
     }
 
     void producedB(const Produced& p, const Value& v)
@@ -399,6 +402,7 @@ private:
             if (it->second.empty())
                 m_waitingForB.erase(it);
             m_waitingA -= weight(w.value);
+            m_held -= w.value.byteSize();
             fill(w.row, w.value, v);
             return;
         }
@@ -409,6 +413,8 @@ private:
         }
         m_waitingForA[k].push_back({ p, v, sequence });
         m_waitingB += weight(v);
+        m_held += v.byteSize();
+        m_result.peakHeldBytes = std::max(m_result.peakHeldBytes, m_held);
     }
 
     void onlyB(const Produced& p, const Value& v, uint64_t sequence)
@@ -439,6 +445,7 @@ private:
                 onlyB(w.info, w.value, w.sequence);
         m_waitingForA.clear();
         m_waitingB = 0;
+        m_held = recountHeld();
     }
 
     void finishB()
@@ -446,6 +453,19 @@ private:
         m_finishedB = true;
         m_waitingForB.clear(); // their rows stay OnlyA
         m_waitingA = 0;
+        m_held = recountHeld();
+    }
+
+    size_t recountHeld() const
+    {
+        size_t bytes = 0;
+        for (const auto& [k, list] : m_waitingForA)
+            for (const auto& w : list)
+                bytes += w.value.byteSize();
+        for (const auto& [k, list] : m_waitingForB)
+            for (const auto& w : list)
+                bytes += w.value.byteSize();
+        return bytes;
     }
 
     InputRef resolve(uint64_t frameId, const Graph& graph, ValueId id, const SideObserver& o) const
@@ -642,6 +662,7 @@ private:
     std::unordered_map<std::string, std::deque<WaitingA>> m_waitingForB;
     std::unordered_map<std::string, std::deque<WaitingB>> m_waitingForA;
     size_t m_waitingA = 0, m_waitingB = 0; // weights of the values held for the other side
+    size_t m_held = 0; // bytes of all held values
     bool m_finishedA = false, m_finishedB = false;
     std::vector<CompareRow> m_onlyB;
     uint64_t m_sequenceA = 0, m_sequenceB = 0;

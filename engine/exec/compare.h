@@ -117,6 +117,9 @@ struct ComparisonResult {
     /// Side A or B stopped on an error (the comparison covers what ran before it).
     std::string errorA, errorB;
     bool cancelled = false;
+    /// The most bytes of values held at once while waiting for their counterpart on the other side (what streaming
+    /// keeps in memory besides the two sessions' own live values).
+    size_t peakHeldBytes = 0;
 
     size_t count(CompareStatus status) const;
     /// Nothing diverged, nothing failed, nothing unmatched.

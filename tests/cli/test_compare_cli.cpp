@@ -181,7 +181,7 @@ if need(j, 'side_b_kind', (str,), 'top') not in ('model', 'reference'): errors.a
 for k in ('rtol', 'atol'): need(j, k, num, 'top')
 for k in ('error_a', 'error_b'): need(j, k, (str,), 'top', nullable=True)
 s = need(j, 'summary', (dict,), 'top') or {}
-for k in STATUS | {'values', 'nodes'}: need(s, k, (int,), 'summary')
+for k in STATUS | {'values', 'nodes', 'peak_held_bytes'}: need(s, k, (int,), 'summary')
 for k in ('all_match', 'diverged'): need(s, k, (bool,), 'summary')
 values = need(j, 'values', (list,), 'top') or []
 nodes = need(j, 'nodes', (list,), 'top') or []

@@ -324,6 +324,25 @@ agraph (float[4] x) => (float[2, 2] y) { s = Constant <value = int64[2] {3, 2}> 
         QCOMPARE(findRow(r, "main", "y")->status, CompareStatus::OnlyA);
     }
 
+    void valuesAreComparedAsTheyAreProduced()
+    {
+        // A chain of 20 nodes over 1 MiB tensors: at most one value waits for its counterpart at any time.
+        std::string text = R"(<ir_version: 8, opset_import: ["" : 17]>
+agraph (float[262144] x) => (float[262144] y) {
+    v0 = Neg(x)
+)";
+        for (int i = 1; i < 20; ++i)
+            text += "    v" + std::to_string(i) + " = Neg(v" + std::to_string(i - 1) + ")\n";
+        text += "    y = Identity(v19)\n}";
+        auto program = compile(text);
+        std::map<std::string, Value> in { { "x", Tensor(DataType::Float, { 262144 }) } };
+        ComparisonResult r = compareRuns({ program, in }, { program, in });
+        QVERIFY(r.allMatch());
+        QCOMPARE(r.nodes.size(), size_t(21));
+        QVERIFY2(r.peakHeldBytes <= (size_t(1) << 20), qPrintable(QString::number(r.peakHeldBytes)));
+        QVERIFY(r.peakHeldBytes > 0);
+    }
+
     void cancelStopsEarly()
     {
         auto program = compile(mlp("1.0, -2.0"));

@@ -543,6 +543,10 @@ agraph (uint8[1, 2] x, float[2] scales) => (uint8[a, b] y) {
             "roi");
         expectError("y = Resize (x, , , z)", "float[2, 2] x, int64[2] z",
             { { "x", Value(x) }, { "z", Value(Tensor::vector1D<int64_t>({ 2, -1 })) } }, "negative");
+        // An absurd size is an error naming the node, not an allocation failure.
+        expectError("y = Resize <mode = \"linear\"> (x, , , z)", "float[2, 2] x, int64[2] z",
+            { { "x", Value(x) }, { "z", Value(Tensor::vector1D<int64_t>({ int64_t(1) << 40, int64_t(1) << 40 })) } },
+            "[1099511627776, 1099511627776]");
     }
 };
 

@@ -274,7 +274,16 @@ Tensor resizeTensor(const KernelContext& ctx, const ResizeParams& params, const 
             throw ctx.error("cannot resize the empty axis " + std::to_string(d) + " of " + x.typeString() + " to "
                 + std::to_string(axes[d].outLength));
     }
-    Tensor out(x.dtype(), outShape);
+    Tensor out;
+    try {
+        out = Tensor(x.dtype(), outShape);
+        // The working buffers hold 8 bytes per element of the larger of input and output.
+        const size_t work = static_cast<size_t>(std::max(out.size(), x.size()));
+        if (work > Tensor::allocationLimit() / 8)
+            throw Error("resizing " + x.typeString() + " to " + shapeToString(outShape) + " needs more memory than allowed");
+    } catch (const Error& e) {
+        throw ctx.error(e.what());
+    }
     const int64_t total = out.size();
     if (total == 0)
         return out;
@@ -325,8 +334,16 @@ Tensor resizeTensor(const KernelContext& ctx, const ResizeParams& params, const 
             for (size_t i = 0; i < src.size(); ++i)
                 buf[i] = static_cast<double>(src[i]);
         });
+    // Shrinking axes first, then growing ones, so no intermediate is larger than max(input, output).
+    std::vector<size_t> order(rank);
+    for (size_t d = 0; d < rank; ++d)
+        order[d] = d;
+    std::stable_sort(order.begin(), order.end(), [&](size_t l, size_t r) {
+        return static_cast<double>(outShape[l]) / static_cast<double>(x.shape()[l])
+            < static_cast<double>(outShape[r]) / static_cast<double>(x.shape()[r]);
+    });
     Shape cur = x.shape();
-    for (size_t d = 0; d < rank; ++d) {
+    for (size_t d : order) {
         const AxisTaps& t = taps[d];
         if (t.identity)
             continue;

@@ -105,9 +105,9 @@ ValuesPanel::ValuesPanel(QWidget* parent)
     m_view->setSortingEnabled(true);
     m_view->sortByColumn(-1, Qt::AscendingOrder);
     m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
-    m_view->setColumnWidth(ValuesModel::NameColumn, 180);
-    m_view->setColumnWidth(ValuesModel::ProducerColumn, 160);
-    m_view->setColumnWidth(ValuesModel::FrameColumn, 150);
+    m_view->setColumnWidth(ValuesModel::NameColumn, 150);
+    m_view->setColumnWidth(ValuesModel::ProducerColumn, 150);
+    m_view->setColumnWidth(ValuesModel::FrameColumn, 70);
     for (int c = ValuesModel::IterationColumn; c < ValuesModel::ColumnCount; ++c)
         m_view->setColumnWidth(c, c == ValuesModel::ShapeColumn ? 110 : c == ValuesModel::IterationColumn ? 40 : 76);
     layout->addWidget(m_view, 1);

@@ -23,8 +23,10 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QSettings>
 #include <QStatusBar>
 #include <QTableView>
+#include <QTimer>
 #include <QToolBar>
 
 #include <cmath>
@@ -142,9 +144,23 @@ void DebuggerUi::createDocks()
     m_profile = new ProfilePanel(m_window);
     auto* profileDock = makeDock(QStringLiteral("Profile"), QStringLiteral("profileDock"), m_profile, m_window);
     m_window->addDock(profileDock, Qt::BottomDockWidgetArea);
+
+    // Bottom: the values (tabbed with the profile and the window's Problems and Tensor docks) beside the inspector.
+    // (Docks added to one area sit side by side; tabifying moves the second onto the first.)
     m_window->tabifyDockWidget(m_valuesDock, profileDock);
+    for (const char* name : { "problemsDock", "tensorDock" })
+        if (auto* dock = m_window->findChild<QDockWidget*>(QString::fromLatin1(name)); dock && m_window->dockWidgetArea(dock) == Qt::BottomDockWidgetArea)
+            m_window->tabifyDockWidget(m_valuesDock, dock);
     m_valuesDock->raise();
-    m_window->splitDockWidget(m_valuesDock, m_inspectorDock, Qt::Horizontal);
+    // Default sizes once the window is shown (sizes set before are not kept), unless MainWindow restored a saved
+    // layout ("windowState" is where it keeps it).
+    QTimer::singleShot(0, this, [this] {
+        if (QSettings().contains(QStringLiteral("windowState")))
+            return;
+        m_window->resizeDocks({ m_valuesDock, m_inspectorDock }, { m_window->width() / 2, m_window->width() / 2 }, Qt::Horizontal);
+        m_window->resizeDocks({ m_valuesDock }, { m_window->height() * 2 / 5 }, Qt::Vertical);
+    });
+    // Left: inputs, breakpoints and the call stack, tabbed.
     m_window->tabifyDockWidget(m_inputsDock, breakpointsDock);
     m_window->tabifyDockWidget(m_inputsDock, stackDock);
     m_inputsDock->raise();
@@ -443,9 +459,11 @@ void DebuggerUi::applyGraphState()
     if (s->failedGraph && s->failedNode >= 0) {
         view->setNodeState(s->failedGraph, s->failedNode, NodeState::Failed);
         view->centerOnNode(s->failedGraph, s->failedNode, false);
+        m_window->inspector()->showNode(s->failedGraph, s->failedNode);
     } else if (inner && inner->position >= 0) {
         view->setNodeState(inner->graph, inner->position, NodeState::Current);
         view->centerOnNode(inner->graph, inner->position, false);
+        m_window->inspector()->showNode(inner->graph, inner->position);
     } else if (inner && inner->graph != view->currentGraph()) {
         view->showGraph(inner->graph);
     }

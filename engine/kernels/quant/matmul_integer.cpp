@@ -26,9 +26,11 @@ std::vector<int64_t> matmulZeroPoint(const KernelContext& ctx, size_t input, Dat
 }
 
 /// sum_k (a[m, k] - azp[m]) * (b[k, n] - bzp[n]) for every batch of the plan, into `acc` (int64, exact).
-std::vector<int64_t> integerProduct(const MatMulPlan& p, const std::vector<int64_t>& a, const std::vector<int64_t>& b,
-    const std::vector<int64_t>& azp, const std::vector<int64_t>& bzp)
+std::vector<int64_t> integerProduct(const KernelContext& ctx, const MatMulPlan& p, const std::vector<int64_t>& a,
+    const std::vector<int64_t>& b, const std::vector<int64_t>& azp, const std::vector<int64_t>& bzp)
 {
+    if (static_cast<size_t>(elementCount(p.outShape)) > Tensor::allocationLimit() / 8)
+        throw ctx.error("the product " + shapeToString(p.outShape) + " needs more memory than allowed");
     std::vector<int64_t> acc(p.aOffset.size() * static_cast<size_t>(p.m * p.n), 0);
     std::vector<int64_t> row(static_cast<size_t>(p.n));
     for (size_t bi = 0; bi < p.aOffset.size(); ++bi) {
@@ -68,8 +70,8 @@ public:
         const MatMulPlan p = planMatMul(ctx, a.shape(), b.shape());
         const auto azp = matmulZeroPoint(ctx, 2, a.dtype(), p.m, "a_zero_point");
         const auto bzp = matmulZeroPoint(ctx, 3, b.dtype(), p.n, "b_zero_point");
-        const auto acc = integerProduct(p, integerValues(ctx, a, "A"), integerValues(ctx, b, "B"), azp, bzp);
         Tensor& y = ctx.allocateOutput(0, DataType::Int32, p.outShape);
+        const auto acc = integerProduct(ctx, p, integerValues(ctx, a, "A"), integerValues(ctx, b, "B"), azp, bzp);
         auto dst = y.data<int32_t>();
         for (size_t i = 0; i < dst.size(); ++i)
             dst[i] = static_cast<int32_t>(acc[i]);
@@ -100,8 +102,8 @@ public:
         if (yzpT.size() != 1)
             throw ctx.error("y_zero_point must be a scalar, got " + yzpT.typeString());
         const double yzp = static_cast<double>(integerValues(ctx, yzpT, "y_zero_point")[0]);
-        const auto acc = integerProduct(p, integerValues(ctx, a, "a"), integerValues(ctx, b, "b"), azp, bzp);
         Tensor& y = ctx.allocateOutput(0, yzpT.dtype(), p.outShape);
+        const auto acc = integerProduct(ctx, p, integerValues(ctx, a, "a"), integerValues(ctx, b, "b"), azp, bzp);
         dispatch<TypeList<uint8_t, int8_t>>(yzpT.dtype(), ctx.node().label(), [&]<class Q>() {
             auto dst = y.data<Q>();
             for (size_t i = 0; i < dst.size(); ++i) {

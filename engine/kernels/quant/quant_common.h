@@ -81,6 +81,8 @@ inline MatMulPlan planMatMul(const KernelContext& ctx, const Shape& a, const Sha
         throw ctx.error(e.what());
     }
     const int64_t batches = elementCount(batch);
+    if (static_cast<size_t>(batches) > Tensor::allocationLimit() / 16)
+        throw ctx.error("cannot multiply " + shapeToString(a) + " by " + shapeToString(b) + ": too many batches");
     const size_t r = batch.size();
     auto stridesFor = [&](const Shape& s) {
         // Strides in matrices, 0 on broadcast dims, aligned to the right of `batch`.

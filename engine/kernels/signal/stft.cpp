@@ -58,7 +58,11 @@ public:
             window.assign(static_cast<size_t>(frameLength), 1.0);
         const int64_t frames = (length - frameLength) / step + 1;
         const int64_t bins = m_onesided ? frameLength / 2 + 1 : frameLength;
-        std::vector<std::complex<double>> out(static_cast<size_t>(checkedMul(checkedMul(batch, frames), bins)));
+        const int64_t count = checkedMul(checkedMul(batch, frames), bins);
+        if (static_cast<size_t>(count) > Tensor::allocationLimit() / 16)
+            throw ctx.error("an STFT of " + std::to_string(frames) + " frames of " + std::to_string(bins)
+                + " bins needs more memory than allowed");
+        std::vector<std::complex<double>> out(static_cast<size_t>(count));
         std::vector<std::complex<double>> frame;
         for (int64_t b = 0; b < batch; ++b)
             for (int64_t f = 0; f < frames; ++f) {

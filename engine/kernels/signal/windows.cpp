@@ -100,6 +100,9 @@ public:
                 + std::to_string(upper));
         const int64_t bins = dftLength / 2 + 1;
         Tensor& y = ctx.allocateOutput(0, m_type, { bins, mels });
+        if (static_cast<size_t>(y.size()) > Tensor::allocationLimit() / 8)
+            throw ctx.error("a " + std::to_string(bins) + " x " + std::to_string(mels)
+                + " mel matrix needs more memory than allowed");
         auto mel = [](double hz) { return 2595 * std::log10(1 + hz / 700); };
         const double lowMel = mel(lower), highMel = mel(upper);
         const double step = (highMel - lowMel) / static_cast<double>(mels + 2);

@@ -15,6 +15,7 @@ namespace onnxscope {
 /// A 16-byte trivially copyable element (complex128).
 struct Bytes16 {
     uint64_t lo, hi;
+    bool operator==(const Bytes16&) const = default;
 };
 
 /// Calls `fn.template operator()<W>()` where W is std::string for string tensors and otherwise an unsigned integer

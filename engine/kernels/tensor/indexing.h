@@ -4,6 +4,7 @@
 // Helpers shared by the shape and indexing kernels (Slice, Tile, Expand, Pad, Gather*/Scatter*, ...): reading
 // integer inputs, type-blind element moves and a strided copy. Include only from kernel .cpp files.
 
+#include "engine/kernels/common/element_copy.h"
 #include "engine/kernels/kernel.h"
 
 #include <cstdint>
@@ -13,36 +14,11 @@
 
 namespace onnxscope::indexing {
 
-/// A 16-byte trivially copyable element (complex128), moved as a whole.
-struct Word16 {
-    uint64_t lo, hi;
-    bool operator==(const Word16&) const = default;
-};
-
-/// Calls `fn.template operator()<W>()` with W = std::string for string tensors, else an unsigned integer (or
-/// Word16) as wide as the element: data-movement kernels then instantiate their loops five times, not sixteen.
-template <class Fn> void byElementSize(DataType type, Fn&& fn)
-{
-    if (type == DataType::String)
-        return fn.template operator()<std::string>();
-    switch (elementSize(type)) {
-    case 1:
-        return fn.template operator()<uint8_t>();
-    case 2:
-        return fn.template operator()<uint16_t>();
-    case 4:
-        return fn.template operator()<uint32_t>();
-    case 8:
-        return fn.template operator()<uint64_t>();
-    case 16:
-        return fn.template operator()<Word16>();
-    default:
-        throw Error("element type " + std::string(dataTypeName(type)) + " cannot be copied");
-    }
-}
-
-template <class W> const W* words(const Tensor& t) { return static_cast<const W*>(t.raw()); }
-template <class W> W* mutableWords(Tensor& t) { return static_cast<W*>(t.mutableRaw()); }
+// Element moves by size come from common/element_copy.h; these names are kept for the indexing kernels.
+using Word16 = Bytes16;
+template <class Fn> void byElementSize(DataType type, Fn&& fn) { dispatchByElementSize(type, std::forward<Fn>(fn)); }
+template <class W> const W* words(const Tensor& t) { return elementsOf<W>(t); }
+template <class W> W* mutableWords(Tensor& t) { return mutableElementsOf<W>(t); }
 
 /// The elements of an int32 or int64 tensor as int64 (any shape, row-major). Error naming `what` otherwise.
 inline std::vector<int64_t> toInt64s(const KernelContext& ctx, const Tensor& t, const std::string& what)

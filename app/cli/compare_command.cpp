@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // onnxscope-cli compare: two executions (or one and reference values) value by value, the first divergent node,
 // and the table as JSON (docs/compare-format.md) and as Model Explorer node data.
+#include "app/cli/cli_inputs.h"
 #include "app/cli/cli_util.h"
 #include "app/cli/commands.h"
 
@@ -35,111 +36,6 @@ struct CompareCliOptions {
     bool noInitializers = false;
     bool divergedOnly = false;
 };
-
-// The input handling below follows `run` (run_command.cpp) so that `compare --random-inputs --seed S` feeds the
-// same values as `run --random-inputs --seed S`: a reference folder dumped by one matches a comparison by the other.
-
-Value readInputFile(const std::string& name, const fs::path& file, const ValueType* declared)
-{
-    std::string ext = file.extension().string();
-    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
-    if (ext == ".npy")
-        return Value(readNpy(file));
-    if (ext == ".pb")
-        return readValueFile(file, declared);
-    if (ext == ".npz") {
-        auto arrays = readNpz(file);
-        for (auto& [key, t] : arrays)
-            if (key == name)
-                return Value(t);
-        check(arrays.size() == 1,
-            "\"" + file.string() + "\" holds " + std::to_string(arrays.size()) + " arrays and none is named \"" + name
-                + "\"");
-        return Value(arrays.front().second);
-    }
-    throw UsageError("input \"" + name + "\": \"" + file.string() + "\" is neither .npy, .npz nor .pb");
-}
-
-Tensor randomTensor(DataType type, const Shape& shape, std::mt19937_64& rng)
-{
-    Tensor t(type, shape);
-    std::uniform_real_distribution<double> real(-1.0, 1.0);
-    std::uniform_int_distribution<int> small(0, 9);
-    for (int64_t i = 0; i < t.size(); ++i) {
-        switch (type) {
-        case DataType::Float: t.data<float>()[i] = static_cast<float>(real(rng)); break;
-        case DataType::Double: t.data<double>()[i] = real(rng); break;
-        case DataType::Float16: t.data<Float16>()[i] = Float16(static_cast<float>(real(rng))); break;
-        case DataType::BFloat16: t.data<BFloat16>()[i] = BFloat16(static_cast<float>(real(rng))); break;
-        case DataType::Int8: t.data<int8_t>()[i] = static_cast<int8_t>(small(rng)); break;
-        case DataType::Int16: t.data<int16_t>()[i] = static_cast<int16_t>(small(rng)); break;
-        case DataType::Int32: t.data<int32_t>()[i] = small(rng); break;
-        case DataType::Int64: t.data<int64_t>()[i] = small(rng); break;
-        case DataType::UInt8: t.data<uint8_t>()[i] = static_cast<uint8_t>(small(rng)); break;
-        case DataType::UInt16: t.data<uint16_t>()[i] = static_cast<uint16_t>(small(rng)); break;
-        case DataType::UInt32: t.data<uint32_t>()[i] = static_cast<uint32_t>(small(rng)); break;
-        case DataType::UInt64: t.data<uint64_t>()[i] = static_cast<uint64_t>(small(rng)); break;
-        case DataType::Bool: t.data<bool>()[i] = (rng() & 1) != 0; break;
-        case DataType::Complex64:
-            t.data<Complex64>()[i] = Complex64(static_cast<float>(real(rng)), static_cast<float>(real(rng)));
-            break;
-        case DataType::Complex128: t.data<Complex128>()[i] = Complex128(real(rng), real(rng)); break;
-        case DataType::String: {
-            std::string s(1 + rng() % 8, 'a');
-            for (char& c : s)
-                c = static_cast<char>('a' + rng() % 26);
-            t.data<std::string>()[i] = s;
-            break;
-        }
-        default: throw Error("cannot generate random values of element type " + std::string(dataTypeName(type)));
-        }
-    }
-    return t;
-}
-
-Value randomValue(const std::string& name, const ValueType& type, const std::map<std::string, int64_t>& dims,
-    std::mt19937_64& rng)
-{
-    switch (type.kind) {
-    case Value::Kind::Tensor: {
-        check(type.elementType != DataType::Undefined,
-            "input \"" + name + "\" has no declared element type; give it with --input");
-        check(type.hasShape, "input \"" + name + "\" (" + type.toString()
-                + ") has no declared shape, so --random-inputs cannot make one; give it with --input");
-        Shape shape;
-        for (const auto& d : type.shape) {
-            if (d.known())
-                shape.push_back(d.value);
-            else if (auto it = dims.find(d.symbol); !d.symbol.empty() && it != dims.end())
-                shape.push_back(it->second);
-            else
-                shape.push_back(1);
-        }
-        return Value(randomTensor(type.elementType, shape, rng));
-    }
-    case Value::Kind::Optional:
-        check(type.element != nullptr, "input \"" + name + "\" is an optional of unknown type; give it with --input");
-        return Value::optional(randomValue(name, *type.element, dims, rng));
-    case Value::Kind::Sequence: {
-        check(type.element != nullptr, "input \"" + name + "\" is a sequence of unknown type; give it with --input");
-        Sequence seq;
-        seq.elementType = type.elementType;
-        seq.items.push_back(randomValue(name, *type.element, dims, rng));
-        return Value(std::move(seq));
-    }
-    default:
-        throw Error("input \"" + name + "\" (" + type.toString()
-            + "): --random-inputs cannot generate this type; give it with --input");
-    }
-}
-
-std::string expectedInputsText(const Graph& graph)
-{
-    std::string s;
-    for (ValueId id : graph.requiredInputs())
-        s += "\n  " + graph.value(id).name + ": " + graph.value(id).type.toString();
-    return s.empty() ? "\n  (none)" : s;
-}
 
 /// --input specs for one model.
 std::map<std::string, Value> readInputs(const Graph& graph, const std::vector<std::string>& specs, const char* option)
@@ -180,10 +76,11 @@ void completeInputs(const Graph& graph, std::map<std::string, Value>& inputs, co
         return;
     if (o.randomInputs) {
         std::mt19937_64 rng(o.seed);
+        std::set<std::string> usedDims;
         for (ValueId id : graph.requiredInputs()) {
             const auto& v = graph.value(id);
             if (!inputs.count(v.name) && v.type.kind != Value::Kind::Optional) {
-                inputs[v.name] = randomValue(v.name, v.type, dims, rng);
+                inputs[v.name] = randomValue(v.name, v.type, dims, usedDims, rng);
                 std::cout << "random input \"" << v.name << "\" for " << side << ": " << inputs[v.name].typeString()
                           << "\n";
             }

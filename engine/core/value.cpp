@@ -159,7 +159,7 @@ std::string ValueType::toString() const
     }
 }
 
-void ValueType::checkValue(const Value& value, const std::string& name) const
+void ValueType::checkValue(const Value& value, const std::string& name, bool checkShape) const
 {
     if (kind == Value::Kind::None)
         return;
@@ -167,9 +167,9 @@ void ValueType::checkValue(const Value& value, const std::string& name) const
         check(value.isOptional() || value.isNone() || (element && element->kind == value.kind()),
             name + ": expected " + toString() + ", got " + value.typeString());
         if (element && value.isOptional() && value.optionalValue())
-            element->checkValue(*value.optionalValue(), name);
+            element->checkValue(*value.optionalValue(), name, checkShape);
         else if (element && !value.isOptional() && !value.isNone())
-            element->checkValue(value, name);
+            element->checkValue(value, name, checkShape);
         return;
     }
     if (value.kind() != kind)
@@ -177,7 +177,7 @@ void ValueType::checkValue(const Value& value, const std::string& name) const
     if (kind == Value::Kind::Sequence) {
         if (element)
             for (const auto& item : value.sequence().items)
-                element->checkValue(item, name + " (sequence item)");
+                element->checkValue(item, name + " (sequence item)", checkShape);
         return;
     }
     if (kind != Value::Kind::Tensor)
@@ -186,7 +186,7 @@ void ValueType::checkValue(const Value& value, const std::string& name) const
     if (elementType != DataType::Undefined && t.dtype() != elementType)
         throw Error(name + ": expected element type " + std::string(dataTypeName(elementType)) + ", got "
             + std::string(dataTypeName(t.dtype())) + " (declared " + toString() + ")");
-    if (!hasShape)
+    if (!hasShape || !checkShape)
         return;
     if (static_cast<size_t>(t.rank()) != shape.size())
         throw Error(name + ": expected rank " + std::to_string(shape.size()) + " (" + toString() + "), got shape "

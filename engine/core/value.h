@@ -83,8 +83,9 @@ struct ValueType {
 
     /// "float[batch, 3, 224, 224]", "seq(float)", "map(int64, float)", "optional(int64[N])", "?" if unknown.
     std::string toString() const;
-    /// Throws Error naming `name` if `value` does not match this declared type (element type, rank, fixed dims).
-    void checkValue(const Value& value, const std::string& name) const;
+    /// Throws Error naming `name` if `value` does not match this declared type: kind and element type, and with
+    /// `checkShape` also rank and fixed dims.
+    void checkValue(const Value& value, const std::string& name, bool checkShape = true) const;
 };
 
 } // namespace onnxscope

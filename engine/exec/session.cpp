@@ -81,7 +81,7 @@ void Session::start(const std::map<std::string, Value>& inputs)
             throw Error("input \"" + v.name + "\" (" + v.type.toString()
                 + ") is missing; the model expects:" + expectedInputs(graph));
         }
-        v.type.checkValue(it->second, "input \"" + v.name + "\"");
+        v.type.checkValue(it->second, "input \"" + v.name + "\"", m_options.checkInputShapes);
         bound.push_back(it->second);
     }
     pushFrame(m_program->mainPlan(), std::move(bound), "main");

@@ -73,6 +73,9 @@ struct SessionOptions {
     ThreadPool* threadPool = nullptr;
     /// Limits for kernels, e.g. the maximum Loop trip count (0 = unlimited).
     ExecutionLimits limits;
+    /// Check the main graph's inputs against their declared rank and fixed dims (the element type is always
+    /// checked). The backend-case runner turns this off, as ONNX's own runner does not check shapes.
+    bool checkInputShapes = true;
 };
 
 /// Executes a Program one step at a time over an explicit frame stack. A plain run and a debug run are the same

@@ -8,6 +8,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 build="${1:?usage: $0 BUILD_DIR}"
 cases="$build/tests/conformance/onnx-cases"
 /usr/bin/python3 "$here/generate_cases.py" "$cases" >/dev/null
+/usr/bin/python3 "$here/make_errata.py" "$cases" >/dev/null
 out="$here/expected_failures.txt"
 touch "$out"
 { "$build/app/cli/onnxscope-cli" test "$cases/node" || true; } \

@@ -61,7 +61,10 @@ Value valueFromMapProto(const onnx::MapProto& proto)
         for (size_t i = 0; i < items.size(); ++i) {
             const Tensor& t = items[i].tensor("map value");
             check(t.size() == 1 && t.dtype() == vt, "map \"" + proto.name() + "\": values must be scalars of one type");
-            std::memcpy(static_cast<char*>(map.values.mutableRaw()) + i * elementSize(vt), t.raw(), elementSize(vt));
+            if (vt == DataType::String) // not trivially copyable
+                map.values.data<std::string>()[i] = t.data<std::string>()[0];
+            else
+                std::memcpy(static_cast<char*>(map.values.mutableRaw()) + i * elementSize(vt), t.raw(), elementSize(vt));
         }
     } else {
         map.values = Tensor(DataType::Float, { 0 });

@@ -344,6 +344,71 @@ def transformer_cases(c, rng):
           [("Y", TensorProto.FLOAT, [6, 5])])
 
 
+# ---------------------------------------------------------------- CastMap (map input, expected from the spec's formula)
+
+def castmap_case(out, name, keys, values, expected, **attrs):
+    """CastMap on map(int64, float | string) `dict(zip(keys, values))`. onnxruntime-node cannot feed a map, so the
+    expected output comes from the definition: values in ascending key order (DENSE), or the value of key k in
+    column k of max_map columns (SPARSE, missing keys 0)."""
+    d = os.path.join(out, "test_ml_castmap_" + name)
+    os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
+    value_type = TensorProto.STRING if isinstance(values[0], str) else TensorProto.FLOAT
+    map_type = onnx.TypeProto()
+    map_type.map_type.key_type = TensorProto.INT64
+    map_type.map_type.value_type.tensor_type.elem_type = value_type
+    out_type = {np.dtype("float32"): TensorProto.FLOAT, np.dtype("int64"): TensorProto.INT64,
+                np.dtype("object"): TensorProto.STRING}[expected.dtype]
+    graph = helper.make_graph([helper.make_node("CastMap", ["X"], ["Y"], domain=ML, **attrs)], name,
+                              [helper.make_value_info("X", map_type)],
+                              [helper.make_tensor_value_info("Y", out_type, list(expected.shape))])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 15), helper.make_opsetid(ML, 1)])
+    model.ir_version = 8
+    onnx.save(model, os.path.join(d, "model.onnx"))
+    # MapProto.values: a sequence as long as the keys, one scalar tensor per value.
+    if value_type == TensorProto.STRING:
+        items = [helper.make_tensor("", TensorProto.STRING, [], [v.encode()]) for v in values]
+    else:
+        items = [numpy_helper.from_array(np.array(v, dtype=np.float32)) for v in values]
+    seq = helper.make_sequence("values", onnx.SequenceProto.TENSOR, items)
+    proto = helper.make_map("X", TensorProto.INT64, keys, seq)
+    with open(os.path.join(d, "test_data_set_0", "input_0.pb"), "wb") as f:
+        f.write(proto.SerializeToString())
+    write_pb(os.path.join(d, "test_data_set_0", "output_0.pb"), expected, "Y")
+
+
+def castmap_cases(out):
+    keys = [5, 1, 3, 0]
+    floats = [0.5, -2.25, 7.0, 1e-3]
+    texts = ["1.5", "-3", "2e3", "0.125"]
+
+    def dense(vals):
+        return [v for _, v in sorted(zip(keys, vals))]
+
+    def sparse(vals, n, pad):
+        row = [pad] * n
+        for k, v in zip(keys, vals):
+            row[k] = v
+        return row
+
+    f32 = lambda v: np.array([v], dtype=np.float32)  # noqa: E731
+    castmap_case(out, "float_dense", keys, floats, f32(dense(floats)))
+    castmap_case(out, "float_sparse", keys, floats, f32(sparse(floats, 8, 0.0)), map_form="SPARSE", max_map=8)
+    castmap_case(out, "string_to_float_dense", keys, texts, f32(dense([float(t) for t in texts])))
+    castmap_case(out, "string_to_float_sparse", keys, texts, f32(sparse([float(t) for t in texts], 6, 0.0)),
+                 map_form="SPARSE", max_map=6)
+    # TO_INT64 truncates toward zero, as C's conversion (and onnxruntime's static_cast) does.
+    castmap_case(out, "float_to_int64", keys, floats, np.array([dense([int(v) for v in floats])], dtype=np.int64),
+                 cast_to="TO_INT64")
+    castmap_case(out, "string_to_int64", keys, ["12", "-7", "40000000000", "0"],
+                 np.array([dense([12, -7, 40000000000, 0])], dtype=np.int64), cast_to="TO_INT64")
+    # TO_STRING: floats printed as C's "%f" (std::to_string), strings kept; SPARSE pads strings with "0.f" as
+    # onnxruntime's CastMap does.
+    castmap_case(out, "float_to_string", keys, floats, np.array([dense(["%f" % v for v in floats])], dtype=object),
+                 cast_to="TO_STRING")
+    castmap_case(out, "string_to_string_sparse", keys, texts, np.array([sparse(texts, 7, "0.f")], dtype=object),
+                 cast_to="TO_STRING", map_form="SPARSE", max_map=7)
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__, file=sys.stderr)
@@ -360,6 +425,7 @@ def main():
     linear_cases(c, rng)
     svm_cases(c, rng)
     transformer_cases(c, rng)
+    castmap_cases(out)
     c.run_ort(ort_dir)
     print(f"wrote {len(os.listdir(out))} cases to {out} ({len(c.jobs)} with onnxruntime's outputs)")
     return 0

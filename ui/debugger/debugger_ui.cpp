@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ui/debugger/debugger_ui.h"
 
+#include "ui/compare/compare_ui.h"
 #include "ui/debugger/debugger_panels.h"
 #include "ui/debugger/yield_dialog.h"
 #include "ui/document/model_document.h"
@@ -113,6 +114,7 @@ DebuggerUi::DebuggerUi(MainWindow* window)
     connect(m_window->inspector(), &NodeInspector::tensorRequested, this, [this](const QString& title, const Tensor& tensor) {
         m_inspector->setTensor(title, tensor);
     });
+    m_compare = new CompareUi(m_window, this);
     onStateChanged(m_controller->state());
     onRunCleared();
 }

@@ -18,6 +18,7 @@ namespace onnxscope {
 class BreakpointModel;
 class BreakpointsPanel;
 class CallStackPanel;
+class CompareUi;
 class InputsPanel;
 class MainWindow;
 class ProfilePanel;
@@ -28,7 +29,8 @@ class YieldDialog;
 /// The debugger's face in the main window: the Debug menu and toolbar actions (F5, F10, F11, Shift+F11, Ctrl+F10,
 /// Pause, Shift+F5, F9), the Inputs, Breakpoints, Call Stack, Values, Profile and Tensor Inspector docks, the graph's
 /// run state (done / current / failed nodes, breakpoint dots, actual shapes on executed edges, colour by time),
-/// progress in the status bar, the YieldOp dialog and the export commands. Built on MainWindow's public API.
+/// progress in the status bar, the YieldOp dialog and the export commands, and Debug › Compare… (CompareUi). Built on
+/// MainWindow's public API.
 class DebuggerUi : public QObject {
     Q_OBJECT
 public:
@@ -56,6 +58,9 @@ public:
     QAction* stopAction() const { return m_stop; }
     QAction* restartAction() const { return m_restart; }
     QAction* toggleBreakpointAction() const { return m_toggleBreakpoint; }
+    QMenu* debugMenu() const { return m_menu; }
+    /// Debug › Compare… and its views.
+    CompareUi* compare() const { return m_compare; }
 
     /// The node F9 and Ctrl+F10 act on: the graph selection.
     QString selectedNodeName() const;
@@ -112,6 +117,7 @@ private:
     QPointer<YieldDialog> m_yieldDialog;
     QLabel* m_status = nullptr;
     QMenu* m_menu = nullptr;
+    CompareUi* m_compare = nullptr;
 
     QAction* m_continue = nullptr;
     QAction* m_stepOver = nullptr;

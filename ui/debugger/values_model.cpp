@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ui/debugger/values_model.h"
 
+#include "ui/compare/compare_colours.h"
 #include "ui/tensorinspector/tensor_format.h"
 
 #include <QColor>
@@ -36,6 +37,22 @@ void ValuesModel::setSnapshot(DebugSnapshotPtr snapshot)
     endResetModel();
 }
 
+void ValuesModel::setComparison(CompareSessionPtr comparison)
+{
+    beginResetModel();
+    m_comparison = std::move(comparison);
+    endResetModel();
+}
+
+const CompareRow* ValuesModel::compareRowOf(int row) const
+{
+    const ValueSnapshot* vs = m_comparison ? valueAt(row) : nullptr;
+    if (!vs)
+        return nullptr;
+    const int64_t index = m_comparison->rowOf(vs->record.framePath, vs->record.name);
+    return index < 0 ? nullptr : &m_comparison->result.rows[static_cast<size_t>(index)];
+}
+
 const ValueSnapshot* ValuesModel::valueAt(int row) const
 {
     if (!m_snapshot || row < 0 || static_cast<size_t>(row) >= m_snapshot->values.size())
@@ -60,7 +77,10 @@ int ValuesModel::rowCount(const QModelIndex& parent) const
     return parent.isValid() || !m_snapshot ? 0 : static_cast<int>(m_snapshot->values.size());
 }
 
-int ValuesModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int ValuesModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : m_comparison ? ColumnCount : BaseColumnCount;
+}
 
 QVariant ValuesModel::data(const QModelIndex& index, int role) const
 {
@@ -72,6 +92,12 @@ QVariant ValuesModel::data(const QModelIndex& index, int role) const
         return index.row();
     if (role == FrameIdRole)
         return static_cast<qulonglong>(r.frameId);
+    if (role == CompareRowRole) {
+        const int64_t compareRow = m_comparison ? m_comparison->rowOf(r.framePath, r.name) : -1;
+        return static_cast<int>(compareRow);
+    }
+    if (index.column() >= BaseColumnCount)
+        return compareData(index.column(), role, compareRowOf(index.row()));
     const Node* producer = r.graph && r.producer >= 0 ? &r.graph->node(r.producer) : nullptr;
     if (role == FilterRole)
         return QString::fromStdString(r.name + ' ' + (producer ? producer->displayName() + ' ' + producer->opType : std::string("input")));
@@ -136,12 +162,57 @@ QVariant ValuesModel::data(const QModelIndex& index, int role) const
     }
 }
 
+QVariant ValuesModel::compareData(int column, int role, const CompareRow* row) const
+{
+    const bool sort = role == SortRole;
+    if (!row) {
+        if (sort)
+            return column == CompareStatusColumn ? QVariant(QString()) : QVariant(-1.0);
+        if (role == Qt::DisplayRole && column == CompareStatusColumn)
+            return QStringLiteral("not compared");
+        if (role == Qt::ForegroundRole)
+            return QColor(0x9c, 0xa3, 0xaf);
+        return {};
+    }
+    const bool stats = (row->status == CompareStatus::Match || row->status == CompareStatus::Mismatch) && row->stats.numeric;
+    if (role == Qt::TextAlignmentRole && column != CompareStatusColumn)
+        return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    if (role == Qt::BackgroundRole && column == CompareStatusColumn) {
+        QColor c = CompareColours::forRow(*row, ErrorMetric::ToleranceRatio);
+        c.setAlpha(90);
+        return c;
+    }
+    if (role == Qt::ToolTipRole && !row->note.empty())
+        return QString::fromStdString(row->note);
+    if (role != Qt::DisplayRole && !sort)
+        return {};
+    switch (column) {
+    case MaxAbsErrorColumn:
+    case MaxRelErrorColumn:
+    case CosineColumn: {
+        if (!stats)
+            return sort ? QVariant(-1.0) : QVariant();
+        const double v = column == MaxAbsErrorColumn ? row->stats.maxAbsError : column == MaxRelErrorColumn ? row->stats.maxRelError : row->stats.cosine;
+        return sort ? QVariant(v) : QVariant(number(v));
+    }
+    case MismatchesColumn:
+        if (row->status != CompareStatus::Match && row->status != CompareStatus::Mismatch)
+            return sort ? QVariant(-1LL) : QVariant();
+        return sort ? QVariant(static_cast<qlonglong>(row->stats.mismatches)) : QVariant(QStringLiteral("%1 / %2").arg(row->stats.mismatches).arg(row->stats.elements));
+    case CompareStatusColumn:
+        return CompareColours::statusLabel(row->status);
+    default:
+        return {};
+    }
+}
+
 QVariant ValuesModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
-    static const char* names[] = { "Name", "Producer", "Frame", "Iter", "Type", "Shape", "Min", "Max", "Mean", "Std", "NaN", "Inf" };
-    return section >= 0 && section < ColumnCount ? QString::fromLatin1(names[section]) : QVariant();
+    static const char* names[] = { "Name", "Producer", "Frame", "Iter", "Type", "Shape", "Min", "Max", "Mean", "Std", "NaN", "Inf",
+        "Max abs err", "Max rel err", "Cosine", "Mismatches", "Compare" };
+    return section >= 0 && section < columnCount() ? QString::fromLatin1(names[section]) : QVariant();
 }
 
 } // namespace onnxscope

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "ui/compare/compare_job.h"
 #include "ui/debugger/debug_snapshot.h"
 
 #include <QAbstractTableModel>
@@ -8,7 +9,8 @@
 namespace onnxscope {
 
 /// Every value the debugger recorded in the last stop, one row each: name, producer, frame, iteration, dtype, shape,
-/// statistics, NaN/Inf counts. Adapts a DebugSnapshot; tensors are never copied.
+/// statistics, NaN/Inf counts. Adapts a DebugSnapshot; tensors are never copied. While a comparison is loaded
+/// (setComparison), five more columns show each value's error against the other side, matched by frame path and name.
 class ValuesModel : public QAbstractTableModel {
     Q_OBJECT
 public:
@@ -25,19 +27,31 @@ public:
         StdColumn,
         NanColumn,
         InfColumn,
-        ColumnCount
+        MaxAbsErrorColumn, // the comparison columns, present only while a comparison is loaded
+        MaxRelErrorColumn,
+        CosineColumn,
+        MismatchesColumn,
+        CompareStatusColumn,
+        ColumnCount,
+        BaseColumnCount = MaxAbsErrorColumn,
     };
     enum Role {
         SortRole = Qt::UserRole + 1, // numbers as numbers for QSortFilterProxyModel
         ValueIndexRole, // int: index into DebugSnapshot::values
         FrameIdRole, // qulonglong
         FilterRole, // name, producer and op type, for the text filter
+        CompareRowRole, // int: the value's row in the comparison, -1 if none
     };
 
     explicit ValuesModel(QObject* parent = nullptr);
 
     void setSnapshot(DebugSnapshotPtr snapshot);
     const DebugSnapshotPtr& snapshot() const { return m_snapshot; }
+    /// Adds (or with null removes) the comparison columns.
+    void setComparison(CompareSessionPtr comparison);
+    const CompareSessionPtr& comparison() const { return m_comparison; }
+    /// The comparison row of a value (by snapshot index), or null.
+    const CompareRow* compareRowOf(int row) const;
     const ValueSnapshot* valueAt(int row) const;
     /// The row of the latest value with this name (optionally in a frame), -1 if none.
     int rowOf(const std::string& name, uint64_t frameId = 0) const;
@@ -48,7 +62,10 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
+    QVariant compareData(int column, int role, const CompareRow* row) const;
+
     DebugSnapshotPtr m_snapshot;
+    CompareSessionPtr m_comparison;
 };
 
 } // namespace onnxscope

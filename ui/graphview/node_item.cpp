@@ -53,7 +53,27 @@ void NodeItem::setHeatColour(const QColor& colour)
 
 void NodeItem::setDebugNote(const QString& note)
 {
-    setToolTip(note.isEmpty() ? m_baseToolTip : m_baseToolTip + QStringLiteral("\n\n") + note);
+    m_debugNote = note;
+    updateToolTip();
+}
+
+void NodeItem::setCompareMark(const CompareMark& mark)
+{
+    const bool tagged = m_compare.firstDivergence || m_compare.root;
+    if (tagged != (mark.firstDivergence || mark.root))
+        prepareGeometryChange();
+    m_compare = mark;
+    updateToolTip();
+    update();
+}
+
+void NodeItem::updateToolTip()
+{
+    QString tip = m_baseToolTip;
+    for (const QString& note : { m_debugNote, m_compare.note })
+        if (!note.isEmpty())
+            tip += QStringLiteral("\n\n") + note;
+    setToolTip(tip);
 }
 
 QRectF NodeItem::box() const
@@ -62,7 +82,12 @@ QRectF NodeItem::box() const
     return QRectF(-s.width() / 2, -s.height() / 2, s.width(), s.height());
 }
 
-QRectF NodeItem::boundingRect() const { return box().adjusted(-5, -5, 9, 9); }
+QRectF NodeItem::boundingRect() const
+{
+    // Room for the comparison tag above the top-right corner.
+    const double top = m_compare.firstDivergence || m_compare.root ? 22 : 5;
+    return box().adjusted(-5, -top, 9, 9);
+}
 
 QPainterPath NodeItem::shape() const
 {
@@ -116,6 +141,25 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
         break;
     }
     paintFrame(painter);
+    if (m_compare.firstDivergence || m_compare.root)
+        paintCompareTag(painter);
+}
+
+void NodeItem::paintCompareTag(QPainter* painter) const
+{
+    const GraphStyle& style = GraphStyle::instance();
+    const QRectF r = box();
+    QFont font = style.titleFont;
+    font.setBold(true);
+    const QString text = m_compare.firstDivergence ? QStringLiteral("1st \u2260") : QStringLiteral("\u2260");
+    const double w = QFontMetricsF(font).horizontalAdvance(text) + 12;
+    const QRectF tag(r.right() - w + 4, r.top() - 20, w, 17);
+    painter->setPen(QPen(Qt::white, 1.2));
+    painter->setBrush(m_compare.firstDivergence ? QColor(0xc6, 0x28, 0x28) : QColor(0xe6, 0x73, 0x5c));
+    painter->drawRoundedRect(tag, 4, 4);
+    painter->setFont(font);
+    painter->setPen(Qt::white);
+    painter->drawText(tag, Qt::AlignCenter, text);
 }
 
 void NodeItem::paintNode(QPainter* painter, double lod) const
@@ -134,7 +178,11 @@ void NodeItem::paintNode(QPainter* painter, double lod) const
         body = QColor(0xff, 0xf4, 0xdc);
     if (m_heat.isValid())
         body = m_heat;
+    if (m_compare.colour.isValid())
+        body = m_compare.unmatched ? QColor(0xf1, 0xf2, 0xf4) : QColor::fromRgbF(0.72f + 0.28f * m_compare.colour.redF(), 0.72f + 0.28f * m_compare.colour.greenF(), 0.72f + 0.28f * m_compare.colour.blueF());
     painter->fillPath(outline, body);
+    if (m_compare.unmatched)
+        painter->fillPath(outline, QBrush(QColor(0xc4, 0xc8, 0xce), Qt::BDiagPattern));
     QColor header = m_item.colour;
     if (m_hovered)
         header = header.lighter(115);
@@ -187,7 +235,7 @@ void NodeItem::paintGroup(QPainter* painter, double lod) const
     painter->drawRoundedRect(r.translated(6, 6), 6, 6);
     painter->drawRoundedRect(r.translated(3, 3), 6, 6);
     painter->setBrush(m_hovered ? QColor(0xf3, 0xf7, 0xfc) : QColor(0xee, 0xf3, 0xf9));
-    painter->setPen(QPen(QColor(0x6a, 0x8a, 0xb3), 1.2));
+    painter->setPen(m_compare.colour.isValid() ? QPen(m_compare.colour, 3) : QPen(QColor(0x6a, 0x8a, 0xb3), 1.2));
     painter->drawRoundedRect(r, 6, 6);
     if (lod < 0.3)
         return;
@@ -221,6 +269,8 @@ void NodeItem::paintTerminal(QPainter* painter, double lod) const
     QPen pen(input ? QColor(0x8a, 0x94, 0xa6) : QColor(0x7d, 0x96, 0x6e), 1.2);
     if (m_item.outerScope)
         pen.setStyle(Qt::DashLine);
+    if (m_compare.colour.isValid() && !m_compare.unmatched)
+        pen = QPen(m_compare.colour, 2.5);
     painter->setPen(pen);
     painter->drawRoundedRect(r, radius, radius);
     if (lod < 0.3)
@@ -261,7 +311,14 @@ void NodeItem::paintFrame(QPainter* painter) const
         default:
             break;
         }
-        painter->setPen(QPen(border, width));
+        if (m_compare.colour.isValid() && m_state != NodeState::Current && m_state != NodeState::Failed) {
+            border = m_compare.colour;
+            width = m_compare.firstDivergence ? 3.5 : 2.5;
+        }
+        QPen pen(border, width);
+        if (m_compare.unmatched)
+            pen.setStyle(Qt::DashLine);
+        painter->setPen(pen);
         painter->drawRoundedRect(r, radius, radius);
         if (m_state == NodeState::Breakpoint || m_state == NodeState::Failed || m_breakpointMarker) {
             painter->setPen(QPen(Qt::white, 1.5));

@@ -36,6 +36,21 @@ public:
     QColor heatColour() const { return m_heat; }
     void setDebugNote(const QString& note);
 
+    /// Comparison decorations (Debug › Compare…), independent of the state and the debugger's: the error colour
+    /// (invalid for none) as border and tint, hatched when the node's values have no counterpart on the other side, a
+    /// "1st ≠" tag on the first divergent node (a "≠" tag on other roots of a difference), and a tooltip note.
+    struct CompareMark {
+        QColor colour;
+        bool unmatched = false;
+        bool firstDivergence = false;
+        bool root = false;
+        QString note;
+    };
+    void setCompareMark(const CompareMark& mark);
+    void clearCompareMark() { setCompareMark({}); }
+    const CompareMark& compareMark() const { return m_compare; }
+    bool hasCompareMark() const { return m_compare.colour.isValid(); }
+
 protected:
     void hoverEnterEvent(QGraphicsSceneHoverEvent* event) override;
     void hoverLeaveEvent(QGraphicsSceneHoverEvent* event) override;
@@ -46,6 +61,8 @@ private:
     void paintGroup(QPainter* painter, double lod) const;
     void paintTerminal(QPainter* painter, double lod) const;
     void paintFrame(QPainter* painter) const;
+    void paintCompareTag(QPainter* painter) const;
+    void updateToolTip();
 
     int m_index;
     ViewItem m_item;
@@ -55,6 +72,8 @@ private:
     bool m_breakpointMarker = false;
     QColor m_heat;
     QString m_baseToolTip;
+    QString m_debugNote;
+    CompareMark m_compare;
 };
 
 /// The frame drawn around an expanded scope; its header collapses it.

@@ -2,6 +2,7 @@
 #include "ui/tensorinspector/tensor_inspector.h"
 
 #include "ui/inputeditor/input_spec.h"
+#include "ui/tensorinspector/tensor_diff_view.h"
 #include "ui/tensorinspector/tensor_format.h"
 #include "ui/tensorinspector/tensor_plots.h"
 #include "ui/tensorinspector/tensor_table_model.h"
@@ -43,6 +44,7 @@ TensorInspector::TensorInspector(QWidget* parent)
     , m_heatmap(new HeatmapWidget(this))
     , m_histogram(new HistogramWidget(this))
     , m_compareResult(new QLabel(this))
+    , m_diff(new TensorDiffView(this))
     , m_exportButton(new QPushButton(QStringLiteral("Export\u2026"), this))
 {
     auto* layout = new QVBoxLayout(this);
@@ -85,6 +87,7 @@ TensorInspector::TensorInspector(QWidget* parent)
     m_compareResult->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     cl->addWidget(m_compareResult, 1);
     m_tabs->addTab(compare, QStringLiteral("Compare"));
+    m_tabs->addTab(m_diff, QStringLiteral("Diff"));
     layout->addWidget(m_tabs, 1);
 
     connect(withValue, &QPushButton::clicked, this, &TensorInspector::chooseValueToCompare);
@@ -400,6 +403,17 @@ std::optional<TensorDiff> TensorInspector::compareWithFile(const QString& path)
 }
 
 QString TensorInspector::compareText() const { return m_compareResult->text(); }
+
+void TensorInspector::showPair(const QString& title, const QString& labelA, const QString& labelB, const Value& a, const Value& b,
+    Tolerance tolerance)
+{
+    if (a.isNone())
+        setValue(title + QStringLiteral(" (B)"), b);
+    else
+        setValue(title + QStringLiteral(" (A)"), a);
+    m_diff->setPair(title, labelA, labelB, a, b, tolerance);
+    m_tabs->setCurrentIndex(DiffTab);
+}
 
 void TensorInspector::chooseValueToCompare()
 {

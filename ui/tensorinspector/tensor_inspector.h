@@ -3,6 +3,7 @@
 
 #include "engine/core/value.h"
 #include "engine/exec/tensor_stats.h"
+#include "engine/exec/value_compare.h"
 
 #include <QWidget>
 
@@ -21,11 +22,13 @@ namespace onnxscope {
 
 class HeatmapWidget;
 class HistogramWidget;
+class TensorDiffView;
 class TensorTableModel;
 
 /// The debugger's tensor inspector: dtype and shape, statistics (min, max, mean, std, zeros, NaN, ±Inf), a lazy table
 /// of a 2-D slice with spin boxes for the other axes, a histogram, a heatmap of the slice with its colour scale, and
-/// "compare with…" another value or a .npy/.pb file (max abs/rel error and the worst index).
+/// "compare with…" another value or a .npy/.pb file (max abs/rel error and the worst index), and the diff view of a
+/// pair from a comparison run (showPair: both slices, |A − B| heatmap, worst indices).
 ///
 /// Opening is instant whatever the size: the table formats only visible cells, and statistics and the histogram are
 /// computed on a worker thread.
@@ -34,7 +37,7 @@ class TensorInspector : public QWidget {
 public:
     /// Values the user may compare against: (label, tensor).
     using CandidateSource = std::function<std::vector<std::pair<QString, Tensor>>()>;
-    enum Tab { TableTab, HeatmapTab, HistogramTab, CompareTab };
+    enum Tab { TableTab, HeatmapTab, HistogramTab, CompareTab, DiffTab };
 
     explicit TensorInspector(QWidget* parent = nullptr);
     ~TensorInspector() override;
@@ -52,6 +55,10 @@ public:
     /// Reads a .npy/.pb file and compares; errors show in the Compare tab.
     std::optional<TensorDiff> compareWithFile(const QString& path);
     QString compareText() const;
+    /// Shows side A's value like setValue() and opens the Diff tab on the pair (A, B).
+    void showPair(const QString& title, const QString& labelA, const QString& labelB, const Value& a, const Value& b,
+        Tolerance tolerance);
+    TensorDiffView* diffView() const { return m_diff; }
 
     /// Leading-axes indices of the slice shown (all but the last two axes).
     void setSlice(const std::vector<int64_t>& leading);
@@ -98,6 +105,7 @@ private:
     HeatmapWidget* m_heatmap;
     HistogramWidget* m_histogram;
     QLabel* m_compareResult;
+    TensorDiffView* m_diff;
     QPushButton* m_exportButton;
 };
 

@@ -5,6 +5,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <charconv>
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
@@ -133,6 +134,28 @@ template <class C, class Field> void copyComplex(Tensor& t, const Field& field, 
         out[i] = C(field.Get(static_cast<int>(2 * i)), field.Get(static_cast<int>(2 * i + 1)));
 }
 
+/// How many values the typed field that `type` is stored in holds (2 per element for complex types).
+int64_t storedValueCount(const onnx::TensorProto& proto, DataType type)
+{
+    switch (type) {
+    case DataType::Float:
+    case DataType::Complex64:
+        return proto.float_data_size();
+    case DataType::Double:
+    case DataType::Complex128:
+        return proto.double_data_size();
+    case DataType::Int64:
+        return proto.int64_data_size();
+    case DataType::UInt32:
+    case DataType::UInt64:
+        return proto.uint64_data_size();
+    case DataType::String:
+        return proto.string_data_size();
+    default:
+        return proto.int32_data_size();
+    }
+}
+
 Shape protoShape(const onnx::TensorProto& proto, const std::string& name)
 {
     Shape shape(proto.dims().begin(), proto.dims().end());
@@ -163,21 +186,29 @@ Tensor tensorFromProto(const onnx::TensorProto& proto, ExternalDataStore* extern
         std::string location;
         uint64_t offset = 0;
         int64_t length = -1;
+        auto number = [&](const std::string& key, const std::string& text) -> uint64_t {
+            uint64_t value = 0;
+            auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+            check(ec == std::errc() && end == text.data() + text.size() && !text.empty(),
+                "tensor \"" + name + "\": external data " + key + " \"" + text + "\" is not a number");
+            return value;
+        };
         for (const auto& kv : proto.external_data()) {
-            try {
-                if (kv.key() == "location")
-                    location = kv.value();
-                else if (kv.key() == "offset")
-                    offset = std::stoull(kv.value());
-                else if (kv.key() == "length")
-                    length = std::stoll(kv.value());
-            } catch (const std::exception&) {
-                throw Error("tensor \"" + name + "\": external data " + kv.key() + " \"" + kv.value()
-                    + "\" is not a number");
+            if (kv.key() == "location") {
+                location = kv.value();
+            } else if (kv.key() == "offset") {
+                offset = number(kv.key(), kv.value());
+            } else if (kv.key() == "length") {
+                const uint64_t n = number(kv.key(), kv.value());
+                check(n <= static_cast<uint64_t>(INT64_MAX), "tensor \"" + name + "\": external data length "
+                        + kv.value() + " is too large");
+                length = static_cast<int64_t>(n);
             }
         }
         check(external != nullptr, "tensor \"" + name + "\" uses external data, but no model folder is known");
-        uint64_t needed = static_cast<uint64_t>(count) * elementSize(type);
+        // Overflow-checked: a wrapped byte count would let a small file back a tensor of huge dims.
+        const auto needed = static_cast<uint64_t>(checkedMul(count, static_cast<int64_t>(elementSize(type)),
+            "tensor \"" + name + "\": byte size of " + std::string(dataTypeName(type)) + shapeToString(shape)));
         if (length < 0) {
             uint64_t size = external->fileSize(location, name);
             check(offset <= size, "tensor \"" + name + "\": external data offset " + std::to_string(offset)
@@ -196,13 +227,32 @@ Tensor tensorFromProto(const onnx::TensorProto& proto, ExternalDataStore* extern
         return Tensor(type, shape, bytes);
     }
 
-    Tensor t(type, shape);
+    // Every size is checked before anything is allocated: dims that promise more than the file holds are an Error
+    // naming the tensor, not a huge zeroed allocation.
+    const std::string described = std::string(dataTypeName(type)) + shapeToString(shape);
     if (proto.has_raw_data()) {
         check(type != DataType::String, "tensor \"" + name + "\": string tensors cannot use raw_data");
         const std::string& raw = proto.raw_data();
-        check(raw.size() == t.byteSize(),
-            "tensor \"" + name + "\": raw_data has " + std::to_string(raw.size()) + " bytes but "
-                + t.typeString() + " needs " + std::to_string(t.byteSize()));
+        const auto needed = static_cast<uint64_t>(checkedMul(count, static_cast<int64_t>(elementSize(type)),
+            "tensor \"" + name + "\": byte size of " + described));
+        check(raw.size() == needed,
+            "tensor \"" + name + "\": raw_data has " + std::to_string(raw.size()) + " bytes but " + described
+                + " needs " + std::to_string(needed));
+    } else {
+        const int64_t stored = storedValueCount(proto, type);
+        const int64_t needed = isComplex(type) ? checkedMul(count, 2, "tensor \"" + name + "\" size") : count;
+        check(stored == needed,
+            "tensor \"" + name + "\": " + std::to_string(stored) + (type == DataType::String ? " strings" : " values")
+                + " stored but its shape " + shapeToString(shape) + " needs " + std::to_string(needed));
+    }
+    Tensor t;
+    try {
+        t = Tensor(type, shape);
+    } catch (const Error& e) {
+        throw Error("tensor \"" + name + "\": " + e.what());
+    }
+    if (proto.has_raw_data()) {
+        const std::string& raw = proto.raw_data();
         if (!raw.empty())
             std::memcpy(t.mutableRaw(), raw.data(), raw.size());
         return t;

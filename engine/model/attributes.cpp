@@ -79,27 +79,29 @@ const onnx::AttributeProto* NodeAttributes::expect(const std::string& name, int 
     if (!a)
         return nullptr;
     // Old exporters sometimes omit the type field; infer it from the populated field.
+    int populated = onnx::AttributeProto::UNDEFINED;
+    if (a->has_i())
+        populated = onnx::AttributeProto::INT;
+    else if (a->has_f())
+        populated = onnx::AttributeProto::FLOAT;
+    else if (a->has_s())
+        populated = onnx::AttributeProto::STRING;
+    else if (a->has_t())
+        populated = onnx::AttributeProto::TENSOR;
+    else if (a->has_g())
+        populated = onnx::AttributeProto::GRAPH;
+    else if (a->ints_size())
+        populated = onnx::AttributeProto::INTS;
+    else if (a->floats_size())
+        populated = onnx::AttributeProto::FLOATS;
+    else if (a->strings_size())
+        populated = onnx::AttributeProto::STRINGS;
     int actual = a->type();
-    if (actual == onnx::AttributeProto::UNDEFINED) {
-        if (a->has_i())
-            actual = onnx::AttributeProto::INT;
-        else if (a->has_f())
-            actual = onnx::AttributeProto::FLOAT;
-        else if (a->has_s())
-            actual = onnx::AttributeProto::STRING;
-        else if (a->has_t())
-            actual = onnx::AttributeProto::TENSOR;
-        else if (a->has_g())
-            actual = onnx::AttributeProto::GRAPH;
-        else if (a->ints_size())
-            actual = onnx::AttributeProto::INTS;
-        else if (a->floats_size())
-            actual = onnx::AttributeProto::FLOATS;
-        else if (a->strings_size())
-            actual = onnx::AttributeProto::STRINGS;
-        else
-            actual = type; // an empty list: accept as whatever was asked for
-    }
+    if (actual == onnx::AttributeProto::UNDEFINED)
+        actual = populated == onnx::AttributeProto::UNDEFINED ? type : populated; // an empty list: whatever was asked
+    else if (populated != onnx::AttributeProto::UNDEFINED && populated != actual)
+        throw error(name, std::string("its type says ") + attributeTypeName(actual) + " but it holds "
+                + attributeTypeName(populated));
     if (actual != type)
         throw error(name, std::string("expected ") + typeName + ", got " + attributeTypeName(actual));
     return a;

@@ -258,6 +258,8 @@ public:
                     std::shared_ptr<Graph> sub;
                     try {
                         sub = build(*body, opsets, inner, depth + 1);
+                    } catch (const FunctionExpansionError&) {
+                        throw;
                     } catch (const Error& e) {
                         throw Error(n.label() + ", attribute '" + attr.name() + "': " + e.what());
                     }
@@ -291,6 +293,15 @@ public:
 
 private:
     static constexpr int kMaxDepth = 256;
+    /// Every call site instantiates its function body, so functions calling others several times grow
+    /// exponentially (40 functions each calling the next twice make 2^40 nodes); past this many nodes built from
+    /// model-local function bodies, loading stops.
+    static constexpr size_t kMaxFunctionNodes = 250'000;
+
+    /// Thrown where the budget runs out; the outermost function call turns it into an Error naming its node.
+    struct FunctionExpansionError : Error {
+        using Error::Error;
+    };
 
     ValueId resolve(Graph& g, const std::string& name, const OuterResolver& outer)
     {
@@ -345,10 +356,26 @@ private:
             opsets[normalizeDomain(imp.domain())] = imp.version();
         const onnx::GraphProto& ref = *body;
         m_owned.push_back(std::move(body));
+        m_functionNodes += static_cast<size_t>(fn.node_size());
+        if (m_functionNodes > kMaxFunctionNodes) {
+            const std::string message = caller.label() + ": its model-local functions expand to more than "
+                + std::to_string(kMaxFunctionNodes) + " nodes (functions that call each other many times)";
+            if (m_functionDepth == 0)
+                throw Error(message);
+            throw FunctionExpansionError(message);
+        }
+        ++m_functionDepth;
         try {
             auto g = build(ref, opsets, {}, depth);
+            --m_functionDepth;
             return g;
+        } catch (const FunctionExpansionError&) {
+            if (--m_functionDepth > 0)
+                throw;
+            throw Error(caller.label() + ": its model-local functions expand to more than "
+                + std::to_string(kMaxFunctionNodes) + " nodes (functions that call each other many times)");
         } catch (const Error& e) {
+            --m_functionDepth;
             throw Error(caller.label() + ", function \"" + fn.name() + "\": " + e.what());
         }
     }
@@ -442,6 +469,8 @@ private:
 
     Model& m_model;
     std::vector<std::unique_ptr<onnx::GraphProto>>& m_owned;
+    size_t m_functionNodes = 0;
+    int m_functionDepth = 0;
 };
 
 Model::~Model() = default;

@@ -575,11 +575,14 @@ uint64_t Model::initializerBytes() const
     std::function<void(const Graph&)> visit = [&](const Graph& g) {
         for (const auto& v : g.values())
             if (v.initializer) {
+                // Saturating: dims from the file may multiply past 2^64.
                 DataType t = dataTypeFromOnnx(v.initializer->data_type());
-                uint64_t n = 1;
+                uint64_t n = t == DataType::String || t == DataType::Undefined ? 0 : elementSize(t);
                 for (int64_t d : v.initializer->dims())
-                    n *= static_cast<uint64_t>(std::max<int64_t>(d, 0));
-                total += n * (t == DataType::String ? 0 : elementSize(t));
+                    if (__builtin_mul_overflow(n, static_cast<uint64_t>(std::max<int64_t>(d, 0)), &n))
+                        n = UINT64_MAX;
+                if (__builtin_add_overflow(total, n, &total))
+                    total = UINT64_MAX;
             }
         for (const auto& node : g.nodes())
             for (const auto& [attr, sub] : node.subgraphs)

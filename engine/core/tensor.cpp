@@ -4,6 +4,7 @@
 #include "engine/core/half.h"
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -23,9 +24,25 @@ size_t physicalMemory()
     return static_cast<size_t>(pages) * static_cast<size_t>(pageSize);
 }
 
+/// Memory the kernel says can be allocated without swapping (MemAvailable), when first asked; total memory if unknown.
+size_t availableMemory()
+{
+    if (FILE* f = std::fopen("/proc/meminfo", "r")) {
+        char line[256];
+        unsigned long long kib = 0;
+        bool found = false;
+        while (!found && std::fgets(line, sizeof line, f))
+            found = std::sscanf(line, "MemAvailable: %llu kB", &kib) == 1;
+        std::fclose(f);
+        if (found && kib > 0)
+            return static_cast<size_t>(kib) * 1024;
+    }
+    return physicalMemory();
+}
+
 std::atomic<size_t>& limitRef()
 {
-    static std::atomic<size_t> limit { physicalMemory() };
+    static std::atomic<size_t> limit { availableMemory() };
     return limit;
 }
 

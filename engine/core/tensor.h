@@ -75,7 +75,8 @@ public:
     /// Human-readable "float[1, 3, 224, 224]".
     std::string typeString() const;
 
-    /// Maximum bytes a single tensor may take; defaults to the machine's total memory.
+    /// Maximum bytes a single tensor may take; defaults to the machine's available memory (MemAvailable when the
+    /// process first asks).
     static size_t allocationLimit();
     static void setAllocationLimit(size_t bytes);
 

@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "app/cli/cli_util.h"
+#include "app/cli/commands.h"
 
+#include "engine/core/tensor.h"
+#include "engine/core/text.h"
+
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 
@@ -92,6 +97,58 @@ std::string formatBytes(uint64_t bytes)
     return buf;
 }
 
+uint64_t parseByteSize(const std::string& text, const std::string& option)
+{
+    size_t pos = 0;
+    while (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos])))
+        ++pos;
+    std::string unit = text.substr(pos);
+    for (auto& c : unit)
+        c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (unit.size() > 1 && unit.back() == 'B')
+        unit.pop_back();
+    if (unit.size() > 1 && unit.back() == 'I')
+        unit.pop_back();
+    static const std::string kUnits = "KMGTP";
+    int shift = 0;
+    if (unit.size() == 1 && kUnits.find(unit[0]) != std::string::npos)
+        shift = 10 * (1 + static_cast<int>(kUnits.find(unit[0])));
+    else if (!unit.empty() && unit != "B")
+        pos = 0;
+    uint64_t value = 0;
+    bool ok = pos > 0 && pos <= 19;
+    if (ok) {
+        value = std::stoull(text.substr(0, pos));
+        ok = value > 0 && (shift == 0 || value <= (UINT64_MAX >> shift));
+    }
+    if (!ok)
+        throw UsageError(option + " expects a positive size such as 1048576, 512M or 4G, got \"" + text + "\"");
+    return value << shift;
+}
+
+void LimitOptions::addTo(CLI::App* cmd, bool loops)
+{
+    if (loops)
+        cmd->add_option("--max-loop-iterations", maxLoopIterations,
+               "Stop with an error when a Loop runs more than N iterations (0: no limit)")
+            ->capture_default_str();
+    cmd->add_option("--allocation-limit", allocationLimit,
+        "Refuse any single tensor larger than SIZE (e.g. 512M, 4G) with an error naming its shape; the default is the "
+        "machine's available memory");
+}
+
+ExecutionLimits LimitOptions::apply() const
+{
+    if (!allocationLimit.empty())
+        Tensor::setAllocationLimit(static_cast<size_t>(parseByteSize(allocationLimit, "--allocation-limit")));
+    if (maxLoopIterations < 0)
+        throw UsageError("--max-loop-iterations expects 0 (no limit) or a positive count, got "
+            + std::to_string(maxLoopIterations));
+    ExecutionLimits limits;
+    limits.maxLoopIterations = maxLoopIterations;
+    return limits;
+}
+
 namespace {
 
 nlohmann::json number(double v)
@@ -112,7 +169,7 @@ nlohmann::json tensorJson(const Tensor& t)
     for (int64_t i = 0; i < t.size(); ++i) {
         switch (t.dtype()) {
         case DataType::String:
-            data.push_back(t.data<std::string>()[i]);
+            data.push_back(escapeBytes(t.data<std::string>()[i]));
             break;
         case DataType::Bool:
             data.push_back(t.data<bool>()[i]);

@@ -2,7 +2,9 @@
 #pragma once
 
 #include "engine/core/value.h"
+#include "engine/kernels/kernel.h"
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <chrono>
@@ -23,6 +25,21 @@ std::string formatMs(double ms);
 
 /// "1.5 MiB", "312 B".
 std::string formatBytes(uint64_t bytes);
+
+/// --max-loop-iterations and --allocation-limit, shared by the commands that run models.
+struct LimitOptions {
+    int64_t maxLoopIterations = 0;
+    std::string allocationLimit;
+
+    /// Adds the options to `cmd` (--max-loop-iterations only if `loops`).
+    void addTo(CLI::App* cmd, bool loops = true);
+    /// Sets the engine's allocation limit if one was given (before any model is loaded) and returns the session
+    /// limits. Throws UsageError for a malformed size.
+    ExecutionLimits apply() const;
+};
+
+/// "1048576", "512K", "64M", "4G", "1T" (powers of 1024, optional trailing "B"/"iB") as bytes; UsageError otherwise.
+uint64_t parseByteSize(const std::string& text, const std::string& option);
 
 /// A JSON rendering of a non-tensor value (sequence, map, optional) with its elements inline; NaN/Inf as strings.
 nlohmann::json valueJson(const Value& value);

@@ -35,6 +35,7 @@ struct CompareCliOptions {
     std::string json, nodeData, nodeDataMetric = "abs";
     bool noInitializers = false;
     bool divergedOnly = false;
+    LimitOptions limits;
 };
 
 /// --input specs for one model.
@@ -342,6 +343,7 @@ int runCompare(const CompareCliOptions& o)
         dims[d.substr(0, eq)] = value;
     }
     CompareOptions options;
+    options.sessionOptions.limits = o.limits.apply();
     options.tolerance = { o.rtol, o.atol };
     options.compareInitializers = !o.noInitializers;
     for (const auto& m : o.maps) {
@@ -487,6 +489,7 @@ CommandRunner addCompareCommand(CLI::App& app)
         "Write Model Explorer node data JSON: per node, its worst error keyed by an output tensor name");
     cmd->add_option("--node-data-metric", o->nodeDataMetric, "abs (max abs error), rel or ratio (error / tolerance)")
         ->capture_default_str();
+    o->limits.addTo(cmd);
     return [cmd, o]() -> int { return cmd->parsed() ? runCompare(*o) : -1; };
 }
 

@@ -4,6 +4,7 @@
 #include "app/cli/commands.h"
 
 #include "engine/core/half.h"
+#include "engine/core/text.h"
 #include "engine/exec/program.h"
 #include "engine/exec/session.h"
 #include "engine/exec/value_checks.h"
@@ -42,6 +43,7 @@ struct RunOptions {
     uint64_t seed = 0;
     std::vector<std::string> dims;
     bool quiet = false;
+    LimitOptions limits;
 };
 
 std::string outputShapes(const NodeEvent& e)
@@ -286,7 +288,7 @@ std::string preview(const Value& v)
         if (i)
             s << ", ";
         if (t.dtype() == DataType::String)
-            s << '"' << t.data<std::string>()[i] << '"';
+            s << '"' << escapeBytes(t.data<std::string>()[i]) << '"';
         else if (t.dtype() == DataType::Complex64)
             s << t.data<Complex64>()[i];
         else if (t.dtype() == DataType::Complex128)
@@ -319,6 +321,8 @@ int runModel(const RunOptions& o)
             throw UsageError("--dim expects SYMBOL=VALUE with a non-negative VALUE, got \"" + d + "\"");
         dims[d.substr(0, eq)] = value;
     }
+    SessionOptions sessionOptions;
+    sessionOptions.limits = o.limits.apply();
 
     auto model = Model::load(o.model);
     const Graph& graph = model->graph();
@@ -390,7 +394,7 @@ int runModel(const RunOptions& o)
     ProfileObserver profile;
     std::unique_ptr<DumpObserver> dump;
     CountObserver counter;
-    Session session(program);
+    Session session(program, sessionOptions);
     session.addObserver(&counter);
     if (o.trace)
         session.addObserver(&trace);
@@ -450,7 +454,7 @@ int runModel(const RunOptions& o)
     }
 
     if (o.repeat > 0) {
-        Session timed(program);
+        Session timed(program, sessionOptions);
         if (o.profile)
             timed.addObserver(&profile);
         std::vector<double> ms;
@@ -468,7 +472,7 @@ int runModel(const RunOptions& o)
                   << formatMs(sorted.back()) << " ms\n";
     }
     if (separateProfileRun) {
-        Session profiled(program);
+        Session profiled(program, sessionOptions);
         profiled.addObserver(&profile);
         profiled.run(inputs);
     }
@@ -502,6 +506,7 @@ CommandRunner addRunCommand(CLI::App& app)
     cmd->add_option("--seed", o->seed, "Seed for --random-inputs")->capture_default_str();
     cmd->add_option("--dim", o->dims, "SYMBOL=VALUE: the size of a symbolic input dimension for --random-inputs");
     cmd->add_flag("-q,--quiet", o->quiet, "Do not print the outputs and the summary");
+    o->limits.addTo(cmd);
     return [cmd, o]() -> int { return cmd->parsed() ? runModel(*o) : -1; };
 }
 

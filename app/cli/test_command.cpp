@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include "app/cli/cli_util.h"
 #include "app/cli/commands.h"
 
 #include "engine/exec/backend_case.h"
@@ -17,6 +18,7 @@ struct TestOptions {
     double atol = 1e-7;
     std::string expectedFailures;
     bool verbose = false;
+    LimitOptions limits;
 };
 
 /// Reads an expected-failures list: one case name per line, optionally followed by `# reason`.
@@ -41,6 +43,7 @@ std::set<std::string> readExpectedFailures(const std::string& path)
 
 int runTests(const TestOptions& o)
 {
+    o.limits.apply();
     std::set<std::string> expected;
     if (!o.expectedFailures.empty())
         expected = readExpectedFailures(o.expectedFailures);
@@ -104,6 +107,7 @@ CommandRunner addTestCommand(CLI::App& app)
     cmd->add_option("--expected-failures", o->expectedFailures,
         "File listing cases expected to fail; exit 1 on an unlisted failure or a listed case that passes");
     cmd->add_flag("-v,--verbose", o->verbose, "Print every case");
+    o->limits.addTo(cmd, false);
     return [cmd, o]() -> int { return cmd->parsed() ? runTests(*o) : -1; };
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "ui/tensorinspector/tensor_format.h"
 
+#include "engine/core/text.h"
+
 #include <QStringList>
 
 #include <cmath>
@@ -66,7 +68,7 @@ QString formatElement(const Tensor& tensor, int64_t index)
         return {};
     const DataType t = tensor.dtype();
     if (t == DataType::String)
-        return QStringLiteral("\"%1\"").arg(QString::fromStdString(tensor.data<std::string>()[static_cast<size_t>(index)]));
+        return QStringLiteral("\"%1\"").arg(QString::fromStdString(escapeBytes(tensor.data<std::string>()[static_cast<size_t>(index)])));
     if (t == DataType::Bool)
         return tensor.toDouble(index) != 0 ? QStringLiteral("true") : QStringLiteral("false");
     if (t == DataType::Int64)

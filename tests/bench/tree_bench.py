@@ -9,6 +9,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import subprocess
 import tempfile
 
@@ -86,20 +87,32 @@ def main():
         x = rng.normal(size=(args.rows, args.features)).astype(np.float32)
         np.save(os.path.join(tmp, "X.npy"), x)
         x.tofile(os.path.join(tmp, "X.bin"))
-        run = subprocess.run([args.cli, "run", model, "-i", "X=" + os.path.join(tmp, "X.npy"), "-q",
-                              "--repeat", str(args.repeat)], capture_output=True, text=True, check=True)
-        ours = float(re.search(r"median ([0-9.]+) ms", run.stdout).group(1))
+        ours_cmd = lambda r: [args.cli, "run", model, "-i", "X=" + os.path.join(tmp, "X.npy"), "-q",  # noqa: E731
+                              "--repeat", str(r)]
         script = os.path.join(tmp, "ort_bench.js")
         with open(script, "w") as f:
             f.write(ORT_SCRIPT)
-        run = subprocess.run(["node", script, args.ort, model, str(args.rows), str(args.features), str(args.repeat),
-                              os.path.join(tmp, "X.bin")], capture_output=True, text=True, check=True)
-        ort = json.loads(run.stdout)["median"]
-    print(f"{args.trees} trees, depth {args.depth}, {args.rows} rows x {args.features} features, single thread")
-    print(f"onnxscope:   median {ours:.1f} ms")
-    print(f"onnxruntime: median {ort:.1f} ms")
-    print(f"ratio onnxscope / onnxruntime: {ours / ort:.2f}")
+        ort_cmd = lambda r: ["node", script, args.ort, model, str(args.rows), str(args.features), str(r),  # noqa: E731
+                             os.path.join(tmp, "X.bin")]
+        ours = float(re.search(r"median ([0-9.]+) ms", run(ours_cmd(args.repeat))[0]).group(1))
+        ort = json.loads(run(ort_cmd(args.repeat))[0])["median"]
+        # CPU time per run: (CPU of a process doing warm-up + R runs - CPU of one doing the warm-up only) / R.
+        # Unlike wall time, it hardly moves when other processes load the machine.
+        ours_cpu = (run(ours_cmd(args.repeat))[1] - run(ours_cmd(0))[1]) / args.repeat * 1e3
+        ort_cpu = (run(ort_cmd(args.repeat))[1] - run(ort_cmd(0))[1]) / args.repeat * 1e3
+    print(f"{args.trees} trees, depth {args.depth}, {args.rows} rows x {args.features} features, single thread, "
+          f"load average {os.getloadavg()[0]:.1f}")
+    print(f"onnxscope:   median {ours:.1f} ms wall, {ours_cpu:.1f} ms CPU per run")
+    print(f"onnxruntime: median {ort:.1f} ms wall, {ort_cpu:.1f} ms CPU per run")
+    print(f"ratio onnxscope / onnxruntime: {ours / ort:.2f} (wall), {ours_cpu / ort_cpu:.2f} (CPU time)")
 
+
+def run(cmd):
+    """Runs cmd; returns its stdout and the CPU time (user + system, seconds) it used."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return out, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 if __name__ == "__main__":
     main()

@@ -74,7 +74,7 @@ struct RandomForest {
     std::vector<int64_t> wTree, wNode, wId;
     std::vector<double> wValue;
 
-    RandomForest(std::mt19937& rng, int t, int d, int f, int k, bool allModes)
+    RandomForest(std::mt19937& rng, int t, int d, int f, int k, bool allModes, bool trackMissing = true)
         : trees(t)
         , depth(d)
         , features(f)
@@ -94,7 +94,7 @@ struct RandomForest {
                 values.push_back(leaf ? 0 : grid(rng) / 2.0);
                 trueIds.push_back(leaf ? 0 : 2 * i + 1);
                 falseIds.push_back(leaf ? 0 : 2 * i + 2);
-                missing.push_back(leaf ? 0 : coin(rng));
+                missing.push_back(leaf || !trackMissing ? 0 : coin(rng));
                 if (leaf)
                     for (int target = 0; target < k; ++target)
                         if (coin(rng) || target == 0) { // some leaves leave some targets without a weight
@@ -211,6 +211,46 @@ private slots:
                                                  .arg(got)
                                                  .arg(expected[static_cast<size_t>(t)])));
                     }
+                }
+            }
+        }
+    }
+
+    void treeFastPathMatchesRecursiveEvaluation()
+    {
+        // BRANCH_LEQ only and no missing-value tracking: the interleaved, branch-free path (float nodes for float
+        // input, double for double input). 1000 rows cover full blocks, full lane groups and a remainder; NaN goes
+        // to the false child.
+        std::mt19937 rng(kSeed + 1);
+        for (const char* type : { "float", "double" }) {
+            RandomForest forest(rng, 20, 6, 5, 2, false, false);
+            const std::string text = std::string(kHeader) + "agraph (" + type + "[N, 5] x) => (float[N, 2] y) {\n"
+                + "y = ai.onnx.ml.TreeEnsembleRegressor <n_targets = 2, aggregate_function = \"SUM\", "
+                + forest.attributes("target") + "> (x)\n}";
+            const int64_t n = 1000;
+            Tensor xf(DataType::Float, { n, 5 });
+            std::uniform_int_distribution<int> grid(-5, 5), nan(0, 19);
+            for (float& v : xf.data<float>())
+                v = nan(rng) == 0 ? std::nanf("") : grid(rng) / 2.0f + (nan(rng) < 6 ? 0.1f : 0.0f);
+            Tensor x = xf;
+            if (std::string(type) == "double") {
+                x = Tensor(DataType::Double, { n, 5 });
+                for (int64_t i = 0; i < x.size(); ++i)
+                    x.data<double>()[static_cast<size_t>(i)] = xf.data<float>()[static_cast<size_t>(i)];
+            }
+            Tensor y = runText(text, { { "x", Value(x) } }).at("y").tensor();
+            QCOMPARE(y.shape(), (Shape { n, 2 }));
+            for (int64_t r = 0; r < n; ++r) {
+                auto expected = forest.predict(xf.data<float>().data() + r * 5, "SUM", {});
+                for (int t = 0; t < 2; ++t) {
+                    const double got = y.data<float>()[static_cast<size_t>(r * 2 + t)];
+                    if (std::abs(got - expected[static_cast<size_t>(t)]) > 1e-5)
+                        QFAIL(qPrintable(QString("%1 input, row %2 target %3: got %4, expected %5")
+                                             .arg(type)
+                                             .arg(r)
+                                             .arg(t)
+                                             .arg(got)
+                                             .arg(expected[static_cast<size_t>(t)])));
                 }
             }
         }

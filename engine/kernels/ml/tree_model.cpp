@@ -208,6 +208,14 @@ TreeModel TreeModel::build(const KernelInit& init, const std::string& prefix, in
                     + std::to_string(treeIds[i]) + " cannot be reached from the root of its tree");
     if (m.weights.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max()))
         throw init.error("too many leaf weights");
+    const bool floatThresholds = std::all_of(m.nodes.begin(), m.nodes.end(), [](const FlatNode& nd) {
+        return static_cast<double>(static_cast<float>(nd.threshold)) == nd.threshold;
+    });
+    if (m.allLeq && floatThresholds) {
+        m.floatNodes.reserve(m.nodes.size());
+        for (const FlatNode& nd : m.nodes)
+            m.floatNodes.push_back({ static_cast<float>(nd.threshold), nd.feature, nd.truePos, nd.falsePos });
+    }
     return m;
 }
 
@@ -216,7 +224,7 @@ void TreeModel::evaluate(const X* x, int64_t n, int64_t features, Aggregate agg,
 {
     // Rows are processed in blocks, all trees per block, so that a tree's nodes stay in cache across the block.
     constexpr int64_t kBlock = 128;
-    constexpr int64_t kLanes = 8;
+    constexpr int64_t kLanes = 16;
     const FlatNode* base = nodes.data();
     auto accumulate = [&](int64_t r, int32_t leaf) {
         double* s = scores + r * targets;
@@ -239,29 +247,39 @@ void TreeModel::evaluate(const X* x, int64_t n, int64_t features, Aggregate agg,
             h[w->target] = 1;
         }
     };
+    // kLanes rows step through a tree together: independent chains the CPU overlaps. Leaves point to themselves, so
+    // `depth` steps end on every row's leaf. Node is FlatNode (compared in double) or FloatNode (float inputs).
+    auto lanes = [&]<class Node, class C>(const Node* nodesOf, int64_t r, int32_t root, int32_t depth) {
+        int32_t pos[kLanes];
+        const X* rows[kLanes];
+        for (int64_t k = 0; k < kLanes; ++k) {
+            pos[k] = root;
+            rows[k] = x + (r + k) * features;
+        }
+        for (int32_t d = 0; d < depth; ++d)
+            for (int64_t k = 0; k < kLanes; ++k) {
+                const Node& nd = nodesOf[pos[k]];
+                // Branch-free select: the comparison is data-dependent and a conditional jump would mispredict on
+                // about half the steps.
+                const int32_t goTrue = -static_cast<int32_t>(static_cast<C>(rows[k][nd.feature]) <= nd.threshold);
+                pos[k] = nd.falsePos ^ ((nd.truePos ^ nd.falsePos) & goTrue);
+            }
+        for (int64_t k = 0; k < kLanes; ++k)
+            accumulate(r + k, pos[k]);
+    };
+    const bool useFloat = std::is_same_v<X, float> && !floatNodes.empty();
     for (int64_t r0 = 0; r0 < n; r0 += kBlock) {
         const int64_t r1 = std::min(n, r0 + kBlock);
         for (size_t t = 0; t < roots.size(); ++t) {
             const int32_t root = roots[t];
             const int32_t depth = depths[t];
             int64_t r = r0;
-            if (allLeq) {
-                // kLanes rows step through the tree together: independent chains the CPU overlaps. Leaves point to
-                // themselves, so `depth` steps end on every row's leaf.
-                for (; r + kLanes <= r1; r += kLanes) {
-                    int32_t pos[kLanes];
-                    for (int64_t k = 0; k < kLanes; ++k)
-                        pos[k] = root;
-                    for (int32_t d = 0; d < depth; ++d)
-                        for (int64_t k = 0; k < kLanes; ++k) {
-                            const FlatNode& nd = base[pos[k]];
-                            pos[k] = static_cast<double>(x[(r + k) * features + nd.feature]) <= nd.threshold
-                                ? nd.truePos
-                                : nd.falsePos;
-                        }
-                    for (int64_t k = 0; k < kLanes; ++k)
-                        accumulate(r + k, pos[k]);
-                }
+            if (useFloat) {
+                for (; r + kLanes <= r1; r += kLanes)
+                    lanes.template operator()<FloatNode, float>(floatNodes.data(), r, root, depth);
+            } else if (allLeq) {
+                for (; r + kLanes <= r1; r += kLanes)
+                    lanes.template operator()<FlatNode, double>(base, r, root, depth);
             }
             for (; r < r1; ++r) {
                 const X* row = x + r * features;

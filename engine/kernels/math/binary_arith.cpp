@@ -2,6 +2,7 @@
 #include "engine/kernels/common/broadcast.h"
 #include "engine/kernels/common/dispatch.h"
 #include "engine/kernels/kernel_registry.h"
+#include "engine/kernels/simd/simd.h"
 
 #include <limits>
 
@@ -70,6 +71,13 @@ private:
 
     template <class T> void run(KernelContext& ctx, const Tensor& a, const Tensor& b, Tensor& out) const
     {
+        if constexpr (std::is_same_v<T, float>) {
+            static constexpr simd::BinaryOp ops[] = { simd::BinaryOp::Add, simd::BinaryOp::Sub, simd::BinaryOp::Mul,
+                simd::BinaryOp::Div };
+            simd::broadcastBinary(ctx.threadPool(), ops[static_cast<int>(m_op)], a.data<float>().data(), a.shape(),
+                b.data<float>().data(), b.shape(), out.data<float>().data(), out.shape());
+            return;
+        }
         switch (m_op) {
         case ArithOp::Add:
             broadcastBinary<T, T, T>(a, b, out, [](T x, T y) { return static_cast<T>(x + y); });

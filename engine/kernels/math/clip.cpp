@@ -2,6 +2,7 @@
 #include "engine/kernels/common/dispatch.h"
 #include "engine/kernels/common/elementwise.h"
 #include "engine/kernels/kernel_registry.h"
+#include "engine/kernels/simd/simd.h"
 
 #include <limits>
 #include <optional>
@@ -52,6 +53,11 @@ private:
         const C h = hi ? *hi : highest<C>();
         auto in = x.data<T>();
         auto out = y.data<T>();
+        if constexpr (std::is_same_v<T, float>) {
+            simd::parallelActivation(ctx.threadPool(), in.data(), out.data(), x.size(),
+                { simd::Activation::Clip, l, h });
+            return;
+        }
         for (size_t i = 0; i < in.size(); ++i) {
             C v = static_cast<C>(in[i]);
             v = v < l ? l : v;

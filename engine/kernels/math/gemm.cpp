@@ -2,6 +2,7 @@
 #include "engine/kernels/common/broadcast.h"
 #include "engine/kernels/common/dispatch.h"
 #include "engine/kernels/kernel_registry.h"
+#include "engine/kernels/simd/simd.h"
 
 #include <Eigen/Core>
 
@@ -81,11 +82,44 @@ public:
                 throw ctx.error("C " + shapeToString(c->shape()) + " cannot be broadcast to " + shapeToString(outShape));
         }
         Tensor& out = ctx.allocateOutput(0, a.dtype(), outShape);
+        if (a.dtype() == DataType::Float) {
+            runFloat(ctx, a, b, c, out, m, k, n);
+            return;
+        }
         dispatch<TypeList<float, double, Float16, BFloat16, int32_t, int64_t, uint32_t, uint64_t>>(a.dtype(),
             ctx.node().label(), [&]<class T>() { run<T>(a, b, c, out, m, k, n); });
     }
 
 private:
+    /// float on the SIMD GEMM: Y = A' * B', then Y = alpha * Y + beta * C in one pass.
+    void runFloat(const KernelContext& ctx, const Tensor& a, const Tensor& b, const Tensor* c, Tensor& out, int64_t m,
+        int64_t k, int64_t n) const
+    {
+        float* y = out.data<float>().data();
+        simd::parallelGemm(ctx.threadPool(), m, n, k, a.data<float>().data(), a.dim(1), m_transA,
+            b.data<float>().data(), b.dim(1), m_transB, y, n, false);
+        const bool addC = c && m_beta != 0.0f && c->size() > 0;
+        if (m_alpha == 1.0f && !addC)
+            return;
+        const float alpha = m_alpha, beta = m_beta;
+        const float* pc = addC ? c->data<float>().data() : nullptr;
+        // C is [M, N], [1, N], [M, 1], [N], [1, 1], [1] or a scalar: strides of its rows and columns.
+        const int64_t cRows = !addC || c->rank() < 2 ? 1 : c->dim(0);
+        const int64_t cCols = !addC || c->rank() == 0 ? 1 : c->dim(c->rank() - 1);
+        const int64_t rowStride = cRows == 1 ? 0 : cCols, colStride = cCols == 1 ? 0 : 1;
+        for (int64_t i = 0; i < m; ++i) {
+            float* row = y + i * n;
+            if (!pc) {
+                for (int64_t j = 0; j < n; ++j)
+                    row[j] *= alpha;
+            } else {
+                const float* crow = pc + i * rowStride;
+                for (int64_t j = 0; j < n; ++j)
+                    row[j] = alpha * row[j] + beta * crow[j * colStride];
+            }
+        }
+    }
+
     template <class T>
     void run(const Tensor& a, const Tensor& b, const Tensor* c, Tensor& out, int64_t m, int64_t k, int64_t n) const
     {

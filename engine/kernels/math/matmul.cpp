@@ -2,6 +2,7 @@
 #include "engine/kernels/common/broadcast.h"
 #include "engine/kernels/common/dispatch.h"
 #include "engine/kernels/kernel_registry.h"
+#include "engine/kernels/simd/simd.h"
 
 #include <Eigen/Core>
 
@@ -74,12 +75,13 @@ public:
             outShape.push_back(n);
         Tensor& out = ctx.allocateOutput(0, a.dtype(), outShape);
         dispatch<TypeList<float, double, Float16, BFloat16, int32_t, int64_t, uint32_t, uint64_t>>(a.dtype(),
-            ctx.node().label(), [&]<class T>() { run<T>(a, b, out, batchA, batchB, batch, m, k, n); });
+            ctx.node().label(), [&]<class T>() { run<T>(ctx, a, b, out, batchA, batchB, batch, m, k, n); });
     }
 
 private:
     template <class T>
-    static void run(const Tensor& a, const Tensor& b, Tensor& out, const Shape& batchA, const Shape& batchB,
+    static void run(const KernelContext& ctx, const Tensor& a, const Tensor& b, Tensor& out, const Shape& batchA,
+        const Shape& batchB,
         const Shape& batch, int64_t m, int64_t k, int64_t n)
     {
         using C = typename ComputeType<T>::type;
@@ -106,7 +108,9 @@ private:
             const T* ma = pa + offA * m * k;
             const T* mb = pb + offB * k * n;
             T* mo = po + i * m * n;
-            if constexpr (std::is_same_v<C, T>) {
+            if constexpr (std::is_same_v<T, float>) {
+                simd::parallelGemm(ctx.threadPool(), rowsPerProduct, n, k, ma, k, false, mb, n, false, mo, n, false);
+            } else if constexpr (std::is_same_v<C, T>) {
                 Eigen::Map<RowMajor<T>>(mo, rowsPerProduct, n).noalias()
                     = Eigen::Map<const RowMajor<T>>(ma, rowsPerProduct, k) * Eigen::Map<const RowMajor<T>>(mb, k, n);
             } else if constexpr (std::is_integral_v<T>) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "engine/kernels/common/dispatch.h"
 #include "engine/kernels/kernel_registry.h"
+#include "engine/kernels/simd/simd.h"
 
 #include <cmath>
 #include <type_traits>
@@ -25,6 +26,13 @@ public:
     {
         const Tensor& x = ctx.input(0);
         Tensor& y = ctx.allocateOutput(0, x.dtype(), x.shape());
+        if (x.dtype() == DataType::Float) {
+            static constexpr simd::Activation kinds[] = { simd::Activation::Relu, simd::Activation::Sigmoid,
+                simd::Activation::Tanh };
+            simd::parallelActivation(ctx.threadPool(), x.data<float>().data(), y.data<float>().data(), x.size(),
+                { kinds[static_cast<int>(m_kind)] });
+            return;
+        }
         if (m_kind == Activation::Relu)
             dispatch<TypeList<float, double, Float16, BFloat16, int8_t, int16_t, int32_t, int64_t>>(x.dtype(),
                 ctx.node().label(), [&]<class T>() { apply<T>(x, y); });

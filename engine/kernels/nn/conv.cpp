@@ -49,15 +49,17 @@ public:
         for (int64_t d : g.outSpatial())
             outShape.push_back(d);
         Tensor& y = ctx.allocateOutput(0, x.dtype(), outShape);
+        const ConvolveOptions options { ctx.threadPool(), {} };
         dispatch<FloatTypes>(x.dtype(), ctx.node().label(), [&]<class T>() {
             if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
                 convolve<T>(x.data<T>().data(), w.data<T>().data(), b ? b->data<T>().data() : nullptr,
-                    y.data<T>().data(), x.dim(0), c, m, m_group, g);
+                    y.data<T>().data(), x.dim(0), c, m, m_group, g, options);
             } else {
                 auto xf = convertElements<float>(x.data<T>()), wf = convertElements<float>(w.data<T>());
                 auto bf = b ? convertElements<float>(b->data<T>()) : std::vector<float>();
                 std::vector<float> yf(static_cast<size_t>(y.size()));
-                convolve<float>(xf.data(), wf.data(), b ? bf.data() : nullptr, yf.data(), x.dim(0), c, m, m_group, g);
+                convolve<float>(xf.data(), wf.data(), b ? bf.data() : nullptr, yf.data(), x.dim(0), c, m, m_group, g,
+                    options);
                 auto out = y.data<T>();
                 for (size_t i = 0; i < yf.size(); ++i)
                     out[i] = static_cast<T>(yf[i]);

@@ -2,6 +2,7 @@
 #include "engine/kernels/nn/im2col.h"
 
 #include "engine/core/half.h"
+#include "engine/core/thread_pool.h"
 
 #include <Eigen/Core>
 
@@ -241,6 +242,8 @@ template <class F> using RowMatrix = Eigen::Matrix<F, Eigen::Dynamic, Eigen::Dyn
 
 // Column buffers are capped at this many elements (16 MB of float); the GEMM runs chunk by chunk.
 constexpr int64_t kColumnBudget = int64_t(1) << 22;
+// The float path's column chunks, per thread: 1 MiB, about half of this machine's L2 cache.
+constexpr int64_t kFloatColumnBudget = int64_t(1) << 18;
 
 /// Depthwise convolution: output channel oc reads input channel oc / multiplier only.
 template <class F>
@@ -294,16 +297,91 @@ template <class F> void addBias(F* y, const F* bias, int64_t batch, int64_t chan
         }
 }
 
+/// The float convolution on the SIMD kernels, split over the pool.
+void convolveFloat(const float* x, const float* w, const float* bias, float* y, int64_t batch, int64_t channels,
+    int64_t outChannels, int64_t group, const WindowGeometry& g, const ConvolveOptions& options)
+{
+    const simd::Ops& ops = simd::ops();
+    ThreadPool* pool = options.pool;
+    const simd::ActivationParams act = options.activation;
+    const int64_t cg = channels / group, mg = outChannels / group;
+    const int64_t inSize = g.inSize(), outSize = g.outSize(), rows = cg * g.kernelSize();
+    if (cg == 1 && mg == 1 && g.in[0] == 1 && g.kernel[0] == 1 && g.out[0] == 1 && g.padBegin[0] == 0 && !g.isPointwise()) {
+        simd::DepthwiseGeometry d { g.in[1], g.in[2], g.out[1], g.out[2], g.kernel[1], g.kernel[2], g.stride[1],
+            g.stride[2], g.dilation[1], g.dilation[2], g.padBegin[1], g.padBegin[2] };
+        const int64_t planeWork = std::max<int64_t>(1, outSize * g.kernelSize());
+        parallelFor(pool, batch * channels, std::max<int64_t>(1, (int64_t(1) << 15) / planeWork),
+            [&](int64_t p0, int64_t p1) {
+                for (int64_t p = p0; p < p1; ++p)
+                    ops.depthwise2d(x + p * inSize, w + (p % channels) * g.kernelSize(),
+                        bias ? bias + p % channels : nullptr, y + p * outSize, 1, d, act);
+            });
+        return;
+    }
+    if (g.isPointwise()) {
+        for (int64_t n = 0; n < batch; ++n)
+            for (int64_t gr = 0; gr < group; ++gr)
+                simd::parallelGemm(pool, mg, outSize, cg, w + gr * mg * cg, cg, false,
+                    x + (n * channels + gr * cg) * inSize, outSize, false, y + (n * outChannels + gr * mg) * outSize,
+                    outSize, false);
+        if (bias || act.kind != simd::Activation::None)
+            parallelFor(pool, batch * outChannels, std::max<int64_t>(1, (int64_t(1) << 15) / outSize),
+                [&](int64_t r0, int64_t r1) {
+                    for (int64_t r = r0; r < r1; ++r)
+                        ops.biasActivation(y + r * outSize, 1, outSize, bias ? bias + r % outChannels : nullptr, act);
+                });
+        return;
+    }
+    // Chunks of output positions small enough that their columns stay in cache between im2col and the GEMM, in
+    // whole vectors, and at least a few per thread when the pool is used.
+    const int64_t threads = pool ? pool->threads() : 1;
+    int64_t chunk = std::clamp<int64_t>(kFloatColumnBudget / std::max<int64_t>(rows, 1), 16, outSize);
+    if (threads > 1 && batch * group * ((outSize + chunk - 1) / chunk) < 4 * threads)
+        chunk = std::max<int64_t>(16, (outSize + 4 * threads - 1) / (4 * threads));
+    chunk = std::min(outSize, (chunk + 15) / 16 * 16);
+    const int64_t chunks = (outSize + chunk - 1) / chunk;
+    const int64_t grain = std::max<int64_t>(1, (int64_t(1) << 16) / std::max<int64_t>(1, mg * rows * chunk));
+    parallelFor(pool, batch * group * chunks, grain, [&](int64_t u0, int64_t u1) {
+        thread_local std::vector<float> col;
+        if (col.size() < static_cast<size_t>(rows * chunk))
+            col.resize(static_cast<size_t>(rows * chunk));
+        for (int64_t u = u0; u < u1; ++u) {
+            const int64_t n = u / (group * chunks), gr = (u / chunks) % group, c = u % chunks;
+            const int64_t p0 = c * chunk, p1 = std::min(outSize, p0 + chunk);
+            const float* xg = x + (n * channels + gr * cg) * inSize;
+            float* yg = y + (n * outChannels + gr * mg) * outSize;
+            im2col(xg, cg, g, p0, p1, col.data(), 0.0f);
+            ops.gemm(mg, p1 - p0, rows, w + gr * mg * rows, rows, false, col.data(), p1 - p0, false, yg + p0, outSize,
+                false);
+            if (bias || act.kind != simd::Activation::None)
+                for (int64_t r = 0; r < mg; ++r)
+                    ops.biasActivation(yg + r * outSize + p0, 1, p1 - p0, bias ? bias + gr * mg + r : nullptr, act);
+        }
+    });
+}
+
 } // namespace
 
 template <class F>
 void convolve(const F* x, const F* w, const F* bias, F* y, int64_t batch, int64_t channels, int64_t outChannels,
-    int64_t group, const WindowGeometry& g)
+    int64_t group, const WindowGeometry& g, const ConvolveOptions& options)
 {
     const int64_t cg = channels / group, mg = outChannels / group;
     const int64_t inSize = g.inSize(), outSize = g.outSize(), rows = cg * g.kernelSize();
     if (outSize == 0 || batch == 0 || outChannels == 0)
         return;
+    if (rows == 0) {
+        std::fill(y, y + batch * outChannels * outSize, F(0));
+        addBias(y, bias, batch, outChannels, outSize);
+        if constexpr (std::is_same_v<F, float>)
+            if (options.activation.kind != simd::Activation::None)
+                simd::parallelActivation(options.pool, y, y, batch * outChannels * outSize, options.activation);
+        return;
+    }
+    if constexpr (std::is_same_v<F, float>) {
+        convolveFloat(x, w, bias, y, batch, channels, outChannels, group, g, options);
+        return;
+    }
     if (cg == 1 && !g.isPointwise()) {
         for (int64_t n = 0; n < batch; ++n)
             depthwise(x + n * channels * inSize, w, y + n * outChannels * outSize, channels, mg, g);
@@ -319,10 +397,6 @@ void convolve(const F* x, const F* w, const F* bias, F* y, int64_t batch, int64_
             const F* xg = x + (n * channels + gr * cg) * inSize;
             F* yg = y + (n * outChannels + gr * mg) * outSize;
             Eigen::Map<const RowMatrix<F>> wm(w + gr * mg * rows, mg, rows);
-            if (rows == 0) {
-                std::fill(yg, yg + mg * outSize, F(0));
-                continue;
-            }
             if (pointwise) {
                 Eigen::Map<RowMatrix<F>>(yg, mg, outSize).noalias() = wm * Eigen::Map<const RowMatrix<F>>(xg, cg, outSize);
                 continue;
@@ -339,7 +413,7 @@ void convolve(const F* x, const F* w, const F* bias, F* y, int64_t batch, int64_
 
 template <class F>
 void convolveTranspose(const F* x, const F* w, const F* bias, F* y, int64_t batch, int64_t channels,
-    int64_t outChannels, int64_t group, const WindowGeometry& g)
+    int64_t outChannels, int64_t group, const WindowGeometry& g, const ConvolveOptions& options)
 {
     const int64_t cg = channels / group, mg = outChannels / group;
     const int64_t imageSize = g.inSize(), xSize = g.outSize(), rows = mg * g.kernelSize();
@@ -349,21 +423,26 @@ void convolveTranspose(const F* x, const F* w, const F* bias, F* y, int64_t batc
         for (int64_t gr = 0; gr < group; ++gr) {
             if (rows == 0 || xSize == 0)
                 continue;
-            Eigen::Map<const RowMatrix<F>> wm(w + gr * cg * rows, cg, rows);
-            Eigen::Map<const RowMatrix<F>> xm(x + (n * channels + gr * cg) * xSize, cg, xSize);
-            Eigen::Map<RowMatrix<F>>(col.data(), rows, xSize).noalias() = wm.transpose() * xm;
+            if constexpr (std::is_same_v<F, float>) {
+                simd::parallelGemm(options.pool, rows, xSize, cg, w + gr * cg * rows, rows, true,
+                    x + (n * channels + gr * cg) * xSize, xSize, false, col.data(), xSize, false);
+            } else {
+                Eigen::Map<const RowMatrix<F>> wm(w + gr * cg * rows, cg, rows);
+                Eigen::Map<const RowMatrix<F>> xm(x + (n * channels + gr * cg) * xSize, cg, xSize);
+                Eigen::Map<RowMatrix<F>>(col.data(), rows, xSize).noalias() = wm.transpose() * xm;
+            }
             col2im(col.data(), mg, g, y + (n * outChannels + gr * mg) * imageSize);
         }
     addBias(y, bias, batch, outChannels, imageSize);
 }
 
-template void convolve<float>(
-    const float*, const float*, const float*, float*, int64_t, int64_t, int64_t, int64_t, const WindowGeometry&);
-template void convolve<double>(
-    const double*, const double*, const double*, double*, int64_t, int64_t, int64_t, int64_t, const WindowGeometry&);
-template void convolveTranspose<float>(
-    const float*, const float*, const float*, float*, int64_t, int64_t, int64_t, int64_t, const WindowGeometry&);
-template void convolveTranspose<double>(
-    const double*, const double*, const double*, double*, int64_t, int64_t, int64_t, int64_t, const WindowGeometry&);
+template void convolve<float>(const float*, const float*, const float*, float*, int64_t, int64_t, int64_t, int64_t,
+    const WindowGeometry&, const ConvolveOptions&);
+template void convolve<double>(const double*, const double*, const double*, double*, int64_t, int64_t, int64_t, int64_t,
+    const WindowGeometry&, const ConvolveOptions&);
+template void convolveTranspose<float>(const float*, const float*, const float*, float*, int64_t, int64_t, int64_t,
+    int64_t, const WindowGeometry&, const ConvolveOptions&);
+template void convolveTranspose<double>(const double*, const double*, const double*, double*, int64_t, int64_t, int64_t,
+    int64_t, const WindowGeometry&, const ConvolveOptions&);
 
 } // namespace onnxscope

@@ -5,6 +5,7 @@
 // im2col/col2im transforms that turn a convolution into a GEMM. Include only from kernel .cpp files.
 
 #include "engine/kernels/kernel.h"
+#include "engine/kernels/simd/simd.h"
 
 #include <array>
 #include <cstdint>
@@ -63,19 +64,29 @@ void im2col(const T* image, int64_t channels, const WindowGeometry& g, int64_t p
 /// (entries that fall in the padding are dropped). `image` must be initialised by the caller.
 template <class T> void col2im(const T* col, int64_t channels, const WindowGeometry& g, T* image);
 
+/// How convolve() runs: the intra-op pool (null: the calling thread only) and, for float, an activation applied to
+/// the output after the bias.
+struct ConvolveOptions {
+    ThreadPool* pool = nullptr;
+    simd::ActivationParams activation;
+};
+
 /// y[N, M, out] = conv(x[N, C, in], w[M, C / group, kernel]) (+ bias[M] if not null) over geometry g. float and
-/// double. im2col + Eigen GEMM in column chunks; 1x1 kernels skip im2col, depthwise ones (one input channel per
-/// group) run a direct loop.
+/// double. im2col + GEMM in column chunks (split over the pool, bias and activation applied to each chunk while it
+/// is in cache); 1x1 kernels skip im2col; 1-D and 2-D depthwise ones (one input and one output channel per group)
+/// run a direct loop. float runs on the SIMD kernels of simd.h; double on Eigen and plain loops, single-threaded,
+/// without activation.
 template <class F>
 void convolve(const F* x, const F* w, const F* bias, F* y, int64_t batch, int64_t channels, int64_t outChannels,
-    int64_t group, const WindowGeometry& g);
+    int64_t group, const WindowGeometry& g, const ConvolveOptions& options = {});
 
 /// The transposed convolution: y[N, M, g.in] = sum over x[N, C, g.out] scattered through w[C, M / group, kernel]
 /// (+ bias[M] if not null). Here g.in is the output image and g.out the input image, g.padBegin may be negative
-/// (an output larger than the full result). float and double.
+/// (an output larger than the full result). float and double; float's GEMM is split over options.pool (the
+/// activation is not applied).
 template <class F>
 void convolveTranspose(const F* x, const F* w, const F* bias, F* y, int64_t batch, int64_t channels,
-    int64_t outChannels, int64_t group, const WindowGeometry& g);
+    int64_t outChannels, int64_t group, const WindowGeometry& g, const ConvolveOptions& options = {});
 
 /// Elements of `in` converted to F (the compute type of half-precision tensors).
 template <class F, class T> std::vector<F> convertElements(std::span<const T> in)

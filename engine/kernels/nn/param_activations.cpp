@@ -2,6 +2,7 @@
 #include "engine/kernels/common/dispatch.h"
 #include "engine/kernels/common/elementwise.h"
 #include "engine/kernels/kernel_registry.h"
+#include "engine/kernels/simd/simd.h"
 
 #include <cmath>
 #include <type_traits>
@@ -55,6 +56,15 @@ public:
     {
         const Tensor& x = ctx.input(0);
         Tensor& y = ctx.allocateOutput(0, x.dtype(), x.shape());
+        if (x.dtype() == DataType::Float
+            && (m_kind == Act::LeakyRelu || m_kind == Act::HardSigmoid || m_kind == Act::HardSwish)) {
+            const simd::Activation kind = m_kind == Act::LeakyRelu ? simd::Activation::LeakyRelu
+                : m_kind == Act::HardSigmoid                       ? simd::Activation::HardSigmoid
+                                                                   : simd::Activation::HardSwish;
+            simd::parallelActivation(ctx.threadPool(), x.data<float>().data(), y.data<float>().data(), x.size(),
+                { kind, m_alpha, m_beta });
+            return;
+        }
         const auto run = [&]<class T>() { apply<T>(x.data<T>(), y.data<T>()); };
         if (m_kind == Act::Shrink)
             dispatch<NumericTypes>(x.dtype(), ctx.node().label(), run);

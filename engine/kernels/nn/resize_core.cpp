@@ -298,6 +298,40 @@ Tensor resizeTensor(const KernelContext& ctx, const ResizeParams& params, const 
     for (const auto& t : taps)
         anyOutside = anyOutside || t.anyOutside;
 
+    if (params.mode == ResizeMode::Nearest && !anyOutside && rank > 0) {
+        // Row by row: the source row of each output row, then a gather along the last axis; an output row with the
+        // same source row as the previous one (upsampling) is a copy of it.
+        const auto inStrides = stridesOf(x.shape());
+        const int64_t outW = outShape[rank - 1];
+        const int64_t rows = total / outW;
+        const std::vector<int64_t>& col = taps[rank - 1].index;
+        dispatch<AllTypes>(x.dtype(), ctx.node().label(), [&]<class T>() {
+            const T* src = x.data<T>().data();
+            T* dst = out.data<T>().data();
+            std::vector<int64_t> pos(rank, 0);
+            int64_t previous = -1;
+            for (int64_t r = 0; r < rows; ++r) {
+                int64_t offset = 0;
+                for (size_t d = 0; d + 1 < rank; ++d)
+                    offset += taps[d].index[static_cast<size_t>(pos[d])] * inStrides[d];
+                T* row = dst + r * outW;
+                if (offset == previous) {
+                    std::copy(row - outW, row, row);
+                } else {
+                    const T* in = src + offset;
+                    for (int64_t j = 0; j < outW; ++j)
+                        row[j] = in[col[static_cast<size_t>(j)]];
+                }
+                previous = offset;
+                for (size_t d = rank - 1; d-- > 0;) {
+                    if (++pos[d] < outShape[d])
+                        break;
+                    pos[d] = 0;
+                }
+            }
+        });
+        return out;
+    }
     if (params.mode == ResizeMode::Nearest) {
         std::vector<int64_t> source;
         gatherNearest(x.shape(), taps, outShape, source);

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The float loops that dominate real models (GEMM, element-wise arithmetic, activations, last-axis reductions and
+// softmax, depthwise convolution), compiled once per x86-64 level (baseline, AVX2 + FMA, AVX-512) and chosen at run
+// time for the CPU, so that a portable build is as fast as a -march=native one where it matters. The rest of the
+// engine keeps the baseline. Include only from kernel .cpp files.
+
+#include "engine/core/shape.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace onnxscope {
+
+class ThreadPool;
+
+namespace simd {
+
+/// An activation a kernel can apply to its output (alone, or fused after a convolution's bias).
+enum class Activation : uint8_t {
+    None,
+    Relu, // x > 0 ? x : 0
+    LeakyRelu, // x >= 0 ? x : alpha * x
+    Clip, // min(max(x, alpha), beta), NaN kept
+    Sigmoid,
+    Tanh,
+    HardSigmoid, // max(0, min(1, alpha * x + beta))
+    HardSwish, // x * max(0, min(1, x / 6 + 0.5))
+};
+
+struct ActivationParams {
+    Activation kind = Activation::None;
+    float alpha = 0.0f;
+    float beta = 0.0f;
+};
+
+enum class BinaryOp : uint8_t { Add, Sub, Mul, Div, Max, Min };
+
+enum class ReduceOp : uint8_t { Sum, Mean, SumSquare, L1, L2 };
+
+/// A 2-D depthwise convolution: channel c of the output reads channel c of the input only.
+struct DepthwiseGeometry {
+    int64_t inH = 0, inW = 0, outH = 0, outW = 0;
+    int64_t kernelH = 0, kernelW = 0, strideH = 1, strideW = 1, dilationH = 1, dilationW = 1;
+    int64_t padTop = 0, padLeft = 0;
+};
+
+/// One implementation of every loop, for one instruction-set level. All pointers are to float; counts and strides
+/// are in elements; matrices are row-major.
+struct Ops {
+    const char* name; // "x86-64", "AVX2", "AVX-512"
+
+    /// C[m, n] (row stride ldc) = op(A)[m, k] * op(B)[k, n] (+ C when accumulate). op(A) is A[m, k] (row stride
+    /// lda) or, with transA, the transpose of A[k, m]; likewise for B.
+    void (*gemm)(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, bool transA, const float* b,
+        int64_t ldb, bool transB, float* c, int64_t ldc, bool accumulate);
+
+    /// y[i] = act(x[i]) for i in [0, n); x may equal y.
+    void (*activation)(const float* x, float* y, int64_t n, ActivationParams act);
+
+    /// In place over `rows` rows of `size` elements: y[r, i] = act(y[r, i] + bias[r]) (bias may be null).
+    void (*biasActivation)(float* y, int64_t rows, int64_t size, const float* bias, ActivationParams act);
+
+    /// y[i] = a[i * strideA] op b[i * strideB] for i in [0, n), strides 0 (a scalar) or 1.
+    void (*binary)(BinaryOp op, const float* a, int64_t strideA, const float* b, int64_t strideB, float* y, int64_t n);
+
+    /// y[r] = reduce(x[r, 0..cols)) for r in [0, rows).
+    void (*reduceRows)(ReduceOp op, const float* x, float* y, int64_t rows, int64_t cols);
+
+    /// Softmax (or log-softmax) of each row of x[rows, cols] into y.
+    void (*softmaxRows)(const float* x, float* y, int64_t rows, int64_t cols, bool log);
+
+    /// Depthwise convolution of `channels` channels of x[channels, inH, inW] with w[channels, kernelH, kernelW]
+    /// into y[channels, outH, outW], then y = act(y + bias[c]) (bias may be null).
+    void (*depthwise2d)(const float* x, const float* w, const float* bias, float* y, int64_t channels,
+        const DepthwiseGeometry& g, ActivationParams act);
+};
+
+/// The implementation for this CPU: the widest level it supports, unless the environment variable ONNXSCOPE_SIMD
+/// (x86-64, avx2 or avx512) asks for a narrower one. Chosen once.
+const Ops& ops();
+
+/// Every level this CPU can run, narrowest first (for tests and benchmarks).
+std::vector<const Ops*> supportedOps();
+
+/// gemm (as Ops::gemm, with the chosen ops) split over the pool by blocks of rows or columns.
+void parallelGemm(ThreadPool* pool, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, bool transA,
+    const float* b, int64_t ldb, bool transB, float* c, int64_t ldc, bool accumulate);
+
+/// activation over [0, n), split over the pool for large n.
+void parallelActivation(ThreadPool* pool, const float* x, float* y, int64_t n, ActivationParams act);
+
+/// binary over [0, n), split over the pool for large n.
+void parallelBinary(ThreadPool* pool, BinaryOp op, const float* a, int64_t strideA, const float* b, int64_t strideB,
+    float* y, int64_t n);
+
+/// y = a op b with numpy broadcasting (y has the broadcast shape `out`; a and b are contiguous of shapes sa and sb,
+/// aligned to the right). The trailing dimensions over which each operand is either whole or constant run as one
+/// vector loop, so per-channel scales, biases and row vectors cost no index arithmetic per element.
+void broadcastBinary(ThreadPool* pool, BinaryOp op, const float* a, const Shape& sa, const float* b, const Shape& sb,
+    float* y, const Shape& out);
+
+} // namespace simd
+} // namespace onnxscope

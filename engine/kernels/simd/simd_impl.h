@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: MIT
+// The loops of simd.h, compiled once per instruction-set level by simd_<level>.cpp, which define
+// ONNXSCOPE_SIMD_LEVEL (the namespace) and rename Eigen's namespace before including this file.
+//
+// Every function here has internal linkage or lives in the level's own namespace, and only Eigen (renamed) and
+// plain loops are used: an inline function or template shared with the rest of the program (std::vector, std::min,
+// ...) compiled with AVX-512 here could be the copy the linker keeps for the baseline code too. The test
+// engine_test_simd checks the object files for such symbols.
+
+#ifndef ONNXSCOPE_SIMD_LEVEL
+#error "define ONNXSCOPE_SIMD_LEVEL before including simd_impl.h"
+#endif
+
+#include "engine/kernels/simd/simd.h"
+
+#include <Eigen/Core>
+
+#include <cmath>
+#include <cstring>
+
+namespace onnxscope::simd::ONNXSCOPE_SIMD_LEVEL {
+
+namespace {
+
+using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using StridedMap = Eigen::Map<const RowMatrix, 0, Eigen::OuterStride<>>;
+using StridedOut = Eigen::Map<RowMatrix, 0, Eigen::OuterStride<>>;
+using ArrayMap = Eigen::Map<const Eigen::ArrayXf>;
+using ArrayOut = Eigen::Map<Eigen::ArrayXf>;
+
+inline int64_t minI(int64_t a, int64_t b) { return a < b ? a : b; }
+inline int64_t maxI(int64_t a, int64_t b) { return a > b ? a : b; }
+inline int64_t ceilDiv(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+
+template <class Lhs, class Rhs> void product(StridedOut& c, const Lhs& a, const Rhs& b, bool accumulate)
+{
+    if (accumulate)
+        c.noalias() += a * b;
+    else
+        c.noalias() = a * b;
+}
+
+void gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, bool transA, const float* b, int64_t ldb,
+    bool transB, float* c, int64_t ldc, bool accumulate)
+{
+    if (m <= 0 || n <= 0)
+        return;
+    StridedOut cm(c, m, n, Eigen::OuterStride<>(ldc));
+    if (k <= 0) {
+        if (!accumulate)
+            cm.setZero();
+        return;
+    }
+    const StridedMap am(a, transA ? k : m, transA ? m : k, Eigen::OuterStride<>(lda));
+    const StridedMap bm(b, transB ? n : k, transB ? k : n, Eigen::OuterStride<>(ldb));
+    if (!transA && !transB)
+        product(cm, am, bm, accumulate);
+    else if (transA && !transB)
+        product(cm, am.transpose(), bm, accumulate);
+    else if (!transA && transB)
+        product(cm, am, bm.transpose(), accumulate);
+    else
+        product(cm, am.transpose(), bm.transpose(), accumulate);
+}
+
+void activation(const float* x, float* y, int64_t n, ActivationParams act)
+{
+    const float alpha = act.alpha, beta = act.beta;
+    switch (act.kind) {
+    case Activation::None:
+        if (x != y)
+            std::memmove(y, x, static_cast<size_t>(n) * sizeof(float));
+        break;
+    case Activation::Relu:
+        for (int64_t i = 0; i < n; ++i)
+            y[i] = x[i] > 0.0f ? x[i] : 0.0f;
+        break;
+    case Activation::LeakyRelu:
+        for (int64_t i = 0; i < n; ++i)
+            y[i] = x[i] >= 0.0f ? x[i] : alpha * x[i];
+        break;
+    case Activation::Clip:
+        for (int64_t i = 0; i < n; ++i) {
+            float v = x[i];
+            v = v < alpha ? alpha : v;
+            y[i] = v > beta ? beta : v;
+        }
+        break;
+    case Activation::HardSigmoid:
+        for (int64_t i = 0; i < n; ++i) {
+            float v = alpha * x[i] + beta;
+            v = v < 1.0f ? v : 1.0f;
+            y[i] = v > 0.0f ? v : 0.0f;
+        }
+        break;
+    case Activation::HardSwish:
+        for (int64_t i = 0; i < n; ++i) {
+            const float v = x[i];
+            float s = v / 6.0f + 0.5f;
+            s = s < 1.0f ? s : 1.0f;
+            s = s > 0.0f ? s : 0.0f;
+            y[i] = v * s;
+        }
+        break;
+    case Activation::Sigmoid:
+        // 1 / (1 + exp(-x)): exp overflows to inf for very negative x, giving the right limit 0.
+        ArrayOut(y, n) = (1.0f + (-ArrayMap(x, n)).exp()).inverse();
+        break;
+    case Activation::Tanh:
+        ArrayOut(y, n) = ArrayMap(x, n).tanh();
+        break;
+    }
+}
+
+void biasActivation(float* y, int64_t rows, int64_t size, const float* bias, ActivationParams act)
+{
+    for (int64_t r = 0; r < rows; ++r) {
+        float* p = y + r * size;
+        if (bias) {
+            const float b = bias[r];
+            for (int64_t i = 0; i < size; ++i)
+                p[i] += b;
+        }
+        if (act.kind != Activation::None)
+            activation(p, p, size, act);
+    }
+}
+
+template <class F> void binaryLoop(const float* a, int64_t sa, const float* b, int64_t sb, float* y, int64_t n, F f)
+{
+    if (sa && sb) {
+        for (int64_t i = 0; i < n; ++i)
+            y[i] = f(a[i], b[i]);
+    } else if (sa) {
+        const float vb = *b;
+        for (int64_t i = 0; i < n; ++i)
+            y[i] = f(a[i], vb);
+    } else if (sb) {
+        const float va = *a;
+        for (int64_t i = 0; i < n; ++i)
+            y[i] = f(va, b[i]);
+    } else {
+        const float v = f(*a, *b);
+        for (int64_t i = 0; i < n; ++i)
+            y[i] = v;
+    }
+}
+
+void binary(BinaryOp op, const float* a, int64_t sa, const float* b, int64_t sb, float* y, int64_t n)
+{
+    switch (op) {
+    case BinaryOp::Add:
+        binaryLoop(a, sa, b, sb, y, n, [](float u, float v) { return u + v; });
+        break;
+    case BinaryOp::Sub:
+        binaryLoop(a, sa, b, sb, y, n, [](float u, float v) { return u - v; });
+        break;
+    case BinaryOp::Mul:
+        binaryLoop(a, sa, b, sb, y, n, [](float u, float v) { return u * v; });
+        break;
+    case BinaryOp::Div:
+        binaryLoop(a, sa, b, sb, y, n, [](float u, float v) { return u / v; });
+        break;
+    case BinaryOp::Max: // NaN in either operand gives NaN, as numpy's maximum
+        binaryLoop(a, sa, b, sb, y, n, [](float u, float v) { return u != u ? u : (u < v || v != v ? v : u); });
+        break;
+    case BinaryOp::Min:
+        binaryLoop(a, sa, b, sb, y, n, [](float u, float v) { return u != u ? u : (u > v || v != v ? v : u); });
+        break;
+    }
+}
+
+void reduceRows(ReduceOp op, const float* x, float* y, int64_t rows, int64_t cols)
+{
+    for (int64_t r = 0; r < rows; ++r) {
+        const ArrayMap row(x + r * cols, cols);
+        float v = 0.0f;
+        switch (op) {
+        case ReduceOp::Sum:
+            v = row.sum();
+            break;
+        case ReduceOp::Mean:
+            v = row.sum() / static_cast<float>(cols);
+            break;
+        case ReduceOp::SumSquare:
+            v = row.square().sum();
+            break;
+        case ReduceOp::L1:
+            v = row.abs().sum();
+            break;
+        case ReduceOp::L2:
+            v = std::sqrt(row.square().sum());
+            break;
+        }
+        y[r] = v;
+    }
+}
+
+void softmaxRows(const float* x, float* y, int64_t rows, int64_t cols, bool log)
+{
+    for (int64_t r = 0; r < rows; ++r) {
+        const ArrayMap in(x + r * cols, cols);
+        ArrayOut out(y + r * cols, cols);
+        float mx = in(0);
+        for (int64_t i = 1; i < cols; ++i)
+            mx = in(i) > mx ? in(i) : mx;
+        if (log) {
+            const float s = (in - mx).exp().sum();
+            out = in - (mx + std::log(s));
+        } else {
+            out = (in - mx).exp();
+            out *= 1.0f / out.sum();
+        }
+    }
+}
+
+void depthwise2d(const float* x, const float* w, const float* bias, float* y, int64_t channels,
+    const DepthwiseGeometry& g, ActivationParams act)
+{
+    const int64_t inSize = g.inH * g.inW, outSize = g.outH * g.outW, taps = g.kernelH * g.kernelW;
+    for (int64_t c = 0; c < channels; ++c) {
+        const float* img = x + c * inSize;
+        const float* wk = w + c * taps;
+        float* out = y + c * outSize;
+        const float b = bias ? bias[c] : 0.0f;
+        for (int64_t oh = 0; oh < g.outH; ++oh) {
+            float* o = out + oh * g.outW;
+            for (int64_t ow = 0; ow < g.outW; ++ow)
+                o[ow] = b;
+            for (int64_t kh = 0; kh < g.kernelH; ++kh) {
+                const int64_t ih = oh * g.strideH - g.padTop + kh * g.dilationH;
+                if (ih < 0 || ih >= g.inH)
+                    continue;
+                const float* row = img + ih * g.inW;
+                for (int64_t kw = 0; kw < g.kernelW; ++kw) {
+                    const float wv = wk[kh * g.kernelW + kw];
+                    const int64_t shift = kw * g.dilationW - g.padLeft; // input column = ow * strideW + shift
+                    const int64_t lo = minI(g.outW, shift >= 0 ? 0 : ceilDiv(-shift, g.strideW));
+                    const int64_t hi = maxI(lo, minI(g.outW, g.inW - shift <= 0 ? 0 : ceilDiv(g.inW - shift, g.strideW)));
+                    if (g.strideW == 1) {
+                        const float* src = row + shift;
+                        for (int64_t ow = lo; ow < hi; ++ow)
+                            o[ow] += wv * src[ow];
+                    } else if (g.strideW == 2) {
+                        const float* src = row + shift;
+                        for (int64_t ow = lo; ow < hi; ++ow)
+                            o[ow] += wv * src[2 * ow];
+                    } else {
+                        for (int64_t ow = lo; ow < hi; ++ow)
+                            o[ow] += wv * row[ow * g.strideW + shift];
+                    }
+                }
+            }
+        }
+        if (act.kind != Activation::None)
+            activation(out, out, outSize, act);
+    }
+}
+
+} // namespace
+
+const Ops& table()
+{
+    static const Ops ops { ONNXSCOPE_SIMD_NAME, gemm, activation, biasActivation, binary, reduceRows, softmaxRows,
+        depthwise2d };
+    return ops;
+}
+
+} // namespace onnxscope::simd::ONNXSCOPE_SIMD_LEVEL

@@ -1,0 +1,486 @@
+// SPDX-License-Identifier: MIT
+// The intra-op thread pool (every index once, exceptions carried back, nested and concurrent loops) and the SIMD
+// loops of engine/kernels/simd at every instruction-set level this CPU runs, against naive double-precision loops
+// written here, over random sizes, strides and transposes with a fixed seed; NaN and infinity follow the scalar
+// kernels' rules. Then whole kernels (Conv, ConvTranspose, MatMul, Gemm, broadcast Add/Mul, activations, Resize)
+// with a pool of 3 threads against the same graph run on one thread. The plain single-threaded kernels are checked
+// against references by the other engine tests, which CTest also runs once per SIMD level (ONNXSCOPE_SIMD).
+#include "engine/core/thread_pool.h"
+#include "engine/exec/session.h"
+#include "engine/kernels/simd/simd.h"
+
+#include <QtTest>
+
+#include <atomic>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <thread>
+
+using namespace onnxscope;
+
+namespace {
+
+constexpr unsigned kSeed = 20250117;
+
+std::vector<float> randomFloats(std::mt19937& rng, size_t n, float lo = -1.0f, float hi = 1.0f)
+{
+    std::uniform_real_distribution<float> dist(lo, hi);
+    std::vector<float> v(n);
+    for (float& x : v)
+        x = dist(rng);
+    return v;
+}
+
+/// |got - want| <= atol + rtol * |want|, NaN only where NaN is wanted, infinities equal.
+bool close(double got, double want, double rtol = 1e-5, double atol = 1e-5)
+{
+    if (std::isnan(want))
+        return std::isnan(got);
+    if (std::isinf(want))
+        return got == want;
+    return std::abs(got - want) <= atol + rtol * std::abs(want);
+}
+
+double activationRef(simd::ActivationParams a, double x)
+{
+    switch (a.kind) {
+    case simd::Activation::None:
+        return x;
+    case simd::Activation::Relu:
+        return x > 0 ? x : 0.0;
+    case simd::Activation::LeakyRelu:
+        return x >= 0 ? x : a.alpha * x;
+    case simd::Activation::Clip:
+        return std::isnan(x) ? x : std::min<double>(std::max<double>(x, a.alpha), a.beta);
+    case simd::Activation::Sigmoid:
+        return 1.0 / (1.0 + std::exp(-x));
+    case simd::Activation::Tanh:
+        return std::tanh(x);
+    case simd::Activation::HardSigmoid:
+        return std::isnan(x) ? 1.0 : std::max(0.0, std::min(1.0, a.alpha * x + a.beta));
+    case simd::Activation::HardSwish:
+        return std::isnan(x) ? x : x * std::max(0.0, std::min(1.0, x / 6 + 0.5));
+    }
+    return 0;
+}
+
+double binaryRef(simd::BinaryOp op, double a, double b)
+{
+    switch (op) {
+    case simd::BinaryOp::Add:
+        return a + b;
+    case simd::BinaryOp::Sub:
+        return a - b;
+    case simd::BinaryOp::Mul:
+        return a * b;
+    case simd::BinaryOp::Div:
+        return a / b;
+    case simd::BinaryOp::Max:
+        return std::isnan(a) || std::isnan(b) ? std::numeric_limits<double>::quiet_NaN() : std::max(a, b);
+    case simd::BinaryOp::Min:
+        return std::isnan(a) || std::isnan(b) ? std::numeric_limits<double>::quiet_NaN() : std::min(a, b);
+    }
+    return 0;
+}
+
+std::string decl(const Shape& shape)
+{
+    std::string s = "float[";
+    for (size_t i = 0; i < shape.size(); ++i)
+        s += (i ? "," : "") + std::to_string(shape[i]);
+    return s + "]";
+}
+
+/// Runs a one-node graph `node` (output y) on the inputs, with `pool` (null: one thread).
+Tensor runGraph(const std::string& node, const std::vector<std::pair<std::string, Tensor>>& ins, ThreadPool* pool,
+    int64_t opset = 14)
+{
+    std::string inputs;
+    std::map<std::string, Value> values;
+    for (const auto& [name, t] : ins) {
+        inputs += (inputs.empty() ? "" : ", ") + decl(t.shape()) + " " + name;
+        values[name] = Value(t);
+    }
+    const std::string text = "<ir_version: 8, opset_import: [\"\" : " + std::to_string(opset) + "]>\nagraph (" + inputs
+        + ") => (float[?] y) {\n" + node + "\n}";
+    SessionOptions options;
+    options.threadPool = pool;
+    Session session(std::make_shared<Program>(Model::fromText(text)), options);
+    return session.run(values).at("y").tensor();
+}
+
+Tensor randomTensor(std::mt19937& rng, const Shape& shape)
+{
+    Tensor t(DataType::Float, shape);
+    auto v = randomFloats(rng, static_cast<size_t>(t.size()));
+    std::copy(v.begin(), v.end(), t.data<float>().begin());
+    return t;
+}
+
+} // namespace
+
+class TestSimd : public QObject {
+    Q_OBJECT
+
+private slots:
+    void poolCoversEveryIndexOnce()
+    {
+        for (int threads : { 1, 2, 3, 5 }) {
+            ThreadPool pool(threads);
+            QCOMPARE(pool.threads(), threads);
+            for (int64_t n : { 0, 1, 2, 7, 64, 1000, 100003 })
+                for (int64_t grain : { 1, 3, 100, 5000 }) {
+                    std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
+                    std::atomic<int64_t> calls { 0 };
+                    std::atomic<bool> emptyRange { false };
+                    pool.parallelFor(n, grain, [&](int64_t b, int64_t e) {
+                        if (b >= e)
+                            emptyRange = true;
+                        ++calls;
+                        for (int64_t i = b; i < e; ++i)
+                            ++hits[static_cast<size_t>(i)];
+                    });
+                    for (int64_t i = 0; i < n; ++i)
+                        QVERIFY2(hits[static_cast<size_t>(i)] == 1,
+                            qPrintable(QString("threads %1, n %2, grain %3: index %4 ran %5 times")
+                                           .arg(threads).arg(n).arg(grain).arg(i).arg(hits[i].load())));
+                    QVERIFY(!emptyRange);
+                    QVERIFY(calls <= std::max<int64_t>(1, (n + grain - 1) / grain));
+                }
+        }
+    }
+
+    void poolRethrowsTheFirstErrorAfterEveryTask()
+    {
+        ThreadPool pool(3);
+        std::atomic<int> finished { 0 };
+        bool caught = false;
+        try {
+            pool.parallelFor(1000, 10, [&](int64_t b, int64_t e) {
+                if (b <= 500 && 500 < e)
+                    throw std::runtime_error("task failed");
+                ++finished;
+            });
+        } catch (const std::runtime_error& e) {
+            caught = std::string(e.what()) == "task failed";
+        }
+        QVERIFY(caught);
+        // The pool is usable afterwards.
+        std::atomic<int64_t> sum { 0 };
+        pool.parallelFor(100, 1, [&](int64_t b, int64_t e) {
+            for (int64_t i = b; i < e; ++i)
+                sum += i;
+        });
+        QCOMPARE(sum.load(), int64_t(4950));
+    }
+
+    void nestedAndConcurrentLoopsRunWithoutDeadlock()
+    {
+        ThreadPool pool(2);
+        std::atomic<int64_t> sum { 0 };
+        pool.parallelFor(8, 1, [&](int64_t b, int64_t e) {
+            for (int64_t i = b; i < e; ++i)
+                pool.parallelFor(100, 1, [&](int64_t c, int64_t d) { sum += d - c; });
+        });
+        QCOMPARE(sum.load(), int64_t(800));
+        sum = 0;
+        std::vector<std::thread> callers;
+        for (int t = 0; t < 4; ++t)
+            callers.emplace_back([&] {
+                for (int r = 0; r < 50; ++r)
+                    pool.parallelFor(1000, 10, [&](int64_t c, int64_t d) { sum += d - c; });
+            });
+        for (auto& t : callers)
+            t.join();
+        QCOMPARE(sum.load(), int64_t(4 * 50 * 1000));
+    }
+
+    void gemmMatchesNaiveProduct()
+    {
+        std::mt19937 rng(kSeed);
+        std::uniform_int_distribution<int64_t> dim(1, 70);
+        for (const simd::Ops* ops : simd::supportedOps()) {
+            for (int trial = 0; trial < 60; ++trial) {
+                const int64_t m = trial == 0 ? 130 : dim(rng), n = trial == 0 ? 257 : dim(rng),
+                              k = trial == 0 ? 300 : (trial == 1 ? 0 : dim(rng));
+                const bool ta = trial % 2, tb = (trial / 2) % 2, acc = (trial / 4) % 2;
+                const int64_t lda = (ta ? m : k) + trial % 3, ldb = (tb ? k : n) + trial % 5, ldc = n + trial % 4;
+                auto a = randomFloats(rng, static_cast<size_t>((ta ? k : m) * lda + 1));
+                auto b = randomFloats(rng, static_cast<size_t>((tb ? n : k) * ldb + 1));
+                auto c = randomFloats(rng, static_cast<size_t>(m * ldc));
+                const auto c0 = c;
+                ops->gemm(m, n, k, a.data(), lda, ta, b.data(), ldb, tb, c.data(), ldc, acc);
+                for (int64_t i = 0; i < m; ++i)
+                    for (int64_t j = 0; j < n; ++j) {
+                        double want = acc ? c0[static_cast<size_t>(i * ldc + j)] : 0.0;
+                        for (int64_t p = 0; p < k; ++p)
+                            want += double(a[static_cast<size_t>(ta ? p * lda + i : i * lda + p)])
+                                * b[static_cast<size_t>(tb ? j * ldb + p : p * ldb + j)];
+                        const double got = c[static_cast<size_t>(i * ldc + j)];
+                        QVERIFY2(close(got, want, 1e-4, 1e-4),
+                            qPrintable(QString("%1: m %2 n %3 k %4 transA %5 transB %6 accumulate %7, seed %8: C[%9, %10] "
+                                               "= %11, expected %12")
+                                           .arg(ops->name).arg(m).arg(n).arg(k).arg(ta).arg(tb).arg(acc).arg(kSeed)
+                                           .arg(i).arg(j).arg(got).arg(want)));
+                    }
+                // Columns past n in each row of C are left alone.
+                for (int64_t i = 0; i < m; ++i)
+                    for (int64_t j = n; j < ldc; ++j)
+                        QCOMPARE(c[static_cast<size_t>(i * ldc + j)], c0[static_cast<size_t>(i * ldc + j)]);
+            }
+        }
+    }
+
+    void activationsMatchTheScalarRules()
+    {
+        std::mt19937 rng(kSeed + 1);
+        auto x = randomFloats(rng, 1037, -8.0f, 8.0f);
+        const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+        for (float special : { nan, inf, -inf, 0.0f, -0.0f, 100.0f, -100.0f, 3.0f, -3.0f })
+            x.push_back(special);
+        const simd::ActivationParams params[] = { { simd::Activation::None }, { simd::Activation::Relu },
+            { simd::Activation::LeakyRelu, 0.1f }, { simd::Activation::Clip, -0.5f, 2.0f },
+            { simd::Activation::Sigmoid }, { simd::Activation::Tanh }, { simd::Activation::HardSigmoid, 0.2f, 0.5f },
+            { simd::Activation::HardSwish } };
+        for (const simd::Ops* ops : simd::supportedOps())
+            for (const auto& p : params) {
+                std::vector<float> y(x.size());
+                ops->activation(x.data(), y.data(), static_cast<int64_t>(x.size()), p);
+                std::vector<float> inPlace = x;
+                ops->activation(inPlace.data(), inPlace.data(), static_cast<int64_t>(x.size()), p);
+                for (size_t i = 0; i < x.size(); ++i) {
+                    const double want = activationRef(p, x[i]);
+                    QVERIFY2(close(y[i], want, 2e-6, 1e-6),
+                        qPrintable(QString("%1, activation %2: f(%3) = %4, expected %5")
+                                       .arg(ops->name).arg(int(p.kind)).arg(x[i]).arg(y[i]).arg(want)));
+                    QVERIFY(std::isnan(y[i]) ? std::isnan(inPlace[i]) : inPlace[i] == y[i]);
+                }
+            }
+    }
+
+    void biasActivationAddsPerRow()
+    {
+        std::mt19937 rng(kSeed + 2);
+        for (const simd::Ops* ops : simd::supportedOps()) {
+            const int64_t rows = 5, size = 37;
+            auto y = randomFloats(rng, rows * size);
+            auto bias = randomFloats(rng, rows);
+            const auto y0 = y;
+            ops->biasActivation(y.data(), rows, size, bias.data(), { simd::Activation::Relu });
+            for (int64_t r = 0; r < rows; ++r)
+                for (int64_t i = 0; i < size; ++i)
+                    QVERIFY(close(y[size_t(r * size + i)], std::max(0.0, double(y0[size_t(r * size + i)]) + bias[size_t(r)])));
+        }
+    }
+
+    void binaryMatchesForEveryStridePattern()
+    {
+        std::mt19937 rng(kSeed + 3);
+        auto a = randomFloats(rng, 515), b = randomFloats(rng, 515);
+        a[3] = std::numeric_limits<float>::quiet_NaN();
+        b[7] = std::numeric_limits<float>::quiet_NaN();
+        b[9] = 0.0f;
+        for (const simd::Ops* ops : simd::supportedOps())
+            for (auto op : { simd::BinaryOp::Add, simd::BinaryOp::Sub, simd::BinaryOp::Mul, simd::BinaryOp::Div,
+                     simd::BinaryOp::Max, simd::BinaryOp::Min })
+                for (int64_t sa : { 0, 1 })
+                    for (int64_t sb : { 0, 1 }) {
+                        std::vector<float> y(a.size());
+                        ops->binary(op, a.data(), sa, b.data(), sb, y.data(), static_cast<int64_t>(y.size()));
+                        for (size_t i = 0; i < y.size(); ++i) {
+                            const double want = binaryRef(op, a[sa ? i : 0], b[sb ? i : 0]);
+                            QVERIFY2(close(y[i], want, 1e-6, 0),
+                                qPrintable(QString("%1, op %2, strides %3/%4: y[%5] = %6, expected %7")
+                                               .arg(ops->name).arg(int(op)).arg(sa).arg(sb).arg(i).arg(y[i]).arg(want)));
+                        }
+                    }
+    }
+
+    void reductionsAndSoftmaxMatch()
+    {
+        std::mt19937 rng(kSeed + 4);
+        for (const simd::Ops* ops : simd::supportedOps())
+            for (int64_t cols : { 1, 3, 16, 17, 1000 }) {
+                const int64_t rows = 7;
+                auto x = randomFloats(rng, static_cast<size_t>(rows * cols), -5.0f, 5.0f);
+                for (auto op : { simd::ReduceOp::Sum, simd::ReduceOp::Mean, simd::ReduceOp::SumSquare,
+                         simd::ReduceOp::L1, simd::ReduceOp::L2 }) {
+                    std::vector<float> y(static_cast<size_t>(rows));
+                    ops->reduceRows(op, x.data(), y.data(), rows, cols);
+                    for (int64_t r = 0; r < rows; ++r) {
+                        double s = 0;
+                        for (int64_t i = 0; i < cols; ++i) {
+                            const double v = x[size_t(r * cols + i)];
+                            s += op == simd::ReduceOp::SumSquare || op == simd::ReduceOp::L2 ? v * v
+                                : op == simd::ReduceOp::L1                                    ? std::abs(v)
+                                                                                              : v;
+                        }
+                        const double want = op == simd::ReduceOp::Mean ? s / double(cols)
+                            : op == simd::ReduceOp::L2                 ? std::sqrt(s)
+                                                                       : s;
+                        QVERIFY2(close(y[size_t(r)], want, 1e-5, 1e-4),
+                            qPrintable(QString("%1, reduce %2 over %3: %4, expected %5")
+                                           .arg(ops->name).arg(int(op)).arg(cols).arg(y[size_t(r)]).arg(want)));
+                    }
+                }
+                for (bool log : { false, true }) {
+                    std::vector<float> y(x.size());
+                    ops->softmaxRows(x.data(), y.data(), rows, cols, log);
+                    for (int64_t r = 0; r < rows; ++r) {
+                        double mx = -1e300, s = 0;
+                        for (int64_t i = 0; i < cols; ++i)
+                            mx = std::max(mx, double(x[size_t(r * cols + i)]));
+                        for (int64_t i = 0; i < cols; ++i)
+                            s += std::exp(double(x[size_t(r * cols + i)]) - mx);
+                        for (int64_t i = 0; i < cols; ++i) {
+                            const double v = double(x[size_t(r * cols + i)]) - mx;
+                            const double want = log ? v - std::log(s) : std::exp(v) / s;
+                            QVERIFY2(close(y[size_t(r * cols + i)], want, 1e-5, 1e-6),
+                                qPrintable(QString("%1, %2softmax over %3: %4, expected %5")
+                                               .arg(ops->name).arg(log ? "log" : "").arg(cols)
+                                               .arg(y[size_t(r * cols + i)]).arg(want)));
+                        }
+                    }
+                }
+            }
+    }
+
+    void depthwiseMatchesNaiveConvolution()
+    {
+        std::mt19937 rng(kSeed + 5);
+        std::uniform_int_distribution<int64_t> size(1, 19), kernel(1, 5), stride(1, 3), dil(1, 2), pad(0, 2);
+        for (const simd::Ops* ops : simd::supportedOps())
+            for (int trial = 0; trial < 40; ++trial) {
+                simd::DepthwiseGeometry g;
+                g.inH = size(rng);
+                g.inW = size(rng);
+                g.kernelH = kernel(rng);
+                g.kernelW = kernel(rng);
+                g.strideH = stride(rng);
+                g.strideW = stride(rng);
+                g.dilationH = dil(rng);
+                g.dilationW = dil(rng);
+                g.padTop = pad(rng);
+                g.padLeft = pad(rng);
+                const int64_t padBottom = pad(rng), padRight = pad(rng);
+                const int64_t spanH = g.inH + g.padTop + padBottom - ((g.kernelH - 1) * g.dilationH + 1);
+                const int64_t spanW = g.inW + g.padLeft + padRight - ((g.kernelW - 1) * g.dilationW + 1);
+                if (spanH < 0 || spanW < 0)
+                    continue;
+                g.outH = spanH / g.strideH + 1;
+                g.outW = spanW / g.strideW + 1;
+                const int64_t channels = 3;
+                auto x = randomFloats(rng, size_t(channels * g.inH * g.inW));
+                auto w = randomFloats(rng, size_t(channels * g.kernelH * g.kernelW));
+                auto bias = randomFloats(rng, size_t(channels));
+                std::vector<float> y(size_t(channels * g.outH * g.outW));
+                ops->depthwise2d(x.data(), w.data(), bias.data(), y.data(), channels, g, { simd::Activation::Relu });
+                for (int64_t c = 0; c < channels; ++c)
+                    for (int64_t oh = 0; oh < g.outH; ++oh)
+                        for (int64_t ow = 0; ow < g.outW; ++ow) {
+                            double want = bias[size_t(c)];
+                            for (int64_t kh = 0; kh < g.kernelH; ++kh)
+                                for (int64_t kw = 0; kw < g.kernelW; ++kw) {
+                                    const int64_t ih = oh * g.strideH - g.padTop + kh * g.dilationH;
+                                    const int64_t iw = ow * g.strideW - g.padLeft + kw * g.dilationW;
+                                    if (ih >= 0 && ih < g.inH && iw >= 0 && iw < g.inW)
+                                        want += double(x[size_t((c * g.inH + ih) * g.inW + iw)])
+                                            * w[size_t((c * g.kernelH + kh) * g.kernelW + kw)];
+                                }
+                            want = std::max(want, 0.0);
+                            const double got = y[size_t((c * g.outH + oh) * g.outW + ow)];
+                            QVERIFY2(close(got, want, 1e-5, 1e-5),
+                                qPrintable(QString("%1: in %2x%3 kernel %4x%5 stride %6x%7 dilation %8x%9 pad %10,%11, "
+                                                   "seed %12: y[%13, %14, %15] = %16, expected %17")
+                                               .arg(ops->name).arg(g.inH).arg(g.inW).arg(g.kernelH).arg(g.kernelW)
+                                               .arg(g.strideH).arg(g.strideW).arg(g.dilationH).arg(g.dilationW)
+                                               .arg(g.padTop).arg(g.padLeft).arg(kSeed + 5).arg(c).arg(oh).arg(ow)
+                                               .arg(got).arg(want)));
+                        }
+            }
+    }
+
+    void broadcastBinaryMatchesNumpyRules()
+    {
+        std::mt19937 rng(kSeed + 6);
+        ThreadPool pool(3);
+        const std::vector<std::pair<Shape, Shape>> cases { { { 2, 3, 4, 5 }, { 1, 3, 1, 1 } }, { { 2, 3, 4, 5 }, { 5 } },
+            { { 2, 3, 4, 5 }, { 4, 1 } }, { { 3, 1 }, { 1, 4 } }, { { 1, 64, 40, 40 }, { 1, 64, 1, 1 } },
+            { { 6, 1, 5 }, { 6, 7, 1 } }, { { 1 }, { 3, 2 } }, { { 2, 1, 3, 1 }, { 1, 4, 1, 6 } },
+            { { 8, 300 }, { 8, 1 } }, { { 4, 1, 1 }, { 4, 200, 300 } } };
+        for (const auto& [sa, sb] : cases) {
+            const Shape out = broadcastShapes(sa, sb);
+            auto a = randomFloats(rng, size_t(elementCount(sa))), b = randomFloats(rng, size_t(elementCount(sb)));
+            std::vector<float> y(size_t(elementCount(out)));
+            simd::broadcastBinary(&pool, simd::BinaryOp::Sub, a.data(), sa, b.data(), sb, y.data(), out);
+            const auto so = stridesOf(out);
+            for (int64_t i = 0; i < elementCount(out); ++i) {
+                int64_t ia = 0, ib = 0, rest = i;
+                for (size_t d = 0; d < out.size(); ++d) {
+                    const int64_t idx = rest / so[d];
+                    rest %= so[d];
+                    const size_t offA = out.size() - sa.size(), offB = out.size() - sb.size();
+                    if (d >= offA)
+                        ia = ia * sa[d - offA] + (sa[d - offA] == 1 ? 0 : idx);
+                    if (d >= offB)
+                        ib = ib * sb[d - offB] + (sb[d - offB] == 1 ? 0 : idx);
+                }
+                QVERIFY2(y[size_t(i)] == a[size_t(ia)] - b[size_t(ib)],
+                    qPrintable(QString("%1 - %2: element %3").arg(QString::fromStdString(shapeToString(sa)),
+                        QString::fromStdString(shapeToString(sb))).arg(i)));
+            }
+        }
+    }
+
+    void kernelsGiveTheSameResultOnThreeThreads()
+    {
+        std::mt19937 rng(kSeed + 7);
+        ThreadPool pool(3);
+        struct Case {
+            std::string node;
+            std::vector<std::pair<std::string, Shape>> inputs;
+        };
+        const std::vector<Case> cases {
+            { "y = Conv <pads = [1, 1, 1, 1]> (x, w, b)", { { "x", { 2, 16, 33, 35 } }, { "w", { 24, 16, 3, 3 } }, { "b", { 24 } } } },
+            { "y = Conv <strides = [2, 2], pads = [1, 1, 1, 1], group = 16> (x, w, b)",
+                { { "x", { 1, 16, 65, 64 } }, { "w", { 16, 1, 3, 3 } }, { "b", { 16 } } } },
+            { "y = Conv (x, w)", { { "x", { 1, 64, 40, 41 } }, { "w", { 32, 64, 1, 1 } } } },
+            { "y = Conv <strides = [160]> (x, w)", { { "x", { 1, 1, 1280 } }, { "w", { 257, 1, 512 } } } },
+            { "y = ConvTranspose <strides = [2, 2]> (x, w, b)",
+                { { "x", { 1, 32, 40, 40 } }, { "w", { 32, 8, 2, 2 } }, { "b", { 8 } } } },
+            { "y = MatMul (a, b)", { { "a", { 3, 70, 96 } }, { "b", { 96, 130 } } } },
+            { "y = MatMul (a, b)", { { "a", { 2, 3, 64, 32 } }, { "b", { 2, 3, 32, 64 } } } },
+            { "y = Gemm <alpha = 0.5, beta = 2.0, transB = 1> (a, b, c)",
+                { { "a", { 96, 200 } }, { "b", { 150, 200 } }, { "c", { 150 } } } },
+            { "y = Add (a, b)", { { "a", { 1, 64, 80, 80 } }, { "b", { 1, 64, 1, 1 } } } },
+            { "y = Mul (a, b)", { { "a", { 4, 100, 300 } }, { "b", { 300 } } } },
+            { "y = HardSwish (a)", { { "a", { 1, 64, 100, 100 } } } },
+            { "y = Sigmoid (a)", { { "a", { 1, 64, 100, 100 } } } },
+            { "y = Resize <mode = \"nearest\", coordinate_transformation_mode = \"asymmetric\", nearest_mode = \"floor\"> "
+              "(a, roi, s)",
+                { { "a", { 1, 8, 30, 40 } }, { "roi", { 0 } }, { "s", { 4 } } } },
+        };
+        for (const auto& c : cases) {
+            std::vector<std::pair<std::string, Tensor>> ins;
+            for (const auto& [name, shape] : c.inputs) {
+                Tensor t = randomTensor(rng, shape);
+                if (name == "s")
+                    t = Tensor::fromVector<float>({ 1.0f, 1.0f, 2.0f, 2.0f }, { 4 });
+                ins.emplace_back(name, t);
+            }
+            const Tensor one = runGraph(c.node, ins, nullptr);
+            const Tensor three = runGraph(c.node, ins, &pool);
+            QCOMPARE(three.shape(), one.shape());
+            auto p1 = one.data<float>(), p3 = three.data<float>();
+            for (size_t i = 0; i < p1.size(); ++i)
+                QVERIFY2(close(p3[i], p1[i], 1e-5, 1e-5),
+                    qPrintable(QString("%1: element %2 is %3 on three threads, %4 on one")
+                                   .arg(QString::fromStdString(c.node)).arg(i).arg(p3[i]).arg(p1[i])));
+        }
+    }
+};
+
+QTEST_APPLESS_MAIN(TestSimd)
+#include "test_simd.moc"

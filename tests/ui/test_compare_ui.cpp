@@ -453,7 +453,11 @@ print(repr(float(delta.max())))
         compare()->openDiff(rowOf("probs"));
         QVERIFY(diffShown.wait(20000));
         QTRY_VERIFY(m_ui->inspector()->diffView()->isReady());
-        QVERIFY(m_ui->inspector()->diffView()->worst().empty());
+        // The CLI may sum in another order (threads): equal within the tolerance, not necessarily bit for bit.
+        TensorDiffView* diff = m_ui->inspector()->diffView();
+        QCOMPARE(diff->comparison()->status, CompareStatus::Match);
+        for (const ElementDifference& d : diff->worst())
+            QVERIFY(d.absDiff <= 1e-5 + 1e-4 * std::abs(d.b));
     }
 
     void otherInputsDivergeAtTheFirstConsumer()

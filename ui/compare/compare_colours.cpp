@@ -21,15 +21,22 @@ double scalePosition(double error, ErrorMetric metric)
     return std::clamp(t, 0.0, 1.0);
 }
 
-QColor gradient(double t)
+QColor gradient(double t, ErrorMetric metric)
 {
     t = std::clamp(t, 0.0, 1.0);
-    const QColor green(0x2e, 0x7d, 0x32), amber(0xf9, 0xa8, 0x25), red(0xc6, 0x28, 0x28);
     auto mix = [](const QColor& x, const QColor& y, double f) {
         return QColor::fromRgbF(static_cast<float>(x.redF() + (y.redF() - x.redF()) * f),
             static_cast<float>(x.greenF() + (y.greenF() - x.greenF()) * f),
             static_cast<float>(x.blueF() + (y.blueF() - x.blueF()) * f));
     };
+    const QColor green(0x2e, 0x7d, 0x32), lime(0x8b, 0xb4, 0x3a), amber(0xf9, 0xa8, 0x25), red(0xc6, 0x28, 0x28);
+    if (metric == ErrorMetric::ToleranceRatio) {
+        // Within tolerance stays green (darker the closer to exact); beyond it goes amber to red: the colour and the
+        // status never disagree.
+        if (t <= 0.5)
+            return mix(green, lime, t * 2);
+        return mix(amber, red, (t - 0.5) * 2);
+    }
     return t < 0.5 ? mix(green, amber, t * 2) : mix(amber, red, (t - 0.5) * 2);
 }
 
@@ -63,7 +70,7 @@ QColor forStatus(
     const double error = metric == ErrorMetric::ToleranceRatio ? toleranceRatio
         : metric == ErrorMetric::MaxAbsError                   ? maxAbs
                                                                : maxRel;
-    return gradient(scalePosition(error, metric));
+    return gradient(scalePosition(error, metric), metric);
 }
 
 QColor forNode(const NodeCompare& node, const ComparisonResult& result, ErrorMetric metric)
@@ -136,20 +143,46 @@ CompareLegend::CompareLegend(QWidget* parent)
 {
     setObjectName(QStringLiteral("compareLegend"));
     setAttribute(Qt::WA_TransparentForMouseEvents);
+    QFont small = font();
+    small.setPointSizeF(small.pointSizeF() * 0.9);
+    setFont(small);
     resize(sizeHint());
 }
 
 void CompareLegend::setMetric(ErrorMetric metric)
 {
     m_metric = metric;
+    resize(sizeHint());
     update();
 }
 
+namespace {
+
+const QString kUnmeasurable = QStringLiteral("NaN/Inf, shape or type differ");
+const QString kUnmatched = QStringLiteral("no counterpart on side B");
+const QString kFirst = QStringLiteral("first divergence");
+const QString kRoot = QStringLiteral("other root");
+
+QString title(ErrorMetric metric)
+{
+    return QStringLiteral("Compare: %1, log scale").arg(CompareColours::metricName(metric));
+}
+
+} // namespace
+
 QSize CompareLegend::sizeHint() const
 {
-    const QFontMetrics fm(font());
-    return { std::max(250, fm.horizontalAdvance(QStringLiteral("Compare: error \u00f7 tolerance (log scale)")) + 24),
-        fm.height() * 6 + 30 };
+    QFont bold = font();
+    bold.setBold(true);
+    const QFontMetrics fm(font()), fb(bold);
+    const int swatches = 18 + 6 + std::max(fm.horizontalAdvance(kUnmeasurable), fm.horizontalAdvance(kUnmatched));
+    const int tags = fb.horizontalAdvance(QStringLiteral("1st \u2260")) + 10 + 6 + fm.horizontalAdvance(kFirst) + 14
+        + fb.horizontalAdvance(QStringLiteral("\u2260")) + 10 + 6 + fm.horizontalAdvance(kRoot);
+    const int labels = fm.horizontalAdvance(CompareColours::lowLabel(m_metric) + CompareColours::midLabel(m_metric)
+                           + CompareColours::highLabel(m_metric))
+        + 40;
+    const int width = std::max({ fb.horizontalAdvance(title(m_metric)), swatches, tags, labels, 220 }) + 20;
+    return { width, fm.height() * 6 + 12 + 20 + 12 };
 }
 
 void CompareLegend::paintEvent(QPaintEvent*)
@@ -158,62 +191,73 @@ void CompareLegend::paintEvent(QPaintEvent*)
     p.setRenderHint(QPainter::Antialiasing);
     const QRectF frame = QRectF(rect()).adjusted(0.5, 0.5, -0.5, -0.5);
     p.setPen(QColor(0xc4, 0xcb, 0xd4));
-    p.setBrush(QColor(255, 255, 255, 235));
+    p.setBrush(QColor(255, 255, 255, 240));
     p.drawRoundedRect(frame, 6, 6);
     const QFontMetrics fm(font());
+    const QColor text(0x37, 0x41, 0x51);
     const double pad = 10;
-    double y = pad;
+    double y = 8;
     QFont bold = font();
     bold.setBold(true);
     p.setFont(bold);
     p.setPen(QColor(0x1f, 0x29, 0x37));
-    p.drawText(QPointF(pad, y + fm.ascent()),
-        QStringLiteral("Compare: %1 (log scale)").arg(CompareColours::metricName(m_metric)));
+    p.drawText(QPointF(pad, y + fm.ascent()), title(m_metric));
     p.setFont(font());
     y += fm.height() + 4;
     const QRectF bar(pad, y, width() - 2 * pad, 12);
     QLinearGradient g(bar.topLeft(), bar.topRight());
-    for (int i = 0; i <= 10; ++i)
-        g.setColorAt(i / 10.0, CompareColours::gradient(i / 10.0));
+    for (int i = 0; i <= 20; ++i) {
+        const double t = i / 20.0;
+        g.setColorAt(t, CompareColours::gradient(t, m_metric));
+    }
+    if (m_metric == ErrorMetric::ToleranceRatio) { // the jump at the tolerance
+        g.setColorAt(0.4999, CompareColours::gradient(0.5, m_metric));
+        g.setColorAt(0.5001, CompareColours::gradient(0.5001, m_metric));
+    }
     p.setPen(Qt::NoPen);
     p.setBrush(g);
     p.drawRect(bar);
-    p.setPen(QColor(0x37, 0x41, 0x51));
-    p.drawLine(QPointF(bar.center().x(), bar.top() - 2), QPointF(bar.center().x(), bar.bottom() + 2));
-    y = bar.bottom() + 2;
+    p.setPen(QPen(QColor(0x1f, 0x29, 0x37), 1.5));
+    p.drawLine(QPointF(bar.center().x(), bar.top() - 3), QPointF(bar.center().x(), bar.bottom() + 3));
+    y = bar.bottom() + 3;
     const QRectF labels(bar.left(), y, bar.width(), fm.height());
+    p.setPen(text);
     p.drawText(labels, Qt::AlignLeft | Qt::AlignTop, CompareColours::lowLabel(m_metric));
     p.drawText(labels, Qt::AlignHCenter | Qt::AlignTop, CompareColours::midLabel(m_metric));
     p.drawText(labels, Qt::AlignRight | Qt::AlignTop, CompareColours::highLabel(m_metric));
     y += fm.height() + 6;
-    auto swatch = [&](const QColor& colour, bool hatched, const QString& text) {
+    auto swatch = [&](const QColor& colour, bool hatched, const QString& label) {
         const QRectF box(pad, y + (fm.height() - 12) / 2.0, 18, 12);
-        p.setPen(QPen(colour, 1.5));
-        p.setBrush(colour.lighter(hatched ? 130 : 100));
+        p.setPen(QPen(colour, 1.5, hatched ? Qt::DashLine : Qt::SolidLine));
+        p.setBrush(hatched ? QColor(0xf1, 0xf2, 0xf4) : colour);
         p.drawRoundedRect(box, 2, 2);
         if (hatched) {
-            p.setBrush(QBrush(colour.darker(120), Qt::BDiagPattern));
+            p.setBrush(QBrush(colour, Qt::BDiagPattern));
             p.drawRoundedRect(box, 2, 2);
         }
-        p.setPen(QColor(0x37, 0x41, 0x51));
-        p.drawText(QPointF(box.right() + 6, y + fm.ascent()), text);
+        p.setPen(text);
+        p.drawText(QPointF(box.right() + 6, y + fm.ascent()), label);
         y += fm.height() + 3;
     };
-    swatch(CompareColours::unmeasurable(), false, QStringLiteral("NaN/Inf, shape or type differ"));
-    swatch(CompareColours::unmatched(), true, QStringLiteral("no counterpart on side B"));
-    // The first-divergence tag as nodes carry it.
-    const QString tag = QStringLiteral("1st \u2260");
-    const QRectF tagBox(pad, y + 1, fm.horizontalAdvance(tag) + 10, fm.height());
-    p.setPen(Qt::NoPen);
-    p.setBrush(QColor(0xc6, 0x28, 0x28));
-    p.drawRoundedRect(tagBox, 4, 4);
-    p.setPen(Qt::white);
-    p.setFont(bold);
-    p.drawText(tagBox, Qt::AlignCenter, tag);
-    p.setFont(font());
-    p.setPen(QColor(0x37, 0x41, 0x51));
-    p.drawText(
-        QPointF(tagBox.right() + 6, y + 1 + fm.ascent()), QStringLiteral("first divergence (root of the difference)"));
+    swatch(CompareColours::unmeasurable(), false, kUnmeasurable);
+    swatch(CompareColours::unmatched(), true, kUnmatched);
+    // The tags nodes carry.
+    double x = pad;
+    auto tag = [&](const QString& glyph, const QColor& colour, const QString& label) {
+        const QRectF box(x, y + 1, QFontMetrics(bold).horizontalAdvance(glyph) + 10, fm.height());
+        p.setPen(Qt::NoPen);
+        p.setBrush(colour);
+        p.drawRoundedRect(box, 4, 4);
+        p.setPen(Qt::white);
+        p.setFont(bold);
+        p.drawText(box, Qt::AlignCenter, glyph);
+        p.setFont(font());
+        p.setPen(text);
+        p.drawText(QPointF(box.right() + 6, y + 1 + fm.ascent()), label);
+        x = box.right() + 6 + fm.horizontalAdvance(label) + 14;
+    };
+    tag(QStringLiteral("1st \u2260"), QColor(0xc6, 0x28, 0x28), kFirst);
+    tag(QStringLiteral("\u2260"), QColor(0xe6, 0x73, 0x5c), kRoot);
 }
 
 } // namespace onnxscope

@@ -21,8 +21,9 @@ namespace CompareColours {
 /// Position in [0, 1] of an error on the log scale of `metric`: ratio 1e-3 -> 0, 1 -> 0.5, 1e3 -> 1; abs and rel
 /// errors 1e-8 -> 0, 1 -> 1. Zero is 0.
 double scalePosition(double error, ErrorMetric metric);
-/// Green (0) through amber (0.5) to red (1), as `onnxscope-cli compare --node-data` colours Model Explorer.
-QColor gradient(double t);
+/// Green (0) through amber (0.5) to red (1), as `onnxscope-cli compare --node-data` colours Model Explorer. For the
+/// tolerance ratio the colour jumps at the tolerance (0.5): green to lime within it, amber to red beyond.
+QColor gradient(double t, ErrorMetric metric = ErrorMetric::ToleranceRatio);
 QColor unmeasurable(); // purple
 QColor unmatched(); // grey
 /// The colour of a node or value with this status and these errors.

@@ -219,13 +219,13 @@ QVariant CompareRowsModel::headerData(int section, Qt::Orientation orientation, 
 {
     if (orientation != Qt::Horizontal)
         return {};
-    static const char* names[] = { "#", "Frame", "Iter", "Node", "Op", "Value", "Type A", "Type B", "Max abs err",
-        "Max rel err", "Cosine", "Mismatches", "Status", "Note" };
+    static const char* names[] = { "#", "Frame", "Iter", "Node", "Op", "Value", "Status", "Max abs err", "Max rel err",
+        "Cosine", "Mismatches", "Type A", "Type B", "Note" };
     static const char* tips[] = { "Execution order on side A (B n: order on side B for values only B has)",
         "Frame path", "Loop iteration / Scan step", "Producing node", "Op type",
-        "Value name (\u2192 its name on side B when mapped)", "Type on side A", "Type on side B", "max |a \u2212 b|",
+        "Value name (\u2192 its name on side B when mapped)", "Comparison status", "max |a \u2212 b|",
         "max |a \u2212 b| / |b| over elements with b \u2260 0", "Cosine similarity of the finite elements",
-        "Elements outside |a \u2212 b| \u2264 atol + rtol\u00b7|b|", "Comparison status",
+        "Elements outside |a \u2212 b| \u2264 atol + rtol\u00b7|b|", "Type on side A", "Type on side B",
         "Why a value could not be compared" };
     if (section < 0 || section >= ColumnCount)
         return {};

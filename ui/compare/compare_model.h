@@ -24,13 +24,13 @@ public:
         NodeColumn,
         OpColumn,
         ValueColumn,
-        TypeAColumn,
-        TypeBColumn,
+        StatusColumn,
         MaxAbsColumn,
         MaxRelColumn,
         CosineColumn,
         MismatchesColumn,
-        StatusColumn,
+        TypeAColumn,
+        TypeBColumn,
         NoteColumn,
         ColumnCount
     };

@@ -61,7 +61,11 @@ ComparePanel::ComparePanel(QWidget* parent)
     m_summary->setTextFormat(Qt::RichText);
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::LinksAccessibleByMouse);
-    layout->addWidget(m_summary);
+    auto* top = new QHBoxLayout;
+    top->addWidget(m_summary, 1);
+    top->addWidget(m_compare, 0, Qt::AlignTop);
+    top->addWidget(m_clear, 0, Qt::AlignTop);
+    layout->addLayout(top);
     m_message->setTextFormat(Qt::RichText);
     m_message->setWordWrap(true);
     m_message->hide();
@@ -80,6 +84,7 @@ ComparePanel::ComparePanel(QWidget* parent)
     auto* bar = new QHBoxLayout;
     m_filter->setPlaceholderText(QStringLiteral("Filter by value, node, op type or frame"));
     m_filter->setClearButtonEnabled(true);
+    m_filter->setMinimumWidth(120);
     bar->addWidget(m_filter, 1);
     m_show->addItems({ QStringLiteral("All values"), QStringLiteral("Divergent"), QStringLiteral("One side only"),
         QStringLiteral("Matching"), QStringLiteral("Roots of differences") });
@@ -88,7 +93,7 @@ ComparePanel::ComparePanel(QWidget* parent)
     m_initializers->setChecked(true);
     m_initializers->setToolTip(QStringLiteral("List the initializers (weights) compared by name"));
     bar->addWidget(m_initializers);
-    bar->addWidget(new QLabel(QStringLiteral("Colour by"), this));
+    bar->addWidget(new QLabel(QStringLiteral("Colour:"), this));
     for (ErrorMetric m : { ErrorMetric::ToleranceRatio, ErrorMetric::MaxAbsError, ErrorMetric::MaxRelError })
         m_metric->addItem(CompareColours::metricName(m), static_cast<int>(m));
     m_metric->setToolTip(QStringLiteral("What the graph's colours show, on a log scale"));
@@ -97,7 +102,7 @@ ComparePanel::ComparePanel(QWidget* parent)
     m_goTo->setToolTip(QStringLiteral("Select the node of the selected row in the graph (double-click does the same)"));
     m_compare->setToolTip(QStringLiteral("Debug \u203a Compare\u2026"));
     m_clear->setToolTip(QStringLiteral("Clear the comparison: back to normal colouring"));
-    for (QPushButton* b : { m_diff, m_goTo, m_compare, m_clear })
+    for (QPushButton* b : { m_diff, m_goTo })
         bar->addWidget(b);
     layout->addLayout(bar);
 
@@ -114,7 +119,7 @@ ComparePanel::ComparePanel(QWidget* parent)
     m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     m_view->horizontalHeader()->setStretchLastSection(true);
     const std::pair<int, int> widths[] = { { CompareRowsModel::OrderColumn, 48 }, { CompareRowsModel::FrameColumn, 70 },
-        { CompareRowsModel::IterationColumn, 36 }, { CompareRowsModel::NodeColumn, 150 },
+        { CompareRowsModel::IterationColumn, 36 }, { CompareRowsModel::NodeColumn, 190 },
         { CompareRowsModel::OpColumn, 90 }, { CompareRowsModel::ValueColumn, 150 },
         { CompareRowsModel::TypeAColumn, 110 }, { CompareRowsModel::TypeBColumn, 110 },
         { CompareRowsModel::MaxAbsColumn, 76 }, { CompareRowsModel::MaxRelColumn, 76 },
@@ -162,6 +167,13 @@ void ComparePanel::setSession(CompareSessionPtr session)
 {
     m_model->setSession(std::move(session));
     m_view->sortByColumn(CompareRowsModel::OrderColumn, Qt::AscendingOrder);
+    // Frame and iteration say something only for models with subgraphs.
+    bool nested = false;
+    if (const CompareSessionPtr& s = m_model->session())
+        for (const CompareRow& row : s->result.rows)
+            nested = nested || (!row.framePath.empty() && row.framePath != "main");
+    m_view->setColumnHidden(CompareRowsModel::FrameColumn, !nested);
+    m_view->setColumnHidden(CompareRowsModel::IterationColumn, !nested);
     updateSummary();
     updateButtons();
 }

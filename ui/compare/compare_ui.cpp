@@ -20,6 +20,7 @@
 #include <QLabel>
 #include <QMenu>
 #include <QMessageBox>
+#include <QSettings>
 #include <QStatusBar>
 #include <QTableView>
 #include <QToolBar>
@@ -593,6 +594,11 @@ void CompareUi::scheduleCompare(const QString& other, const QString& diffValue)
     connect(m_window, &MainWindow::modelOpened, once, [this, once, other, diffValue] {
         once->deleteLater();
         CompareRequest request;
+        // The tolerances last used in the Compare dialog.
+        QSettings settings;
+        settings.beginGroup(QStringLiteral("compare"));
+        request.tolerance.rtol = settings.value(QStringLiteral("rtol"), request.tolerance.rtol).toDouble();
+        request.tolerance.atol = settings.value(QStringLiteral("atol"), request.tolerance.atol).toDouble();
         if (other.endsWith(QStringLiteral(".onnx"), Qt::CaseInsensitive)) {
             request.kind = CompareRequest::Kind::Model;
             request.modelB = other;

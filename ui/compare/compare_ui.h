@@ -64,7 +64,8 @@ public:
     void setErrorReporter(ErrorReporter reporter) { m_errorReporter = std::move(reporter); }
 
     /// Once the next model is open: side B is `other` (a model, a reference folder or .npz), then the comparison
-    /// runs and, if `diffValue` is set, its pair is opened in the diff view. For demos and screenshots.
+    /// runs (with the tolerances last used in the Compare dialog) and, if `diffValue` is set, its pair is opened in the
+    /// diff view. For demos and screenshots.
     void scheduleCompare(const QString& other, const QString& diffValue);
 
 signals:

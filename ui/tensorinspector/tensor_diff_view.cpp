@@ -229,12 +229,19 @@ TensorDiffView::TensorDiffView(QWidget* parent)
     auto* bottom = new QSplitter(Qt::Horizontal, this);
     bottom->addWidget(heatSide);
     bottom->addWidget(worstSide);
+    bottom->setStretchFactor(0, 2);
+    bottom->setStretchFactor(1, 3);
+    bottom->setSizes({ 2000, 3000 });
 
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(sides);
     split->addWidget(bottom);
-    split->setStretchFactor(0, 1);
-    split->setStretchFactor(1, 1);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    split->setSizes({ 1000, 1000 });
+    // Docks are short: the tables get the height, the heatmap and the list shrink first.
+    m_heatmap->setMinimumSize(120, 48);
+    m_worstTable->setMinimumHeight(48);
     layout->addWidget(split, 1);
 
     // The two tables scroll together, and selecting a cell in one selects it in the other.
@@ -314,11 +321,10 @@ void TensorDiffView::setPair(const QString& title, const QString& labelA, const 
         return QStringLiteral("%1 \u27e8%2\u27e9")
             .arg(QString::fromUtf8(dtype.data(), static_cast<qsizetype>(dtype.size())), formatShape(t.shape()));
     };
-    m_header->setText(QStringLiteral("<b>%1</b><br>A: %2 \u2014 %3<br>B: %4 \u2014 %5")
-                          .arg(title.toHtmlEscaped(), labelA.toHtmlEscaped(), describe(a, m_a), labelB.toHtmlEscaped(),
-                              describe(b, m_b)));
-    m_captionA->setText(QStringLiteral("<b>A</b> %1").arg(labelA.toHtmlEscaped()));
-    m_captionB->setText(QStringLiteral("<b>B</b> %1").arg(labelB.toHtmlEscaped()));
+    // The inspector's header names the value; the captions say which side is which.
+    m_header->hide();
+    m_captionA->setText(QStringLiteral("<b>A</b> %1 \u00b7 %2").arg(labelA.toHtmlEscaped(), describe(a, m_a)));
+    m_captionB->setText(QStringLiteral("<b>B</b> %1 \u00b7 %2").arg(labelB.toHtmlEscaped(), describe(b, m_b)));
     m_modelA->setTensor(m_a);
     m_modelB->setTensor(m_b);
     m_sameCount = m_a.defined() && m_b.defined() && m_a.size() == m_b.size() && numeric(m_a) && numeric(m_b);
@@ -369,14 +375,18 @@ void TensorDiffView::showComputed()
         = QStringLiteral("<b>%1</b>").arg(QString::fromUtf8(status.data(), static_cast<qsizetype>(status.size())));
     if (c.status == CompareStatus::Match || c.status == CompareStatus::Mismatch) {
         if (s.numeric)
-            text += QStringLiteral(" \u00b7 max abs error <b>%1</b> \u00b7 max rel error <b>%2</b> \u00b7 cosine %3 "
-                                   "\u00b7 mean abs error %4")
-                        .arg(number(s.maxAbsError), number(s.maxRelError), number(s.cosine), number(s.meanAbsError));
-        text += QStringLiteral(" \u00b7 %1 of %2 elements outside rtol %3, atol %4")
+            text += QStringLiteral(" \u00b7 max abs <b>%1</b> \u00b7 max rel <b>%2</b> \u00b7 cosine %3")
+                        .arg(QString::number(s.maxAbsError, 'g', 4), QString::number(s.maxRelError, 'g', 4),
+                            number(s.cosine));
+        text += QStringLiteral(" \u00b7 <b>%1</b> of %2 outside rtol %3, atol %4")
                     .arg(s.mismatches)
                     .arg(s.elements)
                     .arg(m_tolerance.rtol, 0, 'g', 3)
                     .arg(m_tolerance.atol, 0, 'g', 3);
+        m_summary->setToolTip(
+            QStringLiteral("mean abs error %1 \u00b7 error \u00f7 tolerance %2 \u00b7 worst flat index %3")
+                .arg(number(s.meanAbsError), number(s.toleranceRatio))
+                .arg(s.worstIndex));
         if (s.nonFiniteMismatches > 0)
             text += QStringLiteral("<br><span style='color:#8e24aa'>%1 elements where NaN/Inf differ (NaN A/B %2/%3, "
                                    "Inf A/B %4/%5)</span>")

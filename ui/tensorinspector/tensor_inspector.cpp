@@ -95,6 +95,7 @@ TensorInspector::TensorInspector(QWidget* parent)
     connect(m_tabs, &QTabWidget::currentChanged, this, [this](int tab) {
         if (tab == HeatmapTab)
             updateHeatmap();
+        updateSliceVisibility();
     });
     connect(m_exportButton, &QPushButton::clicked, this, [this] {
         if (m_tensor.defined())
@@ -297,6 +298,17 @@ void TensorInspector::rebuildSliceControls()
     }
     m_sliceLayout->addWidget(new QLabel(QStringLiteral("rows: axis %1 \u00b7 columns: axis %2").arg(m_tensor.rank() - 2).arg(m_tensor.rank() - 1), this));
     m_sliceLayout->addStretch(1);
+    updateSliceVisibility();
+}
+
+void TensorInspector::updateSliceVisibility()
+{
+    // The Diff tab has its own slice controls and statistics for both sides.
+    const bool visible = m_tabs->currentIndex() != DiffTab;
+    m_statsLabel->setVisible(visible);
+    for (int i = 0; i < m_sliceLayout->count(); ++i)
+        if (QWidget* w = m_sliceLayout->itemAt(i)->widget())
+            w->setVisible(visible);
 }
 
 void TensorInspector::setSlice(const std::vector<int64_t>& leading)
@@ -413,6 +425,7 @@ void TensorInspector::showPair(const QString& title, const QString& labelA, cons
         setValue(title + QStringLiteral(" (A)"), a);
     m_diff->setPair(title, labelA, labelB, a, b, tolerance);
     m_tabs->setCurrentIndex(DiffTab);
+    updateSliceVisibility();
 }
 
 void TensorInspector::chooseValueToCompare()

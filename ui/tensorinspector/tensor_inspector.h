@@ -80,6 +80,7 @@ signals:
 
 private:
     void rebuildSliceControls();
+    void updateSliceVisibility();
     void sliceChanged();
     void updateHeatmap();
     void startStats();

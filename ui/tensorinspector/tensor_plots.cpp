@@ -149,9 +149,16 @@ void HeatmapWidget::setSlice(const Tensor& tensor, int64_t offset, int64_t rows,
     update();
 }
 
+double HeatmapWidget::scaleWidth() const
+{
+    // The colour bar and its two labels, as wide as the longer label needs.
+    const QFontMetrics fm(font());
+    return 14 + 3 + std::max({ fm.horizontalAdvance(QString::number(m_high, 'g', 4)), fm.horizontalAdvance(QString::number(m_low, 'g', 4)), 30 }) + 8;
+}
+
 QRectF HeatmapWidget::imageRect() const
 {
-    const QRectF area = QRectF(rect()).adjusted(6, 6, -70, -6);
+    const QRectF area = QRectF(rect()).adjusted(6, 6, -scaleWidth() - 10, -6);
     if (m_image.isNull() || area.width() <= 0 || area.height() <= 0)
         return {};
     const double scale = std::min(area.width() / m_image.width(), area.height() / m_image.height());
@@ -172,7 +179,7 @@ void HeatmapWidget::paintEvent(QPaintEvent*)
     p.setRenderHint(QPainter::SmoothPixmapTransform, false);
     p.drawImage(target, m_image);
     // Colour scale: a vertical bar with the slice's min at the bottom and max at the top.
-    const QRectF bar(rect().right() - 60, 10, 14, std::max(40.0, target.height() - 20));
+    const QRectF bar(rect().right() - scaleWidth(), 10, 14, std::max(40.0, target.height() - 20));
     for (int y = 0; y < static_cast<int>(bar.height()); ++y) {
         p.setPen(QColor(colourAt(1.0 - y / bar.height())));
         p.drawLine(QPointF(bar.left(), bar.top() + y), QPointF(bar.right(), bar.top() + y));

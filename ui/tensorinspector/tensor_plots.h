@@ -54,6 +54,7 @@ protected:
 
 private:
     QRectF imageRect() const;
+    double scaleWidth() const;
     QImage m_image;
     Tensor m_tensor;
     int64_t m_offset = 0, m_rows = 0, m_columns = 0;

@@ -2,7 +2,9 @@
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/graph_view.h"
 #include "ui/graphview/search_panel.h"
+#include "ui/compare/compare_ui.h"
 #include "ui/debugger/debugger_ui.h"
+#include "ui/inputeditor/inputs_panel.h"
 #include "ui/document/model_document.h"
 #include "ui/mainwindow/about_text.h"
 #include "ui/mainwindow/main_window.h"
@@ -37,7 +39,9 @@ int main(int argc, char** argv)
     QCommandLineOption debugInput(QStringLiteral("debug-input"), QStringLiteral("Input <name=file.npy|.pb>."), QStringLiteral("name=file"));
     QCommandLineOption debugRunTo(QStringLiteral("debug-run-to"), QStringLiteral("Run to <node> once opened."), QStringLiteral("node"));
     QCommandLineOption debugInspect(QStringLiteral("debug-inspect"), QStringLiteral("Inspect <value> when stopped."), QStringLiteral("value"));
-    for (QCommandLineOption* option : { &debugInput, &debugRunTo, &debugInspect }) {
+    QCommandLineOption compareWith(QStringLiteral("compare-with"), QStringLiteral("Compare with <model.onnx|reference> once opened."), QStringLiteral("other"));
+    QCommandLineOption compareDiff(QStringLiteral("compare-diff"), QStringLiteral("Open <value>'s diff after comparing."), QStringLiteral("value"));
+    for (QCommandLineOption* option : { &debugInput, &debugRunTo, &debugInspect, &compareWith, &compareDiff }) {
         option->setFlags(QCommandLineOption::HiddenFromHelp);
         parser.addOption(*option);
     }
@@ -49,6 +53,13 @@ int main(int argc, char** argv)
     window.restoreState(QSettings().value(QStringLiteral("windowState")).toByteArray());
     if (parser.isSet(debugRunTo))
         debugger->scheduleRun(parser.values(debugInput), parser.value(debugRunTo), parser.value(debugInspect));
+    if (parser.isSet(compareWith)) {
+        if (!parser.isSet(debugRunTo))
+            for (const QString& item : parser.values(debugInput))
+                QObject::connect(&window, &onnxscope::MainWindow::modelOpened, debugger,
+                    [debugger, item] { debugger->inputs()->setFile(item.section(QLatin1Char('='), 0, 0), item.section(QLatin1Char('='), 1)); });
+        debugger->compare()->scheduleCompare(parser.value(compareWith), parser.value(compareDiff));
+    }
     QString path = parser.positionalArguments().isEmpty() ? onnxscope::MainWindow::bundledSamplePath() : parser.positionalArguments().first();
     QElapsedTimer timer;
     bool firstDraw = true;

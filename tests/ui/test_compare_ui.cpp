@@ -153,7 +153,7 @@ private slots:
         qputenv("ONNXSCOPE_NO_DIALOGS", "1");
         // An MLP, the same with W1[3, 4] perturbed, the same with `hb` renamed, other inputs; numpy's expectations.
         const QString out = runPython(QStringLiteral(R"(
-import numpy as np, onnx
+import numpy as np, onnx, onnx.parser
 from onnx import helper, numpy_helper, TensorProto
 rng = np.random.default_rng(3)
 x = rng.standard_normal((4, 8)).astype(np.float32)
@@ -181,6 +181,22 @@ np.save('%1/x.npy', x)
 np.save('%1/x2.npy', x2)
 np.savez('%1/inputs_b.npz', x=x2)
 np.save('%1/x_bad.npy', x[:3])
+# A Loop of 3 iterations whose iteration 2 takes an If branch adding a constant k; the copy changes only k.
+loop = '''<ir_version: 8, opset_import: ["" : 17]>
+agraph (float[2] x) => (float[2] out, float[3, 2] trace) {
+    trip = Constant <value = int64 {3}> ()
+    cond = Constant <value = bool {1}> ()
+    out, trace = Loop (trip, cond, x) <body = loop_body (int64 i, bool c, float[2] acc) => (bool c_out, float[2] acc_out, float[2] s) {
+        c_out = Identity(c)
+        two = Constant <value = int64 {2}> ()
+        late = Equal(i, two)
+        acc_out = If (late) <then_branch = then_g () => (float[2] t) { k = Constant <value = float[2] {K}> () t = Add(acc, k) }, else_branch = else_g () => (float[2] e) { e = Mul(acc, x) }>
+        s = Identity(acc_out)
+    }>
+}'''
+for name, k in (('loop', '1.0, 2.0'), ('loop_k', '1.0, 2.5')):
+    onnx.save(onnx.parser.parse_model(loop.replace('K', k)), '%1/' + name + '.onnx')
+np.save('%1/loop_x.npy', np.array([1.5, -2.0], np.float32))
 delta = np.abs(x.astype(np.float64) @ W1p.astype(np.float64) - x.astype(np.float64) @ W1.astype(np.float64))
 order = np.argsort(-delta.ravel(), kind='stable')[:4]
 h = x.astype(np.float64) @ W1.astype(np.float64)
@@ -534,6 +550,66 @@ print(repr(float(delta.max())))
         QCOMPARE(compare()->panel()->model()->index(rowOf("hb"), CompareRowsModel::ValueColumn).data().toString(),
             QStringLiteral("hb \u2192 hb_renamed"));
         QVERIFY(!itemOf("bias1")->compareMark().unmatched);
+    }
+
+    void subgraphValuesComparePerIteration()
+    {
+        openFile(path("loop.onnx"));
+        m_ui->inputs()->setFile(QStringLiteral("x"), path("loop_x.npy"));
+        QVERIFY(m_ui->inputs()->validate());
+        QVERIFY(runDialog([&](CompareDialog* d) {
+            d->setKind(CompareRequest::Kind::Model);
+            d->setModelPath(path("loop_k.onnx"));
+        }));
+        const ComparisonResult& r = compare()->session()->result;
+        QVERIFY(r.firstDivergence.has_value());
+        const NodeCompare& first = r.nodes[*r.firstDivergence];
+        QCOMPARE(first.opType, std::string("Constant")); // k, the only change, in the then branch of iteration 2
+        QCOMPARE(first.iteration, int64_t(2));
+        QVERIFY(QString::fromStdString(first.framePath).contains(QStringLiteral("iteration 2")));
+        // The graph view opened the branch and selected the node.
+        QTRY_VERIFY(m_window->graphView()->currentGraph() == first.graph);
+        QTRY_VERIFY(m_window->graphView()->scene()->selectedNode()
+            == m_window->graphView()->scene()->itemForNode(first.nodeId));
+        // k is folded into its consumer t = Add(acc, k): that box carries the tag and says why.
+        NodeItem* box = m_window->graphView()->scene()->itemForNode(first.nodeId);
+        QCOMPARE(first.graph->node(box->viewItem().node).opType, std::string("Add"));
+        QVERIFY(box->compareMark().firstDivergence);
+        QVERIFY(reddish(box->compareMark().colour));
+        QVERIFY2(box->toolTip().contains(QStringLiteral("it is the first divergence")), qPrintable(box->toolTip()));
+        // Iterations 0 and 1 of the body match, iteration 2 does not: one row per iteration, with frame and iteration.
+        ComparePanel* panel = compare()->panel();
+        QVERIFY(!panel->view()->isColumnHidden(CompareRowsModel::FrameColumn));
+        int matchedS = 0, divergedS = 0;
+        for (int row = 0; row < panel->model()->rowCount(); ++row) {
+            const CompareRow* cr = panel->model()->rowAt(row);
+            if (cr->name != "s")
+                continue;
+            const QString iteration = panel->model()->index(row, CompareRowsModel::IterationColumn).data().toString();
+            if (cr->status == CompareStatus::Match) {
+                ++matchedS;
+                QVERIFY(iteration == QStringLiteral("0") || iteration == QStringLiteral("1"));
+            } else {
+                ++divergedS;
+                QCOMPARE(iteration, QStringLiteral("2"));
+            }
+        }
+        QCOMPARE(matchedS, 2);
+        QCOMPARE(divergedS, 1);
+        // A diff inside an iteration re-runs both sides to that frame.
+        QSignalSpy diffShown(compare(), &CompareUi::diffShown);
+        compare()->openDiff(static_cast<int>(first.rows.front()));
+        QVERIFY(diffShown.wait(20000));
+        QTRY_VERIFY(m_ui->inspector()->diffView()->isReady());
+        QCOMPARE(m_ui->inspector()->diffView()->worst().size(), size_t(1)); // only k[1] changed
+        QCOMPARE(m_ui->inspector()->diffView()->worst().front().index, int64_t(1));
+        QCOMPARE(m_ui->inspector()->diffView()->worst().front().absDiff, 0.5);
+
+        // Opening another model clears the comparison.
+        openMlp();
+        QVERIFY(!compare()->session());
+        for (NodeItem* item : m_window->graphView()->scene()->nodeItems())
+            QVERIFY(!item->hasCompareMark());
     }
 
     void errorsShowAMessageAndTheWindowKeepsWorking()

@@ -54,9 +54,10 @@ bool worse(const NodeCompare& a, const NodeCompare& b)
         > std::make_tuple(isDivergent(b.status), b.toleranceRatio, b.maxAbsError);
 }
 
-QString nodeNote(const NodeCompare& n, int executions)
+/// "mismatch — max abs error …" for a tooltip.
+QString errorText(const NodeCompare& n, int executions)
 {
-    QString text = QStringLiteral("Compare: %1").arg(CompareColours::statusLabel(n.status));
+    QString text = CompareColours::statusLabel(n.status);
     if (n.status == CompareStatus::Match || n.status == CompareStatus::Mismatch)
         text += QStringLiteral(" \u2014 max abs error %1, max rel error %2, cosine %3, error \u00f7 tolerance %4")
                     .arg(num(n.maxAbsError), num(n.maxRelError), num(n.minCosine), num(n.toleranceRatio));
@@ -65,6 +66,11 @@ QString nodeNote(const NodeCompare& n, int executions)
     if (executions > 1)
         text += QStringLiteral(" (worst of %1 executions)").arg(executions);
     return text;
+}
+
+QString nodeNote(const NodeCompare& n, int executions)
+{
+    return QStringLiteral("Compare: ") + errorText(n, executions);
 }
 
 } // namespace
@@ -427,9 +433,11 @@ void CompareUi::applyColours()
     struct Box {
         const NodeCompare* worst = nullptr;
         int executions = 0;
-        int nodes = 0;
+        int nodes = 0; // drawn in this box, folded Constants aside
         bool first = false;
         bool root = false;
+        bool unmatched = true; // every node drawn in the box lacks a counterpart
+        QStringList folded; // notes on folded Constants that differ
     };
     std::map<NodeItem*, Box> boxes;
     std::map<NodeId, Box> perNode;
@@ -445,21 +453,34 @@ void CompareUi::applyColours()
     }
     for (const auto& [node, b] : perNode) {
         NodeItem* item = scene->itemForNode(node);
-        // A folded Constant is drawn inside its consumer; the consumer's own values speak for that box.
-        if (!item || (item->viewItem().kind == ViewItem::Kind::Node && item->viewItem().node != node))
+        if (!item)
             continue;
+        // A folded Constant is drawn inside its consumer: it colours and tags that box when it differs, but a
+        // Constant side B has as an initializer (no counterpart) says nothing about the consumer.
+        const bool folded = item->viewItem().kind == ViewItem::Kind::Node && item->viewItem().node != node;
+        const bool unmatched = b.worst->status == CompareStatus::OnlyA;
         Box& box = boxes[item];
-        if (!box.worst || worse(*b.worst, *box.worst))
+        if (!(folded && unmatched) && (!box.worst || worse(*b.worst, *box.worst)))
             box.worst = b.worst;
-        box.executions = std::max(box.executions, b.executions);
-        ++box.nodes;
+        if (!folded) {
+            ++box.nodes;
+            box.executions = std::max(box.executions, b.executions);
+            box.unmatched = box.unmatched && unmatched;
+        } else if (isDivergent(b.worst->status) || b.first || b.root) {
+            box.folded << QStringLiteral("Its folded %1 \u201c%2\u201d differs (%3)%4.")
+                              .arg(QString::fromStdString(b.worst->opType), QString::fromStdString(b.worst->node),
+                                  errorText(*b.worst, b.executions),
+                                  b.first ? QStringLiteral(": it is the first divergence") : QString());
+        }
         box.first = box.first || b.first;
         box.root = box.root || b.root;
     }
     for (const auto& [item, box] : boxes) {
+        if (!box.worst)
+            continue;
         NodeItem::CompareMark mark;
         mark.colour = CompareColours::forNode(*box.worst, r, metric);
-        mark.unmatched = box.worst->status == CompareStatus::OnlyA;
+        mark.unmatched = box.nodes > 0 && box.unmatched;
         mark.firstDivergence = box.first;
         mark.root = box.root && !box.first;
         mark.note = nodeNote(*box.worst, box.executions);
@@ -468,6 +489,8 @@ void CompareUi::applyColours()
                             .arg(box.nodes)
                             .arg(QString::fromStdString(box.worst->node), QString::fromStdString(box.worst->opType))
                 + mark.note;
+        for (const QString& note : box.folded)
+            mark.note += QLatin1Char('\n') + note;
         if (box.first)
             mark.note += QStringLiteral("\nFirst divergence: its outputs differ while all its inputs match.");
         else if (box.root)

@@ -4,6 +4,7 @@
 
 #include "engine/core/tensor.h"
 #include "engine/core/text.h"
+#include "engine/core/thread_pool.h"
 
 #include <cctype>
 #include <cmath>
@@ -135,6 +136,22 @@ void LimitOptions::addTo(CLI::App* cmd, bool loops)
     cmd->add_option("--allocation-limit", allocationLimit,
         "Refuse any single tensor larger than SIZE (e.g. 512M, 4G) with an error naming its shape; the default is the "
         "machine's available memory");
+}
+
+void ThreadOptions::addTo(CLI::App* cmd)
+{
+    cmd->add_option("--threads", threads,
+           "Threads a kernel may use (intra-op parallelism); 0 for every hardware thread ("
+               + std::to_string(ThreadPool::hardwareThreads()) + " here)")
+        ->capture_default_str();
+}
+
+std::unique_ptr<ThreadPool> ThreadOptions::makePool() const
+{
+    if (threads < 0)
+        throw UsageError("--threads expects 0 (every hardware thread) or a positive count, got " + std::to_string(threads));
+    const int n = threads == 0 ? ThreadPool::hardwareThreads() : threads;
+    return n > 1 ? std::make_unique<ThreadPool>(n) : nullptr;
 }
 
 ExecutionLimits LimitOptions::apply() const

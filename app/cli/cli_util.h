@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "engine/core/thread_pool.h"
 #include "engine/core/value.h"
 #include "engine/kernels/kernel.h"
 
@@ -8,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <memory>
 #include <string>
 
 namespace onnxscope::cli {
@@ -36,6 +38,16 @@ struct LimitOptions {
     /// Sets the engine's allocation limit if one was given (before any model is loaded) and returns the session
     /// limits. Throws UsageError for a malformed size.
     ExecutionLimits apply() const;
+};
+
+/// --threads, shared by the commands that run models.
+struct ThreadOptions {
+    int threads = 1;
+
+    void addTo(CLI::App* cmd);
+    /// The intra-op pool for SessionOptions::threadPool: null for one thread, all hardware threads for 0. Throws
+    /// UsageError for a negative count.
+    std::unique_ptr<ThreadPool> makePool() const;
 };
 
 /// "1048576", "512K", "64M", "4G", "1T" (powers of 1024, optional trailing "B"/"iB") as bytes; UsageError otherwise.

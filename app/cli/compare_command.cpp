@@ -36,6 +36,7 @@ struct CompareCliOptions {
     bool noInitializers = false;
     bool divergedOnly = false;
     LimitOptions limits;
+    ThreadOptions threads;
 };
 
 /// --input specs for one model.
@@ -344,6 +345,8 @@ int runCompare(const CompareCliOptions& o)
     }
     CompareOptions options;
     options.sessionOptions.limits = o.limits.apply();
+    const std::unique_ptr<ThreadPool> pool = o.threads.makePool();
+    options.sessionOptions.threadPool = pool.get();
     options.tolerance = { o.rtol, o.atol };
     options.compareInitializers = !o.noInitializers;
     for (const auto& m : o.maps) {
@@ -490,6 +493,7 @@ CommandRunner addCompareCommand(CLI::App& app)
     cmd->add_option("--node-data-metric", o->nodeDataMetric, "abs (max abs error), rel or ratio (error / tolerance)")
         ->capture_default_str();
     o->limits.addTo(cmd);
+    o->threads.addTo(cmd);
     return [cmd, o]() -> int { return cmd->parsed() ? runCompare(*o) : -1; };
 }
 

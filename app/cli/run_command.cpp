@@ -5,10 +5,12 @@
 
 #include "engine/core/half.h"
 #include "engine/core/text.h"
+#include "engine/exec/debugger.h"
 #include "engine/exec/program.h"
 #include "engine/exec/session.h"
 #include "engine/exec/value_checks.h"
 #include "engine/io/npy.h"
+#include "engine/kernels/simd/simd.h"
 #include "engine/io/tensor_proto.h"
 #include "engine/io/value_proto.h"
 #include "engine/model/model.h"
@@ -22,6 +24,8 @@
 #include <regex>
 #include <set>
 #include <sstream>
+
+#include <sys/resource.h>
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
@@ -44,6 +48,9 @@ struct RunOptions {
     std::vector<std::string> dims;
     bool quiet = false;
     LimitOptions limits;
+    ThreadOptions threads;
+    bool debugRun = false;
+    std::string timingsFile;
 };
 
 std::string outputShapes(const NodeEvent& e)
@@ -321,8 +328,14 @@ int runModel(const RunOptions& o)
             throw UsageError("--dim expects SYMBOL=VALUE with a non-negative VALUE, got \"" + d + "\"");
         dims[d.substr(0, eq)] = value;
     }
+    if (o.debugRun && o.repeat == 0)
+        throw UsageError("--debug-run times runs: it needs --repeat N");
+    if (!o.timingsFile.empty() && o.repeat == 0)
+        throw UsageError("--timings needs --repeat N");
     SessionOptions sessionOptions;
     sessionOptions.limits = o.limits.apply();
+    const std::unique_ptr<ThreadPool> pool = o.threads.makePool();
+    sessionOptions.threadPool = pool.get();
 
     auto model = Model::load(o.model);
     const Graph& graph = model->graph();
@@ -434,42 +447,100 @@ int runModel(const RunOptions& o)
         return kModelError;
     }
 
-    const auto outputs = session.outputs();
-    if (writer) {
+    // With --repeat the outputs written are those of the last timed run (so that what is checked is what was
+    // timed), except with --dump-all, whose intermediates come from this first run.
+    const bool outputsFromTimedRun = o.repeat > 0 && !o.dumpAll;
+    const auto writeOutputs = [&](const std::map<std::string, Value>& values) {
         for (const auto& name : session.outputNames()) {
             if (dump && dump->mainOutputsWritten.count(name))
                 continue;
-            writer->write(name, outputs.at(name), "", "main", "output");
+            writer->write(name, values.at(name), "", "main", "output");
         }
         writer->writeManifest();
-    }
+    };
+    const auto outputs = session.outputs();
+    if (writer && !outputsFromTimedRun)
+        writeOutputs(outputs);
     if (!o.quiet) {
         for (const auto& name : session.outputNames())
             std::cout << "output \"" << name << "\": " << preview(outputs.at(name)) << "\n";
         std::cout << "ran " << counter.nodes << " node(s) in "
                   << formatMs(std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed)) << " ms";
-        if (writer)
+        if (writer && !outputsFromTimedRun)
             std::cout << "; wrote " << writer->count() << " value(s) to " << o.outputDir;
         std::cout << "\n";
     }
 
     if (o.repeat > 0) {
-        Session timed(program, sessionOptions);
-        if (o.profile)
-            timed.addObserver(&profile);
         std::vector<double> ms;
-        for (int i = 0; i < o.repeat; ++i) {
-            auto t0 = Clock::now();
-            timed.run(inputs);
-            ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+        std::map<std::string, Value> lastOutputs;
+        size_t recordedValues = 0, droppedValues = 0, recordedBytes = 0;
+        if (o.debugRun) {
+            // Each run through a fresh Debugger: a hook after every node, every intermediate kept. The previous
+            // run's values are released after its clock stopped.
+            DebuggerOptions debuggerOptions;
+            debuggerOptions.session = sessionOptions;
+            for (int i = 0; i < o.repeat; ++i) {
+                auto debugger = std::make_unique<Debugger>(program, debuggerOptions);
+                if (o.profile)
+                    debugger->addObserver(&profile);
+                auto t0 = Clock::now();
+                debugger->start(inputs);
+                StopInfo stop = debugger->continueRun();
+                while (stop.reason == StopReason::YieldOp || stop.reason == StopReason::DebugNode)
+                    stop = debugger->continueRun();
+                ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+                if (debugger->failed() || !debugger->finished())
+                    throw Error("debug run " + std::to_string(i + 1) + " stopped: " + stop.message);
+                lastOutputs = debugger->session().outputs();
+                recordedValues = debugger->values().size();
+                recordedBytes = debugger->recordedBytes();
+                droppedValues = debugger->forgottenValues();
+                for (const auto& v : debugger->values())
+                    droppedValues += v.dropped ? 1 : 0;
+                if (o.profile)
+                    debugger->removeObserver(&profile);
+            }
+        } else {
+            Session timed(program, sessionOptions);
+            if (o.profile)
+                timed.addObserver(&profile);
+            for (int i = 0; i < o.repeat; ++i) {
+                auto t0 = Clock::now();
+                lastOutputs = timed.run(inputs);
+                ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+            }
         }
         std::vector<double> sorted = ms;
         std::sort(sorted.begin(), sorted.end());
         const size_t n = sorted.size();
         const double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-        std::cout << "latency over " << n << " run" << (n == 1 ? "" : "s") << " after 1 warm-up: median "
-                  << formatMs(median) << " ms, min " << formatMs(sorted.front()) << " ms, max "
-                  << formatMs(sorted.back()) << " ms\n";
+        std::cout << (o.debugRun ? "debug-run latency" : "latency") << " over " << n << " run" << (n == 1 ? "" : "s")
+                  << " after 1 warm-up: median " << formatMs(median) << " ms, min " << formatMs(sorted.front())
+                  << " ms, max " << formatMs(sorted.back()) << " ms\n";
+        if (o.debugRun)
+            std::cout << "each debug run kept " << recordedValues << " value(s), " << formatBytes(recordedBytes)
+                      << (droppedValues ? ", dropped " + std::to_string(droppedValues) + " over the memory budget" : "")
+                      << "\n";
+        if (writer && outputsFromTimedRun)
+            writeOutputs(lastOutputs);
+        if (!o.timingsFile.empty()) {
+            rusage usage {};
+            getrusage(RUSAGE_SELF, &usage);
+            nlohmann::json timings { { "mode", o.debugRun ? "debug" : "plain" },
+                { "threads", pool ? pool->threads() : 1 }, { "simd", simd::ops().name }, { "runs_ms", ms },
+                { "median_ms", median }, { "min_ms", sorted.front() }, { "max_ms", sorted.back() },
+                { "nodes", counter.nodes }, { "peak_rss_kib", usage.ru_maxrss } };
+            if (o.debugRun) {
+                timings["recorded_values"] = recordedValues;
+                timings["recorded_bytes"] = recordedBytes;
+                timings["dropped_values"] = droppedValues;
+            }
+            std::ofstream out(o.timingsFile);
+            out << timings.dump(2) << "\n";
+            out.close();
+            check(out.good(), "cannot write \"" + o.timingsFile + "\"");
+        }
     }
     if (separateProfileRun) {
         Session profiled(program, sessionOptions);
@@ -499,7 +570,15 @@ CommandRunner addRunCommand(CLI::App& app)
     cmd->add_flag("--profile", o->profile, "Print time per node and per op type");
     cmd->add_flag("--break-on-nan", o->breakOnNan,
         "Stop at the first node that produces NaN or Inf, name it and exit 1");
-    cmd->add_option("--repeat", o->repeat, "After the first (warm-up) run, time N more runs: median, min, max");
+    cmd->add_option("--repeat", o->repeat,
+        "After the first (warm-up) run, time N more runs: median, min, max. With --output-dir (and without "
+        "--dump-all) the outputs written are those of the last timed run");
+    cmd->add_flag("--debug-run", o->debugRun,
+        "With --repeat: time debug runs (through the debugger, a hook after every node and every intermediate "
+        "value kept) instead of plain runs (values freed after their last use)");
+    cmd->add_option("--timings", o->timingsFile,
+        "With --repeat: write the timings as JSON to FILE (every run's ms, median, min, max, threads, SIMD level, "
+        "peak RSS of the process)");
     cmd->add_flag("--random-inputs", o->randomInputs,
         "Generate the inputs not given with --input from their declared types (floats in [-1, 1), integers in "
         "[0, 9]); symbolic dims are 1 unless --dim sets them");
@@ -507,6 +586,7 @@ CommandRunner addRunCommand(CLI::App& app)
     cmd->add_option("--dim", o->dims, "SYMBOL=VALUE: the size of a symbolic input dimension for --random-inputs");
     cmd->add_flag("-q,--quiet", o->quiet, "Do not print the outputs and the summary");
     o->limits.addTo(cmd);
+    o->threads.addTo(cmd);
     return [cmd, o]() -> int { return cmd->parsed() ? runModel(*o) : -1; };
 }
 

@@ -19,6 +19,7 @@ struct TestOptions {
     std::string expectedFailures;
     bool verbose = false;
     LimitOptions limits;
+    ThreadOptions threads;
 };
 
 /// Reads an expected-failures list: one case name per line, optionally followed by `# reason`.
@@ -44,6 +45,7 @@ std::set<std::string> readExpectedFailures(const std::string& path)
 int runTests(const TestOptions& o)
 {
     o.limits.apply();
+    const std::unique_ptr<ThreadPool> pool = o.threads.makePool();
     std::set<std::string> expected;
     if (!o.expectedFailures.empty())
         expected = readExpectedFailures(o.expectedFailures);
@@ -56,7 +58,7 @@ int runTests(const TestOptions& o)
     }
     int passed = 0, failed = 0, skipped = 0, unexpectedFailures = 0, unexpectedPasses = 0;
     for (const auto& dir : cases) {
-        auto r = runBackendCase(dir, { o.rtol, o.atol });
+        auto r = runBackendCase(dir, { o.rtol, o.atol }, pool.get());
         const bool listed = expected.count(r.name) > 0;
         switch (r.status) {
         case BackendCaseResult::Status::Passed:
@@ -108,6 +110,7 @@ CommandRunner addTestCommand(CLI::App& app)
         "File listing cases expected to fail; exit 1 on an unlisted failure or a listed case that passes");
     cmd->add_flag("-v,--verbose", o->verbose, "Print every case");
     o->limits.addTo(cmd, false);
+    o->threads.addTo(cmd);
     return [cmd, o]() -> int { return cmd->parsed() ? runTests(*o) : -1; };
 }
 

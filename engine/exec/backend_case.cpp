@@ -106,7 +106,7 @@ std::vector<fs::path> findBackendCases(const fs::path& dir)
     return cases;
 }
 
-BackendCaseResult runBackendCase(const fs::path& caseDir, Tolerance tolerance)
+BackendCaseResult runBackendCase(const fs::path& caseDir, Tolerance tolerance, ThreadPool* pool)
 {
     BackendCaseResult result;
     result.name = caseDir.filename().string();
@@ -146,6 +146,7 @@ BackendCaseResult runBackendCase(const fs::path& caseDir, Tolerance tolerance)
             }
             SessionOptions options;
             options.checkInputShapes = false; // as ONNX's own backend runner: 4 onnx 1.12 cases feed other shapes
+            options.threadPool = pool;
             Session session(program, options);
             auto outputs = session.run(inputs);
             check(outputFiles.size() <= graph.outputs().size(),

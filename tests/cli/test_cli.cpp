@@ -394,6 +394,49 @@ sys.exit(0 if ok else 1)
             QVERIFY2(r.out.contains(QRegularExpression(QString("\\s7  %1\\n").arg(op))), qPrintable(r.out));
     }
 
+    void threadsDebugRunAndTimings()
+    {
+        const QString expected = "[[3.0, -3.0, 4.0], [1.125, -6.0, 3.375]]"; // (x * w + w) / x by hand
+        const auto outputsOf = [&](const QString& dir) {
+            Result py = python("import sys, json, numpy as np; d = sys.argv[1]; "
+                               "m = json.load(open(d + '/manifest.json')); "
+                               "print(json.dumps(np.load(d + '/' + m['tensors'][0]['file']).tolist()))",
+                { dir });
+            return py.out.trimmed();
+        };
+        for (const QString mode : { "plain", "debug" }) {
+            const QString timings = path("timings_" + mode + ".json"), out = path("out_" + mode);
+            QStringList args { "run", path("arith.onnx"), "--input", "in/x:0=" + path("x.npy"), "--threads", "2",
+                "--repeat", "3", "--timings", timings, "-o", out };
+            if (mode == "debug")
+                args << "--debug-run";
+            Result r = cli(args);
+            QVERIFY2(r.code == 0, qPrintable(describe(r)));
+            QCOMPARE(outputsOf(out), expected);
+            QFile f(timings);
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            const QJsonObject t = QJsonDocument::fromJson(f.readAll()).object();
+            QCOMPARE(t["mode"].toString(), mode);
+            QCOMPARE(t["threads"].toInt(), 2);
+            QCOMPARE(t["runs_ms"].toArray().size(), 3);
+            QCOMPARE(t["nodes"].toInt(), 3);
+            QVERIFY(t["min_ms"].toDouble() <= t["median_ms"].toDouble());
+            QVERIFY(t["median_ms"].toDouble() <= t["max_ms"].toDouble());
+            QVERIFY(t["peak_rss_kib"].toDouble() > 0);
+            QVERIFY(!t["simd"].toString().isEmpty());
+            if (mode == "debug") {
+                QVERIFY2(r.out.contains("debug-run latency over 3 runs"), qPrintable(r.out));
+                QVERIFY(t["recorded_values"].toInt() >= 3); // every node output
+                QCOMPARE(t["dropped_values"].toInt(), 0);
+            }
+        }
+        for (const QStringList& bad : { QStringList { "--threads", "-1" }, QStringList { "--debug-run" },
+                 QStringList { "--timings", path("t.json") } }) {
+            Result r = cli(QStringList { "run", path("arith.onnx"), "--input", "in/x:0=" + path("x.npy") } + bad);
+            QVERIFY2(r.code == 2, qPrintable(bad.join(' ') + ": " + describe(r)));
+        }
+    }
+
     void randomInputsAreSeededAndTyped()
     {
         auto runWith = [&](const QString& dir, const QString& seed) {

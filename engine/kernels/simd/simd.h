@@ -4,7 +4,7 @@
 // The float loops that dominate real models (GEMM, element-wise arithmetic, activations, last-axis reductions and
 // softmax, depthwise convolution), compiled once per x86-64 level (baseline, AVX2 + FMA, AVX-512) and chosen at run
 // time for the CPU, so that a portable build is as fast as a -march=native one where it matters. The rest of the
-// engine keeps the baseline. Include only from kernel .cpp files.
+// engine keeps the baseline. Used by kernels (and by whatever reports ops().name).
 
 #include "engine/core/shape.h"
 

@@ -231,6 +231,15 @@ void CompareDialog::updatePages()
 {
     const CompareRequest::Kind k = kind();
     m_pages->setCurrentIndex(static_cast<int>(k));
+    // The stack is as tall as the page shown, not as its tallest page.
+    for (int i = 0; i < m_pages->count(); ++i)
+        m_pages->widget(i)->setSizePolicy(
+            QSizePolicy::Preferred, i == m_pages->currentIndex() ? QSizePolicy::Preferred : QSizePolicy::Ignored);
+    m_pages->adjustSize();
+    if (isVisible()) {
+        layout()->activate();
+        resize(width(), sizeHint().height());
+    }
     m_inputsBox->setVisible(k != CompareRequest::Kind::Reference);
     const bool files = k == CompareRequest::Kind::Model || !m_random->isChecked();
     m_inputsBox->setEnabled(files);

@@ -577,6 +577,8 @@ print(repr(float(delta.max())))
         QVERIFY(box->compareMark().firstDivergence);
         QVERIFY(reddish(box->compareMark().colour));
         QVERIFY2(box->toolTip().contains(QStringLiteral("it is the first divergence")), qPrintable(box->toolTip()));
+        // Selecting the box did not move the table off the first divergence's own row.
+        QCOMPARE(compare()->panel()->currentRow(), static_cast<int>(first.rows.front()));
         // Iterations 0 and 1 of the body match, iteration 2 does not: one row per iteration, with frame and iteration.
         ComparePanel* panel = compare()->panel();
         QVERIFY(!panel->view()->isColumnHidden(CompareRowsModel::FrameColumn));

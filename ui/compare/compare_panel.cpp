@@ -261,7 +261,14 @@ void ComparePanel::updateSummary()
     if (r.firstDivergence) {
         const NodeCompare& n = r.nodes[*r.firstDivergence];
         QString detail = CompareColours::statusLabel(n.status);
-        if (n.status == CompareStatus::Mismatch)
+        int64_t nonFinite = 0;
+        for (size_t row : n.rows)
+            nonFinite += r.rows[row].stats.nonFiniteMismatches;
+        if (nonFinite > 0)
+            detail += QStringLiteral(", NaN/Inf differ in %1 element%2")
+                          .arg(nonFinite)
+                          .arg(nonFinite == 1 ? QString() : QStringLiteral("s"));
+        else if (n.status == CompareStatus::Mismatch)
             detail += QStringLiteral(", max abs error %1, max rel error %2, cosine %3")
                           .arg(num(n.maxAbsError), num(n.maxRelError), num(n.minCosine));
         text += QStringLiteral(

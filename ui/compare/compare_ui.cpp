@@ -534,10 +534,16 @@ void CompareUi::syncSelection(const Graph* graph, NodeId node)
     if (!m_session || m_syncing)
         return;
     const auto& rows = m_session->result.rows;
+    // Keep the current row when it belongs to the selected box (its own node, or a Constant folded into it).
     const int current = m_panel->currentRow();
-    if (current >= 0 && rows[static_cast<size_t>(current)].graph == graph
-        && rows[static_cast<size_t>(current)].nodeId == node)
-        return;
+    if (current >= 0 && rows[static_cast<size_t>(current)].graph == graph) {
+        const NodeId currentNode = rows[static_cast<size_t>(current)].nodeId;
+        GraphScene* scene = m_window->graphView()->scene();
+        if (currentNode == node
+            || (scene->viewGraph().graph == graph && currentNode >= 0 && scene->itemForNode(currentNode)
+                && scene->itemForNode(currentNode) == scene->itemForNode(node)))
+            return;
+    }
     for (size_t i = 0; i < rows.size(); ++i)
         if (rows[i].graph == graph && rows[i].nodeId == node && rows[i].status != CompareStatus::OnlyB) {
             const QModelIndex index = m_panel->proxy()->mapFromSource(m_panel->model()->index(static_cast<int>(i), 0));

@@ -296,7 +296,7 @@ private:
     /// Every call site instantiates its function body, so functions calling others several times grow
     /// exponentially (40 functions each calling the next twice make 2^40 nodes); past this many nodes built from
     /// model-local function bodies, loading stops.
-    static constexpr size_t kMaxFunctionNodes = 250'000;
+    static constexpr size_t kMaxFunctionNodes = 100'000;
 
     /// Thrown where the budget runs out; the outermost function call turns it into an Error naming its node.
     struct FunctionExpansionError : Error {

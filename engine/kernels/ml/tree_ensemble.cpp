@@ -17,7 +17,9 @@ void runTrees(const KernelContext& ctx, const TreeModel& model, Aggregate agg, s
     std::vector<uint8_t>& has, int64_t& n)
 {
     const Tensor& x = ctx.input(0);
-    auto [rows, features] = ml::rowsAndFeatures(ctx, x);
+    // Not a structured binding: clang 14 (the fuzzing and sanitizer builds) cannot capture those in the lambda below.
+    const auto shape = ml::rowsAndFeatures(ctx, x);
+    const int64_t rows = shape.first, features = shape.second;
     if (model.maxFeature >= features)
         throw ctx.error("the trees read feature " + std::to_string(model.maxFeature) + " but X " + x.typeString()
             + " has " + std::to_string(features) + " features");

@@ -8,7 +8,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <new>
+#include <unordered_map>
+#include <vector>
 #include <unistd.h>
 
 namespace onnxscope {
@@ -59,12 +62,77 @@ std::string formatBytes(double bytes)
     return buf;
 }
 
+/// Recently freed large blocks, by size, for the next tensor of that size: a run allocates the same shapes again
+/// and again, and fresh memory costs a page fault per 4 KiB (and glibc returns large blocks to the system).
+/// Holds at most kCacheBytes; blocks beyond that are freed.
+class StorageCache {
+public:
+    static constexpr size_t kMinBytes = size_t(64) << 10;
+    static constexpr size_t kCacheBytes = size_t(256) << 20;
+
+    void* take(size_t bytes)
+    {
+        std::lock_guard lock(m_mutex);
+        auto it = m_free.find(bytes);
+        if (it == m_free.end() || it->second.empty())
+            return nullptr;
+        void* p = it->second.back();
+        it->second.pop_back();
+        m_held -= bytes;
+        return p;
+    }
+
+    void give(void* p, size_t bytes)
+    {
+        {
+            std::lock_guard lock(m_mutex);
+            if (m_held + bytes <= kCacheBytes) {
+                m_free[bytes].push_back(p);
+                m_held += bytes;
+                return;
+            }
+        }
+        std::free(p);
+    }
+
+    void clear()
+    {
+        std::lock_guard lock(m_mutex);
+        for (auto& [bytes, blocks] : m_free)
+            for (void* p : blocks)
+                std::free(p);
+        m_free.clear();
+        m_held = 0;
+    }
+
+    size_t held()
+    {
+        std::lock_guard lock(m_mutex);
+        return m_held;
+    }
+
+private:
+    std::mutex m_mutex;
+    std::unordered_map<size_t, std::vector<void*>> m_free;
+    size_t m_held = 0;
+};
+
+// Never destroyed: tensors may be released during static destruction.
+StorageCache& storageCache()
+{
+    static StorageCache* cache = new StorageCache;
+    return *cache;
+}
+
 } // namespace
 
 size_t Tensor::allocationLimit() { return limitRef().load(); }
 void Tensor::setAllocationLimit(size_t bytes) { limitRef().store(bytes); }
 
-std::shared_ptr<void> allocateStorage(DataType type, int64_t count, const Shape& shape)
+size_t Tensor::cachedStorageBytes() { return storageCache().held(); }
+void Tensor::releaseCachedStorage() { storageCache().clear(); }
+
+std::shared_ptr<void> allocateStorage(DataType type, int64_t count, const Shape& shape, bool zeroed)
 {
     check(type != DataType::Undefined, "cannot allocate a tensor of undefined element type");
     size_t elem = elementSize(type);
@@ -81,13 +149,22 @@ std::shared_ptr<void> allocateStorage(DataType type, int64_t count, const Shape&
             throw Error("out of memory allocating string tensor " + shapeToString(shape));
         return std::shared_ptr<void>(p, [](void* q) { delete[] static_cast<std::string*>(q); });
     }
-    // 64-byte alignment suits Eigen's vectorised maps; at least one byte so data() is never null.
-    size_t bytes = ((n * elem + 63) / 64) * 64;
-    void* p = std::aligned_alloc(64, bytes > 0 ? bytes : 64);
+    // 64-byte alignment suits Eigen's vectorised maps; at least one byte so data() is never null. Large blocks are
+    // rounded to whole pages and go through the cache.
+    size_t bytes = std::max<size_t>(((n * elem + 63) / 64) * 64, 64);
+    const bool cached = bytes >= StorageCache::kMinBytes;
+    if (cached)
+        bytes = (bytes + 4095) / 4096 * 4096;
+    void* p = cached ? storageCache().take(bytes) : nullptr;
+    if (!p)
+        p = std::aligned_alloc(64, bytes);
     if (!p)
         throw Error("out of memory allocating tensor " + std::string(dataTypeName(type)) + shapeToString(shape) + " ("
             + formatBytes(static_cast<double>(n * elem)) + ")");
-    std::memset(p, 0, bytes > 0 ? bytes : 64);
+    if (zeroed)
+        std::memset(p, 0, bytes);
+    if (cached)
+        return std::shared_ptr<void>(p, [bytes](void* q) { storageCache().give(q, bytes); });
     return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
 }
 
@@ -97,6 +174,16 @@ Tensor::Tensor(DataType type, Shape shape)
     , m_size(elementCount(m_shape))
     , m_storage(allocateStorage(type, m_size, m_shape))
 {
+}
+
+Tensor Tensor::uninitialized(DataType type, Shape shape)
+{
+    Tensor t;
+    t.m_type = type;
+    t.m_size = elementCount(shape);
+    t.m_storage = allocateStorage(type, t.m_size, shape, false);
+    t.m_shape = std::move(shape);
+    return t;
 }
 
 Tensor::Tensor(DataType type, Shape shape, std::shared_ptr<const void> storage)

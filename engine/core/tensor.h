@@ -23,6 +23,8 @@ public:
     Tensor() = default;
     /// Allocates a zero-initialised tensor (empty strings for String).
     Tensor(DataType type, Shape shape);
+    /// Allocates a tensor whose elements the caller will all overwrite: not zeroed (strings are still empty).
+    static Tensor uninitialized(DataType type, Shape shape);
     /// Wraps existing storage of at least elementCount(shape) * elementSize(type) bytes (not for strings).
     Tensor(DataType type, Shape shape, std::shared_ptr<const void> storage);
 
@@ -80,6 +82,11 @@ public:
     static size_t allocationLimit();
     static void setAllocationLimit(size_t bytes);
 
+    /// Storage of 64 KiB and more is kept when released (up to 256 MiB in all) and handed to the next tensor of
+    /// the same byte size, so that repeated runs do not fault in fresh pages. Bytes held now, and a way to free them.
+    static size_t cachedStorageBytes();
+    static void releaseCachedStorage();
+
 private:
     void checkType(DataType requested) const;
 
@@ -90,7 +97,8 @@ private:
     bool m_readOnly = false;
 };
 
-/// Allocates storage for `count` elements of `type`, zeroed; throws Error naming `shape` if over the limit.
-std::shared_ptr<void> allocateStorage(DataType type, int64_t count, const Shape& shape);
+/// Allocates storage for `count` elements of `type`, zeroed unless `zeroed` is false; throws Error naming `shape`
+/// if over the limit.
+std::shared_ptr<void> allocateStorage(DataType type, int64_t count, const Shape& shape, bool zeroed = true);
 
 } // namespace onnxscope

@@ -76,6 +76,18 @@ Tensor& KernelContext::allocateOutput(size_t i, DataType type, Shape shape)
     return const_cast<Tensor&>(m_outputs[i].tensor());
 }
 
+Tensor& KernelContext::allocateOutputUninitialized(size_t i, DataType type, Shape shape)
+{
+    if (i >= m_outputs.size())
+        throw error("output " + std::to_string(i) + " does not exist");
+    try {
+        m_outputs[i] = Value(Tensor::uninitialized(type, std::move(shape)));
+    } catch (const Error& e) {
+        throw error(std::string("output ") + std::to_string(i) + ": " + e.what());
+    }
+    return const_cast<Tensor&>(m_outputs[i].tensor());
+}
+
 const std::optional<Value>* KernelContext::outputOverride(size_t i) const
 {
     if (!m_overrides || i >= m_overrides->size() || !(*m_overrides)[i])

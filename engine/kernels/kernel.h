@@ -41,6 +41,8 @@ public:
     void setOutput(size_t i, Value value);
     /// Allocates output i with the given type and shape and returns it for filling.
     Tensor& allocateOutput(size_t i, DataType type, Shape shape);
+    /// As allocateOutput, without zeroing the elements: for kernels that write every one of them.
+    Tensor& allocateOutputUninitialized(size_t i, DataType type, Shape shape);
 
     /// For YieldOp: a caller-supplied replacement of output i, if any.
     const std::optional<Value>* outputOverride(size_t i) const;

@@ -197,6 +197,25 @@ private slots:
         QCOMPARE(sum.load(), int64_t(4 * 50 * 1000));
     }
 
+    void storageCacheHandsBackZeroedBlocks()
+    {
+        Tensor::releaseCachedStorage();
+        const Shape shape { 512, 1024 }; // 2 MiB, above the cache's 64 KiB threshold
+        const void* first = nullptr;
+        {
+            Tensor t = Tensor::uninitialized(DataType::Float, shape);
+            first = t.raw();
+            std::fill(t.data<float>().begin(), t.data<float>().end(), 7.0f);
+        }
+        QVERIFY(Tensor::cachedStorageBytes() >= size_t(2) << 20);
+        Tensor zeroed(DataType::Float, shape);
+        QCOMPARE(zeroed.raw(), first); // the released block, reused
+        for (float v : zeroed.data<float>())
+            QCOMPARE(v, 0.0f);
+        QCOMPARE(Tensor::cachedStorageBytes(), size_t(0));
+        Tensor::releaseCachedStorage();
+    }
+
     void gemmMatchesNaiveProduct()
     {
         std::mt19937 rng(kSeed);

@@ -31,7 +31,7 @@ public:
     void compute(KernelContext& ctx) const override
     {
         const Tensor& x = ctx.input(0);
-        Tensor& y = ctx.allocateOutput(0, x.dtype(), x.shape());
+        Tensor& y = ctx.allocateOutputUninitialized(0, x.dtype(), x.shape());
         dispatch<NumericTypes>(x.dtype(), ctx.node().label(), [&]<class T>() { run<T>(ctx, x, y); });
     }
 

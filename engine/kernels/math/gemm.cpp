@@ -81,7 +81,7 @@ public:
             if (!ok)
                 throw ctx.error("C " + shapeToString(c->shape()) + " cannot be broadcast to " + shapeToString(outShape));
         }
-        Tensor& out = ctx.allocateOutput(0, a.dtype(), outShape);
+        Tensor& out = ctx.allocateOutputUninitialized(0, a.dtype(), outShape);
         if (a.dtype() == DataType::Float) {
             runFloat(ctx, a, b, c, out, m, k, n);
             return;

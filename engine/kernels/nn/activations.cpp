@@ -25,7 +25,7 @@ public:
     void compute(KernelContext& ctx) const override
     {
         const Tensor& x = ctx.input(0);
-        Tensor& y = ctx.allocateOutput(0, x.dtype(), x.shape());
+        Tensor& y = ctx.allocateOutputUninitialized(0, x.dtype(), x.shape());
         if (x.dtype() == DataType::Float) {
             static constexpr simd::Activation kinds[] = { simd::Activation::Relu, simd::Activation::Sigmoid,
                 simd::Activation::Tanh };

@@ -48,7 +48,7 @@ public:
         Shape outShape { x.dim(0), m };
         for (int64_t d : g.outSpatial())
             outShape.push_back(d);
-        Tensor& y = ctx.allocateOutput(0, x.dtype(), outShape);
+        Tensor& y = ctx.allocateOutputUninitialized(0, x.dtype(), outShape);
         const ConvolveOptions options { ctx.threadPool(), {} };
         dispatch<FloatTypes>(x.dtype(), ctx.node().label(), [&]<class T>() {
             if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {

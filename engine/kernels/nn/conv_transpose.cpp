@@ -51,7 +51,7 @@ public:
         Shape outShape { x.dim(0), m };
         for (size_t i = WindowGeometry::kMaxRank - static_cast<size_t>(g.rank); i < WindowGeometry::kMaxRank; ++i)
             outShape.push_back(g.in[i]);
-        Tensor& y = ctx.allocateOutput(0, x.dtype(), outShape);
+        Tensor& y = ctx.allocateOutputUninitialized(0, x.dtype(), outShape);
         int64_t columns = 0; // the GEMM result scattered by col2im: (M / group) * kernel x input positions
         if (__builtin_mul_overflow(m / m_group * g.kernelSize(), g.outSize(), &columns)
             || static_cast<uint64_t>(columns) > Tensor::allocationLimit() / sizeof(double))

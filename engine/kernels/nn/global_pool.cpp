@@ -33,7 +33,7 @@ public:
         Shape outShape(x.shape().size(), 1);
         outShape[0] = x.dim(0);
         outShape[1] = x.dim(1);
-        Tensor& y = ctx.allocateOutput(0, x.dtype(), outShape);
+        Tensor& y = ctx.allocateOutputUninitialized(0, x.dtype(), outShape);
         const int64_t planes = x.dim(0) * x.dim(1);
         const int64_t size = planes == 0 ? 0 : x.size() / planes;
         dispatch<FloatTypes>(x.dtype(), ctx.node().label(), [&]<class T>() {

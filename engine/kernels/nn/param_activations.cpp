@@ -55,7 +55,7 @@ public:
     void compute(KernelContext& ctx) const override
     {
         const Tensor& x = ctx.input(0);
-        Tensor& y = ctx.allocateOutput(0, x.dtype(), x.shape());
+        Tensor& y = ctx.allocateOutputUninitialized(0, x.dtype(), x.shape());
         if (x.dtype() == DataType::Float
             && (m_kind == Act::LeakyRelu || m_kind == Act::HardSigmoid || m_kind == Act::HardSwish)) {
             const simd::Activation kind = m_kind == Act::LeakyRelu ? simd::Activation::LeakyRelu

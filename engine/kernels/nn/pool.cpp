@@ -49,7 +49,7 @@ public:
         Shape outShape { x.dim(0), x.dim(1) };
         for (int64_t d : g.outSpatial())
             outShape.push_back(d);
-        Tensor& y = ctx.allocateOutput(0, x.dtype(), outShape);
+        Tensor& y = ctx.allocateOutputUninitialized(0, x.dtype(), outShape);
         Tensor* indices = ctx.hasOutput(1) && m_kind == PoolKind::Max
             ? &ctx.allocateOutput(1, DataType::Int64, outShape)
             : nullptr;

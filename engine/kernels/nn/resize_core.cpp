@@ -276,7 +276,7 @@ Tensor resizeTensor(const KernelContext& ctx, const ResizeParams& params, const 
     }
     Tensor out;
     try {
-        out = Tensor(x.dtype(), outShape);
+        out = Tensor::uninitialized(x.dtype(), outShape); // every path below writes every element
         // The working buffers hold 8 bytes per element of the larger of input and output.
         const size_t work = static_cast<size_t>(std::max(out.size(), x.size()));
         if (work > Tensor::allocationLimit() / 8)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
+#include "engine/core/thread_pool.h"
 #include "engine/kernels/common/dispatch.h"
 #include "engine/kernels/kernel_registry.h"
+#include "engine/kernels/simd/simd.h"
 
 #include <algorithm>
 #include <cmath>
@@ -46,7 +48,15 @@ public:
             else
                 inner *= x.dim(d);
         }
-        Tensor& y = ctx.allocateOutput(0, x.dtype(), x.shape());
+        Tensor& y = ctx.allocateOutputUninitialized(0, x.dtype(), x.shape());
+        if (x.dtype() == DataType::Float && inner == 1 && x.size() > 0) {
+            const simd::Ops& ops = simd::ops();
+            const float* in = x.data<float>().data();
+            float* out = y.data<float>().data();
+            parallelFor(ctx.threadPool(), outer, std::max<int64_t>(1, (int64_t(1) << 14) / len),
+                [&](int64_t r0, int64_t r1) { ops.softmaxRows(in + r0 * len, out + r0 * len, r1 - r0, len, false); });
+            return;
+        }
         dispatch<FloatTypes>(x.dtype(), ctx.node().label(), [&]<class T>() { run<T>(x, y, outer, len, inner); });
     }
 

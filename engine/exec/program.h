@@ -21,6 +21,9 @@ struct Plan {
     std::vector<bool> isGraphOutput; // by ValueId
     /// By NodeId: values whose last use is that node, to free in plain runs.
     std::vector<std::vector<ValueId>> freeAfter;
+    /// By NodeId: positions of inputs that die at that node (read once by it, not graph outputs, not constants).
+    /// A plain run hands them to the kernel, which may write its output over them.
+    std::vector<std::vector<uint32_t>> donatedInputs;
 };
 
 /// A model compiled for execution: a Plan for the main graph, every subgraph and every function body.

@@ -244,6 +244,10 @@ Session::StepResult Session::runNode(Frame& frame)
     }
 
     m_results.assign(node.outputs.size(), Value());
+    // A plain run gives the kernel the inputs that die here, so that it may write its output over them.
+    if (m_options.freeDeadValues && !observed)
+        for (uint32_t i : frame.plan->donatedInputs[frame.pc])
+            frame.values[static_cast<size_t>(node.inputs[i])] = Value();
     std::vector<std::optional<Value>> overrides;
     if (node.opType == "YieldOp") {
         overrides.resize(node.outputs.size());

@@ -88,6 +88,18 @@ Tensor& KernelContext::allocateOutputUninitialized(size_t i, DataType type, Shap
     return const_cast<Tensor&>(m_outputs[i].tensor());
 }
 
+Tensor& KernelContext::reuseInputOrAllocate(size_t out, size_t in, DataType type, Shape shape)
+{
+    if (out < m_outputs.size() && in < m_inputs.size() && m_inputs[in].isTensor()) {
+        const Tensor& t = m_inputs[in].tensor();
+        if (t.dtype() == type && t.uniquelyOwned() && t.size() == elementCount(shape)) {
+            m_outputs[out] = Value(t.reshaped(std::move(shape)));
+            return const_cast<Tensor&>(m_outputs[out].tensor());
+        }
+    }
+    return allocateOutputUninitialized(out, type, std::move(shape));
+}
+
 const std::optional<Value>* KernelContext::outputOverride(size_t i) const
 {
     if (!m_overrides || i >= m_overrides->size() || !(*m_overrides)[i])

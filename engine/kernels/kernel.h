@@ -43,6 +43,10 @@ public:
     Tensor& allocateOutput(size_t i, DataType type, Shape shape);
     /// As allocateOutput, without zeroing the elements: for kernels that write every one of them.
     Tensor& allocateOutputUninitialized(size_t i, DataType type, Shape shape);
+    /// Output `out` written over input `in` when the executor gave that input away (a plain run, the input's last
+    /// use) and no one else holds it, with the same element type and count; otherwise as
+    /// allocateOutputUninitialized. For element-wise kernels whose output element i depends on input element i only.
+    Tensor& reuseInputOrAllocate(size_t out, size_t in, DataType type, Shape shape);
 
     /// For YieldOp: a caller-supplied replacement of output i, if any.
     const std::optional<Value>* outputOverride(size_t i) const;

@@ -6,6 +6,7 @@
 // with a pool of 3 threads against the same graph run on one thread. The plain single-threaded kernels are checked
 // against references by the other engine tests, which CTest also runs once per SIMD level (ONNXSCOPE_SIMD).
 #include "engine/core/thread_pool.h"
+#include "engine/exec/debugger.h"
 #include "engine/exec/session.h"
 #include "engine/kernels/simd/simd.h"
 
@@ -274,7 +275,9 @@ private slots:
                     QVERIFY2(close(y[i], want, 2e-6, 1e-6),
                         qPrintable(QString("%1, activation %2: f(%3) = %4, expected %5")
                                        .arg(ops->name).arg(int(p.kind)).arg(x[i]).arg(y[i]).arg(want)));
-                    QVERIFY(std::isnan(y[i]) ? std::isnan(inPlace[i]) : inPlace[i] == y[i]);
+                    QVERIFY2(std::isnan(y[i]) ? std::isnan(inPlace[i]) : inPlace[i] == y[i],
+                        qPrintable(QString("%1, activation %2 in place: f(%3) = %4, out of place %5")
+                                       .arg(ops->name).arg(int(p.kind)).arg(x[i]).arg(inPlace[i]).arg(y[i])));
                 }
             }
     }
@@ -315,6 +318,78 @@ private slots:
                                                .arg(ops->name).arg(int(op)).arg(sa).arg(sb).arg(i).arg(y[i]).arg(want)));
                         }
                     }
+    }
+
+    void inPlaceLoopsMatchTheOutOfPlaceOnes()
+    {
+        std::mt19937 rng(kSeed + 8);
+        const auto a = randomFloats(rng, 1003), b = randomFloats(rng, 1003);
+        for (const simd::Ops* ops : simd::supportedOps()) {
+            for (auto op : { simd::BinaryOp::Sub, simd::BinaryOp::Div })
+                for (int64_t sa : { 0, 1 })
+                    for (int64_t sb : { 0, 1 }) {
+                        if (!sa && !sb)
+                            continue;
+                        std::vector<float> expected(a.size());
+                        ops->binary(op, a.data(), sa, b.data(), sb, expected.data(), int64_t(a.size()));
+                        // Written over whichever operand is a whole vector.
+                        std::vector<float> y = sa ? a : b;
+                        ops->binary(op, sa ? y.data() : a.data(), sa, sa ? b.data() : y.data(), sb, y.data(),
+                            int64_t(y.size()));
+                        QVERIFY2(y == expected, qPrintable(QString("%1, op %2, strides %3/%4, over %5")
+                                                               .arg(ops->name).arg(int(op)).arg(sa).arg(sb)
+                                                               .arg(sa ? "a" : "b")));
+                        if (sa && sb) {
+                            std::vector<float> yb = b;
+                            ops->binary(op, a.data(), 1, yb.data(), 1, yb.data(), int64_t(yb.size()));
+                            QVERIFY(yb == expected);
+                        }
+                    }
+            for (auto kind : { simd::Activation::Relu, simd::Activation::Clip, simd::Activation::HardSwish })
+                for (size_t n : { size_t(1), size_t(17), a.size() }) {
+                    std::vector<float> expected(n), y(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(n));
+                    ops->activation(a.data(), expected.data(), int64_t(n), { kind, -0.5f, 0.5f });
+                    ops->activation(y.data(), y.data(), int64_t(n), { kind, -0.5f, 0.5f });
+                    QVERIFY(y == expected);
+                }
+        }
+    }
+
+    void plainRunsWriteOverDeadValuesOnly()
+    {
+        // t dies at the Add, which may write over it in a plain run; the caller's x and the debugger's recorded t
+        // must stay intact.
+        const std::string text = "<ir_version: 8, opset_import: [\"\" : 14]>\n"
+                                 "agraph (float[1000] x, float[1000] c) => (float[1000] y) {\n"
+                                 "  t = Relu(x)\n  u = Add(t, c)\n  y = Mul(u, c)\n}";
+        auto program = std::make_shared<Program>(Model::fromText(text));
+        std::mt19937 rng(kSeed + 9);
+        Tensor x = randomTensor(rng, { 1000 }), c = randomTensor(rng, { 1000 });
+        const Tensor x0 = x.clone(), c0 = c.clone();
+        std::vector<float> expected(1000), relu(1000);
+        for (size_t i = 0; i < 1000; ++i) {
+            relu[i] = std::max(0.0f, x0.data<float>()[i]);
+            expected[i] = (relu[i] + c0.data<float>()[i]) * c0.data<float>()[i];
+        }
+        const std::map<std::string, Value> inputs { { "x", Value(x) }, { "c", Value(c) } };
+        Session plain(program);
+        for (int run = 0; run < 2; ++run) {
+            const Tensor y = plain.run(inputs).at("y").tensor();
+            for (size_t i = 0; i < 1000; ++i)
+                QCOMPARE(y.data<float>()[i], expected[i]);
+        }
+        Debugger debugger(program);
+        debugger.start(inputs);
+        debugger.continueRun();
+        QVERIFY(debugger.finished());
+        const RecordedValue* t = debugger.findValue("t");
+        QVERIFY(t && t->value.isTensor());
+        for (size_t i = 0; i < 1000; ++i)
+            QCOMPARE(t->value.tensor().data<float>()[i], relu[i]);
+        for (size_t i = 0; i < 1000; ++i) {
+            QCOMPARE(x.data<float>()[i], x0.data<float>()[i]);
+            QCOMPARE(c.data<float>()[i], c0.data<float>()[i]);
+        }
     }
 
     void reductionsAndSoftmaxMatch()

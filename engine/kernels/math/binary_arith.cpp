@@ -30,6 +30,10 @@ public:
     void compute(KernelContext& ctx) const override
     {
         const Tensor& a = ctx.input(0);
+        if (a.dtype() == DataType::Float && !m_legacyBroadcast && ctx.input(1).dtype() == DataType::Float) {
+            computeFloat(ctx, a, ctx.input(1));
+            return;
+        }
         Tensor b = ctx.input(1);
         if (a.dtype() != b.dtype())
             throw ctx.error("inputs have different element types (" + std::string(dataTypeName(a.dtype())) + " and "
@@ -51,6 +55,24 @@ public:
     }
 
 private:
+    /// float with numpy broadcasting: written over an input of the output's shape when the executor gave it away.
+    void computeFloat(KernelContext& ctx, const Tensor& a, const Tensor& b) const
+    {
+        Shape outShape;
+        try {
+            outShape = broadcastShapes(a.shape(), b.shape());
+        } catch (const Error& e) {
+            throw ctx.error(e.what());
+        }
+        Tensor& out = a.shape() == outShape ? ctx.reuseInputOrAllocate(0, 0, DataType::Float, outShape)
+            : b.shape() == outShape         ? ctx.reuseInputOrAllocate(0, 1, DataType::Float, outShape)
+                                            : ctx.allocateOutputUninitialized(0, DataType::Float, outShape);
+        static constexpr simd::BinaryOp ops[] = { simd::BinaryOp::Add, simd::BinaryOp::Sub, simd::BinaryOp::Mul,
+            simd::BinaryOp::Div };
+        simd::broadcastBinary(ctx.threadPool(), ops[static_cast<int>(m_op)], a.data<float>().data(), a.shape(),
+            b.data<float>().data(), b.shape(), out.data<float>().data(), outShape);
+    }
+
     Tensor alignLegacy(KernelContext& ctx, const Tensor& a, const Tensor& b) const
     {
         int64_t axis = m_axis ? *m_axis : a.rank() - b.rank();
@@ -71,13 +93,6 @@ private:
 
     template <class T> void run(KernelContext& ctx, const Tensor& a, const Tensor& b, Tensor& out) const
     {
-        if constexpr (std::is_same_v<T, float>) {
-            static constexpr simd::BinaryOp ops[] = { simd::BinaryOp::Add, simd::BinaryOp::Sub, simd::BinaryOp::Mul,
-                simd::BinaryOp::Div };
-            simd::broadcastBinary(ctx.threadPool(), ops[static_cast<int>(m_op)], a.data<float>().data(), a.shape(),
-                b.data<float>().data(), b.shape(), out.data<float>().data(), out.shape());
-            return;
-        }
         switch (m_op) {
         case ArithOp::Add:
             broadcastBinary<T, T, T>(a, b, out, [](T x, T y) { return static_cast<T>(x + y); });

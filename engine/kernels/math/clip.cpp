@@ -31,7 +31,8 @@ public:
     void compute(KernelContext& ctx) const override
     {
         const Tensor& x = ctx.input(0);
-        Tensor& y = ctx.allocateOutputUninitialized(0, x.dtype(), x.shape());
+        Tensor& y = x.dtype() == DataType::Float ? ctx.reuseInputOrAllocate(0, 0, x.dtype(), x.shape())
+                                                 : ctx.allocateOutputUninitialized(0, x.dtype(), x.shape());
         dispatch<NumericTypes>(x.dtype(), ctx.node().label(), [&]<class T>() { run<T>(ctx, x, y); });
     }
 

@@ -25,7 +25,8 @@ public:
     void compute(KernelContext& ctx) const override
     {
         const Tensor& x = ctx.input(0);
-        Tensor& y = ctx.allocateOutputUninitialized(0, x.dtype(), x.shape());
+        Tensor& y = x.dtype() == DataType::Float ? ctx.reuseInputOrAllocate(0, 0, x.dtype(), x.shape())
+                                                 : ctx.allocateOutputUninitialized(0, x.dtype(), x.shape());
         if (x.dtype() == DataType::Float) {
             static constexpr simd::Activation kinds[] = { simd::Activation::Relu, simd::Activation::Sigmoid,
                 simd::Activation::Tanh };

@@ -55,9 +55,11 @@ public:
     void compute(KernelContext& ctx) const override
     {
         const Tensor& x = ctx.input(0);
-        Tensor& y = ctx.allocateOutputUninitialized(0, x.dtype(), x.shape());
-        if (x.dtype() == DataType::Float
-            && (m_kind == Act::LeakyRelu || m_kind == Act::HardSigmoid || m_kind == Act::HardSwish)) {
+        const bool simdKind = m_kind == Act::LeakyRelu || m_kind == Act::HardSigmoid || m_kind == Act::HardSwish;
+        Tensor& y = x.dtype() == DataType::Float && simdKind
+            ? ctx.reuseInputOrAllocate(0, 0, x.dtype(), x.shape())
+            : ctx.allocateOutputUninitialized(0, x.dtype(), x.shape());
+        if (x.dtype() == DataType::Float && simdKind) {
             const simd::Activation kind = m_kind == Act::LeakyRelu ? simd::Activation::LeakyRelu
                 : m_kind == Act::HardSigmoid                       ? simd::Activation::HardSigmoid
                                                                    : simd::Activation::HardSwish;

@@ -63,6 +63,37 @@ void gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, bool tra
         product(cm, am.transpose(), bm.transpose(), accumulate);
 }
 
+using Block = Eigen::Array<float, 64, 1>;
+
+/// y = f(x) computed 64 elements at a time in an aligned block, so that every element takes the same vector code
+/// whatever the alignment of x and y (Eigen's maps would run a misaligned head through scalar code that rounds
+/// differently): a value written in place equals one written to a new buffer.
+template <class F> void blockwise(const float* x, float* y, int64_t n, F f)
+{
+    Block in, out;
+    for (int64_t i = 0; i < n; i += 64) {
+        const int64_t m = minI(64, n - i);
+        for (int64_t j = 0; j < m; ++j)
+            in(j) = x[i + j];
+        for (int64_t j = m; j < 64; ++j)
+            in(j) = 0.0f;
+        out = f(in);
+        for (int64_t j = 0; j < m; ++j)
+            y[i + j] = out(j);
+    }
+}
+
+/// y[i] = f(x[i]); in place (one pointer) when x == y, for the reason given at binaryInPlace.
+template <class F> void mapLoop(const float* x, float* y, int64_t n, F f)
+{
+    if (x == y)
+        for (int64_t i = 0; i < n; ++i)
+            y[i] = f(y[i]);
+    else
+        for (int64_t i = 0; i < n; ++i)
+            y[i] = f(x[i]);
+}
+
 void activation(const float* x, float* y, int64_t n, ActivationParams act)
 {
     const float alpha = act.alpha, beta = act.beta;
@@ -72,42 +103,38 @@ void activation(const float* x, float* y, int64_t n, ActivationParams act)
             std::memmove(y, x, static_cast<size_t>(n) * sizeof(float));
         break;
     case Activation::Relu:
-        for (int64_t i = 0; i < n; ++i)
-            y[i] = x[i] > 0.0f ? x[i] : 0.0f;
+        mapLoop(x, y, n, [](float v) { return v > 0.0f ? v : 0.0f; });
         break;
     case Activation::LeakyRelu:
-        for (int64_t i = 0; i < n; ++i)
-            y[i] = x[i] >= 0.0f ? x[i] : alpha * x[i];
+        mapLoop(x, y, n, [alpha](float v) { return v >= 0.0f ? v : alpha * v; });
         break;
     case Activation::Clip:
-        for (int64_t i = 0; i < n; ++i) {
-            float v = x[i];
+        mapLoop(x, y, n, [alpha, beta](float v) {
             v = v < alpha ? alpha : v;
-            y[i] = v > beta ? beta : v;
-        }
+            return v > beta ? beta : v;
+        });
         break;
     case Activation::HardSigmoid:
-        for (int64_t i = 0; i < n; ++i) {
-            float v = alpha * x[i] + beta;
+        mapLoop(x, y, n, [alpha, beta](float v) {
+            v = alpha * v + beta;
             v = v < 1.0f ? v : 1.0f;
-            y[i] = v > 0.0f ? v : 0.0f;
-        }
+            return v > 0.0f ? v : 0.0f;
+        });
         break;
     case Activation::HardSwish:
-        for (int64_t i = 0; i < n; ++i) {
-            const float v = x[i];
+        mapLoop(x, y, n, [](float v) {
             float s = v / 6.0f + 0.5f;
             s = s < 1.0f ? s : 1.0f;
             s = s > 0.0f ? s : 0.0f;
-            y[i] = v * s;
-        }
+            return v * s;
+        });
         break;
     case Activation::Sigmoid:
         // 1 / (1 + exp(-x)): exp overflows to inf for very negative x, giving the right limit 0.
-        ArrayOut(y, n) = (1.0f + (-ArrayMap(x, n)).exp()).inverse();
+        blockwise(x, y, n, [](const Block& v) -> Block { return (1.0f + (-v).exp()).inverse(); });
         break;
     case Activation::Tanh:
-        ArrayOut(y, n) = ArrayMap(x, n).tanh();
+        blockwise(x, y, n, [](const Block& v) -> Block { return v.tanh(); });
         break;
     }
 }
@@ -126,19 +153,44 @@ void biasActivation(float* y, int64_t rows, int64_t size, const float* bias, Act
     }
 }
 
+// Written over an operand (y == a or y == b): one pointer read and written, so that the compiler need not check
+// for overlap at run time (an exact overlap fails its check and would run the scalar loop).
+template <class F> void binaryInPlace(float* __restrict y, const float* __restrict other, int64_t n, bool yFirst, F f)
+{
+    if (yFirst)
+        for (int64_t i = 0; i < n; ++i)
+            y[i] = f(y[i], other[i]);
+    else
+        for (int64_t i = 0; i < n; ++i)
+            y[i] = f(other[i], y[i]);
+}
+
 template <class F> void binaryLoop(const float* a, int64_t sa, const float* b, int64_t sb, float* y, int64_t n, F f)
 {
     if (sa && sb) {
-        for (int64_t i = 0; i < n; ++i)
-            y[i] = f(a[i], b[i]);
+        if (y == a)
+            binaryInPlace(y, b, n, true, f);
+        else if (y == b)
+            binaryInPlace(y, a, n, false, f);
+        else
+            for (int64_t i = 0; i < n; ++i)
+                y[i] = f(a[i], b[i]);
     } else if (sa) {
         const float vb = *b;
-        for (int64_t i = 0; i < n; ++i)
-            y[i] = f(a[i], vb);
+        if (y == a)
+            for (int64_t i = 0; i < n; ++i)
+                y[i] = f(y[i], vb);
+        else
+            for (int64_t i = 0; i < n; ++i)
+                y[i] = f(a[i], vb);
     } else if (sb) {
         const float va = *a;
-        for (int64_t i = 0; i < n; ++i)
-            y[i] = f(va, b[i]);
+        if (y == b)
+            for (int64_t i = 0; i < n; ++i)
+                y[i] = f(va, y[i]);
+        else
+            for (int64_t i = 0; i < n; ++i)
+                y[i] = f(va, b[i]);
     } else {
         const float v = f(*a, *b);
         for (int64_t i = 0; i < n; ++i)

@@ -26,6 +26,7 @@
 #include <sstream>
 
 #include <sys/resource.h>
+#include <time.h>
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
@@ -472,7 +473,12 @@ int runModel(const RunOptions& o)
     }
 
     if (o.repeat > 0) {
-        std::vector<double> ms;
+        std::vector<double> ms, cpuMs;
+        const auto cpuNow = [] {
+            timespec ts {};
+            clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+            return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+        };
         std::map<std::string, Value> lastOutputs;
         size_t recordedValues = 0, droppedValues = 0, recordedBytes = 0;
         if (o.debugRun) {
@@ -484,12 +490,14 @@ int runModel(const RunOptions& o)
                 auto debugger = std::make_unique<Debugger>(program, debuggerOptions);
                 if (o.profile)
                     debugger->addObserver(&profile);
+                const double c0 = cpuNow();
                 auto t0 = Clock::now();
                 debugger->start(inputs);
                 StopInfo stop = debugger->continueRun();
                 while (stop.reason == StopReason::YieldOp || stop.reason == StopReason::DebugNode)
                     stop = debugger->continueRun();
                 ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+                cpuMs.push_back(cpuNow() - c0);
                 if (debugger->failed() || !debugger->finished())
                     throw Error("debug run " + std::to_string(i + 1) + " stopped: " + stop.message);
                 lastOutputs = debugger->session().outputs();
@@ -506,9 +514,11 @@ int runModel(const RunOptions& o)
             if (o.profile)
                 timed.addObserver(&profile);
             for (int i = 0; i < o.repeat; ++i) {
+                const double c0 = cpuNow();
                 auto t0 = Clock::now();
                 lastOutputs = timed.run(inputs);
                 ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+                cpuMs.push_back(cpuNow() - c0);
             }
         }
         std::vector<double> sorted = ms;
@@ -528,7 +538,7 @@ int runModel(const RunOptions& o)
             rusage usage {};
             getrusage(RUSAGE_SELF, &usage);
             nlohmann::json timings { { "mode", o.debugRun ? "debug" : "plain" },
-                { "threads", pool ? pool->threads() : 1 }, { "simd", simd::ops().name }, { "runs_ms", ms },
+                { "threads", pool ? pool->threads() : 1 }, { "simd", simd::ops().name }, { "runs_ms", ms }, { "cpu_ms", cpuMs },
                 { "median_ms", median }, { "min_ms", sorted.front() }, { "max_ms", sorted.back() },
                 { "nodes", counter.nodes }, { "peak_rss_kib", usage.ru_maxrss } };
             if (o.debugRun) {
@@ -577,8 +587,8 @@ CommandRunner addRunCommand(CLI::App& app)
         "With --repeat: time debug runs (through the debugger, a hook after every node and every intermediate "
         "value kept) instead of plain runs (values freed after their last use)");
     cmd->add_option("--timings", o->timingsFile,
-        "With --repeat: write the timings as JSON to FILE (every run's ms, median, min, max, threads, SIMD level, "
-        "peak RSS of the process)");
+        "With --repeat: write the timings as JSON to FILE (every run's wall and process CPU ms, median, min, max, "
+        "threads, SIMD level, peak RSS of the process)");
     cmd->add_flag("--random-inputs", o->randomInputs,
         "Generate the inputs not given with --input from their declared types (floats in [-1, 1), integers in "
         "[0, 9]); symbolic dims are 1 unless --dim sets them");

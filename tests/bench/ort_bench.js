@@ -1,8 +1,8 @@
 // Times a model with onnxruntime-node (CPU, all graph optimizations) for tests/bench/perf_bench.py.
 // Usage: node ort_bench.js ORT_MODULE_DIR MODEL THREADS WARMUP REPEAT OUT_DIR NAME=FILE.npy...
 //   MODEL "-" only loads onnxruntime (the process's baseline memory).
-// Prints {"runs_ms": [...]} on stdout and writes the outputs of the last run as OUT_DIR/output_<k>.npy with
-// OUT_DIR/outputs.json (the output names in order).
+// Prints {"runs_ms": [...], "cpu_ms": [...]} (wall and process CPU time per run) on stdout and writes the
+// outputs of the last run as OUT_DIR/output_<k>.npy with OUT_DIR/outputs.json (the output names in order).
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -13,7 +13,7 @@ const ort = require(ortDir);
 
 (async () => {
   if (modelPath === '-') {
-    console.log(JSON.stringify({ runs_ms: [] }));
+    console.log(JSON.stringify({ runs_ms: [], cpu_ms: [] }));
     return;
   }
   const session = await ort.InferenceSession.create(modelPath, {
@@ -28,14 +28,17 @@ const ort = require(ortDir);
   let results;
   for (let i = 0; i < +warmup; ++i)
     results = await session.run(inputs);
-  const ms = [];
+  const ms = [], cpu = [];
   for (let i = 0; i < +repeat; ++i) {
+    const c0 = process.cpuUsage();
     const t0 = process.hrtime.bigint();
     results = await session.run(inputs);
     ms.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    const c = process.cpuUsage(c0);
+    cpu.push((c.user + c.system) / 1e3);
   }
   fs.mkdirSync(outDir, { recursive: true });
   session.outputNames.forEach((name, k) => writeNpy(path.join(outDir, `output_${k}.npy`), results[name]));
   fs.writeFileSync(path.join(outDir, 'outputs.json'), JSON.stringify(session.outputNames));
-  console.log(JSON.stringify({ runs_ms: ms }));
+  console.log(JSON.stringify({ runs_ms: ms, cpu_ms: cpu }));
 })().catch(e => { console.error(`onnxruntime: ${e.message}`); process.exit(1); });

@@ -61,11 +61,16 @@ def run_process(cmd):
         return p.returncode, out.read().decode(), err.read().decode(), usage.ru_maxrss
 
 
-def stats(runs):
-    r = sorted(runs)
+def median(values):
+    r = sorted(values)
     n = len(r)
-    median = r[n // 2] if n % 2 else (r[n // 2 - 1] + r[n // 2]) / 2
-    return {"median": median, "min": r[0], "max": r[-1], "runs": runs}
+    return r[n // 2] if n % 2 else (r[n // 2 - 1] + r[n // 2]) / 2
+
+
+def stats(runs, cpu):
+    """Wall-clock median/min/max of the runs, and the median process CPU time per run."""
+    return {"median": median(runs), "min": min(runs), "max": max(runs), "runs": runs, "cpu_median": median(cpu),
+            "cpu": cpu}
 
 
 def load_outputs(directory, ort):
@@ -120,7 +125,8 @@ def run_ort(args, model_path, feeds, threads, out_dir):
                                       + [f"{n}={p}" for n, p in feeds])
     if code != 0:
         raise RuntimeError(f"onnxruntime failed: {err.strip()}")
-    result = stats(json.loads(out.strip().splitlines()[-1])["runs_ms"])
+    t = json.loads(out.strip().splitlines()[-1])
+    result = stats(t["runs_ms"], t["cpu_ms"])
     result["rss_kib"] = rss
     return result
 
@@ -137,7 +143,7 @@ def run_ours(args, model_path, feeds, threads, out_dir, debug, tmp):
     if code != 0:
         raise RuntimeError(f"onnxscope-cli failed ({code}): {err.strip()}")
     t = json.load(open(timings))
-    result = stats(t["runs_ms"])
+    result = stats(t["runs_ms"], t["cpu_ms"])
     result.update(rss_kib=rss, simd=t["simd"])
     if debug:
         result.update(recorded_values=t["recorded_values"], recorded_bytes=t["recorded_bytes"],
@@ -198,16 +204,19 @@ def print_models(results):
           f"after {results['load_after'][0]:.2f}")
     print(f"Peak RSS of an idle process: onnxscope-cli {mib(base['onnxscope_kib'])} MiB, node + onnxruntime "
           f"{mib(base['onnxruntime_kib'])} MiB\n")
+    print("Times are wall-clock ms per run: median (min–max). CPU columns: median process CPU ms per run (all "
+          "threads, spinning included), which a loaded machine disturbs less than wall time.\n")
     print("| model | threads | onnxruntime ms | plain ms | plain / ORT | debug ms | debug / plain | "
-          "peak RSS MiB ORT / plain / debug | outputs vs ORT | load |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "CPU ms ORT / plain / debug | peak RSS MiB ORT / plain / debug | outputs vs ORT | load |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         o, p, d = r["ort"], r["plain"], r["debug"]
         check = "ok" if r["check_plain"] == "ok" and r["check_debug"] == "ok" else \
             f"plain: {r['check_plain']}; debug: {r['check_debug']}"
         print(f"| {r['model']} | {r['threads']} | {fmt(o)} | {fmt(p)} | **{p['median'] / o['median']:.2f}** | "
-              f"{fmt(d)} | {d['median'] / p['median']:.2f} | {mib(o['rss_kib'])} / {mib(p['rss_kib'])} / "
-              f"{mib(d['rss_kib'])} | {check} | {r['load'][0]:.2f} |")
+              f"{fmt(d)} | {d['median'] / p['median']:.2f} | {o['cpu_median']:.2f} / {p['cpu_median']:.2f} / "
+              f"{d['cpu_median']:.2f} | {mib(o['rss_kib'])} / {mib(p['rss_kib'])} / {mib(d['rss_kib'])} | {check} | "
+              f"{r['load'][0]:.2f} |")
 
 
 # --- ops: the element-wise and reduction micro-benchmark -------------------------------------------------------
@@ -256,11 +265,11 @@ def bench_ops(args):
 
 def print_ops(results):
     print(f"One thread; load average before {results['load_before'][0]:.2f}, after {results['load_after'][0]:.2f}\n")
-    print("| case | onnxruntime ms | onnxscope ms | onnxscope / ORT | output |")
-    print("|---|---|---|---|---|")
+    print("| case | onnxruntime ms | onnxscope ms | onnxscope / ORT | CPU ms ORT / onnxscope | output |")
+    print("|---|---|---|---|---|---|")
     for r in results["ops"]:
         print(f"| {r['case']} | {fmt(r['ort'])} | {fmt(r['ours'])} | **{r['ours']['median'] / r['ort']['median']:.2f}** "
-              f"| {r['check']} |")
+              f"| {r['ort']['cpu_median']:.2f} / {r['ours']['cpu_median']:.2f} | {r['check']} |")
 
 
 def main():

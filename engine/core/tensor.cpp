@@ -64,11 +64,12 @@ std::string formatBytes(double bytes)
 
 /// Recently freed large blocks, by size, for the next tensor of that size: a run allocates the same shapes again
 /// and again, and fresh memory costs a page fault per 4 KiB (and glibc returns large blocks to the system).
-/// Holds at most kCacheBytes; blocks beyond that are freed.
+/// Holds at most limit() bytes; blocks beyond that are freed.
 class StorageCache {
 public:
     static constexpr size_t kMinBytes = size_t(64) << 10;
-    static constexpr size_t kCacheBytes = size_t(256) << 20;
+
+    std::atomic<size_t> limit { std::min(size_t(1) << 30, physicalMemory() / 8) };
 
     void* take(size_t bytes)
     {
@@ -86,7 +87,7 @@ public:
     {
         {
             std::lock_guard lock(m_mutex);
-            if (m_held + bytes <= kCacheBytes) {
+            if (m_held + bytes <= limit.load(std::memory_order_relaxed)) {
                 m_free[bytes].push_back(p);
                 m_held += bytes;
                 return;
@@ -130,6 +131,13 @@ size_t Tensor::allocationLimit() { return limitRef().load(); }
 void Tensor::setAllocationLimit(size_t bytes) { limitRef().store(bytes); }
 
 size_t Tensor::cachedStorageBytes() { return storageCache().held(); }
+size_t Tensor::storageCacheLimit() { return storageCache().limit.load(); }
+void Tensor::setStorageCacheLimit(size_t bytes)
+{
+    storageCache().limit.store(bytes);
+    if (storageCache().held() > bytes)
+        storageCache().clear();
+}
 void Tensor::releaseCachedStorage() { storageCache().clear(); }
 
 std::shared_ptr<void> allocateStorage(DataType type, int64_t count, const Shape& shape, bool zeroed)
@@ -218,7 +226,8 @@ Tensor Tensor::reshaped(Shape shape) const
 {
     Tensor t = *this;
     int64_t n = elementCount(shape);
-    check(n == m_size, "cannot reshape " + typeString() + " to " + shapeToString(shape));
+    if (n != m_size) // not check(): the message would be built on every call
+        throw Error("cannot reshape " + typeString() + " to " + shapeToString(shape));
     t.m_shape = std::move(shape);
     return t;
 }

@@ -89,10 +89,14 @@ public:
     static size_t allocationLimit();
     static void setAllocationLimit(size_t bytes);
 
-    /// Storage of 64 KiB and more is kept when released (up to 256 MiB in all) and handed to the next tensor of
-    /// the same byte size, so that repeated runs do not fault in fresh pages. Bytes held now, and a way to free them.
+    /// Storage of 64 KiB and more is kept when released (up to storageCacheLimit() bytes in all: by default an
+    /// eighth of the machine's memory, at most 1 GiB) and handed to the next tensor of the same byte size, so that
+    /// repeated runs, debug runs included, do not fault in fresh pages. Bytes held now, and a way to free them
+    /// (e.g. when a model is closed).
     static size_t cachedStorageBytes();
     static void releaseCachedStorage();
+    static size_t storageCacheLimit();
+    static void setStorageCacheLimit(size_t bytes);
 
 private:
     void checkType(DataType requested) const;

@@ -47,9 +47,10 @@ const Tensor& KernelContext::input(size_t i) const
     if (!hasInput(i))
         throw error("input " + std::to_string(i) + " is missing");
     const Value& v = m_inputs[i];
-    if (v.isOptional())
-        return v.optionalValue()->tensor(m_node.label() + ": input " + std::to_string(i));
-    return v.tensor(m_node.label() + ": input " + std::to_string(i));
+    const Value& inner = v.isOptional() ? *v.optionalValue() : v;
+    if (inner.isTensor())
+        return inner.tensor(); // no message built on the hot path
+    return inner.tensor(m_node.label() + ": input " + std::to_string(i));
 }
 
 bool KernelContext::hasOutput(size_t i) const

@@ -3,6 +3,7 @@
 #include "engine/kernels/common/dispatch.h"
 #include "engine/kernels/common/elementwise.h"
 #include "engine/kernels/kernel_registry.h"
+#include "engine/kernels/simd/simd.h"
 
 #include <cmath>
 #include <type_traits>
@@ -40,6 +41,19 @@ public:
             } catch (const Error& e) {
                 throw ctx.error(e.what());
             }
+        }
+        if (first.dtype() == DataType::Float && ctx.inputCount() == 2 && m_op != VariadicOp::Mean) {
+            // Two float inputs: one SIMD loop, written over an input the executor gave away.
+            const Tensor& second = ctx.input(1);
+            Tensor& out = first.shape() == outShape ? ctx.reuseInputOrAllocate(0, 0, DataType::Float, outShape)
+                : second.shape() == outShape        ? ctx.reuseInputOrAllocate(0, 1, DataType::Float, outShape)
+                                                    : ctx.allocateOutputUninitialized(0, DataType::Float, outShape);
+            const simd::BinaryOp op = m_op == VariadicOp::Max ? simd::BinaryOp::Max
+                : m_op == VariadicOp::Min                     ? simd::BinaryOp::Min
+                                                              : simd::BinaryOp::Add;
+            simd::broadcastBinary(ctx.threadPool(), op, first.data<float>().data(), first.shape(),
+                second.data<float>().data(), second.shape(), out.data<float>().data(), outShape);
+            return;
         }
         Tensor& out = ctx.allocateOutput(0, first.dtype(), outShape);
         dispatch<NumericTypes>(first.dtype(), ctx.node().label(), [&]<class T>() { run<T>(ctx, out); });

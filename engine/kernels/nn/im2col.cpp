@@ -179,27 +179,39 @@ void im2col(const T* image, int64_t channels, const WindowGeometry& g, int64_t p
                     const int64_t shiftW = kw * g.dilation[2] - g.padBegin[2];
                     T* dst = col;
                     col += width;
+                    // Output rows in order from position p0; od, oh and ow0 advance without divisions.
+                    int64_t od = p0 / outHW, oh = (p0 % outHW) / g.out[2], ow0 = p0 % g.out[2];
                     int64_t p = p0;
                     while (p < p1) {
-                        const int64_t od = p / outHW, oh = (p % outHW) / g.out[2], ow0 = p % g.out[2];
                         const int64_t n = std::min(g.out[2] - ow0, p1 - p);
                         T* d = dst + (p - p0);
                         const int64_t id = od * g.stride[0] - g.padBegin[0] + kd * g.dilation[0];
                         const int64_t ih = oh * g.stride[1] - g.padBegin[1] + kh * g.dilation[1];
                         if (id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1]) {
-                            std::fill(d, d + n, padValue);
+                            for (int64_t j = 0; j < n; ++j)
+                                d[j] = padValue;
                         } else {
                             const T* row = img + (id * g.in[1] + ih) * g.in[2];
                             const int64_t a = std::clamp(lo, ow0, ow0 + n), b = std::clamp(hi, a, ow0 + n);
-                            std::fill(d, d + (a - ow0), padValue);
-                            if (g.stride[2] == 1)
-                                std::copy(row + a + shiftW, row + b + shiftW, d + (a - ow0));
-                            else
+                            for (int64_t ow = ow0; ow < a; ++ow)
+                                d[ow - ow0] = padValue;
+                            if (g.stride[2] == 1) {
+                                const T* src = row + shiftW;
+                                for (int64_t ow = a; ow < b; ++ow)
+                                    d[ow - ow0] = src[ow];
+                            } else {
                                 for (int64_t ow = a; ow < b; ++ow)
                                     d[ow - ow0] = row[ow * g.stride[2] + shiftW];
-                            std::fill(d + (b - ow0), d + n, padValue);
+                            }
+                            for (int64_t ow = b; ow < ow0 + n; ++ow)
+                                d[ow - ow0] = padValue;
                         }
                         p += n;
+                        ow0 = 0;
+                        if (++oh == g.out[1]) {
+                            oh = 0;
+                            ++od;
+                        }
                     }
                 }
     }

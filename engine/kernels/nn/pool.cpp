@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include "engine/core/thread_pool.h"
 #include "engine/kernels/common/dispatch.h"
 #include "engine/kernels/kernel_registry.h"
 #include "engine/kernels/nn/im2col.h"
@@ -20,6 +21,40 @@ int64_t ceilDiv(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a)
 int64_t tapsFrom(int64_t start, int64_t bound, int64_t d) { return start >= bound ? 0 : ceilDiv(bound - start, d); }
 /// One past the last kernel tap with start + k * d < bound (0 if none); not capped by the kernel size.
 int64_t tapsUntil(int64_t start, int64_t bound, int64_t d) { return bound <= start ? 0 : ceilDiv(bound - start, d); }
+
+/// float MaxPool over 2-D planes without dilation: per output row, a running maximum over the kernel taps, each a
+/// vector loop along the row. Same results as the general loop (NaN skipped, -inf for an empty window).
+void maxPool2d(ThreadPool* pool, const float* x, float* y, int64_t planes, const WindowGeometry& g)
+{
+    const int64_t inH = g.in[1], inW = g.in[2], outH = g.out[1], outW = g.out[2];
+    const int64_t kH = g.kernel[1], kW = g.kernel[2], sH = g.stride[1], sW = g.stride[2];
+    const int64_t padT = g.padBegin[1], padL = g.padBegin[2];
+    parallelFor(pool, planes, std::max<int64_t>(1, (int64_t(1) << 14) / std::max<int64_t>(1, outH * outW * kH * kW)),
+        [&](int64_t p0, int64_t p1) {
+            for (int64_t p = p0; p < p1; ++p) {
+                const float* img = x + p * inH * inW;
+                for (int64_t oh = 0; oh < outH; ++oh) {
+                    float* o = y + (p * outH + oh) * outW;
+                    std::fill(o, o + outW, -std::numeric_limits<float>::infinity());
+                    for (int64_t kh = 0; kh < kH; ++kh) {
+                        const int64_t ih = oh * sH - padT + kh;
+                        if (ih < 0 || ih >= inH)
+                            continue;
+                        const float* row = img + ih * inW;
+                        for (int64_t kw = 0; kw < kW; ++kw) {
+                            const int64_t shift = kw - padL; // input column = ow * sW + shift
+                            const int64_t lo = std::min(outW, shift >= 0 ? 0 : ceilDiv(-shift, sW));
+                            const int64_t hi = std::clamp<int64_t>(inW - shift <= 0 ? 0 : ceilDiv(inW - shift, sW), lo, outW);
+                            for (int64_t ow = lo; ow < hi; ++ow) {
+                                const float v = row[ow * sW + shift];
+                                o[ow] = v > o[ow] ? v : o[ow];
+                            }
+                        }
+                    }
+                }
+            }
+        });
+}
 
 /// MaxPool 1, 8, 10, 11, 12 (optional Indices output, storage_order, ceil_mode, dilations; float types, int8 and
 /// uint8), AveragePool 1, 7, 10, 11 (count_include_pad, ceil_mode; dilations as AveragePool 19 defines them) and
@@ -53,6 +88,11 @@ public:
         Tensor* indices = ctx.hasOutput(1) && m_kind == PoolKind::Max
             ? &ctx.allocateOutput(1, DataType::Int64, outShape)
             : nullptr;
+        if (m_kind == PoolKind::Max && !indices && x.dtype() == DataType::Float && g.in[0] == 1 && g.out[0] == 1
+            && g.kernel[0] == 1 && g.padBegin[0] == 0 && g.dilation[1] == 1 && g.dilation[2] == 1) {
+            maxPool2d(ctx.threadPool(), x.data<float>().data(), y.data<float>().data(), x.dim(0) * x.dim(1), g);
+            return;
+        }
         const auto run = [&]<class T>() {
             using F = std::conditional_t<std::is_same_v<T, double>, double,
                 std::conditional_t<std::is_floating_point_v<T> || !std::is_arithmetic_v<T>, float, T>>;

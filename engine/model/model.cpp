@@ -356,8 +356,11 @@ private:
             opsets[normalizeDomain(imp.domain())] = imp.version();
         const onnx::GraphProto& ref = *body;
         m_owned.push_back(std::move(body));
+        // Checked up front from the functions' sizes at the outermost call, so that an exponential expansion is
+        // refused at once instead of after building the first kMaxFunctionNodes nodes.
+        const size_t expected = m_functionDepth == 0 ? expansionSize(fn) : 0;
         m_functionNodes += static_cast<size_t>(fn.node_size());
-        if (m_functionNodes > kMaxFunctionNodes) {
+        if (m_functionNodes > kMaxFunctionNodes || expected > kMaxFunctionNodes - std::min(m_functionNodes, kMaxFunctionNodes)) {
             const std::string message = caller.label() + ": its model-local functions expand to more than "
                 + std::to_string(kMaxFunctionNodes) + " nodes (functions that call each other many times)";
             if (m_functionDepth == 0)
@@ -378,6 +381,35 @@ private:
             --m_functionDepth;
             throw Error(caller.label() + ", function \"" + fn.name() + "\": " + e.what());
         }
+    }
+
+    /// Nodes one call of `fn` expands to: its own, the bodies of the model-local functions it calls and the nodes of
+    /// its subgraphs, at any depth (saturating). A call that recurses counts as nothing: the depth limit refuses it.
+    size_t expansionSize(const onnx::FunctionProto& fn)
+    {
+        if (auto it = m_expansion.find(&fn); it != m_expansion.end())
+            return it->second;
+        m_expansion[&fn] = 0; // in progress: a recursive call adds nothing
+        std::function<size_t(const google::protobuf::RepeatedPtrField<onnx::NodeProto>&)> count = [&](const auto& nodes) {
+            size_t n = 0;
+            auto add = [&](size_t k) { n = k > SIZE_MAX - n ? SIZE_MAX : n + k; };
+            for (const auto& node : nodes) {
+                add(1);
+                for (const auto& attr : node.attribute()) {
+                    if (attr.has_g())
+                        add(count(attr.g().node()));
+                    for (const auto& g : attr.graphs())
+                        add(count(g.node()));
+                }
+                if (auto it = m_model.m_functions.find({ normalizeDomain(node.domain()), node.op_type() });
+                    it != m_model.m_functions.end())
+                    add(expansionSize(*it->second));
+            }
+            return n;
+        };
+        const size_t n = count(fn.node());
+        m_expansion[&fn] = n;
+        return n;
     }
 
     /// Kahn's algorithm, stable in file order. Renumbers nodes to their sorted position.
@@ -471,6 +503,7 @@ private:
     std::vector<std::unique_ptr<onnx::GraphProto>>& m_owned;
     size_t m_functionNodes = 0;
     int m_functionDepth = 0;
+    std::map<const onnx::FunctionProto*, size_t> m_expansion;
 };
 
 Model::~Model() = default;

@@ -276,11 +276,12 @@ StopInfo Debugger::makeStop(StopReason reason, std::string message, int breakpoi
 
 std::optional<StopInfo> Debugger::checkBeforeNode(const Node& node, const std::string& runToName)
 {
-    const std::string where = m_session.framePath() + " / " + node.displayName();
+    // Built only when stopping: this runs before every node of a debug run.
+    const auto where = [&] { return m_session.framePath() + " / " + node.displayName(); };
     if (node.opType == "YieldOp")
-        return makeStop(StopReason::YieldOp, "YieldOp " + where + " is about to run: supply its outputs or continue");
+        return makeStop(StopReason::YieldOp, "YieldOp " + where() + " is about to run: supply its outputs or continue");
     if (!runToName.empty() && node.displayName() == runToName)
-        return makeStop(StopReason::RunToReached, "reached " + where);
+        return makeStop(StopReason::RunToReached, "reached " + where());
     for (const auto& b : m_breakpoints) {
         if (!b.enabled)
             continue;
@@ -295,7 +296,7 @@ std::optional<StopInfo> Debugger::checkBeforeNode(const Node& node, const std::s
         }
         if (hit)
             return makeStop(StopReason::Breakpoint,
-                "breakpoint " + std::to_string(b.id) + " (" + b.description + ") at " + where, b.id);
+                "breakpoint " + std::to_string(b.id) + " (" + b.description + ") at " + where(), b.id);
     }
     return std::nullopt;
 }

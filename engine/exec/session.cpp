@@ -56,6 +56,7 @@ void Session::start(const std::map<std::string, Value>& inputs)
 {
     m_frames.clear();
     m_pathLabels.clear();
+    m_path.clear();
     m_outputs.clear();
     m_failure = {};
     m_state = State::Idle;
@@ -117,10 +118,11 @@ void Session::pushFrame(const Plan& plan, std::vector<Value> inputs, std::string
         }
     }
     m_pathLabels.push_back(frame->label);
+    m_path = joinPath(m_pathLabels);
     m_frames.push_back(std::move(frame));
     if (m_frames.size() > 1)
         for (auto* o : m_observers)
-            o->frameEntered(*m_frames.back(), joinPath(m_pathLabels));
+            o->frameEntered(*m_frames.back(), m_path);
 }
 
 const Node* Session::nextNode() const
@@ -141,7 +143,7 @@ const Node* Session::nodeInProgress() const
     return f.pending && !f.atEnd() ? &f.graph().nodes()[f.pc] : nullptr;
 }
 
-std::string Session::framePath() const { return joinPath(m_pathLabels); }
+std::string Session::framePath() const { return m_path; }
 
 std::vector<std::string> Session::outputNames() const
 {
@@ -190,6 +192,7 @@ Session::StepResult Session::advance()
         std::unique_ptr<Frame> done = std::move(m_frames.back());
         m_frames.pop_back();
         m_pathLabels.pop_back();
+        m_path = joinPath(m_pathLabels);
         for (auto* o : m_observers)
             o->frameLeft(*done, path);
         if (m_frames.empty()) {
@@ -216,7 +219,7 @@ Session::StepResult Session::runNode(Frame& frame)
     const Node& node = frame.graph().nodes()[frame.pc];
     const Kernel* kernel = frame.plan->kernels[frame.pc].get();
     const bool observed = !m_observers.empty();
-    std::string path = observed ? framePath() : std::string();
+    const std::string& path = m_path;
     gatherInputs(frame, node, m_inputs);
     if (observed) {
         NodeEvent ev { node, frame, m_frames.size(), m_inputs, {}, {}, path };
@@ -277,7 +280,7 @@ Session::StepResult Session::runNode(Frame& frame)
         if (dynamic_cast<const std::bad_alloc*>(&e))
             what = "out of memory";
         std::string message = what.rfind(node.label(), 0) == 0 ? what : node.label() + ": " + what;
-        NodeEvent ev { node, frame, m_frames.size(), m_inputs, {}, {}, path.empty() ? framePath() : path };
+        NodeEvent ev { node, frame, m_frames.size(), m_inputs, {}, {}, path };
         for (auto* o : m_observers)
             o->nodeFailed(ev, message);
         fail(&node, message);
@@ -308,7 +311,8 @@ Session::StepResult Session::continuePending(Frame& frame)
         fail(&node, message);
     }
     if (call) {
-        check(call->graph != nullptr, node.label() + ": subgraph missing");
+        if (!call->graph)
+            throw Error(node.label() + ": subgraph missing");
         pushFrame(m_program->plan(*call->graph), std::move(call->inputs), std::move(call->label), call->iteration);
         return { StepKind::FrameEntered, m_frames.size(), nullptr };
     }
@@ -326,14 +330,15 @@ Session::StepResult Session::finishNode(Frame& frame, const Node& node, std::chr
 {
     if (!m_observers.empty()) {
         auto elapsed = std::chrono::steady_clock::now() - started;
-        std::vector<Value> outputs(node.outputs.size());
+        m_eventOutputs.assign(node.outputs.size(), Value()); // a reused buffer: no allocation per node
         for (size_t i = 0; i < node.outputs.size(); ++i)
             if (node.outputs[i] != kNoValue)
-                outputs[i] = frame.values[static_cast<size_t>(node.outputs[i])];
-        NodeEvent ev { node, frame, m_frames.size(), m_inputs, outputs,
-            std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed), framePath() };
+                m_eventOutputs[i] = frame.values[static_cast<size_t>(node.outputs[i])];
+        NodeEvent ev { node, frame, m_frames.size(), m_inputs, m_eventOutputs,
+            std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed), m_path };
         for (auto* o : m_observers)
             o->afterNode(ev);
+        m_eventOutputs.clear();
     }
     if (m_options.freeDeadValues)
         for (ValueId id : frame.plan->freeAfter[frame.pc])

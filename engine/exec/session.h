@@ -45,7 +45,7 @@ struct NodeEvent {
     std::span<const Value> inputs;
     std::span<const Value> outputs; // empty in beforeNode
     std::chrono::nanoseconds elapsed { 0 }; // afterNode: wall time of the node, subgraphs included
-    std::string framePath; // "main / Loop \"loop_0\" iteration 3"
+    const std::string& framePath; // "main / Loop \"loop_0\" iteration 3" (not copied per event)
 
     /// framePath + " / " + node display name.
     std::string nodePath() const { return framePath + " / " + node.displayName(); }
@@ -149,6 +149,8 @@ private:
     Failure m_failure;
     std::map<std::string, Value> m_outputs;
     std::vector<Value> m_inputs, m_results; // reused buffers for plain nodes
+    std::vector<Value> m_eventOutputs; // reused buffer for NodeEvent::outputs
+    std::string m_path; // framePath(), kept up to date as frames are pushed and popped
 };
 
 /// Name of a value for messages: `"x" (input 0 of node "n" (Op))`.

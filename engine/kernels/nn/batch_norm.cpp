@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include "engine/core/thread_pool.h"
 #include "engine/kernels/common/dispatch.h"
 #include "engine/kernels/kernel_registry.h"
 
@@ -72,6 +73,33 @@ public:
         std::vector<double> mean = params[2], var = params[3];
         if (m_training)
             batchStatistics(ctx, x, batch, channels, inner, mean, var);
+        if (x.dtype() == DataType::Float && !m_training) {
+            // Inference in float: y = x * a + b per channel, written over X when the executor gave it away.
+            std::vector<float> fa(static_cast<size_t>(channels)), fb(static_cast<size_t>(channels));
+            for (size_t c = 0; c < fa.size(); ++c) {
+                const double a = params[0][c] / std::sqrt(var[c] + static_cast<double>(m_epsilon));
+                fa[c] = static_cast<float>(a);
+                fb[c] = static_cast<float>(params[1][c] - mean[c] * a);
+            }
+            Tensor& y = ctx.reuseInputOrAllocate(0, 0, x.dtype(), x.shape());
+            const float* in = x.data<float>().data();
+            float* out = y.data<float>().data();
+            parallelFor(ctx.threadPool(), batch * channels, std::max<int64_t>(1, (int64_t(1) << 15) / std::max<int64_t>(inner, 1)),
+                [&](int64_t p0, int64_t p1) {
+                    for (int64_t p = p0; p < p1; ++p) {
+                        const float a = fa[static_cast<size_t>(p % channels)], b = fb[static_cast<size_t>(p % channels)];
+                        float* o = out + p * inner;
+                        const float* src = in + p * inner;
+                        if (o == src) // one pointer, so that the loop stays vectorised in place
+                            for (int64_t i = 0; i < inner; ++i)
+                                o[i] = o[i] * a + b;
+                        else
+                            for (int64_t i = 0; i < inner; ++i)
+                                o[i] = src[i] * a + b;
+                    }
+                });
+            return;
+        }
         Tensor& y = ctx.allocateOutput(0, x.dtype(), x.shape());
         dispatch<FloatTypes>(x.dtype(), ctx.node().label(), [&]<class T>() {
             using F = std::conditional_t<std::is_same_v<T, double>, double, float>;

@@ -35,67 +35,81 @@ thread_local int t_parallelDepth = 0;
 
 // Written by hand rather than on Eigen's ThreadPool: kernels need a blocking parallel-for over index ranges with
 // exceptions carried back to the caller, and Eigen's non-blocking pool would add a second scheduling layer on top.
+//
+// The caller never waits for a worker to wake up: it takes blocks itself and waits only for blocks that a worker
+// has taken and not finished. Blocks are claimed from `next`, which holds the job number in its high 32 bits, so a
+// worker that wakes late for a finished job claims nothing from the next one.
 struct ThreadPool::State {
     std::vector<std::thread> workers;
     std::mutex busy; // held by the thread whose loop owns the pool
 
-    // The current job, published by bumping `generation`.
+    // The current job; its fields change only while no block of it is claimed and unfinished.
     RangeFn fn = nullptr;
     void* context = nullptr;
-    int64_t n = 0, blockSize = 1, blockCount = 0;
-    std::atomic<int64_t> nextBlock { 0 };
-    std::atomic<int> workersLeft { 0 }; // workers not yet done with the current job
+    int64_t n = 0, blockSize = 1;
+    std::atomic<int64_t> blockCount { 0 }; // atomic: read before a claim, possibly while the next job is set up
+    std::atomic<uint64_t> next { 0 }; // job << 32 | next block index
+    std::atomic<int64_t> done { 0 }; // blocks of the current job finished
     std::atomic<bool> failed { false };
     std::exception_ptr error;
     std::mutex errorMutex;
 
-    std::atomic<uint64_t> generation { 0 };
+    std::atomic<uint32_t> job { 0 };
     std::atomic<bool> stop { false };
     std::mutex sleepMutex;
     std::condition_variable wake;
 
-    void work()
+    /// Claims and runs blocks of job `j` until none is left.
+    void work(uint32_t j)
     {
         for (;;) {
-            const int64_t b = nextBlock.fetch_add(1, std::memory_order_relaxed);
-            if (b >= blockCount)
-                return;
-            if (failed.load(std::memory_order_relaxed))
-                continue;
-            const int64_t begin = b * blockSize, end = std::min(n, begin + blockSize);
-            try {
-                fn(context, begin, end);
-            } catch (...) {
-                std::lock_guard lock(errorMutex);
-                if (!error)
-                    error = std::current_exception();
-                failed = true;
+            uint64_t v = next.load(std::memory_order_acquire);
+            int64_t b = 0;
+            for (;;) {
+                if (static_cast<uint32_t>(v >> 32) != j)
+                    return;
+                b = static_cast<int64_t>(v & 0xffffffffu);
+                if (b >= blockCount.load(std::memory_order_relaxed))
+                    return;
+                if (next.compare_exchange_weak(v, v + 1, std::memory_order_acq_rel, std::memory_order_acquire))
+                    break;
             }
+            if (!failed.load(std::memory_order_relaxed)) {
+                const int64_t begin = b * blockSize, end = std::min(n, begin + blockSize);
+                try {
+                    fn(context, begin, end);
+                } catch (...) {
+                    std::lock_guard lock(errorMutex);
+                    if (!error)
+                        error = std::current_exception();
+                    failed = true;
+                }
+            }
+            done.fetch_add(1, std::memory_order_acq_rel);
         }
     }
 
     void workerLoop()
     {
         t_parallelDepth = 1; // loops started from inside a task run serially
-        uint64_t seen = 0;
+        uint32_t seen = 0;
         for (;;) {
-            uint64_t g = generation.load(std::memory_order_acquire);
-            for (int i = 0; g == seen && i < kSpinIterations && !stop.load(std::memory_order_relaxed); ++i) {
+            uint32_t j = job.load(std::memory_order_acquire);
+            for (int i = 0; j == seen && i < kSpinIterations && !stop.load(std::memory_order_relaxed); ++i) {
                 cpuRelax();
-                g = generation.load(std::memory_order_acquire);
+                j = job.load(std::memory_order_acquire);
             }
-            if (g == seen) {
+            if (j == seen) {
                 std::unique_lock lock(sleepMutex);
                 wake.wait(lock, [&] {
-                    return generation.load(std::memory_order_acquire) != seen || stop.load(std::memory_order_relaxed);
+                    return job.load(std::memory_order_acquire) != seen || stop.load(std::memory_order_relaxed);
                 });
-                g = generation.load(std::memory_order_acquire);
+                j = job.load(std::memory_order_acquire);
             }
             if (stop.load(std::memory_order_relaxed))
                 return;
-            seen = g;
-            work();
-            workersLeft.fetch_sub(1, std::memory_order_acq_rel);
+            seen = j;
+            work(j);
         }
     }
 };
@@ -139,20 +153,22 @@ void ThreadPool::run(int64_t n, int64_t grain, RangeFn fn, void* context)
     s.context = context;
     s.n = n;
     s.blockSize = (n + blocks - 1) / blocks;
-    s.blockCount = (n + s.blockSize - 1) / s.blockSize;
-    s.nextBlock.store(0, std::memory_order_relaxed);
+    const int64_t blockCount = (n + s.blockSize - 1) / s.blockSize;
+    s.blockCount.store(blockCount, std::memory_order_relaxed);
+    s.done.store(0, std::memory_order_relaxed);
     s.failed.store(false, std::memory_order_relaxed);
     s.error = nullptr;
-    s.workersLeft.store(m_threads - 1, std::memory_order_relaxed);
+    const uint32_t j = s.job.load(std::memory_order_relaxed) + 1;
+    s.next.store(static_cast<uint64_t>(j) << 32, std::memory_order_release);
     {
         std::lock_guard lock(s.sleepMutex);
-        s.generation.fetch_add(1, std::memory_order_release);
+        s.job.store(j, std::memory_order_release);
     }
     s.wake.notify_all();
     ++t_parallelDepth;
-    s.work();
+    s.work(j);
     --t_parallelDepth;
-    while (s.workersLeft.load(std::memory_order_acquire) > 0)
+    while (s.done.load(std::memory_order_acquire) < blockCount)
         cpuRelax();
     if (s.error)
         std::rethrow_exception(s.error);

@@ -2,6 +2,7 @@
 #include "engine/core/thread_pool.h"
 #include "engine/kernels/common/dispatch.h"
 #include "engine/kernels/kernel_registry.h"
+#include "engine/kernels/simd/simd.h"
 
 #include <cmath>
 #include <type_traits>
@@ -84,7 +85,7 @@ public:
             Tensor& y = ctx.reuseInputOrAllocate(0, 0, x.dtype(), x.shape());
             const float* in = x.data<float>().data();
             float* out = y.data<float>().data();
-            parallelFor(ctx.threadPool(), batch * channels, std::max<int64_t>(1, (int64_t(1) << 15) / std::max<int64_t>(inner, 1)),
+            parallelFor(ctx.threadPool(), batch * channels, std::max<int64_t>(1, simd::kGrainElements / std::max<int64_t>(inner, 1)),
                 [&](int64_t p0, int64_t p1) {
                     for (int64_t p = p0; p < p1; ++p) {
                         const float a = fa[static_cast<size_t>(p % channels)], b = fb[static_cast<size_t>(p % channels)];

@@ -322,7 +322,7 @@ void convolveFloat(const float* x, const float* w, const float* bias, float* y, 
         simd::DepthwiseGeometry d { g.in[1], g.in[2], g.out[1], g.out[2], g.kernel[1], g.kernel[2], g.stride[1],
             g.stride[2], g.dilation[1], g.dilation[2], g.padBegin[1], g.padBegin[2] };
         const int64_t planeWork = std::max<int64_t>(1, outSize * g.kernelSize());
-        parallelFor(pool, batch * channels, std::max<int64_t>(1, (int64_t(1) << 15) / planeWork),
+        parallelFor(pool, batch * channels, std::max<int64_t>(1, simd::kGrainMacs / planeWork),
             [&](int64_t p0, int64_t p1) {
                 for (int64_t p = p0; p < p1; ++p)
                     ops.depthwise2d(x + p * inSize, w + (p % channels) * g.kernelSize(),
@@ -337,7 +337,7 @@ void convolveFloat(const float* x, const float* w, const float* bias, float* y, 
                     x + (n * channels + gr * cg) * inSize, outSize, false, y + (n * outChannels + gr * mg) * outSize,
                     outSize, false);
         if (bias || act.kind != simd::Activation::None)
-            parallelFor(pool, batch * outChannels, std::max<int64_t>(1, (int64_t(1) << 15) / outSize),
+            parallelFor(pool, batch * outChannels, std::max<int64_t>(1, simd::kGrainElements / outSize),
                 [&](int64_t r0, int64_t r1) {
                     for (int64_t r = r0; r < r1; ++r)
                         ops.biasActivation(y + r * outSize, 1, outSize, bias ? bias + r % outChannels : nullptr, act);
@@ -352,7 +352,7 @@ void convolveFloat(const float* x, const float* w, const float* bias, float* y, 
         chunk = std::max<int64_t>(16, (outSize + 4 * threads - 1) / (4 * threads));
     chunk = std::min(outSize, (chunk + 15) / 16 * 16);
     const int64_t chunks = (outSize + chunk - 1) / chunk;
-    const int64_t grain = std::max<int64_t>(1, (int64_t(1) << 16) / std::max<int64_t>(1, mg * rows * chunk));
+    const int64_t grain = std::max<int64_t>(1, simd::kGrainMacs / std::max<int64_t>(1, mg * rows * chunk));
     parallelFor(pool, batch * group * chunks, grain, [&](int64_t u0, int64_t u1) {
         thread_local std::vector<float> col;
         if (col.size() < static_cast<size_t>(rows * chunk))

@@ -3,6 +3,7 @@
 #include "engine/kernels/common/dispatch.h"
 #include "engine/kernels/kernel_registry.h"
 #include "engine/kernels/nn/im2col.h"
+#include "engine/kernels/simd/simd.h"
 
 #include <algorithm>
 #include <array>
@@ -29,7 +30,7 @@ void maxPool2d(ThreadPool* pool, const float* x, float* y, int64_t planes, const
     const int64_t inH = g.in[1], inW = g.in[2], outH = g.out[1], outW = g.out[2];
     const int64_t kH = g.kernel[1], kW = g.kernel[2], sH = g.stride[1], sW = g.stride[2];
     const int64_t padT = g.padBegin[1], padL = g.padBegin[2];
-    parallelFor(pool, planes, std::max<int64_t>(1, (int64_t(1) << 14) / std::max<int64_t>(1, outH * outW * kH * kW)),
+    parallelFor(pool, planes, std::max<int64_t>(1, simd::kGrainElements / std::max<int64_t>(1, outH * outW * kH * kW)),
         [&](int64_t p0, int64_t p1) {
             for (int64_t p = p0; p < p1; ++p) {
                 const float* img = x + p * inH * inW;

@@ -53,7 +53,7 @@ public:
             const simd::Ops& ops = simd::ops();
             const float* in = x.data<float>().data();
             float* out = y.data<float>().data();
-            parallelFor(ctx.threadPool(), outer, std::max<int64_t>(1, (int64_t(1) << 14) / len),
+            parallelFor(ctx.threadPool(), outer, std::max<int64_t>(1, simd::kGrainElements / (4 * len)),
                 [&](int64_t r0, int64_t r1) { ops.softmaxRows(in + r0 * len, out + r0 * len, r1 - r0, len, false); });
             return;
         }

@@ -113,7 +113,7 @@ private:
         const float* in = x.data<float>().data();
         float* out = y.data<float>().data();
         const simd::Ops& ops = simd::ops();
-        parallelFor(ctx.threadPool(), y.size(), std::max<int64_t>(1, (int64_t(1) << 15) / std::max<int64_t>(count, 1)),
+        parallelFor(ctx.threadPool(), y.size(), std::max<int64_t>(1, simd::kGrainElements / std::max<int64_t>(count, 1)),
             [&](int64_t r0, int64_t r1) { ops.reduceRows(op, in + r0 * count, out + r0, r1 - r0, count); });
         return true;
     }

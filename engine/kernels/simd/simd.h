@@ -77,6 +77,11 @@ struct Ops {
         const DepthwiseGeometry& g, ActivationParams act);
 };
 
+/// Work below which a parallel loop block is not worth waking a thread for: multiply-adds of a GEMM block, and
+/// elements of an element-wise block (a few microseconds each). Kernels size their parallelFor grains with them.
+constexpr int64_t kGrainMacs = int64_t(1) << 18;
+constexpr int64_t kGrainElements = int64_t(1) << 16;
+
 /// The implementation for this CPU: the widest level it supports, unless the environment variable ONNXSCOPE_SIMD
 /// (x86-64, avx2 or avx512) asks for a narrower one. Chosen once.
 const Ops& ops();

@@ -23,9 +23,8 @@ const Ops& table();
 
 namespace {
 
-// Work below which a loop runs on the calling thread: waking a worker costs more than it saves.
-constexpr int64_t kMinParallelMacs = int64_t(1) << 16; // GEMM multiply-adds per block
-constexpr int64_t kMinParallelElements = int64_t(1) << 15; // element-wise elements per block
+constexpr int64_t kMinParallelMacs = kGrainMacs;
+constexpr int64_t kMinParallelElements = kGrainElements;
 
 const Ops& choose()
 {

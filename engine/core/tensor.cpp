@@ -176,11 +176,26 @@ std::shared_ptr<void> allocateStorage(DataType type, int64_t count, const Shape&
     return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
 }
 
+namespace {
+
+std::shared_ptr<const Shape> sharedShape(Shape shape)
+{
+    return shape.empty() ? nullptr : std::make_shared<const Shape>(std::move(shape));
+}
+
+} // namespace
+
+const Shape& Tensor::emptyShape()
+{
+    static const Shape empty;
+    return empty;
+}
+
 Tensor::Tensor(DataType type, Shape shape)
     : m_type(type)
-    , m_shape(std::move(shape))
-    , m_size(elementCount(m_shape))
-    , m_storage(allocateStorage(type, m_size, m_shape))
+    , m_shape(sharedShape(std::move(shape)))
+    , m_size(elementCount(this->shape()))
+    , m_storage(allocateStorage(type, m_size, this->shape()))
 {
 }
 
@@ -190,14 +205,14 @@ Tensor Tensor::uninitialized(DataType type, Shape shape)
     t.m_type = type;
     t.m_size = elementCount(shape);
     t.m_storage = allocateStorage(type, t.m_size, shape, false);
-    t.m_shape = std::move(shape);
+    t.m_shape = sharedShape(std::move(shape));
     return t;
 }
 
 Tensor::Tensor(DataType type, Shape shape, std::shared_ptr<const void> storage)
     : m_type(type)
-    , m_shape(std::move(shape))
-    , m_size(elementCount(m_shape))
+    , m_shape(sharedShape(std::move(shape)))
+    , m_size(elementCount(this->shape()))
     , m_storage(std::move(storage))
     , m_readOnly(true)
 {
@@ -207,7 +222,7 @@ Tensor::Tensor(DataType type, Shape shape, std::shared_ptr<const void> storage)
 void* Tensor::mutableRaw()
 {
     if (m_readOnly) {
-        auto copy = allocateStorage(m_type, m_size, m_shape);
+        auto copy = allocateStorage(m_type, m_size, shape());
         std::memcpy(copy.get(), m_storage.get(), byteSize());
         m_storage = copy;
         m_readOnly = false;
@@ -228,7 +243,7 @@ Tensor Tensor::reshaped(Shape shape) const
     int64_t n = elementCount(shape);
     if (n != m_size) // not check(): the message would be built on every call
         throw Error("cannot reshape " + typeString() + " to " + shapeToString(shape));
-    t.m_shape = std::move(shape);
+    t.m_shape = sharedShape(std::move(shape));
     return t;
 }
 
@@ -236,7 +251,7 @@ Tensor Tensor::clone() const
 {
     if (!defined())
         return {};
-    Tensor t(m_type, m_shape);
+    Tensor t(m_type, shape());
     if (m_type == DataType::String) {
         auto src = data<std::string>();
         std::copy(src.begin(), src.end(), t.data<std::string>().begin());
@@ -284,6 +299,6 @@ double Tensor::toDouble(int64_t i) const
     }
 }
 
-std::string Tensor::typeString() const { return std::string(dataTypeName(m_type)) + shapeToString(m_shape); }
+std::string Tensor::typeString() const { return std::string(dataTypeName(m_type)) + shapeToString(shape()); }
 
 } // namespace onnxscope

@@ -48,9 +48,9 @@ public:
 
     bool defined() const { return m_type != DataType::Undefined; }
     DataType dtype() const { return m_type; }
-    const Shape& shape() const { return m_shape; }
-    int64_t rank() const { return static_cast<int64_t>(m_shape.size()); }
-    int64_t dim(int64_t axis) const { return m_shape.at(static_cast<size_t>(axis)); }
+    const Shape& shape() const { return m_shape ? *m_shape : emptyShape(); }
+    int64_t rank() const { return m_shape ? static_cast<int64_t>(m_shape->size()) : 0; }
+    int64_t dim(int64_t axis) const { return shape().at(static_cast<size_t>(axis)); }
     int64_t size() const { return m_size; }
     size_t byteSize() const { return static_cast<size_t>(m_size) * elementSize(m_type); }
 
@@ -102,7 +102,10 @@ private:
     void checkType(DataType requested) const;
 
     DataType m_type = DataType::Undefined;
-    Shape m_shape;
+    static const Shape& emptyShape();
+    /// Shared and immutable, so that copying a tensor (a Value, an input, a recorded value) allocates nothing;
+    /// null for a scalar.
+    std::shared_ptr<const Shape> m_shape;
     int64_t m_size = 0;
     std::shared_ptr<const void> m_storage;
     bool m_readOnly = false;

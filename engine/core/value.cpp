@@ -91,6 +91,15 @@ const Value* Value::optionalValue() const
     return box.inner ? box.inner->get() : nullptr;
 }
 
+const Tensor* Value::heldTensor() const
+{
+    if (isTensor())
+        return &tensor();
+    if (const Value* inner = optionalValue(); inner && inner->isTensor())
+        return &inner->tensor();
+    return nullptr;
+}
+
 size_t Value::byteSize() const
 {
     switch (kind()) {

@@ -52,6 +52,8 @@ public:
     const Map& map(const std::string& what = "value") const;
     /// For an Optional: the held value, or nullptr if empty.
     const Value* optionalValue() const;
+    /// The tensor this value is, or holds as a present optional; nullptr otherwise.
+    const Tensor* heldTensor() const;
 
     /// Bytes held by tensors in this value (for memory budgets).
     size_t byteSize() const;

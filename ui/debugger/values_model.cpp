@@ -14,15 +14,6 @@ namespace {
 
 QString number(double v) { return QString::number(v, 'g', 6); }
 
-const Tensor* tensorOf(const Value& v)
-{
-    if (v.isTensor())
-        return &v.tensor();
-    if (v.isOptional() && v.optionalValue() && v.optionalValue()->isTensor())
-        return &v.optionalValue()->tensor();
-    return nullptr;
-}
-
 } // namespace
 
 ValuesModel::ValuesModel(QObject* parent)
@@ -101,7 +92,7 @@ QVariant ValuesModel::data(const QModelIndex& index, int role) const
     const Node* producer = r.graph && r.producer >= 0 ? &r.graph->node(r.producer) : nullptr;
     if (role == FilterRole)
         return QString::fromStdString(r.name + ' ' + (producer ? producer->displayName() + ' ' + producer->opType : std::string("input")));
-    const Tensor* t = r.dropped ? nullptr : tensorOf(r.value);
+    const Tensor* t = r.dropped ? nullptr : r.value.heldTensor();
     const TensorStats* s = vs->stats && vs->stats->numeric ? &*vs->stats : nullptr;
     if (role == Qt::ForegroundRole) {
         if (r.dropped)

@@ -23,15 +23,6 @@ namespace onnxscope {
 
 namespace {
 
-const Tensor* tensorOf(const Value& v)
-{
-    if (v.isTensor())
-        return &v.tensor();
-    if (v.isOptional() && v.optionalValue() && v.optionalValue()->isTensor())
-        return &v.optionalValue()->tensor();
-    return nullptr;
-}
-
 void writeText(const QString& path, const QByteArray& bytes)
 {
     QSaveFile file(path);
@@ -132,7 +123,7 @@ std::vector<std::pair<std::string, Tensor>> exportableTensors(const DebugSnapsho
     std::map<std::string, size_t> index;
     for (const ValueSnapshot& vs : snapshot.values) {
         const RecordedValue& r = vs.record;
-        const Tensor* t = r.dropped ? nullptr : tensorOf(r.value);
+        const Tensor* t = r.dropped ? nullptr : r.value.heldTensor();
         if (!t)
             continue;
         const std::string key = r.framePath == "main" ? r.name : r.name + " @ " + r.framePath;
@@ -190,7 +181,7 @@ void exportJsonSummary(const QString& path, const DebugSnapshot& snapshot)
         o[QStringLiteral("iteration")] = static_cast<qint64>(r.iteration);
         o[QStringLiteral("dropped")] = r.dropped;
         o[QStringLiteral("type")] = QString::fromStdString(r.value.typeString());
-        if (const Tensor* t = r.dropped ? nullptr : tensorOf(r.value)) {
+        if (const Tensor* t = r.dropped ? nullptr : r.value.heldTensor()) {
             o[QStringLiteral("dtype")] = QString::fromUtf8(dataTypeName(t->dtype()).data());
             QJsonArray shape;
             for (int64_t d : t->shape())
@@ -244,7 +235,7 @@ int exportDebugModel(const QString& path, const DebugSnapshot& snapshot)
     std::vector<std::string> order;
     for (const ValueSnapshot& vs : snapshot.values) {
         const RecordedValue& r = vs.record;
-        const Tensor* t = r.dropped ? nullptr : tensorOf(r.value);
+        const Tensor* t = r.dropped ? nullptr : r.value.heldTensor();
         if (r.graph != main || r.producer < 0 || !t)
             continue;
         if (!latest.count(r.name))

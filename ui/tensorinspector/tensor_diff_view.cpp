@@ -27,15 +27,6 @@ namespace onnxscope {
 
 namespace {
 
-const Tensor* tensorOf(const Value& v)
-{
-    if (v.isTensor())
-        return &v.tensor();
-    if (v.isOptional() && v.optionalValue() && v.optionalValue()->isTensor())
-        return &v.optionalValue()->tensor();
-    return nullptr;
-}
-
 bool numeric(const Tensor& t)
 {
     return t.defined() && t.dtype() != DataType::String;
@@ -308,8 +299,8 @@ void TensorDiffView::setPair(const QString& title, const QString& labelA, const 
     m_labelA = labelA;
     m_labelB = labelB;
     m_tolerance = tolerance;
-    const Tensor* ta = tensorOf(a);
-    const Tensor* tb = tensorOf(b);
+    const Tensor* ta = a.heldTensor();
+    const Tensor* tb = b.heldTensor();
     m_a = ta ? *ta : Tensor();
     m_b = tb ? *tb : Tensor();
     auto describe = [](const Value& v, const Tensor& t) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ui/compare/compare_colours.h"
 
+#include <QFileInfo>
 #include <QPainter>
 #include <QPainterPath>
 
@@ -134,6 +135,19 @@ QString statusLabel(CompareStatus status)
         return QStringLiteral("skipped");
     }
     return {};
+}
+
+QString errorText(double v)
+{
+    if (!std::isfinite(v))
+        return std::isnan(v) ? QStringLiteral("nan") : QStringLiteral("inf");
+    return QString::number(v, 'g', 3);
+}
+
+QString sideName(const QString& description)
+{
+    const QFileInfo info(description);
+    return info.exists() && info.isFile() ? info.fileName() : description;
 }
 
 } // namespace CompareColours

@@ -38,6 +38,10 @@ QString highLabel(ErrorMetric metric);
 QString metricName(ErrorMetric metric);
 /// "match", "mismatch", "shape mismatch", "only in A", ...
 QString statusLabel(CompareStatus status);
+/// An error or tolerance with 3 significant digits; "nan" / "inf" for non-finite values.
+QString errorText(double v);
+/// A side's description shortened for labels: the file name when it names an existing file, else as it is.
+QString sideName(const QString& description);
 }
 
 /// The legend drawn over the graph while a comparison is shown: the gradient with its scale, the colours for "cannot

@@ -16,7 +16,6 @@
 #include <QAction>
 #include <QDockWidget>
 #include <QEvent>
-#include <QFileInfo>
 #include <QLabel>
 #include <QMenu>
 #include <QMessageBox>
@@ -34,19 +33,6 @@ namespace {
 
 constexpr size_t kCachedPairs = 6;
 
-QString num(double v)
-{
-    if (!std::isfinite(v))
-        return std::isnan(v) ? QStringLiteral("nan") : QStringLiteral("inf");
-    return QString::number(v, 'g', 3);
-}
-
-QString shortName(const QString& description)
-{
-    const QFileInfo info(description);
-    return info.exists() && info.isFile() ? info.fileName() : description;
-}
-
 /// The worse of two executions, as ComparisonResult::worstByNode ranks them.
 bool worse(const NodeCompare& a, const NodeCompare& b)
 {
@@ -60,7 +46,7 @@ QString errorText(const NodeCompare& n, int executions)
     QString text = CompareColours::statusLabel(n.status);
     if (n.status == CompareStatus::Match || n.status == CompareStatus::Mismatch)
         text += QStringLiteral(" \u2014 max abs error %1, max rel error %2, cosine %3, error \u00f7 tolerance %4")
-                    .arg(num(n.maxAbsError), num(n.maxRelError), num(n.minCosine), num(n.toleranceRatio));
+                    .arg(CompareColours::errorText(n.maxAbsError), CompareColours::errorText(n.maxRelError), CompareColours::errorText(n.minCosine), CompareColours::errorText(n.toleranceRatio));
     else if (n.status == CompareStatus::OnlyA)
         text += QStringLiteral(" \u2014 side B has none of its outputs");
     if (executions > 1)
@@ -391,7 +377,7 @@ void CompareUi::onFinished(const CompareSessionPtr& session)
         reportError(QStringLiteral("Comparison incomplete"),
             QStringLiteral("Side %1 (%2) stopped:\n\n%3\n\nThe results cover what ran before.")
                 .arg(a ? QStringLiteral("A") : QStringLiteral("B"),
-                    shortName(a ? session->descriptionA : session->descriptionB),
+                    CompareColours::sideName(a ? session->descriptionA : session->descriptionB),
                     QString::fromStdString(a ? r.errorA : r.errorB)));
     }
 }
@@ -512,7 +498,7 @@ void CompareUi::applyColours()
                     NodeItem::CompareMark mark;
                     mark.colour = CompareColours::forRow(row, metric);
                     mark.note = QStringLiteral("Compare: %1 \u2014 max abs error %2")
-                                    .arg(CompareColours::statusLabel(row.status), num(row.stats.maxAbsError));
+                                    .arg(CompareColours::statusLabel(row.status), CompareColours::errorText(row.stats.maxAbsError));
                     item->setCompareMark(mark);
                 } else if (row.origin == ValueOrigin::Initializer && isDivergent(row.status)
                     && vi.kind == ViewItem::Kind::Node && item->hasCompareMark()
@@ -521,7 +507,7 @@ void CompareUi::applyColours()
                     NodeItem::CompareMark mark = item->compareMark();
                     mark.note += QStringLiteral(
                         "\nIts initializer \u201c%1\u201d differs between the sides (max abs error %2).")
-                                     .arg(QString::fromStdString(row.name), num(row.stats.maxAbsError));
+                                     .arg(QString::fromStdString(row.name), CompareColours::errorText(row.stats.maxAbsError));
                     item->setCompareMark(mark);
                 }
             }
@@ -603,8 +589,8 @@ void CompareUi::openDiff(int index)
     if (!row.node.empty())
         title += QStringLiteral("  \u2190 %1 (%2)")
                      .arg(QString::fromStdString(row.node), QString::fromStdString(row.opType));
-    const QString labelA = shortName(m_session->descriptionA);
-    QString labelB = shortName(m_session->descriptionB);
+    const QString labelA = CompareColours::sideName(m_session->descriptionA);
+    QString labelB = CompareColours::sideName(m_session->descriptionB);
     if (row.nameB != row.name && row.status != CompareStatus::OnlyB)
         labelB = QStringLiteral("\u201c%1\u201d in %2").arg(QString::fromStdString(row.nameB), labelB);
     TensorInspector* inspector = m_debugger->inspector();

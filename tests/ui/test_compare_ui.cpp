@@ -4,6 +4,7 @@
 // colours, error columns, the diff view's worst indices checked against numpy), against itself, against a
 // `onnxscope-cli run --dump-all` folder, against other inputs, with renamed tensors, a cancelled run and bad files.
 #include "engine/model/model.h"
+#include "tests/common/run_python.h"
 #include "ui/compare/compare_colours.h"
 #include "ui/compare/compare_dialog.h"
 #include "ui/compare/compare_job.h"
@@ -40,22 +41,9 @@
 #include <QtTest>
 
 using namespace onnxscope;
+using onnxscope::testing::runPython;
 
 namespace {
-
-const char* kPython = "/usr/bin/python3";
-
-QString runPython(const QString& script)
-{
-    QProcess p;
-    p.start(QString::fromLatin1(kPython), { QStringLiteral("-c"), script });
-    if (!p.waitForFinished(120000))
-        return QStringLiteral("python timed out");
-    const QString err = QString::fromUtf8(p.readAllStandardError());
-    if (p.exitCode() != 0)
-        return QStringLiteral("python failed: ") + err;
-    return QString::fromUtf8(p.readAllStandardOutput()).trimmed();
-}
 
 // Many iterations, to have a comparison long enough to cancel.
 const char* kLongLoop = R"(<ir_version: 8, opset_import: ["" : 17]>

@@ -5,6 +5,7 @@
 #include "engine/exec/session.h"
 #include "engine/io/npy.h"
 #include "engine/model/model.h"
+#include "tests/common/run_python.h"
 #include "ui/debugger/breakpoint_model.h"
 #include "ui/debugger/call_stack_model.h"
 #include "ui/debugger/debug_controller.h"
@@ -28,7 +29,6 @@
 #include <QSpinBox>
 #include <QTableView>
 #include <QLabel>
-#include <QProcess>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -36,6 +36,7 @@
 #include <QtTest>
 
 using namespace onnxscope;
+using onnxscope::testing::runPython;
 
 namespace {
 
@@ -93,20 +94,6 @@ agraph (float[4] x) => (float[4] out) {
         acc_out = Add(acc, acc)
     }>
 })";
-
-const char* kPython = "/usr/bin/python3";
-
-QString runPython(const QString& script)
-{
-    QProcess p;
-    p.start(QString::fromLatin1(kPython), { QStringLiteral("-c"), script });
-    if (!p.waitForFinished(60000))
-        return QStringLiteral("python timed out");
-    const QString err = QString::fromUtf8(p.readAllStandardError());
-    if (p.exitCode() != 0)
-        return QStringLiteral("python failed: ") + err;
-    return QString::fromUtf8(p.readAllStandardOutput()).trimmed();
-}
 
 std::vector<float> floats(const Value& v)
 {
@@ -206,7 +193,7 @@ private slots:
             "x = np.array([1.5, -2.0, 3.25], dtype=np.float32); y = np.array([2, 4, 0.5], dtype=np.float32)\n"
             "np.save('%1', x)\n"
             "a = x + y; b = a * x\n"
-            "print(' '.join(repr(float(v)) for v in np.concatenate([a, b])))\n").arg(x));
+            "print(' '.join(repr(float(v)) for v in np.concatenate([a, b])))\n").arg(x), 60000);
         QVERIFY2(!expected.startsWith(QStringLiteral("python")), qPrintable(expected));
         m_ui->inputs()->setFile(QStringLiteral("x"), x);
         m_ui->inputs()->setTypedText(QStringLiteral("y"), QStringLiteral("[2, 4, 0.5]"));
@@ -612,7 +599,7 @@ t = onnx.TensorProto(); t.ParseFromString(open(os.path.join(d, 'trace.pb'), 'rb'
 assert np.array_equal(numpy_helper.to_array(t), trace)
 assert np.array_equal(np.loadtxt(os.path.join(d, 'trace.csv'), delimiter=',', dtype=np.float32), trace)
 print('ok')
-)").arg(dir));
+)").arg(dir), 60000);
         QCOMPARE(result, QStringLiteral("ok"));
         // CSV refuses rank 3 with a reason instead of writing something wrong.
         m_ui->inspector()->setTensor(QStringLiteral("cube"), Tensor(DataType::Float, { 2, 2, 2 }));

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 
 namespace onnxscope {
 
@@ -27,6 +28,25 @@ std::string describeUnsupported(const Node& node)
         + (node.domain.empty() ? "ai.onnx" : node.domain) + "\", opset " + std::to_string(node.opset) + ")";
 }
 
+/// Each distinct text once, in order of first appearance, with " (N times)" when it repeats: a function body
+/// instantiated at many call sites repeats the same problem at each.
+std::vector<std::string> distinctWithCounts(const std::vector<std::string>& texts)
+{
+    std::vector<std::pair<std::string, size_t>> distinct;
+    std::map<std::string, size_t> index;
+    for (const auto& t : texts) {
+        auto [it, inserted] = index.emplace(t, distinct.size());
+        if (inserted)
+            distinct.emplace_back(t, 0);
+        ++distinct[it->second].second;
+    }
+    std::vector<std::string> out;
+    out.reserve(distinct.size());
+    for (auto& [text, count] : distinct)
+        out.push_back(count > 1 ? text + " (" + std::to_string(count) + " times)" : std::move(text));
+    return out;
+}
+
 } // namespace
 
 Program::Program(std::shared_ptr<const Model> model, const KernelRegistry& registry)
@@ -35,12 +55,13 @@ Program::Program(std::shared_ptr<const Model> model, const KernelRegistry& regis
     std::vector<std::string> problems;
     visitGraphs(m_model->graph(), [&](const Graph& g) { build(g, registry, problems); });
     if (!problems.empty()) {
+        const std::vector<std::string> distinct = distinctWithCounts(problems);
         std::string message = "\"" + m_model->displayName() + "\" cannot run: ";
-        const size_t shown = std::min<size_t>(problems.size(), 20);
+        const size_t shown = std::min<size_t>(distinct.size(), 20);
         for (size_t i = 0; i < shown; ++i)
-            message += (i ? "; " : "") + problems[i];
-        if (problems.size() > shown)
-            message += "; and " + std::to_string(problems.size() - shown) + " more";
+            message += (i ? "; " : "") + distinct[i];
+        if (distinct.size() > shown)
+            message += "; and " + std::to_string(distinct.size() - shown) + " more";
         throw Error(message);
     }
 }
@@ -54,7 +75,7 @@ std::vector<std::string> Program::unsupportedNodes(const Model& model, const Ker
                 && !model.schemaFunctionBody(node))
                 out.push_back(describeUnsupported(node));
     });
-    return out;
+    return distinctWithCounts(out);
 }
 
 void Program::build(const Graph& graph, const KernelRegistry& registry, std::vector<std::string>& problems)

@@ -38,7 +38,8 @@ public:
     const Plan& plan(const Graph& graph) const;
     const Plan& mainPlan() const { return plan(m_model->graph()); }
 
-    /// Nodes of the model (any depth) with no kernel in `registry`: "node "x" (Foo, domain "", opset 13)".
+    /// Nodes of the model (any depth) with no kernel in `registry`: "node "x" (Foo, domain "", opset 13)", each once,
+    /// with " (N times)" appended when a function body instantiated at N call sites holds it.
     static std::vector<std::string> unsupportedNodes(const Model& model,
         const KernelRegistry& registry = KernelRegistry::builtin());
 

@@ -450,6 +450,23 @@ model("function_bomb", B, helper.make_graph(
     [out("y")]), fails(msg), fails(msg), api("load", msg),
     opsets=OPSET + [helper.make_opsetid("local", 1)], functions=fns)
 
+# A function whose body has an unknown op, called at 64 sites through two levels (found by fuzz_model): the message
+# names the node once with how often it repeats, instead of 20 copies of it.
+inner = helper.make_function("local", "Inner", ["x"], ["y"], [helper.make_node("NoSuchOp", ["x"], ["y"], name="odd")],
+                             [helper.make_opsetid("", 17)])
+outer = helper.make_function("local", "Outer", ["x"], ["y"],
+                             [helper.make_node("Inner", ["x" if i == 0 else f"t{i}"], [f"t{i + 1}" if i < 7 else "y"],
+                                               domain="local") for i in range(8)],
+                             [helper.make_opsetid("", 17), helper.make_opsetid("local", 1)])
+msg = ("repeated_unsupported_function.onnx\" cannot run: node \"odd\" (NoSuchOp, domain \"ai.onnx\", opset 17) "
+       "is not supported (64 times)")
+model("repeated_unsupported_function", B, helper.make_graph(
+    [const("a", np.ones(2, np.float32))]
+    + [helper.make_node("Outer", ["a" if i == 0 else f"u{i}"], [f"u{i + 1}" if i < 7 else "y"], name=f"call{i}",
+                        domain="local") for i in range(8)], "g", [], [out("y")]),
+    ok("node \"odd\" (NoSuchOp, domain \"ai.onnx\", opset 17) (64 times)"), fails(msg), api("plan", msg),
+    opsets=OPSET + [helper.make_opsetid("local", 1)], functions=[inner, outer])
+
 # ======================= out-of-range Gather indices, split sizes that don't add up, mismatched Concat ranks ==========
 B = "out-of-range Gather indices, split sizes that don't add up, mismatched Concat ranks"
 for name, idx in (("gather_index_too_large", 5), ("gather_index_too_negative", -4),

@@ -2,6 +2,7 @@
 // The debugger UI driven headless through the real MainWindow, DebuggerUi, docks and a real DebugController thread:
 // inputs from files, stepping, breakpoints, NaN breaks, stepping into If/Loop bodies, YieldOp overrides, failures,
 // pausing a long run, and exports read back with numpy and onnx.
+#include "engine/core/thread_pool.h"
 #include "engine/exec/session.h"
 #include "engine/io/npy.h"
 #include "engine/model/model.h"
@@ -29,6 +30,7 @@
 #include <QSpinBox>
 #include <QTableView>
 #include <QLabel>
+#include <QMenu>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -93,6 +95,11 @@ agraph (float[4] x) => (float[4] out) {
         c_out = Identity(c)
         acc_out = Add(acc, acc)
     }>
+})";
+
+const char* kMatMul = R"(<ir_version: 8, opset_import: ["" : 17]>
+agraph (float[96, 256] a, float[256, 160] b) => (float[96, 160] c) {
+    c = MatMul(a, b)
 })";
 
 std::vector<float> floats(const Value& v)
@@ -302,6 +309,66 @@ private slots:
         QCOMPARE(controller()->snapshot()->reason, StopReason::Breakpoint);
         // b = (x + 1) * x = [2, 6, 12]: the first output over 10 is Mul's.
         QCOMPARE(controller()->snapshot()->lastGraph->node(controller()->snapshot()->lastNode).displayName(), std::string("Mul_1"));
+    }
+
+    void threadsSettingReachesTheRunAndIsRemembered()
+    {
+        const int hardware = ThreadPool::hardwareThreads();
+        if (hardware < 2)
+            QSKIP("one hardware thread: Debug > Threads offers only 1");
+        // A GEMM big enough to be split over the pool: numpy writes the inputs and the expected product.
+        openText(kMatMul, QStringLiteral("matmul.onnx"));
+        const QString a = m_work.filePath(QStringLiteral("mm_a.npy")), b = m_work.filePath(QStringLiteral("mm_b.npy"));
+        const QString expectedPath = m_work.filePath(QStringLiteral("mm_expected.npy"));
+        const QString made = runPython(QStringLiteral(
+            "import numpy as np\n"
+            "r = np.random.default_rng(3)\n"
+            "a = r.standard_normal((96, 256)).astype(np.float32); b = r.standard_normal((256, 160)).astype(np.float32)\n"
+            "np.save('%1', a); np.save('%2', b); np.save('%3', (a.astype(np.float64) @ b).astype(np.float32))\n"
+            "print('ok')\n").arg(a, b, expectedPath), 60000);
+        QCOMPARE(made.trimmed(), QStringLiteral("ok"));
+        m_ui->inputs()->setFile(QStringLiteral("a"), a);
+        m_ui->inputs()->setFile(QStringLiteral("b"), b);
+        QVERIFY(m_ui->inputs()->validate());
+
+        QMenu* menu = m_ui->threadsMenu();
+        QVERIFY(menu && m_ui->debugMenu()->actions().contains(menu->menuAction()));
+        QAction* one = nullptr;
+        QAction* two = nullptr;
+        for (QAction* action : menu->actions()) {
+            QVERIFY(action->isCheckable());
+            if (action->data().toInt() == 1)
+                one = action;
+            else if (action->data().toInt() == 2)
+                two = action;
+        }
+        QVERIFY(one && two);
+        const Tensor expected = readNpy(expectedPath.toStdString());
+        for (QAction* choice : { two, one }) {
+            choice->trigger();
+            QVERIFY(choice->isChecked());
+            const int n = choice->data().toInt();
+            QCOMPARE(controller()->threads(), n);
+            QCOMPARE(controller()->threadPool() ? controller()->threadPool()->threads() : 1, n);
+            QCOMPARE(QSettings().value(QStringLiteral("debugger/threads")).toInt(), n);
+            QVERIFY(act(m_ui->continueAction()));
+            QCOMPARE(controller()->state(), DebuggerState::Finished);
+            const int row = m_ui->values()->model()->rowOf("c");
+            QVERIFY(row >= 0);
+            const auto got = floats(m_ui->values()->model()->valueAt(row)->record.value);
+            const auto want = expected.data<float>();
+            QCOMPARE(got.size(), want.size());
+            for (size_t i = 0; i < got.size(); ++i)
+                QVERIFY2(std::abs(got[i] - want[i]) <= 1e-4f * (1 + std::abs(want[i])),
+                    qPrintable(QStringLiteral("c[%1] = %2, numpy %3 at %4 threads").arg(i).arg(got[i]).arg(want[i]).arg(n)));
+        }
+        // The choice survives a restart of the window.
+        two->trigger();
+        cleanup();
+        init();
+        QCOMPARE(controller()->threads(), 2);
+        for (QAction* action : m_ui->threadsMenu()->actions())
+            QCOMPARE(action->isChecked(), action->data().toInt() == 2);
     }
 
     void breakOnNaNStopsAtTheNodeThatMadeIt()

@@ -163,6 +163,8 @@ CompareSessionPtr runCompareRequest(
     session->options.tolerance = request.tolerance;
     session->options.nameMap = request.nameMap;
     session->options.compareInitializers = request.compareInitializers;
+    session->threadPool = request.threadPool;
+    session->options.sessionOptions.threadPool = request.threadPool.get();
     session->options.cancel = cancel;
     session->options.progress = std::move(progress);
 

@@ -39,6 +39,8 @@ struct CompareRequest {
     std::map<std::string, std::string> nameMap; // side A name -> side B name
     Tolerance tolerance { 1e-4, 1e-5 };
     bool compareInitializers = true;
+    /// The kernels' thread pool (the debugger's, Debug › Threads), or null for one thread.
+    std::shared_ptr<ThreadPool> threadPool;
 };
 
 /// A finished comparison and what is needed to look at any of its pairs again: both sides' programs and inputs, or
@@ -50,6 +52,7 @@ struct CompareSession {
     std::optional<RunSide> b; // Model, OtherInputs
     std::shared_ptr<const ReferenceValues> reference; // Reference
     CompareOptions options; // tolerance and name map used
+    std::shared_ptr<ThreadPool> threadPool; // kept alive for fetchPair(); options.sessionOptions points at it
     QString descriptionA, descriptionB;
     double seconds = 0; // wall time of the comparison, loading included
 

@@ -3,6 +3,7 @@
 
 #include "ui/compare/compare_dialog.h"
 #include "ui/compare/compare_panel.h"
+#include "ui/debugger/debug_controller.h"
 #include "ui/debugger/debugger_panels.h"
 #include "ui/debugger/debugger_ui.h"
 #include "ui/document/model_document.h"
@@ -310,6 +311,7 @@ bool CompareUi::start(CompareRequest request, bool recordInDebugger)
     request.descriptionA = m_window->document()->path().isEmpty() ? QString::fromStdString(model->displayName())
                                                                   : m_window->document()->path();
     request.inputsA = m_debugger->inputs()->factory();
+    request.threadPool = m_debugger->controller()->threadPool();
     m_recordAfter = recordInDebugger;
     m_nodeCountHint = static_cast<qint64>(model->graph().totalNodeCount());
     m_dock->show();

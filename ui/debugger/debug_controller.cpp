@@ -3,8 +3,11 @@
 
 #include "ui/debugger/value_condition.h"
 
+#include "engine/core/thread_pool.h"
+
 #include <QMetaObject>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <tuple>
@@ -87,6 +90,7 @@ public:
         bool startNewRun = false;
         DebugController::InputFactory inputs;
         DebuggerOptions options;
+        std::shared_ptr<ThreadPool> pool; // options.session.threadPool
         QList<BreakpointSpec> breakpoints;
         std::map<std::string, Value> yieldOutputs;
     };
@@ -102,6 +106,7 @@ public:
     {
         std::lock_guard lock(m_activeMutex);
         m_debugger.reset();
+        m_pool.reset();
     }
 
     void requestPause()
@@ -129,6 +134,7 @@ private:
     std::shared_ptr<const Program> m_program;
     std::mutex m_activeMutex; // guards m_debugger's lifetime against requestPause() from the UI thread
     std::unique_ptr<Debugger> m_debugger;
+    std::shared_ptr<ThreadPool> m_pool; // the pool m_debugger's kernels use, alive as long as it
     quint64 m_generation = 0;
     std::map<int, int> m_engineToSpec;
     QList<BreakpointSpec> m_installed;
@@ -249,6 +255,7 @@ void DebugWorker::execute(const Request& request)
             {
                 std::lock_guard lock(m_activeMutex);
                 m_debugger = std::move(debugger);
+                m_pool = request.pool;
             }
             m_installedValid = false;
             m_engineToSpec.clear();
@@ -384,6 +391,16 @@ DebugController::DebugController(QObject* parent)
     m_thread.start();
 }
 
+void DebugController::setThreads(int threads)
+{
+    threads = std::max(threads, 1);
+    if (threads == m_threads)
+        return;
+    m_threads = threads;
+    // A pool of one thread would start no worker: null means "run on the calling thread" to every kernel.
+    m_pool = threads > 1 ? std::make_shared<ThreadPool>(threads) : nullptr;
+}
+
 DebugController::~DebugController()
 {
     ++m_generation;
@@ -433,6 +450,8 @@ bool DebugController::issue(Command command, const QString& argument)
             request.command = static_cast<int>(Command::Start);
         request.inputs = m_inputSource ? m_inputSource() : InputFactory();
         request.options = m_options;
+        request.options.session.threadPool = m_pool.get();
+        request.pool = m_pool;
         request.yieldOutputs = m_rememberedYield;
     }
     for (const auto& [name, value] : m_pendingYield)

@@ -44,6 +44,12 @@ public:
     void setBreakpointModel(BreakpointModel* model) { m_breakpoints = model; }
     void setOptions(DebuggerOptions options) { m_options = std::move(options); }
     const DebuggerOptions& options() const { return m_options; }
+    /// Threads the kernels of a run may use (clamped to at least 1); takes effect when the next run starts, a paused
+    /// run keeps the pool it started with.
+    void setThreads(int threads);
+    int threads() const { return m_threads; }
+    /// The pool of setThreads(), or null for one thread; shared with Debug › Compare.
+    std::shared_ptr<ThreadPool> threadPool() const { return m_pool; }
 
     DebuggerState state() const { return m_state; }
     /// The last stop (null before the first one and after stop()).
@@ -94,6 +100,8 @@ private:
     InputSource m_inputSource;
     BreakpointModel* m_breakpoints = nullptr;
     DebuggerOptions m_options;
+    int m_threads = 1;
+    std::shared_ptr<ThreadPool> m_pool;
     DebuggerState m_state = DebuggerState::NoModel;
     DebugSnapshotPtr m_snapshot;
     std::map<std::string, Value> m_rememberedYield;

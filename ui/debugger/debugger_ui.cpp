@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ui/debugger/debugger_ui.h"
 
+#include "engine/core/thread_pool.h"
 #include "ui/compare/compare_ui.h"
 #include "ui/debugger/debugger_panels.h"
 #include "ui/debugger/yield_dialog.h"
@@ -15,6 +16,7 @@
 #include "ui/tensorinspector/tensor_inspector.h"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QComboBox>
 #include <QSpinBox>
 #include <QDockWidget>
@@ -30,6 +32,7 @@
 #include <QTimer>
 #include <QToolBar>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -281,6 +284,7 @@ void DebuggerUi::createActions()
         m_breakpointsPanel->showAddDialog(BreakpointSpec::Kind::Condition, selectedNodeName());
     });
     m_menu->addSeparator();
+    createThreadsMenu();
     QMenu* exportMenu = m_menu->addMenu(QStringLiteral("&Export Values"));
     const std::pair<const char*, const char*> exports[] = {
         { "Selected Tensor (.npy, .pb, .csv)\u2026", "tensor" },
@@ -304,6 +308,44 @@ void DebuggerUi::createActions()
     m_window->mainToolBar()->addSeparator();
     for (QAction* a : { m_continue, m_stepOver, m_stepInto, m_stepOut, m_runTo, m_pause, m_stop, m_toggleBreakpoint })
         m_window->addToolBarAction(a);
+}
+
+void DebuggerUi::createThreadsMenu()
+{
+    // Like the CLI's --threads: how many threads one kernel may use. Every count up to the machine's, or powers of
+    // two and the machine's count on a big one. Remembered across sessions; a paused run keeps its count.
+    m_threadsMenu = m_menu->addMenu(QStringLiteral("&Threads"));
+    m_threadsMenu->setToolTipsVisible(true);
+    auto* group = new QActionGroup(m_threadsMenu);
+    const int hardware = ThreadPool::hardwareThreads();
+    QList<int> counts;
+    for (int n = 1; n <= hardware; n = hardware <= 8 ? n + 1 : n * 2)
+        counts << n;
+    if (counts.last() != hardware)
+        counts << hardware;
+    const int saved = std::clamp(QSettings().value(QStringLiteral("debugger/threads"), hardware).toInt(), 1, hardware);
+    for (int n : counts) {
+        QString text = n == 1 ? QStringLiteral("1 Thread") : QStringLiteral("%1 Threads").arg(n);
+        if (n == hardware && n > 1)
+            text += QStringLiteral(" (every hardware thread)");
+        QAction* a = m_threadsMenu->addAction(text);
+        a->setCheckable(true);
+        a->setData(n);
+        a->setToolTip(QStringLiteral("Kernels of the next run use %1; a paused run keeps the count it started with")
+                          .arg(n == 1 ? QStringLiteral("one thread") : QStringLiteral("up to %1 threads").arg(n)));
+        group->addAction(a);
+        connect(a, &QAction::triggered, this, [this, n] { setThreads(n); });
+    }
+    setThreads(counts.contains(saved) ? saved : hardware);
+}
+
+void DebuggerUi::setThreads(int threads)
+{
+    m_controller->setThreads(threads);
+    const int applied = m_controller->threads();
+    for (QAction* a : m_threadsMenu->actions())
+        a->setChecked(a->data().toInt() == applied);
+    QSettings().setValue(QStringLiteral("debugger/threads"), applied);
 }
 
 void DebuggerUi::onModelOpened()

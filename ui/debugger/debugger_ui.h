@@ -59,6 +59,10 @@ public:
     QAction* restartAction() const { return m_restart; }
     QAction* toggleBreakpointAction() const { return m_toggleBreakpoint; }
     QMenu* debugMenu() const { return m_menu; }
+    /// Debug › Threads: one checkable action per offered count (data() is the count).
+    QMenu* threadsMenu() const { return m_threadsMenu; }
+    /// Threads for the kernels of the next run (as Debug › Threads); remembered in QSettings "debugger/threads".
+    void setThreads(int threads);
     /// Debug › Compare… and its views.
     CompareUi* compare() const { return m_compare; }
 
@@ -87,6 +91,7 @@ signals:
 private:
     void createActions();
     void createDocks();
+    void createThreadsMenu();
     void onModelOpened();
     void onStateChanged(DebuggerState state);
     void onStopped(const DebugSnapshotPtr& snapshot);
@@ -117,6 +122,7 @@ private:
     QPointer<YieldDialog> m_yieldDialog;
     QLabel* m_status = nullptr;
     QMenu* m_menu = nullptr;
+    QMenu* m_threadsMenu = nullptr;
     CompareUi* m_compare = nullptr;
 
     QAction* m_continue = nullptr;

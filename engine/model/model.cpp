@@ -11,6 +11,7 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
 #include <algorithm>
+#include <atomic>
 #include <functional>
 #include <limits>
 #include <queue>
@@ -108,6 +109,11 @@ ValueType valueTypeFromProto(const onnx::TypeProto& type)
     }
     return vt;
 }
+
+namespace {
+/// Model::setFunctionNodeLimit(); read once per load.
+std::atomic<size_t> g_functionNodeLimit { 100'000 };
+} // namespace
 
 /// Builds Graph objects from GraphProto / FunctionProto, resolving names, outer scope and topological order.
 class GraphBuilder {
@@ -293,10 +299,6 @@ public:
 
 private:
     static constexpr int kMaxDepth = 256;
-    /// Every call site instantiates its function body, so functions calling others several times grow
-    /// exponentially (40 functions each calling the next twice make 2^40 nodes); past this many nodes built from
-    /// model-local function bodies, loading stops.
-    static constexpr size_t kMaxFunctionNodes = 100'000;
 
     /// Thrown where the budget runs out; the outermost function call turns it into an Error naming its node.
     struct FunctionExpansionError : Error {
@@ -357,12 +359,13 @@ private:
         const onnx::GraphProto& ref = *body;
         m_owned.push_back(std::move(body));
         // Checked up front from the functions' sizes at the outermost call, so that an exponential expansion is
-        // refused at once instead of after building the first kMaxFunctionNodes nodes.
+        // refused at once instead of after building the first m_maxFunctionNodes nodes.
         const size_t expected = m_functionDepth == 0 ? expansionSize(fn) : 0;
         m_functionNodes += static_cast<size_t>(fn.node_size());
-        if (m_functionNodes > kMaxFunctionNodes || expected > kMaxFunctionNodes - std::min(m_functionNodes, kMaxFunctionNodes)) {
+        if (m_functionNodes > m_maxFunctionNodes
+            || expected > m_maxFunctionNodes - std::min(m_functionNodes, m_maxFunctionNodes)) {
             const std::string message = caller.label() + ": its model-local functions expand to more than "
-                + std::to_string(kMaxFunctionNodes) + " nodes (functions that call each other many times)";
+                + std::to_string(m_maxFunctionNodes) + " nodes (functions that call each other many times)";
             if (m_functionDepth == 0)
                 throw Error(message);
             throw FunctionExpansionError(message);
@@ -376,7 +379,7 @@ private:
             if (--m_functionDepth > 0)
                 throw;
             throw Error(caller.label() + ": its model-local functions expand to more than "
-                + std::to_string(kMaxFunctionNodes) + " nodes (functions that call each other many times)");
+                + std::to_string(m_maxFunctionNodes) + " nodes (functions that call each other many times)");
         } catch (const Error& e) {
             --m_functionDepth;
             throw Error(caller.label() + ", function \"" + fn.name() + "\": " + e.what());
@@ -502,6 +505,7 @@ private:
     Model& m_model;
     std::vector<std::unique_ptr<onnx::GraphProto>>& m_owned;
     size_t m_functionNodes = 0;
+    const size_t m_maxFunctionNodes = g_functionNodeLimit.load();
     int m_functionDepth = 0;
     std::map<const onnx::FunctionProto*, size_t> m_expansion;
 };
@@ -523,6 +527,16 @@ std::shared_ptr<Model> Model::load(const fs::path& path)
     auto model = fromBytes(bytes, path.parent_path(), path.string());
     model->m_path = path;
     return model;
+}
+
+void Model::setFunctionNodeLimit(size_t nodes)
+{
+    g_functionNodeLimit = nodes;
+}
+
+size_t Model::functionNodeLimit()
+{
+    return g_functionNodeLimit;
 }
 
 std::shared_ptr<Model> Model::fromBytes(const std::string& bytes, const fs::path& baseDir,

@@ -45,6 +45,12 @@ public:
     static std::shared_ptr<Model> fromProto(std::unique_ptr<onnx::ModelProto> proto,
         const std::filesystem::path& baseDir, const std::string& displayName);
 
+    /// Every call site instantiates its function body, so model-local functions that call each other several times
+    /// grow exponentially; loading refuses a model whose function bodies would build more than this many nodes
+    /// (default 100 000, process-wide; the fuzzer lowers it to keep each input fast).
+    static void setFunctionNodeLimit(size_t nodes);
+    static size_t functionNodeLimit();
+
     ~Model();
     const onnx::ModelProto& proto() const { return *m_proto; }
     const Graph& graph() const { return *m_graph; }

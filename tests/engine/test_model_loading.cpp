@@ -214,6 +214,39 @@ Square2 (a) => (b) {
         QCOMPARE(model->graph().totalNodeCount(), size_t(3));
     }
 
+    void functionExpansionIsBoundedByTheConfigurableLimit()
+    {
+        // Twice calls Inner twice, Inner holds two nodes: each Twice call site instantiates 2 + 2 * 2 = 6 nodes.
+        const std::string text = R"(<ir_version: 8, opset_import: ["" : 17, "local" : 1]>
+agraph (float[2] x) => (float[2] y) {
+    t = local.Twice(x)
+    y = local.Twice(t)
+}
+<domain: "local", opset_import: ["" : 17, "local" : 1]>
+Inner (a) => (b) {
+    s = Add(a, a)
+    b = Neg(s)
+}
+<domain: "local", opset_import: ["" : 17, "local" : 1]>
+Twice (a) => (b) {
+    m = local.Inner(a)
+    b = local.Inner(m)
+})";
+        const size_t saved = Model::functionNodeLimit();
+        QCOMPARE(saved, size_t(100'000));
+        auto model = Model::fromText(text);
+        QCOMPARE(model->graph().totalNodeCount(), size_t(2 + 2 * 6));
+        Model::setFunctionNodeLimit(8);
+        const std::string error = errorOf([&] { Model::fromText(text); });
+        Model::setFunctionNodeLimit(saved);
+        QVERIFY2(error.find("its model-local functions expand to more than 8 nodes") != std::string::npos, error.c_str());
+        // x -> -(x + x) -> -(-2x - 2x) = 4x -> twice more: 16x.
+        Session s(std::make_shared<Program>(model));
+        auto out = s.run({ { "x", Tensor::vector1D<float>({ 1, -0.5f }) } });
+        QCOMPARE(out.at("y").tensor().data<float>()[0], 16.0f);
+        QCOMPARE(out.at("y").tensor().data<float>()[1], -8.0f);
+    }
+
     void outerScopeValuesReachSubgraphs()
     {
         auto model = Model::fromText(R"(<ir_version: 8, opset_import: ["" : 17]>

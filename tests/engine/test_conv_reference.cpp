@@ -158,8 +158,11 @@ int64_t firstMismatch(const Tensor& got, const Tensor& want, double atol, double
     return -1;
 }
 
+/// The failure message for firstMismatch's result; empty for -1 (QVERIFY2 builds its message even on success).
 std::string mismatchText(const std::string& what, int64_t i, const Tensor& got, const Tensor& want)
 {
+    if (i == -1)
+        return {};
     if (i == -2)
         return what + ": shape " + shapeToString(got.shape()) + ", expected " + shapeToString(want.shape());
     return what + ": first bad index " + std::to_string(i) + " got " + std::to_string(got.toDouble(i)) + " expected "

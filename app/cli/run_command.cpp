@@ -541,6 +541,8 @@ int runModel(const RunOptions& o)
                 { "threads", pool ? pool->threads() : 1 }, { "simd", simd::ops().name }, { "runs_ms", ms }, { "cpu_ms", cpuMs },
                 { "median_ms", median }, { "min_ms", sorted.front() }, { "max_ms", sorted.back() },
                 { "nodes", counter.nodes }, { "peak_rss_kib", usage.ru_maxrss } };
+            if (!o.debugRun)
+                timings["fused_nodes"] = program->mainPlan().fusedNodeCount();
             if (o.debugRun) {
                 timings["recorded_values"] = recordedValues;
                 timings["recorded_bytes"] = recordedBytes;
@@ -588,7 +590,7 @@ CommandRunner addRunCommand(CLI::App& app)
         "value kept) instead of plain runs (values freed after their last use)");
     cmd->add_option("--timings", o->timingsFile,
         "With --repeat: write the timings as JSON to FILE (every run's wall and process CPU ms, median, min, max, "
-        "threads, SIMD level, peak RSS of the process)");
+        "threads, SIMD level, peak RSS of the process; for plain runs, the main graph's nodes run as fused steps)");
     cmd->add_flag("--random-inputs", o->randomInputs,
         "Generate the inputs not given with --input from their declared types (floats in [-1, 1), integers in "
         "[0, 9]); symbolic dims are 1 unless --dim sets them");

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "engine/exec/program.h"
 
+#include "engine/exec/fusion.h"
 #include "engine/kernels/control/function_call.h"
 
 #include <algorithm>
@@ -143,7 +144,18 @@ void Program::build(const Graph& graph, const KernelRegistry& registry, std::vec
             plan->donatedInputs[static_cast<size_t>(node.id)].push_back(static_cast<uint32_t>(i));
         }
     }
+    // The fused kernels reproduce the builtin ones; a registry that replaces any of them gets no fusion.
+    if (&registry == &KernelRegistry::builtin())
+        planFusions(*plan);
     m_plans[&graph] = std::move(plan);
+}
+
+size_t Plan::fusedNodeCount() const
+{
+    size_t n = 0;
+    for (const FusedStep& step : fused)
+        n += step.kernel ? step.nodes - step.constants.size() : 0;
+    return n;
 }
 
 const Plan& Program::plan(const Graph& graph) const

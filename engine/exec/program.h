@@ -10,6 +10,17 @@
 
 namespace onnxscope {
 
+/// A step of a plain run that does the work of several consecutive nodes at once (engine/exec/fusion.h): its kernel
+/// reads the first node's inputs, reports errors under the first node's name, and writes `output`, the last node's
+/// output. The intermediate values are never produced. The Constant nodes covered are not run: the step sets their
+/// outputs (a step without a kernel covers Constant nodes only).
+struct FusedStep {
+    std::unique_ptr<Kernel> kernel;
+    uint32_t nodes = 0; // nodes covered, the first included; 0: no step starts at this node
+    ValueId output = kNoValue;
+    std::vector<std::pair<ValueId, Value>> constants; // outputs of the Constant nodes covered
+};
+
 /// The immutable execution plan of one graph: kernels (one per node, built once), constant values, and for each
 /// value the position in the node order after which it is no longer needed.
 struct Plan {
@@ -24,6 +35,12 @@ struct Plan {
     /// By NodeId: positions of inputs that die at that node (read once by it, not graph outputs, not constants).
     /// A plain run hands them to the kernel, which may write its output over them.
     std::vector<std::vector<uint32_t>> donatedInputs;
+    /// By NodeId: the fused step that a plain run (values freed, no observer) runs instead of that node and the
+    /// ones after it. Runs with observers (debugger, trace, profile, compare) always run every node.
+    std::vector<FusedStep> fused;
+
+    /// Nodes that plain runs of this graph compute with fused kernels (Constant nodes excluded).
+    size_t fusedNodeCount() const;
 };
 
 /// A model compiled for execution: a Plan for the main graph, every subgraph and every function body.

@@ -25,6 +25,15 @@ std::string expectedInputs(const Graph& graph)
     return s;
 }
 
+/// The error of a node: the exception's message, prefixed with the node's label unless it already starts with it.
+std::string nodeFailureMessage(const Node& node, const std::exception& e)
+{
+    std::string what = e.what();
+    if (dynamic_cast<const std::bad_alloc*>(&e))
+        what = "out of memory";
+    return what.rfind(node.label(), 0) == 0 ? what : node.label() + ": " + what;
+}
+
 } // namespace
 
 std::string describeValue(const Graph& graph, ValueId id)
@@ -60,6 +69,7 @@ void Session::start(const std::map<std::string, Value>& inputs)
     m_outputs.clear();
     m_failure = {};
     m_state = State::Idle;
+    m_fusedSteps = 0;
     const Graph& graph = m_program->model().graph();
     for (const auto& [name, value] : inputs) {
         ValueId id = graph.findValue(name);
@@ -226,6 +236,10 @@ Session::StepResult Session::runNode(Frame& frame)
         for (auto* o : m_observers)
             o->beforeNode(ev);
     }
+    // A plain run (values freed, no observer to see every node) may run several nodes as one fused step.
+    const bool plain = m_options.freeDeadValues && !observed;
+    if (plain && !frame.plan->fused.empty() && frame.plan->fused[frame.pc].nodes)
+        return runFused(frame, node, frame.plan->fused[frame.pc]);
     auto started = std::chrono::steady_clock::now();
     if (const auto* sub = dynamic_cast<const SubgraphKernel*>(kernel)) {
         frame.pendingInputs = m_inputs;
@@ -248,7 +262,7 @@ Session::StepResult Session::runNode(Frame& frame)
 
     m_results.assign(node.outputs.size(), Value());
     // A plain run gives the kernel the inputs that die here, so that it may write its output over them.
-    if (m_options.freeDeadValues && !observed)
+    if (plain)
         for (uint32_t i : frame.plan->donatedInputs[frame.pc])
             frame.values[static_cast<size_t>(node.inputs[i])] = Value();
     std::vector<std::optional<Value>> overrides;
@@ -276,10 +290,7 @@ Session::StepResult Session::runNode(Frame& frame)
                 throw ctx.error("output " + std::to_string(i) + " (\""
                     + frame.graph().value(node.outputs[i]).name + "\") was not produced");
     } catch (const std::exception& e) {
-        std::string what = e.what();
-        if (dynamic_cast<const std::bad_alloc*>(&e))
-            what = "out of memory";
-        std::string message = what.rfind(node.label(), 0) == 0 ? what : node.label() + ": " + what;
+        const std::string message = nodeFailureMessage(node, e);
         NodeEvent ev { node, frame, m_frames.size(), m_inputs, {}, {}, path };
         for (auto* o : m_observers)
             o->nodeFailed(ev, message);
@@ -289,6 +300,30 @@ Session::StepResult Session::runNode(Frame& frame)
         if (node.outputs[i] != kNoValue)
             frame.values[static_cast<size_t>(node.outputs[i])] = std::move(m_results[i]);
     return finishNode(frame, node, started);
+}
+
+Session::StepResult Session::runFused(Frame& frame, const Node& node, const FusedStep& step)
+{
+    if (step.kernel) {
+        m_results.assign(node.outputs.size(), Value());
+        try {
+            KernelContext ctx(node, m_inputs, m_results, m_options.threadPool, nullptr, &m_options.limits);
+            step.kernel->compute(ctx);
+            if (m_results[0].isNone())
+                throw ctx.error("the fused step produced no output");
+        } catch (const std::exception& e) {
+            fail(&node, nodeFailureMessage(node, e));
+        }
+        frame.values[static_cast<size_t>(step.output)] = std::move(m_results[0]);
+        ++m_fusedSteps;
+    }
+    for (const auto& [id, value] : step.constants)
+        frame.values[static_cast<size_t>(id)] = value;
+    for (size_t i = 0; i < step.nodes; ++i)
+        for (ValueId id : frame.plan->freeAfter[frame.pc + i])
+            frame.values[static_cast<size_t>(id)] = Value();
+    frame.pc += step.nodes;
+    return { StepKind::NodeDone, m_frames.size(), &frame.graph().nodes()[frame.pc - 1] };
 }
 
 Session::StepResult Session::continuePending(Frame& frame)

@@ -130,10 +130,13 @@ public:
     const std::map<std::string, Value>& outputs() const { return m_outputs; }
     /// Ordered output names of the main graph.
     std::vector<std::string> outputNames() const;
+    /// Fused kernels (Plan::fused) run since start(): plain runs only, each in place of several nodes.
+    size_t fusedSteps() const { return m_fusedSteps; }
 
 private:
     void pushFrame(const Plan& plan, std::vector<Value> inputs, std::string label, int64_t iteration = -1);
     StepResult runNode(Frame& frame);
+    StepResult runFused(Frame& frame, const Node& node, const FusedStep& step);
     StepResult continuePending(Frame& frame);
     StepResult finishNode(Frame& frame, const Node& node, std::chrono::steady_clock::time_point started);
     [[noreturn]] void fail(const Node* node, const std::string& message);
@@ -145,6 +148,7 @@ private:
     std::vector<std::unique_ptr<Frame>> m_frames;
     std::vector<std::string> m_pathLabels;
     uint64_t m_nextFrameId = 1;
+    size_t m_fusedSteps = 0;
     State m_state = State::Idle;
     Failure m_failure;
     std::map<std::string, Value> m_outputs;

@@ -6,6 +6,9 @@ the models and onnxruntime is missing.
   compare_with_onnxruntime.py --cli PATH --cache DIR --model REL_PATH [--rtol R --atol A] [--seed S]
       [--shape NAME=1x3x640x640 ...] [--dim SYMBOL=N ...] [--fill NAME=VALUE ...] [--steps K --carry OUT=IN ...]
 
+onnxscope runs each step twice: observed (every node runs) and plain (values freed after their last use, fused steps);
+both are compared.
+
 --steps/--carry run the model K times, feeding output OUT into input IN for the next step (stateful models such
 as silero VAD); every step is compared.
 """
@@ -91,17 +94,21 @@ def main():
                 path = os.path.join(tmp, f"in_{step}_{i}.npy")
                 np.save(path, value)
                 feeds.append((name, path))
-            ours_dir = os.path.join(tmp, f"ours_{step}")
-            cmd = [args.cli, "run", model_path, "-q", "--output-dir", ours_dir]
-            for name, path in feeds:
-                cmd += ["--input", f"{name}={path}"]
-            r = subprocess.run(cmd, capture_output=True, text=True)
-            if r.returncode != 0:
-                print(f"onnxscope-cli failed ({r.returncode}): {r.stderr.strip()}")
-                return 1
-            manifest = json.load(open(os.path.join(ours_dir, "manifest.json")))
-            ours = {t["name"]: np.load(os.path.join(ours_dir, t["file"])) for t in manifest["tensors"]
-                    if t.get("kind", "output") == "output"}
+            # Two runs: the CLI's first run (observed: every node runs) and, with --repeat 1, a plain run (values
+            # freed, fused steps), whose outputs are the ones written.
+            ours = {}
+            for kind, extra in (("observed", []), ("plain", ["--repeat", "1"])):
+                ours_dir = os.path.join(tmp, f"ours_{step}_{kind}")
+                cmd = [args.cli, "run", model_path, "-q", "--output-dir", ours_dir] + extra
+                for name, path in feeds:
+                    cmd += ["--input", f"{name}={path}"]
+                r = subprocess.run(cmd, capture_output=True, text=True)
+                if r.returncode != 0:
+                    print(f"onnxscope-cli failed ({r.returncode}): {r.stderr.strip()}")
+                    return 1
+                manifest = json.load(open(os.path.join(ours_dir, "manifest.json")))
+                ours[kind] = {t["name"]: np.load(os.path.join(ours_dir, t["file"])) for t in manifest["tensors"]
+                              if t.get("kind", "output") == "output"}
             ort_out = os.path.join(tmp, f"ort_{step}")
             r = subprocess.run(["node", os.path.join(os.path.dirname(os.path.abspath(__file__)), "ort_run.js"),
                                 ort_dir, model_path, ort_out] + [f"{n}={p}" for n, p in feeds],
@@ -111,27 +118,28 @@ def main():
                 return 1
             names = json.load(open(os.path.join(ort_out, "outputs.json")))
             theirs = {n: np.load(os.path.join(ort_out, f"output_{k}.npy")) for k, n in enumerate(names)}
-            for name, expected in theirs.items():
-                got = ours.get(name)
-                label = f"step {step}, output {name!r}"
-                if got is None:
-                    print(f"MISMATCH {label}: onnxscope wrote no such output")
-                    ok = False
-                    continue
-                if got.shape != expected.shape or got.dtype != expected.dtype:
-                    print(f"MISMATCH {label}: {got.dtype}{list(got.shape)} vs onnxruntime "
-                          f"{expected.dtype}{list(expected.shape)}")
-                    ok = False
-                    continue
-                a, e = got.astype(np.float64), expected.astype(np.float64)
-                close = np.isclose(a, e, rtol=args.rtol, atol=args.atol, equal_nan=True)
-                abs_err = float(np.max(np.abs(a - e))) if a.size else 0.0
-                rel_err = float(np.max(np.abs(a - e) / np.maximum(np.abs(e), 1e-30))) if a.size else 0.0
-                status = "ok" if close.all() else "MISMATCH"
-                print(f"{status} {label}: {got.dtype}{list(got.shape)} max abs err {abs_err:.3g}, "
-                      f"max rel err {rel_err:.3g}, {int((~close).sum())} of {close.size} outside "
-                      f"rtol {args.rtol} atol {args.atol}")
-                ok = ok and bool(close.all())
+            for kind, outputs in ours.items():
+                for name, expected in theirs.items():
+                    got = outputs.get(name)
+                    label = f"step {step}, {kind} run, output {name!r}"
+                    if got is None:
+                        print(f"MISMATCH {label}: onnxscope wrote no such output")
+                        ok = False
+                        continue
+                    if got.shape != expected.shape or got.dtype != expected.dtype:
+                        print(f"MISMATCH {label}: {got.dtype}{list(got.shape)} vs onnxruntime "
+                              f"{expected.dtype}{list(expected.shape)}")
+                        ok = False
+                        continue
+                    a, e = got.astype(np.float64), expected.astype(np.float64)
+                    close = np.isclose(a, e, rtol=args.rtol, atol=args.atol, equal_nan=True)
+                    abs_err = float(np.max(np.abs(a - e))) if a.size else 0.0
+                    rel_err = float(np.max(np.abs(a - e) / np.maximum(np.abs(e), 1e-30))) if a.size else 0.0
+                    status = "ok" if close.all() else "MISMATCH"
+                    print(f"{status} {label}: {got.dtype}{list(got.shape)} max abs err {abs_err:.3g}, "
+                          f"max rel err {rel_err:.3g}, {int((~close).sum())} of {close.size} outside "
+                          f"rtol {args.rtol} atol {args.atol}")
+                    ok = ok and bool(close.all())
             for out_name, in_name in carry.items():
                 inputs[in_name] = theirs[out_name]
     return 0 if ok else 1

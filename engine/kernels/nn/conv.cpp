@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+#include "engine/kernels/nn/conv.h"
+
 #include "engine/kernels/common/dispatch.h"
 #include "engine/kernels/kernel_registry.h"
 #include "engine/kernels/nn/im2col.h"
@@ -11,11 +13,13 @@ namespace {
 
 /// Conv 1, 11: 1-D, 2-D and 3-D convolution with group, strides, dilations, pads or auto_pad, optional bias.
 /// float, double, float16, bfloat16; half types are computed in float. im2col + Eigen GEMM (convolve()).
+/// Built with a ConvFolding (conv.h) for plain-run fusion: weights, bias and an activation fixed at plan time.
 class Conv final : public Kernel {
 public:
-    explicit Conv(const KernelInit& init)
+    explicit Conv(const KernelInit& init, ConvFolding folding = {})
         : m_window(WindowAttributes::parse(init, false))
         , m_group(init.attributes().getInt("group", 1))
+        , m_folding(std::move(folding))
     {
         if (m_group < 1)
             throw init.attributes().error("group", "must be positive, got " + std::to_string(m_group));
@@ -24,8 +28,10 @@ public:
     void compute(KernelContext& ctx) const override
     {
         const Tensor& x = ctx.input(0);
-        const Tensor& w = ctx.input(1);
-        const Tensor* b = ctx.hasInput(2) ? &ctx.input(2) : nullptr;
+        const bool folded = m_folding.weights.has_value();
+        const Tensor& w = folded ? *m_folding.weights : ctx.input(1);
+        const Tensor* b
+            = folded ? (m_folding.bias ? &*m_folding.bias : nullptr) : (ctx.hasInput(2) ? &ctx.input(2) : nullptr);
         if (w.dtype() != x.dtype() || (b && b->dtype() != x.dtype()))
             throw ctx.error("X, W and B must have the same element type, got " + x.typeString() + ", "
                 + w.typeString() + (b ? ", " + b->typeString() : std::string()));
@@ -48,8 +54,10 @@ public:
         Shape outShape { x.dim(0), m };
         for (int64_t d : g.outSpatial())
             outShape.push_back(d);
+        if (m_folding.activation.kind != simd::Activation::None && x.dtype() != DataType::Float)
+            throw ctx.error("a fused activation needs float data, got " + x.typeString());
         Tensor& y = ctx.allocateOutputUninitialized(0, x.dtype(), outShape);
-        const ConvolveOptions options { ctx.threadPool(), {} };
+        const ConvolveOptions options { ctx.threadPool(), m_folding.activation };
         dispatch<FloatTypes>(x.dtype(), ctx.node().label(), [&]<class T>() {
             if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
                 convolve<T>(x.data<T>().data(), w.data<T>().data(), b ? b->data<T>().data() : nullptr,
@@ -70,9 +78,15 @@ public:
 private:
     WindowAttributes m_window;
     int64_t m_group;
+    ConvFolding m_folding;
 };
 
 } // namespace
+
+std::unique_ptr<Kernel> makeFoldedConv(const KernelInit& init, ConvFolding folding)
+{
+    return std::make_unique<Conv>(init, std::move(folding));
+}
 
 void registerConv(KernelRegistry& r) { r.add("", "Conv", 1, KernelRegistry::kLatest, makeFactory<Conv>()); }
 

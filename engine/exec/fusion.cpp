@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: MIT
+#include "engine/exec/fusion.h"
+
+#include "engine/kernels/nn/conv.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+
+namespace onnxscope {
+
+namespace {
+
+bool isDefaultOp(const Node& node, const char* opType)
+{
+    return node.opType == opType && node.domain.empty() && !node.functionBody && node.subgraphs.empty();
+}
+
+using Constants = std::vector<std::pair<ValueId, Value>>;
+
+class Fuser {
+public:
+    explicit Fuser(Plan& plan)
+        : m_plan(plan)
+        , m_graph(*plan.graph)
+        , m_known(knownValues(plan))
+    {
+    }
+
+    void run()
+    {
+        m_plan.fused.resize(m_graph.nodes().size());
+        for (const Node& node : m_graph.nodes()) {
+            try {
+                fuseConv(node);
+            } catch (const Error&) {
+                // An attribute the node's own kernel would reject at run time: leave the node alone.
+            }
+        }
+        // The other Constant nodes: one step per run of them, which sets their outputs.
+        for (size_t at = 0; at < m_plan.fused.size();) {
+            FusedStep& step = m_plan.fused[at];
+            if (step.nodes) {
+                at += step.nodes;
+                continue;
+            }
+            const size_t end = skipConstants(at, step.constants);
+            step.nodes = static_cast<uint32_t>(end - at);
+            at = std::max(end, at + 1);
+        }
+    }
+
+private:
+    /// By ValueId: the values known at plan time. Initializers, but not graph inputs with a default (a caller may
+    /// override those), and the outputs of Constant nodes, computed by their kernels.
+    static std::vector<Value> knownValues(const Plan& plan)
+    {
+        const Graph& graph = *plan.graph;
+        std::vector<Value> known(graph.values().size());
+        for (size_t id = 0; id < known.size(); ++id)
+            if (graph.values()[id].source == ValueInfo::Source::Initializer)
+                known[id] = plan.constants[id];
+        for (const Node& node : graph.nodes()) {
+            const Kernel* kernel = plan.kernels[static_cast<size_t>(node.id)].get();
+            if (!kernel || !isDefaultOp(node, "Constant") || !node.inputs.empty() || node.outputs.size() != 1
+                || node.outputs[0] == kNoValue)
+                continue;
+            std::vector<Value> out(1);
+            try {
+                KernelContext ctx(node, {}, out);
+                kernel->compute(ctx);
+            } catch (const Error&) {
+                continue;
+            }
+            known[static_cast<size_t>(node.outputs[0])] = std::move(out[0]);
+        }
+        return known;
+    }
+
+    const Tensor* floatConstant(ValueId id) const
+    {
+        if (id == kNoValue)
+            return nullptr;
+        const Value& v = m_known[static_cast<size_t>(id)];
+        return v.isTensor() && v.tensor().dtype() == DataType::Float ? &v.tensor() : nullptr;
+    }
+
+    /// The first position from `at` that is not a Constant node with a known output; the outputs of those passed
+    /// over are appended to `skipped`.
+    size_t skipConstants(size_t at, Constants& skipped) const
+    {
+        for (; at < m_graph.nodes().size(); ++at) {
+            const Node& node = m_graph.nodes()[at];
+            if (!isDefaultOp(node, "Constant") || !node.inputs.empty() || node.outputs.size() != 1
+                || node.outputs[0] == kNoValue || m_known[static_cast<size_t>(node.outputs[0])].isNone())
+                break;
+            skipped.emplace_back(node.outputs[0], m_known[static_cast<size_t>(node.outputs[0])]);
+        }
+        return at;
+    }
+
+    /// The node at position `at` if it has a kernel and one output, and reads `id` once as a plain input.
+    const Node* readerAt(ValueId id, size_t at) const
+    {
+        if (at >= m_graph.nodes().size() || !m_plan.kernels[at])
+            return nullptr;
+        const Node& reader = m_graph.nodes()[at];
+        if (std::count(reader.inputs.begin(), reader.inputs.end(), id) != 1 || !reader.implicitInputs.empty()
+            || reader.outputs.size() != 1 || reader.outputs[0] == kNoValue)
+            return nullptr;
+        return &reader;
+    }
+
+    /// True when exactly `readers` (in plan order) read `id`, which is not a graph output. A subgraph that reads `id`
+    /// from the outer scope makes its owner node a reader too.
+    bool readOnlyBy(ValueId id, std::initializer_list<const Node*> readers) const
+    {
+        const auto uid = static_cast<size_t>(id);
+        const auto& consumers = m_graph.values()[uid].consumers;
+        if (m_plan.isGraphOutput[uid] || consumers.size() != readers.size())
+            return false;
+        size_t i = 0;
+        for (const Node* r : readers)
+            if (consumers[i++] != r->id)
+                return false;
+        return true;
+    }
+
+    /// The node at position `at` if it is the only reader of `id`, and reads it as its input 0.
+    const Node* soleReaderAt(ValueId id, size_t at) const
+    {
+        const Node* reader = readerAt(id, at);
+        return reader && reader->inputs[0] == id && readOnlyBy(id, { reader }) ? reader : nullptr;
+    }
+
+    /// True for a known float constant of one element equal to `value`, of rank at most `rank` (so that it
+    /// broadcasts to the shape of the other operand).
+    bool isScalar(ValueId id, float value, int64_t rank) const
+    {
+        const Tensor* t = floatConstant(id);
+        return t && t->size() == 1 && t->rank() <= rank && t->data<float>()[0] == value;
+    }
+
+    void fuseConv(const Node& conv)
+    {
+        if (!isDefaultOp(conv, "Conv") || !m_plan.kernels[static_cast<size_t>(conv.id)] || conv.inputs.size() < 2
+            || conv.inputs.size() > 3 || conv.outputs.size() != 1 || conv.outputs[0] == kNoValue)
+            return;
+        // Known float weights also mean float data: other X types fail Conv's own type check, fused or not.
+        const Tensor* w = floatConstant(conv.inputs[1]);
+        if (!w || w->rank() < 3 || w->dim(0) < 1)
+            return;
+        const Tensor* b = nullptr;
+        if (conv.inputs.size() == 3 && conv.inputs[2] != kNoValue) {
+            b = floatConstant(conv.inputs[2]);
+            if (!b || b->rank() != 1 || b->dim(0) != w->dim(0))
+                return;
+        }
+        ConvFolding folding;
+        FusedStep step;
+        step.nodes = 1;
+        step.output = conv.outputs[0];
+        Constants skipped; // Constant nodes between the step and the node being considered
+        const auto absorb = [&](const Node& node) {
+            step.nodes = static_cast<uint32_t>(node.id - conv.id + 1);
+            step.output = node.outputs[0];
+            step.constants.insert(step.constants.end(), skipped.begin(), skipped.end());
+            skipped.clear();
+        };
+        size_t at = skipConstants(static_cast<size_t>(conv.id) + 1, skipped);
+        const Node* reader = soleReaderAt(step.output, at);
+        if (reader && foldBatchNorm(*reader, *w, b, folding)) {
+            absorb(*reader);
+            at = skipConstants(static_cast<size_t>(reader->id) + 1, skipped);
+            reader = soleReaderAt(step.output, at);
+        }
+        if (reader) {
+            if (auto act = activation(*reader)) {
+                folding.activation = *act;
+                absorb(*reader);
+            }
+        } else if (const Node* last = hardSwish(step.output, at, w->rank(), skipped)) {
+            folding.activation = { simd::Activation::HardSwish };
+            absorb(*last);
+        }
+        if (step.nodes == 1)
+            return;
+        step.kernel = makeFoldedConv(KernelInit { conv, &m_graph }, std::move(folding));
+        m_plan.fused[static_cast<size_t>(conv.id)] = std::move(step);
+    }
+
+    /// HardSwish as exporters write it, x * Clip(x + 3, 0, 6) / 6: Add, Clip, Mul and Div from position `at` (Constant
+    /// nodes in between are appended to `skipped`), x of rank `rank` read by the Add and the Mul only. Returns the
+    /// Div, or null. Equal to the HardSwish activation up to float rounding.
+    const Node* hardSwish(ValueId x, size_t at, int64_t rank, Constants& skipped) const
+    {
+        Constants passed;
+        const Node* add = readerAt(x, skipConstants(at, passed));
+        if (!add || !isDefaultOp(*add, "Add") || add->inputs.size() != 2
+            || !isScalar(add->inputs[add->inputs[0] == x ? 1 : 0], 3.0f, rank))
+            return nullptr;
+        const Node* clip = soleReaderAt(add->outputs[0], skipConstants(static_cast<size_t>(add->id) + 1, passed));
+        const auto bounds = clip && isDefaultOp(*clip, "Clip") ? clipBounds(*clip) : std::nullopt;
+        if (!bounds || bounds->alpha != 0.0f || bounds->beta != 6.0f)
+            return nullptr;
+        const Node* mul = readerAt(x, skipConstants(static_cast<size_t>(clip->id) + 1, passed));
+        if (!mul || !isDefaultOp(*mul, "Mul") || mul->inputs.size() != 2
+            || mul->inputs[mul->inputs[0] == x ? 1 : 0] != clip->outputs[0] || !readOnlyBy(clip->outputs[0], { mul })
+            || !readOnlyBy(x, { add, mul }))
+            return nullptr;
+        const Node* div = soleReaderAt(mul->outputs[0], skipConstants(static_cast<size_t>(mul->id) + 1, passed));
+        if (!div || !isDefaultOp(*div, "Div") || div->inputs.size() != 2 || !isScalar(div->inputs[1], 6.0f, rank))
+            return nullptr;
+        skipped.insert(skipped.end(), passed.begin(), passed.end());
+        return div;
+    }
+
+    /// An inference-mode BatchNormalization with known float parameters of the conv's M channels, folded into the
+    /// weights and bias: a = scale / sqrt(var + epsilon) (in double, as the BatchNormalization kernel computes it),
+    /// W' = W * a and B' = (B - mean) * a + bias per output channel.
+    bool foldBatchNorm(const Node& bn, const Tensor& w, const Tensor* b, ConvFolding& folding) const
+    {
+        if (!isDefaultOp(bn, "BatchNormalization") || bn.inputs.size() != 5
+            || (bn.opset >= 14 && bn.attributes.getInt("training_mode", 0) != 0)
+            || (bn.opset < 9 && bn.attributes.getInt("spatial", 1) == 0))
+            return false;
+        const int64_t m = w.dim(0);
+        const Tensor* p[4]; // scale, bias, mean, var
+        for (size_t i = 0; i < 4; ++i) {
+            p[i] = floatConstant(bn.inputs[i + 1]);
+            if (!p[i] || p[i]->rank() != 1 || p[i]->dim(0) != m)
+                return false;
+        }
+        const auto scale = p[0]->data<float>(), bias = p[1]->data<float>(), mean = p[2]->data<float>(),
+                   var = p[3]->data<float>();
+        const double epsilon = static_cast<double>(bn.attributes.getFloat("epsilon", 1e-5f));
+        const auto in = w.data<float>();
+        const size_t perChannel = in.size() / static_cast<size_t>(m);
+        Tensor weights(DataType::Float, w.shape());
+        Tensor folded(DataType::Float, { m });
+        auto out = weights.data<float>();
+        auto outBias = folded.data<float>();
+        for (size_t c = 0; c < static_cast<size_t>(m); ++c) {
+            const double a = static_cast<double>(scale[c]) / std::sqrt(static_cast<double>(var[c]) + epsilon);
+            for (size_t k = c * perChannel; k < (c + 1) * perChannel; ++k)
+                out[k] = static_cast<float>(static_cast<double>(in[k]) * a);
+            const double b0 = b ? static_cast<double>(b->data<float>()[c]) : 0.0;
+            outBias[c] = static_cast<float>((b0 - static_cast<double>(mean[c])) * a + static_cast<double>(bias[c]));
+        }
+        folding.weights = std::move(weights);
+        folding.bias = std::move(folded);
+        return true;
+    }
+
+    /// The convolution epilogue that computes `node` (reading the conv's output as its input 0), as the node's own
+    /// float kernel does with the same simd activation.
+    std::optional<simd::ActivationParams> activation(const Node& node) const
+    {
+        using simd::Activation;
+        const NodeAttributes& attrs = node.attributes;
+        if (!node.domain.empty() || node.functionBody || !node.subgraphs.empty())
+            return std::nullopt;
+        if (node.opType == "Clip")
+            return clipBounds(node);
+        if (node.inputs.size() != 1)
+            return std::nullopt;
+        if (node.opType == "Relu")
+            return simd::ActivationParams { Activation::Relu };
+        if (node.opType == "Sigmoid")
+            return simd::ActivationParams { Activation::Sigmoid };
+        if (node.opType == "Tanh")
+            return simd::ActivationParams { Activation::Tanh };
+        if (node.opType == "HardSwish")
+            return simd::ActivationParams { Activation::HardSwish };
+        if (node.opType == "LeakyRelu")
+            return simd::ActivationParams { Activation::LeakyRelu, attrs.getFloat("alpha", 0.01f) };
+        if (node.opType == "HardSigmoid")
+            return simd::ActivationParams { Activation::HardSigmoid, attrs.getFloat("alpha", 0.2f),
+                attrs.getFloat("beta", 0.5f) };
+        return std::nullopt;
+    }
+
+    /// Clip's bounds: attributes before opset 11, known float scalar inputs from 11; an absent bound does not clip.
+    std::optional<simd::ActivationParams> clipBounds(const Node& clip) const
+    {
+        float bounds[2] = { -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::infinity() };
+        if (clip.opset < 11) {
+            if (clip.inputs.size() != 1)
+                return std::nullopt;
+            if (clip.attributes.has("min"))
+                bounds[0] = clip.attributes.getFloat("min", 0.0f);
+            if (clip.attributes.has("max"))
+                bounds[1] = clip.attributes.getFloat("max", 0.0f);
+        } else {
+            if (clip.inputs.size() > 3)
+                return std::nullopt;
+            for (size_t i = 1; i < clip.inputs.size(); ++i) {
+                if (clip.inputs[i] == kNoValue)
+                    continue;
+                const Tensor* t = floatConstant(clip.inputs[i]);
+                if (!t || t->size() != 1)
+                    return std::nullopt;
+                bounds[i - 1] = t->data<float>()[0];
+            }
+        }
+        return simd::ActivationParams { simd::Activation::Clip, bounds[0], bounds[1] };
+    }
+
+    Plan& m_plan;
+    const Graph& m_graph;
+    std::vector<Value> m_known;
+};
+
+} // namespace
+
+void planFusions(Plan& plan)
+{
+    Fuser(plan).run();
+}
+
+} // namespace onnxscope

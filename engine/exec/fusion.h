@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "engine/exec/program.h"
+
+namespace onnxscope {
+
+/// Fills plan.fused (the plan's kernels, constants and liveness must be built) with the steps of plain runs. Each Conv
+/// whose float weights and bias are known at plan time (initializers, not input defaults, or Constant-node outputs) is
+/// fused with the nodes after it, as onnxruntime does:
+///   - an inference-mode BatchNormalization with known float parameters, folded into the weights and bias;
+///   - then an activation the convolution applies to its output: Relu, LeakyRelu, Clip with known bounds,
+///     HardSigmoid, HardSwish, Sigmoid, Tanh, or HardSwish written as x * Clip(x + 3, 0, 6) / 6.
+/// A node is fused only when it comes next in the plan's order (Constant nodes in between are allowed: the step sets
+/// their outputs) and only it reads the previous output, which is not a graph output nor read by a subgraph.
+/// Equivalent up to float rounding (the folded weights, HardSwish's formula); no fusion when any condition is in
+/// doubt. Only for plans built with the builtin registry, whose kernels these reproduce. The other Constant nodes are
+/// grouped in steps without a kernel, one per run of consecutive ones, which set their outputs.
+void planFusions(Plan& plan);
+
+} // namespace onnxscope

@@ -1,0 +1,702 @@
+// SPDX-License-Identifier: MIT
+// Plain-run fusion (engine/exec/fusion.h): Conv + BatchNormalization folded into the weights, and an activation run as
+// the convolution's epilogue. Each model (random weights, fixed seed) runs plain (fused), with an observer and through
+// the Debugger (every node); the first two are compared with a naive reference computed here in double. The plan's
+// fused node count and the session's fused step count show which path ran; negative cases must not fuse. A mismatch
+// prints the case, the seed and the first bad index.
+#include "engine/exec/debugger.h"
+#include "engine/exec/session.h"
+
+#include <QtTest>
+#include <onnx/onnx_pb.h>
+
+#include "engine/io/tensor_proto.h"
+
+#include <cmath>
+#include <random>
+
+using namespace onnxscope;
+
+namespace {
+
+constexpr unsigned kSeed = 20250309;
+
+Tensor randomTensor(std::mt19937& rng, const Shape& shape, float lo = -1.0f, float hi = 1.0f)
+{
+    std::uniform_real_distribution<float> dist(lo, hi);
+    Tensor t(DataType::Float, shape);
+    for (float& v : t.data<float>())
+        v = dist(rng);
+    return t;
+}
+
+/// Builds a graph with onnx's protobuf API: nodes in the order given, known values as initializers or Constant nodes.
+class GraphMaker {
+public:
+    explicit GraphMaker(onnx::GraphProto* graph)
+        : m_graph(graph)
+    {
+    }
+
+    void input(const std::string& name, const Shape& shape, int elemType = onnx::TensorProto::FLOAT)
+    {
+        onnx::ValueInfoProto* v = m_graph->add_input();
+        v->set_name(name);
+        auto* t = v->mutable_type()->mutable_tensor_type();
+        t->set_elem_type(elemType);
+        auto* s = t->mutable_shape();
+        for (int64_t d : shape)
+            s->add_dim()->set_dim_value(d);
+    }
+
+    void output(const std::string& name)
+    {
+        onnx::ValueInfoProto* v = m_graph->add_output();
+        v->set_name(name);
+        v->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+    }
+
+    /// A value known when the plan is built: an initializer, or the output of a Constant node placed here.
+    void constant(const std::string& name, const Tensor& t, bool asNode)
+    {
+        if (!asNode) {
+            tensorToProto(t, *m_graph->add_initializer(), name);
+            return;
+        }
+        onnx::AttributeProto* a = node("Constant", {}, { name }).add_attribute();
+        a->set_name("value");
+        a->set_type(onnx::AttributeProto::TENSOR);
+        tensorToProto(t, *a->mutable_t(), name);
+    }
+
+    /// An input with a default initializer, which a caller may override: not a constant.
+    void inputWithDefault(const std::string& name, const Tensor& t)
+    {
+        input(name, t.shape());
+        tensorToProto(t, *m_graph->add_initializer(), name);
+    }
+
+    onnx::NodeProto& node(
+        const std::string& op, const std::vector<std::string>& ins, const std::vector<std::string>& outs)
+    {
+        onnx::NodeProto* n = m_graph->add_node();
+        n->set_op_type(op);
+        n->set_name(op == "Constant" ? outs[0] + "_constant" : outs[0] + "_node");
+        for (const auto& i : ins)
+            n->add_input(i);
+        for (const auto& o : outs)
+            n->add_output(o);
+        return *n;
+    }
+
+    /// A graph attribute of `n` (an If branch).
+    static GraphMaker branch(onnx::NodeProto& n, const std::string& attribute)
+    {
+        onnx::AttributeProto* a = n.add_attribute();
+        a->set_name(attribute);
+        a->set_type(onnx::AttributeProto::GRAPH);
+        a->mutable_g()->set_name(attribute);
+        return GraphMaker(a->mutable_g());
+    }
+
+private:
+    onnx::GraphProto* m_graph;
+};
+
+void setFloat(onnx::NodeProto& n, const std::string& name, float v)
+{
+    onnx::AttributeProto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::FLOAT);
+    a->set_f(v);
+}
+
+void setInt(onnx::NodeProto& n, const std::string& name, int64_t v)
+{
+    onnx::AttributeProto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::INT);
+    a->set_i(v);
+}
+
+void setInts(onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v)
+{
+    onnx::AttributeProto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::INTS);
+    for (int64_t x : v)
+        a->add_ints(x);
+}
+
+struct ModelMaker {
+    std::unique_ptr<onnx::ModelProto> proto = std::make_unique<onnx::ModelProto>();
+    GraphMaker graph { proto->mutable_graph() };
+
+    explicit ModelMaker(int64_t opset)
+    {
+        proto->set_ir_version(8);
+        proto->add_opset_import()->set_version(opset);
+        proto->mutable_graph()->set_name("fusion");
+    }
+
+    std::shared_ptr<Program> program()
+    {
+        return std::make_shared<Program>(Model::fromProto(std::move(proto), ".", "<fusion>"));
+    }
+};
+
+/// The geometry and weights of one 2-D convolution (square kernel, same stride and pad on both axes).
+struct ConvParams {
+    int64_t n = 1, c = 4, m = 6, group = 1, kernel = 3, stride = 1, pad = 1, h = 9, w = 11;
+    Tensor weights, bias; // bias empty: none
+
+    Shape inputShape() const { return { n, c, h, w }; }
+    int64_t outH() const { return (h + 2 * pad - kernel) / stride + 1; }
+    int64_t outW() const { return (w + 2 * pad - kernel) / stride + 1; }
+};
+
+/// The naive convolution, in double: y[n, oc, oh, ow].
+std::vector<double> referenceConv(const ConvParams& p, const Tensor& x)
+{
+    const int64_t cg = p.c / p.group, mg = p.m / p.group, oh = p.outH(), ow = p.outW();
+    std::vector<double> y(static_cast<size_t>(p.n * p.m * oh * ow));
+    auto xd = x.data<float>();
+    auto wd = p.weights.data<float>();
+    for (int64_t n = 0; n < p.n; ++n)
+        for (int64_t oc = 0; oc < p.m; ++oc)
+            for (int64_t i = 0; i < oh; ++i)
+                for (int64_t j = 0; j < ow; ++j) {
+                    double sum = p.bias.size() ? double(p.bias.data<float>()[static_cast<size_t>(oc)]) : 0.0;
+                    const int64_t g = oc / mg;
+                    for (int64_t ic = 0; ic < cg; ++ic)
+                        for (int64_t ki = 0; ki < p.kernel; ++ki)
+                            for (int64_t kj = 0; kj < p.kernel; ++kj) {
+                                const int64_t r = i * p.stride - p.pad + ki, s = j * p.stride - p.pad + kj;
+                                if (r < 0 || r >= p.h || s < 0 || s >= p.w)
+                                    continue;
+                                sum += double(xd[static_cast<size_t>(((n * p.c + g * cg + ic) * p.h + r) * p.w + s)])
+                                    * double(wd[static_cast<size_t>(((oc * cg + ic) * p.kernel + ki) * p.kernel + kj)]);
+                            }
+                    y[static_cast<size_t>(((n * p.m + oc) * oh + i) * ow + j)] = sum;
+                }
+    return y;
+}
+
+struct BatchNormParams {
+    Tensor scale, bias, mean, var;
+    float epsilon = 1e-3f;
+};
+
+void referenceBatchNorm(std::vector<double>& y, const ConvParams& p, const BatchNormParams& bn)
+{
+    const size_t plane = static_cast<size_t>(p.outH() * p.outW());
+    for (size_t i = 0; i < y.size(); ++i) {
+        const size_t c = (i / plane) % static_cast<size_t>(p.m);
+        y[i] = (y[i] - double(bn.mean.data<float>()[c]))
+                / std::sqrt(double(bn.var.data<float>()[c]) + double(bn.epsilon)) * double(bn.scale.data<float>()[c])
+            + double(bn.bias.data<float>()[c]);
+    }
+}
+
+/// An activation node's parameters, and its formula from the ONNX spec.
+struct ActivationCase {
+    std::string op; // "" for none
+    float alpha = 0, beta = 0; // LeakyRelu alpha; HardSigmoid alpha, beta; Clip min, max
+
+    double apply(double v) const
+    {
+        if (op == "Relu")
+            return std::max(v, 0.0);
+        if (op == "LeakyRelu")
+            return v >= 0 ? v : double(alpha) * v;
+        if (op == "Clip")
+            return std::min(std::max(v, double(alpha)), double(beta));
+        if (op == "HardSigmoid")
+            return std::max(0.0, std::min(1.0, double(alpha) * v + double(beta)));
+        if (op == "HardSwish")
+            return v * std::max(0.0, std::min(1.0, v / 6.0 + 0.5));
+        if (op == "Sigmoid")
+            return 1.0 / (1.0 + std::exp(-v));
+        if (op == "Tanh")
+            return std::tanh(v);
+        return v;
+    }
+};
+
+/// Counts the main graph's nodes an observer sees; attaching it makes a run unfused.
+class NodeCounter final : public SessionObserver {
+public:
+    void afterNode(const NodeEvent& ev) override { nodes += ev.depth == 1 ? 1 : 0; }
+    size_t nodes = 0;
+};
+
+std::string compareValues(const Tensor& got, const std::vector<double>& expected, const std::string& what)
+{
+    if (static_cast<size_t>(got.size()) != expected.size())
+        return what + ": " + std::to_string(got.size()) + " values, expected " + std::to_string(expected.size());
+    auto d = got.data<float>();
+    for (size_t i = 0; i < expected.size(); ++i)
+        if (!(std::abs(double(d[i]) - expected[i]) <= 1e-4 + 1e-4 * std::abs(expected[i])))
+            return what + ": index " + std::to_string(i) + " is " + std::to_string(d[i]) + ", expected "
+                + std::to_string(expected[i]) + " (seed " + std::to_string(kSeed) + ")";
+    return {};
+}
+
+/// Runs `program` plain and observed; checks the fused counts and every output named in `expected` on both paths.
+void checkRuns(const std::shared_ptr<Program>& program, const std::map<std::string, Value>& inputs,
+    const std::map<std::string, std::vector<double>>& expected, size_t fusedNodes, const std::string& name)
+{
+    const std::string where = name + ": ";
+    QVERIFY2(program->mainPlan().fusedNodeCount() == fusedNodes,
+        (where + "fused nodes " + std::to_string(program->mainPlan().fusedNodeCount()) + ", expected "
+            + std::to_string(fusedNodes))
+            .c_str());
+    Session plain(program);
+    const auto plainOut = plain.run(inputs);
+    QVERIFY2(plain.fusedSteps() == (fusedNodes ? 1u : 0u),
+        (where + "plain run took " + std::to_string(plain.fusedSteps()) + " fused steps").c_str());
+
+    Session observed(program);
+    NodeCounter counter;
+    observed.addObserver(&counter);
+    const auto observedOut = observed.run(inputs);
+    QVERIFY2(observed.fusedSteps() == 0, (where + "an observed run took a fused step").c_str());
+    QVERIFY2(counter.nodes == program->model().graph().nodes().size(),
+        (where + "the observer saw " + std::to_string(counter.nodes) + " nodes").c_str());
+
+    Debugger debugger(program);
+    debugger.start(inputs);
+    debugger.continueRun();
+    QVERIFY2(debugger.finished() && debugger.session().fusedSteps() == 0,
+        (where + "the debug run did not finish unfused").c_str());
+
+    for (const auto& [output, values] : expected) {
+        const std::string plainError = compareValues(plainOut.at(output).tensor(), values, where + "plain " + output);
+        QVERIFY2(plainError.empty(), plainError.c_str());
+        const std::string observedError
+            = compareValues(observedOut.at(output).tensor(), values, where + "observed " + output);
+        QVERIFY2(observedError.empty(), observedError.c_str());
+    }
+}
+
+/// Conv [+ BatchNormalization] [+ activation] with random weights, known values as initializers or Constant nodes.
+struct ChainCase {
+    std::string name;
+    int64_t opset = 13;
+    ConvParams conv;
+    bool convBias = true;
+    bool batchNorm = false;
+    ActivationCase activation;
+    bool constantNodes = false;
+};
+
+void runChain(ChainCase k)
+{
+    std::mt19937 rng(kSeed);
+    ConvParams& p = k.conv;
+    p.weights = randomTensor(rng, { p.m, p.c / p.group, p.kernel, p.kernel });
+    if (k.convBias)
+        p.bias = randomTensor(rng, { p.m });
+    BatchNormParams bn { randomTensor(rng, { p.m }, 0.5f, 1.5f), randomTensor(rng, { p.m }),
+        randomTensor(rng, { p.m }, -0.5f, 0.5f), randomTensor(rng, { p.m }, 0.1f, 2.0f) };
+    const Tensor x = randomTensor(rng, p.inputShape(), -2.0f, 2.0f);
+
+    ModelMaker model(k.opset);
+    GraphMaker& g = model.graph;
+    g.input("x", p.inputShape());
+    g.output("y");
+    g.constant("w", p.weights, k.constantNodes);
+    std::vector<std::string> convInputs { "x", "w" };
+    if (k.convBias) {
+        g.constant("b", p.bias, k.constantNodes);
+        convInputs.push_back("b");
+    }
+    std::string last = "conv_out";
+    const bool hasActivation = !k.activation.op.empty();
+    auto& conv = g.node("Conv", convInputs, { !k.batchNorm && !hasActivation ? "y" : last });
+    setInt(conv, "group", p.group);
+    setInts(conv, "kernel_shape", { p.kernel, p.kernel });
+    setInts(conv, "strides", { p.stride, p.stride });
+    setInts(conv, "pads", { p.pad, p.pad, p.pad, p.pad });
+    if (k.batchNorm) {
+        g.constant("bn_scale", bn.scale, k.constantNodes);
+        g.constant("bn_bias", bn.bias, k.constantNodes);
+        g.constant("bn_mean", bn.mean, k.constantNodes);
+        g.constant("bn_var", bn.var, k.constantNodes);
+        const std::string out = hasActivation ? "bn_out" : "y";
+        setFloat(g.node("BatchNormalization", { last, "bn_scale", "bn_bias", "bn_mean", "bn_var" }, { out }), "epsilon",
+            bn.epsilon);
+        last = out;
+    }
+    if (hasActivation) {
+        const ActivationCase& a = k.activation;
+        std::vector<std::string> ins { last };
+        if (a.op == "Clip" && k.opset >= 11) {
+            // Constant nodes between the Conv and the Clip, as exporters write them.
+            g.constant("clip_min", Tensor::scalar<float>(a.alpha), true);
+            g.constant("clip_max", Tensor::scalar<float>(a.beta), true);
+            ins.push_back("clip_min");
+            ins.push_back("clip_max");
+        }
+        auto& act = g.node(a.op, ins, { "y" });
+        if (a.op == "LeakyRelu")
+            setFloat(act, "alpha", a.alpha);
+        if (a.op == "HardSigmoid") {
+            setFloat(act, "alpha", a.alpha);
+            setFloat(act, "beta", a.beta);
+        }
+        if (a.op == "Clip" && k.opset < 11) {
+            setFloat(act, "min", a.alpha);
+            setFloat(act, "max", a.beta);
+        }
+    }
+
+    std::vector<double> expected = referenceConv(p, x);
+    if (k.batchNorm)
+        referenceBatchNorm(expected, p, bn);
+    for (double& v : expected)
+        v = k.activation.apply(v);
+    const size_t fused = 1 + (k.batchNorm ? 1 : 0) + (hasActivation ? 1 : 0);
+    checkRuns(model.program(), { { "x", Value(x) } }, { { "y", expected } }, fused > 1 ? fused : 0, k.name);
+}
+
+ConvParams geometry(int64_t c, int64_t m, int64_t group, int64_t kernel, int64_t stride, int64_t pad)
+{
+    ConvParams p;
+    p.c = c;
+    p.m = m;
+    p.group = group;
+    p.kernel = kernel;
+    p.stride = stride;
+    p.pad = pad;
+    return p;
+}
+
+} // namespace
+
+class TestFusion : public QObject {
+    Q_OBJECT
+
+private slots:
+    void convBatchNormIsFolded()
+    {
+        runChain({ "Conv+BN", 13, geometry(4, 6, 1, 3, 1, 1), true, true, {}, false });
+        runChain({ "Conv(no bias)+BN, Constant nodes", 9, geometry(4, 6, 1, 3, 2, 0), false, true, {}, true });
+        runChain({ "Conv 1x1+BN", 15, geometry(5, 7, 1, 1, 1, 0), true, true, {}, false });
+    }
+
+    void convBatchNormReluIsFused()
+    {
+        runChain({ "Conv+BN+Relu", 13, geometry(4, 6, 1, 3, 1, 1), true, true, { "Relu" }, false });
+        runChain({ "depthwise Conv+BN+Relu", 13, geometry(6, 6, 6, 3, 2, 1), false, true, { "Relu" }, true });
+    }
+
+    void convClipIsFused()
+    {
+        runChain({ "Conv+Clip (bounds as inputs)", 13, geometry(4, 6, 1, 3, 1, 1), true, false, { "Clip", -0.5f, 0.7f },
+            false });
+        runChain({ "Conv+BN+Clip (bounds as attributes)", 9, geometry(3, 8, 1, 3, 1, 1), true, true,
+            { "Clip", 0.0f, 6.0f }, true });
+    }
+
+    void convLeakyReluIsFused()
+    {
+        runChain({ "Conv+LeakyRelu", 13, geometry(4, 6, 1, 3, 1, 1), true, false, { "LeakyRelu", 0.2f }, false });
+        runChain(
+            { "grouped Conv+LeakyRelu", 13, geometry(4, 6, 2, 3, 1, 0), true, false, { "LeakyRelu", 0.1f }, true });
+    }
+
+    void otherActivationsAreFused()
+    {
+        runChain({ "Conv+BN+HardSigmoid", 13, geometry(4, 6, 1, 3, 1, 1), true, true, { "HardSigmoid", 0.3f, 0.4f },
+            false });
+        runChain({ "Conv 1x1+Sigmoid", 13, geometry(4, 6, 1, 1, 1, 0), true, false, { "Sigmoid" }, false });
+        runChain({ "depthwise Conv+Tanh", 13, geometry(5, 5, 5, 3, 1, 1), true, false, { "Tanh" }, false });
+        runChain({ "Conv+BN+HardSwish", 14, geometry(4, 6, 1, 3, 1, 1), true, true, { "HardSwish" }, true });
+    }
+
+    void hardSwishPatternIsFused()
+    {
+        // x * Clip(x + 3, 0, 6) / 6 after Conv + BN, with Constant nodes in between as exporters write it; then after
+        // a bare Conv with the operands swapped; then variants that must stop the fusion before the pattern.
+        struct Case {
+            std::string name;
+            bool batchNorm, swapped;
+            float divisor = 6.0f;
+            bool extraReader = false;
+            size_t fused;
+        };
+        const Case cases[] = {
+            { "Conv+BN+hard-swish", true, false, 6.0f, false, 6 },
+            { "Conv+hard-swish, operands swapped", false, true, 6.0f, false, 5 },
+            { "Conv+BN, then / 5", true, false, 5.0f, false, 2 },
+            { "Conv+BN, then hard-swish with a third reader", true, false, 6.0f, true, 2 },
+        };
+        for (const Case& k : cases) {
+            std::mt19937 rng(kSeed);
+            ConvParams p = geometry(4, 6, 1, 3, 1, 1);
+            p.weights = randomTensor(rng, { p.m, p.c, p.kernel, p.kernel });
+            BatchNormParams bn { randomTensor(rng, { p.m }, 0.5f, 1.5f), randomTensor(rng, { p.m }),
+                randomTensor(rng, { p.m }, -0.5f, 0.5f), randomTensor(rng, { p.m }, 0.1f, 2.0f) };
+            const Tensor x = randomTensor(rng, p.inputShape(), -3.0f, 3.0f);
+            ModelMaker model(13);
+            GraphMaker& g = model.graph;
+            g.input("x", p.inputShape());
+            g.output("y");
+            g.constant("w", p.weights, !k.batchNorm);
+            setInts(g.node("Conv", { "x", "w" }, { "conv_out" }), "pads", { 1, 1, 1, 1 });
+            std::string v = "conv_out";
+            if (k.batchNorm) {
+                g.constant("bn_scale", bn.scale, false);
+                g.constant("bn_bias", bn.bias, false);
+                g.constant("bn_mean", bn.mean, false);
+                g.constant("bn_var", bn.var, false);
+                setFloat(g.node("BatchNormalization", { v, "bn_scale", "bn_bias", "bn_mean", "bn_var" }, { "bn_out" }),
+                    "epsilon", bn.epsilon);
+                v = "bn_out";
+            }
+            g.constant("six", Tensor::fromVector<float>({ k.divisor }, { 1 }), true);
+            g.constant("three", Tensor::fromVector<float>({ 3.0f }, { 1 }), true);
+            g.node("Add", k.swapped ? std::vector<std::string> { "three", v } : std::vector<std::string> { v, "three" },
+                { "plus3" });
+            g.constant("zero", Tensor::scalar<float>(0.0f), true);
+            g.constant("six_max", Tensor::scalar<float>(6.0f), true);
+            g.node("Clip", { "plus3", "zero", "six_max" }, { "relu6" });
+            g.node("Mul", k.swapped ? std::vector<std::string> { "relu6", v } : std::vector<std::string> { v, "relu6" },
+                { "scaled" });
+            g.node("Div", { "scaled", "six" }, { k.extraReader ? "hs" : "y" });
+            if (k.extraReader)
+                g.node("Add", { "hs", v }, { "y" });
+
+            std::vector<double> conv = referenceConv(p, x);
+            if (k.batchNorm)
+                referenceBatchNorm(conv, p, bn);
+            std::vector<double> expected = conv;
+            for (size_t i = 0; i < conv.size(); ++i) {
+                const double t = conv[i];
+                expected[i] = t * std::min(std::max(t + 3.0, 0.0), 6.0) / double(k.divisor) + (k.extraReader ? t : 0.0);
+            }
+            checkRuns(model.program(), { { "x", Value(x) } }, { { "y", expected } }, k.fused, k.name);
+        }
+    }
+
+    void notFusedWhenTheConvOutputIsAGraphOutput()
+    {
+        std::mt19937 rng(kSeed);
+        ConvParams p = geometry(3, 4, 1, 3, 1, 1);
+        p.weights = randomTensor(rng, { p.m, p.c, p.kernel, p.kernel });
+        const Tensor x = randomTensor(rng, p.inputShape());
+        ModelMaker model(13);
+        model.graph.input("x", p.inputShape());
+        model.graph.output("y");
+        model.graph.output("conv_out");
+        model.graph.constant("w", p.weights, false);
+        setInts(model.graph.node("Conv", { "x", "w" }, { "conv_out" }), "pads", { 1, 1, 1, 1 });
+        model.graph.node("Relu", { "conv_out" }, { "y" });
+        std::vector<double> conv = referenceConv(p, x), relu = conv;
+        for (double& v : relu)
+            v = std::max(v, 0.0);
+        checkRuns(model.program(), { { "x", Value(x) } }, { { "y", relu }, { "conv_out", conv } }, 0, "graph output");
+    }
+
+    void notFusedWhenTheConvOutputHasTwoReaders()
+    {
+        std::mt19937 rng(kSeed);
+        ConvParams p = geometry(3, 4, 1, 3, 1, 1);
+        p.weights = randomTensor(rng, { p.m, p.c, p.kernel, p.kernel });
+        const Tensor x = randomTensor(rng, p.inputShape());
+        ModelMaker model(13);
+        model.graph.input("x", p.inputShape());
+        model.graph.output("y");
+        model.graph.output("z");
+        model.graph.constant("w", p.weights, false);
+        setInts(model.graph.node("Conv", { "x", "w" }, { "conv_out" }), "pads", { 1, 1, 1, 1 });
+        model.graph.node("Relu", { "conv_out" }, { "y" });
+        model.graph.node("Sigmoid", { "conv_out" }, { "z" });
+        std::vector<double> conv = referenceConv(p, x), relu = conv, sigmoid = conv;
+        for (size_t i = 0; i < conv.size(); ++i) {
+            relu[i] = std::max(conv[i], 0.0);
+            sigmoid[i] = 1.0 / (1.0 + std::exp(-conv[i]));
+        }
+        checkRuns(model.program(), { { "x", Value(x) } }, { { "y", relu }, { "z", sigmoid } }, 0, "two readers");
+    }
+
+    void notFusedWhenTheConvOutputIsReadByASubgraph()
+    {
+        // The If's branch reads conv_out from the outer scope: the If is a second reader.
+        std::mt19937 rng(kSeed);
+        ConvParams p = geometry(3, 4, 1, 3, 1, 1);
+        p.weights = randomTensor(rng, { p.m, p.c, p.kernel, p.kernel });
+        const Tensor x = randomTensor(rng, p.inputShape());
+        ModelMaker model(13);
+        model.graph.input("x", p.inputShape());
+        model.graph.input("cond", {}, onnx::TensorProto::BOOL);
+        model.graph.output("y");
+        model.graph.output("z");
+        model.graph.constant("w", p.weights, false);
+        setInts(model.graph.node("Conv", { "x", "w" }, { "conv_out" }), "pads", { 1, 1, 1, 1 });
+        model.graph.node("Relu", { "conv_out" }, { "y" });
+        auto& branch = model.graph.node("If", { "cond" }, { "z" });
+        GraphMaker thenBranch = GraphMaker::branch(branch, "then_branch");
+        thenBranch.node("Neg", { "conv_out" }, { "t" });
+        thenBranch.output("t");
+        GraphMaker elseBranch = GraphMaker::branch(branch, "else_branch");
+        elseBranch.node("Identity", { "conv_out" }, { "e" });
+        elseBranch.output("e");
+        std::vector<double> conv = referenceConv(p, x), relu = conv, neg = conv;
+        for (size_t i = 0; i < conv.size(); ++i) {
+            relu[i] = std::max(conv[i], 0.0);
+            neg[i] = -conv[i];
+        }
+        checkRuns(model.program(), { { "x", Value(x) }, { "cond", Value(Tensor::scalar<bool>(true)) } },
+            { { "y", relu }, { "z", neg } }, 0, "subgraph reader");
+    }
+
+    void notFusedWhenAParameterIsNotConstant()
+    {
+        std::mt19937 rng(kSeed);
+        ConvParams p = geometry(3, 4, 1, 3, 1, 1);
+        p.weights = randomTensor(rng, { p.m, p.c, p.kernel, p.kernel });
+        BatchNormParams bn { randomTensor(rng, { p.m }, 0.5f, 1.5f), randomTensor(rng, { p.m }),
+            randomTensor(rng, { p.m }), randomTensor(rng, { p.m }, 0.1f, 2.0f) };
+        bn.epsilon = 1e-5f;
+        const Tensor x = randomTensor(rng, p.inputShape());
+        std::vector<double> expected = referenceConv(p, x);
+        referenceBatchNorm(expected, p, bn);
+
+        // BatchNormalization's scale is a graph input: the Conv is left alone (nothing follows it to fuse).
+        {
+            ModelMaker model(13);
+            model.graph.input("x", p.inputShape());
+            model.graph.input("bn_scale", { p.m });
+            model.graph.output("y");
+            model.graph.constant("w", p.weights, false);
+            for (const auto& [name, t] :
+                { std::pair { "bn_bias", bn.bias }, { "bn_mean", bn.mean }, { "bn_var", bn.var } })
+                model.graph.constant(name, t, false);
+            setInts(model.graph.node("Conv", { "x", "w" }, { "conv_out" }), "pads", { 1, 1, 1, 1 });
+            model.graph.node("BatchNormalization", { "conv_out", "bn_scale", "bn_bias", "bn_mean", "bn_var" }, { "y" });
+            checkRuns(model.program(), { { "x", Value(x) }, { "bn_scale", Value(bn.scale) } }, { { "y", expected } }, 0,
+                "scale is an input");
+        }
+        // The weights are an input with a default initializer, which a caller may override.
+        {
+            ModelMaker model(13);
+            model.graph.input("x", p.inputShape());
+            model.graph.inputWithDefault("w", p.weights);
+            model.graph.output("y");
+            for (const auto& [name, t] : { std::pair { "bn_scale", bn.scale }, { "bn_bias", bn.bias },
+                     { "bn_mean", bn.mean }, { "bn_var", bn.var } })
+                model.graph.constant(name, t, false);
+            setInts(model.graph.node("Conv", { "x", "w" }, { "conv_out" }), "pads", { 1, 1, 1, 1 });
+            model.graph.node("BatchNormalization", { "conv_out", "bn_scale", "bn_bias", "bn_mean", "bn_var" }, { "y" });
+            checkRuns(model.program(), { { "x", Value(x) } }, { { "y", expected } }, 0, "weights are an input default");
+        }
+    }
+
+    void trainingModeBatchNormIsNotFolded()
+    {
+        std::mt19937 rng(kSeed);
+        ConvParams p = geometry(3, 4, 1, 3, 1, 1);
+        p.weights = randomTensor(rng, { p.m, p.c, p.kernel, p.kernel });
+        ModelMaker model(15);
+        model.graph.input("x", p.inputShape());
+        model.graph.output("y");
+        model.graph.constant("w", p.weights, false);
+        for (const char* name : { "bn_scale", "bn_bias", "bn_mean", "bn_var" })
+            model.graph.constant(name, randomTensor(rng, { p.m }, 0.5f, 1.5f), false);
+        model.graph.node("Conv", { "x", "w" }, { "conv_out" });
+        setInt(
+            model.graph.node("BatchNormalization", { "conv_out", "bn_scale", "bn_bias", "bn_mean", "bn_var" }, { "y" }),
+            "training_mode", 1);
+        auto program = model.program();
+        QCOMPARE(program->mainPlan().fusedNodeCount(), size_t(0));
+    }
+
+    void notFusedWithAnotherRegistry()
+    {
+        // A registry other than the builtin one may replace Conv or Relu: the fused kernels would not reproduce them.
+        std::mt19937 rng(kSeed);
+        ModelMaker model(13);
+        model.graph.input("x", { 1, 3, 5, 5 });
+        model.graph.output("y");
+        model.graph.constant("w", randomTensor(rng, { 4, 3, 3, 3 }), false);
+        model.graph.node("Conv", { "x", "w" }, { "conv_out" });
+        model.graph.node("Relu", { "conv_out" }, { "y" });
+        auto m = Model::fromProto(std::move(model.proto), ".", "<fusion>");
+        QCOMPARE(Program(m).mainPlan().fusedNodeCount(), size_t(2));
+        const KernelRegistry copy = KernelRegistry::builtin();
+        QCOMPARE(Program(m, copy).mainPlan().fusedNodeCount(), size_t(0));
+    }
+
+    void fusesInsideASubgraph()
+    {
+        // Conv + Relu inside an If branch, with the weights from a Constant node of the branch.
+        std::mt19937 rng(kSeed);
+        ConvParams p = geometry(3, 4, 1, 3, 1, 1);
+        p.weights = randomTensor(rng, { p.m, p.c, p.kernel, p.kernel });
+        const Tensor x = randomTensor(rng, p.inputShape());
+        ModelMaker model(13);
+        model.graph.input("x", p.inputShape());
+        model.graph.input("cond", {}, onnx::TensorProto::BOOL);
+        model.graph.output("y");
+        auto& branch = model.graph.node("If", { "cond" }, { "y" });
+        GraphMaker thenBranch = GraphMaker::branch(branch, "then_branch");
+        thenBranch.constant("w", p.weights, true);
+        setInts(thenBranch.node("Conv", { "x", "w" }, { "conv_out" }), "pads", { 1, 1, 1, 1 });
+        thenBranch.node("Relu", { "conv_out" }, { "t" });
+        thenBranch.output("t");
+        GraphMaker elseBranch = GraphMaker::branch(branch, "else_branch");
+        elseBranch.node("Identity", { "x" }, { "e" });
+        elseBranch.output("e");
+        auto program = model.program();
+        const Graph& then = *program->model().graph().nodes().back().subgraph("then_branch");
+        QCOMPARE(program->plan(then).fusedNodeCount(), size_t(2));
+
+        std::vector<double> expected = referenceConv(p, x);
+        for (double& v : expected)
+            v = std::max(v, 0.0);
+        Session plain(program);
+        const auto out = plain.run({ { "x", Value(x) }, { "cond", Value(Tensor::scalar<bool>(true)) } });
+        QCOMPARE(plain.fusedSteps(), size_t(1));
+        const std::string error = compareValues(out.at("y").tensor(), expected, "If branch");
+        QVERIFY2(error.empty(), error.c_str());
+    }
+
+    void errorsInAFusedStepNameTheConv()
+    {
+        // X with 5 channels for weights made for 4: the plain (fused) run fails as the observed one does, at the Conv.
+        std::mt19937 rng(kSeed);
+        ConvParams p = geometry(4, 6, 1, 3, 1, 1);
+        ModelMaker model(13);
+        model.graph.input("x", { 1, 5, 9, 11 });
+        model.graph.output("y");
+        model.graph.constant("w", randomTensor(rng, { p.m, p.c, p.kernel, p.kernel }), false);
+        setInts(model.graph.node("Conv", { "x", "w" }, { "conv_out" }), "pads", { 1, 1, 1, 1 });
+        model.graph.node("Relu", { "conv_out" }, { "y" });
+        auto program = model.program();
+        QCOMPARE(program->mainPlan().fusedNodeCount(), size_t(2));
+        const std::map<std::string, Value> inputs { { "x", Value(randomTensor(rng, { 1, 5, 9, 11 })) } };
+        std::string messages[2];
+        for (int observed = 0; observed < 2; ++observed) {
+            Session session(program);
+            NodeCounter counter;
+            if (observed)
+                session.addObserver(&counter);
+            try {
+                session.run(inputs);
+                QFAIL("the run did not fail");
+            } catch (const Error& e) {
+                messages[observed] = e.what();
+            }
+            QCOMPARE(session.state(), Session::State::Failed);
+            QVERIFY(session.failure().node);
+            QCOMPARE(session.failure().node->opType, std::string("Conv"));
+        }
+        QVERIFY2(messages[0].rfind("node \"conv_out_node\" (Conv): ", 0) == 0, messages[0].c_str());
+        QCOMPARE(messages[0], messages[1]);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestFusion)
+#include "test_fusion.moc"

@@ -21,7 +21,11 @@ int64_t elementCount(const Shape& shape)
     for (int64_t d : shape) {
         if (d < 0)
             throw Error("shape " + shapeToString(shape) + " has a negative dimension");
-        count = checkedMul(count, d, "element count of shape " + shapeToString(shape));
+        // The message is built only on overflow: this runs for every tensor a kernel makes.
+        int64_t product = 0;
+        if (__builtin_mul_overflow(count, d, &product))
+            checkedMul(count, d, "element count of shape " + shapeToString(shape));
+        count = product;
     }
     return count;
 }

@@ -248,7 +248,9 @@ private slots:
     {
         std::mt19937 rng(kSeed + 1);
         std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
-        for (const Shape& shape : { Shape { 2, 3, 5 }, Shape { 1, 4, 3, 6 }, Shape { 2, 2, 2, 3, 4 } }) {
+        // 22 planes in the last shape: the kernel pools planes in groups of 8.
+        for (const Shape& shape :
+            { Shape { 2, 3, 5 }, Shape { 1, 4, 3, 6 }, Shape { 2, 2, 2, 3, 4 }, Shape { 2, 11, 3, 4 } }) {
             Tensor x(DataType::Float, shape);
             for (float& v : x.data<float>())
                 v = dist(rng);

@@ -444,16 +444,18 @@ private slots:
     void depthwiseMatchesNaiveConvolution()
     {
         std::mt19937 rng(kSeed + 5);
-        std::uniform_int_distribution<int64_t> size(1, 19), kernel(1, 5), stride(1, 3), dil(1, 2), pad(0, 2);
+        // Odd trials have wide rows, one in four with stride 1 across: their inner columns run in vector blocks.
+        std::uniform_int_distribution<int64_t> size(1, 19), width(16, 150), kernel(1, 5), stride(1, 3), dil(1, 2),
+            pad(0, 2);
         for (const simd::Ops* ops : simd::supportedOps())
-            for (int trial = 0; trial < 40; ++trial) {
+            for (int trial = 0; trial < 80; ++trial) {
                 simd::DepthwiseGeometry g;
                 g.inH = size(rng);
-                g.inW = size(rng);
+                g.inW = trial % 2 ? width(rng) : size(rng);
                 g.kernelH = kernel(rng);
                 g.kernelW = kernel(rng);
                 g.strideH = stride(rng);
-                g.strideW = stride(rng);
+                g.strideW = trial % 4 == 1 ? 1 : stride(rng);
                 g.dilationH = dil(rng);
                 g.dilationW = dil(rng);
                 g.padTop = pad(rng);

@@ -2,6 +2,7 @@
 #include "engine/kernels/common/dispatch.h"
 #include "engine/kernels/kernel_registry.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -37,31 +38,64 @@ public:
         const int64_t planes = x.dim(0) * x.dim(1);
         const int64_t size = planes == 0 ? 0 : x.size() / planes;
         dispatch<FloatTypes>(x.dtype(), ctx.node().label(), [&]<class T>() {
-            using F = std::conditional_t<std::is_same_v<T, double>, double, float>;
-            auto in = x.data<T>();
-            auto out = y.data<T>();
-            for (int64_t p = 0; p < planes; ++p) {
-                const T* v = in.data() + p * size;
-                F acc = m_kind == GlobalKind::Max ? -std::numeric_limits<F>::infinity() : F(0);
-                for (int64_t i = 0; i < size; ++i) {
-                    const F e = static_cast<F>(v[i]);
-                    if (m_kind == GlobalKind::Max)
-                        acc = (e > acc || std::isnan(e)) && !std::isnan(acc) ? e : acc;
-                    else if (m_kind == GlobalKind::Average)
-                        acc += e;
-                    else
-                        acc += static_cast<F>(std::pow(std::abs(static_cast<double>(e)), m_p));
-                }
-                if (m_kind == GlobalKind::Average)
-                    acc /= static_cast<F>(size);
-                else if (m_kind == GlobalKind::Lp)
-                    acc = static_cast<F>(std::pow(static_cast<double>(acc), 1.0 / m_p));
-                out[static_cast<size_t>(p)] = static_cast<T>(acc);
+            const T* in = x.data<T>().data();
+            T* out = y.data<T>().data();
+            switch (m_kind) {
+            case GlobalKind::Max:
+                pool<GlobalKind::Max>(in, out, planes, size);
+                break;
+            case GlobalKind::Average:
+                pool<GlobalKind::Average>(in, out, planes, size);
+                break;
+            case GlobalKind::Lp:
+                pool<GlobalKind::Lp>(in, out, planes, size);
+                break;
             }
         });
     }
 
 private:
+    /// Pools planes in groups: each plane is still reduced in order from its first element (the result of one plane
+    /// at a time), but the group's sums are independent, so that they overlap instead of waiting on each other.
+    template <GlobalKind K, class T> void pool(const T* in, T* out, int64_t planes, int64_t size) const
+    {
+        using F = std::conditional_t<std::is_same_v<T, double>, double, float>;
+        constexpr int64_t kGroup = 8;
+        for (int64_t p0 = 0; p0 < planes; p0 += kGroup) {
+            const int64_t n = std::min(kGroup, planes - p0);
+            const T* v = in + p0 * size;
+            F acc[kGroup];
+            std::fill(acc, acc + kGroup, K == GlobalKind::Max ? -std::numeric_limits<F>::infinity() : F(0));
+            if (n == kGroup) {
+                for (int64_t i = 0; i < size; ++i)
+                    for (int64_t j = 0; j < kGroup; ++j)
+                        acc[j] = accumulate<K>(acc[j], static_cast<F>(v[j * size + i]), m_p);
+            } else {
+                for (int64_t i = 0; i < size; ++i)
+                    for (int64_t j = 0; j < n; ++j)
+                        acc[j] = accumulate<K>(acc[j], static_cast<F>(v[j * size + i]), m_p);
+            }
+            for (int64_t j = 0; j < n; ++j) {
+                F r = acc[j];
+                if constexpr (K == GlobalKind::Average)
+                    r /= static_cast<F>(size);
+                else if constexpr (K == GlobalKind::Lp)
+                    r = static_cast<F>(std::pow(static_cast<double>(r), 1.0 / m_p));
+                out[p0 + j] = static_cast<T>(r);
+            }
+        }
+    }
+
+    template <GlobalKind K, class F> static F accumulate(F acc, F e, double p)
+    {
+        if constexpr (K == GlobalKind::Max)
+            return (e > acc || std::isnan(e)) && !std::isnan(acc) ? e : acc;
+        else if constexpr (K == GlobalKind::Average)
+            return acc + e;
+        else
+            return acc + static_cast<F>(std::pow(std::abs(static_cast<double>(e)), p));
+    }
+
     GlobalKind m_kind;
     double m_p = 2.0;
 };

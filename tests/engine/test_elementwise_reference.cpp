@@ -9,6 +9,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <random>
@@ -228,6 +229,36 @@ private slots:
         const std::string zero = errorOf(15, "int32[n] a, int32[n] b", "int32[n]", "y = Pow(a, b)",
             { { "a", Value(Tensor::vector1D<int32_t>({ 0 })) }, { "b", Value(Tensor::vector1D<int32_t>({ -1 })) } });
         QVERIFY2(zero.find("(Pow)") != std::string::npos, zero.c_str());
+    }
+
+    void floatSquaredBySingleExponent()
+    {
+        // A float base and a one-element exponent of 2 (float, int64, or rank 2 broadcasting the output up) take the
+        // x * x path: the same floats as std::pow in double, NaN, infinities and signed zero included.
+        std::mt19937 rng(kSeed + 7);
+        Tensor x = randomFloat(rng, { 3, 70000 });
+        auto xs = x.data<float>();
+        const float specials[] = { std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
+            -std::numeric_limits<float>::infinity(), -0.0f, 3.4e38f, 1e-30f };
+        std::copy(std::begin(specials), std::end(specials), xs.begin());
+        for (const auto& [type, exponent] : { std::pair { std::string("float[1,1]"), Value(Tensor::fromVector<float>({ 2.0f }, { 1, 1 })) },
+                 std::pair { std::string("int64"), Value(Tensor::scalar<int64_t>(2)) } }) {
+            Tensor y = run1(15, "float[p,q] a, " + type + " b", "float[p,q]", "y = Pow(a, b)",
+                { { "a", Value(x) }, { "b", exponent } });
+            QCOMPARE(y.shape(), x.shape());
+            for (size_t i = 0; i < xs.size(); ++i) {
+                const float want = static_cast<float>(std::pow(static_cast<double>(xs[i]), 2.0));
+                const float got = y.data<float>()[i];
+                QVERIFY2(std::memcmp(&want, &got, sizeof got) == 0 || (std::isnan(want) && std::isnan(got)),
+                    qPrintable(QString("%1 at %2: %3 squared gave %4, want %5").arg(QString::fromStdString(type)).arg(i)
+                        .arg(xs[i]).arg(got).arg(want)));
+            }
+        }
+        // An exponent of 2 with more than one element stays on the general path (and is still right).
+        Tensor two = run1(15, "float[n] a, float[n] b", "float[n]", "y = Pow(a, b)",
+            { { "a", Value(Tensor::vector1D<float>({ 3, -1.5f })) }, { "b", Value(Tensor::vector1D<float>({ 2, 2 })) } });
+        QCOMPARE(two.data<float>()[0], 9.0f);
+        QCOMPARE(two.data<float>()[1], 2.25f);
     }
 
     void bitShiftPastWidth()

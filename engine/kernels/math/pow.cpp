@@ -3,6 +3,7 @@
 #include "engine/kernels/common/dispatch.h"
 #include "engine/kernels/common/elementwise.h"
 #include "engine/kernels/kernel_registry.h"
+#include "engine/kernels/simd/simd.h"
 
 #include <cmath>
 #include <type_traits>
@@ -16,7 +17,8 @@ namespace {
 /// legacy `broadcast`/`axis` attributes; 7+ broadcast as numpy. Floating bases are computed in double. An integer
 /// base with an integer exponent is computed exactly (overflow wraps); a negative exponent gives the truncated
 /// quotient 1 / X^-Y (0 unless |X| = 1) and zero to a negative power is an error. An integer base with a floating
-/// exponent is computed in double and converted back saturating (NaN becomes 0).
+/// exponent is computed in double and converted back saturating (NaN becomes 0). A float base squared by a one-element
+/// exponent of 2 (a spectrogram's power) is x * x on the SIMD loop: the same float, as the double square is exact.
 class Pow final : public Kernel {
 public:
     explicit Pow(const KernelInit& init)
@@ -30,6 +32,13 @@ public:
         Tensor y = ctx.input(1);
         const Shape outShape = m_legacy.apply(ctx, x, y);
         const bool intExponent = isInteger(y.dtype()) || y.dtype() == DataType::Bool;
+        if (x.dtype() == DataType::Float && y.size() == 1
+            && (intExponent || y.dtype() == DataType::Float || y.dtype() == DataType::Double) && y.toDouble(0) == 2.0) {
+            Tensor& out = ctx.allocateOutputUninitialized(0, x.dtype(), outShape);
+            const float* in = x.data<float>().data();
+            simd::parallelBinary(ctx.threadPool(), simd::BinaryOp::Mul, in, 1, in, 1, out.data<float>().data(), x.size());
+            return;
+        }
         // The exponent is widened once to int64 or double so the loop is instantiated per base type only.
         Tensor e(intExponent ? DataType::Int64 : DataType::Double, y.shape());
         const std::string exponentWhat = ctx.node().label() + ", exponent";

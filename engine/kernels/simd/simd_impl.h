@@ -266,6 +266,14 @@ void softmaxRows(const float* x, float* y, int64_t rows, int64_t cols, bool log)
     }
 }
 
+/// The input row that tap row `kh` of output row `oh` reads in one depthwise channel, or null where it falls in the
+/// padding.
+inline const float* depthwiseInputRow(const float* img, const DepthwiseGeometry& g, int64_t oh, int64_t kh)
+{
+    const int64_t ih = oh * g.strideH - g.padTop + kh * g.dilationH;
+    return ih < 0 || ih >= g.inH ? nullptr : img + ih * g.inW;
+}
+
 /// Output columns [c0, c1) of output row `oh` of one depthwise channel: each element is set to the bias, then gets its
 /// taps added in order.
 void depthwiseColumns(const float* img, const float* wk, float bias, float* o, const DepthwiseGeometry& g, int64_t oh,
@@ -274,10 +282,9 @@ void depthwiseColumns(const float* img, const float* wk, float bias, float* o, c
     for (int64_t ow = c0; ow < c1; ++ow)
         o[ow] = bias;
     for (int64_t kh = 0; kh < g.kernelH; ++kh) {
-        const int64_t ih = oh * g.strideH - g.padTop + kh * g.dilationH;
-        if (ih < 0 || ih >= g.inH)
+        const float* row = depthwiseInputRow(img, g, oh, kh);
+        if (!row)
             continue;
-        const float* row = img + ih * g.inW;
         for (int64_t kw = 0; kw < g.kernelW; ++kw) {
             const float wv = wk[kh * g.kernelW + kw];
             const int64_t shift = kw * g.dilationW - g.padLeft; // input column = ow * strideW + shift
@@ -307,10 +314,9 @@ void depthwiseEdgeColumns(const float* img, const float* wk, float bias, float* 
     for (int64_t ow = c0; ow < c1; ++ow) {
         float acc = bias;
         for (int64_t kh = 0; kh < g.kernelH; ++kh) {
-            const int64_t ih = oh * g.strideH - g.padTop + kh * g.dilationH;
-            if (ih < 0 || ih >= g.inH)
+            const float* row = depthwiseInputRow(img, g, oh, kh);
+            if (!row)
                 continue;
-            const float* row = img + ih * g.inW;
             for (int64_t kw = 0; kw < g.kernelW; ++kw) {
                 const int64_t iw = ow + kw * g.dilationW - g.padLeft;
                 if (iw >= 0 && iw < g.inW)
@@ -342,10 +348,10 @@ void depthwiseBlock(
     for (int v = 0; v < V; ++v)
         acc[v] = FloatVec {} + bias;
     for (int64_t kh = 0; kh < g.kernelH; ++kh) {
-        const int64_t ih = oh * g.strideH - g.padTop + kh * g.dilationH;
-        if (ih < 0 || ih >= g.inH)
+        const float* inputRow = depthwiseInputRow(img, g, oh, kh);
+        if (!inputRow)
             continue;
-        const float* row = img + ih * g.inW + ow0 - g.padLeft;
+        const float* row = inputRow + ow0 - g.padLeft;
         for (int64_t kw = 0; kw < g.kernelW; ++kw) {
             const float wv = wk[kh * g.kernelW + kw];
             const float* src = row + kw * g.dilationW;

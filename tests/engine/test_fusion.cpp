@@ -372,6 +372,24 @@ ConvParams geometry(int64_t c, int64_t m, int64_t group, int64_t kernel, int64_t
     return p;
 }
 
+/// A 3×3 convolution of 3 into 4 channels, pad 1, with random weights (an initializer) and input: the model holds input
+/// "x" and the Conv writing "conv_out"; each test adds its readers and outputs.
+struct PaddedConv {
+    std::mt19937 rng { kSeed };
+    ConvParams p = geometry(3, 4, 1, 3, 1, 1);
+    Tensor x;
+    ModelMaker model { 13 };
+
+    PaddedConv()
+    {
+        p.weights = randomTensor(rng, { p.m, p.c, p.kernel, p.kernel });
+        x = randomTensor(rng, p.inputShape());
+        model.graph.input("x", p.inputShape());
+        model.graph.constant("w", p.weights, false);
+        setInts(model.graph.node("Conv", { "x", "w" }, { "conv_out" }), "pads", { 1, 1, 1, 1 });
+    }
+};
+
 } // namespace
 
 class TestFusion : public QObject {
@@ -482,16 +500,10 @@ private slots:
 
     void notFusedWhenTheConvOutputIsAGraphOutput()
     {
-        std::mt19937 rng(kSeed);
-        ConvParams p = geometry(3, 4, 1, 3, 1, 1);
-        p.weights = randomTensor(rng, { p.m, p.c, p.kernel, p.kernel });
-        const Tensor x = randomTensor(rng, p.inputShape());
-        ModelMaker model(13);
-        model.graph.input("x", p.inputShape());
+        PaddedConv conv0;
+        auto& [rng, p, x, model] = conv0;
         model.graph.output("y");
         model.graph.output("conv_out");
-        model.graph.constant("w", p.weights, false);
-        setInts(model.graph.node("Conv", { "x", "w" }, { "conv_out" }), "pads", { 1, 1, 1, 1 });
         model.graph.node("Relu", { "conv_out" }, { "y" });
         std::vector<double> conv = referenceConv(p, x), relu = conv;
         for (double& v : relu)
@@ -501,16 +513,10 @@ private slots:
 
     void notFusedWhenTheConvOutputHasTwoReaders()
     {
-        std::mt19937 rng(kSeed);
-        ConvParams p = geometry(3, 4, 1, 3, 1, 1);
-        p.weights = randomTensor(rng, { p.m, p.c, p.kernel, p.kernel });
-        const Tensor x = randomTensor(rng, p.inputShape());
-        ModelMaker model(13);
-        model.graph.input("x", p.inputShape());
+        PaddedConv conv0;
+        auto& [rng, p, x, model] = conv0;
         model.graph.output("y");
         model.graph.output("z");
-        model.graph.constant("w", p.weights, false);
-        setInts(model.graph.node("Conv", { "x", "w" }, { "conv_out" }), "pads", { 1, 1, 1, 1 });
         model.graph.node("Relu", { "conv_out" }, { "y" });
         model.graph.node("Sigmoid", { "conv_out" }, { "z" });
         std::vector<double> conv = referenceConv(p, x), relu = conv, sigmoid = conv;
@@ -524,17 +530,11 @@ private slots:
     void notFusedWhenTheConvOutputIsReadByASubgraph()
     {
         // The If's branch reads conv_out from the outer scope: the If is a second reader.
-        std::mt19937 rng(kSeed);
-        ConvParams p = geometry(3, 4, 1, 3, 1, 1);
-        p.weights = randomTensor(rng, { p.m, p.c, p.kernel, p.kernel });
-        const Tensor x = randomTensor(rng, p.inputShape());
-        ModelMaker model(13);
-        model.graph.input("x", p.inputShape());
+        PaddedConv conv0;
+        auto& [rng, p, x, model] = conv0;
         model.graph.input("cond", {}, onnx::TensorProto::BOOL);
         model.graph.output("y");
         model.graph.output("z");
-        model.graph.constant("w", p.weights, false);
-        setInts(model.graph.node("Conv", { "x", "w" }, { "conv_out" }), "pads", { 1, 1, 1, 1 });
         model.graph.node("Relu", { "conv_out" }, { "y" });
         auto& branch = model.graph.node("If", { "cond" }, { "z" });
         GraphMaker thenBranch = GraphMaker::branch(branch, "then_branch");

@@ -364,8 +364,7 @@ private:
         m_functionNodes += static_cast<size_t>(fn.node_size());
         if (m_functionNodes > m_maxFunctionNodes
             || expected > m_maxFunctionNodes - std::min(m_functionNodes, m_maxFunctionNodes)) {
-            const std::string message = caller.label() + ": its model-local functions expand to more than "
-                + std::to_string(m_maxFunctionNodes) + " nodes (functions that call each other many times)";
+            const std::string message = expansionTooLarge(caller);
             if (m_functionDepth == 0)
                 throw Error(message);
             throw FunctionExpansionError(message);
@@ -378,12 +377,18 @@ private:
         } catch (const FunctionExpansionError&) {
             if (--m_functionDepth > 0)
                 throw;
-            throw Error(caller.label() + ": its model-local functions expand to more than "
-                + std::to_string(m_maxFunctionNodes) + " nodes (functions that call each other many times)");
+            throw Error(expansionTooLarge(caller));
         } catch (const Error& e) {
             --m_functionDepth;
             throw Error(caller.label() + ", function \"" + fn.name() + "\": " + e.what());
         }
+    }
+
+    /// The error for a function call at `caller` whose expansion goes past the node budget.
+    std::string expansionTooLarge(const Node& caller) const
+    {
+        return caller.label() + ": its model-local functions expand to more than " + std::to_string(m_maxFunctionNodes)
+            + " nodes (functions that call each other many times)";
     }
 
     /// Nodes one call of `fn` expands to: its own, the bodies of the model-local functions it calls and the nodes of

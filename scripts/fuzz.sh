@@ -61,29 +61,31 @@ EOF
     echo "seeds: $(ls "$build/seeds/fuzz_model" | wc -l) models, $(ls "$build/seeds/fuzz_npy" | wc -l) npy files"
 }
 
+# Runs TARGET for SECONDS on one worker from the seeds and CORPUS (where new coverage is kept); findings land in
+# FINDINGS. Memory and time per input are bounded; -max_len is large enough for the seed models. The timeout is
+# wall-clock time: at nice 19 beside other work a 0.3 s input took 10 s, so the worker runs at normal priority and
+# the bound is 30 s (every input of the corpus takes well under a second alone).
+fuzz() {
+    local target="$1" seconds="$2" findings="$3" corpus="$4"
+    mkdir -p "$findings" "$corpus"
+    (cd "$findings" &&
+        "$build/fuzz/$target" -max_total_time="$seconds" -rss_limit_mb=4096 -timeout=30 -max_len=65536 \
+            -print_final_stats=1 -artifact_prefix="$findings/" "$corpus" "$build/seeds/$target")
+}
+
 run_target() {
-    local target="$1" seconds="$2"
-    mkdir -p "$build/corpus/$target" "$build/findings/$target"
-    # One worker, memory and time per input bounded; -max_len large enough for the seed models. The timeout is
-    # wall-clock time: at nice 19 beside other work a 0.3 s input took 10 s, so the worker runs at normal priority
-    # and the bound is 30 s (every input of the corpus takes well under a second alone).
-    (cd "$build/findings/$target" &&
-        "$build/fuzz/$target" -max_total_time="$seconds" -rss_limit_mb=4096 -timeout=30 \
-            -max_len=65536 -print_final_stats=1 -artifact_prefix="$build/findings/$target/" \
-            "$build/corpus/$target" "$build/seeds/$target")
+    fuzz "$1" "$2" "$build/findings/$1" "$build/corpus/$1"
 }
 
 # A short run of each target from the seeds alone (no saved corpus): any crash, leak or timeout fails.
 smoke() {
     local seconds="$1" target
     write_seeds
+    mkdir -p "$build/findings-smoke"
     for target in fuzz_model fuzz_npy; do
         rm -rf "$build/corpus-smoke/$target"
-        mkdir -p "$build/findings-smoke/$target" "$build/corpus-smoke/$target"
-        (cd "$build/findings-smoke/$target" &&
-            "$build/fuzz/$target" -max_total_time="$seconds" -rss_limit_mb=4096 -timeout=30 -max_len=65536 \
-                -print_final_stats=1 -artifact_prefix="$build/findings-smoke/$target/" "$build/corpus-smoke/$target" "$build/seeds/$target" \
-                2>"$build/findings-smoke/$target.log") || {
+        fuzz "$target" "$seconds" "$build/findings-smoke/$target" "$build/corpus-smoke/$target" \
+            2>"$build/findings-smoke/$target.log" || {
             tail -n 60 "$build/findings-smoke/$target.log" >&2
             echo "fuzz smoke: $target found a problem; input in $build/findings-smoke/$target/" >&2
             return 1

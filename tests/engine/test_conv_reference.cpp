@@ -319,6 +319,59 @@ private slots:
         QVERIFY2(bad == -1, (k.describe() + " " + mismatchText("Conv", bad, got, want)).c_str());
     }
 
+    void convStrideOneSameWidth()
+    {
+        // Stride 1 with output rows as wide as the input's (pads across summing to the window's extent, split in
+        // every way, even wider than the row): im2col copies whole shifted planes and pads the row edges afterwards.
+        // Narrow rows, rows cut by im2col chunks, and 1..11 output channels for every row-tile remainder.
+        std::mt19937 rng(kSeed + 3);
+        const auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+        for (int iter = 0; iter < 120; ++iter) {
+            ConvCase k;
+            const bool oneD = iter % 5 == 4, chunked = iter % 10 == 3;
+            k.n = pick(1, 2);
+            k.group = iter % 7 == 0 ? 2 : 1;
+            k.cg = chunked ? 40 : pick(1, 5);
+            k.mg = pick(1, 11);
+            k.bias = pick(0, 1) == 1;
+            const int64_t kw = pick(1, 5), dw = pick(1, 2), extent = (kw - 1) * dw;
+            const int64_t padLeft = pick(0, extent), width = chunked ? 3 : pick(1, 9);
+            if (oneD) {
+                k.in = { pick(1, 40) };
+                k.kernel = { kw };
+                k.strides = { 1 };
+                k.dilations = { dw };
+                k.pads = { padLeft, extent - padLeft };
+            } else {
+                const int64_t kh = pick(1, 4), dh = pick(1, 2);
+                const int64_t top = pick(0, 2), bottom = pick(0, 2);
+                const int64_t height = chunked ? 300 : pick(std::max<int64_t>(1, (kh - 1) * dh + 1 - top - bottom), 12);
+                k.in = { height, width };
+                k.kernel = { kh, kw };
+                k.strides = { 1, 1 };
+                k.dilations = { dh, dw };
+                k.pads = { top, padLeft, bottom, extent - padLeft };
+            }
+            Shape xs { k.n, k.group * k.cg }, ws { k.group * k.mg, k.cg };
+            xs.insert(xs.end(), k.in.begin(), k.in.end());
+            ws.insert(ws.end(), k.kernel.begin(), k.kernel.end());
+            const Tensor x = randomTensor(rng, xs), w = randomTensor(rng, ws);
+            const Tensor b = randomTensor(rng, { k.group * k.mg });
+            std::vector<std::pair<std::string, Tensor>> ins { { "x", x }, { "w", w } };
+            if (k.bias)
+                ins.push_back({ "b", b });
+            Tensor got;
+            try {
+                got = runOp("float", convNode(k, k.bias), ins);
+            } catch (const Error& e) {
+                QFAIL((k.describe() + ": " + e.what()).c_str());
+            }
+            const Tensor want = referenceConv(k, x, w, k.bias ? &b : nullptr);
+            const int64_t bad = firstMismatch(got, want, 1e-4, 1e-4);
+            QVERIFY2(bad == -1, (k.describe() + " " + mismatchText("Conv", bad, got, want)).c_str());
+        }
+    }
+
     void convOtherTypes()
     {
         std::mt19937 rng(kSeed + 2);

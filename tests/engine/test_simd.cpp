@@ -253,6 +253,41 @@ private slots:
         }
     }
 
+    void gemmBiasMatchesNaiveProduct()
+    {
+        // Row counts around the register tiles (6 and 8 rows), column counts around whole and partial vectors.
+        std::mt19937 rng(kSeed + 7);
+        std::uniform_int_distribution<int64_t> rowsDist(1, 19), colsDist(1, 70), depthDist(0, 40), padDist(0, 5);
+        for (const simd::Ops* ops : simd::supportedOps()) {
+            for (int trial = 0; trial < 80; ++trial) {
+                const int64_t m = trial == 0 ? 96 : rowsDist(rng), n = trial == 0 ? 300 : colsDist(rng),
+                              k = trial == 0 ? 288 : depthDist(rng);
+                const int64_t lda = k + padDist(rng), ldb = n + padDist(rng), ldc = n + padDist(rng);
+                const bool withBias = trial % 3 != 0;
+                auto a = randomFloats(rng, static_cast<size_t>(m * lda + 1));
+                auto b = randomFloats(rng, static_cast<size_t>(k * ldb + 1));
+                auto bias = randomFloats(rng, static_cast<size_t>(m));
+                auto c = randomFloats(rng, static_cast<size_t>(m * ldc));
+                const auto c0 = c;
+                ops->gemmBias(m, n, k, a.data(), lda, b.data(), ldb, withBias ? bias.data() : nullptr, c.data(), ldc);
+                for (int64_t i = 0; i < m; ++i) {
+                    for (int64_t j = 0; j < n; ++j) {
+                        double want = withBias ? bias[static_cast<size_t>(i)] : 0.0;
+                        for (int64_t p = 0; p < k; ++p)
+                            want += double(a[static_cast<size_t>(i * lda + p)]) * b[static_cast<size_t>(p * ldb + j)];
+                        const double got = c[static_cast<size_t>(i * ldc + j)];
+                        QVERIFY2(close(got, want, 1e-4, 1e-4),
+                            qPrintable(QString("%1: m %2 n %3 k %4 bias %5, seed %6: C[%7, %8] = %9, expected %10")
+                                           .arg(ops->name).arg(m).arg(n).arg(k).arg(withBias).arg(kSeed + 7).arg(i)
+                                           .arg(j).arg(got).arg(want)));
+                    }
+                    for (int64_t j = n; j < ldc; ++j) // columns past n are left alone
+                        QCOMPARE(c[static_cast<size_t>(i * ldc + j)], c0[static_cast<size_t>(i * ldc + j)]);
+                }
+            }
+        }
+    }
+
     void activationsMatchTheScalarRules()
     {
         std::mt19937 rng(kSeed + 1);

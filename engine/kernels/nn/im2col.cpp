@@ -163,9 +163,56 @@ inline void validRange(int64_t out, int64_t s, int64_t pad, int64_t koff, int64_
 
 } // namespace
 
+namespace {
+
+/// im2col for a 2-D window with stride 1 whose output rows are as wide as the input's (as with "same" padding across,
+/// or none): tap (kh, kw) then reads output position p from input element p + (ih0 * W + shiftW), so each column row is
+/// one shifted copy of the image plane, with the padding filled in afterwards over whole rows (input row out of
+/// range) and over the |shiftW| columns at one edge of each row. Short rows cost no loop of their own.
+template <class T>
+void im2colSameWidth(const T* image, int64_t channels, const WindowGeometry& g, int64_t p0, int64_t p1, T* col,
+    T padValue)
+{
+    const int64_t width = p1 - p0, w = g.in[2], h = g.in[1], plane = g.inSize();
+    for (int64_t c = 0; c < channels; ++c) {
+        const T* img = image + c * plane;
+        for (int64_t kh = 0; kh < g.kernel[1]; ++kh)
+            for (int64_t kw = 0; kw < g.kernel[2]; ++kw, col += width) {
+                const int64_t shiftH = kh * g.dilation[1] - g.padBegin[1], shiftW = kw * g.dilation[2] - g.padBegin[2];
+                // Output rows whose input row is inside the image: [rowLo, rowHi).
+                const int64_t rowLo = std::clamp<int64_t>(-shiftH, 0, g.out[1]);
+                const int64_t rowHi = std::clamp<int64_t>(h - shiftH, rowLo, g.out[1]);
+                const int64_t a = std::clamp(rowLo * w, p0, p1), b = std::clamp(rowHi * w, a, p1);
+                const int64_t offset = shiftH * w + shiftW;
+                // The copy stays inside the plane; the elements it leaves out are padding columns, set below.
+                const int64_t copyLo = std::clamp(-offset, a, b), copyHi = std::clamp(plane - offset, copyLo, b);
+                std::fill(col, col + (copyLo - p0), padValue);
+                std::copy(img + copyLo + offset, img + copyHi + offset, col + (copyLo - p0));
+                std::fill(col + (copyHi - p0), col + width, padValue);
+                if (shiftW == 0)
+                    continue;
+                // Columns ow < -shiftW (shiftW < 0) or ow >= w - shiftW read outside their row.
+                const int64_t edgeLo = shiftW < 0 ? 0 : std::max<int64_t>(0, w - shiftW);
+                const int64_t edgeHi = shiftW < 0 ? std::min(-shiftW, w) : w;
+                for (int64_t rowStart = a - a % w; rowStart < b; rowStart += w) {
+                    const int64_t lo = std::max(rowStart + edgeLo, a), hi = std::min(rowStart + edgeHi, b);
+                    for (int64_t q = lo; q < hi; ++q)
+                        col[q - p0] = padValue;
+                }
+            }
+    }
+}
+
+} // namespace
+
 template <class T>
 void im2col(const T* image, int64_t channels, const WindowGeometry& g, int64_t p0, int64_t p1, T* col, T padValue)
 {
+    if (g.in[0] == 1 && g.out[0] == 1 && g.kernel[0] == 1 && g.stride[1] == 1 && g.stride[2] == 1
+        && g.out[2] == g.in[2]) {
+        im2colSameWidth(image, channels, g, p0, p1, col, padValue);
+        return;
+    }
     const int64_t width = p1 - p0;
     const int64_t inSize = g.inSize();
     const int64_t outHW = g.out[1] * g.out[2];
@@ -363,11 +410,11 @@ void convolveFloat(const float* x, const float* w, const float* bias, float* y, 
             const float* xg = x + (n * channels + gr * cg) * inSize;
             float* yg = y + (n * outChannels + gr * mg) * outSize;
             im2col(xg, cg, g, p0, p1, col.data(), 0.0f);
-            ops.gemm(mg, p1 - p0, rows, w + gr * mg * rows, rows, false, col.data(), p1 - p0, false, yg + p0, outSize,
-                false);
-            if (bias || act.kind != simd::Activation::None)
+            ops.gemmBias(mg, p1 - p0, rows, w + gr * mg * rows, rows, col.data(), p1 - p0,
+                bias ? bias + gr * mg : nullptr, yg + p0, outSize);
+            if (act.kind != simd::Activation::None)
                 for (int64_t r = 0; r < mg; ++r)
-                    ops.biasActivation(yg + r * outSize + p0, 1, p1 - p0, bias ? bias + gr * mg + r : nullptr, act);
+                    ops.activation(yg + r * outSize + p0, yg + r * outSize + p0, p1 - p0, act);
         }
     });
 }

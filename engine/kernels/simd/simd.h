@@ -56,6 +56,12 @@ struct Ops {
     void (*gemm)(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, bool transA, const float* b,
         int64_t ldb, bool transB, float* c, int64_t ldc, bool accumulate);
 
+    /// C[m, n] (row stride ldc) = A[m, k] (row stride lda) * B[k, n] (row stride ldb) + bias[i] on row i (bias may
+    /// be null), reading A and B in place: for small products such as a convolution's weights times one chunk of its
+    /// im2col columns. Rounding differs from gemm's (the bias is added first, sums run in another order).
+    void (*gemmBias)(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
+        const float* bias, float* c, int64_t ldc);
+
     /// y[i] = act(x[i]) for i in [0, n); x may equal y.
     void (*activation)(const float* x, float* y, int64_t n, ActivationParams act);
 

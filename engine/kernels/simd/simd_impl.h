@@ -18,6 +18,10 @@
 #include <cmath>
 #include <cstring>
 
+#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
+#include <immintrin.h> // always-inline intrinsics only: they emit no symbol the rest of the program could share
+#endif
+
 namespace onnxscope::simd::ONNXSCOPE_SIMD_LEVEL {
 
 namespace {
@@ -61,6 +65,141 @@ void gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, bool tra
         product(cm, am, bm.transpose(), accumulate);
     else
         product(cm, am.transpose(), bm.transpose(), accumulate);
+}
+
+// gemmBias: a register-blocked product that reads both operands in place. The convolution's products are small
+// (tens of rows, a few hundred columns of im2col per chunk), where packing A and B as a general GEMM does each call
+// costs as much as the multiply-adds. MR rows of A by NV vectors of B's columns are summed in registers over k; each
+// k loads NV vectors of B's row and broadcasts MR elements of A's column.
+#if defined(__AVX512F__)
+#define ONNXSCOPE_GEMM_TILES 1
+using Vec = __m512;
+constexpr int kLanes = 16;
+constexpr int kTileRows = 8; // 8 x 2 accumulators of the 32 registers
+inline Vec vzero() { return _mm512_setzero_ps(); }
+inline Vec vset(float x) { return _mm512_set1_ps(x); }
+inline Vec vload(const float* p) { return _mm512_loadu_ps(p); }
+inline void vstore(float* p, Vec v) { _mm512_storeu_ps(p, v); }
+inline __mmask16 laneMask(int lanes) { return static_cast<__mmask16>((1u << lanes) - 1u); }
+inline Vec vloadPart(const float* p, int lanes) { return _mm512_maskz_loadu_ps(laneMask(lanes), p); }
+inline void vstorePart(float* p, Vec v, int lanes) { _mm512_mask_storeu_ps(p, laneMask(lanes), v); }
+inline Vec vfma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
+#elif defined(__AVX2__) && defined(__FMA__)
+#define ONNXSCOPE_GEMM_TILES 1
+using Vec = __m256;
+constexpr int kLanes = 8;
+constexpr int kTileRows = 6; // 6 x 2 accumulators, 2 vectors of B and a broadcast: 15 of the 16 registers
+inline Vec vzero() { return _mm256_setzero_ps(); }
+inline Vec vset(float x) { return _mm256_set1_ps(x); }
+inline Vec vload(const float* p) { return _mm256_loadu_ps(p); }
+inline void vstore(float* p, Vec v) { _mm256_storeu_ps(p, v); }
+inline __m256i laneMask(int lanes)
+{
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(lanes), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+inline Vec vloadPart(const float* p, int lanes) { return _mm256_maskload_ps(p, laneMask(lanes)); }
+inline void vstorePart(float* p, Vec v, int lanes) { _mm256_maskstore_ps(p, laneMask(lanes), v); }
+inline Vec vfma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
+#endif
+
+#ifdef ONNXSCOPE_GEMM_TILES
+constexpr int kTileVectors = 2;
+
+/// C[MR, NV vectors] = bias + A[MR, k] * B[k, NV vectors]; the last vector holds `lastLanes` columns when Partial.
+/// Masked loads and stores never touch memory past the last column.
+template <int MR, int NV, bool Partial>
+void gemmTile(int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, const float* bias, float* c,
+    int64_t ldc, int lastLanes)
+{
+    Vec acc[MR][NV];
+    for (int r = 0; r < MR; ++r) {
+        const Vec init = bias ? vset(bias[r]) : vzero();
+        for (int v = 0; v < NV; ++v)
+            acc[r][v] = init;
+    }
+    for (int64_t p = 0; p < k; ++p) {
+        const float* bp = b + p * ldb;
+        Vec bv[NV];
+        for (int v = 0; v < NV; ++v)
+            bv[v] = Partial && v == NV - 1 ? vloadPart(bp + v * kLanes, lastLanes) : vload(bp + v * kLanes);
+        for (int r = 0; r < MR; ++r) {
+            const Vec av = vset(a[r * lda + p]);
+            for (int v = 0; v < NV; ++v)
+                acc[r][v] = vfma(av, bv[v], acc[r][v]);
+        }
+    }
+    for (int r = 0; r < MR; ++r)
+        for (int v = 0; v < NV; ++v) {
+            if (Partial && v == NV - 1)
+                vstorePart(c + r * ldc + v * kLanes, acc[r][v], lastLanes);
+            else
+                vstore(c + r * ldc + v * kLanes, acc[r][v]);
+        }
+}
+
+using GemmTileFn = void (*)(int64_t, const float*, int64_t, const float*, int64_t, const float*, float*, int64_t, int);
+
+template <int MR> constexpr GemmTileFn tileFor(int nv, bool partial)
+{
+    if (nv == 1)
+        return partial ? gemmTile<MR, 1, true> : gemmTile<MR, 1, false>;
+    return partial ? gemmTile<MR, 2, true> : gemmTile<MR, 2, false>;
+}
+
+GemmTileFn tileFor(int rows, int nv, bool partial)
+{
+    switch (rows) {
+    case 1:
+        return tileFor<1>(nv, partial);
+    case 2:
+        return tileFor<2>(nv, partial);
+    case 3:
+        return tileFor<3>(nv, partial);
+    case 4:
+        return tileFor<4>(nv, partial);
+    case 5:
+        return tileFor<5>(nv, partial);
+    case 6:
+        return tileFor<6>(nv, partial);
+#if defined(__AVX512F__)
+    case 7:
+        return tileFor<7>(nv, partial);
+    case 8:
+        return tileFor<8>(nv, partial);
+#endif
+    }
+    return nullptr;
+}
+#endif
+
+void gemmBias(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
+    const float* bias, float* c, int64_t ldc)
+{
+    if (m <= 0 || n <= 0)
+        return;
+#ifdef ONNXSCOPE_GEMM_TILES
+    constexpr int64_t kStrip = kTileVectors * kLanes;
+    // Column strips outside, so that a strip of B (k rows of kStrip columns) stays in cache for every tile of rows.
+    for (int64_t j = 0; j < n; j += kStrip) {
+        const int64_t cols = minI(kStrip, n - j);
+        const int nv = static_cast<int>((cols + kLanes - 1) / kLanes);
+        const int lastLanes = static_cast<int>(cols - (nv - 1) * kLanes);
+        const bool partial = lastLanes != kLanes;
+        const GemmTileFn full = tileFor(kTileRows, nv, partial);
+        int64_t i = 0;
+        for (; i + kTileRows <= m; i += kTileRows)
+            full(k, a + i * lda, lda, b + j, ldb, bias ? bias + i : nullptr, c + i * ldc + j, ldc, lastLanes);
+        if (i < m)
+            tileFor(static_cast<int>(m - i), nv, partial)(
+                k, a + i * lda, lda, b + j, ldb, bias ? bias + i : nullptr, c + i * ldc + j, ldc, lastLanes);
+    }
+#else
+    gemm(m, n, k, a, lda, false, b, ldb, false, c, ldc, false);
+    if (bias)
+        for (int64_t r = 0; r < m; ++r)
+            for (int64_t j = 0; j < n; ++j)
+                c[r * ldc + j] += bias[r];
+#endif
 }
 
 using Block = Eigen::Array<float, 64, 1>;
@@ -427,7 +566,7 @@ void depthwise2d(const float* x, const float* w, const float* bias, float* y, in
 
 const Ops& table()
 {
-    static const Ops ops { ONNXSCOPE_SIMD_NAME, gemm, activation, biasActivation, binary, reduceRows, softmaxRows,
+    static const Ops ops { ONNXSCOPE_SIMD_NAME, gemm, gemmBias, activation, biasActivation, binary, reduceRows, softmaxRows,
         depthwise2d };
     return ops;
 }

@@ -244,6 +244,51 @@ private slots:
         }
     }
 
+    void maxPoolWithoutIndices()
+    {
+        // Float MaxPool without Indices takes its own 2-D loops: windows that tile the plane (kernel = stride, no
+        // padding, with rows and columns left over, or cut short by ceil_mode) and the general case. NaN is skipped
+        // and a window of NaN only gives -inf, as the reference does.
+        std::mt19937 rng(kSeed + 1);
+        const auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+        std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        for (int iter = 0; iter < 300; ++iter) {
+            PoolCase k;
+            const bool tiles = iter % 2 == 0;
+            k.shape = { pick(1, 2), pick(1, 3) };
+            k.ceil = pick(0, 3) == 0;
+            for (size_t i = 0; i < 2; ++i) {
+                k.kernel.push_back(pick(1, 3));
+                k.strides.push_back(tiles ? k.kernel[i] : pick(1, 3));
+                k.dilations.push_back(1);
+                k.shape.push_back(pick(k.kernel[i], 11));
+            }
+            for (size_t i = 0; i < 4; ++i)
+                k.pads.push_back(tiles ? 0 : pick(0, k.kernel[i % 2] - 1));
+            Tensor x(DataType::Float, k.shape);
+            for (float& v : x.data<float>())
+                v = pick(0, 9) == 0 ? nan : dist(rng);
+            const std::string attrs = "kernel_shape = " + list(k.kernel) + ", strides = " + list(k.strides)
+                + ", pads = " + list(k.pads) + ", ceil_mode = " + std::to_string(int(k.ceil));
+            std::map<std::string, Value> got;
+            try {
+                got = runOp("y = MaxPool <" + attrs + "> (x)", x, "float[?] y", 12);
+            } catch (const Error& e) {
+                QFAIL((k.describe() + ": " + e.what()).c_str());
+            }
+            Tensor wantY, wantI;
+            reference(k, x, wantY, wantI);
+            const Tensor& gotY = got.at("y").tensor();
+            QCOMPARE(gotY.shape(), wantY.shape());
+            for (int64_t i = 0; i < gotY.size(); ++i) {
+                const float a = gotY.data<float>()[size_t(i)], b = wantY.data<float>()[size_t(i)];
+                QVERIFY2(a == b, (a == b ? std::string() : k.describe() + " Y[" + std::to_string(i) + "] = "
+                        + std::to_string(a) + ", expected " + std::to_string(b)).c_str());
+            }
+        }
+    }
+
     void globalPools()
     {
         std::mt19937 rng(kSeed + 1);

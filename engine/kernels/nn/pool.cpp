@@ -23,6 +23,26 @@ int64_t tapsFrom(int64_t start, int64_t bound, int64_t d) { return start >= boun
 /// One past the last kernel tap with start + k * d < bound (0 if none); not capped by the kernel size.
 int64_t tapsUntil(int64_t start, int64_t bound, int64_t d) { return bound <= start ? 0 : ceilDiv(bound - start, d); }
 
+/// maxPool2d for windows that tile the plane (kernel = stride, no padding) of one plane: each output element is the
+/// running maximum of its own block, taps in the same order as the general loop. KW: the kernel width if known, else 0.
+template <int KW> void maxPoolTiles(const float* img, float* o, const WindowGeometry& g)
+{
+    const int64_t inW = g.in[2], outH = g.out[1], outW = g.out[2], kH = g.kernel[1];
+    const int64_t kW = KW ? KW : g.kernel[2];
+    for (int64_t oh = 0; oh < outH; ++oh, o += outW) {
+        const float* rows = img + oh * kH * inW;
+        for (int64_t ow = 0; ow < outW; ++ow) {
+            float best = -std::numeric_limits<float>::infinity();
+            for (int64_t kh = 0; kh < kH; ++kh) {
+                const float* block = rows + kh * inW + ow * kW;
+                for (int64_t kw = 0; kw < kW; ++kw)
+                    best = block[kw] > best ? block[kw] : best;
+            }
+            o[ow] = best;
+        }
+    }
+}
+
 /// float MaxPool over 2-D planes without dilation: per output row, a running maximum over the kernel taps, each a
 /// vector loop along the row. Same results as the general loop (NaN skipped, -inf for an empty window).
 void maxPool2d(ThreadPool* pool, const float* x, float* y, int64_t planes, const WindowGeometry& g)
@@ -30,8 +50,17 @@ void maxPool2d(ThreadPool* pool, const float* x, float* y, int64_t planes, const
     const int64_t inH = g.in[1], inW = g.in[2], outH = g.out[1], outW = g.out[2];
     const int64_t kH = g.kernel[1], kW = g.kernel[2], sH = g.stride[1], sW = g.stride[2];
     const int64_t padT = g.padBegin[1], padL = g.padBegin[2];
+    const bool tiling = padT == 0 && padL == 0 && kH == sH && kW == sW && outH * kH <= inH && outW * kW <= inW;
     parallelFor(pool, planes, std::max<int64_t>(1, simd::kGrainElements / std::max<int64_t>(1, outH * outW * kH * kW)),
         [&](int64_t p0, int64_t p1) {
+            if (tiling) {
+                for (int64_t p = p0; p < p1; ++p)
+                    if (kW == 2)
+                        maxPoolTiles<2>(x + p * inH * inW, y + p * outH * outW, g);
+                    else
+                        maxPoolTiles<0>(x + p * inH * inW, y + p * outH * outW, g);
+                return;
+            }
             for (int64_t p = p0; p < p1; ++p) {
                 const float* img = x + p * inH * inW;
                 for (int64_t oh = 0; oh < outH; ++oh) {

@@ -64,6 +64,7 @@ void Debugger::start(const std::map<std::string, Value>& inputs)
     m_pauseRequested = false;
     m_session.start(inputs);
     const Frame& main = m_session.frame(0);
+    m_values.reserve(main.graph().values().size()); // every value of the main graph, recorded once
     for (ValueId id : main.graph().inputs())
         record({ 0, main.id, "main", &main.graph(), -1, main.graph().value(id).name,
             main.values[static_cast<size_t>(id)], false, {}, -1 });
@@ -317,7 +318,7 @@ StopInfo Debugger::runUntil(const StopPredicate& stopAfter, const std::string& r
                 return *stop;
         }
         skipChecks = false;
-        if (m_pauseRequested.exchange(false))
+        if (m_pauseRequested.load(std::memory_order_relaxed) && m_pauseRequested.exchange(false))
             return makeStop(StopReason::Paused, "paused at " + m_session.framePath());
         Session::StepResult r;
         try {

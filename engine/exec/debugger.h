@@ -150,6 +150,7 @@ private:
 
     void afterNode(const NodeEvent& event) override;
     void frameEntered(const Frame& frame, const std::string& framePath) override;
+    bool wantsTiming() const override { return false; }
 
     struct FrameRecord {
         uint64_t parent = 0;

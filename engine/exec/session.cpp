@@ -54,11 +54,13 @@ void Session::addObserver(SessionObserver* observer)
 {
     if (std::find(m_observers.begin(), m_observers.end(), observer) == m_observers.end())
         m_observers.push_back(observer);
+    m_timed = m_timed || observer->wantsTiming();
 }
 
 void Session::removeObserver(SessionObserver* observer)
 {
     m_observers.erase(std::remove(m_observers.begin(), m_observers.end(), observer), m_observers.end());
+    m_timed = std::any_of(m_observers.begin(), m_observers.end(), [](const auto* o) { return o->wantsTiming(); });
 }
 
 void Session::start(const std::map<std::string, Value>& inputs)
@@ -240,7 +242,7 @@ Session::StepResult Session::runNode(Frame& frame)
     const bool plain = m_options.freeDeadValues && !observed;
     if (plain && !frame.plan->fused.empty() && frame.plan->fused[frame.pc].nodes)
         return runFused(frame, node, frame.plan->fused[frame.pc]);
-    auto started = std::chrono::steady_clock::now();
+    const auto started = m_timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     if (const auto* sub = dynamic_cast<const SubgraphKernel*>(kernel)) {
         frame.pendingInputs = m_inputs;
         frame.pendingOutputs.assign(node.outputs.size(), Value());
@@ -364,7 +366,10 @@ Session::StepResult Session::continuePending(Frame& frame)
 Session::StepResult Session::finishNode(Frame& frame, const Node& node, std::chrono::steady_clock::time_point started)
 {
     if (!m_observers.empty()) {
-        auto elapsed = std::chrono::steady_clock::now() - started;
+        // Zero when untimed, also for a node that started before a timing observer was added.
+        const auto elapsed = m_timed && started != std::chrono::steady_clock::time_point()
+            ? std::chrono::steady_clock::now() - started
+            : std::chrono::nanoseconds(0);
         m_eventOutputs.assign(node.outputs.size(), Value()); // a reused buffer: no allocation per node
         for (size_t i = 0; i < node.outputs.size(); ++i)
             if (node.outputs[i] != kNoValue)

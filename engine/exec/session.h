@@ -60,6 +60,9 @@ public:
     virtual void nodeFailed(const NodeEvent&, const std::string& /*message*/) { }
     virtual void frameEntered(const Frame&, const std::string& /*framePath*/) { }
     virtual void frameLeft(const Frame&, const std::string& /*framePath*/) { }
+    /// Whether this observer reads NodeEvent::elapsed. The session reads the clock around each node only when one
+    /// does (on a VM without a vDSO clock, each reading is a system call); otherwise elapsed is zero.
+    virtual bool wantsTiming() const { return true; }
 };
 
 struct SessionOptions {
@@ -145,6 +148,7 @@ private:
     std::shared_ptr<const Program> m_program;
     SessionOptions m_options;
     std::vector<SessionObserver*> m_observers;
+    bool m_timed = false; // an observer wants NodeEvent::elapsed
     std::vector<std::unique_ptr<Frame>> m_frames;
     std::vector<std::string> m_pathLabels;
     uint64_t m_nextFrameId = 1;

@@ -199,6 +199,32 @@ private slots:
         dbg.removeObserver(&rec);
     }
 
+    void nodesAreTimedOnlyForObserversThatReadTheTime()
+    {
+        // The Debugger records values without reading NodeEvent::elapsed, so a debug run alone reads no clock per node
+        // (a system call on some VMs); an observer that wants the time gets it for every node.
+        struct Untimed : Recorder {
+            bool wantsTiming() const override { return false; }
+        };
+        Debugger dbg(compile(kChain));
+        Untimed untimed;
+        dbg.addObserver(&untimed);
+        dbg.start(chainInputs());
+        dbg.continueRun();
+        QCOMPARE(untimed.elapsed, std::vector<long long>(5, 0));
+        Recorder timed;
+        dbg.addObserver(&timed);
+        dbg.reset();
+        dbg.continueRun();
+        QCOMPARE(timed.elapsed.size(), size_t(5));
+        for (long long ns : timed.elapsed)
+            QVERIFY(ns > 0);
+        QCOMPARE(untimed.elapsed.size(), size_t(10)); // the untimed observer sees the times once they are read
+        QVERIFY(untimed.elapsed[5] > 0);
+        dbg.removeObserver(&timed);
+        dbg.removeObserver(&untimed);
+    }
+
     void yieldOpPausesAndTakesCallerOutputs()
     {
         const char* text = R"(<ir_version: 8, opset_import: ["" : 17, "mlprodict" : 1]>

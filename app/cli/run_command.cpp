@@ -51,6 +51,7 @@ struct RunOptions {
     LimitOptions limits;
     ThreadOptions threads;
     bool debugRun = false;
+    bool keepValues = false;
     std::string timingsFile;
 };
 
@@ -73,6 +74,15 @@ public:
 };
 
 /// --trace: one line per executed node, in execution order.
+/// Keeps every node output it is shown, and nothing else: what --keep-values runs pay beyond a plain run is the memory
+/// of every intermediate (no in-place writes, no fused steps), not a debugger's bookkeeping.
+class KeepObserver : public SessionObserver {
+public:
+    std::vector<Value> values;
+    void afterNode(const NodeEvent& e) override { values.insert(values.end(), e.outputs.begin(), e.outputs.end()); }
+    bool wantsTiming() const override { return false; }
+};
+
 class TraceObserver : public SessionObserver {
 public:
     size_t lines = 0;
@@ -329,6 +339,8 @@ int runModel(const RunOptions& o)
             throw UsageError("--dim expects SYMBOL=VALUE with a non-negative VALUE, got \"" + d + "\"");
         dims[d.substr(0, eq)] = value;
     }
+    if (o.keepValues && (o.repeat == 0 || o.debugRun))
+        throw UsageError("--keep-values times plain runs: it needs --repeat N and excludes --debug-run");
     if (o.debugRun && o.repeat == 0)
         throw UsageError("--debug-run times runs: it needs --repeat N");
     if (!o.timingsFile.empty() && o.repeat == 0)
@@ -510,22 +522,28 @@ int runModel(const RunOptions& o)
                     debugger->removeObserver(&profile);
             }
         } else {
+            // --keep-values: a KeepObserver holds every output, which it releases after the clock stopped, as the
+            // debug runs do.
+            KeepObserver keeper;
             Session timed(program, sessionOptions);
             if (o.profile)
                 timed.addObserver(&profile);
+            if (o.keepValues)
+                timed.addObserver(&keeper);
             for (int i = 0; i < o.repeat; ++i) {
                 const double c0 = cpuNow();
                 auto t0 = Clock::now();
                 lastOutputs = timed.run(inputs);
                 ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
                 cpuMs.push_back(cpuNow() - c0);
+                keeper.values.clear();
             }
         }
         std::vector<double> sorted = ms;
         std::sort(sorted.begin(), sorted.end());
         const size_t n = sorted.size();
         const double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-        std::cout << (o.debugRun ? "debug-run latency" : "latency") << " over " << n << " run" << (n == 1 ? "" : "s")
+        std::cout << (o.debugRun ? "debug-run latency" : (o.keepValues ? "keep-values latency" : "latency")) << " over " << n << " run" << (n == 1 ? "" : "s")
                   << " after 1 warm-up: median " << formatMs(median) << " ms, min " << formatMs(sorted.front())
                   << " ms, max " << formatMs(sorted.back()) << " ms\n";
         if (o.debugRun)
@@ -537,12 +555,12 @@ int runModel(const RunOptions& o)
         if (!o.timingsFile.empty()) {
             rusage usage {};
             getrusage(RUSAGE_SELF, &usage);
-            nlohmann::json timings { { "mode", o.debugRun ? "debug" : "plain" },
+            nlohmann::json timings { { "mode", o.debugRun ? "debug" : (o.keepValues ? "keep-values" : "plain") },
                 { "threads", pool ? pool->threads() : 1 }, { "simd", simd::ops().name }, { "runs_ms", ms }, { "cpu_ms", cpuMs },
                 { "median_ms", median }, { "min_ms", sorted.front() }, { "max_ms", sorted.back() },
                 { "nodes", counter.nodes }, { "peak_rss_kib", usage.ru_maxrss } };
             if (!o.debugRun)
-                timings["fused_nodes"] = program->mainPlan().fusedNodeCount();
+                timings["fused_nodes"] = o.keepValues ? 0 : program->mainPlan().fusedNodeCount();
             if (o.debugRun) {
                 timings["recorded_values"] = recordedValues;
                 timings["recorded_bytes"] = recordedBytes;
@@ -588,6 +606,10 @@ CommandRunner addRunCommand(CLI::App& app)
     cmd->add_flag("--debug-run", o->debugRun,
         "With --repeat: time debug runs (through the debugger, a hook after every node and every intermediate "
         "value kept) instead of plain runs (values freed after their last use)");
+    cmd->add_flag("--keep-values", o->keepValues,
+        "With --repeat: time plain runs whose every node output is kept to the end of the run by a hook that does "
+        "nothing else (so no in-place writes and no fused steps): the memory side of a debug run, to tell it from "
+        "the debugger's own cost");
     cmd->add_option("--timings", o->timingsFile,
         "With --repeat: write the timings as JSON to FILE (every run's wall and process CPU ms, median, min, max, "
         "threads, SIMD level, peak RSS of the process; for plain runs, the main graph's nodes run as fused steps)");

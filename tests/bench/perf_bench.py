@@ -131,7 +131,9 @@ def run_ort(args, model_path, feeds, threads, out_dir):
     return result
 
 
-def run_ours(args, model_path, feeds, threads, out_dir, debug, tmp):
+def run_ours(args, model_path, feeds, threads, out_dir, mode, tmp):
+    """mode: "plain", "keep" (--keep-values: every node output kept by a hook that does nothing else) or "debug"."""
+    debug = mode == "debug"
     timings = os.path.join(tmp, "timings.json")
     cmd = [args.cli, "run", model_path, "-q", "--repeat", str(args.repeat), "--threads", str(threads),
            "--timings", timings, "-o", out_dir]
@@ -139,6 +141,8 @@ def run_ours(args, model_path, feeds, threads, out_dir, debug, tmp):
         cmd += ["--input", f"{name}={path}"]
     if debug:
         cmd.append("--debug-run")
+    if mode == "keep":
+        cmd.append("--keep-values")
     code, out, err, rss = run_process(cmd)
     if code != 0:
         raise RuntimeError(f"onnxscope-cli failed ({code}): {err.strip()}")
@@ -179,18 +183,22 @@ def bench_models(args):
             feeds = make_inputs(model_path, shapes, constants, rng, tmp, name)
             for threads in args.threads:
                 load = os.getloadavg()
-                ort_dir, plain_dir, debug_dir = (os.path.join(tmp, f"{name}_{threads}_{k}") for k in
-                                                 ("ort", "plain", "debug"))
+                ort_dir, plain_dir, keep_dir, debug_dir = (os.path.join(tmp, f"{name}_{threads}_{k}") for k in
+                                                           ("ort", "plain", "keep", "debug"))
                 ort = run_ort(args, model_path, feeds, threads, ort_dir)
-                plain = run_ours(args, model_path, feeds, threads, plain_dir, False, tmp)
-                debug = run_ours(args, model_path, feeds, threads, debug_dir, True, tmp)
+                plain = run_ours(args, model_path, feeds, threads, plain_dir, "plain", tmp)
+                keep = run_ours(args, model_path, feeds, threads, keep_dir, "keep", tmp)
+                debug = run_ours(args, model_path, feeds, threads, debug_dir, "debug", tmp)
                 reference = load_outputs(ort_dir, True)
-                row = {"model": name, "threads": threads, "load": load, "ort": ort, "plain": plain, "debug": debug,
+                row = {"model": name, "threads": threads, "load": load, "ort": ort, "plain": plain, "keep": keep,
+                       "debug": debug,
                        "check_plain": check_outputs(load_outputs(plain_dir, False), reference),
+                       "check_keep": check_outputs(load_outputs(keep_dir, False), reference),
                        "check_debug": check_outputs(load_outputs(debug_dir, False), reference)}
                 results["models"].append(row)
-                print(f"{name} threads={threads}: ort {fmt(ort)} ms, plain {fmt(plain)} ms, debug {fmt(debug)} ms, "
-                      f"outputs {row['check_plain']}/{row['check_debug']}, load {load[0]:.2f}", file=sys.stderr)
+                print(f"{name} threads={threads}: ort {fmt(ort)} ms, plain {fmt(plain)} ms, keep-values {fmt(keep)} "
+                      f"ms, debug {fmt(debug)} ms, outputs {row['check_plain']}/{row['check_keep']}/"
+                      f"{row['check_debug']}, load {load[0]:.2f}", file=sys.stderr)
     results["load_after"] = os.getloadavg()
     return results
 
@@ -206,17 +214,22 @@ def print_models(results):
           f"{mib(base['onnxruntime_kib'])} MiB\n")
     print("Times are wall-clock ms per run: median (min–max). CPU columns: median process CPU ms per run (all "
           "threads, spinning included), which a loaded machine disturbs less than wall time.\n")
-    print("| model | threads | onnxruntime ms | plain ms | plain / ORT | debug ms | debug / plain | "
-          "CPU ms ORT / plain / debug | peak RSS MiB ORT / plain / debug | outputs vs ORT | load |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("keep-values: runs whose every node output is kept by a hook that does nothing else (so no in-place writes "
+          "and no fused steps). debug / keep-values is the debugger's own cost; keep-values / plain is what keeping "
+          "every intermediate costs.\n")
+    print("| model | threads | onnxruntime ms | plain ms | plain / ORT | keep-values ms | debug ms | debug / plain | "
+          "debug / keep-values | CPU ms ORT / plain / debug | peak RSS MiB ORT / plain / debug | outputs vs ORT | "
+          "load |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        o, p, d = r["ort"], r["plain"], r["debug"]
-        check = "ok" if r["check_plain"] == "ok" and r["check_debug"] == "ok" else \
-            f"plain: {r['check_plain']}; debug: {r['check_debug']}"
+        o, p, k, d = r["ort"], r["plain"], r["keep"], r["debug"]
+        checks = {m: r[f"check_{m}"] for m in ("plain", "keep", "debug")}
+        check = "ok" if all(c == "ok" for c in checks.values()) else \
+            "; ".join(f"{m}: {c}" for m, c in checks.items())
         print(f"| {r['model']} | {r['threads']} | {fmt(o)} | {fmt(p)} | **{p['median'] / o['median']:.2f}** | "
-              f"{fmt(d)} | {d['median'] / p['median']:.2f} | {o['cpu_median']:.2f} / {p['cpu_median']:.2f} / "
-              f"{d['cpu_median']:.2f} | {mib(o['rss_kib'])} / {mib(p['rss_kib'])} / {mib(d['rss_kib'])} | {check} | "
-              f"{r['load'][0]:.2f} |")
+              f"{fmt(k)} | {fmt(d)} | {d['median'] / p['median']:.2f} | {d['median'] / k['median']:.2f} | "
+              f"{o['cpu_median']:.2f} / {p['cpu_median']:.2f} / {d['cpu_median']:.2f} | {mib(o['rss_kib'])} / "
+              f"{mib(p['rss_kib'])} / {mib(d['rss_kib'])} | {check} | {r['load'][0]:.2f} |")
 
 
 # --- ops: the element-wise and reduction micro-benchmark -------------------------------------------------------
@@ -261,7 +274,7 @@ def bench_ops(args):
                 feeds.append(("b", os.path.join(tmp, "b.npy")))
                 np.save(feeds[1][1], rng.uniform(-1, 1, sb).astype(np.float32))
             ort = run_ort(args, path, feeds, 1, os.path.join(tmp, "ort"))
-            ours = run_ours(args, path, feeds, 1, os.path.join(tmp, "ours"), False, tmp)
+            ours = run_ours(args, path, feeds, 1, os.path.join(tmp, "ours"), "plain", tmp)
             check = check_outputs(load_outputs(os.path.join(tmp, "ours"), False),
                                   load_outputs(os.path.join(tmp, "ort"), True))
             results["ops"].append({"case": label, "ort": ort, "ours": ours, "check": check})

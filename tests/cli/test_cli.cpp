@@ -404,12 +404,12 @@ sys.exit(0 if ok else 1)
                 { dir });
             return py.out.trimmed();
         };
-        for (const QString mode : { "plain", "debug" }) {
+        for (const QString mode : { "plain", "keep-values", "debug" }) {
             const QString timings = path("timings_" + mode + ".json"), out = path("out_" + mode);
             QStringList args { "run", path("arith.onnx"), "--input", "in/x:0=" + path("x.npy"), "--threads", "2",
                 "--repeat", "3", "--timings", timings, "-o", out };
-            if (mode == "debug")
-                args << "--debug-run";
+            if (mode != "plain")
+                args << "--" + (mode == "debug" ? QString("debug-run") : mode);
             Result r = cli(args);
             QVERIFY2(r.code == 0, qPrintable(describe(r)));
             QCOMPARE(outputsOf(out), expected);
@@ -429,9 +429,14 @@ sys.exit(0 if ok else 1)
                 QVERIFY(t["recorded_values"].toInt() >= 3); // every node output
                 QCOMPARE(t["dropped_values"].toInt(), 0);
             }
+            if (mode == "keep-values") {
+                QVERIFY2(r.out.contains("keep-values latency over 3 runs"), qPrintable(r.out));
+                QCOMPARE(t["fused_nodes"].toInt(), 0);
+            }
         }
         for (const QStringList& bad : { QStringList { "--threads", "-1" }, QStringList { "--debug-run" },
-                 QStringList { "--timings", path("t.json") } }) {
+                 QStringList { "--timings", path("t.json") }, QStringList { "--keep-values" },
+                 QStringList { "--keep-values", "--debug-run", "--repeat", "2" } }) {
             Result r = cli(QStringList { "run", path("arith.onnx"), "--input", "in/x:0=" + path("x.npy") } + bad);
             QVERIFY2(r.code == 2, qPrintable(bad.join(' ') + ": " + describe(r)));
         }

@@ -255,13 +255,16 @@ private slots:
 
     void gemmBiasMatchesNaiveProduct()
     {
-        // Row counts around the register tiles (6 and 8 rows), column counts around whole and partial vectors.
+        // Row counts around the register tiles (6 and 8 rows), column counts around whole and partial vectors and
+        // below one vector (the narrow path of dot products).
         std::mt19937 rng(kSeed + 7);
         std::uniform_int_distribution<int64_t> rowsDist(1, 19), colsDist(1, 70), depthDist(0, 40), padDist(0, 5);
         for (const simd::Ops* ops : simd::supportedOps()) {
             for (int trial = 0; trial < 80; ++trial) {
-                const int64_t m = trial == 0 ? 96 : rowsDist(rng), n = trial == 0 ? 300 : colsDist(rng),
-                              k = trial == 0 ? 288 : depthDist(rng);
+                // Trial 1: fewer columns than a vector, k over several of the narrow path's blocks.
+                const int64_t m = trial == 0 ? 96 : (trial == 1 ? 13 : rowsDist(rng)),
+                              n = trial == 0 ? 300 : (trial == 1 ? 5 : colsDist(rng)),
+                              k = trial == 0 ? 288 : (trial == 1 ? 1100 : depthDist(rng));
                 const int64_t lda = k + padDist(rng), ldb = n + padDist(rng), ldc = n + padDist(rng);
                 const bool withBias = trial % 3 != 0;
                 auto a = randomFloats(rng, static_cast<size_t>(m * lda + 1));

@@ -84,6 +84,7 @@ inline __mmask16 laneMask(int lanes) { return static_cast<__mmask16>((1u << lane
 inline Vec vloadPart(const float* p, int lanes) { return _mm512_maskz_loadu_ps(laneMask(lanes), p); }
 inline void vstorePart(float* p, Vec v, int lanes) { _mm512_mask_storeu_ps(p, laneMask(lanes), v); }
 inline Vec vfma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
+inline float vsum(Vec v) { return _mm512_reduce_add_ps(v); }
 #elif defined(__AVX2__) && defined(__FMA__)
 #define ONNXSCOPE_GEMM_TILES 1
 using Vec = __m256;
@@ -100,6 +101,13 @@ inline __m256i laneMask(int lanes)
 inline Vec vloadPart(const float* p, int lanes) { return _mm256_maskload_ps(p, laneMask(lanes)); }
 inline void vstorePart(float* p, Vec v, int lanes) { _mm256_maskstore_ps(p, laneMask(lanes), v); }
 inline Vec vfma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
+inline float vsum(Vec v)
+{
+    __m128 q = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    q = _mm_add_ps(q, _mm_movehl_ps(q, q));
+    q = _mm_add_ss(q, _mm_movehdup_ps(q));
+    return _mm_cvtss_f32(q);
+}
 #endif
 
 #ifdef ONNXSCOPE_GEMM_TILES
@@ -172,12 +180,105 @@ GemmTileFn tileFor(int rows, int nv, bool partial)
 }
 #endif
 
+#ifdef ONNXSCOPE_GEMM_TILES
+/// C[R rows, J columns] (+)= dot products of R rows of A with the J rows of bt (B transposed, zero past `depth`),
+/// over `depth` elements from column `k0` of A. `first`: C starts from the bias (or zero), else from its value.
+template <int R, int J>
+void dotTile(int64_t depth, const float* a, int64_t lda, const float* bt, int64_t ldbt, const float* bias, float* c,
+    int64_t ldc, bool first)
+{
+    Vec acc[R][J];
+    for (int r = 0; r < R; ++r)
+        for (int j = 0; j < J; ++j)
+            acc[r][j] = vzero();
+    int64_t p = 0;
+    for (; p + kLanes <= depth; p += kLanes)
+        for (int r = 0; r < R; ++r) {
+            const Vec av = vload(a + r * lda + p);
+            for (int j = 0; j < J; ++j)
+                acc[r][j] = vfma(av, vload(bt + j * ldbt + p), acc[r][j]);
+        }
+    if (p < depth)
+        for (int r = 0; r < R; ++r) {
+            const Vec av = vloadPart(a + r * lda + p, static_cast<int>(depth - p));
+            for (int j = 0; j < J; ++j)
+                acc[r][j] = vfma(av, vload(bt + j * ldbt + p), acc[r][j]);
+        }
+    for (int r = 0; r < R; ++r)
+        for (int j = 0; j < J; ++j) {
+            float& out = c[r * ldc + j];
+            out = (first ? (bias ? bias[r] : 0.0f) : out) + vsum(acc[r][j]);
+        }
+}
+
+/// gemmBias for fewer columns than a vector holds (a strided convolution's few output positions against many
+/// weights, as in an STFT): B's columns are transposed into a small buffer, block by block of k, and each element of
+/// C is a dot product along k, two rows of A by up to four columns at a time.
+void gemmBiasNarrow(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
+    const float* bias, float* c, int64_t ldc)
+{
+    constexpr int64_t kBlock = 512;
+    alignas(64) float bt[kLanes][kBlock];
+    for (int64_t k0 = 0; k0 == 0 || k0 < k; k0 += kBlock) {
+        const int64_t depth = minI(kBlock, k - k0);
+        const int64_t padded = (depth + kLanes - 1) / kLanes * kLanes;
+        for (int64_t j = 0; j < n; ++j) {
+            for (int64_t p = 0; p < depth; ++p)
+                bt[j][p] = b[(k0 + p) * ldb + j];
+            for (int64_t p = depth; p < padded; ++p)
+                bt[j][p] = 0.0f;
+        }
+        const bool first = k0 == 0;
+        for (int64_t i = 0; i < m; i += 2) {
+            const bool pair = i + 1 < m;
+            const float* ai = a + i * lda + k0;
+            const float* bi = bias ? bias + i : nullptr;
+            for (int64_t j = 0; j < n; j += 4) {
+                const int64_t cols = minI(4, n - j);
+                float* cij = c + i * ldc + j;
+                const float* btj = bt[j];
+                switch (cols * 2 + (pair ? 1 : 0)) {
+                case 9:
+                    dotTile<2, 4>(depth, ai, lda, btj, kBlock, bi, cij, ldc, first);
+                    break;
+                case 8:
+                    dotTile<1, 4>(depth, ai, lda, btj, kBlock, bi, cij, ldc, first);
+                    break;
+                case 7:
+                    dotTile<2, 3>(depth, ai, lda, btj, kBlock, bi, cij, ldc, first);
+                    break;
+                case 6:
+                    dotTile<1, 3>(depth, ai, lda, btj, kBlock, bi, cij, ldc, first);
+                    break;
+                case 5:
+                    dotTile<2, 2>(depth, ai, lda, btj, kBlock, bi, cij, ldc, first);
+                    break;
+                case 4:
+                    dotTile<1, 2>(depth, ai, lda, btj, kBlock, bi, cij, ldc, first);
+                    break;
+                case 3:
+                    dotTile<2, 1>(depth, ai, lda, btj, kBlock, bi, cij, ldc, first);
+                    break;
+                default:
+                    dotTile<1, 1>(depth, ai, lda, btj, kBlock, bi, cij, ldc, first);
+                    break;
+                }
+            }
+        }
+    }
+}
+#endif
+
 void gemmBias(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
     const float* bias, float* c, int64_t ldc)
 {
     if (m <= 0 || n <= 0)
         return;
 #ifdef ONNXSCOPE_GEMM_TILES
+    if (n < kLanes) {
+        gemmBiasNarrow(m, n, k, a, lda, b, ldb, bias, c, ldc);
+        return;
+    }
     constexpr int64_t kStrip = kTileVectors * kLanes;
     // Column strips outside, so that a strip of B (k rows of kStrip columns) stays in cache for every tile of rows.
     for (int64_t j = 0; j < n; j += kStrip) {

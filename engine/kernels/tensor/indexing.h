@@ -66,14 +66,29 @@ inline int64_t checkIndex(const KernelContext& ctx, int64_t index, int64_t dim, 
 /// out[i] = in[inOffset + sum_d index_d * inStrides[d]] for every index of `outShape` (row-major). The strides may
 /// be zero (broadcast) or negative (reversed slices); the caller guarantees every offset is within `in`.
 template <class W>
-void stridedCopy(const W* in, W* out, const Shape& outShape, const std::vector<int64_t>& inStrides, int64_t inOffset)
+void stridedCopy(const W* in, W* out, const Shape& givenShape, const std::vector<int64_t>& givenStrides, int64_t inOffset)
 {
-    const size_t rank = outShape.size();
     int64_t n = 1;
-    for (int64_t d : outShape)
+    for (int64_t d : givenShape)
         n *= d;
     if (n == 0)
         return;
+    // Axes that continue the one after them in the input (stride = that axis's stride times its extent) merge with
+    // it, so that a slice of whole rows is one long copy instead of one per row.
+    Shape outShape;
+    std::vector<int64_t> inStrides;
+    for (size_t d = 0; d < givenShape.size(); ++d) {
+        if (givenShape[d] == 1 && d + 1 < givenShape.size())
+            continue; // an axis of one element adds nothing
+        if (!outShape.empty() && inStrides.back() == givenStrides[d] * givenShape[d]) {
+            outShape.back() *= givenShape[d];
+            inStrides.back() = givenStrides[d];
+        } else {
+            outShape.push_back(givenShape[d]);
+            inStrides.push_back(givenStrides[d]);
+        }
+    }
+    const size_t rank = outShape.size();
     if (rank == 0) {
         out[0] = in[inOffset];
         return;

@@ -93,7 +93,7 @@ public:
             step[a] = length > 1 ? s : 1;
         }
 
-        Tensor& out = ctx.allocateOutput(0, data.dtype(), outShape);
+        Tensor& out = ctx.allocateOutputUninitialized(0, data.dtype(), outShape); // every element is copied
         if (out.size() == 0)
             return;
         const auto strides = stridesOf(data.shape());

@@ -559,8 +559,10 @@ int runModel(const RunOptions& o)
                 { "threads", pool ? pool->threads() : 1 }, { "simd", simd::ops().name }, { "runs_ms", ms }, { "cpu_ms", cpuMs },
                 { "median_ms", median }, { "min_ms", sorted.front() }, { "max_ms", sorted.back() },
                 { "nodes", counter.nodes }, { "peak_rss_kib", usage.ru_maxrss } };
-            if (!o.debugRun)
+            if (!o.debugRun) {
                 timings["fused_nodes"] = o.keepValues ? 0 : program->mainPlan().fusedNodeCount();
+                timings["folded_nodes"] = o.keepValues ? 0 : program->mainPlan().foldedNodes;
+            }
             if (o.debugRun) {
                 timings["recorded_values"] = recordedValues;
                 timings["recorded_bytes"] = recordedBytes;
@@ -612,7 +614,8 @@ CommandRunner addRunCommand(CLI::App& app)
         "the debugger's own cost");
     cmd->add_option("--timings", o->timingsFile,
         "With --repeat: write the timings as JSON to FILE (every run's wall and process CPU ms, median, min, max, "
-        "threads, SIMD level, peak RSS of the process; for plain runs, the main graph's nodes run as fused steps)");
+        "threads, SIMD level, peak RSS of the process; for plain runs, the main graph's nodes run as fused steps and those "
+        "computed at plan time)");
     cmd->add_flag("--random-inputs", o->randomInputs,
         "Generate the inputs not given with --input from their declared types (floats in [-1, 1), integers in "
         "[0, 9]); symbolic dims are 1 unless --dim sets them");

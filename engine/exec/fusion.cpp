@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
+#include <unordered_set>
 #include <limits>
 #include <optional>
 
@@ -17,14 +19,69 @@ bool isDefaultOp(const Node& node, const char* opType)
     return node.opType == opType && node.domain.empty() && !node.functionBody && node.subgraphs.empty();
 }
 
+/// Default-domain ops that a plain run computes once at plan time when every input is known: deterministic, without
+/// subgraphs, and with outputs no larger than their inputs (or than the broadcast of their inputs, checked by
+/// withinFoldBound before they run). Exporters leave such chains on initializers, e.g. LSTM weights sliced and
+/// concatenated into the gate order at every run.
+bool isFoldable(const Node& node)
+{
+    static const std::unordered_set<std::string_view> ops { "Constant", "Identity", "Cast", "Reshape", "Flatten",
+        "Squeeze", "Unsqueeze", "Transpose", "Slice", "Gather", "Concat", "Split", "Shape", "Size", "Neg", "Abs",
+        "Sqrt", "Reciprocal", "Exp", "Log", "Floor", "Ceil", "Sign", "Not", "Equal", "Less", "Greater",
+        "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor", "Add", "Sub", "Mul", "Div", "Pow", "Min", "Max", "Where" };
+    return (node.domain.empty() || node.domain == "ai.onnx") && !node.functionBody && node.subgraphs.empty()
+        && node.implicitInputs.empty() && !node.outputs.empty() && ops.count(node.opType) != 0;
+}
+
+/// Elements a folded node may read or produce: its inputs' total, and the broadcast of their shapes (element-wise
+/// ops), must stay under this, so that plan time never builds a large tensor.
+constexpr int64_t kMaxFoldElements = int64_t(1) << 22;
+/// Bytes of folded values one plan may hold.
+constexpr size_t kMaxFoldBytes = size_t(64) << 20;
+
+bool withinFoldBound(const Node& node, const std::vector<Value>& inputs)
+{
+    int64_t total = 0;
+    size_t rank = 0;
+    for (const Value& v : inputs) {
+        if (v.isNone())
+            continue;
+        if (!v.isTensor())
+            return false;
+        total += v.tensor().size();
+        rank = std::max(rank, v.tensor().shape().size());
+    }
+    if (total > kMaxFoldElements)
+        return false;
+    if (node.opType == "Gather") // indices times the data: a bound on any gather
+        return inputs.size() < 2 || inputs[0].isNone() || inputs[1].isNone()
+            || inputs[0].tensor().size() * std::max<int64_t>(1, inputs[1].tensor().size()) <= kMaxFoldElements;
+    // The broadcast shape of the inputs, right-aligned (what an element-wise op produces).
+    int64_t broadcast = 1;
+    for (size_t d = 0; d < rank; ++d) {
+        int64_t extent = 1;
+        for (const Value& v : inputs) {
+            if (v.isNone())
+                continue;
+            const Shape& shape = v.tensor().shape();
+            if (d < shape.size())
+                extent = std::max(extent, shape[shape.size() - 1 - d]);
+        }
+        broadcast *= extent;
+        if (broadcast > kMaxFoldElements)
+            return false;
+    }
+    return true;
+}
+
 using Constants = std::vector<std::pair<ValueId, Value>>;
 
 class Fuser {
 public:
-    explicit Fuser(Plan& plan)
+    Fuser(Plan& plan, const Plan* enclosing)
         : m_plan(plan)
         , m_graph(*plan.graph)
-        , m_known(knownValues(plan))
+        , m_known(knownValues(plan, enclosing))
     {
     }
 
@@ -38,7 +95,8 @@ public:
                 // An attribute the node's own kernel would reject at run time: leave the node alone.
             }
         }
-        // The other Constant nodes: one step per run of them, which sets their outputs.
+        // The other folded nodes (Constant nodes, and nodes computed at plan time): one step per run of them, which
+        // sets their outputs.
         for (size_t at = 0; at < m_plan.fused.size();) {
             FusedStep& step = m_plan.fused[at];
             if (step.nodes) {
@@ -47,35 +105,83 @@ public:
             }
             const size_t end = skipConstants(at, step.constants);
             step.nodes = static_cast<uint32_t>(end - at);
+            step.folded = step.nodes;
             at = std::max(end, at + 1);
         }
+        for (const Node& node : m_graph.nodes())
+            m_plan.foldedNodes += isFolded(node) && node.opType != "Constant" ? 1 : 0;
+        m_plan.known = m_known;
     }
 
 private:
     /// By ValueId: the values known at plan time. Initializers, but not graph inputs with a default (a caller may
-    /// override those), and the outputs of Constant nodes, computed by their kernels.
-    static std::vector<Value> knownValues(const Plan& plan)
+    /// override those), and the outputs of foldable nodes (isFoldable) whose inputs are all known, computed by their
+    /// own kernels in plan order, up to kMaxFoldBytes. A node whose kernel fails is left to fail at run time.
+    static std::vector<Value> knownValues(const Plan& plan, const Plan* enclosing)
     {
         const Graph& graph = *plan.graph;
         std::vector<Value> known(graph.values().size());
         for (size_t id = 0; id < known.size(); ++id)
             if (graph.values()[id].source == ValueInfo::Source::Initializer)
                 known[id] = plan.constants[id];
+        // Outer-scope values are bound by name from the enclosing frame when the subgraph runs (Session::pushFrame).
+        if (enclosing)
+            for (ValueId id : graph.outerScopeValues()) {
+                const ValueId outer = enclosing->graph->findValue(graph.value(id).name);
+                if (outer != kNoValue && static_cast<size_t>(outer) < enclosing->known.size())
+                    known[static_cast<size_t>(id)] = enclosing->known[static_cast<size_t>(outer)];
+            }
+        size_t budget = kMaxFoldBytes;
+        std::vector<Value> inputs;
         for (const Node& node : graph.nodes()) {
             const Kernel* kernel = plan.kernels[static_cast<size_t>(node.id)].get();
-            if (!kernel || !isDefaultOp(node, "Constant") || !node.inputs.empty() || node.outputs.size() != 1
-                || node.outputs[0] == kNoValue)
+            if (!kernel || !isFoldable(node))
                 continue;
-            std::vector<Value> out(1);
+            inputs.assign(node.inputs.size(), Value());
+            bool ready = true;
+            for (size_t i = 0; i < node.inputs.size() && ready; ++i) {
+                const ValueId id = node.inputs[i];
+                if (id == kNoValue)
+                    continue;
+                inputs[i] = known[static_cast<size_t>(id)];
+                ready = !inputs[i].isNone();
+            }
+            if (!ready || !withinFoldBound(node, inputs))
+                continue;
+            std::vector<Value> out(node.outputs.size());
             try {
-                KernelContext ctx(node, {}, out);
+                KernelContext ctx(node, inputs, out);
                 kernel->compute(ctx);
-            } catch (const Error&) {
+            } catch (const std::exception&) {
                 continue;
             }
-            known[static_cast<size_t>(node.outputs[0])] = std::move(out[0]);
+            size_t bytes = 0;
+            bool complete = true;
+            for (size_t i = 0; i < out.size(); ++i) {
+                if (node.outputs[i] == kNoValue)
+                    continue;
+                complete = complete && !out[i].isNone();
+                bytes += out[i].isNone() ? 0 : out[i].byteSize();
+            }
+            if (!complete || bytes > budget)
+                continue;
+            budget -= bytes;
+            for (size_t i = 0; i < out.size(); ++i)
+                if (node.outputs[i] != kNoValue)
+                    known[static_cast<size_t>(node.outputs[i])] = std::move(out[i]);
         }
         return known;
+    }
+
+    /// True for a node whose outputs are all known at plan time (a Constant node or another folded node).
+    bool isFolded(const Node& node) const
+    {
+        if (!isFoldable(node) || !m_plan.kernels[static_cast<size_t>(node.id)])
+            return false;
+        for (ValueId id : node.outputs)
+            if (id != kNoValue && m_known[static_cast<size_t>(id)].isNone())
+                return false;
+        return true;
     }
 
     const Tensor* floatConstant(ValueId id) const
@@ -86,16 +192,17 @@ private:
         return v.isTensor() && v.tensor().dtype() == DataType::Float ? &v.tensor() : nullptr;
     }
 
-    /// The first position from `at` that is not a Constant node with a known output; the outputs of those passed
-    /// over are appended to `skipped`.
+    /// The first position from `at` that is not a folded node (isFolded); the outputs of those passed over are
+    /// appended to `skipped`.
     size_t skipConstants(size_t at, Constants& skipped) const
     {
         for (; at < m_graph.nodes().size(); ++at) {
             const Node& node = m_graph.nodes()[at];
-            if (!isDefaultOp(node, "Constant") || !node.inputs.empty() || node.outputs.size() != 1
-                || node.outputs[0] == kNoValue || m_known[static_cast<size_t>(node.outputs[0])].isNone())
+            if (!isFolded(node))
                 break;
-            skipped.emplace_back(node.outputs[0], m_known[static_cast<size_t>(node.outputs[0])]);
+            for (ValueId id : node.outputs)
+                if (id != kNoValue)
+                    skipped.emplace_back(id, m_known[static_cast<size_t>(id)]);
         }
         return at;
     }
@@ -186,6 +293,8 @@ private:
         }
         if (step.nodes == 1)
             return;
+        for (size_t at = static_cast<size_t>(conv.id); at < static_cast<size_t>(conv.id) + step.nodes; ++at)
+            step.folded += isFolded(m_graph.nodes()[at]) ? 1 : 0;
         step.kernel = makeFoldedConv(KernelInit { conv, &m_graph }, std::move(folding));
         m_plan.fused[static_cast<size_t>(conv.id)] = std::move(step);
     }
@@ -314,9 +423,9 @@ private:
 
 } // namespace
 
-void planFusions(Plan& plan)
+void planFusions(Plan& plan, const Plan* enclosing)
 {
-    Fuser(plan).run();
+    Fuser(plan, enclosing).run();
 }
 
 } // namespace onnxscope

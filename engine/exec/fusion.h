@@ -6,7 +6,7 @@
 namespace onnxscope {
 
 /// Fills plan.fused (the plan's kernels, constants and liveness must be built) with the steps of plain runs. Each Conv
-/// whose float weights and bias are known at plan time (initializers, not input defaults, or Constant-node outputs) is
+/// whose float weights and bias are known at plan time (initializers, not input defaults, or folded outputs) is
 /// fused with the nodes after it, as onnxruntime does:
 ///   - an inference-mode BatchNormalization with known float parameters, folded into the weights and bias;
 ///   - then an activation the convolution applies to its output: Relu, LeakyRelu, Clip with known bounds,
@@ -14,8 +14,15 @@ namespace onnxscope {
 /// A node is fused only when it comes next in the plan's order (Constant nodes in between are allowed: the step sets
 /// their outputs) and only it reads the previous output, which is not a graph output nor read by a subgraph.
 /// Equivalent up to float rounding (the folded weights, HardSwish's formula); no fusion when any condition is in
-/// doubt. Only for plans built with the builtin registry, whose kernels these reproduce. The other Constant nodes are
-/// grouped in steps without a kernel, one per run of consecutive ones, which set their outputs.
-void planFusions(Plan& plan);
+/// doubt. Only for plans built with the builtin registry, whose kernels these reproduce.
+///
+/// Constant folding: a deterministic default-domain node of a few shape, data-movement and element-wise ops whose
+/// inputs are all known (initializers, Constant outputs, folded outputs) is computed once here by its own kernel,
+/// within bounds on its size and on the plan's total (fusion.cpp). The Constant and folded nodes are grouped in steps
+/// without a kernel, one per run of consecutive ones, which set their outputs. Debug runs still run every node.
+///
+/// `enclosing`: the plan of the graph that holds this one as a subgraph (null for a main graph or a function body).
+/// Outer-scope values it knows are known here too. Fills plan.known.
+void planFusions(Plan& plan, const Plan* enclosing);
 
 } // namespace onnxscope

@@ -55,6 +55,15 @@ Program::Program(std::shared_ptr<const Model> model, const KernelRegistry& regis
 {
     std::vector<std::string> problems;
     visitGraphs(m_model->graph(), [&](const Graph& g) { build(g, registry, problems); });
+    // The fused kernels reproduce the builtin ones; a registry that replaces any of them gets no fusion. Enclosing
+    // graphs first, so that subgraphs fold on their known values; then the plans not reached that way (the bodies of
+    // ops that onnx defines as functions).
+    if (problems.empty() && &registry == &KernelRegistry::builtin()) {
+        fuse(m_model->graph(), nullptr);
+        for (auto& [graph, plan] : m_plans)
+            if (plan->fused.empty())
+                planFusions(*plan, nullptr);
+    }
     if (!problems.empty()) {
         const std::vector<std::string> distinct = distinctWithCounts(problems);
         std::string message = "\"" + m_model->displayName() + "\" cannot run: ";
@@ -144,9 +153,6 @@ void Program::build(const Graph& graph, const KernelRegistry& registry, std::vec
             plan->donatedInputs[static_cast<size_t>(node.id)].push_back(static_cast<uint32_t>(i));
         }
     }
-    // The fused kernels reproduce the builtin ones; a registry that replaces any of them gets no fusion.
-    if (&registry == &KernelRegistry::builtin())
-        planFusions(*plan);
     m_plans[&graph] = std::move(plan);
 }
 
@@ -154,8 +160,22 @@ size_t Plan::fusedNodeCount() const
 {
     size_t n = 0;
     for (const FusedStep& step : fused)
-        n += step.kernel ? step.nodes - step.constants.size() : 0;
+        n += step.kernel ? step.nodes - step.folded : 0;
     return n;
+}
+
+void Program::fuse(const Graph& graph, const Plan* enclosing)
+{
+    Plan& plan = *m_plans.at(&graph);
+    if (!plan.fused.empty())
+        return;
+    planFusions(plan, enclosing);
+    for (const auto& node : graph.nodes()) {
+        for (const auto& [attr, sub] : node.subgraphs)
+            fuse(*sub, &plan);
+        if (node.functionBody)
+            fuse(*node.functionBody, nullptr); // a function body reads only its own inputs
+    }
 }
 
 const Plan& Program::plan(const Graph& graph) const

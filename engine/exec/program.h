@@ -12,11 +12,13 @@ namespace onnxscope {
 
 /// A step of a plain run that does the work of several consecutive nodes at once (engine/exec/fusion.h): its kernel
 /// reads the first node's inputs, reports errors under the first node's name, and writes `output`, the last node's
-/// output. The intermediate values are never produced. The Constant nodes covered are not run: the step sets their
-/// outputs (a step without a kernel covers Constant nodes only).
+/// output. The intermediate values are never produced. The Constant nodes covered, and the nodes computed at plan time
+/// because all their inputs were known (folded), are not run: the step sets their outputs (a step without a kernel
+/// covers such nodes only).
 struct FusedStep {
     std::unique_ptr<Kernel> kernel;
     uint32_t nodes = 0; // nodes covered, the first included; 0: no step starts at this node
+    uint32_t folded = 0; // of those, nodes whose outputs are plan-time values (Constant nodes, folded nodes)
     ValueId output = kNoValue;
     std::vector<std::pair<ValueId, Value>> constants; // outputs of the Constant nodes covered
 };
@@ -39,7 +41,13 @@ struct Plan {
     /// ones after it. Runs with observers (debugger, trace, profile, compare) always run every node.
     std::vector<FusedStep> fused;
 
-    /// Nodes that plain runs of this graph compute with fused kernels (Constant nodes excluded).
+    /// Nodes other than Constant whose outputs plain runs take from plan time (engine/exec/fusion.h).
+    size_t foldedNodes = 0;
+    /// By ValueId: the values known at plan time (initializers, folded outputs, and outer-scope values known in the
+    /// enclosing plan), from which the plans of subgraphs fold theirs.
+    std::vector<Value> known;
+
+    /// Nodes that plain runs of this graph compute with fused kernels (folded nodes excluded).
     size_t fusedNodeCount() const;
 };
 
@@ -62,6 +70,8 @@ public:
 
 private:
     void build(const Graph& graph, const KernelRegistry& registry, std::vector<std::string>& problems);
+    /// planFusions for `graph` and, after it, the subgraphs of its nodes, which see its known values.
+    void fuse(const Graph& graph, const Plan* enclosing);
 
     std::shared_ptr<const Model> m_model;
     std::unordered_map<const Graph*, std::unique_ptr<Plan>> m_plans;

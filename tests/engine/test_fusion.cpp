@@ -2,8 +2,10 @@
 // Plain-run fusion (engine/exec/fusion.h): Conv + BatchNormalization folded into the weights, and an activation run as
 // the convolution's epilogue. Each model (random weights, fixed seed) runs plain (fused), with an observer and through
 // the Debugger (every node); the first two are compared with a naive reference computed here in double. The plan's
-// fused node count and the session's fused step count show which path ran; negative cases must not fuse. A mismatch
-// prints the case, the seed and the first bad index.
+// fused node count and the session's fused step count show which path ran; negative cases must not fuse. Constant
+// folding: chains on initializers computed at plan time (also in a subgraph, from outer-scope initializers), not for
+// overridable inputs, oversized outputs or failing kernels. A mismatch prints the case, the seed and the first bad
+// index.
 #include "engine/exec/debugger.h"
 #include "engine/exec/session.h"
 
@@ -660,6 +662,119 @@ private slots:
         const auto out = plain.run({ { "x", Value(x) }, { "cond", Value(Tensor::scalar<bool>(true)) } });
         QCOMPARE(plain.fusedSteps(), size_t(1));
         const std::string error = compareValues(out.at("y").tensor(), expected, "If branch");
+        QVERIFY2(error.empty(), error.c_str());
+    }
+
+    void constantChainsAreFolded()
+    {
+        // W's rows reordered by two Slices and a Concat, then transposed, all on initializers (as exporters leave LSTM
+        // gate weights): computed once at plan time, so the plain run skips them; the debug run still runs and
+        // records every one. A Slice of an input with a default (the caller may override it) is not folded.
+        std::mt19937 rng(kSeed);
+        const Tensor w = randomTensor(rng, { 4, 6 }), x = randomTensor(rng, { 3, 6 }), d = randomTensor(rng, { 4, 6 });
+        const auto ints = [](std::vector<int64_t> v) { return Tensor::vector1D<int64_t>(v); };
+        ModelMaker model(13);
+        model.graph.input("x", { 3, 6 });
+        model.graph.inputWithDefault("d", d);
+        model.graph.output("y");
+        model.graph.output("z");
+        model.graph.constant("w", w, false);
+        model.graph.constant("lo", ints({ 0 }), false);
+        model.graph.constant("mid", ints({ 2 }), true);
+        model.graph.constant("hi", ints({ 4 }), false);
+        model.graph.node("Slice", { "w", "lo", "mid" }, { "w_top" });
+        model.graph.node("Slice", { "w", "mid", "hi" }, { "w_bottom" });
+        setInt(model.graph.node("Concat", { "w_bottom", "w_top" }, { "w_swapped" }), "axis", 0);
+        setInts(model.graph.node("Transpose", { "w_swapped" }, { "w_t" }), "perm", { 1, 0 });
+        model.graph.node("MatMul", { "x", "w_t" }, { "y" });
+        model.graph.node("Slice", { "d", "lo", "mid" }, { "z" });
+        auto program = model.program();
+        QCOMPARE(program->mainPlan().foldedNodes, size_t(4));
+
+        std::vector<double> expected(12);
+        const auto wv = w.data<float>(), xv = x.data<float>();
+        for (int64_t i = 0; i < 3; ++i)
+            for (int64_t j = 0; j < 4; ++j)
+                for (int64_t k = 0; k < 6; ++k)
+                    expected[size_t(i * 4 + j)] += double(xv[size_t(i * 6 + k)]) * wv[size_t(((j + 2) % 4) * 6 + k)];
+        const Tensor d2 = randomTensor(rng, { 4, 6 });
+        for (const Tensor* given : { &d, &d2 }) {
+            std::map<std::string, Value> inputs { { "x", Value(x) } };
+            if (given == &d2)
+                inputs["d"] = Value(d2);
+            std::vector<double> expectedZ(given->data<float>().begin(), given->data<float>().begin() + 12);
+            Session plain(program);
+            const auto out = plain.run(inputs);
+            std::string error = compareValues(out.at("y").tensor(), expected, "folded y");
+            QVERIFY2(error.empty(), error.c_str());
+            error = compareValues(out.at("z").tensor(), expectedZ, "z from the input with a default");
+            QVERIFY2(error.empty(), error.c_str());
+        }
+        Debugger debugger(program);
+        debugger.start({ { "x", Value(x) } });
+        debugger.continueRun();
+        QVERIFY(debugger.finished());
+        for (const char* name : { "w_top", "w_bottom", "w_swapped", "w_t" })
+            QVERIFY2(debugger.findValue(name), name);
+        const std::string error = compareValues(debugger.findValue("y")->value.tensor(), expected, "debug y");
+        QVERIFY2(error.empty(), error.c_str());
+    }
+
+    void foldingStaysWithinItsBounds()
+    {
+        // Known inputs, but an Add whose broadcast output has 8M elements (over the bound) and a Gather whose index is
+        // out of range: neither is computed at plan time. The Add runs at run time; the Gather fails there, named.
+        ModelMaker model(13);
+        model.graph.output("y");
+        model.graph.output("g");
+        Tensor column(DataType::Float, { 2048, 1 }), row(DataType::Float, { 1, 4096 });
+        for (int64_t i = 0; i < 2048; ++i)
+            column.data<float>()[size_t(i)] = float(i);
+        for (int64_t j = 0; j < 4096; ++j)
+            row.data<float>()[size_t(j)] = float(j) * 0.5f;
+        model.graph.constant("column", column, false);
+        model.graph.constant("row", row, false);
+        model.graph.constant("data", Tensor::vector1D<float>({ 1, 2, 3 }), false);
+        model.graph.constant("index", Tensor::vector1D<int64_t>({ 5 }), false);
+        model.graph.node("Add", { "column", "row" }, { "y" });
+        model.graph.node("Gather", { "data", "index" }, { "g" });
+        auto program = model.program();
+        QCOMPARE(program->mainPlan().foldedNodes, size_t(0));
+        Session session(program);
+        try {
+            session.run({});
+            QFAIL("the Gather did not fail");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find("g_node") != std::string::npos, e.what());
+        }
+        QCOMPARE(session.failure().node->opType, std::string("Gather"));
+    }
+
+    void subgraphsFoldOnOuterScopeConstants()
+    {
+        // An If branch slices an initializer of the main graph: folded in the branch's plan.
+        std::mt19937 rng(kSeed);
+        const Tensor w = randomTensor(rng, { 4, 3 });
+        ModelMaker model(13);
+        model.graph.input("cond", {}, onnx::TensorProto::BOOL);
+        model.graph.output("y");
+        model.graph.constant("w", w, false);
+        model.graph.constant("one", Tensor::vector1D<int64_t>({ 1 }), false);
+        model.graph.constant("three", Tensor::vector1D<int64_t>({ 3 }), false);
+        auto& branch = model.graph.node("If", { "cond" }, { "y" });
+        GraphMaker thenBranch = GraphMaker::branch(branch, "then_branch");
+        thenBranch.node("Slice", { "w", "one", "three" }, { "t" });
+        thenBranch.output("t");
+        GraphMaker elseBranch = GraphMaker::branch(branch, "else_branch");
+        elseBranch.node("Identity", { "w" }, { "e" });
+        elseBranch.output("e");
+        auto program = model.program();
+        const Graph& then = *program->model().graph().nodes().back().subgraph("then_branch");
+        QCOMPARE(program->plan(then).foldedNodes, size_t(1));
+        Session plain(program);
+        const auto out = plain.run({ { "cond", Value(Tensor::scalar<bool>(true)) } });
+        std::vector<double> expected(w.data<float>().begin() + 3, w.data<float>().begin() + 9);
+        const std::string error = compareValues(out.at("y").tensor(), expected, "sliced in the branch");
         QVERIFY2(error.empty(), error.c_str());
     }
 

@@ -108,8 +108,11 @@ public:
             step.folded = step.nodes;
             at = std::max(end, at + 1);
         }
-        for (const Node& node : m_graph.nodes())
+        m_plan.folded.assign(m_graph.nodes().size(), false);
+        for (const Node& node : m_graph.nodes()) {
+            m_plan.folded[static_cast<size_t>(node.id)] = isFolded(node);
             m_plan.foldedNodes += isFolded(node) && node.opType != "Constant" ? 1 : 0;
+        }
         m_plan.known = m_known;
     }
 

@@ -46,6 +46,10 @@ struct Plan {
     /// By ValueId: the values known at plan time (initializers, folded outputs, and outer-scope values known in the
     /// enclosing plan), from which the plans of subgraphs fold theirs.
     std::vector<Value> known;
+    /// By NodeId: nodes whose outputs were computed at plan time by their own kernels, from known inputs (Constant
+    /// nodes included). Every run takes those values instead of running the kernel again: plain runs through their
+    /// steps, observed and debug runs node by node, each node still shown with its inputs and outputs.
+    std::vector<bool> folded;
 
     /// Nodes that plain runs of this graph compute with fused kernels (folded nodes excluded).
     size_t fusedNodeCount() const;

@@ -243,6 +243,13 @@ Session::StepResult Session::runNode(Frame& frame)
     if (plain && !frame.plan->fused.empty() && frame.plan->fused[frame.pc].nodes)
         return runFused(frame, node, frame.plan->fused[frame.pc]);
     const auto started = m_timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+    if (!frame.plan->folded.empty() && frame.plan->folded[frame.pc]) {
+        // Computed at plan time by this node's kernel from the same (constant) inputs: the same values.
+        for (ValueId id : node.outputs)
+            if (id != kNoValue)
+                frame.values[static_cast<size_t>(id)] = frame.plan->known[static_cast<size_t>(id)];
+        return finishNode(frame, node, started);
+    }
     if (const auto* sub = dynamic_cast<const SubgraphKernel*>(kernel)) {
         frame.pendingInputs = m_inputs;
         frame.pendingOutputs.assign(node.outputs.size(), Value());

@@ -668,8 +668,8 @@ private slots:
     void constantChainsAreFolded()
     {
         // W's rows reordered by two Slices and a Concat, then transposed, all on initializers (as exporters leave LSTM
-        // gate weights): computed once at plan time, so the plain run skips them; the debug run still runs and
-        // records every one. A Slice of an input with a default (the caller may override it) is not folded.
+        // gate weights): computed once at plan time, so the plain run skips them; the debug run still steps through
+        // and records every one. A Slice of an input with a default (the caller may override it) is not folded.
         std::mt19937 rng(kSeed);
         const Tensor w = randomTensor(rng, { 4, 6 }), x = randomTensor(rng, { 3, 6 }), d = randomTensor(rng, { 4, 6 });
         const auto ints = [](std::vector<int64_t> v) { return Tensor::vector1D<int64_t>(v); };
@@ -716,6 +716,12 @@ private slots:
         QVERIFY(debugger.finished());
         for (const char* name : { "w_top", "w_bottom", "w_swapped", "w_t" })
             QVERIFY2(debugger.findValue(name), name);
+        // The debug run shows each folded node's value (taken from plan time, as its kernel computed it there).
+        const Tensor& swapped = debugger.findValue("w_swapped")->value.tensor();
+        QCOMPARE(swapped.shape(), (Shape { 4, 6 }));
+        for (int64_t r = 0; r < 4; ++r)
+            for (int64_t c = 0; c < 6; ++c)
+                QCOMPARE(swapped.data<float>()[size_t(r * 6 + c)], wv[size_t(((r + 2) % 4) * 6 + c)]);
         const std::string error = compareValues(debugger.findValue("y")->value.tensor(), expected, "debug y");
         QVERIFY2(error.empty(), error.c_str());
     }

@@ -285,6 +285,15 @@ private:
             at = skipConstants(static_cast<size_t>(reader->id) + 1, skipped);
             reader = soleReaderAt(step.output, at);
         }
+        // Then any number of Mul and Add by known per-channel values (an affine layer, or a BatchNormalization that
+        // the exporter wrote out as Mul and Add), with the conv's output as either operand.
+        for (const Node* affine = readerAt(step.output, at);
+             affine && readOnlyBy(step.output, { affine }) && foldAffine(*affine, step.output, *w, b, w->rank(), folding);
+             affine = readerAt(step.output, at)) {
+            absorb(*affine);
+            at = skipConstants(static_cast<size_t>(affine->id) + 1, skipped);
+            reader = soleReaderAt(step.output, at);
+        }
         if (reader) {
             if (auto act = activation(*reader)) {
                 folding.activation = *act;
@@ -362,6 +371,49 @@ private:
         }
         folding.weights = std::move(weights);
         folding.bias = std::move(folded);
+        return true;
+    }
+
+    /// Mul or Add of the conv's (folded) output `x` by a known float constant that is one value, or one per channel
+    /// (shape broadcasting to [N, M, spatial...] with M or 1 values along the channels and 1 elsewhere), folded into
+    /// the weights and bias: Mul scales a channel's weights and bias, Add shifts its bias. Equal up to float rounding.
+    bool foldAffine(const Node& node, ValueId x, const Tensor& w, const Tensor* b, int64_t rank, ConvFolding& folding)
+        const
+    {
+        const bool mul = isDefaultOp(node, "Mul"), add = isDefaultOp(node, "Add");
+        if ((!mul && !add) || node.inputs.size() != 2)
+            return false;
+        const Tensor* t = floatConstant(node.inputs[node.inputs[0] == x ? 1 : 0]);
+        const int64_t m = w.dim(0);
+        if (!t || t->rank() > rank || t->size() < 1)
+            return false;
+        const int64_t channelAxis = 1 - (rank - t->rank()); // the axis of t aligned with the channels, if any
+        for (int64_t a = 0; a < t->rank(); ++a)
+            if (t->dim(a) != 1 && !(a == channelAxis && t->dim(a) == m))
+                return false;
+        const auto values = t->data<float>();
+        const auto at = [&](int64_t c) { return values[t->size() == 1 ? 0 : static_cast<size_t>(c)]; };
+        if (!folding.weights)
+            folding.weights = w.clone();
+        if (!folding.bias) {
+            Tensor zero(DataType::Float, { m });
+            if (b)
+                std::copy(b->data<float>().begin(), b->data<float>().end(), zero.data<float>().begin());
+            folding.bias = std::move(zero);
+        }
+        auto weights = folding.weights->data<float>();
+        auto bias = folding.bias->data<float>();
+        const size_t perChannel = weights.size() / static_cast<size_t>(m);
+        for (int64_t c = 0; c < m; ++c) {
+            const float v = at(c);
+            if (mul) {
+                for (size_t k = static_cast<size_t>(c) * perChannel; k < static_cast<size_t>(c + 1) * perChannel; ++k)
+                    weights[k] *= v;
+                bias[static_cast<size_t>(c)] *= v;
+            } else {
+                bias[static_cast<size_t>(c)] += v;
+            }
+        }
         return true;
     }
 

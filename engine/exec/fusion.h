@@ -9,6 +9,7 @@ namespace onnxscope {
 /// whose float weights and bias are known at plan time (initializers, not input defaults, or folded outputs) is
 /// fused with the nodes after it, as onnxruntime does:
 ///   - an inference-mode BatchNormalization with known float parameters, folded into the weights and bias;
+///   - then any number of Mul and Add by known float values, one or one per channel, folded likewise;
 ///   - then an activation the convolution applies to its output: Relu, LeakyRelu, Clip with known bounds,
 ///     HardSigmoid, HardSwish, Sigmoid, Tanh, or HardSwish written as x * Clip(x + 3, 0, 6) / 6.
 /// A node is fused only when it comes next in the plan's order (Constant nodes in between are allowed: the step sets

@@ -665,6 +665,40 @@ private slots:
         QVERIFY2(error.empty(), error.c_str());
     }
 
+    void perChannelMulAndAddAreFolded()
+    {
+        // Conv, then Mul by one known value and Add of one per channel ([1, M, 1, 1]), then Relu: one fused step. A Mul
+        // by values that vary along a spatial axis is not per channel: it and what follows are left alone.
+        std::mt19937 rng(kSeed);
+        ConvParams p = geometry(3, 5, 1, 3, 1, 1);
+        p.weights = randomTensor(rng, { p.m, p.c, p.kernel, p.kernel });
+        p.bias = randomTensor(rng, { p.m });
+        const Tensor x = randomTensor(rng, p.inputShape()), shift = randomTensor(rng, { 1, p.m, 1, 1 });
+        const Tensor scale = Tensor::vector1D<float>({ 1.75f }), rowScale = randomTensor(rng, { p.outH(), 1 });
+        for (bool perChannel : { true, false }) {
+            ModelMaker model(13);
+            model.graph.input("x", p.inputShape());
+            model.graph.output("y");
+            model.graph.constant("w", p.weights, false);
+            model.graph.constant("b", p.bias, true);
+            model.graph.constant("s", perChannel ? scale : rowScale, false);
+            model.graph.constant("t", shift, false);
+            setInts(model.graph.node("Conv", { "x", "w", "b" }, { "conv_out" }), "pads", { 1, 1, 1, 1 });
+            model.graph.node("Mul", { "s", "conv_out" }, { "scaled" }); // the conv's output second, as Paddle writes it
+            model.graph.node("Add", { "scaled", "t" }, { "shifted" });
+            model.graph.node("Relu", { "shifted" }, { "y" });
+            std::vector<double> expected = referenceConv(p, x);
+            const int64_t plane = p.outH() * p.outW();
+            for (size_t i = 0; i < expected.size(); ++i) {
+                const int64_t c = int64_t(i) / plane % p.m, row = int64_t(i) % plane / p.outW();
+                const double s = perChannel ? 1.75 : rowScale.data<float>()[size_t(row)];
+                expected[i] = std::max(0.0, expected[i] * s + shift.data<float>()[size_t(c)]);
+            }
+            checkRuns(model.program(), { { "x", Value(x) } }, { { "y", expected } }, perChannel ? 4 : 0,
+                perChannel ? "per-channel Mul and Add" : "Mul varying along the rows");
+        }
+    }
+
     void constantChainsAreFolded()
     {
         // W's rows reordered by two Slices and a Concat, then transposed, all on initializers (as exporters leave LSTM

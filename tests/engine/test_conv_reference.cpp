@@ -248,6 +248,28 @@ Tensor referenceTranspose(const TransposeCase& k, const Tensor& x, const Tensor&
     return y;
 }
 
+/// Draws X, W and B (in that order) for case `k`, runs a float Conv and compares it with the naive reference.
+void checkFloatConv(std::mt19937& rng, const ConvCase& k)
+{
+    Shape xs { k.n, k.group * k.cg }, ws { k.group * k.mg, k.cg };
+    xs.insert(xs.end(), k.in.begin(), k.in.end());
+    ws.insert(ws.end(), k.kernel.begin(), k.kernel.end());
+    const Tensor x = randomTensor(rng, xs), w = randomTensor(rng, ws);
+    const Tensor b = randomTensor(rng, { k.group * k.mg });
+    std::vector<std::pair<std::string, Tensor>> ins { { "x", x }, { "w", w } };
+    if (k.bias)
+        ins.push_back({ "b", b });
+    Tensor got;
+    try {
+        got = runOp("float", convNode(k, k.bias), ins);
+    } catch (const Error& e) {
+        QFAIL((k.describe() + ": " + e.what()).c_str());
+    }
+    const Tensor want = referenceConv(k, x, w, k.bias ? &b : nullptr);
+    const int64_t bad = firstMismatch(got, want, 1e-4, 1e-4);
+    QVERIFY2(bad == -1, (k.describe() + " " + mismatchText("Conv", bad, got, want)).c_str());
+}
+
 } // namespace
 
 class TestConvReference : public QObject {
@@ -277,23 +299,9 @@ private slots:
             }
             for (size_t i = 0; i < 2 * r; ++i)
                 k.pads.push_back(pick(0, 2));
-            Shape xs { k.n, k.group * k.cg }, ws { k.group * k.mg, k.cg };
-            xs.insert(xs.end(), k.in.begin(), k.in.end());
-            ws.insert(ws.end(), k.kernel.begin(), k.kernel.end());
-            const Tensor x = randomTensor(rng, xs), w = randomTensor(rng, ws);
-            const Tensor b = randomTensor(rng, { k.group * k.mg });
-            std::vector<std::pair<std::string, Tensor>> ins { { "x", x }, { "w", w } };
-            if (k.bias)
-                ins.push_back({ "b", b });
-            Tensor got;
-            try {
-                got = runOp("float", convNode(k, k.bias), ins);
-            } catch (const Error& e) {
-                QFAIL((k.describe() + ": " + e.what()).c_str());
-            }
-            const Tensor want = referenceConv(k, x, w, k.bias ? &b : nullptr);
-            const int64_t bad = firstMismatch(got, want, 1e-4, 1e-4);
-            QVERIFY2(bad == -1, (k.describe() + " " + mismatchText("Conv", bad, got, want)).c_str());
+            checkFloatConv(rng, k);
+            if (QTest::currentTestFailed())
+                return;
         }
     }
 
@@ -352,23 +360,9 @@ private slots:
                 k.dilations = { dh, dw };
                 k.pads = { top, padLeft, bottom, extent - padLeft };
             }
-            Shape xs { k.n, k.group * k.cg }, ws { k.group * k.mg, k.cg };
-            xs.insert(xs.end(), k.in.begin(), k.in.end());
-            ws.insert(ws.end(), k.kernel.begin(), k.kernel.end());
-            const Tensor x = randomTensor(rng, xs), w = randomTensor(rng, ws);
-            const Tensor b = randomTensor(rng, { k.group * k.mg });
-            std::vector<std::pair<std::string, Tensor>> ins { { "x", x }, { "w", w } };
-            if (k.bias)
-                ins.push_back({ "b", b });
-            Tensor got;
-            try {
-                got = runOp("float", convNode(k, k.bias), ins);
-            } catch (const Error& e) {
-                QFAIL((k.describe() + ": " + e.what()).c_str());
-            }
-            const Tensor want = referenceConv(k, x, w, k.bias ? &b : nullptr);
-            const int64_t bad = firstMismatch(got, want, 1e-4, 1e-4);
-            QVERIFY2(bad == -1, (k.describe() + " " + mismatchText("Conv", bad, got, want)).c_str());
+            checkFloatConv(rng, k);
+            if (QTest::currentTestFailed())
+                return;
         }
     }
 

@@ -211,6 +211,14 @@ void dotTile(int64_t depth, const float* a, int64_t lda, const float* bt, int64_
         }
 }
 
+using DotTileFn = void (*)(int64_t, const float*, int64_t, const float*, int64_t, const float*, float*, int64_t, bool);
+
+/// dotTile by [rows - 1][columns - 1].
+constexpr DotTileFn kDotTiles[2][4] = {
+    { dotTile<1, 1>, dotTile<1, 2>, dotTile<1, 3>, dotTile<1, 4> },
+    { dotTile<2, 1>, dotTile<2, 2>, dotTile<2, 3>, dotTile<2, 4> },
+};
+
 /// gemmBias for fewer columns than a vector holds (a strided convolution's few output positions against many
 /// weights, as in an STFT): B's columns are transposed into a small buffer, block by block of k, and each element of
 /// C is a dot product along k, two rows of A by up to four columns at a time.
@@ -237,32 +245,7 @@ void gemmBiasNarrow(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda
                 const int64_t cols = minI(4, n - j);
                 float* cij = c + i * ldc + j;
                 const float* btj = bt[j];
-                switch (cols * 2 + (pair ? 1 : 0)) {
-                case 9:
-                    dotTile<2, 4>(depth, ai, lda, btj, kBlock, bi, cij, ldc, first);
-                    break;
-                case 8:
-                    dotTile<1, 4>(depth, ai, lda, btj, kBlock, bi, cij, ldc, first);
-                    break;
-                case 7:
-                    dotTile<2, 3>(depth, ai, lda, btj, kBlock, bi, cij, ldc, first);
-                    break;
-                case 6:
-                    dotTile<1, 3>(depth, ai, lda, btj, kBlock, bi, cij, ldc, first);
-                    break;
-                case 5:
-                    dotTile<2, 2>(depth, ai, lda, btj, kBlock, bi, cij, ldc, first);
-                    break;
-                case 4:
-                    dotTile<1, 2>(depth, ai, lda, btj, kBlock, bi, cij, ldc, first);
-                    break;
-                case 3:
-                    dotTile<2, 1>(depth, ai, lda, btj, kBlock, bi, cij, ldc, first);
-                    break;
-                default:
-                    dotTile<1, 1>(depth, ai, lda, btj, kBlock, bi, cij, ldc, first);
-                    break;
-                }
+                kDotTiles[pair ? 1 : 0][cols - 1](depth, ai, lda, btj, kBlock, bi, cij, ldc, first);
             }
         }
     }

@@ -64,7 +64,11 @@ void Debugger::start(const std::map<std::string, Value>& inputs)
     m_pauseRequested = false;
     m_session.start(inputs);
     const Frame& main = m_session.frame(0);
-    m_values.reserve(main.graph().values().size()); // every value of the main graph, recorded once
+    // Room for the main graph's inputs and node outputs, each recorded once (not its initializers, never recorded).
+    size_t recorded = main.graph().inputs().size();
+    for (const Node& node : main.graph().nodes())
+        recorded += node.outputs.size();
+    m_values.reserve(recorded);
     for (ValueId id : main.graph().inputs())
         record({ 0, main.id, "main", &main.graph(), -1, main.graph().value(id).name,
             main.values[static_cast<size_t>(id)], false, {}, -1 });

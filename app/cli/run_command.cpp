@@ -73,7 +73,6 @@ public:
     void afterNode(const NodeEvent&) override { ++nodes; }
 };
 
-/// --trace: one line per executed node, in execution order.
 /// Keeps every node output it is shown, and nothing else: what --keep-values runs pay beyond a plain run is the memory
 /// of every intermediate (no in-place writes, no fused steps), not a debugger's bookkeeping.
 class KeepObserver : public SessionObserver {
@@ -83,6 +82,7 @@ public:
     bool wantsTiming() const override { return false; }
 };
 
+/// --trace: one line per executed node, in execution order.
 class TraceObserver : public SessionObserver {
 public:
     size_t lines = 0;
@@ -543,7 +543,8 @@ int runModel(const RunOptions& o)
         std::sort(sorted.begin(), sorted.end());
         const size_t n = sorted.size();
         const double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-        std::cout << (o.debugRun ? "debug-run latency" : (o.keepValues ? "keep-values latency" : "latency")) << " over " << n << " run" << (n == 1 ? "" : "s")
+        const char* mode = o.debugRun ? "debug-run" : (o.keepValues ? "keep-values" : "");
+        std::cout << mode << (*mode ? " " : "") << "latency over " << n << " run" << (n == 1 ? "" : "s")
                   << " after 1 warm-up: median " << formatMs(median) << " ms, min " << formatMs(sorted.front())
                   << " ms, max " << formatMs(sorted.back()) << " ms\n";
         if (o.debugRun)
@@ -561,7 +562,7 @@ int runModel(const RunOptions& o)
                 { "nodes", counter.nodes }, { "peak_rss_kib", usage.ru_maxrss } };
             if (!o.debugRun) {
                 timings["fused_nodes"] = o.keepValues ? 0 : program->mainPlan().fusedNodeCount();
-                timings["folded_nodes"] = o.keepValues ? 0 : program->mainPlan().foldedNodes;
+                timings["folded_nodes"] = o.keepValues ? 0 : program->mainPlan().foldedNodeCount();
             }
             if (o.debugRun) {
                 timings["recorded_values"] = recordedValues;

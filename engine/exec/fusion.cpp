@@ -105,14 +105,11 @@ public:
             }
             const size_t end = skipConstants(at, step.constants);
             step.nodes = static_cast<uint32_t>(end - at);
-            step.folded = step.nodes;
             at = std::max(end, at + 1);
         }
         m_plan.folded.assign(m_graph.nodes().size(), false);
-        for (const Node& node : m_graph.nodes()) {
+        for (const Node& node : m_graph.nodes())
             m_plan.folded[static_cast<size_t>(node.id)] = isFolded(node);
-            m_plan.foldedNodes += isFolded(node) && node.opType != "Constant" ? 1 : 0;
-        }
         m_plan.known = m_known;
     }
 
@@ -305,8 +302,6 @@ private:
         }
         if (step.nodes == 1)
             return;
-        for (size_t at = static_cast<size_t>(conv.id); at < static_cast<size_t>(conv.id) + step.nodes; ++at)
-            step.folded += isFolded(m_graph.nodes()[at]) ? 1 : 0;
         step.kernel = makeFoldedConv(KernelInit { conv, &m_graph }, std::move(folding));
         m_plan.fused[static_cast<size_t>(conv.id)] = std::move(step);
     }

@@ -159,8 +159,18 @@ void Program::build(const Graph& graph, const KernelRegistry& registry, std::vec
 size_t Plan::fusedNodeCount() const
 {
     size_t n = 0;
-    for (const FusedStep& step : fused)
-        n += step.kernel ? step.nodes - step.folded : 0;
+    for (size_t at = 0; at < fused.size(); ++at)
+        if (fused[at].kernel)
+            for (size_t i = at; i < at + fused[at].nodes; ++i)
+                n += folded[i] ? 0 : 1;
+    return n;
+}
+
+size_t Plan::foldedNodeCount() const
+{
+    size_t n = 0;
+    for (size_t i = 0; i < folded.size(); ++i)
+        n += folded[i] && graph->nodes()[i].opType != "Constant" ? 1 : 0;
     return n;
 }
 

@@ -18,7 +18,6 @@ namespace onnxscope {
 struct FusedStep {
     std::unique_ptr<Kernel> kernel;
     uint32_t nodes = 0; // nodes covered, the first included; 0: no step starts at this node
-    uint32_t folded = 0; // of those, nodes whose outputs are plan-time values (Constant nodes, folded nodes)
     ValueId output = kNoValue;
     std::vector<std::pair<ValueId, Value>> constants; // outputs of the Constant nodes covered
 };
@@ -41,8 +40,6 @@ struct Plan {
     /// ones after it. Runs with observers (debugger, trace, profile, compare) always run every node.
     std::vector<FusedStep> fused;
 
-    /// Nodes other than Constant whose outputs plain runs take from plan time (engine/exec/fusion.h).
-    size_t foldedNodes = 0;
     /// By ValueId: the values known at plan time (initializers, folded outputs, and outer-scope values known in the
     /// enclosing plan), from which the plans of subgraphs fold theirs.
     std::vector<Value> known;
@@ -53,6 +50,8 @@ struct Plan {
 
     /// Nodes that plain runs of this graph compute with fused kernels (folded nodes excluded).
     size_t fusedNodeCount() const;
+    /// Nodes other than Constant whose outputs runs take from plan time (engine/exec/fusion.h).
+    size_t foldedNodeCount() const;
 };
 
 /// A model compiled for execution: a Plan for the main graph, every subgraph and every function body.

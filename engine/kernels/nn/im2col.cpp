@@ -161,10 +161,6 @@ inline void validRange(int64_t out, int64_t s, int64_t pad, int64_t koff, int64_
     hi = std::clamp(hi, lo, out);
 }
 
-} // namespace
-
-namespace {
-
 /// im2col for a 2-D window with stride 1 whose output rows are as wide as the input's (as with "same" padding across,
 /// or none): tap (kh, kw) then reads output position p from input element p + (ih0 * W + shiftW), so each column row is
 /// one shifted copy of the image plane, with the padding filled in afterwards over whole rows (input row out of
@@ -299,6 +295,16 @@ namespace {
 
 template <class F> using RowMatrix = Eigen::Matrix<F, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
+/// act over columns [p0, p1) of `rows` rows of y (row stride `stride`), in place: the epilogue of a GEMM that wrote
+/// those columns.
+void activateColumns(float* y, int64_t rows, int64_t stride, int64_t p0, int64_t p1, simd::ActivationParams act)
+{
+    if (act.kind == simd::Activation::None)
+        return;
+    for (int64_t r = 0; r < rows; ++r)
+        simd::ops().activation(y + r * stride + p0, y + r * stride + p0, p1 - p0, act);
+}
+
 // Pointwise convolutions over at most this many output positions run on gemmBias (ocr_rec's 1x1 convs: 14-15 against
 // 15-19 ms per run with Eigen's GEMM; ocr_det's larger planes were no faster).
 constexpr int64_t kPointwiseTileColumns = 4096;
@@ -393,9 +399,7 @@ void convolveFloat(const float* x, const float* w, const float* bias, float* y, 
                 float* yg = y + (n * outChannels + gr * mg) * outSize;
                 ops.gemmBias(mg, p1 - p0, cg, w + gr * mg * cg, cg, x + (n * channels + gr * cg) * inSize + p0, outSize,
                     bias ? bias + gr * mg : nullptr, yg + p0, outSize);
-                if (act.kind != simd::Activation::None)
-                    for (int64_t r = 0; r < mg; ++r)
-                        ops.activation(yg + r * outSize + p0, yg + r * outSize + p0, p1 - p0, act);
+                activateColumns(yg, mg, outSize, p0, p1, act);
             }
         });
         return;
@@ -435,9 +439,7 @@ void convolveFloat(const float* x, const float* w, const float* bias, float* y, 
             im2col(xg, cg, g, p0, p1, col.data(), 0.0f);
             ops.gemmBias(mg, p1 - p0, rows, w + gr * mg * rows, rows, col.data(), p1 - p0,
                 bias ? bias + gr * mg : nullptr, yg + p0, outSize);
-            if (act.kind != simd::Activation::None)
-                for (int64_t r = 0; r < mg; ++r)
-                    ops.activation(yg + r * outSize + p0, yg + r * outSize + p0, p1 - p0, act);
+            activateColumns(yg, mg, outSize, p0, p1, act);
         }
     });
 }

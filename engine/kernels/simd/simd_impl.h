@@ -178,9 +178,7 @@ GemmTileFn tileFor(int rows, int nv, bool partial)
     }
     return nullptr;
 }
-#endif
 
-#ifdef ONNXSCOPE_GEMM_TILES
 /// C[R rows, J columns] (+)= dot products of R rows of A with the J rows of bt (B transposed, zero past `depth`),
 /// over `depth` elements from column `k0` of A. `first`: C starts from the bias (or zero), else from its value.
 template <int R, int J>

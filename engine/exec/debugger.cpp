@@ -34,6 +34,12 @@ std::string_view stopReasonName(StopReason reason)
     return "?";
 }
 
+const std::string& SharedText::empty()
+{
+    static const std::string text;
+    return text;
+}
+
 namespace {
 bool isDebugNode(const Node& node)
 {
@@ -64,14 +70,16 @@ void Debugger::start(const std::map<std::string, Value>& inputs)
     m_pauseRequested = false;
     m_session.start(inputs);
     const Frame& main = m_session.frame(0);
+    SharedText mainPath(m_session.framePath());
+    m_frameRecords[main.id] = { 0, -1, -1, mainPath };
     // Room for the main graph's inputs and node outputs, each recorded once (not its initializers, never recorded).
     size_t recorded = main.graph().inputs().size();
     for (const Node& node : main.graph().nodes())
         recorded += node.outputs.size();
     m_values.reserve(recorded);
     for (ValueId id : main.graph().inputs())
-        record({ 0, main.id, "main", &main.graph(), -1, main.graph().value(id).name,
-            main.values[static_cast<size_t>(id)], false, {}, -1 });
+        record({ 0, main.id, mainPath, &main.graph(), -1, main.graph().value(id).name,
+            main.values[static_cast<size_t>(id)], false, nullptr, -1 });
     m_freshStart = true;
     m_lastStop = {};
     m_lastStop.reason = StopReason::Step;
@@ -145,7 +153,7 @@ std::vector<const RecordedValue*> Debugger::tracePoints() const
 {
     std::vector<const RecordedValue*> out;
     for (const auto& v : m_values)
-        if (!v.tracePoint.empty())
+        if (v.tracePoint)
             out.push_back(&v);
     return out;
 }
@@ -172,12 +180,13 @@ void Debugger::record(RecordedValue value)
 
 void Debugger::frameEntered(const Frame& frame, const std::string& framePath)
 {
-    m_frameRecords[frame.id] = { frame.parentFrameId, frame.ownerNode, frame.iteration };
+    SharedText path(framePath);
+    m_frameRecords[frame.id] = { frame.parentFrameId, frame.ownerNode, frame.iteration, path };
     if (frame.iteration >= 0 && m_options.iterationRetention != IterationRetention::All)
         forgetOldIterations(frame);
     for (ValueId id : frame.graph().inputs())
-        record({ m_sequence, frame.id, framePath, &frame.graph(), -1, frame.graph().value(id).name,
-            frame.values[static_cast<size_t>(id)], false, {}, frame.iteration });
+        record({ m_sequence, frame.id, path, &frame.graph(), -1, frame.graph().value(id).name,
+            frame.values[static_cast<size_t>(id)], false, nullptr, frame.iteration });
 }
 
 void Debugger::forgetOldIterations(const Frame& entered)
@@ -222,14 +231,15 @@ void Debugger::afterNode(const NodeEvent& event)
     ++m_sequence;
     const Node& node = event.node;
     const bool debugNode = isDebugNode(node);
+    // The frame's path, made once when the frame was entered (frameEntered, start).
+    const auto frameRecord = m_frameRecords.find(event.frame.id);
+    const SharedText path = frameRecord != m_frameRecords.end() ? frameRecord->second.path : SharedText(event.framePath);
     for (size_t i = 0; i < node.outputs.size(); ++i) {
         if (node.outputs[i] == kNoValue)
             continue;
-        RecordedValue v { m_sequence, event.frame.id, event.framePath, &event.frame.graph(), node.id,
-            event.frame.graph().value(node.outputs[i]).name, event.outputs[i], false, {}, event.frame.iteration };
-        if (debugNode)
-            v.tracePoint = node.displayName();
-        record(std::move(v));
+        record({ m_sequence, event.frame.id, path, &event.frame.graph(), node.id,
+            event.frame.graph().value(node.outputs[i]).name, event.outputs[i], false, debugNode ? &node : nullptr,
+            event.frame.iteration });
     }
 
     m_afterStop.reset();
@@ -255,7 +265,7 @@ void Debugger::afterNode(const NodeEvent& event)
             s.message = "DEBUG node " + event.nodePath();
             m_afterStop = s;
             return;
-        } else if (b.kind == Breakpoint::Kind::Condition && (b.pattern.empty() || b.pattern == node.displayName())
+        } else if (b.kind == Breakpoint::Kind::Condition && (b.pattern.empty() || node.hasDisplayName(b.pattern))
             && b.condition && b.condition(event)) {
             StopInfo s;
             s.reason = StopReason::Breakpoint;
@@ -285,12 +295,12 @@ std::optional<StopInfo> Debugger::checkBeforeNode(const Node& node, const std::s
     const auto where = [&] { return m_session.framePath() + " / " + node.displayName(); };
     if (node.opType == "YieldOp")
         return makeStop(StopReason::YieldOp, "YieldOp " + where() + " is about to run: supply its outputs or continue");
-    if (!runToName.empty() && node.displayName() == runToName)
+    if (!runToName.empty() && node.hasDisplayName(runToName))
         return makeStop(StopReason::RunToReached, "reached " + where());
     for (const auto& b : m_breakpoints) {
         if (!b.enabled)
             continue;
-        bool hit = (b.kind == Breakpoint::Kind::Node && b.pattern == node.displayName())
+        bool hit = (b.kind == Breakpoint::Kind::Node && node.hasDisplayName(b.pattern))
             || (b.kind == Breakpoint::Kind::OpType && b.pattern == node.opType);
         if (hit && b.iteration >= 0)
             hit = m_session.topFrame()->iteration == b.iteration;

@@ -57,17 +57,53 @@ struct StopInfo {
     const Node* nextNode = nullptr; // the node that runs next, if the stop is before a node
 };
 
-/// A value the debugger kept: one output of one executed node in one frame.
+/// An immutable string that copies share: a frame's path, held once by every value recorded in that frame, so that
+/// recording a value allocates nothing for it.
+class SharedText {
+public:
+    SharedText() = default;
+    explicit SharedText(std::string text)
+        : m_text(std::make_shared<const std::string>(std::move(text)))
+    {
+    }
+    const std::string& str() const { return m_text ? *m_text : empty(); }
+    operator const std::string&() const { return str(); }
+    friend bool operator==(const SharedText& a, std::string_view b) { return a.str() == b; }
+
+private:
+    static const std::string& empty();
+    std::shared_ptr<const std::string> m_text;
+};
+
+/// A string owned elsewhere (a graph's value name), read as a const std::string&; copies are a pointer.
+class StringRef {
+public:
+    StringRef() = default;
+    StringRef(const std::string& text)
+        : m_text(&text)
+    {
+    }
+    const std::string& str() const { return m_text ? *m_text : SharedText().str(); }
+    operator const std::string&() const { return str(); }
+    friend bool operator==(const StringRef& a, std::string_view b) { return a.str() == b; }
+
+private:
+    const std::string* m_text = nullptr;
+};
+
+/// A value the debugger kept: one output of one executed node in one frame. Recording one allocates nothing beyond
+/// the value itself: the name is a view of the graph's (valid while the model is, which the debugger and the UI's
+/// snapshots hold) and the frame path is shared by every value of the frame.
 struct RecordedValue {
     uint64_t sequence = 0; // execution order of the producing node
     uint64_t frameId = 0;
-    std::string framePath;
+    SharedText framePath;
     const Graph* graph = nullptr;
     NodeId producer = -1; // -1 for graph inputs of a frame
-    std::string name;
+    StringRef name;
     Value value; // None once dropped
     bool dropped = false; // released to stay under the memory budget
-    std::string tracePoint; // DEBUG nodes: the node's name
+    const Node* tracePoint = nullptr; // DEBUG nodes: the node (the trace point's name is its display name)
     int64_t iteration = -1; // the Loop iteration / Scan step of the innermost frame, -1 outside loops
 };
 
@@ -156,6 +192,7 @@ private:
         uint64_t parent = 0;
         NodeId ownerNode = -1;
         int64_t iteration = -1;
+        SharedText path;
     };
     std::unordered_map<uint64_t, FrameRecord> m_frameRecords;
 

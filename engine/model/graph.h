@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -47,6 +48,8 @@ struct Node {
 
     /// The file's name, or "<OpType>_<id>" when the node has none.
     std::string displayName() const;
+    /// displayName() == name, without building the display name (breakpoints test every node with it).
+    bool hasDisplayName(std::string_view name) const;
     /// `node "conv_3" (Conv)`, the prefix of every error about this node.
     std::string label() const;
     const Graph* subgraph(const std::string& attribute) const;

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <functional>
 #include <limits>
 #include <queue>
@@ -24,6 +25,21 @@ namespace onnxscope {
 std::string normalizeDomain(const std::string& domain) { return domain == "ai.onnx" ? std::string() : domain; }
 
 std::string Node::displayName() const { return name.empty() ? opType + "_" + std::to_string(id) : name; }
+
+bool Node::hasDisplayName(std::string_view candidate) const
+{
+    if (!name.empty())
+        return candidate == name;
+    // "<OpType>_<id>"
+    if (candidate.size() < opType.size() + 2 || candidate.substr(0, opType.size()) != opType
+        || candidate[opType.size()] != '_')
+        return false;
+    const std::string_view digits = candidate.substr(opType.size() + 1);
+    NodeId parsed = -1;
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), parsed);
+    return error == std::errc() && end == digits.data() + digits.size() && parsed == id
+        && (digits.size() == 1 || digits[0] != '0');
+}
 
 std::string Node::label() const { return "node \"" + displayName() + "\" (" + opType + ")"; }
 

@@ -151,7 +151,8 @@ private slots:
         QCOMPARE(s.lastNode->opType, std::string("DEBUG"));
         auto traces = dbg.tracePoints();
         QCOMPARE(traces.size(), size_t(1));
-        QCOMPARE(traces[0]->tracePoint, std::string("DEBUG_2"));
+        QVERIFY(traces[0]->tracePoint);
+        QCOMPARE(traces[0]->tracePoint->displayName(), std::string("DEBUG_2"));
         QCOMPARE(values(traces[0]->value), (std::vector<float> { 3, 12, 10.5f }));
         QCOMPARE(dbg.continueRun().reason, StopReason::Finished);
     }

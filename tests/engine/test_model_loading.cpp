@@ -85,6 +85,27 @@ private slots:
         QCOMPARE(out.at("z").tensor().data<float>()[0], 18.0f); // (3 + 3) * 3
     }
 
+    void matchesDisplayNamesWithoutBuildingThem()
+    {
+        Node named;
+        named.id = 17;
+        named.name = "encoder/layer_17/add";
+        named.opType = "Add";
+        Node unnamed = named;
+        unnamed.name.clear();
+        const std::vector<std::string> candidates { "encoder/layer_17/add", "Add_17", "Add_017", "Add_1", "Add_170",
+            "Add_", "Add17", "Ad_17", "Add_+17", "Add_-17", "", "encoder/layer_17/ad" };
+        for (const Node* node : { &named, &unnamed })
+            for (const auto& candidate : candidates)
+                QVERIFY2(node->hasDisplayName(candidate) == (node->displayName() == candidate),
+                    qPrintable(QString::fromStdString(node->displayName() + " against " + candidate)));
+        QVERIFY(unnamed.hasDisplayName("Add_17"));
+        Node first = unnamed;
+        first.id = 0;
+        QVERIFY(first.hasDisplayName("Add_0"));
+        QVERIFY(!first.hasDisplayName("Add_00"));
+    }
+
     void refusesMalformedFiles()
     {
         QVERIFY_ERROR_CONTAINS(Model::fromBytes("", ".", "empty.onnx"), "\"empty.onnx\" is empty");

@@ -91,7 +91,7 @@ QVariant ValuesModel::data(const QModelIndex& index, int role) const
         return compareData(index.column(), role, compareRowOf(index.row()));
     const Node* producer = r.graph && r.producer >= 0 ? &r.graph->node(r.producer) : nullptr;
     if (role == FilterRole)
-        return QString::fromStdString(r.name + ' ' + (producer ? producer->displayName() + ' ' + producer->opType : std::string("input")));
+        return QString::fromStdString(r.name.str() + ' ' + (producer ? producer->displayName() + ' ' + producer->opType : std::string("input")));
     const Tensor* t = r.dropped ? nullptr : r.value.heldTensor();
     const TensorStats* s = vs->stats && vs->stats->numeric ? &*vs->stats : nullptr;
     if (role == Qt::ForegroundRole) {
@@ -104,7 +104,7 @@ QVariant ValuesModel::data(const QModelIndex& index, int role) const
     if (role == Qt::ToolTipRole) {
         if (r.dropped)
             return QStringLiteral("Dropped to stay under the memory budget");
-        return QString::fromStdString(r.framePath + " / " + r.name + " : " + r.value.typeString());
+        return QString::fromStdString(r.framePath.str() + " / " + r.name.str() + " : " + r.value.typeString());
     }
     if (role == Qt::TextAlignmentRole && index.column() >= IterationColumn && index.column() != TypeColumn && index.column() != ShapeColumn)
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
@@ -113,7 +113,7 @@ QVariant ValuesModel::data(const QModelIndex& index, int role) const
         return {};
     switch (index.column()) {
     case NameColumn:
-        return QString::fromStdString(r.name) + (r.tracePoint.empty() ? QString() : QStringLiteral(" \u25c6"));
+        return QString::fromStdString(r.name) + (!r.tracePoint ? QString() : QStringLiteral(" \u25c6"));
     case ProducerColumn:
         return producer ? QStringLiteral("%1 (%2)").arg(QString::fromStdString(producer->displayName()), QString::fromStdString(producer->opType))
                         : QStringLiteral("(input)");

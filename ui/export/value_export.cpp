@@ -126,7 +126,7 @@ std::vector<std::pair<std::string, Tensor>> exportableTensors(const DebugSnapsho
         const Tensor* t = r.dropped ? nullptr : r.value.heldTensor();
         if (!t)
             continue;
-        const std::string key = r.framePath == "main" ? r.name : r.name + " @ " + r.framePath;
+        const std::string key = r.framePath == "main" ? r.name.str() : r.name.str() + " @ " + r.framePath.str();
         if (auto it = index.find(key); it != index.end()) {
             out[it->second].second = *t;
             continue;
@@ -190,8 +190,8 @@ void exportJsonSummary(const QString& path, const DebugSnapshot& snapshot)
         }
         if (vs.stats)
             o[QStringLiteral("stats")] = statsJson(*vs.stats);
-        if (!r.tracePoint.empty())
-            o[QStringLiteral("trace_point")] = QString::fromStdString(r.tracePoint);
+        if (r.tracePoint)
+            o[QStringLiteral("trace_point")] = QString::fromStdString(r.tracePoint->displayName());
         values.append(o);
     }
     QJsonObject root;

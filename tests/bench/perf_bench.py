@@ -22,6 +22,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 import numpy as np
 import onnx
@@ -155,6 +156,20 @@ def run_ours(args, model_path, feeds, threads, out_dir, mode, tmp):
     return result
 
 
+def write_ms(nbytes, repeat=21):
+    """Median ms to write nbytes once into a buffer of that size that is mapped and was written before, as a debug
+    run's kept values are (their blocks come back from the storage cache): what keeping them costs at the least,
+    whatever the kernels do. numpy's fill is glibc's memset, which writes large blocks with streaming stores."""
+    a = np.empty(max(nbytes // 4, 1), np.float32)
+    a.fill(0)
+    times = []
+    for i in range(repeat):
+        t = time.perf_counter()
+        a.fill(i)
+        times.append((time.perf_counter() - t) * 1e3)
+    return median(times)
+
+
 def baselines(args):
     """Peak RSS of each runtime's process doing nothing: onnxscope-cli --version, node loading onnxruntime."""
     _, _, _, ours = run_process([args.cli, "--version"])
@@ -189,6 +204,7 @@ def bench_models(args):
                 plain = run_ours(args, model_path, feeds, threads, plain_dir, "plain", tmp)
                 keep = run_ours(args, model_path, feeds, threads, keep_dir, "keep", tmp)
                 debug = run_ours(args, model_path, feeds, threads, debug_dir, "debug", tmp)
+                debug["write_ms"] = write_ms(debug["recorded_bytes"])
                 reference = load_outputs(ort_dir, True)
                 row = {"model": name, "threads": threads, "load": load, "ort": ort, "plain": plain, "keep": keep,
                        "debug": debug,
@@ -217,10 +233,13 @@ def print_models(results):
     print("keep-values: runs whose every node output is kept by a hook that does nothing else (so no in-place writes "
           "and no fused steps). debug / keep-values is the debugger's own cost; keep-values / plain is what keeping "
           "every intermediate costs.\n")
+    print("write: ms to write the bytes a debug run keeps once, into a mapped buffer of that size written before "
+          "(numpy fill, glibc memset). A debug run writes every kept byte at least once, so (plain + write) / plain "
+          "is about the lowest debug / plain this machine allows.\n")
     print("| model | threads | onnxruntime ms | plain ms | plain / ORT | keep-values ms | debug ms | debug / plain | "
-          "debug / keep-values | CPU ms ORT / plain / debug | peak RSS MiB ORT / plain / debug | outputs vs ORT | "
-          "load |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "debug / keep-values | kept MiB | write ms | (plain + write) / plain | CPU ms ORT / plain / debug | "
+          "peak RSS MiB ORT / plain / debug | outputs vs ORT | load |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         o, p, k, d = r["ort"], r["plain"], r["keep"], r["debug"]
         checks = {m: r[f"check_{m}"] for m in ("plain", "keep", "debug")}
@@ -228,6 +247,8 @@ def print_models(results):
             "; ".join(f"{m}: {c}" for m, c in checks.items())
         print(f"| {r['model']} | {r['threads']} | {fmt(o)} | {fmt(p)} | **{p['median'] / o['median']:.2f}** | "
               f"{fmt(k)} | {fmt(d)} | {d['median'] / p['median']:.2f} | {d['median'] / k['median']:.2f} | "
+              f"{d['recorded_bytes'] / 2**20:.1f} | {d['write_ms']:.2f} | "
+              f"{(p['median'] + d['write_ms']) / p['median']:.2f} | "
               f"{o['cpu_median']:.2f} / {p['cpu_median']:.2f} / {d['cpu_median']:.2f} | {mib(o['rss_kib'])} / "
               f"{mib(p['rss_kib'])} / {mib(d['rss_kib'])} | {check} | {r['load'][0]:.2f} |")
 

@@ -16,6 +16,7 @@
 #include "engine/model/model.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -81,6 +82,42 @@ public:
     void afterNode(const NodeEvent& e) override { values.insert(values.end(), e.outputs.begin(), e.outputs.end()); }
     bool wantsTiming() const override { return false; }
 };
+
+/// Bytes of the tensors a debug run wrote: each storage once (a Reshape shares its input's), leaving out the caller's
+/// inputs and the values known at plan time (initializers, folded nodes), which the run did not write.
+size_t writtenBytes(const Debugger& debugger, const Program& program, const std::map<std::string, Value>& inputs)
+{
+    std::set<const void*> seen;
+    for (const auto& [name, value] : inputs)
+        if (const Tensor* t = value.heldTensor())
+            seen.insert(t->raw());
+    std::set<const Graph*> graphs;
+    size_t bytes = 0;
+    for (const RecordedValue& r : debugger.values()) {
+        if (r.graph && graphs.insert(r.graph).second)
+            for (const Value& known : program.plan(*r.graph).known)
+                if (const Tensor* t = known.heldTensor())
+                    seen.insert(t->raw());
+        const Tensor* t = r.dropped ? nullptr : r.value.heldTensor();
+        if (t && seen.insert(t->raw()).second)
+            bytes += r.value.byteSize();
+    }
+    return bytes;
+}
+
+/// The peak resident memory of this program in KiB: VmHWM, which starts afresh at exec. getrusage's ru_maxrss also
+/// counts the parent's pages that a fork copied before the exec, which for a small model is more than the model.
+long peakResidentKib()
+{
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line))
+        if (line.rfind("VmHWM:", 0) == 0)
+            return std::strtol(line.c_str() + 6, nullptr, 10);
+    rusage usage {};
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_maxrss;
+}
 
 /// --trace: one line per executed node, in execution order.
 class TraceObserver : public SessionObserver {
@@ -492,7 +529,7 @@ int runModel(const RunOptions& o)
             return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
         };
         std::map<std::string, Value> lastOutputs;
-        size_t recordedValues = 0, droppedValues = 0, recordedBytes = 0;
+        size_t recordedValues = 0, droppedValues = 0, recordedBytes = 0, writtenByRun = 0;
         if (o.debugRun) {
             // Each run through a fresh Debugger: a hook after every node, every intermediate kept. The previous
             // run's values are released after its clock stopped.
@@ -515,6 +552,8 @@ int runModel(const RunOptions& o)
                 lastOutputs = debugger->session().outputs();
                 recordedValues = debugger->values().size();
                 recordedBytes = debugger->recordedBytes();
+                if (i + 1 == o.repeat)
+                    writtenByRun = writtenBytes(*debugger, *program, inputs);
                 droppedValues = debugger->forgottenValues();
                 for (const auto& v : debugger->values())
                     droppedValues += v.dropped ? 1 : 0;
@@ -554,12 +593,10 @@ int runModel(const RunOptions& o)
         if (writer && outputsFromTimedRun)
             writeOutputs(lastOutputs);
         if (!o.timingsFile.empty()) {
-            rusage usage {};
-            getrusage(RUSAGE_SELF, &usage);
             nlohmann::json timings { { "mode", o.debugRun ? "debug" : (o.keepValues ? "keep-values" : "plain") },
                 { "threads", pool ? pool->threads() : 1 }, { "simd", simd::ops().name }, { "runs_ms", ms }, { "cpu_ms", cpuMs },
                 { "median_ms", median }, { "min_ms", sorted.front() }, { "max_ms", sorted.back() },
-                { "nodes", counter.nodes }, { "peak_rss_kib", usage.ru_maxrss } };
+                { "nodes", counter.nodes }, { "peak_rss_kib", peakResidentKib() } };
             if (!o.debugRun) {
                 timings["fused_nodes"] = o.keepValues ? 0 : program->mainPlan().fusedNodeCount();
                 timings["folded_nodes"] = o.keepValues ? 0 : program->mainPlan().foldedNodeCount();
@@ -567,6 +604,7 @@ int runModel(const RunOptions& o)
             if (o.debugRun) {
                 timings["recorded_values"] = recordedValues;
                 timings["recorded_bytes"] = recordedBytes;
+                timings["written_bytes"] = writtenByRun;
                 timings["dropped_values"] = droppedValues;
             }
             std::ofstream out(o.timingsFile);
@@ -615,8 +653,9 @@ CommandRunner addRunCommand(CLI::App& app)
         "the debugger's own cost");
     cmd->add_option("--timings", o->timingsFile,
         "With --repeat: write the timings as JSON to FILE (every run's wall and process CPU ms, median, min, max, "
-        "threads, SIMD level, peak RSS of the process; for plain runs, the main graph's nodes run as fused steps and those "
-        "computed at plan time)");
+        "threads, SIMD level, peak RSS of the program (VmHWM); for plain runs, the main graph's nodes run as fused steps and those "
+        "computed at plan time; for debug runs, the values and bytes kept, and the bytes the run wrote: each storage "
+        "once, without the inputs and the values known at plan time)");
     cmd->add_flag("--random-inputs", o->randomInputs,
         "Generate the inputs not given with --input from their declared types (floats in [-1, 1), integers in "
         "[0, 9]); symbolic dims are 1 unless --dim sets them");

@@ -10,7 +10,8 @@
   - onnxscope plain run (`onnxscope-cli run --repeat`, values freed after their last use);
   - onnxscope debug run (`--debug-run`: through the debugger, a hook after every node, every intermediate kept).
 Each configuration is its own process: 1 warm-up run, then --repeat timed runs (median, min, max), and the
-process's peak RSS (ru_maxrss from wait4). The outputs of every configuration are checked against onnxruntime's
+program's peak RSS (VmHWM, reported by the program itself: wait4's ru_maxrss
+would also count this Python process's pages, copied by the fork). The outputs of every configuration are checked against onnxruntime's
 (rtol 1e-3, atol 1e-4), so a fast wrong kernel cannot hide. Prints one Markdown table with the ratios.
 
 `ops`: the micro-benchmark of issue 5, one thread: Add and Mul on 1M and 16M floats (same shape, and a scalar
@@ -128,7 +129,7 @@ def run_ort(args, model_path, feeds, threads, out_dir):
         raise RuntimeError(f"onnxruntime failed: {err.strip()}")
     t = json.loads(out.strip().splitlines()[-1])
     result = stats(t["runs_ms"], t["cpu_ms"])
-    result["rss_kib"] = rss
+    result["rss_kib"] = t["peak_rss_kib"]
     return result
 
 
@@ -149,32 +150,48 @@ def run_ours(args, model_path, feeds, threads, out_dir, mode, tmp):
         raise RuntimeError(f"onnxscope-cli failed ({code}): {err.strip()}")
     t = json.load(open(timings))
     result = stats(t["runs_ms"], t["cpu_ms"])
-    result.update(rss_kib=rss, simd=t["simd"])
+    result.update(rss_kib=t["peak_rss_kib"], simd=t["simd"])
     if debug:
         result.update(recorded_values=t["recorded_values"], recorded_bytes=t["recorded_bytes"],
+                      written_bytes=t["written_bytes"],
                       dropped_values=t["dropped_values"])
     return result
 
 
-def write_ms(nbytes, repeat=21):
+WRITE_PROBE = """
+import sys, time
+import numpy as np
+a = np.empty(max(int(sys.argv[1]) // 4, 1), np.float32)
+a.fill(0)
+times = []
+for i in range(21):
+    t = time.perf_counter()
+    a.fill(i)
+    times.append((time.perf_counter() - t) * 1e3)
+print(sorted(times)[10])
+"""
+
+
+def write_ms(nbytes):
     """Median ms to write nbytes once into a buffer of that size that is mapped and was written before, as a debug
-    run's kept values are (their blocks come back from the storage cache): what keeping them costs at the least,
-    whatever the kernels do. numpy's fill is glibc's memset, which writes large blocks with streaming stores."""
-    a = np.empty(max(nbytes // 4, 1), np.float32)
-    a.fill(0)
-    times = []
-    for i in range(repeat):
-        t = time.perf_counter()
-        a.fill(i)
-        times.append((time.perf_counter() - t) * 1e3)
-    return median(times)
+    run's values are (their blocks come back from the storage cache): what writing them costs at the least, whatever
+    the kernels do. numpy's fill is glibc's memset, which writes large blocks with streaming stores. In a process of
+    its own, so that this one stays small: a child's peak RSS starts from its parent's at fork."""
+    return float(subprocess.run([sys.executable, "-c", WRITE_PROBE, str(nbytes)], check=True, capture_output=True,
+                                text=True).stdout)
 
 
-def baselines(args):
-    """Peak RSS of each runtime's process doing nothing: onnxscope-cli --version, node loading onnxruntime."""
-    _, _, _, ours = run_process([args.cli, "--version"])
-    _, _, _, ort = run_process(["node", os.path.join(HERE, "ort_bench.js"), args.ort, "-", "1", "0", "0", "-"])
-    return {"onnxscope_kib": ours, "onnxruntime_kib": ort}
+def baselines(args, tmp):
+    """Peak RSS of each runtime's program doing next to nothing: onnxscope-cli running a one-element Identity, node
+    loading onnxruntime."""
+    path = os.path.join(tmp, "idle.onnx")
+    op_model(path, "Identity", [1])
+    np.save(os.path.join(tmp, "idle.npy"), np.zeros([1], np.float32))
+    ours = run_ours(args, path, [("a", os.path.join(tmp, "idle.npy"))], 1, os.path.join(tmp, "idle"), "plain", tmp)
+    code, out, err, _ = run_process(["node", os.path.join(HERE, "ort_bench.js"), args.ort, "-", "1", "0", "0", "-"])
+    if code != 0:
+        raise RuntimeError(f"onnxruntime failed: {err.strip()}")
+    return {"onnxscope_kib": ours["rss_kib"], "onnxruntime_kib": json.loads(out.strip().splitlines()[-1])["peak_rss_kib"]}
 
 
 def fmt(s):
@@ -188,8 +205,9 @@ def mib(kib):
 def bench_models(args):
     selected = [m for m in MODELS if not args.models or m[0] in args.models.split(",")]
     rng = np.random.default_rng(args.seed)
-    results = {"load_before": os.getloadavg(), "baseline_rss": baselines(args), "models": []}
+    results = {"load_before": os.getloadavg(), "models": []}
     with tempfile.TemporaryDirectory() as tmp:
+        results["baseline_rss"] = baselines(args, tmp)
         for name, rel, shapes, constants in selected:
             model_path = os.path.join(NPM, rel)
             if not os.path.exists(model_path):
@@ -204,7 +222,7 @@ def bench_models(args):
                 plain = run_ours(args, model_path, feeds, threads, plain_dir, "plain", tmp)
                 keep = run_ours(args, model_path, feeds, threads, keep_dir, "keep", tmp)
                 debug = run_ours(args, model_path, feeds, threads, debug_dir, "debug", tmp)
-                debug["write_ms"] = write_ms(debug["recorded_bytes"])
+                debug["write_ms"] = write_ms(debug["written_bytes"])
                 reference = load_outputs(ort_dir, True)
                 row = {"model": name, "threads": threads, "load": load, "ort": ort, "plain": plain, "keep": keep,
                        "debug": debug,
@@ -226,18 +244,20 @@ def print_models(results):
     base = results["baseline_rss"]
     print(f"SIMD level: {rows[0]['plain']['simd']}; load average before {results['load_before'][0]:.2f}, "
           f"after {results['load_after'][0]:.2f}")
-    print(f"Peak RSS of an idle process: onnxscope-cli {mib(base['onnxscope_kib'])} MiB, node + onnxruntime "
+    print(f"Peak RSS of a program doing next to nothing: onnxscope-cli {mib(base['onnxscope_kib'])} MiB, node + onnxruntime "
           f"{mib(base['onnxruntime_kib'])} MiB\n")
     print("Times are wall-clock ms per run: median (min–max). CPU columns: median process CPU ms per run (all "
           "threads, spinning included), which a loaded machine disturbs less than wall time.\n")
     print("keep-values: runs whose every node output is kept by a hook that does nothing else (so no in-place writes "
           "and no fused steps). debug / keep-values is the debugger's own cost; keep-values / plain is what keeping "
           "every intermediate costs.\n")
-    print("write: ms to write the bytes a debug run keeps once, into a mapped buffer of that size written before "
-          "(numpy fill, glibc memset). A debug run writes every kept byte at least once, so (plain + write) / plain "
-          "is about the lowest debug / plain this machine allows.\n")
+    print("written MiB: the tensors a debug run wrote and kept (each storage once, so a Reshape sharing its input's "
+          "counts once; without the inputs and the values known at plan time). write ms: the time to write that many "
+          "bytes once into a mapped buffer of that size written before (numpy fill, glibc memset, in its own "
+          "process). A debug run writes each of them at least once, so (plain + write) / plain is about the lowest "
+          "debug / plain this machine allows.\n")
     print("| model | threads | onnxruntime ms | plain ms | plain / ORT | keep-values ms | debug ms | debug / plain | "
-          "debug / keep-values | kept MiB | write ms | (plain + write) / plain | CPU ms ORT / plain / debug | "
+          "debug / keep-values | written MiB | write ms | (plain + write) / plain | CPU ms ORT / plain / debug | "
           "peak RSS MiB ORT / plain / debug | outputs vs ORT | load |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
@@ -247,7 +267,7 @@ def print_models(results):
             "; ".join(f"{m}: {c}" for m, c in checks.items())
         print(f"| {r['model']} | {r['threads']} | {fmt(o)} | {fmt(p)} | **{p['median'] / o['median']:.2f}** | "
               f"{fmt(k)} | {fmt(d)} | {d['median'] / p['median']:.2f} | {d['median'] / k['median']:.2f} | "
-              f"{d['recorded_bytes'] / 2**20:.1f} | {d['write_ms']:.2f} | "
+              f"{d['written_bytes'] / 2**20:.1f} | {d['write_ms']:.2f} | "
               f"{(p['median'] + d['write_ms']) / p['median']:.2f} | "
               f"{o['cpu_median']:.2f} / {p['cpu_median']:.2f} / {d['cpu_median']:.2f} | {mib(o['rss_kib'])} / "
               f"{mib(p['rss_kib'])} / {mib(d['rss_kib'])} | {check} | {r['load'][0]:.2f} |")

@@ -428,6 +428,9 @@ sys.exit(0 if ok else 1)
                 QVERIFY2(r.out.contains("debug-run latency over 3 runs"), qPrintable(r.out));
                 QVERIFY(t["recorded_values"].toInt() >= 3); // every node output
                 QCOMPARE(t["dropped_values"].toInt(), 0);
+                // The input and three float[2, 3] node outputs are kept; the run wrote the outputs only.
+                QCOMPARE(t["recorded_bytes"].toInt(), 4 * 6 * 4);
+                QCOMPARE(t["written_bytes"].toInt(), 3 * 6 * 4);
             }
             if (mode == "keep-values") {
                 QVERIFY2(r.out.contains("keep-values latency over 3 runs"), qPrintable(r.out));

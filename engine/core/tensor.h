@@ -91,8 +91,9 @@ public:
 
     /// Storage of 64 KiB and more is kept when released (up to storageCacheLimit() bytes in all: by default an
     /// eighth of the machine's memory, at most 1 GiB) and handed to the next tensor of the same byte size, so that
-    /// repeated runs, debug runs included, do not fault in fresh pages. Bytes held now, and a way to free them
-    /// (e.g. when a model is closed).
+    /// repeated runs, debug runs included, do not fault in fresh pages. Such storage is mapped in chunks that ask for
+    /// transparent huge pages (not in sanitized builds): fewer page faults for a first run, fewer TLB misses after.
+    /// Bytes held now, and a way to give them back to the system (e.g. when a model is closed).
     static size_t cachedStorageBytes();
     static void releaseCachedStorage();
     static size_t storageCacheLimit();

@@ -14,9 +14,12 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstdio>
+#include <fstream>
 #include <limits>
 #include <random>
 #include <stdexcept>
+#include <string>
 #include <thread>
 
 using namespace onnxscope;
@@ -122,6 +125,41 @@ Tensor randomTensor(std::mt19937& rng, const Shape& shape)
 
 } // namespace
 
+namespace {
+
+/// The /proc/self/smaps entry of the mapping that holds `address`: whether there is one, its resident KiB and its
+/// VmFlags ("hg": madvise(MADV_HUGEPAGE)).
+struct Mapping {
+    bool found = false;
+    size_t rssKib = 0;
+    std::string flags;
+};
+
+Mapping mappingOf(const void* address)
+{
+    std::ifstream smaps("/proc/self/smaps");
+    const auto at = reinterpret_cast<uintptr_t>(address);
+    std::string line;
+    Mapping m;
+    bool inside = false;
+    while (std::getline(smaps, line)) {
+        unsigned long long start = 0, end = 0;
+        if (std::sscanf(line.c_str(), "%llx-%llx ", &start, &end) == 2 && line.find('-') < line.find(' ')) {
+            if (inside)
+                break;
+            inside = at >= start && at < end;
+            m.found = inside;
+        } else if (inside && line.rfind("Rss:", 0) == 0) {
+            m.rssKib = std::stoull(line.substr(4));
+        } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+            m.flags = line.substr(8);
+        }
+    }
+    return m;
+}
+
+} // namespace
+
 class TestSimd : public QObject {
     Q_OBJECT
 
@@ -215,6 +253,55 @@ private slots:
             QCOMPARE(v, 0.0f);
         QCOMPARE(Tensor::cachedStorageBytes(), size_t(0));
         Tensor::releaseCachedStorage();
+    }
+
+    void storageCacheBlocksAskForHugePagesAndGoBack()
+    {
+#if defined(__SANITIZE_ADDRESS__)
+        QSKIP("sanitized builds keep every block in malloc's memory, where AddressSanitizer checks it");
+#else
+        Tensor::releaseCachedStorage();
+        const Shape shape { 2048, 1024 }; // 8 MiB: a block in one of the arena's chunks
+        const void* block = nullptr;
+        size_t residentFilled = 0;
+        {
+            Tensor t(DataType::Float, shape);
+            block = t.raw();
+            std::fill(t.data<float>().begin(), t.data<float>().end(), 1.5f);
+            const Mapping m = mappingOf(block);
+            QVERIFY(m.found);
+            if (QFile::exists("/sys/kernel/mm/transparent_hugepage/enabled"))
+                QVERIFY2(m.flags.find(" hg") != std::string::npos, m.flags.c_str());
+            residentFilled = m.rssKib;
+            QVERIFY2(residentFilled >= 8192, qPrintable(QString::number(residentFilled)));
+        }
+        QCOMPARE(Tensor::cachedStorageBytes(), size_t(8) << 20); // released to the cache, still resident
+        QCOMPARE(mappingOf(block).rssKib, residentFilled);
+        Tensor::releaseCachedStorage(); // the memory goes back to the system, the address range stays
+        const Mapping released = mappingOf(block);
+        QVERIFY(released.found);
+        QVERIFY2(released.rssKib + 8192 <= residentFilled,
+            qPrintable(QString("%1 KiB resident after release, %2 before").arg(released.rssKib).arg(residentFilled)));
+        {
+            Tensor again(DataType::Float, shape);
+            QCOMPARE(again.raw(), block); // the same range, for the same size
+            for (float v : again.data<float>())
+                QCOMPARE(v, 0.0f);
+        }
+        Tensor::releaseCachedStorage();
+
+        // 80 MiB: a mapping of its own, unmapped when released.
+        const void* big = nullptr;
+        {
+            Tensor t(DataType::Float, Shape { 20, 1024, 1024 });
+            big = t.raw();
+            t.data<float>()[t.size() - 1] = 3.0f;
+            QVERIFY(mappingOf(big).found);
+            QCOMPARE(reinterpret_cast<uintptr_t>(big) % (uintptr_t(2) << 20), uintptr_t(0));
+        }
+        Tensor::releaseCachedStorage();
+        QVERIFY(!mappingOf(big).found);
+#endif
     }
 
     void gemmMatchesNaiveProduct()

@@ -63,15 +63,6 @@ const ValueSnapshot* DebugSnapshot::findValue(const Graph* graph, ValueId value)
 
 namespace {
 
-struct NodeKey {
-    const Graph* graph;
-    NodeId node;
-    bool operator==(const NodeKey&) const = default;
-};
-struct NodeKeyHash {
-    size_t operator()(const NodeKey& k) const { return std::hash<const void*>()(k.graph) ^ (static_cast<size_t>(k.node) * 0x9e3779b97f4a7c15ULL); }
-};
-
 } // namespace
 
 /// Lives on the controller's worker thread and owns the engine objects. Only touched through queued calls, except
@@ -140,8 +131,9 @@ private:
     QList<BreakpointSpec> m_installed;
     bool m_installedValid = false;
     std::map<std::tuple<uint64_t, uint64_t, std::string>, std::optional<TensorStats>> m_stats;
-    std::map<const Graph*, std::set<NodeId>> m_executed;
-    std::unordered_map<NodeKey, NodeTiming, NodeKeyHash> m_timings;
+    /// By graph, by NodeId: calls and time of each node this run (calls 0: not executed). Sized once per graph, so
+    /// that recording a node allocates nothing.
+    std::unordered_map<const Graph*, std::vector<NodeTiming>> m_timings;
     const Graph* m_lastGraph = nullptr;
     NodeId m_lastNode = -1;
     const Graph* m_failedGraph = nullptr;
@@ -153,8 +145,10 @@ private:
 void DebugWorker::afterNode(const NodeEvent& event)
 {
     const Graph* graph = &event.frame.graph();
-    m_executed[graph].insert(event.node.id);
-    NodeTiming& t = m_timings[{ graph, event.node.id }];
+    std::vector<NodeTiming>& nodes = m_timings[graph];
+    if (nodes.empty())
+        nodes.resize(graph->nodes().size());
+    NodeTiming& t = nodes.at(static_cast<size_t>(event.node.id));
     t.graph = graph;
     t.node = event.node.id;
     ++t.calls;
@@ -260,7 +254,6 @@ void DebugWorker::execute(const Request& request)
             m_installedValid = false;
             m_engineToSpec.clear();
             m_stats.clear();
-            m_executed.clear();
             m_timings.clear();
             m_lastGraph = m_failedGraph = nullptr;
             m_lastNode = m_failedNode = -1;
@@ -311,11 +304,14 @@ DebugSnapshotPtr DebugWorker::snapshot(const StopInfo& stop, const std::string& 
         s->breakpointId = it->second;
     s->lastGraph = m_lastGraph;
     s->lastNode = m_lastNode;
-    s->executed = m_executed;
     s->mainNodeCount = m_model ? static_cast<int64_t>(m_model->graph().nodes().size()) : 0;
     s->mainNodesDone = m_mainDone;
-    for (const auto& [key, timing] : m_timings)
-        s->timings.push_back(timing);
+    for (const auto& [graph, nodes] : m_timings)
+        for (const NodeTiming& timing : nodes)
+            if (timing.calls > 0) {
+                s->executed[graph].insert(timing.node);
+                s->timings.push_back(timing);
+            }
     if (!m_debugger)
         return s;
     const Session& session = m_debugger->session();

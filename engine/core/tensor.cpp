@@ -2,6 +2,7 @@
 #include "engine/core/tensor.h"
 
 #include "engine/core/half.h"
+#include "engine/core/sanitizer.h"
 
 #include <atomic>
 #include <cstdint>
@@ -64,12 +65,8 @@ std::string formatBytes(double bytes)
     return buf;
 }
 
-#if defined(__SANITIZE_ADDRESS__)
 // AddressSanitizer sees overflows only in memory from malloc: sanitized builds keep every block there.
-constexpr bool kUseArena = false;
-#else
-constexpr bool kUseArena = true;
-#endif
+constexpr bool kUseArena = !ONNXSCOPE_ASAN;
 
 /// Address space for the storage cache's blocks, mapped from the system in chunks that ask for transparent huge pages
 /// (madvise(MADV_HUGEPAGE), which Debian's default THP mode "madvise" honours). A debug run keeps every intermediate:
@@ -266,7 +263,11 @@ std::shared_ptr<void> allocateStorage(DataType type, int64_t count, const Shape&
     const bool cached = bytes >= StorageCache::kMinBytes;
     if (cached)
         bytes = (bytes + 4095) / 4096 * 4096;
-    auto [p, arena] = cached ? storageCache().take(bytes) : std::pair<void*, bool>(std::aligned_alloc(64, bytes), false);
+    // Not a structured binding: the deleter captures `arena`, which clang 14 does not allow for one.
+    const std::pair<void*, bool> block
+        = cached ? storageCache().take(bytes) : std::pair<void*, bool>(std::aligned_alloc(64, bytes), false);
+    void* p = block.first;
+    const bool arena = block.second;
     if (!p)
         throw Error("out of memory allocating tensor " + std::string(dataTypeName(type)) + shapeToString(shape) + " ("
             + formatBytes(static_cast<double>(n * elem)) + ")");

@@ -5,6 +5,7 @@
 // kernels' rules. Then whole kernels (Conv, ConvTranspose, MatMul, Gemm, broadcast Add/Mul, activations, Resize)
 // with a pool of 3 threads against the same graph run on one thread. The plain single-threaded kernels are checked
 // against references by the other engine tests, which CTest also runs once per SIMD level (ONNXSCOPE_SIMD).
+#include "engine/core/sanitizer.h"
 #include "engine/core/thread_pool.h"
 #include "engine/exec/debugger.h"
 #include "engine/exec/session.h"
@@ -257,7 +258,7 @@ private slots:
 
     void storageCacheBlocksAskForHugePagesAndGoBack()
     {
-#if defined(__SANITIZE_ADDRESS__)
+#if ONNXSCOPE_ASAN
         QSKIP("sanitized builds keep every block in malloc's memory, where AddressSanitizer checks it");
 #else
         Tensor::releaseCachedStorage();

@@ -14,6 +14,7 @@
 #include <new>
 #include <unordered_map>
 #include <vector>
+#include <malloc.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -141,6 +142,19 @@ public:
     static constexpr size_t kMinBytes = size_t(64) << 10;
 
     std::atomic<size_t> limit { std::min(size_t(1) << 30, physicalMemory() / 8) };
+
+    StorageCache()
+    {
+        // Smaller tensors and the kernels' buffers stay with malloc. glibc returns the top of its heap to the system
+        // when more than 128 KiB are free there, and raises that bound (and the size from which it maps blocks) only
+        // after freeing a mapped block: with large tensors no longer coming from malloc, that took several runs, and
+        // until then each debug run of ocr_cls, which keeps ~2 MiB of small tensors, faulted them in again (535 faults,
+        // 7 ms a run). These are the values glibc's own adjustment reaches (32 MiB, twice that for trimming).
+        if (kUseArena) {
+            mallopt(M_MMAP_THRESHOLD, 32 << 20);
+            mallopt(M_TRIM_THRESHOLD, 64 << 20);
+        }
+    }
 
     /// A block of `bytes` (a multiple of the page size) and whether it is the arena's.
     std::pair<void*, bool> take(size_t bytes)

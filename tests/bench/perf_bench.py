@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """Benchmark (run on demand, not in CI) of issue 9: onnxscope against onnxruntime-node on the real models.
 
-  perf_bench.py models [--cli PATH] [--repeat 20] [--threads 1,2] [--models det,rec,...] [--json FILE]
+  perf_bench.py models [--cli PATH] [--repeat 20] [--rounds 1] [--threads 1,2] [--models det,rec,...] [--json FILE]
   perf_bench.py ops    [--cli PATH] [--repeat 20] [--json FILE]
 
 `models`: for each model, seeded random inputs of realistic shape, and for 1 and 2 threads:
@@ -172,6 +172,16 @@ print(sorted(times)[10])
 """
 
 
+def pool_rounds(results):
+    """One configuration's results over the rounds: statistics of all their runs, the largest peak RSS, and the
+    rest (SIMD level, kept and written bytes) from the last round."""
+    pooled = dict(results[-1])
+    pooled.update(stats([t for r in results for t in r["runs"]], [c for r in results for c in r["cpu"]]))
+    pooled["rss_kib"] = max(r["rss_kib"] for r in results)
+    pooled["round_medians"] = [r["median"] for r in results]
+    return pooled
+
+
 def write_ms(nbytes):
     """Median ms to write nbytes once into a buffer of that size that is mapped and was written before, as a debug
     run's values are (their blocks come back from the storage cache): what writing them costs at the least, whatever
@@ -218,10 +228,15 @@ def bench_models(args):
                 load = os.getloadavg()
                 ort_dir, plain_dir, keep_dir, debug_dir = (os.path.join(tmp, f"{name}_{threads}_{k}") for k in
                                                            ("ort", "plain", "keep", "debug"))
-                ort = run_ort(args, model_path, feeds, threads, ort_dir)
-                plain = run_ours(args, model_path, feeds, threads, plain_dir, "plain", tmp)
-                keep = run_ours(args, model_path, feeds, threads, keep_dir, "keep", tmp)
-                debug = run_ours(args, model_path, feeds, threads, debug_dir, "debug", tmp)
+                # --rounds N: the four configurations N times in turn, each time in fresh processes; the statistics
+                # pool every round's runs, so that a slow minute of the VM weighs on all four alike.
+                rounds = []
+                for _ in range(args.rounds):
+                    rounds.append((run_ort(args, model_path, feeds, threads, ort_dir),
+                                   run_ours(args, model_path, feeds, threads, plain_dir, "plain", tmp),
+                                   run_ours(args, model_path, feeds, threads, keep_dir, "keep", tmp),
+                                   run_ours(args, model_path, feeds, threads, debug_dir, "debug", tmp)))
+                ort, plain, keep, debug = (pool_rounds([r[k] for r in rounds]) for k in range(4))
                 debug["write_ms"] = write_ms(debug["written_bytes"])
                 reference = load_outputs(ort_dir, True)
                 row = {"model": name, "threads": threads, "load": load, "ort": ort, "plain": plain, "keep": keep,
@@ -348,6 +363,8 @@ def main():
     ap.add_argument("--cli", default=os.path.join(REPO, "build", "app", "cli", "onnxscope-cli"))
     ap.add_argument("--ort", default=os.path.join(NPM, "onnxruntime-node"))
     ap.add_argument("--repeat", type=int, default=20)
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="models: run the four configurations this many times in turn and pool their runs")
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--models", default="", help="comma-separated subset of: " + ", ".join(m[0] for m in MODELS))
     ap.add_argument("--seed", type=int, default=1)

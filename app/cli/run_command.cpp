@@ -668,10 +668,9 @@ CommandRunner addRunCommand(CLI::App& app)
         "the debugger's own cost");
     cmd->add_option("--timings", o->timingsFile,
         "With --repeat: write the timings as JSON to FILE (every run's wall and process CPU ms and minor page faults, "
-        "median, min, max, "
-        "threads, SIMD level, peak RSS of the program (VmHWM); for plain runs, the main graph's nodes run as fused steps and those "
-        "computed at plan time; for debug runs, the values and bytes kept, and the bytes the run wrote: each storage "
-        "once, without the inputs and the values known at plan time)");
+        "median, min, max, threads, SIMD level, peak RSS of the program (VmHWM); for plain runs, the main graph's "
+        "nodes run as fused steps and those computed at plan time; for debug runs, the values and bytes kept, and the "
+        "bytes the run wrote: each storage once, without the inputs and the values known at plan time)");
     cmd->add_flag("--random-inputs", o->randomInputs,
         "Generate the inputs not given with --input from their declared types (floats in [-1, 1), integers in "
         "[0, 9]); symbolic dims are 1 unless --dim sets them");

@@ -81,12 +81,13 @@ public:
     static constexpr size_t kChunk = size_t(256) << 20;
 
     static bool ownMapping(size_t bytes) { return bytes > kChunk / 4; }
+    static size_t toHugePages(size_t bytes) { return (bytes + kHugePage - 1) / kHugePage * kHugePage; }
 
     /// A new block of `bytes` (a multiple of the page size), or null when the system refuses the mapping.
     void* allocate(size_t bytes)
     {
         if (ownMapping(bytes))
-            return map((bytes + kHugePage - 1) / kHugePage * kHugePage);
+            return map(toHugePages(bytes));
         if (!m_chunk || m_used + bytes > kChunk) {
             // The rest of the previous chunk is address space only: it was never touched.
             m_chunk = static_cast<char*>(map(kChunk));
@@ -104,7 +105,7 @@ public:
     static bool release(void* p, size_t bytes)
     {
         if (ownMapping(bytes)) {
-            munmap(p, (bytes + kHugePage - 1) / kHugePage * kHugePage);
+            munmap(p, toHugePages(bytes));
             return true;
         }
         madvise(p, bytes, MADV_DONTNEED);
@@ -119,10 +120,10 @@ private:
         if (raw == MAP_FAILED)
             return nullptr;
         const auto start = reinterpret_cast<uintptr_t>(raw);
-        const uintptr_t aligned = (start + kHugePage - 1) / kHugePage * kHugePage;
+        const uintptr_t aligned = toHugePages(start);
         if (aligned > start)
             munmap(raw, aligned - start);
-        if (const uintptr_t tail = start + bytes + kHugePage - (aligned + bytes))
+        if (const uintptr_t tail = start + kHugePage - aligned) // what is left of the mapping past aligned + bytes
             munmap(reinterpret_cast<void*>(aligned + bytes), tail);
         void* p = reinterpret_cast<void*>(aligned);
         madvise(p, bytes, MADV_HUGEPAGE); // a hint: without THP the block works the same with small pages

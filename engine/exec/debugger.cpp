@@ -34,7 +34,7 @@ std::string_view stopReasonName(StopReason reason)
     return "?";
 }
 
-const std::string& SharedText::empty()
+const std::string& emptyText()
 {
     static const std::string text;
     return text;

@@ -57,6 +57,9 @@ struct StopInfo {
     const Node* nextNode = nullptr; // the node that runs next, if the stop is before a node
 };
 
+/// An empty string that outlives every use: what SharedText and StringRef read when they hold nothing.
+const std::string& emptyText();
+
 /// An immutable string that copies share: a frame's path, held once by every value recorded in that frame, so that
 /// recording a value allocates nothing for it.
 class SharedText {
@@ -66,12 +69,11 @@ public:
         : m_text(std::make_shared<const std::string>(std::move(text)))
     {
     }
-    const std::string& str() const { return m_text ? *m_text : empty(); }
+    const std::string& str() const { return m_text ? *m_text : emptyText(); }
     operator const std::string&() const { return str(); }
     friend bool operator==(const SharedText& a, std::string_view b) { return a.str() == b; }
 
 private:
-    static const std::string& empty();
     std::shared_ptr<const std::string> m_text;
 };
 
@@ -83,7 +85,7 @@ public:
         : m_text(&text)
     {
     }
-    const std::string& str() const { return m_text ? *m_text : SharedText().str(); }
+    const std::string& str() const { return m_text ? *m_text : emptyText(); }
     operator const std::string&() const { return str(); }
     friend bool operator==(const StringRef& a, std::string_view b) { return a.str() == b; }
 

@@ -159,7 +159,7 @@ def run_ours(args, model_path, feeds, threads, out_dir, mode, tmp):
 
 
 WRITE_PROBE = """
-import sys, time
+import json, sys, time
 import numpy as np
 a = np.empty(max(int(sys.argv[1]) // 4, 1), np.float32)
 a.fill(0)
@@ -168,7 +168,7 @@ for i in range(21):
     t = time.perf_counter()
     a.fill(i)
     times.append((time.perf_counter() - t) * 1e3)
-print(sorted(times)[10])
+print(json.dumps(times))
 """
 
 
@@ -187,8 +187,8 @@ def write_ms(nbytes):
     run's values are (their blocks come back from the storage cache): what writing them costs at the least, whatever
     the kernels do. numpy's fill is glibc's memset, which writes large blocks with streaming stores. In a process of
     its own, so that this one stays small: a child's peak RSS starts from its parent's at fork."""
-    return float(subprocess.run([sys.executable, "-c", WRITE_PROBE, str(nbytes)], check=True, capture_output=True,
-                                text=True).stdout)
+    return median(json.loads(subprocess.run([sys.executable, "-c", WRITE_PROBE, str(nbytes)], check=True,
+                                            capture_output=True, text=True).stdout))
 
 
 def baselines(args, tmp):

@@ -61,10 +61,6 @@ const ValueSnapshot* DebugSnapshot::findValue(const Graph* graph, ValueId value)
     return nullptr;
 }
 
-namespace {
-
-} // namespace
-
 /// Lives on the controller's worker thread and owns the engine objects. Only touched through queued calls, except
 /// requestPause(), which is thread-safe.
 class DebugWorker : public QObject, private SessionObserver {

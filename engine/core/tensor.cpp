@@ -16,6 +16,9 @@
 #include <vector>
 #include <malloc.h>
 #include <sys/mman.h>
+#if ONNXSCOPE_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
 #include <unistd.h>
 
 namespace onnxscope {
@@ -233,6 +236,70 @@ private:
     size_t m_held = 0;
 };
 
+/// The allocator with which a small tensor's elements share one block with its shared_ptr's control block
+/// (std::allocate_shared asks it for the control block): `extra` more bytes, in which the elements begin at the first
+/// 64-byte boundary, whose address allocate() writes to `*data`. A separate aligned_alloc cost a tensor two
+/// allocations, and glibc's memalign takes neither its thread cache nor its fast bins (hey_jarvis, whose tensors are
+/// all small: plain runs 18 -> 16 us, debug runs 23 -> 20.5 us).
+template <class T>
+struct InlineStorageAllocator {
+    using value_type = T;
+
+    size_t extra = 0;
+    void** data = nullptr;
+
+    InlineStorageAllocator(size_t extra, void** data)
+        : extra(extra)
+        , data(data)
+    {
+    }
+    template <class U>
+    InlineStorageAllocator(const InlineStorageAllocator<U>& other)
+        : extra(other.extra)
+        , data(other.data)
+    {
+    }
+
+    T* allocate(size_t n)
+    {
+        const size_t head = n * sizeof(T);
+        auto* p = static_cast<char*>(::operator new(head + extra));
+        char* elements = p + ((reinterpret_cast<uintptr_t>(p) + head + 63) / 64 * 64 - reinterpret_cast<uintptr_t>(p));
+        *data = elements;
+#if ONNXSCOPE_ASAN
+        // AddressSanitizer sees the ends of the whole block: mark the padding on either side of the elements too.
+        const size_t bytes = extra - 63;
+        ASAN_POISON_MEMORY_REGION(p + head, static_cast<size_t>(elements - (p + head)));
+        ASAN_POISON_MEMORY_REGION(elements + bytes, static_cast<size_t>(p + head + extra - (elements + bytes)));
+#endif
+        return reinterpret_cast<T*>(p);
+    }
+    void deallocate(T* p, size_t) { ::operator delete(p); }
+
+    template <class U>
+    bool operator==(const InlineStorageAllocator<U>&) const
+    {
+        return true;
+    }
+};
+
+/// What allocate_shared constructs in the control block: nothing; the elements follow it.
+struct InlineStorage { };
+
+/// `bytes` (a multiple of 64) for a tensor's elements at a 64-byte boundary, in the same block as the shared_ptr's
+/// control block; null if there is no memory for it.
+std::shared_ptr<void> allocateInline(size_t bytes)
+{
+    // The control block ends anywhere: up to 63 more bytes reach the next 64-byte boundary.
+    void* data = nullptr;
+    try {
+        auto block = std::allocate_shared<InlineStorage>(InlineStorageAllocator<InlineStorage>(bytes + 63, &data));
+        return std::shared_ptr<void>(std::move(block), data);
+    } catch (const std::bad_alloc&) {
+        return nullptr;
+    }
+}
+
 // Never destroyed: tensors may be released during static destruction.
 StorageCache& storageCache()
 {
@@ -278,19 +345,27 @@ std::shared_ptr<void> allocateStorage(DataType type, int64_t count, const Shape&
     const bool cached = bytes >= StorageCache::kMinBytes;
     if (cached)
         bytes = (bytes + 4095) / 4096 * 4096;
+    const auto outOfMemory = [&] {
+        return Error("out of memory allocating tensor " + std::string(dataTypeName(type)) + shapeToString(shape) + " ("
+            + formatBytes(static_cast<double>(n * elem)) + ")");
+    };
+    if (!cached) {
+        std::shared_ptr<void> storage = allocateInline(bytes);
+        if (!storage)
+            throw outOfMemory();
+        if (zeroed)
+            std::memset(storage.get(), 0, bytes);
+        return storage;
+    }
     // Not a structured binding: the deleter captures `arena`, which clang 14 does not allow for one.
-    const std::pair<void*, bool> block
-        = cached ? storageCache().take(bytes) : std::pair<void*, bool>(std::aligned_alloc(64, bytes), false);
+    const std::pair<void*, bool> block = storageCache().take(bytes);
     void* p = block.first;
     const bool arena = block.second;
     if (!p)
-        throw Error("out of memory allocating tensor " + std::string(dataTypeName(type)) + shapeToString(shape) + " ("
-            + formatBytes(static_cast<double>(n * elem)) + ")");
+        throw outOfMemory();
     if (zeroed)
         std::memset(p, 0, bytes);
-    if (cached)
-        return std::shared_ptr<void>(p, [bytes, arena](void* q) { storageCache().give(q, bytes, arena); });
-    return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+    return std::shared_ptr<void>(p, [bytes, arena](void* q) { storageCache().give(q, bytes, arena); });
 }
 
 namespace {

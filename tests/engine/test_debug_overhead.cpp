@@ -2,7 +2,8 @@
 // What a debug run costs beyond the outputs themselves (issue 9: the hook path allocates nothing per node beyond
 // the outputs). Every operator new of the process is counted; a 300-node chain is run plain and through the
 // Debugger (every value kept), in the main graph and inside an If branch, and the allocations per node are compared
-// with the allocations an output costs (its storage and the shared_ptr control block).
+// with the allocations an output costs (its storage, which shares a block with its shared_ptr's control block, and its
+// shape).
 #include "engine/exec/debugger.h"
 #include "engine/exec/session.h"
 
@@ -116,7 +117,7 @@ private slots:
             qInfo("%s: %.2f allocations per node in a plain run, %.2f in a debug run", inIf ? "If branch" : "main graph",
                 plain, debug);
             // A plain run writes each Add over its dying input; a debug run keeps every output, so it allocates each
-            // one: its storage and its shared_ptr control block, 2. Nothing else per node: the recorded value's name
+            // one: its storage (one block with the shared_ptr's control block) and its shape, 2. Nothing else per node: the recorded value's name
             // is a view of the graph's and its frame path is shared by the frame's values (both past the
             // short-string buffer here), and there are no path strings for events and no per-node vectors.
             QVERIFY2(debug <= plain + 2.05,

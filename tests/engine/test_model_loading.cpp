@@ -192,6 +192,22 @@ agraph (float[2] x) => (float[2] y) { y = Softmax <axis = 1.5> (x) })");
         QVERIFY_ERROR_CONTAINS(Program { model }, "node \"Softmax_0\" (Softmax), attribute 'axis': expected int, got float");
     }
 
+    void namesTheNodeWhoseElementTypeItsKernelDoesNotRun()
+    {
+        // The kernels build the node's label only when they refuse a type; the message is the same as ever.
+        auto neg = std::make_shared<Program>(Model::fromText(R"(<ir_version: 8, opset_import: ["" : 17]>
+agraph (uint32[2] x) => (uint32[2] y) { y = Neg (x) })"));
+        Session negSession(neg);
+        QVERIFY_ERROR_CONTAINS(negSession.run({ { "x", Value(Tensor::fromVector<uint32_t>({ 1, 2 }, { 2 })) } }),
+            "node \"Neg_0\" (Neg): element type uint32 is not supported");
+        auto pow = std::make_shared<Program>(Model::fromText(R"(<ir_version: 8, opset_import: ["" : 17]>
+agraph (float[2] x, bool[2] e) => (float[2] y) { y = Pow (x, e) })"));
+        Session powSession(pow);
+        QVERIFY_ERROR_CONTAINS(powSession.run({ { "x", Value(Tensor::fromVector<float>({ 1, 2 }, { 2 })) },
+                                   { "e", Value(Tensor::fromVector<bool>({ true, false }, { 2 })) } }),
+            "node \"Pow_0\" (Pow), exponent: element type bool is not supported");
+    }
+
     void refusesInitializersWithBadData()
     {
         auto m = chainModel();

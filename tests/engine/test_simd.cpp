@@ -13,8 +13,10 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <fstream>
 #include <limits>
@@ -254,6 +256,37 @@ private slots:
             QCOMPARE(v, 0.0f);
         QCOMPARE(Tensor::cachedStorageBytes(), size_t(0));
         Tensor::releaseCachedStorage();
+    }
+
+    void smallTensorsAreAlignedZeroedAndApart()
+    {
+        // Below the cache's 64 KiB the elements share one allocation with the storage's reference counts. Every size
+        // and element type: elements at a 64-byte boundary, zeroed unless asked not to be, and no two tensors
+        // overlapping (filled in turn with distinct bytes, each still reads its own; in sanitized builds, a write
+        // past the elements would be reported).
+        std::vector<Tensor> tensors;
+        for (DataType type : { DataType::Float, DataType::Double, DataType::Int8, DataType::Bool, DataType::Float16 })
+            for (int64_t n : { 0, 1, 3, 15, 16, 17, 63, 64, 65, 1000, 4096, 16383 }) {
+                Tensor zeroed(type, { n });
+                QVERIFY2(reinterpret_cast<uintptr_t>(zeroed.raw()) % 64 == 0, qPrintable(QString::number(n)));
+                const auto* bytes = static_cast<const unsigned char*>(zeroed.raw());
+                QVERIFY(std::all_of(bytes, bytes + zeroed.byteSize(), [](unsigned char b) { return b == 0; }));
+                tensors.push_back(zeroed);
+                tensors.push_back(Tensor::uninitialized(type, { n }));
+                QVERIFY(reinterpret_cast<uintptr_t>(tensors.back().raw()) % 64 == 0);
+            }
+        for (size_t i = 0; i < tensors.size(); ++i)
+            std::memset(tensors[i].mutableRaw(), static_cast<int>(i % 251), tensors[i].byteSize());
+        for (size_t i = 0; i < tensors.size(); ++i) {
+            const auto* bytes = static_cast<const unsigned char*>(tensors[i].raw());
+            const auto mark = static_cast<unsigned char>(i % 251);
+            QVERIFY2(std::all_of(bytes, bytes + tensors[i].byteSize(), [&](unsigned char b) { return b == mark; }),
+                qPrintable(QString("tensor %1 was overwritten").arg(i)));
+        }
+        // A copy shares the elements; the storage outlives the tensor it was made for.
+        Tensor copy = tensors[3];
+        tensors.clear();
+        QCOMPARE(static_cast<const unsigned char*>(copy.raw())[0], static_cast<unsigned char>(3));
     }
 
     void storageCacheBlocksAskForHugePagesAndGoBack()

@@ -6,6 +6,7 @@
 
 #include "engine/core/half.h"
 #include "engine/core/tensor.h"
+#include "engine/model/graph.h"
 
 #include <string>
 
@@ -46,6 +47,18 @@ template <class List, class Fn> void dispatch(DataType type, const std::string& 
 {
     if (!detail::dispatchList(type, fn, List {}))
         throw Error(what + ": element type " + std::string(dataTypeName(type)) + " is not supported");
+}
+
+/// The same, with `node.label() + suffix` as <what>. A kernel calls this on every run: the label is built only
+/// for the error.
+template <class List, class Fn> void dispatch(DataType type, const Node& node, const char* suffix, Fn&& fn)
+{
+    if (!detail::dispatchList(type, fn, List {}))
+        throw Error(node.label() + suffix + ": element type " + std::string(dataTypeName(type)) + " is not supported");
+}
+template <class List, class Fn> void dispatch(DataType type, const Node& node, Fn&& fn)
+{
+    dispatch<List>(type, node, "", std::forward<Fn>(fn));
 }
 
 } // namespace onnxscope

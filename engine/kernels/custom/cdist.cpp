@@ -51,7 +51,7 @@ public:
         if (a.dtype() != b.dtype())
             throw ctx.error("A is " + a.typeString() + " but B is " + b.typeString());
         Tensor& out = ctx.allocateOutput(0, a.dtype(), { a.dim(0), b.dim(0) });
-        dispatch<TypeList<float, double>>(a.dtype(), ctx.node().label(), [&]<class T>() {
+        dispatch<TypeList<float, double>>(a.dtype(), ctx.node(), [&]<class T>() {
             const T* pa = a.data<T>().data();
             const T* pb = b.data<T>().data();
             T* po = out.data<T>().data();

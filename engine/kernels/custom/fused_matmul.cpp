@@ -59,7 +59,7 @@ public:
             throw ctx.error("A is " + a.typeString() + " but B is " + b.typeString());
         if (a.rank() == 0 || b.rank() == 0)
             throw ctx.error("A and B must have at least one dimension");
-        dispatch<TypeList<float, double>>(a.dtype(), ctx.node().label(), [&]<class T>() { run<T>(ctx, a, b); });
+        dispatch<TypeList<float, double>>(a.dtype(), ctx.node(), [&]<class T>() { run<T>(ctx, a, b); });
     }
 
 private:

@@ -34,7 +34,7 @@ public:
             throw ctx.error("B must be [n] or [n, k] with n = " + std::to_string(a.dim(0)) + ", got " + b.typeString());
         if (a.dtype() != b.dtype())
             throw ctx.error("A is " + a.typeString() + " but B is " + b.typeString());
-        dispatch<TypeList<float, double>>(a.dtype(), ctx.node().label(), [&]<class T>() { run<T>(ctx, a, b); });
+        dispatch<TypeList<float, double>>(a.dtype(), ctx.node(), [&]<class T>() { run<T>(ctx, a, b); });
     }
 
 private:

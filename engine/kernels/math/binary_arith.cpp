@@ -51,7 +51,7 @@ public:
         }
         Tensor& out = ctx.allocateOutputUninitialized(0, a.dtype(), outShape);
         dispatch<TypeList<float, double, Float16, BFloat16, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t,
-            uint32_t, uint64_t>>(a.dtype(), ctx.node().label(), [&]<class T>() { run<T>(ctx, a, b, out); });
+            uint32_t, uint64_t>>(a.dtype(), ctx.node(), [&]<class T>() { run<T>(ctx, a, b, out); });
     }
 
 private:

@@ -33,7 +33,7 @@ public:
             throw ctx.error(e.what());
         }
         Tensor& out = ctx.allocateOutput(0, x.dtype(), outShape);
-        dispatch<UnsignedIntTypes>(x.dtype(), ctx.node().label(), [&]<class T>() {
+        dispatch<UnsignedIntTypes>(x.dtype(), ctx.node(), [&]<class T>() {
             constexpr T bits = static_cast<T>(sizeof(T) * 8);
             if (m_left)
                 broadcastBinary<T, T, T>(x, y, out, [](T v, T s) { return s >= bits ? T(0) : static_cast<T>(v << s); });

@@ -33,7 +33,7 @@ public:
         const Tensor& x = ctx.input(0);
         Tensor& y = x.dtype() == DataType::Float ? ctx.reuseInputOrAllocate(0, 0, x.dtype(), x.shape())
                                                  : ctx.allocateOutputUninitialized(0, x.dtype(), x.shape());
-        dispatch<NumericTypes>(x.dtype(), ctx.node().label(), [&]<class T>() { run<T>(ctx, x, y); });
+        dispatch<NumericTypes>(x.dtype(), ctx.node(), [&]<class T>() { run<T>(ctx, x, y); });
     }
 
 private:

@@ -34,7 +34,7 @@ public:
         if (a.dtype() != b.dtype())
             throw typeMismatch(ctx, a, b);
         Tensor& out = ctx.allocateOutput(0, DataType::Bool, m_legacy.apply(ctx, a, b));
-        dispatch<OrderedTypes>(a.dtype(), ctx.node().label(), [&]<class T>() { run<T>(a, b, out); });
+        dispatch<OrderedTypes>(a.dtype(), ctx.node(), [&]<class T>() { run<T>(a, b, out); });
     }
 
 private:

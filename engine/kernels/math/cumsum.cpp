@@ -41,7 +41,7 @@ public:
         }
         Tensor& y = ctx.allocateOutput(0, x.dtype(), x.shape());
         dispatch<NumericTypes>(
-            x.dtype(), ctx.node().label(), [&]<class T>() { run<T>(x, y, outer, x.dim(axis), inner); });
+            x.dtype(), ctx.node(), [&]<class T>() { run<T>(x, y, outer, x.dim(axis), inner); });
     }
 
 private:

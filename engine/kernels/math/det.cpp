@@ -24,7 +24,7 @@ public:
         const Shape batch(x.shape().begin(), x.shape().end() - 2);
         Tensor& y = ctx.allocateOutput(0, x.dtype(), batch);
         const int64_t m = x.dim(x.rank() - 1);
-        dispatch<FloatTypes>(x.dtype(), ctx.node().label(), [&]<class T>() {
+        dispatch<FloatTypes>(x.dtype(), ctx.node(), [&]<class T>() {
             const T* in = x.data<T>().data();
             auto out = y.data<T>();
             using Matrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;

@@ -167,7 +167,7 @@ public:
         for (int l : loop)
             sizes.push_back(size[static_cast<size_t>(l)]);
         Tensor& out = ctx.allocateOutput(0, type, outShape);
-        dispatch<NumericTypes>(type, ctx.node().label(), [&]<class T>() { run<T>(ctx, out, sizes, nOut, strides); });
+        dispatch<NumericTypes>(type, ctx.node(), [&]<class T>() { run<T>(ctx, out, sizes, nOut, strides); });
     }
 
 private:

@@ -87,7 +87,7 @@ public:
             return;
         }
         dispatch<TypeList<float, double, Float16, BFloat16, int32_t, int64_t, uint32_t, uint64_t>>(a.dtype(),
-            ctx.node().label(), [&]<class T>() { run<T>(a, b, c, out, m, k, n); });
+            ctx.node(), [&]<class T>() { run<T>(a, b, c, out, m, k, n); });
     }
 
 private:

@@ -55,7 +55,7 @@ public:
         const Tensor& x = ctx.input(0);
         const AxisRows rows(ctx, x.shape(), m_axis, m_perAxis);
         Tensor& y = ctx.allocateOutput(0, x.dtype(), x.shape());
-        dispatch<FloatTypes>(x.dtype(), ctx.node().label(), [&]<class T>() { run<T>(x, y, rows); });
+        dispatch<FloatTypes>(x.dtype(), ctx.node(), [&]<class T>() { run<T>(x, y, rows); });
     }
 
 private:

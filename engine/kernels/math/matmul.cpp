@@ -75,7 +75,7 @@ public:
             outShape.push_back(n);
         Tensor& out = ctx.allocateOutputUninitialized(0, a.dtype(), outShape);
         dispatch<TypeList<float, double, Float16, BFloat16, int32_t, int64_t, uint32_t, uint64_t>>(a.dtype(),
-            ctx.node().label(), [&]<class T>() { run<T>(ctx, a, b, out, batchA, batchB, batch, m, k, n); });
+            ctx.node(), [&]<class T>() { run<T>(ctx, a, b, out, batchA, batchB, batch, m, k, n); });
     }
 
 private:

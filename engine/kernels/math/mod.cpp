@@ -40,7 +40,7 @@ public:
             throw ctx.error(e.what());
         }
         Tensor& out = ctx.allocateOutput(0, a.dtype(), outShape);
-        dispatch<NumericTypes>(a.dtype(), ctx.node().label(), [&]<class T>() { run<T>(ctx, a, b, out); });
+        dispatch<NumericTypes>(a.dtype(), ctx.node(), [&]<class T>() { run<T>(ctx, a, b, out); });
     }
 
 private:

@@ -41,8 +41,7 @@ public:
         }
         // The exponent is widened once to int64 or double so the loop is instantiated per base type only.
         Tensor e(intExponent ? DataType::Int64 : DataType::Double, y.shape());
-        const std::string exponentWhat = ctx.node().label() + ", exponent";
-        dispatch<NumericTypes>(y.dtype(), exponentWhat, [&]<class E>() {
+        dispatch<NumericTypes>(y.dtype(), ctx.node(), ", exponent", [&]<class E>() {
             auto in = y.data<E>();
             if (intExponent) {
                 auto out = e.data<int64_t>();
@@ -55,7 +54,7 @@ public:
             }
         });
         Tensor& out = ctx.allocateOutput(0, x.dtype(), outShape);
-        dispatch<NumericTypes>(x.dtype(), ctx.node().label(), [&]<class T>() {
+        dispatch<NumericTypes>(x.dtype(), ctx.node(), [&]<class T>() {
             if (intExponent)
                 run<T, int64_t>(ctx, x, e, out);
             else

@@ -38,7 +38,7 @@ public:
     void compute(KernelContext& ctx) const override
     {
         const Tensor& x = ctx.input(0);
-        const std::string& what = ctx.node().label();
+        const Node& what = ctx.node();
         switch (m_op) {
         case UnaryOp::Abs:
         case UnaryOp::Sign:

@@ -56,7 +56,7 @@ public:
             return;
         }
         Tensor& out = ctx.allocateOutput(0, first.dtype(), outShape);
-        dispatch<NumericTypes>(first.dtype(), ctx.node().label(), [&]<class T>() { run<T>(ctx, out); });
+        dispatch<NumericTypes>(first.dtype(), ctx.node(), [&]<class T>() { run<T>(ctx, out); });
     }
 
 private:

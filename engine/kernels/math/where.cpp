@@ -34,7 +34,7 @@ public:
         Tensor& out = ctx.allocateOutput(0, x.dtype(), outShape);
         if (out.size() == 0)
             return;
-        dispatch<AllTypes>(x.dtype(), ctx.node().label(), [&]<class T>() { run<T>(c, x, y, out); });
+        dispatch<AllTypes>(x.dtype(), ctx.node(), [&]<class T>() { run<T>(c, x, y, out); });
     }
 
 private:

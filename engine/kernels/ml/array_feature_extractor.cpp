@@ -34,7 +34,7 @@ public:
             outShape.back() = static_cast<int64_t>(idx.size());
         const int64_t rows = cols == 0 ? 0 : x.size() / cols;
         Tensor& out = ctx.allocateOutput(0, x.dtype(), outShape);
-        dispatch<AllTypes>(x.dtype(), ctx.node().label(), [&]<class T>() {
+        dispatch<AllTypes>(x.dtype(), ctx.node(), [&]<class T>() {
             auto src = x.data<T>();
             auto dst = out.data<T>();
             size_t k = 0;

@@ -21,7 +21,7 @@ public:
     {
         const Tensor& x = ctx.input(0);
         Tensor& out = ctx.allocateOutput(0, x.dtype(), x.shape());
-        dispatch<TypeList<float, double, int32_t, int64_t>>(x.dtype(), ctx.node().label(), [&]<class T>() {
+        dispatch<TypeList<float, double, int32_t, int64_t>>(x.dtype(), ctx.node(), [&]<class T>() {
             auto src = x.data<T>();
             auto dst = out.data<T>();
             for (size_t i = 0; i < src.size(); ++i) {

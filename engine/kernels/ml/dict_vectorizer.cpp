@@ -52,7 +52,7 @@ public:
             throw ctx.error("map has " + std::to_string(m.keys.size()) + " keys but " + std::to_string(m.values.size())
                 + " values");
         Tensor& out = ctx.allocateOutput(0, m.values.dtype(), { 1, m_size });
-        dispatch<TypeList<float, double, int64_t, std::string>>(m.values.dtype(), ctx.node().label(), [&]<class T>() {
+        dispatch<TypeList<float, double, int64_t, std::string>>(m.values.dtype(), ctx.node(), [&]<class T>() {
             auto src = m.values.data<T>();
             auto dst = out.data<T>();
             for (size_t i = 0; i < column.size(); ++i)

@@ -48,7 +48,7 @@ public:
             const int64_t rows = x.rank() <= 1 ? 1 : x.dim(0);
             const int64_t cols = rows == 0 ? 0 : x.size() / rows;
             const int64_t take = std::min(cols, m_dims[i]);
-            dispatch<TypeList<float, double, int32_t, int64_t>>(x.dtype(), ctx.node().label(), [&]<class T>() {
+            dispatch<TypeList<float, double, int32_t, int64_t>>(x.dtype(), ctx.node(), [&]<class T>() {
                 auto src = x.data<T>();
                 for (int64_t r = 0; r < rows; ++r)
                     for (int64_t c = 0; c < take; ++c)

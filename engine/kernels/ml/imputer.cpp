@@ -42,7 +42,7 @@ public:
             }
         };
         const bool nanReplaced = std::isnan(m_replacedFloat);
-        dispatch<TypeList<float, double, int32_t, int64_t>>(x.dtype(), ctx.node().label(), [&]<class T>() {
+        dispatch<TypeList<float, double, int32_t, int64_t>>(x.dtype(), ctx.node(), [&]<class T>() {
             if constexpr (std::is_floating_point_v<T>) {
                 if (m_floats.empty())
                     throw ctx.error("input is floating point but only 'imputed_value_int64s' is given");

@@ -129,7 +129,7 @@ public:
             }
         }
         Tensor& out = ctx.allocateOutput(0, t->values.dtype(), x.shape());
-        dispatch<AllTypes>(t->values.dtype(), ctx.node().label(), [&]<class T>() {
+        dispatch<AllTypes>(t->values.dtype(), ctx.node(), [&]<class T>() {
             auto values = t->values.data<T>();
             const T fallback = t->fallback.data<T>()[0];
             auto dst = out.data<T>();

@@ -128,7 +128,7 @@ Rows readRows(const KernelContext& ctx, const Tensor& x)
     std::tie(rows.n, rows.features) = rowsAndFeatures(ctx, x);
     rows.values.resize(static_cast<size_t>(x.size()));
     dispatch<TypeList<float, double, Float16, BFloat16, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t,
-        uint32_t, uint64_t, bool>>(x.dtype(), ctx.node().label() + ", input X", [&]<class T>() {
+        uint32_t, uint64_t, bool>>(x.dtype(), ctx.node(), ", input X", [&]<class T>() {
         auto d = x.data<T>();
         for (size_t i = 0; i < d.size(); ++i)
             rows.values[i] = static_cast<double>(d[i]);

@@ -55,7 +55,7 @@ public:
         }
         if (m_ints.empty())
             throw ctx.error("numeric input needs 'cats_int64s'");
-        dispatch<TypeList<int64_t, int32_t, float, double>>(x.dtype(), ctx.node().label(), [&]<class T>() {
+        dispatch<TypeList<int64_t, int32_t, float, double>>(x.dtype(), ctx.node(), [&]<class T>() {
             auto src = x.data<T>();
             for (size_t i = 0; i < src.size(); ++i) {
                 int64_t category = -1;

@@ -27,7 +27,7 @@ void runTrees(const KernelContext& ctx, const TreeModel& model, Aggregate agg, s
     const size_t size = static_cast<size_t>(checkedMul(rows, model.targets, "score count"));
     scores.assign(size, 0.0);
     has.assign(size, 0);
-    dispatch<TypeList<float, double, int32_t, int64_t>>(x.dtype(), ctx.node().label() + ", input X", [&]<class T>() {
+    dispatch<TypeList<float, double, int32_t, int64_t>>(x.dtype(), ctx.node(), ", input X", [&]<class T>() {
         model.evaluate<T>(x.data<T>().data(), rows, features, agg, scores.data(), has.data());
     });
 }

@@ -36,9 +36,9 @@ public:
         }
         if (m_kind == Activation::Relu)
             dispatch<TypeList<float, double, Float16, BFloat16, int8_t, int16_t, int32_t, int64_t>>(x.dtype(),
-                ctx.node().label(), [&]<class T>() { apply<T>(x, y); });
+                ctx.node(), [&]<class T>() { apply<T>(x, y); });
         else
-            dispatch<FloatTypes>(x.dtype(), ctx.node().label(), [&]<class T>() { apply<T>(x, y); });
+            dispatch<FloatTypes>(x.dtype(), ctx.node(), [&]<class T>() { apply<T>(x, y); });
     }
 
 private:

@@ -14,7 +14,7 @@ namespace {
 std::vector<double> toDoubles(const KernelContext& ctx, const Tensor& t)
 {
     std::vector<double> v(static_cast<size_t>(t.size()));
-    dispatch<FloatTypes>(t.dtype(), ctx.node().label(), [&]<class T>() {
+    dispatch<FloatTypes>(t.dtype(), ctx.node(), [&]<class T>() {
         auto d = t.data<T>();
         for (size_t i = 0; i < v.size(); ++i)
             v[i] = static_cast<double>(d[i]);
@@ -25,7 +25,7 @@ std::vector<double> toDoubles(const KernelContext& ctx, const Tensor& t)
 Tensor fromDoubles(const KernelContext& ctx, const std::vector<double>& v, DataType type, Shape shape)
 {
     Tensor t(type, std::move(shape));
-    dispatch<FloatTypes>(type, ctx.node().label(), [&]<class T>() {
+    dispatch<FloatTypes>(type, ctx.node(), [&]<class T>() {
         auto d = t.data<T>();
         for (size_t i = 0; i < v.size(); ++i)
             d[i] = static_cast<T>(v[i]);
@@ -102,7 +102,7 @@ public:
             return;
         }
         Tensor& y = ctx.allocateOutput(0, x.dtype(), x.shape());
-        dispatch<FloatTypes>(x.dtype(), ctx.node().label(), [&]<class T>() {
+        dispatch<FloatTypes>(x.dtype(), ctx.node(), [&]<class T>() {
             using F = std::conditional_t<std::is_same_v<T, double>, double, float>;
             auto in = x.data<T>();
             auto out = y.data<T>();

@@ -58,7 +58,7 @@ public:
             throw ctx.error("a fused activation needs float data, got " + x.typeString());
         Tensor& y = ctx.allocateOutputUninitialized(0, x.dtype(), outShape);
         const ConvolveOptions options { ctx.threadPool(), m_folding.activation };
-        dispatch<FloatTypes>(x.dtype(), ctx.node().label(), [&]<class T>() {
+        dispatch<FloatTypes>(x.dtype(), ctx.node(), [&]<class T>() {
             if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
                 convolve<T>(x.data<T>().data(), w.data<T>().data(), b ? b->data<T>().data() : nullptr,
                     y.data<T>().data(), x.dim(0), c, m, m_group, g, options);

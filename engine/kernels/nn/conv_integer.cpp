@@ -23,7 +23,7 @@ std::vector<double> centred(const KernelContext& ctx, const Tensor& t, const Ten
             throw ctx.error(std::string(what) + " zero point " + zp->typeString() + " must have the type of "
                 + t.typeString());
         zeros.clear();
-        dispatch<TypeList<uint8_t, int8_t>>(zp->dtype(), ctx.node().label(), [&]<class T>() {
+        dispatch<TypeList<uint8_t, int8_t>>(zp->dtype(), ctx.node(), [&]<class T>() {
             for (T v : zp->data<T>())
                 zeros.push_back(static_cast<double>(v));
         });
@@ -34,7 +34,7 @@ std::vector<double> centred(const KernelContext& ctx, const Tensor& t, const Ten
             throw ctx.error(std::string(what) + " zero point " + zp->typeString() + " must be a scalar or have "
                 + std::to_string(slices) + " values");
     }
-    dispatch<TypeList<uint8_t, int8_t>>(t.dtype(), ctx.node().label(), [&]<class T>() {
+    dispatch<TypeList<uint8_t, int8_t>>(t.dtype(), ctx.node(), [&]<class T>() {
         auto d = t.data<T>();
         for (size_t i = 0; i < out.size(); ++i)
             out[i] = static_cast<double>(d[i]) - zeros[zeros.size() == 1 ? 0 : i / static_cast<size_t>(sliceSize)];
@@ -124,7 +124,7 @@ private:
                 bias.push_back(v);
         }
         const int64_t plane = m == 0 || y.dim(0) == 0 ? 0 : y.size() / y.dim(0) / m;
-        dispatch<TypeList<uint8_t, int8_t>>(yzp.dtype(), ctx.node().label(), [&]<class T>() {
+        dispatch<TypeList<uint8_t, int8_t>>(yzp.dtype(), ctx.node(), [&]<class T>() {
             auto out = y.data<T>();
             const double zp = static_cast<double>(yzp.data<T>()[0]);
             for (size_t i = 0; i < acc.size(); ++i) {

@@ -57,7 +57,7 @@ public:
             || static_cast<uint64_t>(columns) > Tensor::allocationLimit() / sizeof(double))
             throw ctx.error("the column buffer for W " + shapeToString(w.shape()) + " and X " + shapeToString(x.shape())
                 + " exceeds the memory limit");
-        dispatch<FloatTypes>(x.dtype(), ctx.node().label(), [&]<class T>() {
+        dispatch<FloatTypes>(x.dtype(), ctx.node(), [&]<class T>() {
             if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
                 convolveTranspose<T>(x.data<T>().data(), w.data<T>().data(), b ? b->data<T>().data() : nullptr,
                     y.data<T>().data(), x.dim(0), c, m, m_group, g, ConvolveOptions { ctx.threadPool(), {} });

@@ -39,7 +39,7 @@ public:
                 const Tensor& r = ctx.input(1);
                 if (r.size() != 1)
                     throw ctx.error("ratio must be a scalar, got " + r.typeString());
-                dispatch<FloatTypes>(r.dtype(), ctx.node().label() + ": ratio",
+                dispatch<FloatTypes>(r.dtype(), ctx.node(), ": ratio",
                     [&]<class T>() { ratio = static_cast<double>(r.data<T>()[0]); });
             }
             if (ctx.hasInput(2)) {
@@ -58,7 +58,7 @@ public:
             ctx.setOutput(0, x);
             if (wantMask) {
                 Tensor& mask = ctx.allocateOutput(1, maskType, x.shape());
-                dispatch<TypeList<bool, float, double, Float16, BFloat16>>(maskType, ctx.node().label(),
+                dispatch<TypeList<bool, float, double, Float16, BFloat16>>(maskType, ctx.node(),
                     [&]<class M>() { std::fill(mask.data<M>().begin(), mask.data<M>().end(), M(1)); });
             }
             return;
@@ -72,7 +72,7 @@ public:
             keep = (a * 67108864.0 + b) / 9007199254740992.0 >= ratio;
         }
         const double scale = 1.0 / (1.0 - ratio);
-        dispatch<FloatTypes>(x.dtype(), ctx.node().label(), [&]<class T>() {
+        dispatch<FloatTypes>(x.dtype(), ctx.node(), [&]<class T>() {
             auto in = x.data<T>();
             auto out = y.data<T>();
             for (size_t i = 0; i < in.size(); ++i)

@@ -37,7 +37,7 @@ public:
         Tensor& y = ctx.allocateOutputUninitialized(0, x.dtype(), outShape);
         const int64_t planes = x.dim(0) * x.dim(1);
         const int64_t size = planes == 0 ? 0 : x.size() / planes;
-        dispatch<FloatTypes>(x.dtype(), ctx.node().label(), [&]<class T>() {
+        dispatch<FloatTypes>(x.dtype(), ctx.node(), [&]<class T>() {
             const T* in = x.data<T>().data();
             T* out = y.data<T>().data();
             switch (m_kind) {

@@ -66,7 +66,7 @@ public:
             throw ctx.error("grid must be [N, H_out, W_out, 2] with N = " + std::to_string(x.dim(0)) + ", got "
                 + grid.typeString());
         std::vector<double> g(static_cast<size_t>(grid.size()));
-        dispatch<FloatTypes>(grid.dtype(), ctx.node().label() + ": grid", [&]<class T>() {
+        dispatch<FloatTypes>(grid.dtype(), ctx.node(), ": grid", [&]<class T>() {
             auto s = grid.data<T>();
             for (size_t i = 0; i < s.size(); ++i)
                 g[i] = static_cast<double>(s[i]);
@@ -74,7 +74,7 @@ public:
         const int64_t n = x.dim(0), c = x.dim(1), h = x.dim(2), w = x.dim(3);
         const int64_t ho = grid.dim(1), wo = grid.dim(2);
         Tensor& y = ctx.allocateOutput(0, x.dtype(), { n, c, ho, wo });
-        dispatch<FloatTypes>(x.dtype(), ctx.node().label(), [&]<class T>() {
+        dispatch<FloatTypes>(x.dtype(), ctx.node(), [&]<class T>() {
             auto src = x.data<T>();
             auto dst = y.data<T>();
             for (int64_t b = 0; b < n; ++b)

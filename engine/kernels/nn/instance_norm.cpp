@@ -34,7 +34,7 @@ public:
         Tensor& y = ctx.allocateOutput(0, x.dtype(), x.shape());
         const int64_t planes = x.dim(0) * c;
         const int64_t size = planes == 0 ? 0 : x.size() / planes;
-        dispatch<FloatTypes>(x.dtype(), ctx.node().label(), [&]<class T>() {
+        dispatch<FloatTypes>(x.dtype(), ctx.node(), [&]<class T>() {
             using F = std::conditional_t<std::is_same_v<T, double>, double, float>;
             auto in = x.data<T>();
             auto out = y.data<T>();

@@ -55,7 +55,7 @@ public:
             statShape[d] = 1;
         Tensor& y = ctx.allocateOutput(0, x.dtype(), x.shape());
         std::vector<double> means(static_cast<size_t>(outer)), inv(static_cast<size_t>(outer));
-        dispatch<FloatTypes>(x.dtype(), ctx.node().label(), [&]<class T>() {
+        dispatch<FloatTypes>(x.dtype(), ctx.node(), [&]<class T>() {
             for (size_t i = 0; i < 2; ++i)
                 if (params[i].defined())
                     broadcastTo<T>(ctx.input(i + 1), params[i]);
@@ -90,7 +90,7 @@ public:
                 continue;
             Tensor& t = ctx.allocateOutput(i, m_stash, statShape);
             const std::vector<double>& src = i == 1 ? means : inv;
-            dispatch<FloatTypes>(m_stash, ctx.node().label(), [&]<class T>() {
+            dispatch<FloatTypes>(m_stash, ctx.node(), [&]<class T>() {
                 auto d = t.data<T>();
                 for (size_t k = 0; k < src.size(); ++k)
                     d[k] = static_cast<T>(src[k]);

@@ -52,7 +52,7 @@ public:
             throw ctx.error("weight " + weight->typeString() + " must be [" + std::to_string(c) + "] of the input's type");
         if (target.dtype() != DataType::Int64 && target.dtype() != DataType::Int32)
             throw ctx.error("target must be int32 or int64, got " + target.typeString());
-        dispatch<FloatTypes>(x.dtype(), ctx.node().label(), [&]<class T>() {
+        dispatch<FloatTypes>(x.dtype(), ctx.node(), [&]<class T>() {
             std::vector<double> in(static_cast<size_t>(x.size()));
             auto xd = x.data<T>();
             for (size_t i = 0; i < in.size(); ++i)

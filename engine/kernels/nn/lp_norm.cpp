@@ -35,7 +35,7 @@ public:
         for (int64_t i = axis + 1; i < x.rank(); ++i)
             inner *= x.dim(i);
         const int64_t outer = len * inner == 0 ? 0 : x.size() / (len * inner);
-        dispatch<FloatTypes>(x.dtype(), ctx.node().label(), [&]<class T>() {
+        dispatch<FloatTypes>(x.dtype(), ctx.node(), [&]<class T>() {
             auto in = x.data<T>();
             auto out = y.data<T>();
             for (int64_t o = 0; o < outer; ++o)

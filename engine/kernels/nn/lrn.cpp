@@ -32,7 +32,7 @@ public:
         Tensor& y = ctx.allocateOutput(0, x.dtype(), x.shape());
         const int64_t n = x.dim(0), c = x.dim(1), inner = n * c == 0 ? 0 : x.size() / (n * c);
         const int64_t before = (m_size - 1) / 2, after = m_size - 1 - before;
-        dispatch<FloatTypes>(x.dtype(), ctx.node().label(), [&]<class T>() {
+        dispatch<FloatTypes>(x.dtype(), ctx.node(), [&]<class T>() {
             auto in = x.data<T>();
             auto out = y.data<T>();
             const auto at = [&](int64_t b, int64_t ch, int64_t i) { return static_cast<size_t>((b * c + ch) * inner + i); };

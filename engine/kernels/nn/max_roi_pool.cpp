@@ -34,7 +34,7 @@ public:
             throw ctx.error("rois must be [num_rois, 5] of X's element type, got " + rois.typeString());
         const int64_t n = x.dim(0), c = x.dim(1), h = x.dim(2), w = x.dim(3), ph = m_pooled[0], pw = m_pooled[1];
         Tensor& y = ctx.allocateOutput(0, x.dtype(), { rois.dim(0), c, ph, pw });
-        dispatch<FloatTypes>(x.dtype(), ctx.node().label(), [&]<class T>() {
+        dispatch<FloatTypes>(x.dtype(), ctx.node(), [&]<class T>() {
             using F = std::conditional_t<std::is_same_v<T, double>, double, float>;
             auto in = x.data<T>();
             auto r = rois.data<T>();

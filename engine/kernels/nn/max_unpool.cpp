@@ -58,7 +58,7 @@ public:
         const auto inferredStrides = stridesOf(inferred), outStrides = stridesOf(outShape);
         const int64_t total = elementCount(inferred);
         auto idx = ind.data<int64_t>();
-        dispatch<FloatTypes>(x.dtype(), ctx.node().label(), [&]<class T>() {
+        dispatch<FloatTypes>(x.dtype(), ctx.node(), [&]<class T>() {
             auto in = x.data<T>();
             auto out = y.data<T>();
             for (size_t i = 0; i < in.size(); ++i) {

@@ -54,7 +54,7 @@ public:
             }
         }
         Tensor& y = ctx.allocateOutput(0, x.dtype(), x.shape());
-        dispatch<FloatTypes>(x.dtype(), ctx.node().label(), [&]<class T>() {
+        dispatch<FloatTypes>(x.dtype(), ctx.node(), [&]<class T>() {
             auto in = x.data<T>();
             auto out = y.data<T>();
             std::vector<double> sum(static_cast<size_t>(slots)), sq(static_cast<size_t>(slots)), count(static_cast<size_t>(slots));

@@ -69,9 +69,9 @@ public:
         }
         const auto run = [&]<class T>() { apply<T>(x.data<T>(), y.data<T>()); };
         if (m_kind == Act::Shrink)
-            dispatch<NumericTypes>(x.dtype(), ctx.node().label(), run);
+            dispatch<NumericTypes>(x.dtype(), ctx.node(), run);
         else
-            dispatch<FloatTypes>(x.dtype(), ctx.node().label(), run);
+            dispatch<FloatTypes>(x.dtype(), ctx.node(), run);
     }
 
 private:

@@ -130,9 +130,9 @@ public:
                 x.dim(0) * x.dim(1), g);
         };
         if (m_kind == PoolKind::Max)
-            dispatch<TypeList<float, double, Float16, BFloat16, int8_t, uint8_t>>(x.dtype(), ctx.node().label(), run);
+            dispatch<TypeList<float, double, Float16, BFloat16, int8_t, uint8_t>>(x.dtype(), ctx.node(), run);
         else
-            dispatch<FloatTypes>(x.dtype(), ctx.node().label(), run);
+            dispatch<FloatTypes>(x.dtype(), ctx.node(), run);
     }
 
 private:

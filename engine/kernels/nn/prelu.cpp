@@ -40,7 +40,7 @@ public:
                 + shapeToString(x.shape()));
         Tensor& y = ctx.allocateOutput(0, x.dtype(), x.shape());
         dispatch<TypeList<float, double, Float16, BFloat16, int32_t, int64_t, uint32_t, uint64_t>>(
-            x.dtype(), ctx.node().label(), [&]<class T>() {
+            x.dtype(), ctx.node(), [&]<class T>() {
                 broadcastBinary<T, T, T>(x, slope, y, [](T v, T s) {
                     if constexpr (std::is_signed_v<T> && std::is_integral_v<T>) {
                         using U = std::make_unsigned_t<T>; // products wrap instead of overflowing

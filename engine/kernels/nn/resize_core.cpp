@@ -305,7 +305,7 @@ Tensor resizeTensor(const KernelContext& ctx, const ResizeParams& params, const 
         const int64_t outW = outShape[rank - 1];
         const int64_t rows = total / outW;
         const std::vector<int64_t>& col = taps[rank - 1].index;
-        dispatch<AllTypes>(x.dtype(), ctx.node().label(), [&]<class T>() {
+        dispatch<AllTypes>(x.dtype(), ctx.node(), [&]<class T>() {
             const T* src = x.data<T>().data();
             T* dst = out.data<T>().data();
             std::vector<int64_t> pos(rank, 0);
@@ -338,7 +338,7 @@ Tensor resizeTensor(const KernelContext& ctx, const ResizeParams& params, const 
         std::vector<uint8_t> mask;
         if (anyOutside)
             mask = outsideMask(taps, outShape, total);
-        dispatch<AllTypes>(x.dtype(), ctx.node().label(), [&]<class T>() {
+        dispatch<AllTypes>(x.dtype(), ctx.node(), [&]<class T>() {
             auto src = x.data<T>();
             auto dst = out.data<T>();
             for (int64_t i = 0; i < total; ++i)
@@ -413,7 +413,7 @@ Tensor resizeTensor(const KernelContext& ctx, const ResizeParams& params, const 
             if (mask[static_cast<size_t>(i)])
                 buf[static_cast<size_t>(i)] = params.extrapolationValue;
     }
-    dispatch<NumericTypes>(x.dtype(), ctx.node().label(), [&]<class T>() {
+    dispatch<NumericTypes>(x.dtype(), ctx.node(), [&]<class T>() {
         auto dst = out.data<T>();
         for (size_t i = 0; i < dst.size(); ++i)
             dst[i] = fromDouble<T>(buf[i]);

@@ -58,14 +58,14 @@ public:
         else
             throw ctx.error("batch_indices must be int64, got " + batch.typeString());
         std::vector<double> r(static_cast<size_t>(rois.size()));
-        dispatch<FloatTypes>(rois.dtype(), ctx.node().label() + ": rois", [&]<class T>() {
+        dispatch<FloatTypes>(rois.dtype(), ctx.node(), ": rois", [&]<class T>() {
             auto s = rois.data<T>();
             for (size_t i = 0; i < s.size(); ++i)
                 r[i] = static_cast<double>(s[i]);
         });
         const int64_t numRois = rois.dim(0), c = x.dim(1), h = x.dim(2), w = x.dim(3);
         Tensor& y = ctx.allocateOutput(0, x.dtype(), { numRois, c, m_outH, m_outW });
-        dispatch<FloatTypes>(x.dtype(), ctx.node().label(), [&]<class T>() {
+        dispatch<FloatTypes>(x.dtype(), ctx.node(), [&]<class T>() {
             auto src = x.data<T>();
             auto dst = y.data<T>();
             for (int64_t n = 0; n < numRois; ++n) {

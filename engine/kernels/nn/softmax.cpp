@@ -57,7 +57,7 @@ public:
                 [&](int64_t r0, int64_t r1) { ops.softmaxRows(in + r0 * len, out + r0 * len, r1 - r0, len, false); });
             return;
         }
-        dispatch<FloatTypes>(x.dtype(), ctx.node().label(), [&]<class T>() { run<T>(x, y, outer, len, inner); });
+        dispatch<FloatTypes>(x.dtype(), ctx.node(), [&]<class T>() { run<T>(x, y, outer, len, inner); });
     }
 
 private:

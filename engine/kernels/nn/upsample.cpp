@@ -42,7 +42,7 @@ public:
         std::vector<double> scales = m_scales;
         if (m_opset >= 9) {
             const Tensor& s = ctx.input(1);
-            dispatch<FloatTypes>(s.dtype(), ctx.node().label() + ": input 'scales'", [&]<class T>() {
+            dispatch<FloatTypes>(s.dtype(), ctx.node(), ": input 'scales'", [&]<class T>() {
                 for (T e : s.data<T>())
                     scales.push_back(static_cast<double>(e));
             });

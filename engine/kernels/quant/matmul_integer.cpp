@@ -104,7 +104,7 @@ public:
         const double yzp = static_cast<double>(integerValues(ctx, yzpT, "y_zero_point")[0]);
         Tensor& y = ctx.allocateOutput(0, yzpT.dtype(), p.outShape);
         const auto acc = integerProduct(ctx, p, integerValues(ctx, a, "a"), integerValues(ctx, b, "b"), azp, bzp);
-        dispatch<TypeList<uint8_t, int8_t>>(yzpT.dtype(), ctx.node().label(), [&]<class Q>() {
+        dispatch<TypeList<uint8_t, int8_t>>(yzpT.dtype(), ctx.node(), [&]<class Q>() {
             auto dst = y.data<Q>();
             for (size_t i = 0; i < dst.size(); ++i) {
                 const int64_t row = (static_cast<int64_t>(i) / p.n) % p.m, col = static_cast<int64_t>(i) % p.n;

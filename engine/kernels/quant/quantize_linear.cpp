@@ -41,10 +41,10 @@ public:
         const auto scales = floatValues(ctx, scale, "y_scale");
         const auto zeros = zp ? integerValues(ctx, *zp, "y_zero_point") : std::vector<int64_t>(scales.size(), 0);
         Tensor& y = ctx.allocateOutput(0, outType, x.shape());
-        dispatch<TypeList<uint8_t, int8_t, uint16_t, int16_t>>(outType, ctx.node().label() + ": output",
+        dispatch<TypeList<uint8_t, int8_t, uint16_t, int16_t>>(outType, ctx.node(), ": output",
             [&]<class Q>() {
                 auto dst = y.data<Q>();
-                dispatch<TypeList<float, double, Float16, BFloat16, int32_t>>(x.dtype(), ctx.node().label() + ": x",
+                dispatch<TypeList<float, double, Float16, BFloat16, int32_t>>(x.dtype(), ctx.node(), ": x",
                     [&]<class T>() {
                         auto src = x.data<T>();
                         for (int64_t i = 0; i < x.size(); ++i) {
@@ -98,7 +98,7 @@ public:
                     throw ctx.error("an int32 input needs a zero point of 0, got " + std::to_string(z));
         const auto xs = integerValues(ctx, x, "x");
         Tensor& y = ctx.allocateOutput(0, scale.dtype(), x.shape());
-        dispatch<FloatTypes>(scale.dtype(), ctx.node().label() + ": x_scale", [&]<class S>() {
+        dispatch<FloatTypes>(scale.dtype(), ctx.node(), ": x_scale", [&]<class S>() {
             auto sc = scale.data<S>();
             auto dst = y.data<S>();
             using Acc = std::conditional_t<std::is_same_v<S, double>, double, float>;

@@ -47,7 +47,7 @@ public:
             throw ctx.error("cannot take the index of an extreme over an empty axis " + std::to_string(axis)
                 + " of input " + shapeToString(x.shape()));
         Tensor& y = ctx.allocateOutput(0, DataType::Int64, outShape);
-        dispatch<NumericTypes>(x.dtype(), ctx.node().label(), [&]<class T>() { run<T>(x, y, outer, len, inner); });
+        dispatch<NumericTypes>(x.dtype(), ctx.node(), [&]<class T>() { run<T>(x, y, outer, len, inner); });
     }
 
 private:

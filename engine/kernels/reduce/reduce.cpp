@@ -86,7 +86,7 @@ public:
         if (x.dtype() == DataType::Float && y.size() > 0 && runTrailingFloat(ctx, x, y, seen, count))
             return;
         const ReducePlan plan(x.shape(), axes);
-        dispatch<NumericTypes>(x.dtype(), ctx.node().label(), [&]<class T>() { run<T>(x, y, plan, count); });
+        dispatch<NumericTypes>(x.dtype(), ctx.node(), [&]<class T>() { run<T>(x, y, plan, count); });
     }
 
 private:

@@ -47,7 +47,7 @@ Tensor writeSpectrum(const KernelContext& ctx, DataType type, Shape shape, const
 {
     shape.push_back(2);
     Tensor out(type, shape);
-    dispatch<FloatTypes>(type, ctx.node().label(), [&]<class T>() {
+    dispatch<FloatTypes>(type, ctx.node(), [&]<class T>() {
         auto d = out.data<T>();
         for (size_t i = 0; i < v.size(); ++i) {
             d[2 * i] = static_cast<T>(v[i].real());

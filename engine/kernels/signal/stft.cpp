@@ -37,7 +37,7 @@ public:
             const Tensor& w = ctx.input(2);
             if (w.rank() != 1)
                 throw ctx.error("window must be 1-D, got " + w.typeString());
-            dispatch<FloatTypes>(w.dtype(), ctx.node().label() + ": window", [&]<class T>() {
+            dispatch<FloatTypes>(w.dtype(), ctx.node(), ": window", [&]<class T>() {
                 for (T e : w.data<T>())
                     window.push_back(static_cast<double>(e));
             });

@@ -60,7 +60,7 @@ public:
             throw ctx.error("size must not be negative, got " + std::to_string(size));
         Tensor& y = ctx.allocateOutput(0, m_type, { size });
         const double n = static_cast<double>(m_periodic ? size : size - 1);
-        dispatch<NumericTypes>(m_type, ctx.node().label(), [&]<class T>() {
+        dispatch<NumericTypes>(m_type, ctx.node(), [&]<class T>() {
             auto d = y.data<T>();
             for (int64_t i = 0; i < size; ++i) {
                 const double x = n > 0 ? 2 * std::numbers::pi * static_cast<double>(i) / n : 0.0;
@@ -128,7 +128,7 @@ public:
             for (int64_t j = center; j < hi; ++j)
                 set(j, i, static_cast<double>(hi - j) / static_cast<double>(hi - center));
         }
-        dispatch<NumericTypes>(m_type, ctx.node().label(), [&]<class T>() {
+        dispatch<NumericTypes>(m_type, ctx.node(), [&]<class T>() {
             auto d = y.data<T>();
             for (size_t i = 0; i < w.size(); ++i)
                 d[i] = castOut<T>(w[i]);

@@ -29,7 +29,7 @@ public:
         Tensor& out = ctx.allocateOutput(0, type, x.shape());
         const int64_t rows = x.dim(0), cols = x.dim(1);
         dispatch<TypeList<float, double, Float16, BFloat16, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t,
-            uint32_t, uint64_t, bool>>(type, ctx.node().label(), [&]<class T>() {
+            uint32_t, uint64_t, bool>>(type, ctx.node(), [&]<class T>() {
             auto o = out.data<T>();
             for (int64_t i = 0; i < rows; ++i) {
                 // j = i + k in [0, cols), tested without overflow for extreme k.

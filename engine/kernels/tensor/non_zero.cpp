@@ -17,7 +17,7 @@ public:
     {
         const Tensor& data = ctx.input(0);
         std::vector<bool> nonzero(static_cast<size_t>(data.size()));
-        dispatch<AllTypes>(data.dtype(), ctx.node().label(), [&]<class T>() {
+        dispatch<AllTypes>(data.dtype(), ctx.node(), [&]<class T>() {
             auto d = data.data<T>();
             for (size_t i = 0; i < d.size(); ++i) {
                 if constexpr (std::is_same_v<T, std::string>)

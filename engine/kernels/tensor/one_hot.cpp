@@ -50,7 +50,7 @@ public:
         if (values.size() != 2 || values.rank() > 1)
             throw ctx.error("input 'values' must be [off_value, on_value], got " + values.typeString());
         std::optional<int64_t> depth;
-        dispatch<NumericTypes>(depthTensor.dtype(), ctx.node().label() + ": input 'depth'",
+        dispatch<NumericTypes>(depthTensor.dtype(), ctx.node(), ": input 'depth'",
             [&]<class T>() { depth = asIndex(depthTensor.data<T>()[0]); });
         if (!depth || *depth < 0)
             throw ctx.error("input 'depth' must be a non-negative integer, got " + std::to_string(depthTensor.toDouble(0)));
@@ -62,7 +62,7 @@ public:
         outShape.insert(outShape.begin() + axis, *depth);
 
         std::vector<int64_t> idx(static_cast<size_t>(indices.size()));
-        dispatch<NumericTypes>(indices.dtype(), ctx.node().label() + ": input 'indices'", [&]<class T>() {
+        dispatch<NumericTypes>(indices.dtype(), ctx.node(), ": input 'indices'", [&]<class T>() {
             auto in = indices.data<T>();
             for (size_t i = 0; i < idx.size(); ++i) {
                 auto v = asIndex(in[i]);

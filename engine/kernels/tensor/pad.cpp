@@ -197,7 +197,7 @@ private:
         if (type == DataType::String)
             return t;
         dispatch<TypeList<float, double, Float16, BFloat16, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t,
-            uint32_t, uint64_t, bool, Complex64, Complex128>>(type, ctx.node().label(), [&]<class T>() {
+            uint32_t, uint64_t, bool, Complex64, Complex128>>(type, ctx.node(), [&]<class T>() {
             if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
                 // Out-of-range float to integer conversion is undefined; saturate instead.
                 const double v = m_value;

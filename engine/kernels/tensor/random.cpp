@@ -95,7 +95,7 @@ private:
     void fill(const KernelContext& ctx, Tensor& out, std::mt19937_64& gen) const
     {
         const bool normal = m_op == RandomOp::Normal || m_op == RandomOp::NormalLike;
-        dispatch<RandomFloatTypes>(out.dtype(), ctx.node().label() + ": output", [&]<class T>() {
+        dispatch<RandomFloatTypes>(out.dtype(), ctx.node(), ": output", [&]<class T>() {
             auto o = out.data<T>();
             for (size_t i = 0; i < o.size(); i += 2) {
                 if (normal) {
@@ -117,14 +117,14 @@ private:
     {
         const Tensor& p = ctx.input(0);
         std::vector<bool> hits(static_cast<size_t>(p.size()));
-        dispatch<RandomFloatTypes>(p.dtype(), ctx.node().label() + ": input", [&]<class T>() {
+        dispatch<RandomFloatTypes>(p.dtype(), ctx.node(), ": input", [&]<class T>() {
             auto in = p.data<T>();
             for (size_t i = 0; i < in.size(); ++i)
                 hits[i] = uniform(gen) < static_cast<double>(in[i]);
         });
         Tensor& out = ctx.allocateOutput(0, m_dtype != DataType::Undefined ? m_dtype : p.dtype(), p.shape());
         dispatch<TypeList<float, double, Float16, BFloat16, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t,
-            uint32_t, uint64_t, bool>>(out.dtype(), ctx.node().label() + ": output", [&]<class T>() {
+            uint32_t, uint64_t, bool>>(out.dtype(), ctx.node(), ": output", [&]<class T>() {
             auto o = out.data<T>();
             for (size_t i = 0; i < hits.size(); ++i)
                 o[i] = hits[i] ? T(1) : T(0);
@@ -143,7 +143,7 @@ private:
         std::vector<int64_t> drawn;
         Tensor& out = ctx.allocateOutput(0, m_dtype, { batch, m_samples });
         drawn.resize(static_cast<size_t>(out.size()));
-        dispatch<RandomFloatTypes>(x.dtype(), ctx.node().label() + ": input", [&]<class T>() {
+        dispatch<RandomFloatTypes>(x.dtype(), ctx.node(), ": input", [&]<class T>() {
             auto in = x.data<T>();
             std::vector<double> cumulative(static_cast<size_t>(classes));
             for (int64_t b = 0; b < batch; ++b) {

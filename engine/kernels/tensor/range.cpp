@@ -26,7 +26,7 @@ public:
         if (start.dtype() != limit.dtype() || start.dtype() != delta.dtype())
             throw ctx.error("start, limit and delta must have the same element type, got " + start.typeString() + ", "
                 + limit.typeString() + " and " + delta.typeString());
-        dispatch<TypeList<float, double, int16_t, int32_t, int64_t>>(start.dtype(), ctx.node().label(), [&]<class T>() {
+        dispatch<TypeList<float, double, int16_t, int32_t, int64_t>>(start.dtype(), ctx.node(), [&]<class T>() {
             const T s = start.data<T>()[0], l = limit.data<T>()[0], d = delta.data<T>()[0];
             if (d == T(0))
                 throw ctx.error("delta is 0");

@@ -61,7 +61,7 @@ public:
             target[static_cast<size_t>(t)] = offset;
         }
         Tensor& out = ctx.allocateOutput(0, data.dtype(), data.shape());
-        dispatch<AllTypes>(data.dtype(), ctx.node().label(), [&]<class T>() {
+        dispatch<AllTypes>(data.dtype(), ctx.node(), [&]<class T>() {
             auto in = data.data<T>();
             auto o = out.data<T>();
             auto u = updates.data<T>();

@@ -72,7 +72,7 @@ public:
             outer *= data.dim(d);
         for (int64_t d = axis + 1; d < data.rank(); ++d)
             inner *= data.dim(d);
-        dispatch<NumericTypes>(data.dtype(), ctx.node().label(), [&]<class T>() {
+        dispatch<NumericTypes>(data.dtype(), ctx.node(), [&]<class T>() {
             auto in = data.data<T>();
             auto ov = values.data<T>();
             auto oi = indices.data<int64_t>();

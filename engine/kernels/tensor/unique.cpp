@@ -74,7 +74,7 @@ public:
         for (int64_t i = 0; i < n; ++i)
             order[static_cast<size_t>(i)] = i;
         std::vector<bool> startsGroup(static_cast<size_t>(n), true);
-        dispatch<AllTypes>(data.dtype(), ctx.node().label(), [&]<class T>() {
+        dispatch<AllTypes>(data.dtype(), ctx.node(), [&]<class T>() {
             auto in = view.data<T>();
             auto less = [&](int64_t x, int64_t y) {
                 for (int64_t b = 0; b < outer; ++b)

@@ -57,7 +57,7 @@ public:
             throw ctx.error("R must be a float scalar and T an int64 scalar, got " + rt.typeString() + " and "
                 + tt.typeString());
         double r = 0;
-        dispatch<TypeList<float, double>>(rt.dtype(), ctx.node().label() + ": R", [&]<class T>() { r = rt.data<T>()[0]; });
+        dispatch<TypeList<float, double>>(rt.dtype(), ctx.node(), ": R", [&]<class T>() { r = rt.data<T>()[0]; });
         const double t = static_cast<double>(tt.data<int64_t>()[0]);
         for (size_t i = 0; i < n; ++i) {
             const Tensor& x = ctx.input(2 + i);
@@ -78,7 +78,7 @@ public:
                     outs.push_back(&unused[k]);
                 }
             }
-            dispatch<TypeList<float, double>>(x.dtype(), ctx.node().label(), [&]<class T>() { step<T>(r, t, ins, outs); });
+            dispatch<TypeList<float, double>>(x.dtype(), ctx.node(), [&]<class T>() { step<T>(r, t, ins, outs); });
         }
     }
 

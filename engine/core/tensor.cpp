@@ -236,6 +236,98 @@ private:
     size_t m_held = 0;
 };
 
+/// Recently freed blocks of small tensors (elements and control block, allocateInline()), by size, for the next
+/// tensor of that size; one cache per thread, which takes the blocks that thread frees. A debug run keeps all its
+/// outputs and frees them together at its end: malloc then merges neighbouring blocks and splits them again in the
+/// next run, or keeps the few its own thread cache holds (7 of a size). hey_jarvis, 5000 runs, fastest: debug
+/// 19.4-19.8 us with malloc alone, 17.2-18.4 us with malloc's thread cache unbounded (GLIBC_TUNABLES); plain runs
+/// 15.0-15.5 either way; with this cache, 17.6-18.3 (medians 19.3 against 19.7-20.8 without). A cache shared by all
+/// threads behind a mutex gave 18.3-18.8. Holds at most kLimit bytes; freed blocks are linked through their first
+/// bytes. Not in sanitized builds, where malloc's own free lists catch a use after free.
+class SmallBlockCache {
+public:
+    static constexpr size_t kLimit = size_t(16) << 20;
+    static constexpr size_t kClasses = StorageCache::kMinBytes / 64; // blocks of n * 64 element bytes, n < kClasses
+
+    ~SmallBlockCache()
+    {
+        clear();
+        t_gone = true;
+    }
+
+    /// This thread's cache; null once the thread has destroyed it (blocks freed later go straight back to malloc).
+    static SmallBlockCache* forThisThread()
+    {
+        if (!kUseArena || t_gone)
+            return nullptr;
+        thread_local SmallBlockCache cache;
+        return &cache;
+    }
+
+    /// A block of `bytes` whose elements take `elementBytes` (a multiple of 64 below StorageCache::kMinBytes); null
+    /// if none of that size is held.
+    void* take(size_t bytes, size_t elementBytes)
+    {
+        FreeBlock*& head = m_free[elementBytes / 64];
+        FreeBlock* block = head;
+        if (block) {
+            head = block->next;
+            m_held -= bytes;
+        }
+        return block;
+    }
+
+    /// Keeps the block unless that would pass kLimit; false if not kept.
+    bool give(void* p, size_t bytes, size_t elementBytes)
+    {
+        if (m_held + bytes > kLimit)
+            return false;
+        auto* block = static_cast<FreeBlock*>(p);
+        block->next = m_free[elementBytes / 64];
+        m_free[elementBytes / 64] = block;
+        m_held += bytes;
+        return true;
+    }
+
+    size_t held() const { return m_held; }
+
+    void clear()
+    {
+        for (FreeBlock*& head : m_free)
+            while (FreeBlock* block = head) {
+                head = block->next;
+                ::operator delete(block);
+            }
+        m_held = 0;
+    }
+
+private:
+    struct FreeBlock {
+        FreeBlock* next;
+    };
+    static thread_local bool t_gone;
+
+    FreeBlock* m_free[kClasses] = {};
+    size_t m_held = 0;
+};
+
+thread_local bool SmallBlockCache::t_gone = false;
+
+void* takeSmallBlock(size_t bytes, size_t elementBytes)
+{
+    SmallBlockCache* cache = SmallBlockCache::forThisThread();
+    if (void* p = cache ? cache->take(bytes, elementBytes) : nullptr)
+        return p;
+    return ::operator new(bytes);
+}
+
+void giveSmallBlock(void* p, size_t bytes, size_t elementBytes)
+{
+    SmallBlockCache* cache = SmallBlockCache::forThisThread();
+    if (!cache || !cache->give(p, bytes, elementBytes))
+        ::operator delete(p);
+}
+
 /// The allocator with which a small tensor's elements share one block with its shared_ptr's control block
 /// (std::allocate_shared asks it for the control block): `extra` more bytes, in which the elements begin at the first
 /// 64-byte boundary, whose address allocate() writes to `*data`. A separate aligned_alloc cost a tensor two
@@ -263,7 +355,7 @@ struct InlineStorageAllocator {
     T* allocate(size_t n)
     {
         const size_t head = n * sizeof(T);
-        auto* p = static_cast<char*>(::operator new(head + extra));
+        auto* p = static_cast<char*>(takeSmallBlock(head + extra, extra - 63));
         char* elements = p + ((reinterpret_cast<uintptr_t>(p) + head + 63) / 64 * 64 - reinterpret_cast<uintptr_t>(p));
         *data = elements;
 #if ONNXSCOPE_ASAN
@@ -274,7 +366,7 @@ struct InlineStorageAllocator {
 #endif
         return reinterpret_cast<T*>(p);
     }
-    void deallocate(T* p, size_t) { ::operator delete(p); }
+    void deallocate(T* p, size_t n) { giveSmallBlock(p, n * sizeof(T) + extra, extra - 63); }
 
     template <class U>
     bool operator==(const InlineStorageAllocator<U>&) const
@@ -312,7 +404,11 @@ StorageCache& storageCache()
 size_t Tensor::allocationLimit() { return limitRef().load(); }
 void Tensor::setAllocationLimit(size_t bytes) { limitRef().store(bytes); }
 
-size_t Tensor::cachedStorageBytes() { return storageCache().held(); }
+size_t Tensor::cachedStorageBytes()
+{
+    const SmallBlockCache* small = SmallBlockCache::forThisThread();
+    return storageCache().held() + (small ? small->held() : 0);
+}
 size_t Tensor::storageCacheLimit() { return storageCache().limit.load(); }
 void Tensor::setStorageCacheLimit(size_t bytes)
 {
@@ -320,7 +416,12 @@ void Tensor::setStorageCacheLimit(size_t bytes)
     if (storageCache().held() > bytes)
         storageCache().clear();
 }
-void Tensor::releaseCachedStorage() { storageCache().clear(); }
+void Tensor::releaseCachedStorage()
+{
+    storageCache().clear();
+    if (SmallBlockCache* cache = SmallBlockCache::forThisThread())
+        cache->clear();
+}
 
 std::shared_ptr<void> allocateStorage(DataType type, int64_t count, const Shape& shape, bool zeroed)
 {

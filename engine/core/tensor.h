@@ -93,7 +93,10 @@ public:
     /// eighth of the machine's memory, at most 1 GiB) and handed to the next tensor of the same byte size, so that
     /// repeated runs, debug runs included, do not fault in fresh pages. Such storage is mapped in chunks that ask for
     /// transparent huge pages (not in sanitized builds): fewer page faults for a first run, fewer TLB misses after.
-    /// Bytes held now, and a way to give them back to the system (e.g. when a model is closed).
+    /// Smaller storage is kept too, up to 16 MiB per thread, by the thread that releases it, for that thread's next
+    /// tensor of the same size (not in sanitized builds).
+    /// Bytes held now (the calling thread's small blocks included), and a way to give them back to the system (e.g.
+    /// when a model is closed; small blocks: the calling thread's).
     static size_t cachedStorageBytes();
     static void releaseCachedStorage();
     static size_t storageCacheLimit();

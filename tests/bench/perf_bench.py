@@ -2,14 +2,16 @@
 # SPDX-License-Identifier: MIT
 """Benchmark (run on demand, not in CI) of issue 9: onnxscope against onnxruntime-node on the real models.
 
-  perf_bench.py models [--cli PATH] [--repeat 20] [--rounds 1] [--threads 1,2] [--models det,rec,...] [--json FILE]
+  perf_bench.py models [--cli PATH] [--repeat 20] [--min-seconds 1] [--rounds 1] [--threads 1,2] [--models det,...]
+                       [--json FILE]
   perf_bench.py ops    [--cli PATH] [--repeat 20] [--json FILE]
 
 `models`: for each model, seeded random inputs of realistic shape, and for 1 and 2 threads:
   - onnxruntime (npm onnxruntime-node, CPU, all graph optimizations, intra-op threads = N, sequential);
   - onnxscope plain run (`onnxscope-cli run --repeat`, values freed after their last use);
   - onnxscope debug run (`--debug-run`: through the debugger, a hook after every node, every intermediate kept).
-Each configuration is its own process: 1 warm-up run, then --repeat timed runs (median, min, max), and the
+Each configuration is its own process: 1 warm-up run, then --repeat timed runs (median, min, max; more for a model
+whose --repeat runs take less than --min-seconds: as many as fill it at the plain run's pace), and the
 program's peak RSS (VmHWM, reported by the program itself: wait4's ru_maxrss
 would also count this Python process's pages, copied by the fork). The outputs of every configuration are checked against onnxruntime's
 (rtol 1e-3, atol 1e-4), so a fast wrong kernel cannot hide. Prints one Markdown table with the ratios.
@@ -121,9 +123,9 @@ def make_inputs(model_path, shapes, constants, rng, tmp, tag):
     return feeds
 
 
-def run_ort(args, model_path, feeds, threads, out_dir):
+def run_ort(args, model_path, feeds, threads, out_dir, repeat=None):
     code, out, err, rss = run_process(["node", os.path.join(HERE, "ort_bench.js"), args.ort, model_path,
-                                       str(threads), "1", str(args.repeat), out_dir]
+                                       str(threads), "1", str(repeat or args.repeat), out_dir]
                                       + [f"{n}={p}" for n, p in feeds])
     if code != 0:
         raise RuntimeError(f"onnxruntime failed: {err.strip()}")
@@ -133,11 +135,11 @@ def run_ort(args, model_path, feeds, threads, out_dir):
     return result
 
 
-def run_ours(args, model_path, feeds, threads, out_dir, mode, tmp):
+def run_ours(args, model_path, feeds, threads, out_dir, mode, tmp, repeat=None):
     """mode: "plain", "keep" (--keep-values: every node output kept by a hook that does nothing else) or "debug"."""
     debug = mode == "debug"
     timings = os.path.join(tmp, "timings.json")
-    cmd = [args.cli, "run", model_path, "-q", "--repeat", str(args.repeat), "--threads", str(threads),
+    cmd = [args.cli, "run", model_path, "-q", "--repeat", str(repeat or args.repeat), "--threads", str(threads),
            "--timings", timings, "-o", out_dir]
     for name, path in feeds:
         cmd += ["--input", f"{name}={path}"]
@@ -226,20 +228,25 @@ def bench_models(args):
             feeds = make_inputs(model_path, shapes, constants, rng, tmp, name)
             for threads in args.threads:
                 load = os.getloadavg()
+                # At least --repeat runs, and as many more as fill --min-seconds at the plain run's pace: 30 runs of
+                # a 20 us model are 0.6 ms of measuring, which one preempted run moves by a third.
+                pace = run_ours(args, model_path, feeds, threads, os.path.join(tmp, "pace"), "plain", tmp, 5)["median"]
+                repeat = max(args.repeat, min(int(args.min_seconds * 1e3 / max(pace, 1e-3)), 100000))
                 ort_dir, plain_dir, keep_dir, debug_dir = (os.path.join(tmp, f"{name}_{threads}_{k}") for k in
                                                            ("ort", "plain", "keep", "debug"))
                 # --rounds N: the four configurations N times in turn, each time in fresh processes; the statistics
                 # pool every round's runs, so that a slow minute of the VM weighs on all four alike.
                 rounds = []
                 for _ in range(args.rounds):
-                    rounds.append((run_ort(args, model_path, feeds, threads, ort_dir),
-                                   run_ours(args, model_path, feeds, threads, plain_dir, "plain", tmp),
-                                   run_ours(args, model_path, feeds, threads, keep_dir, "keep", tmp),
-                                   run_ours(args, model_path, feeds, threads, debug_dir, "debug", tmp)))
+                    rounds.append((run_ort(args, model_path, feeds, threads, ort_dir, repeat),
+                                   run_ours(args, model_path, feeds, threads, plain_dir, "plain", tmp, repeat),
+                                   run_ours(args, model_path, feeds, threads, keep_dir, "keep", tmp, repeat),
+                                   run_ours(args, model_path, feeds, threads, debug_dir, "debug", tmp, repeat)))
                 ort, plain, keep, debug = (pool_rounds([r[k] for r in rounds]) for k in range(4))
                 debug["write_ms"] = write_ms(debug["written_bytes"])
                 reference = load_outputs(ort_dir, True)
-                row = {"model": name, "threads": threads, "load": load, "ort": ort, "plain": plain, "keep": keep,
+                row = {"model": name, "threads": threads, "load": load, "runs": repeat * args.rounds, "ort": ort,
+                       "plain": plain, "keep": keep,
                        "debug": debug,
                        "check_plain": check_outputs(load_outputs(plain_dir, False), reference),
                        "check_keep": check_outputs(load_outputs(keep_dir, False), reference),
@@ -271,16 +278,16 @@ def print_models(results):
           "bytes once into a mapped buffer of that size written before (numpy fill, glibc memset, in its own "
           "process). A debug run writes each of them at least once, so (plain + write) / plain is about the lowest "
           "debug / plain this machine allows.\n")
-    print("| model | threads | onnxruntime ms | plain ms | plain / ORT | keep-values ms | debug ms | debug / plain | "
+    print("| model | threads | runs | onnxruntime ms | plain ms | plain / ORT | keep-values ms | debug ms | debug / plain | "
           "debug / keep-values | written MiB | write ms | (plain + write) / plain | CPU ms ORT / plain / debug | "
           "peak RSS MiB ORT / plain / debug | outputs vs ORT | load |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         o, p, k, d = r["ort"], r["plain"], r["keep"], r["debug"]
         checks = {m: r[f"check_{m}"] for m in ("plain", "keep", "debug")}
         check = "ok" if all(c == "ok" for c in checks.values()) else \
             "; ".join(f"{m}: {c}" for m, c in checks.items())
-        print(f"| {r['model']} | {r['threads']} | {fmt(o)} | {fmt(p)} | **{p['median'] / o['median']:.2f}** | "
+        print(f"| {r['model']} | {r['threads']} | {r['runs']} | {fmt(o)} | {fmt(p)} | **{p['median'] / o['median']:.2f}** | "
               f"{fmt(k)} | {fmt(d)} | {d['median'] / p['median']:.2f} | {d['median'] / k['median']:.2f} | "
               f"{d['written_bytes'] / 2**20:.1f} | {d['write_ms']:.2f} | "
               f"{(p['median'] + d['write_ms']) / p['median']:.2f} | "
@@ -363,6 +370,8 @@ def main():
     ap.add_argument("--cli", default=os.path.join(REPO, "build", "app", "cli", "onnxscope-cli"))
     ap.add_argument("--ort", default=os.path.join(NPM, "onnxruntime-node"))
     ap.add_argument("--repeat", type=int, default=20)
+    ap.add_argument("--min-seconds", type=float, default=1.0,
+                    help="models: more runs than --repeat where they take less than this at the plain run's pace")
     ap.add_argument("--rounds", type=int, default=1,
                     help="models: run the four configurations this many times in turn and pool their runs")
     ap.add_argument("--threads", default="1,2")

@@ -21,6 +21,7 @@
 #include <fstream>
 #include <limits>
 #include <random>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -287,6 +288,56 @@ private slots:
         Tensor copy = tensors[3];
         tensors.clear();
         QCOMPARE(static_cast<const unsigned char*>(copy.raw())[0], static_cast<unsigned char>(3));
+    }
+
+    void smallBlocksGoBackToTheThreadThatFreesThem()
+    {
+        Tensor::releaseCachedStorage();
+        QCOMPARE(Tensor::cachedStorageBytes(), size_t(0));
+        const auto make = [](int count, int64_t elements) {
+            std::vector<Tensor> out;
+            for (int i = 0; i < count; ++i)
+                out.push_back(Tensor::uninitialized(DataType::Float, { elements }));
+            return out;
+        };
+        std::vector<Tensor> first = make(100, 100);
+        std::set<const void*> addresses;
+        for (const Tensor& t : first)
+            addresses.insert(t.raw());
+        first.clear();
+        const size_t held = Tensor::cachedStorageBytes();
+        if (ONNXSCOPE_ASAN) {
+            QCOMPARE(held, size_t(0)); // malloc's own, where AddressSanitizer watches them
+            return;
+        }
+        QVERIFY2(held >= 100 * 400, qPrintable(QString::number(held)));
+        // The next tensors of that size take the same blocks, zeroed when asked to be.
+        std::vector<Tensor> second = make(99, 100);
+        second.emplace_back(DataType::Float, Shape { 100 });
+        for (const Tensor& t : second)
+            QVERIFY(addresses.count(t.raw()));
+        for (float v : second.back().data<float>())
+            QCOMPARE(v, 0.0f);
+        QCOMPARE(Tensor::cachedStorageBytes(), size_t(0));
+        second.clear();
+        // At most 16 MiB: 400 tensors of 60 KiB are 23 MiB.
+        make(400, 15 * 1024);
+        QVERIFY(Tensor::cachedStorageBytes() <= size_t(16) << 20);
+        QVERIFY(Tensor::cachedStorageBytes() >= size_t(15) << 20);
+        Tensor::releaseCachedStorage();
+        QCOMPARE(Tensor::cachedStorageBytes(), size_t(0));
+        // Tensors made on one thread and freed on another, both ways; the other thread's cache goes with it.
+        std::vector<Tensor> fromMain = make(50, 100);
+        std::vector<Tensor> fromWorker;
+        std::thread worker([&] {
+            fromWorker = make(50, 200);
+            fromMain.clear();
+            QVERIFY(Tensor::cachedStorageBytes() >= 50 * 400);
+        });
+        worker.join();
+        fromWorker.clear();
+        QVERIFY(Tensor::cachedStorageBytes() >= 50 * 800);
+        Tensor::releaseCachedStorage();
     }
 
     void storageCacheBlocksAskForHugePagesAndGoBack()

@@ -329,44 +329,47 @@ void giveSmallBlock(void* p, size_t bytes, size_t elementBytes)
 }
 
 /// The allocator with which a small tensor's elements share one block with its shared_ptr's control block
-/// (std::allocate_shared asks it for the control block): `extra` more bytes, in which the elements begin at the first
-/// 64-byte boundary, whose address allocate() writes to `*data`. A separate aligned_alloc cost a tensor two
-/// allocations, and glibc's memalign takes neither its thread cache nor its fast bins (hey_jarvis, whose tensors are
-/// all small: plain runs 18 -> 16 us, debug runs 23 -> 20.5 us).
+/// (std::allocate_shared asks it for the control block): room for `elementBytes` more, beginning at the first 64-byte
+/// boundary past the control block, whose address allocate() writes to `*data`. A separate aligned_alloc cost a
+/// tensor two allocations, and glibc's memalign takes neither its thread cache nor its fast bins (hey_jarvis, whose
+/// tensors are all small: plain runs 18 -> 16 us, debug runs 23 -> 20.5 us).
 template <class T>
 struct InlineStorageAllocator {
     using value_type = T;
 
-    size_t extra = 0;
+    size_t elementBytes = 0;
     void** data = nullptr;
 
-    InlineStorageAllocator(size_t extra, void** data)
-        : extra(extra)
+    InlineStorageAllocator(size_t elementBytes, void** data)
+        : elementBytes(elementBytes)
         , data(data)
     {
     }
     template <class U>
     InlineStorageAllocator(const InlineStorageAllocator<U>& other)
-        : extra(other.extra)
+        : elementBytes(other.elementBytes)
         , data(other.data)
     {
     }
 
+    /// The control block ends anywhere: up to 63 more bytes reach the next 64-byte boundary.
+    size_t blockBytes(size_t n) const { return n * sizeof(T) + 63 + elementBytes; }
+
     T* allocate(size_t n)
     {
-        const size_t head = n * sizeof(T);
-        auto* p = static_cast<char*>(takeSmallBlock(head + extra, extra - 63));
-        char* elements = p + ((reinterpret_cast<uintptr_t>(p) + head + 63) / 64 * 64 - reinterpret_cast<uintptr_t>(p));
+        auto* p = static_cast<char*>(takeSmallBlock(blockBytes(n), elementBytes));
+        char* const head = p + n * sizeof(T);
+        char* const elements = head + (64 - reinterpret_cast<uintptr_t>(head) % 64) % 64;
         *data = elements;
 #if ONNXSCOPE_ASAN
         // AddressSanitizer sees the ends of the whole block: mark the padding on either side of the elements too.
-        const size_t bytes = extra - 63;
-        ASAN_POISON_MEMORY_REGION(p + head, static_cast<size_t>(elements - (p + head)));
-        ASAN_POISON_MEMORY_REGION(elements + bytes, static_cast<size_t>(p + head + extra - (elements + bytes)));
+        char* const end = elements + elementBytes;
+        ASAN_POISON_MEMORY_REGION(head, static_cast<size_t>(elements - head));
+        ASAN_POISON_MEMORY_REGION(end, static_cast<size_t>(p + blockBytes(n) - end));
 #endif
         return reinterpret_cast<T*>(p);
     }
-    void deallocate(T* p, size_t n) { giveSmallBlock(p, n * sizeof(T) + extra, extra - 63); }
+    void deallocate(T* p, size_t n) { giveSmallBlock(p, blockBytes(n), elementBytes); }
 
     template <class U>
     bool operator==(const InlineStorageAllocator<U>&) const
@@ -382,10 +385,9 @@ struct InlineStorage { };
 /// control block; null if there is no memory for it.
 std::shared_ptr<void> allocateInline(size_t bytes)
 {
-    // The control block ends anywhere: up to 63 more bytes reach the next 64-byte boundary.
     void* data = nullptr;
     try {
-        auto block = std::allocate_shared<InlineStorage>(InlineStorageAllocator<InlineStorage>(bytes + 63, &data));
+        auto block = std::allocate_shared<InlineStorage>(InlineStorageAllocator<InlineStorage>(bytes, &data));
         return std::shared_ptr<void>(std::move(block), data);
     } catch (const std::bad_alloc&) {
         return nullptr;

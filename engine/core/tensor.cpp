@@ -69,8 +69,10 @@ std::string formatBytes(double bytes)
     return buf;
 }
 
-// AddressSanitizer sees overflows only in memory from malloc: sanitized builds keep every block there.
-constexpr bool kUseArena = !ONNXSCOPE_ASAN;
+// Whether tensor storage is kept in the engine's own caches (the block arena, the small-block caches) and malloc's
+// thresholds are set. AddressSanitizer sees overflows and uses after free only in memory straight from malloc:
+// sanitized builds keep every block there.
+constexpr bool kOwnBlocks = !ONNXSCOPE_ASAN;
 
 /// Address space for the storage cache's blocks, mapped from the system in chunks that ask for transparent huge pages
 /// (madvise(MADV_HUGEPAGE), which Debian's default THP mode "madvise" honours). A debug run keeps every intermediate:
@@ -154,7 +156,7 @@ public:
         // after freeing a mapped block: with large tensors no longer coming from malloc, that took several runs, and
         // until then each debug run of ocr_cls, which keeps ~2 MiB of small tensors, faulted them in again (535 faults,
         // 7 ms a run). These are the values glibc's own adjustment reaches (32 MiB, twice that for trimming).
-        if (kUseArena) {
+        if (kOwnBlocks) {
             mallopt(M_MMAP_THRESHOLD, 32 << 20);
             mallopt(M_TRIM_THRESHOLD, 64 << 20);
         }
@@ -170,7 +172,7 @@ public:
         }
         if (Block block = pop(m_released, bytes); block.p)
             return { block.p, true };
-        if (void* p = kUseArena ? m_arena.allocate(bytes) : nullptr)
+        if (void* p = kOwnBlocks ? m_arena.allocate(bytes) : nullptr)
             return { p, true };
         return { std::aligned_alloc(64, bytes), false };
     }
@@ -258,7 +260,7 @@ public:
     /// This thread's cache; null once the thread has destroyed it (blocks freed later go straight back to malloc).
     static SmallBlockCache* forThisThread()
     {
-        if (!kUseArena || t_gone)
+        if (!kOwnBlocks || t_gone)
             return nullptr;
         thread_local SmallBlockCache cache;
         return &cache;
@@ -448,27 +450,20 @@ std::shared_ptr<void> allocateStorage(DataType type, int64_t count, const Shape&
     const bool cached = bytes >= StorageCache::kMinBytes;
     if (cached)
         bytes = (bytes + 4095) / 4096 * 4096;
-    const auto outOfMemory = [&] {
-        return Error("out of memory allocating tensor " + std::string(dataTypeName(type)) + shapeToString(shape) + " ("
-            + formatBytes(static_cast<double>(n * elem)) + ")");
-    };
+    std::shared_ptr<void> storage;
     if (!cached) {
-        std::shared_ptr<void> storage = allocateInline(bytes);
-        if (!storage)
-            throw outOfMemory();
-        if (zeroed)
-            std::memset(storage.get(), 0, bytes);
-        return storage;
+        storage = allocateInline(bytes);
+    } else if (const std::pair<void*, bool> block = storageCache().take(bytes); block.first) {
+        // Not a structured binding: the deleter captures `arena`, which clang 14 does not allow for one.
+        const bool arena = block.second;
+        storage = std::shared_ptr<void>(block.first, [bytes, arena](void* q) { storageCache().give(q, bytes, arena); });
     }
-    // Not a structured binding: the deleter captures `arena`, which clang 14 does not allow for one.
-    const std::pair<void*, bool> block = storageCache().take(bytes);
-    void* p = block.first;
-    const bool arena = block.second;
-    if (!p)
-        throw outOfMemory();
+    if (!storage)
+        throw Error("out of memory allocating tensor " + std::string(dataTypeName(type)) + shapeToString(shape) + " ("
+            + formatBytes(static_cast<double>(n * elem)) + ")");
     if (zeroed)
-        std::memset(p, 0, bytes);
-    return std::shared_ptr<void>(p, [bytes, arena](void* q) { storageCache().give(q, bytes, arena); });
+        std::memset(storage.get(), 0, bytes);
+    return storage;
 }
 
 namespace {

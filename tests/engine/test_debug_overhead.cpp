@@ -117,9 +117,10 @@ private slots:
             qInfo("%s: %.2f allocations per node in a plain run, %.2f in a debug run", inIf ? "If branch" : "main graph",
                 plain, debug);
             // A plain run writes each Add over its dying input; a debug run keeps every output, so it allocates each
-            // one: its storage (one block with the shared_ptr's control block) and its shape, 2. Nothing else per node: the recorded value's name
-            // is a view of the graph's and its frame path is shared by the frame's values (both past the
-            // short-string buffer here), and there are no path strings for events and no per-node vectors.
+            // one: its storage (one block with the shared_ptr's control block) and its shape, 2. Nothing else per
+            // node: the recorded value's name is a view of the graph's and its frame path is shared by the frame's
+            // values (both past the short-string buffer here), and there are no path strings for events and no
+            // per-node vectors.
             QVERIFY2(debug <= plain + 2.05,
                 qPrintable(QString("debug: %1 allocations per node, plain %2").arg(debug).arg(plain)));
         }

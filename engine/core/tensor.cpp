@@ -249,7 +249,7 @@ private:
 class SmallBlockCache {
 public:
     static constexpr size_t kLimit = size_t(16) << 20;
-    static constexpr size_t kClasses = StorageCache::kMinBytes / 64; // blocks of n * 64 element bytes, n < kClasses
+    static constexpr size_t kClasses = StorageCache::kMinBytes / 64; // n * 64 element bytes (0: shapes)
 
     ~SmallBlockCache()
     {
@@ -468,9 +468,32 @@ std::shared_ptr<void> allocateStorage(DataType type, int64_t count, const Shape&
 
 namespace {
 
+/// The allocator of tensors' shared shapes: blocks from the thread's SmallBlockCache, in the size class that tensors'
+/// elements never use (they take 64 bytes or more). A debug run keeps every output's shape until its end; with malloc,
+/// each took a block from its slow path once its thread cache of 7 blocks of that size was empty.
+template <class T>
+struct ShapeBlockAllocator {
+    using value_type = T;
+    static constexpr size_t kElementBytes = 0; // SmallBlockCache's size class 0, which holds these blocks only
+
+    ShapeBlockAllocator() = default;
+    template <class U>
+    ShapeBlockAllocator(const ShapeBlockAllocator<U>&)
+    {
+    }
+    T* allocate(size_t n) { return static_cast<T*>(takeSmallBlock(n * sizeof(T), kElementBytes)); }
+    void deallocate(T* p, size_t n) { giveSmallBlock(p, n * sizeof(T), kElementBytes); }
+    template <class U>
+    bool operator==(const ShapeBlockAllocator<U>&) const
+    {
+        return true;
+    }
+};
+
 std::shared_ptr<const Shape> sharedShape(Shape shape)
 {
-    return shape.empty() ? nullptr : std::make_shared<const Shape>(std::move(shape));
+    return shape.empty() ? nullptr
+                         : std::allocate_shared<const Shape>(ShapeBlockAllocator<const Shape>(), std::move(shape));
 }
 
 } // namespace

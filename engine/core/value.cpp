@@ -102,6 +102,8 @@ const Tensor* Value::heldTensor() const
 
 size_t Value::byteSize() const
 {
+    if (const Tensor* t = std::get_if<Tensor>(&m_data)) // the common case first: the debugger asks after every node
+        return t->byteSize();
     switch (kind()) {
     case Kind::Tensor:
         return tensor().byteSize();

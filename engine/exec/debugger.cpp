@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "engine/exec/debugger.h"
 
+#include "engine/core/spare_vectors.h"
 #include "engine/exec/value_checks.h"
 
 #include <algorithm>
@@ -43,8 +44,24 @@ const std::string& emptyText()
 namespace {
 bool isDebugNode(const Node& node)
 {
-    return node.opType == "DEBUG" && (node.domain == "mlprodict" || node.domain == "DEBUG");
+    // string_view compares the lengths first: this runs after every node.
+    return std::string_view(node.opType) == "DEBUG" && (node.domain == "mlprodict" || node.domain == "DEBUG");
 }
+/// Values a run records if each graph (the main graph, each subgraph and function body) runs once: its inputs and
+/// its nodes' outputs.
+size_t recordsOfOneRun(const Graph& graph)
+{
+    size_t n = graph.inputs().size();
+    for (const Node& node : graph.nodes()) {
+        n += node.outputs.size();
+        for (const auto& [name, subgraph] : node.subgraphs)
+            n += subgraph ? recordsOfOneRun(*subgraph) : 0;
+        if (node.functionBody)
+            n += recordsOfOneRun(*node.functionBody);
+    }
+    return n;
+}
+
 } // namespace
 
 Debugger::Debugger(std::shared_ptr<const Program> program, DebuggerOptions options)
@@ -54,15 +71,21 @@ Debugger::Debugger(std::shared_ptr<const Program> program, DebuggerOptions optio
 {
     m_session.options().freeDeadValues = false;
     m_session.addObserver(this);
+    m_recordCapacity = recordsOfOneRun(m_program->model().graph());
 }
 
-Debugger::~Debugger() { m_session.removeObserver(this); }
+Debugger::~Debugger()
+{
+    m_session.removeObserver(this);
+    SpareVectors<RecordedValue>::give(m_values);
+}
 
 void Debugger::start(const std::map<std::string, Value>& inputs)
 {
     m_values.clear();
     m_forgotten = 0;
     m_frameRecords.clear();
+    m_path = nullptr;
     m_recordedBytes = 0;
     m_firstKept = 0;
     m_sequence = 0;
@@ -72,11 +95,12 @@ void Debugger::start(const std::map<std::string, Value>& inputs)
     const Frame& main = m_session.frame(0);
     SharedText mainPath(m_session.framePath());
     m_frameRecords[main.id] = { 0, -1, -1, mainPath };
-    // Room for the main graph's inputs and node outputs, each recorded once (not its initializers, never recorded).
-    size_t recorded = main.graph().inputs().size();
-    for (const Node& node : main.graph().nodes())
-        recorded += node.outputs.size();
-    m_values.reserve(recorded);
+    // Room for the values of every graph run once (not initializers, never recorded), in a block kept from an earlier
+    // debugger when there is one.
+    if (m_values.capacity() < m_recordCapacity) {
+        SpareVectors<RecordedValue>::give(m_values);
+        m_values = SpareVectors<RecordedValue>::take(m_recordCapacity);
+    }
     for (ValueId id : main.graph().inputs())
         record({ 0, main.id, mainPath, &main.graph(), -1, main.graph().value(id).name,
             main.values[static_cast<size_t>(id)], false, nullptr, -1 });
@@ -160,8 +184,13 @@ std::vector<const RecordedValue*> Debugger::tracePoints() const
 
 void Debugger::record(RecordedValue value)
 {
-    m_recordedBytes += value.value.byteSize();
     m_values.push_back(std::move(value));
+    recorded();
+}
+
+void Debugger::recorded()
+{
+    m_recordedBytes += m_values.back().value.byteSize();
     while (m_recordedBytes > m_options.memoryBudget && m_firstKept + 1 < m_values.size()) {
         auto& old = m_values[m_firstKept++];
         if (old.dropped)
@@ -223,6 +252,7 @@ void Debugger::forgetOldIterations(const Frame& entered)
         return true;
     });
     std::erase_if(m_frameRecords, [&](const auto& kv) { return isDead(kv.first); });
+    m_path = nullptr;
     m_firstKept = 0;
 }
 
@@ -231,15 +261,31 @@ void Debugger::afterNode(const NodeEvent& event)
     ++m_sequence;
     const Node& node = event.node;
     const bool debugNode = isDebugNode(node);
-    // The frame's path, made once when the frame was entered (frameEntered, start).
-    const auto frameRecord = m_frameRecords.find(event.frame.id);
-    const SharedText path = frameRecord != m_frameRecords.end() ? frameRecord->second.path : SharedText(event.framePath);
+    // The frame's path, made once when the frame was entered (frameEntered, start); the last frame's is at hand.
+    if (event.frame.id != m_pathFrameId || !m_path) {
+        auto frameRecord = m_frameRecords.find(event.frame.id);
+        if (frameRecord == m_frameRecords.end())
+            frameRecord = m_frameRecords.emplace(event.frame.id, FrameRecord { event.frame.parentFrameId,
+                event.frame.ownerNode, event.frame.iteration, SharedText(event.framePath) }).first;
+        m_pathFrameId = event.frame.id;
+        m_path = &frameRecord->second.path;
+    }
+    const SharedText& path = *m_path;
     for (size_t i = 0; i < node.outputs.size(); ++i) {
         if (node.outputs[i] == kNoValue)
             continue;
-        record({ m_sequence, event.frame.id, path, &event.frame.graph(), node.id,
-            event.frame.graph().value(node.outputs[i]).name, event.outputs[i], false, debugNode ? &node : nullptr,
-            event.frame.iteration });
+        // Filled in place: no temporary to move and destroy after every node.
+        RecordedValue& r = m_values.emplace_back();
+        r.sequence = m_sequence;
+        r.frameId = event.frame.id;
+        r.framePath = path;
+        r.graph = &event.frame.graph();
+        r.producer = node.id;
+        r.name = event.frame.graph().value(node.outputs[i]).name;
+        r.value = event.outputs[i];
+        r.tracePoint = debugNode ? &node : nullptr;
+        r.iteration = event.frame.iteration;
+        recorded();
     }
 
     m_afterStop.reset();
@@ -293,7 +339,7 @@ std::optional<StopInfo> Debugger::checkBeforeNode(const Node& node, const std::s
 {
     // Built only when stopping: this runs before every node of a debug run.
     const auto where = [&] { return m_session.framePath() + " / " + node.displayName(); };
-    if (node.opType == "YieldOp")
+    if (std::string_view(node.opType) == "YieldOp")
         return makeStop(StopReason::YieldOp, "YieldOp " + where() + " is about to run: supply its outputs or continue");
     if (!runToName.empty() && node.hasDisplayName(runToName))
         return makeStop(StopReason::RunToReached, "reached " + where());

@@ -184,6 +184,8 @@ private:
     std::optional<StopInfo> checkBeforeNode(const Node& node, const std::string& runToName);
     std::optional<StopInfo> checkAfterNode();
     void record(RecordedValue value);
+    /// Counts the value just added to m_values and drops the oldest ones beyond the memory budget.
+    void recorded();
     void forgetOldIterations(const Frame& entered);
 
     void afterNode(const NodeEvent& event) override;
@@ -197,6 +199,9 @@ private:
         SharedText path;
     };
     std::unordered_map<uint64_t, FrameRecord> m_frameRecords;
+    /// The path of the frame whose node completed last (in m_frameRecords, whose elements do not move), and its id.
+    const SharedText* m_path = nullptr;
+    uint64_t m_pathFrameId = 0;
 
     std::shared_ptr<const Program> m_program;
     DebuggerOptions m_options;
@@ -213,6 +218,7 @@ private:
     size_t m_forgotten = 0;
     static constexpr size_t kMaxDroppedEntries = 100000;
     uint64_t m_sequence = 0;
+    size_t m_recordCapacity = 0; // values recorded when every graph runs once, reserved by start()
     // Set by afterNode for checkAfterNode():
     std::optional<StopInfo> m_afterStop;
 };

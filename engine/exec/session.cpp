@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "engine/exec/session.h"
 
+#include "engine/core/spare_vectors.h"
+
 #include <algorithm>
 
 namespace onnxscope {
@@ -35,6 +37,8 @@ std::string nodeFailureMessage(const Node& node, const std::exception& e)
 }
 
 } // namespace
+
+Frame::~Frame() { SpareVectors<Value>::give(values); }
 
 std::string describeValue(const Graph& graph, ValueId id)
 {
@@ -113,7 +117,8 @@ void Session::pushFrame(const Plan& plan, std::vector<Value> inputs, std::string
         frame->parentFrameId = m_frames.back()->id;
         frame->ownerNode = static_cast<NodeId>(m_frames.back()->pc);
     }
-    frame->values = plan.constants;
+    frame->values = SpareVectors<Value>::take(plan.constants.size());
+    frame->values.assign(plan.constants.begin(), plan.constants.end());
     const auto& graphInputs = graph.inputs();
     for (size_t i = 0; i < graphInputs.size(); ++i) {
         ValueId id = graphInputs[i];
@@ -275,7 +280,7 @@ Session::StepResult Session::runNode(Frame& frame)
         for (uint32_t i : frame.plan->donatedInputs[frame.pc])
             frame.values[static_cast<size_t>(node.inputs[i])] = Value();
     std::vector<std::optional<Value>> overrides;
-    if (node.opType == "YieldOp") {
+    if (std::string_view(node.opType) == "YieldOp") {
         overrides.resize(node.outputs.size());
         for (size_t i = 0; i < node.outputs.size(); ++i) {
             if (node.outputs[i] == kNoValue)
@@ -370,6 +375,23 @@ Session::StepResult Session::continuePending(Frame& frame)
     return finishNode(frame, node, frame.pendingStart);
 }
 
+std::span<const Value> Session::eventOutputs(const Frame& frame, const Node& node)
+{
+    // Most nodes' outputs are consecutive values of the frame (one output, or several made in order): the event views
+    // them where they are, without copying each Value (a reference count up and down per output).
+    const auto& outputs = node.outputs;
+    bool consecutive = !outputs.empty() && outputs[0] != kNoValue;
+    for (size_t i = 1; consecutive && i < outputs.size(); ++i)
+        consecutive = outputs[i] == outputs[0] + static_cast<ValueId>(i);
+    if (consecutive)
+        return { frame.values.data() + outputs[0], outputs.size() };
+    m_eventOutputs.assign(outputs.size(), Value()); // a reused buffer: no allocation per node
+    for (size_t i = 0; i < outputs.size(); ++i)
+        if (outputs[i] != kNoValue)
+            m_eventOutputs[i] = frame.values[static_cast<size_t>(outputs[i])];
+    return m_eventOutputs;
+}
+
 Session::StepResult Session::finishNode(Frame& frame, const Node& node, std::chrono::steady_clock::time_point started)
 {
     if (!m_observers.empty()) {
@@ -377,11 +399,7 @@ Session::StepResult Session::finishNode(Frame& frame, const Node& node, std::chr
         const auto elapsed = m_timed && started != std::chrono::steady_clock::time_point()
             ? std::chrono::steady_clock::now() - started
             : std::chrono::nanoseconds(0);
-        m_eventOutputs.assign(node.outputs.size(), Value()); // a reused buffer: no allocation per node
-        for (size_t i = 0; i < node.outputs.size(); ++i)
-            if (node.outputs[i] != kNoValue)
-                m_eventOutputs[i] = frame.values[static_cast<size_t>(node.outputs[i])];
-        NodeEvent ev { node, frame, m_frames.size(), m_inputs, m_eventOutputs,
+        NodeEvent ev { node, frame, m_frames.size(), m_inputs, eventOutputs(frame, node),
             std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed), m_path };
         for (auto* o : m_observers)
             o->afterNode(ev);

@@ -32,6 +32,12 @@ struct Frame {
     std::vector<Value> pendingOutputs;
     std::chrono::steady_clock::time_point pendingStart;
 
+    Frame() = default;
+    Frame(const Frame&) = delete;
+    Frame& operator=(const Frame&) = delete;
+    /// Gives `values`' memory to the thread's next frame (engine/exec/session.cpp).
+    ~Frame();
+
     const Graph& graph() const { return *plan->graph; }
     bool atEnd() const { return pc >= plan->graph->nodes().size(); }
 };
@@ -142,6 +148,9 @@ private:
     StepResult runFused(Frame& frame, const Node& node, const FusedStep& step);
     StepResult continuePending(Frame& frame);
     StepResult finishNode(Frame& frame, const Node& node, std::chrono::steady_clock::time_point started);
+    /// The node's outputs for NodeEvent::outputs, valid until the next node: a view of the frame's values when they
+    /// are consecutive there, else copies in m_eventOutputs.
+    std::span<const Value> eventOutputs(const Frame& frame, const Node& node);
     [[noreturn]] void fail(const Node* node, const std::string& message);
     void gatherInputs(const Frame& frame, const Node& node, std::vector<Value>& inputs) const;
 

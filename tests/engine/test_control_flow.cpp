@@ -235,6 +235,41 @@ private slots:
         QCOMPARE(accByIteration[2], (std::vector<float> { 8, 15 }));
     }
 
+    void everyRecordedValueNamesTheFrameThatMadeIt()
+    {
+        // The debugger keeps the last frame's path at hand between nodes: values made in a body, in the If inside it,
+        // back in the body and in the main graph must each still name their own frame, in the first run and after a
+        // restart (which clears the frames it knew).
+        Debugger dbg(compile(kLoopWithIf));
+        for (int run = 0; run < 2; ++run) {
+            dbg.start(inputs());
+            dbg.continueRun();
+            QVERIFY(dbg.finished());
+            size_t inMain = 0, inBody = 0;
+            std::vector<std::string> branchPaths;
+            for (const auto& v : dbg.values()) {
+                const std::string& path = v.framePath;
+                if (v.graph->name() == "agraph") {
+                    QCOMPARE(path, std::string("main"));
+                    ++inMain;
+                } else if (v.graph->name() == "loop_body") {
+                    QCOMPARE(path, "main / Loop \"Loop_2\" iteration " + std::to_string(v.iteration));
+                    ++inBody;
+                } else {
+                    branchPaths.push_back(path); // an If's frame is not an iteration: v.iteration is -1 there
+                }
+            }
+            // main: x and the outputs of two Constants and the Loop; each body: its 3 inputs and 5 nodes' outputs; each
+            // branch: its one node's output.
+            QCOMPARE(inMain, size_t(1 + 2 + 2));
+            QCOMPARE(inBody, size_t(3 * (3 + 5)));
+            QCOMPARE(branchPaths,
+                (std::vector<std::string> { "main / Loop \"Loop_2\" iteration 0 / If \"If_3\" else_branch",
+                    "main / Loop \"Loop_2\" iteration 1 / If \"If_3\" then_branch",
+                    "main / Loop \"Loop_2\" iteration 2 / If \"If_3\" then_branch" }));
+        }
+    }
+
     void iterationRetentionBoundsMemory()
     {
         const std::string text = R"(<ir_version: 8, opset_import: ["" : 17]>

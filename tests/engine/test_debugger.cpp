@@ -2,6 +2,9 @@
 // The debugger through its public API: stepping order, breakpoints, hooks, DEBUG/YieldOp, runTo, reset, failures.
 #include "engine/exec/debugger.h"
 
+#include <onnx/defs/parser.h>
+#include <onnx/onnx_pb.h>
+
 #include <QtTest>
 
 using namespace onnxscope;
@@ -198,6 +201,51 @@ private slots:
         QCOMPARE(rec.inputCounts[0], size_t(2));
         QCOMPARE(rec.inputCounts[2], size_t(1));
         dbg.removeObserver(&rec);
+    }
+
+    void hooksSeeEveryOutputOfNodesWithSeveral()
+    {
+        // Split's three outputs are consecutive values of the frame, which events view in place; TopK's first output is
+        // left out (""), so its event copies the outputs it has and shows none for the other.
+        auto proto = std::make_unique<onnx::ModelProto>();
+        const char* text = R"(<ir_version: 8, opset_import: ["" : 18]>
+agraph (float[6] x) => (float[2] a, float[2] b, float[2] c, int64[2] idx) {
+    a, b, c = Split <num_outputs = 3> (x)
+    k = Constant <value = int64[1] {2}> ()
+    top, idx = TopK(x, k)
+})";
+        QVERIFY(onnx::OnnxParser::Parse(*proto, text).IsOK());
+        proto->mutable_graph()->mutable_node(2)->set_output(0, "");
+        Debugger dbg(std::make_shared<Program>(Model::fromProto(std::move(proto), {}, "multi")));
+        struct Outputs : SessionObserver {
+            std::map<std::string, std::vector<std::optional<std::vector<float>>>> byOp;
+            void afterNode(const NodeEvent& e) override
+            {
+                auto& outs = byOp[e.node.opType];
+                for (const Value& v : e.outputs) {
+                    if (v.isNone())
+                        outs.push_back(std::nullopt);
+                    else if (v.tensor().dtype() == DataType::Int64)
+                        outs.push_back(std::vector<float>(v.tensor().data<int64_t>().begin(), v.tensor().data<int64_t>().end()));
+                    else
+                        outs.push_back(values(v));
+                }
+            }
+        } seen;
+        dbg.addObserver(&seen);
+        dbg.start({ { "x", Tensor::vector1D<float>({ 5, 1, 4, 2, 6, 3 }) } });
+        dbg.continueRun();
+        QVERIFY(dbg.finished());
+        using Floats = std::vector<float>;
+        QCOMPARE(seen.byOp["Split"].size(), size_t(3));
+        QCOMPARE(seen.byOp["Split"][0], std::optional<Floats>(Floats { 5, 1 }));
+        QCOMPARE(seen.byOp["Split"][1], std::optional<Floats>(Floats { 4, 2 }));
+        QCOMPARE(seen.byOp["Split"][2], std::optional<Floats>(Floats { 6, 3 }));
+        QCOMPARE(seen.byOp["TopK"].size(), size_t(2));
+        QVERIFY(!seen.byOp["TopK"][0]);
+        QCOMPARE(seen.byOp["TopK"][1], std::optional<Floats>(Floats { 4, 0 })); // the indices of 6 and 5
+        QCOMPARE(values(dbg.findValue("b")->value), (Floats { 4, 2 }));
+        dbg.removeObserver(&seen);
     }
 
     void nodesAreTimedOnlyForObserversThatReadTheTime()

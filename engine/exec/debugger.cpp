@@ -274,17 +274,10 @@ void Debugger::afterNode(const NodeEvent& event)
     for (size_t i = 0; i < node.outputs.size(); ++i) {
         if (node.outputs[i] == kNoValue)
             continue;
-        // Filled in place: no temporary to move and destroy after every node.
-        RecordedValue& r = m_values.emplace_back();
-        r.sequence = m_sequence;
-        r.frameId = event.frame.id;
-        r.framePath = path;
-        r.graph = &event.frame.graph();
-        r.producer = node.id;
-        r.name = event.frame.graph().value(node.outputs[i]).name;
-        r.value = event.outputs[i];
-        r.tracePoint = debugNode ? &node : nullptr;
-        r.iteration = event.frame.iteration;
+        // Made in place: no temporary to move and destroy after every node.
+        m_values.emplace_back(m_sequence, event.frame.id, path, &event.frame.graph(), node.id,
+            event.frame.graph().value(node.outputs[i]).name, event.outputs[i], false, debugNode ? &node : nullptr,
+            event.frame.iteration);
         recorded();
     }
 
@@ -372,8 +365,11 @@ StopInfo Debugger::runUntil(const StopPredicate& stopAfter, const std::string& r
     // Resuming from a stop skips the checks at the node we are sitting at, except right after start().
     bool skipChecks = !m_freshStart;
     m_freshStart = false;
+    // Without breakpoints or a node to run to, only a YieldOp stops before it runs.
+    const bool checkEachNode = !m_breakpoints.empty() || !runToName.empty();
     while (true) {
-        if (const Node* next = m_session.nextNode(); next && !skipChecks) {
+        if (const Node* next = m_session.nextNode();
+            next && !skipChecks && (checkEachNode || std::string_view(next->opType) == "YieldOp")) {
             if (auto stop = checkBeforeNode(*next, runToName))
                 return *stop;
         }

@@ -97,6 +97,24 @@ private:
 /// the value itself: the name is a view of the graph's (valid while the model is, which the debugger and the UI's
 /// snapshots hold) and the frame path is shared by every value of the frame.
 struct RecordedValue {
+    RecordedValue() = default;
+    /// Every field (a constructor rather than aggregate initialisation, so that the debugger's emplace_back after each
+    /// node neither zeroes the entry first nor moves a temporary into it).
+    RecordedValue(uint64_t sequence, uint64_t frameId, const SharedText& framePath, const Graph* graph, NodeId producer,
+        StringRef name, const Value& value, bool dropped, const Node* tracePoint, int64_t iteration)
+        : sequence(sequence)
+        , frameId(frameId)
+        , framePath(framePath)
+        , graph(graph)
+        , producer(producer)
+        , name(name)
+        , value(value)
+        , dropped(dropped)
+        , tracePoint(tracePoint)
+        , iteration(iteration)
+    {
+    }
+
     uint64_t sequence = 0; // execution order of the producing node
     uint64_t frameId = 0;
     SharedText framePath;

@@ -15,6 +15,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -314,6 +315,26 @@ private slots:
         std::vector<std::shared_ptr<int>> huge = Spare::take(Spare::kMaxElements + 1);
         Spare::give(huge);
         QVERIFY(Spare::take(10).capacity() < Spare::kMaxElements);
+        // At most kMaxBytes in all: of six vectors of a little more than a quarter of it each, three are kept (told
+        // apart from new ones by their capacities). Elements of 1 KiB, so that kMaxElements does not decide first.
+        {
+            using Block = std::array<uint64_t, 128>;
+            using LargeSpare = SpareVectors<Block>;
+            constexpr size_t quarter = LargeSpare::kMaxBytes / 4 / sizeof(Block);
+            static_assert(quarter + 6 <= LargeSpare::kMaxElements);
+            std::vector<std::vector<Block>> large;
+            for (size_t i = 1; i <= 6; ++i)
+                large.push_back(LargeSpare::take(quarter + i));
+            for (auto& l : large)
+                LargeSpare::give(l);
+            size_t kept = 0;
+            std::vector<std::vector<Block>> back;
+            for (int i = 0; i < 6; ++i) {
+                back.push_back(LargeSpare::take(quarter));
+                kept += back.back().capacity() > quarter ? 1 : 0;
+            }
+            QCOMPARE(kept, size_t(3));
+        }
         // At most kMaxKept are kept: told apart by their capacities, as malloc may hand out a freed block's address.
         std::vector<std::vector<std::shared_ptr<int>>> many;
         for (size_t i = 1; i <= Spare::kMaxKept + 4; ++i)

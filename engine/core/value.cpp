@@ -102,11 +102,10 @@ const Tensor* Value::heldTensor() const
 
 size_t Value::byteSize() const
 {
-    if (const Tensor* t = std::get_if<Tensor>(&m_data)) // the common case first: the debugger asks after every node
+    // Every tensor, first (the debugger asks after every node); an undefined one has no elements.
+    if (const Tensor* t = std::get_if<Tensor>(&m_data))
         return t->byteSize();
     switch (kind()) {
-    case Kind::Tensor:
-        return tensor().byteSize();
     case Kind::Sequence: {
         size_t n = 0;
         for (const auto& item : sequence().items)

@@ -80,6 +80,32 @@ Debugger::~Debugger()
     SpareVectors<RecordedValue>::give(m_values);
 }
 
+template <class... Args>
+void Debugger::record(Args&&... args)
+{
+    m_values.emplace_back(std::forward<Args>(args)...);
+    countLastAndKeepToBudget();
+}
+
+void Debugger::countLastAndKeepToBudget()
+{
+    m_recordedBytes += m_values.back().value.byteSize();
+    while (m_recordedBytes > m_options.memoryBudget && m_firstKept + 1 < m_values.size()) {
+        auto& old = m_values[m_firstKept++];
+        if (old.dropped)
+            continue;
+        m_recordedBytes -= old.value.byteSize();
+        old.value = Value();
+        old.dropped = true;
+    }
+    // Dropped entries still cost their names; past a bound they are forgotten and only counted.
+    if (m_firstKept > kMaxDroppedEntries) {
+        m_forgotten += m_firstKept;
+        m_values.erase(m_values.begin(), m_values.begin() + static_cast<std::ptrdiff_t>(m_firstKept));
+        m_firstKept = 0;
+    }
+}
+
 void Debugger::start(const std::map<std::string, Value>& inputs)
 {
     m_values.clear();
@@ -102,8 +128,8 @@ void Debugger::start(const std::map<std::string, Value>& inputs)
         m_values = SpareVectors<RecordedValue>::take(m_recordCapacity);
     }
     for (ValueId id : main.graph().inputs())
-        record({ 0, main.id, mainPath, &main.graph(), -1, main.graph().value(id).name,
-            main.values[static_cast<size_t>(id)], false, nullptr, -1 });
+        record(0, main.id, mainPath, &main.graph(), -1, main.graph().value(id).name,
+            main.values[static_cast<size_t>(id)], false, nullptr, -1);
     m_freshStart = true;
     m_lastStop = {};
     m_lastStop.reason = StopReason::Step;
@@ -182,31 +208,6 @@ std::vector<const RecordedValue*> Debugger::tracePoints() const
     return out;
 }
 
-void Debugger::record(RecordedValue value)
-{
-    m_values.push_back(std::move(value));
-    recorded();
-}
-
-void Debugger::recorded()
-{
-    m_recordedBytes += m_values.back().value.byteSize();
-    while (m_recordedBytes > m_options.memoryBudget && m_firstKept + 1 < m_values.size()) {
-        auto& old = m_values[m_firstKept++];
-        if (old.dropped)
-            continue;
-        m_recordedBytes -= old.value.byteSize();
-        old.value = Value();
-        old.dropped = true;
-    }
-    // Dropped entries still cost their names; past a bound they are forgotten and only counted.
-    if (m_firstKept > kMaxDroppedEntries) {
-        m_forgotten += m_firstKept;
-        m_values.erase(m_values.begin(), m_values.begin() + static_cast<std::ptrdiff_t>(m_firstKept));
-        m_firstKept = 0;
-    }
-}
-
 void Debugger::frameEntered(const Frame& frame, const std::string& framePath)
 {
     SharedText path(framePath);
@@ -214,8 +215,8 @@ void Debugger::frameEntered(const Frame& frame, const std::string& framePath)
     if (frame.iteration >= 0 && m_options.iterationRetention != IterationRetention::All)
         forgetOldIterations(frame);
     for (ValueId id : frame.graph().inputs())
-        record({ m_sequence, frame.id, path, &frame.graph(), -1, frame.graph().value(id).name,
-            frame.values[static_cast<size_t>(id)], false, nullptr, frame.iteration });
+        record(m_sequence, frame.id, path, &frame.graph(), -1, frame.graph().value(id).name,
+            frame.values[static_cast<size_t>(id)], false, nullptr, frame.iteration);
 }
 
 void Debugger::forgetOldIterations(const Frame& entered)
@@ -274,11 +275,9 @@ void Debugger::afterNode(const NodeEvent& event)
     for (size_t i = 0; i < node.outputs.size(); ++i) {
         if (node.outputs[i] == kNoValue)
             continue;
-        // Made in place: no temporary to move and destroy after every node.
-        m_values.emplace_back(m_sequence, event.frame.id, path, &event.frame.graph(), node.id,
+        record(m_sequence, event.frame.id, path, &event.frame.graph(), node.id,
             event.frame.graph().value(node.outputs[i]).name, event.outputs[i], false, debugNode ? &node : nullptr,
             event.frame.iteration);
-        recorded();
     }
 
     m_afterStop.reset();

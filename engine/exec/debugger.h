@@ -201,9 +201,12 @@ private:
     StopInfo makeStop(StopReason reason, std::string message, int breakpointId = 0);
     std::optional<StopInfo> checkBeforeNode(const Node& node, const std::string& runToName);
     std::optional<StopInfo> checkAfterNode();
-    void record(RecordedValue value);
-    /// Counts the value just added to m_values and drops the oldest ones beyond the memory budget.
-    void recorded();
+    /// Adds a value, made in place from RecordedValue's constructor arguments (no temporary to move and destroy after
+    /// every node), and drops the oldest ones beyond the memory budget. Defined in debugger.cpp, its only user.
+    template <class... Args>
+    void record(Args&&... args);
+    /// Counts the value record() added last and drops the oldest ones beyond the memory budget (not a template).
+    void countLastAndKeepToBudget();
     void forgetOldIterations(const Frame& entered);
 
     void afterNode(const NodeEvent& event) override;

@@ -171,13 +171,22 @@ std::vector<std::string> Session::outputNames() const
     return names;
 }
 
-void Session::gatherInputs(const Frame& frame, const Node& node, std::vector<Value>& inputs) const
+void Session::gatherInputs(const Frame& frame, const Node& node)
 {
-    inputs.resize(node.inputs.size());
+    static const Value none;
+    m_inputRefs.resize(node.inputs.size());
     for (size_t i = 0; i < node.inputs.size(); ++i) {
-        ValueId id = node.inputs[i];
-        inputs[i] = id == kNoValue ? Value() : frame.values[static_cast<size_t>(id)];
+        const ValueId id = node.inputs[i];
+        m_inputRefs[i] = id == kNoValue ? &none : &frame.values[static_cast<size_t>(id)];
     }
+}
+
+std::span<const Value* const> Session::refsTo(const std::vector<Value>& values)
+{
+    m_inputRefs.resize(values.size());
+    for (size_t i = 0; i < values.size(); ++i)
+        m_inputRefs[i] = &values[i];
+    return m_inputRefs;
 }
 
 void Session::fail(const Node* node, const std::string& message)
@@ -237,9 +246,9 @@ Session::StepResult Session::runNode(Frame& frame)
     const Kernel* kernel = frame.plan->kernels[frame.pc].get();
     const bool observed = !m_observers.empty();
     const std::string& path = m_path;
-    gatherInputs(frame, node, m_inputs);
+    gatherInputs(frame, node);
     if (observed) {
-        NodeEvent ev { node, frame, m_frames.size(), m_inputs, {}, {}, path };
+        NodeEvent ev { node, frame, m_frames.size(), m_inputRefs, {}, {}, path };
         for (auto* o : m_observers)
             o->beforeNode(ev);
     }
@@ -256,7 +265,9 @@ Session::StepResult Session::runNode(Frame& frame)
         return finishNode(frame, node, started);
     }
     if (const auto* sub = dynamic_cast<const SubgraphKernel*>(kernel)) {
-        frame.pendingInputs = m_inputs;
+        frame.pendingInputs.resize(m_inputRefs.size());
+        for (size_t i = 0; i < m_inputRefs.size(); ++i)
+            frame.pendingInputs[i] = *m_inputRefs[i];
         frame.pendingOutputs.assign(node.outputs.size(), Value());
         frame.pendingStart = started;
         try {
@@ -266,7 +277,7 @@ Session::StepResult Session::runNode(Frame& frame)
             std::string message = std::string(e.what()).rfind(node.label(), 0) == 0
                 ? e.what()
                 : node.label() + ": " + e.what();
-            NodeEvent ev { node, frame, m_frames.size(), frame.pendingInputs, {}, {}, framePath() };
+            NodeEvent ev { node, frame, m_frames.size(), refsTo(frame.pendingInputs), {}, {}, framePath() };
             for (auto* o : m_observers)
                 o->nodeFailed(ev, message);
             fail(&node, message);
@@ -275,10 +286,15 @@ Session::StepResult Session::runNode(Frame& frame)
     }
 
     m_results.assign(node.outputs.size(), Value());
-    // A plain run gives the kernel the inputs that die here, so that it may write its output over them.
-    if (plain)
-        for (uint32_t i : frame.plan->donatedInputs[frame.pc])
-            frame.values[static_cast<size_t>(node.inputs[i])] = Value();
+    // A plain run gives the kernel the inputs that die here, so that it may write its output over them: moved out
+    // of the frame, each is then held only here (a donated input appears once among the node's inputs).
+    if (plain && !frame.plan->donatedInputs[frame.pc].empty()) {
+        m_inputs.resize(node.inputs.size());
+        for (uint32_t i : frame.plan->donatedInputs[frame.pc]) {
+            m_inputs[i] = std::move(frame.values[static_cast<size_t>(node.inputs[i])]);
+            m_inputRefs[i] = &m_inputs[i];
+        }
+    }
     std::vector<std::optional<Value>> overrides;
     if (std::string_view(node.opType) == "YieldOp") {
         overrides.resize(node.outputs.size());
@@ -296,8 +312,10 @@ Session::StepResult Session::runNode(Frame& frame)
     try {
         if (!kernel)
             throw Error("no kernel");
-        KernelContext ctx(node, m_inputs, m_results, m_options.threadPool, overrides.empty() ? nullptr : &overrides,
+        KernelContext ctx(node, m_inputRefs, m_results, m_options.threadPool, overrides.empty() ? nullptr : &overrides,
             &m_options.limits);
+        if (plain)
+            ctx.giveAway(frame.plan->donatedInputs[frame.pc]);
         kernel->compute(ctx);
         for (size_t i = 0; i < node.outputs.size(); ++i)
             if (node.outputs[i] != kNoValue && m_results[i].isNone())
@@ -305,7 +323,7 @@ Session::StepResult Session::runNode(Frame& frame)
                     + frame.graph().value(node.outputs[i]).name + "\") was not produced");
     } catch (const std::exception& e) {
         const std::string message = nodeFailureMessage(node, e);
-        NodeEvent ev { node, frame, m_frames.size(), m_inputs, {}, {}, path };
+        NodeEvent ev { node, frame, m_frames.size(), m_inputRefs, {}, {}, path };
         for (auto* o : m_observers)
             o->nodeFailed(ev, message);
         fail(&node, message);
@@ -321,7 +339,7 @@ Session::StepResult Session::runFused(Frame& frame, const Node& node, const Fuse
     if (step.kernel) {
         m_results.assign(node.outputs.size(), Value());
         try {
-            KernelContext ctx(node, m_inputs, m_results, m_options.threadPool, nullptr, &m_options.limits);
+            KernelContext ctx(node, m_inputRefs, m_results, m_options.threadPool, nullptr, &m_options.limits);
             step.kernel->compute(ctx);
             if (m_results[0].isNone())
                 throw ctx.error("the fused step produced no output");
@@ -353,7 +371,7 @@ Session::StepResult Session::continuePending(Frame& frame)
     } catch (const std::exception& e) {
         std::string what = e.what();
         std::string message = what.rfind(node.label(), 0) == 0 ? what : node.label() + ": " + what;
-        NodeEvent ev { node, frame, m_frames.size(), frame.pendingInputs, {}, {}, framePath() };
+        NodeEvent ev { node, frame, m_frames.size(), refsTo(frame.pendingInputs), {}, {}, framePath() };
         for (auto* o : m_observers)
             o->nodeFailed(ev, message);
         frame.pending.reset();
@@ -372,6 +390,7 @@ Session::StepResult Session::continuePending(Frame& frame)
     frame.pendingInputs.swap(m_inputs);
     frame.pendingInputs.clear();
     frame.pendingOutputs.clear();
+    refsTo(m_inputs);
     return finishNode(frame, node, frame.pendingStart);
 }
 
@@ -399,12 +418,13 @@ Session::StepResult Session::finishNode(Frame& frame, const Node& node, std::chr
         const auto elapsed = m_timed && started != std::chrono::steady_clock::time_point()
             ? std::chrono::steady_clock::now() - started
             : std::chrono::nanoseconds(0);
-        NodeEvent ev { node, frame, m_frames.size(), m_inputs, eventOutputs(frame, node),
+        NodeEvent ev { node, frame, m_frames.size(), m_inputRefs, eventOutputs(frame, node),
             std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed), m_path };
         for (auto* o : m_observers)
             o->afterNode(ev);
         m_eventOutputs.clear();
     }
+    m_inputs.clear(); // donated inputs the kernel did not write over, or a control-flow node's inputs
     if (m_options.freeDeadValues)
         for (ValueId id : frame.plan->freeAfter[frame.pc])
             frame.values[static_cast<size_t>(id)] = Value();

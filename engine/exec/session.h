@@ -43,12 +43,13 @@ struct Frame {
 };
 
 /// What an observer is told about a node. Inputs and outputs are only valid during the callback; copy the Values
-/// (cheap, shared storage) to keep them.
+/// (cheap, shared storage) to keep them. Inputs are given by address (the frame's own values, not copies); an
+/// omitted input points at a None value.
 struct NodeEvent {
     const Node& node;
     const Frame& frame;
     size_t depth; // 1 for the main graph
-    std::span<const Value> inputs;
+    std::span<const Value* const> inputs;
     std::span<const Value> outputs; // empty in beforeNode
     std::chrono::nanoseconds elapsed { 0 }; // afterNode: wall time of the node, subgraphs included
     const std::string& framePath; // "main / Loop \"loop_0\" iteration 3" (not copied per event)
@@ -152,7 +153,10 @@ private:
     /// are consecutive there, else copies in m_eventOutputs.
     std::span<const Value> eventOutputs(const Frame& frame, const Node& node);
     [[noreturn]] void fail(const Node* node, const std::string& message);
-    void gatherInputs(const Frame& frame, const Node& node, std::vector<Value>& inputs) const;
+    /// Points m_inputRefs at the node's inputs in the frame (no copies: no reference count changes).
+    void gatherInputs(const Frame& frame, const Node& node);
+    /// Points m_inputRefs at `values` and returns them.
+    std::span<const Value* const> refsTo(const std::vector<Value>& values);
 
     std::shared_ptr<const Program> m_program;
     SessionOptions m_options;
@@ -165,7 +169,11 @@ private:
     State m_state = State::Idle;
     Failure m_failure;
     std::map<std::string, Value> m_outputs;
-    std::vector<Value> m_inputs, m_results; // reused buffers for plain nodes
+    std::vector<const Value*> m_inputRefs; // the current node's inputs, for its kernel and its events
+    // Inputs the current node holds itself: those a plain run gives it to write over (moved out of the frame), or a
+    // control-flow node's inputs once it has finished. Emptied after each node.
+    std::vector<Value> m_inputs;
+    std::vector<Value> m_results; // reused buffer for the current node's outputs
     std::vector<Value> m_eventOutputs; // reused buffer for NodeEvent::outputs
     std::string m_path; // framePath(), kept up to date as frames are pushed and popped
 };

@@ -26,6 +26,20 @@ KernelContext::KernelContext(const Node& node, std::span<const Value> inputs, st
 {
 }
 
+KernelContext::KernelContext(const Node& node, std::span<const Value* const> inputs, std::span<Value> outputs,
+    ThreadPool* pool, const std::vector<std::optional<Value>>* outputOverrides, const ExecutionLimits* limits)
+    : m_node(node)
+    , m_inputRefs(inputs)
+    , m_outputs(outputs)
+    , m_pool(pool)
+    , m_overrides(outputOverrides)
+    , m_limits(limits)
+{
+    static const Value* const none = nullptr;
+    if (!m_inputRefs.data()) // an empty span may have no data; keep it marked as given by address
+        m_inputRefs = { &none, 0 };
+}
+
 const ExecutionLimits& KernelContext::limits() const
 {
     static const ExecutionLimits none;
@@ -34,19 +48,19 @@ const ExecutionLimits& KernelContext::limits() const
 
 bool KernelContext::hasInput(size_t i) const
 {
-    if (i >= m_inputs.size())
+    if (i >= inputCount())
         return false;
-    const Value& v = m_inputs[i];
+    const Value& v = inputAt(i);
     return !v.isNone() && !(v.isOptional() && !v.optionalValue());
 }
 
-const Value& KernelContext::inputValue(size_t i) const { return i < m_inputs.size() ? m_inputs[i] : noneValue(); }
+const Value& KernelContext::inputValue(size_t i) const { return i < inputCount() ? inputAt(i) : noneValue(); }
 
 const Tensor& KernelContext::input(size_t i) const
 {
     if (!hasInput(i))
         throw error("input " + std::to_string(i) + " is missing");
-    const Value& v = m_inputs[i];
+    const Value& v = inputAt(i);
     const Value& inner = v.isOptional() ? *v.optionalValue() : v;
     if (inner.isTensor())
         return inner.tensor(); // no message built on the hot path
@@ -91,8 +105,10 @@ Tensor& KernelContext::allocateOutputUninitialized(size_t i, DataType type, Shap
 
 Tensor& KernelContext::reuseInputOrAllocate(size_t out, size_t in, DataType type, Shape shape)
 {
-    if (out < m_outputs.size() && in < m_inputs.size() && m_inputs[in].isTensor()) {
-        const Tensor& t = m_inputs[in].tensor();
+    const bool givenAway = !m_inputRefs.data()
+        || std::find(m_givenAway.begin(), m_givenAway.end(), static_cast<uint32_t>(in)) != m_givenAway.end();
+    if (givenAway && out < m_outputs.size() && in < inputCount() && inputAt(in).isTensor()) {
+        const Tensor& t = inputAt(in).tensor();
         if (t.dtype() == type && t.uniquelyOwned() && t.size() == elementCount(shape)) {
             m_outputs[out] = Value(t.reshaped(std::move(shape)));
             return const_cast<Tensor&>(m_outputs[out].tensor());

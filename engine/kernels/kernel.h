@@ -25,9 +25,14 @@ public:
     KernelContext(const Node& node, std::span<const Value> inputs, std::span<Value> outputs,
         ThreadPool* pool = nullptr, const std::vector<std::optional<Value>>* outputOverrides = nullptr,
         const ExecutionLimits* limits = nullptr);
+    /// Inputs given by address, as the executor does: it points at its frame's values instead of copying each one
+    /// (a copy is two atomic reference-count changes, and two more to drop it, once the process has a second thread).
+    KernelContext(const Node& node, std::span<const Value* const> inputs, std::span<Value> outputs,
+        ThreadPool* pool = nullptr, const std::vector<std::optional<Value>>* outputOverrides = nullptr,
+        const ExecutionLimits* limits = nullptr);
 
     const Node& node() const { return m_node; }
-    size_t inputCount() const { return m_inputs.size(); }
+    size_t inputCount() const { return m_inputRefs.data() ? m_inputRefs.size() : m_inputs.size(); }
     /// True if input i is present (not omitted and not an absent optional).
     bool hasInput(size_t i) const;
     /// Input i as a value; a None value when absent.
@@ -46,7 +51,12 @@ public:
     /// Output `out` written over input `in` when the executor gave that input away (a plain run, the input's last
     /// use) and no one else holds it, with the same element type and count; otherwise as
     /// allocateOutputUninitialized. For element-wise kernels whose output element i depends on input element i only.
+    /// Inputs given as values are given away when no one else holds them; inputs given by address only when listed
+    /// in giveAway().
     Tensor& reuseInputOrAllocate(size_t out, size_t in, DataType type, Shape shape);
+
+    /// Inputs given by address that the kernel may write over (indices into the inputs), when no one else holds them.
+    void giveAway(std::span<const uint32_t> inputs) { m_givenAway = inputs; }
 
     /// For YieldOp: a caller-supplied replacement of output i, if any.
     const std::optional<Value>* outputOverride(size_t i) const;
@@ -58,8 +68,12 @@ public:
     Error error(const std::string& message) const;
 
 private:
+    const Value& inputAt(size_t i) const { return m_inputRefs.data() ? *m_inputRefs[i] : m_inputs[i]; }
+
     const Node& m_node;
-    std::span<const Value> m_inputs;
+    std::span<const Value> m_inputs; // inputs given as values, or
+    std::span<const Value* const> m_inputRefs; // by address (data() not null then)
+    std::span<const uint32_t> m_givenAway; // inputs given by address that the kernel may write over
     std::span<Value> m_outputs;
     ThreadPool* m_pool;
     const std::vector<std::optional<Value>>* m_overrides;

@@ -662,6 +662,18 @@ private slots:
             QCOMPARE(x.data<float>()[i], x0.data<float>()[i]);
             QCOMPARE(c.data<float>()[i], c0.data<float>()[i]);
         }
+
+        // t read by two nodes: the first (Add) must leave it to the second (Sub), which may write over it. The
+        // executor gives kernels their inputs by address, so the frame is t's only holder while Add runs.
+        const std::string twoReaders = "<ir_version: 8, opset_import: [\"\" : 14]>\n"
+                                       "agraph (float[1000] x, float[1000] c) => (float[1000] y) {\n"
+                                       "  t = Relu(x)\n  u = Add(t, c)\n  v = Sub(t, c)\n  y = Mul(u, v)\n}";
+        Session twice(std::make_shared<Program>(Model::fromText(twoReaders)));
+        for (int run = 0; run < 2; ++run) {
+            const Tensor y = twice.run(inputs).at("y").tensor();
+            for (size_t i = 0; i < 1000; ++i)
+                QCOMPARE(y.data<float>()[i], (relu[i] + c0.data<float>()[i]) * (relu[i] - c0.data<float>()[i]));
+        }
     }
 
     void reductionsAndSoftmaxMatch()

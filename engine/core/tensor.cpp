@@ -13,6 +13,7 @@
 #include <mutex>
 #include <new>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 #include <malloc.h>
 #include <sys/mman.h>
@@ -380,16 +381,28 @@ struct InlineStorageAllocator {
     }
 };
 
-/// What allocate_shared constructs in the control block: nothing; the elements follow it.
-struct InlineStorage { };
+/// What allocate_shared constructs in the control block: the tensor's shape, if it gives one; the elements follow.
+struct InlineStorage {
+    InlineStorage() = default;
+    explicit InlineStorage(Shape&& shape)
+        : shape(std::move(shape))
+    {
+    }
+    Shape shape;
+};
 
 /// `bytes` (a multiple of 64) for a tensor's elements at a 64-byte boundary, in the same block as the shared_ptr's
-/// control block; null if there is no memory for it.
-std::shared_ptr<void> allocateInline(size_t bytes)
+/// control block; null if there is no memory for it. With `shape`, the block holds it too (moved in only once the
+/// block is there) and `*shapeInBlock` points at it.
+std::shared_ptr<void> allocateInline(size_t bytes, Shape* shape, const Shape** shapeInBlock)
 {
     void* data = nullptr;
     try {
-        auto block = std::allocate_shared<InlineStorage>(InlineStorageAllocator<InlineStorage>(bytes, &data));
+        InlineStorageAllocator<InlineStorage> allocator(bytes, &data);
+        auto block = shape ? std::allocate_shared<InlineStorage>(allocator, std::move(*shape))
+                           : std::allocate_shared<InlineStorage>(allocator);
+        if (shapeInBlock)
+            *shapeInBlock = &block->shape;
         return std::shared_ptr<void>(std::move(block), data);
     } catch (const std::bad_alloc&) {
         return nullptr;
@@ -427,7 +440,12 @@ void Tensor::releaseCachedStorage()
         cache->clear();
 }
 
-std::shared_ptr<void> allocateStorage(DataType type, int64_t count, const Shape& shape, bool zeroed)
+namespace {
+
+/// allocateStorage; when the elements share the block of the shared_ptr's control block and `inlineShape` is given,
+/// the block holds that shape too, moved from `*inlineShape` (see allocateInline).
+std::shared_ptr<void> allocateStorageFor(DataType type, int64_t count, const Shape& shape, bool zeroed,
+    Shape* inlineShape, const Shape** shapeInBlock)
 {
     check(type != DataType::Undefined, "cannot allocate a tensor of undefined element type");
     size_t elem = elementSize(type);
@@ -452,7 +470,7 @@ std::shared_ptr<void> allocateStorage(DataType type, int64_t count, const Shape&
         bytes = (bytes + 4095) / 4096 * 4096;
     std::shared_ptr<void> storage;
     if (!cached) {
-        storage = allocateInline(bytes);
+        storage = allocateInline(bytes, inlineShape, shapeInBlock);
     } else if (const std::pair<void*, bool> block = storageCache().take(bytes); block.first) {
         // Not a structured binding: the deleter captures `arena`, which clang 14 does not allow for one.
         const bool arena = block.second;
@@ -464,6 +482,13 @@ std::shared_ptr<void> allocateStorage(DataType type, int64_t count, const Shape&
     if (zeroed)
         std::memset(storage.get(), 0, bytes);
     return storage;
+}
+
+} // namespace
+
+std::shared_ptr<void> allocateStorage(DataType type, int64_t count, const Shape& shape, bool zeroed)
+{
+    return allocateStorageFor(type, count, shape, zeroed, nullptr, nullptr);
 }
 
 namespace {
@@ -504,32 +529,70 @@ const Shape& Tensor::emptyShape()
     return empty;
 }
 
+Tensor::Tensor(Tensor&& other) noexcept
+    : m_type(other.m_type)
+    , m_shapeRef(std::exchange(other.m_shapeRef, nullptr))
+    , m_shape(std::move(other.m_shape))
+    , m_size(other.m_size)
+    , m_storage(std::move(other.m_storage))
+    , m_readOnly(other.m_readOnly)
+{
+}
+
+Tensor& Tensor::operator=(Tensor&& other) noexcept
+{
+    if (this != &other) {
+        m_type = other.m_type;
+        m_shapeRef = std::exchange(other.m_shapeRef, nullptr);
+        m_shape = std::move(other.m_shape);
+        m_size = other.m_size;
+        m_storage = std::move(other.m_storage);
+        m_readOnly = other.m_readOnly;
+    }
+    return *this;
+}
+
+void Tensor::setOwnShape(Shape shape)
+{
+    m_shape = sharedShape(std::move(shape));
+    m_shapeRef = m_shape.get();
+}
+
+void Tensor::allocate(Shape shape, bool zeroed)
+{
+    m_size = elementCount(shape);
+    const Shape* inBlock = nullptr;
+    m_storage = allocateStorageFor(m_type, m_size, shape, zeroed, &shape, &inBlock);
+    if (inBlock) {
+        m_shape.reset();
+        m_shapeRef = inBlock->empty() ? nullptr : inBlock;
+    } else {
+        setOwnShape(std::move(shape));
+    }
+}
+
 Tensor::Tensor(DataType type, Shape shape)
     : m_type(type)
-    , m_shape(sharedShape(std::move(shape)))
-    , m_size(elementCount(this->shape()))
-    , m_storage(allocateStorage(type, m_size, this->shape()))
 {
+    allocate(std::move(shape), true);
 }
 
 Tensor Tensor::uninitialized(DataType type, Shape shape)
 {
     Tensor t;
     t.m_type = type;
-    t.m_size = elementCount(shape);
-    t.m_storage = allocateStorage(type, t.m_size, shape, false);
-    t.m_shape = sharedShape(std::move(shape));
+    t.allocate(std::move(shape), false);
     return t;
 }
 
 Tensor::Tensor(DataType type, Shape shape, std::shared_ptr<const void> storage)
     : m_type(type)
-    , m_shape(sharedShape(std::move(shape)))
-    , m_size(elementCount(this->shape()))
+    , m_size(elementCount(shape))
     , m_storage(std::move(storage))
     , m_readOnly(true)
 {
     check(type != DataType::String, "string tensors cannot wrap external storage");
+    setOwnShape(std::move(shape));
 }
 
 void* Tensor::mutableRaw()
@@ -537,6 +600,8 @@ void* Tensor::mutableRaw()
     if (m_readOnly) {
         auto copy = allocateStorage(m_type, m_size, shape());
         std::memcpy(copy.get(), m_storage.get(), byteSize());
+        if (m_shapeRef && m_shapeRef != m_shape.get())
+            setOwnShape(*m_shapeRef); // it lived in the block let go of below
         m_storage = copy;
         m_readOnly = false;
     }
@@ -556,7 +621,7 @@ Tensor Tensor::reshaped(Shape shape) const
     int64_t n = elementCount(shape);
     if (n != m_size) // not check(): the message would be built on every call
         throw Error("cannot reshape " + typeString() + " to " + shapeToString(shape));
-    t.m_shape = sharedShape(std::move(shape));
+    t.setOwnShape(std::move(shape));
     return t;
 }
 

@@ -21,6 +21,11 @@ namespace onnxscope {
 class Tensor {
 public:
     Tensor() = default;
+    Tensor(const Tensor&) = default;
+    Tensor& operator=(const Tensor&) = default;
+    /// Moves leave the source without a shape: it may have pointed into the storage block that moved.
+    Tensor(Tensor&& other) noexcept;
+    Tensor& operator=(Tensor&& other) noexcept;
     /// Allocates a zero-initialised tensor (empty strings for String).
     Tensor(DataType type, Shape shape);
     /// Allocates a tensor whose elements the caller will all overwrite: not zeroed (strings are still empty).
@@ -48,8 +53,8 @@ public:
 
     bool defined() const { return m_type != DataType::Undefined; }
     DataType dtype() const { return m_type; }
-    const Shape& shape() const { return m_shape ? *m_shape : emptyShape(); }
-    int64_t rank() const { return m_shape ? static_cast<int64_t>(m_shape->size()) : 0; }
+    const Shape& shape() const { return m_shapeRef ? *m_shapeRef : emptyShape(); }
+    int64_t rank() const { return m_shapeRef ? static_cast<int64_t>(m_shapeRef->size()) : 0; }
     int64_t dim(int64_t axis) const { return shape().at(static_cast<size_t>(axis)); }
     int64_t size() const { return m_size; }
     size_t byteSize() const { return static_cast<size_t>(m_size) * elementSize(m_type); }
@@ -104,12 +109,19 @@ public:
 
 private:
     void checkType(DataType requested) const;
+    /// Allocates the storage for m_type and `shape`, and sets the shape. A small tensor's shape lives in its storage's
+    /// block, so that a copy of the tensor changes one reference count, not two (each a locked instruction once the
+    /// process has a second thread).
+    void allocate(Shape shape, bool zeroed);
+    /// The shape in a block of its own (none for a scalar), not in the storage's.
+    void setOwnShape(Shape shape);
 
     DataType m_type = DataType::Undefined;
     static const Shape& emptyShape();
-    /// Shared and immutable, so that copying a tensor (a Value, an input, a recorded value) allocates nothing;
-    /// null for a scalar.
-    std::shared_ptr<const Shape> m_shape;
+    /// The shape, immutable and shared, so that copying a tensor (a Value, a recorded value) allocates nothing: in
+    /// m_storage's block (small tensors) or m_shape's; null for a scalar.
+    const Shape* m_shapeRef = nullptr;
+    std::shared_ptr<const Shape> m_shape; // the shape when it has a block of its own
     int64_t m_size = 0;
     std::shared_ptr<const void> m_storage;
     bool m_readOnly = false;

@@ -292,6 +292,43 @@ private slots:
         QCOMPARE(static_cast<const unsigned char*>(copy.raw())[0], static_cast<unsigned char>(3));
     }
 
+    void shapesOutliveTheTensorsTheyWereMadeFor()
+    {
+        // A small tensor's shape lives in its storage's block; a large one's, a reshaped one's and one over outside
+        // storage have a block of their own. Each copy, move and reshape must keep a shape that reads right after
+        // every other holder is gone (in sanitized builds, a shape read from a freed block is reported).
+        for (int64_t n : { 2, 40000 }) { // 16 bytes and 160 KB: inline, and from the storage cache
+            auto original = std::make_unique<Tensor>(DataType::Float, Shape { 1, n, 2 });
+            original->data<float>()[0] = 5.0f;
+            Tensor copy = *original;
+            Tensor reshaped = original->reshaped({ 2 * n });
+            original.reset();
+            QCOMPARE(copy.shape(), (Shape { 1, n, 2 }));
+            QCOMPARE(copy.rank(), int64_t(3));
+            QCOMPARE(reshaped.shape(), (Shape { 2 * n }));
+
+            Tensor moved = std::move(copy);
+            QCOMPARE(moved.shape(), (Shape { 1, n, 2 }));
+            QCOMPARE(copy.rank(), int64_t(0)); // NOLINT(bugprone-use-after-move): the moved-from state is defined
+            Tensor assigned;
+            assigned = std::move(moved);
+            moved = Tensor(); // the source is reusable
+            QCOMPARE(assigned.shape(), (Shape { 1, n, 2 }));
+            QCOMPARE(assigned.data<float>()[0], 5.0f);
+            assigned = Tensor::scalar(1.5f); // over a tensor whose shape lived in the storage let go of
+            QCOMPARE(assigned.rank(), int64_t(0));
+            QCOMPARE(assigned.size(), int64_t(1));
+        }
+        // Over outside storage: the first write copies the elements, and the shape stays when the outside storage goes.
+        auto outside = std::make_shared<std::vector<float>>(6, 2.0f);
+        Tensor wrapped(DataType::Float, { 2, 3 }, std::shared_ptr<const void>(outside, outside->data()));
+        wrapped.data<float>()[1] = 7.0f;
+        outside.reset();
+        QCOMPARE(wrapped.shape(), (Shape { 2, 3 }));
+        QCOMPARE(wrapped.data<float>()[0], 2.0f);
+        QCOMPARE(wrapped.data<float>()[1], 7.0f);
+    }
+
     void spareVectorsKeepEmptiedBlocksForTheirThread()
     {
         using Spare = SpareVectors<std::shared_ptr<int>>;

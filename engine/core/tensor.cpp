@@ -600,9 +600,7 @@ void* Tensor::mutableRaw()
     if (m_readOnly) {
         auto copy = allocateStorage(m_type, m_size, shape());
         std::memcpy(copy.get(), m_storage.get(), byteSize());
-        if (m_shapeRef && m_shapeRef != m_shape.get())
-            setOwnShape(*m_shapeRef); // it lived in the block let go of below
-        m_storage = copy;
+        m_storage = copy; // the shape is not in the storage let go of: outside storage has a shape block of its own
         m_readOnly = false;
     }
     return const_cast<void*>(m_storage.get());

@@ -119,7 +119,8 @@ private:
     DataType m_type = DataType::Undefined;
     static const Shape& emptyShape();
     /// The shape, immutable and shared, so that copying a tensor (a Value, a recorded value) allocates nothing: in
-    /// m_storage's block (small tensors) or m_shape's; null for a scalar.
+    /// m_storage's block (small tensors) or m_shape's (large, reshaped, and read-only ones over outside storage); null
+    /// for a scalar.
     const Shape* m_shapeRef = nullptr;
     std::shared_ptr<const Shape> m_shape; // the shape when it has a block of its own
     int64_t m_size = 0;

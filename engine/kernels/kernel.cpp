@@ -29,15 +29,13 @@ KernelContext::KernelContext(const Node& node, std::span<const Value> inputs, st
 KernelContext::KernelContext(const Node& node, std::span<const Value* const> inputs, std::span<Value> outputs,
     ThreadPool* pool, const std::vector<std::optional<Value>>* outputOverrides, const ExecutionLimits* limits)
     : m_node(node)
+    , m_byAddress(true)
     , m_inputRefs(inputs)
     , m_outputs(outputs)
     , m_pool(pool)
     , m_overrides(outputOverrides)
     , m_limits(limits)
 {
-    static const Value* const none = nullptr;
-    if (!m_inputRefs.data()) // an empty span may have no data; keep it marked as given by address
-        m_inputRefs = { &none, 0 };
 }
 
 const ExecutionLimits& KernelContext::limits() const
@@ -105,7 +103,7 @@ Tensor& KernelContext::allocateOutputUninitialized(size_t i, DataType type, Shap
 
 Tensor& KernelContext::reuseInputOrAllocate(size_t out, size_t in, DataType type, Shape shape)
 {
-    const bool givenAway = !m_inputRefs.data()
+    const bool givenAway = !m_byAddress
         || std::find(m_givenAway.begin(), m_givenAway.end(), static_cast<uint32_t>(in)) != m_givenAway.end();
     if (givenAway && out < m_outputs.size() && in < inputCount() && inputAt(in).isTensor()) {
         const Tensor& t = inputAt(in).tensor();

@@ -32,7 +32,7 @@ public:
         const ExecutionLimits* limits = nullptr);
 
     const Node& node() const { return m_node; }
-    size_t inputCount() const { return m_inputRefs.data() ? m_inputRefs.size() : m_inputs.size(); }
+    size_t inputCount() const { return m_byAddress ? m_inputRefs.size() : m_inputs.size(); }
     /// True if input i is present (not omitted and not an absent optional).
     bool hasInput(size_t i) const;
     /// Input i as a value; a None value when absent.
@@ -68,11 +68,12 @@ public:
     Error error(const std::string& message) const;
 
 private:
-    const Value& inputAt(size_t i) const { return m_inputRefs.data() ? *m_inputRefs[i] : m_inputs[i]; }
+    const Value& inputAt(size_t i) const { return m_byAddress ? *m_inputRefs[i] : m_inputs[i]; }
 
     const Node& m_node;
-    std::span<const Value> m_inputs; // inputs given as values, or
-    std::span<const Value* const> m_inputRefs; // by address (data() not null then)
+    bool m_byAddress = false; // which of the two holds the inputs:
+    std::span<const Value> m_inputs; // given as values
+    std::span<const Value* const> m_inputRefs; // given by address
     std::span<const uint32_t> m_givenAway; // inputs given by address that the kernel may write over
     std::span<Value> m_outputs;
     ThreadPool* m_pool;

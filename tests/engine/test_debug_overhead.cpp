@@ -2,8 +2,8 @@
 // What a debug run costs beyond the outputs themselves (issue 9: the hook path allocates nothing per node beyond
 // the outputs). Every operator new of the process is counted; a 300-node chain is run plain and through the
 // Debugger (every value kept), in the main graph and inside an If branch, and the allocations per node are compared
-// with the allocations an output costs (its storage, which shares a block with its shared_ptr's control block, and its
-// shape).
+// with the allocations an output costs (its storage, which shares a block with its shared_ptr's control block and its
+// shape, and the shape's elements).
 #include "engine/core/sanitizer.h"
 #include "engine/exec/debugger.h"
 #include "engine/exec/session.h"
@@ -118,9 +118,10 @@ private slots:
             qInfo("%s: %.2f allocations per node in a plain run, %.2f in a debug run", inIf ? "If branch" : "main graph",
                 plain, debug);
             // A plain run writes each Add over its dying input; a debug run keeps every output, so it allocates each
-            // one: its storage (one block with the shared_ptr's control block) and its shape, 2. Outside sanitized
-            // builds both blocks come from the ones the previous run's values left in the thread's small-block cache,
-            // so only the shape's elements, which a plain run frees node by node, are new: 1. Nothing else per node:
+            // one: its storage (one block with the shared_ptr's control block and the shape) and the shape's elements,
+            // 2. Outside sanitized builds the block comes from the ones the previous run's values left in the
+            // thread's small-block cache, so only the shape's elements, which a plain run frees node by node, are
+            // new: 1. Nothing else per node:
             // the recorded value's name is a view of the graph's and its frame path is shared by the frame's values
             // (both past the short-string buffer here), there are no path strings for events and no per-node vectors,
             // and the recorded values and frames take blocks kept from earlier runs (SpareVectors).

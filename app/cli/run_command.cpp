@@ -16,6 +16,7 @@
 #include "engine/model/model.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iomanip>
@@ -594,12 +595,18 @@ int runModel(const RunOptions& o)
         }
         std::vector<double> sorted = ms;
         std::sort(sorted.begin(), sorted.end());
+        // Small models run in tens of microseconds: a tenth of one is still worth telling apart.
+        const auto latency = [](double v) {
+            char buf[64];
+            std::snprintf(buf, sizeof buf, v < 1 ? "%.4f" : "%.3f", v);
+            return std::string(buf);
+        };
         const size_t n = sorted.size();
         const double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
         const char* mode = o.debugRun ? "debug-run" : (o.keepValues ? "keep-values" : "");
         std::cout << mode << (*mode ? " " : "") << "latency over " << n << " run" << (n == 1 ? "" : "s")
-                  << " after 1 warm-up: median " << formatMs(median) << " ms, min " << formatMs(sorted.front())
-                  << " ms, max " << formatMs(sorted.back()) << " ms\n";
+                  << " after 1 warm-up: median " << latency(median) << " ms, min " << latency(sorted.front())
+                  << " ms, max " << latency(sorted.back()) << " ms\n";
         if (o.debugRun)
             std::cout << "each debug run kept " << recordedValues << " value(s), " << formatBytes(recordedBytes)
                       << (droppedValues ? ", dropped " + std::to_string(droppedValues) + " over the memory budget" : "")

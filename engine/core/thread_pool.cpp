@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <exception>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -56,6 +57,8 @@ struct ThreadPool::State {
 
     std::atomic<uint32_t> job { 0 };
     std::atomic<bool> stop { false };
+    bool startTried = false; // written under `busy`
+    std::atomic<int> started { 0 }; // workers.size(), readable without `busy`
     std::mutex sleepMutex;
     std::condition_variable wake;
 
@@ -118,8 +121,6 @@ ThreadPool::ThreadPool(int threads)
     : m_threads(std::max(1, threads))
     , m_state(std::make_unique<State>())
 {
-    for (int i = 1; i < m_threads; ++i)
-        m_state->workers.emplace_back([s = m_state.get()] { s->workerLoop(); });
 }
 
 ThreadPool::~ThreadPool()
@@ -133,6 +134,8 @@ ThreadPool::~ThreadPool()
         t.join();
 }
 
+int ThreadPool::startedWorkers() const { return m_state->started.load(std::memory_order_relaxed); }
+
 int ThreadPool::hardwareThreads() { return std::max(1u, std::thread::hardware_concurrency()); }
 
 void ThreadPool::run(int64_t n, int64_t grain, RangeFn fn, void* context)
@@ -144,6 +147,19 @@ void ThreadPool::run(int64_t n, int64_t grain, RangeFn fn, void* context)
     State& s = *m_state;
     std::unique_lock busy(s.busy, std::try_to_lock);
     if (m_threads < 2 || maxBlocks < 2 || t_parallelDepth > 0 || !busy.owns_lock()) {
+        fn(context, 0, n);
+        return;
+    }
+    if (!s.startTried) { // the first loop that is split starts the workers, under `busy`
+        s.startTried = true;
+        try {
+            for (int i = 1; i < m_threads; ++i)
+                s.workers.emplace_back([state = &s] { state->workerLoop(); });
+        } catch (const std::system_error&) { // no more threads: run on those that started, or on this one
+        }
+        s.started.store(static_cast<int>(s.workers.size()), std::memory_order_relaxed);
+    }
+    if (s.workers.empty()) {
         fn(context, 0, n);
         return;
     }

@@ -9,8 +9,10 @@ namespace onnxscope {
 
 /// The intra-op thread pool kernels share (SessionOptions::threadPool, KernelContext::threadPool()). threads() is
 /// the total number of threads that work on a parallelFor, the calling thread included, so a pool of 1 starts no
-/// thread. Workers spin briefly after a task before they sleep, so that the many short parallel loops of one run
-/// do not pay a wake-up each.
+/// thread. Workers start with the first loop that is split, not with the pool: once a process has a second thread,
+/// every shared_ptr count change becomes a locked instruction and malloc locks its arena, which made small models
+/// (whose loops all stay under the grain) 5-10 % slower with a pool of 2 than of 1. Workers spin briefly after a
+/// task before they sleep, so that the many short parallel loops of one run do not pay a wake-up each.
 ///
 /// Only one parallelFor runs at a time: a call from inside a task, or while another thread's loop holds the pool,
 /// runs its whole range on the calling thread. The first exception a task throws is rethrown by parallelFor once
@@ -23,6 +25,10 @@ public:
     ThreadPool& operator=(const ThreadPool&) = delete;
 
     int threads() const { return m_threads; }
+
+    /// Worker threads started so far: 0 until the first loop that is split, then threads() - 1 (fewer only if the
+    /// system refused to start one; the loops then run on those there are).
+    int startedWorkers() const;
 
     /// Calls fn(begin, end) over disjoint ranges that cover [0, n), each of at least `grain` items (except the last
     /// one), in parallel. `Fn` is any callable taking (int64_t, int64_t).

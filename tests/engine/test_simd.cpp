@@ -20,6 +20,7 @@
 #include <cmath>
 #include <cstring>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <random>
@@ -219,6 +220,35 @@ private slots:
                 sum += i;
         });
         QCOMPARE(sum.load(), int64_t(4950));
+    }
+
+    // A process with a second thread pays a lock for every shared_ptr count change, so a pool whose loops all stay
+    // under the grain must not start one.
+    void poolStartsItsWorkersWithTheFirstSplitLoop()
+    {
+        const auto threadsOfProcess = [] {
+            return std::distance(std::filesystem::directory_iterator("/proc/self/task"),
+                std::filesystem::directory_iterator {});
+        };
+        const auto before = threadsOfProcess();
+        ThreadPool pool(3);
+        int64_t sum = 0;
+        for (int r = 0; r < 10; ++r) { // as kernels call it: under 2 grains, one range
+            parallelFor(&pool, 100, 64, [&](int64_t b, int64_t e) { sum += e - b; });
+            pool.parallelFor(50, 64, [&](int64_t b, int64_t e) { sum += e - b; });
+        }
+        QCOMPARE(sum, int64_t(1500));
+        QCOMPARE(pool.startedWorkers(), 0);
+        QCOMPARE(threadsOfProcess(), before);
+
+        std::atomic<int64_t> split { 0 };
+        pool.parallelFor(1000, 10, [&](int64_t b, int64_t e) { split += e - b; });
+        QCOMPARE(split.load(), int64_t(1000));
+        QCOMPARE(pool.startedWorkers(), 2);
+        QCOMPARE(threadsOfProcess(), before + 2);
+        pool.parallelFor(1000, 10, [&](int64_t b, int64_t e) { split += e - b; });
+        QCOMPARE(split.load(), int64_t(2000));
+        QCOMPARE(pool.startedWorkers(), 2); // started once
     }
 
     void nestedAndConcurrentLoopsRunWithoutDeadlock()

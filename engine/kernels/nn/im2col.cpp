@@ -199,11 +199,50 @@ void im2colSameWidth(const T* image, int64_t channels, const WindowGeometry& g, 
     }
 }
 
+/// im2col when the output has one row (every 1-D convolution, whose few output positions and many taps made the
+/// general loop's per-row set-up, two divisions for each channel and tap, most of its cost): each tap's valid range is
+/// worked out once, then applied to every channel. Element loops rather than std::fill and std::copy, which call
+/// memset and memmove: the rows are often a few elements long (silero_vad_v5: 4).
+template <class T>
+void im2colOneRow(const T* image, int64_t channels, const WindowGeometry& g, int64_t p0, int64_t p1, T* col,
+    T padValue)
+{
+    const int64_t width = p1 - p0, inSize = g.inSize(), taps = g.kernelSize(), stride = g.stride[2];
+    int64_t t = 0;
+    for (int64_t kd = 0; kd < g.kernel[0]; ++kd)
+        for (int64_t kh = 0; kh < g.kernel[1]; ++kh)
+            for (int64_t kw = 0; kw < g.kernel[2]; ++kw, ++t) {
+                const int64_t id = kd * g.dilation[0] - g.padBegin[0], ih = kh * g.dilation[1] - g.padBegin[1];
+                int64_t a = p1, b = p1; // positions [p0, a) and [b, p1) are padding, [a, b) read the input
+                if (id >= 0 && id < g.in[0] && ih >= 0 && ih < g.in[1]) {
+                    int64_t lo = 0, hi = 0;
+                    validRange(g.out[2], stride, g.padBegin[2], kw * g.dilation[2], g.in[2], lo, hi);
+                    a = std::clamp(lo, p0, p1);
+                    b = std::clamp(hi, a, p1);
+                }
+                const int64_t rowOffset = (id * g.in[1] + ih) * g.in[2] + kw * g.dilation[2] - g.padBegin[2];
+                for (int64_t c = 0; c < channels; ++c) {
+                    T* d = col + (c * taps + t) * width; // d[p - p0]: output position p
+                    const T* src = image + c * inSize; // src[rowOffset + p * stride]: its input, for p in [a, b)
+                    for (int64_t p = p0; p < a; ++p)
+                        d[p - p0] = padValue;
+                    for (int64_t p = a; p < b; ++p)
+                        d[p - p0] = src[rowOffset + p * stride];
+                    for (int64_t p = b; p < p1; ++p)
+                        d[p - p0] = padValue;
+                }
+            }
+}
+
 } // namespace
 
 template <class T>
 void im2col(const T* image, int64_t channels, const WindowGeometry& g, int64_t p0, int64_t p1, T* col, T padValue)
 {
+    if (g.out[0] == 1 && g.out[1] == 1) {
+        im2colOneRow(image, channels, g, p0, p1, col, padValue);
+        return;
+    }
     if (g.in[0] == 1 && g.out[0] == 1 && g.kernel[0] == 1 && g.stride[1] == 1 && g.stride[2] == 1
         && g.out[2] == g.in[2]) {
         im2colSameWidth(image, channels, g, p0, p1, col, padValue);
@@ -419,10 +458,13 @@ void convolveFloat(const float* x, const float* w, const float* bias, float* y, 
         return;
     }
     // Chunks of output positions small enough that their columns stay in cache between im2col and the GEMM, in
-    // whole vectors, and at least a few per thread when the pool is used.
+    // whole vectors, and at least a few per thread when the pool is used: when the convolution has the work of two
+    // grains (below that, parallelFor runs it on this thread, where smaller chunks would only cost more GEMM calls).
     const int64_t threads = pool ? pool->threads() : 1;
-    int64_t chunk = std::clamp<int64_t>(kFloatColumnBudget / std::max<int64_t>(rows, 1), 16, outSize);
-    if (threads > 1 && batch * group * ((outSize + chunk - 1) / chunk) < 4 * threads)
+    const bool split = batch * group * mg * rows * outSize >= 2 * simd::kGrainMacs;
+    int64_t chunk = std::clamp<int64_t>(kFloatColumnBudget / std::max<int64_t>(rows, 1), std::min<int64_t>(16, outSize),
+        outSize);
+    if (threads > 1 && split && batch * group * ((outSize + chunk - 1) / chunk) < 4 * threads)
         chunk = std::max<int64_t>(16, (outSize + 4 * threads - 1) / (4 * threads));
     chunk = std::min(outSize, (chunk + 15) / 16 * 16);
     const int64_t chunks = (outSize + chunk - 1) / chunk;

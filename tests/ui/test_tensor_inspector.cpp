@@ -17,6 +17,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <limits>
 
 using namespace onnxscope;
 
@@ -104,6 +105,34 @@ private slots:
         for (int64_t c : inspector.histogram()->histogram().counts)
             total += c;
         QCOMPARE(total, int64_t(22)); // finite values only
+    }
+
+    // A one-element output of 5.93671e-06 showed as "5...." in a column of the default width.
+    void columnsAreWideEnoughForTheirElements()
+    {
+        TensorInspector inspector;
+        inspector.resize(800, 600);
+        inspector.show();
+        const auto needed = [&](const QString& text) { return inspector.table()->fontMetrics().horizontalAdvance(text); };
+        Tensor small(DataType::Float, { 1, 1 });
+        small.data<float>()[0] = -5.93671e-06f;
+        inspector.setTensor(QStringLiteral("small"), small);
+        const QString shown = inspector.tableModel()->index(0, 0).data().toString();
+        QCOMPARE(shown, QStringLiteral("-5.93671e-06"));
+        QVERIFY2(inspector.headerText().contains(QStringLiteral("\u00b7 1 element \u00b7")), qPrintable(inspector.headerText()));
+        QVERIFY2(inspector.table()->columnWidth(0) > needed(shown),
+            qPrintable(QStringLiteral("%1 <= %2").arg(inspector.table()->columnWidth(0)).arg(needed(shown))));
+
+        Tensor wide(DataType::Int64, { 3 });
+        wide.data<int64_t>()[1] = std::numeric_limits<int64_t>::min();
+        inspector.setTensor(QStringLiteral("wide"), wide);
+        QCOMPARE(inspector.tableModel()->columnCount(), 1); // a 1-D tensor is one column of rows
+        QVERIFY(inspector.table()->columnWidth(0) > needed(QStringLiteral("-9223372036854775808")));
+
+        // Back to small values, the columns narrow again (not below the default).
+        Tensor plain(DataType::Float, { 2 });
+        inspector.setTensor(QStringLiteral("plain"), plain);
+        QCOMPARE(inspector.table()->columnWidth(0), 84);
     }
 
     void stringsBoolsAndSequences()

@@ -318,6 +318,11 @@ void TensorDiffView::setPair(const QString& title, const QString& labelA, const 
     m_captionB->setText(QStringLiteral("<b>B</b> %1 \u00b7 %2").arg(labelB.toHtmlEscaped(), describe(b, m_b)));
     m_modelA->setTensor(m_a);
     m_modelB->setTensor(m_b);
+    // Both sides one width, so that the same element sits at the same place.
+    const int width = std::max(elementColumnWidth(m_a, m_tableA->fontMetrics(), 78),
+        elementColumnWidth(m_b, m_tableB->fontMetrics(), 78));
+    m_tableA->horizontalHeader()->setDefaultSectionSize(width);
+    m_tableB->horizontalHeader()->setDefaultSectionSize(width);
     m_sameCount = m_a.defined() && m_b.defined() && m_a.size() == m_b.size() && numeric(m_a) && numeric(m_b);
     m_highlightA->setOther(m_b, tolerance, m_sameCount);
     m_highlightB->setOther(m_a, tolerance, m_sameCount);

@@ -3,8 +3,10 @@
 
 #include "engine/core/text.h"
 
+#include <QFontMetrics>
 #include <QStringList>
 
+#include <algorithm>
 #include <cmath>
 
 namespace onnxscope {
@@ -106,6 +108,22 @@ QString formatTensorValues(const Tensor& tensor, int maxElements)
     if (tensor.size() > n)
         parts << QString(QChar(0x2026));
     return QLatin1Char('[') + parts.join(QStringLiteral(", ")) + QLatin1Char(']');
+}
+
+QString elementCountText(int64_t count)
+{
+    return count == 1 ? QStringLiteral("1 element") : QStringLiteral("%1 elements").arg(count);
+}
+
+int elementColumnWidth(const Tensor& tensor, const QFontMetrics& metrics, int minimum)
+{
+    constexpr int kPadding = 14, kMaximum = 320;
+    constexpr int64_t kSamples = 4096;
+    const int64_t n = tensor.size(), step = std::max<int64_t>(1, n / kSamples);
+    int width = minimum;
+    for (int64_t i = 0; i < n && width < kMaximum; i += step)
+        width = std::max(width, metrics.horizontalAdvance(formatElement(tensor, i)) + kPadding);
+    return std::min(width, kMaximum);
 }
 
 QString formatBytes(uint64_t bytes)

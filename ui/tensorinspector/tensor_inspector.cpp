@@ -194,6 +194,7 @@ void TensorInspector::setTensor(const QString& title, const Tensor& tensor)
     m_value = tensor;
     m_stats.reset();
     m_model->setTensor(tensor);
+    m_table->horizontalHeader()->setDefaultSectionSize(elementColumnWidth(tensor, m_table->fontMetrics(), 84));
     m_compareResult->clear();
     m_exportButton->setEnabled(tensor.defined());
     m_header->setText(headerText());
@@ -211,10 +212,10 @@ QString TensorInspector::headerText() const
     if (!m_tensor.defined())
         return QStringLiteral("<b>%1</b>").arg(m_title.toHtmlEscaped());
     const auto dtype = dataTypeName(m_tensor.dtype());
-    return QStringLiteral("<b>%1</b><br>%2 \u27e8%3\u27e9 \u00b7 %4 elements \u00b7 %5")
-        .arg(m_title.toHtmlEscaped(), QString::fromUtf8(dtype.data(), static_cast<qsizetype>(dtype.size())), formatShape(m_tensor.shape()))
-        .arg(m_tensor.size())
-        .arg(formatBytes(m_tensor.byteSize()));
+    // One arg() for all, so that a "%1" in a tensor's name is not taken for a place of its own.
+    return QStringLiteral("<b>%1</b><br>%2 \u27e8%3\u27e9 \u00b7 %4 \u00b7 %5")
+        .arg(m_title.toHtmlEscaped(), QString::fromUtf8(dtype.data(), static_cast<qsizetype>(dtype.size())),
+            formatShape(m_tensor.shape()), elementCountText(m_tensor.size()), formatBytes(m_tensor.byteSize()));
 }
 
 void TensorInspector::startStats()

@@ -43,6 +43,7 @@ QString TensorView::summary() const { return m_header->text(); }
 void TensorView::setTensor(const QString& title, const Tensor& tensor)
 {
     m_model->setTensor(tensor);
+    m_table->horizontalHeader()->setDefaultSectionSize(elementColumnWidth(tensor, m_table->fontMetrics(), 84));
     m_sliceBoxes.clear(); // the widgets are deleted with the layout items below
     while (QLayoutItem* item = m_sliceLayout->takeAt(0)) {
         delete item->widget();
@@ -72,11 +73,10 @@ void TensorView::setTensor(const QString& title, const Tensor& tensor)
             stats += QStringLiteral(" (first %1 elements)").arg(n);
     }
     const auto dtype = dataTypeName(tensor.dtype());
-    m_header->setText(QStringLiteral("<b>%1</b><br>%2 \u27e8%3\u27e9 \u00b7 %4 elements \u00b7 %5<br>%6")
+    m_header->setText(QStringLiteral("<b>%1</b><br>%2 \u27e8%3\u27e9 \u00b7 %4 \u00b7 %5<br>%6")
                           .arg(title.toHtmlEscaped(), QString::fromUtf8(dtype.data(), static_cast<qsizetype>(dtype.size())),
-                              formatShape(tensor.shape()))
-                          .arg(tensor.size())
-                          .arg(formatBytes(tensor.byteSize()), stats));
+                              formatShape(tensor.shape()), elementCountText(tensor.size()), formatBytes(tensor.byteSize()),
+                              stats));
     if (tensor.rank() > 2) {
         m_sliceLayout->addWidget(new QLabel(QStringLiteral("Slice:"), this));
         for (int64_t axis = 0; axis + 2 < tensor.rank(); ++axis) {

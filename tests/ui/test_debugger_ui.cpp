@@ -27,6 +27,7 @@
 #include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QSpinBox>
 #include <QTableView>
 #include <QLabel>
@@ -407,6 +408,10 @@ private slots:
         QCOMPARE(stack->rowCount(), 2);
         QCOMPARE(stack->index(0, CallStackModel::FrameColumn).data().toString(), QStringLiteral("Loop \"Loop_2\" iteration 0"));
         QCOMPARE(nextNodeName(), std::string("Identity_0"));
+        // The status says where in the body the stop is (the body's first node of its 5), then the main graph's.
+        QVERIFY2(m_ui->statusLabel()->text().contains(
+                     QStringLiteral("node 0 of 5 in Loop \"Loop_2\" iteration 0, 2 of 3 in main")),
+            qPrintable(m_ui->statusLabel()->text()));
         // The graph view follows into the body and marks the Loop node as in progress in the main graph.
         QTRY_COMPARE(m_window->graphView()->currentGraph(), controller()->snapshot()->innermost()->graph);
         for (int i = 0; i < 3; ++i)
@@ -603,6 +608,21 @@ private slots:
         QCOMPARE(again.dims().at(QStringLiteral("N")), int64_t(3));
         QCOMPARE(again.spec(QStringLiteral("x")).source, InputSpec::Source::Range);
         QCOMPARE(again.spec(QStringLiteral("y")).source, InputSpec::Source::Normal);
+        // An integer input's numbers have no decimals ("0.000000" would say it takes fractions).
+        {
+            InputsPanel typed;
+            typed.setModel(Model::fromText(
+                               "<ir_version: 8, opset_import: [\"\" : 17]>\ng (int64[] n, float[2] f) => (float[2] y) {\n"
+                               "  y = Identity(f)\n}"),
+                QStringLiteral("decimals-test"));
+            const auto decimalsOf = [&](const QString& input) {
+                auto* box = typed.findChild<QWidget*>(QStringLiteral("input:") + input);
+                auto* constant = box ? box->findChild<QDoubleSpinBox*>(QStringLiteral("constant")) : nullptr;
+                return constant ? constant->decimals() : -1;
+            };
+            QCOMPARE(decimalsOf(QStringLiteral("n")), 0);
+            QCOMPARE(decimalsOf(QStringLiteral("f")), 6);
+        }
         // Strings typed one per line or as JSON.
         const Tensor s = parseTypedValues(QStringLiteral("[\"a b\", \"c\"]"), DataType::String, { -1 });
         QCOMPARE(s.data<std::string>()[0], std::string("a b"));

@@ -164,6 +164,10 @@ void DebuggerUi::createDocks()
             return;
         m_window->resizeDocks({ m_valuesDock, m_inspectorDock }, { m_window->width() / 2, m_window->width() / 2 }, Qt::Horizontal);
         m_window->resizeDocks({ m_valuesDock }, { m_window->height() * 2 / 5 }, Qt::Vertical);
+        // The inputs (a few rows of controls each) get the left column's room; Find keeps its box and a few results.
+        if (auto* find = m_window->findChild<QDockWidget*>(QStringLiteral("findDock"));
+            find && m_window->dockWidgetArea(find) == m_window->dockWidgetArea(m_inputsDock))
+            m_window->resizeDocks({ find, m_inputsDock }, { 130, m_window->height() }, Qt::Vertical);
     });
     // Left: inputs, breakpoints and the call stack, tabbed.
     m_window->tabifyDockWidget(m_inputsDock, breakpointsDock);
@@ -454,7 +458,17 @@ void DebuggerUi::onStopped(const DebugSnapshotPtr& snapshot)
             text += QStringLiteral(" before %1").arg(QString::fromStdString(next->displayName()));
         if (!snapshot->message.isEmpty() && snapshot->reason != StopReason::Step)
             text += QStringLiteral(" \u2014 ") + snapshot->message;
-        text += QStringLiteral(" \u00b7 node %1 of %2").arg(snapshot->mainNodesDone).arg(snapshot->mainNodeCount);
+        // Inside a body, where the stop is in it comes first; the main graph's progress after.
+        if (const FrameSnapshot* f = snapshot->innermost(); f && snapshot->frames.size() > 1 && f->graph) {
+            const auto count = static_cast<int64_t>(f->graph->nodes().size());
+            text += QStringLiteral(" \u00b7 node %1 of %2 in %3")
+                        .arg(f->position < 0 ? count : f->position)
+                        .arg(count)
+                        .arg(QString::fromStdString(f->label));
+            text += QStringLiteral(", %1 of %2 in main").arg(snapshot->mainNodesDone).arg(snapshot->mainNodeCount);
+        } else {
+            text += QStringLiteral(" \u00b7 node %1 of %2").arg(snapshot->mainNodesDone).arg(snapshot->mainNodeCount);
+        }
         break;
     }
     m_status->setText(text);

@@ -55,11 +55,12 @@ int pageOf(InputSpec::Source s)
     return 0;
 }
 
-QDoubleSpinBox* numberBox(QWidget* parent, double value)
+/// decimals 0 for the values of an integer or bool input, which "0.000000" would misdescribe.
+QDoubleSpinBox* numberBox(QWidget* parent, double value, int decimals = 6)
 {
     auto* box = new QDoubleSpinBox(parent);
     box->setRange(-1e12, 1e12);
-    box->setDecimals(6);
+    box->setDecimals(decimals);
     box->setValue(value);
     box->setMinimumWidth(90);
     return box;
@@ -198,11 +199,13 @@ void InputsPanel::rebuild()
         v->addWidget(r.source);
         r.pages = new QStackedWidget(r.box);
         r.pages->addWidget(new QWidget(r.pages));
+        const int decimals = isInteger(r.type.elementType) || r.type.elementType == DataType::Bool ? 0 : 6;
         {
             auto* page = new QWidget(r.pages);
             auto* f = new QFormLayout(page);
             f->setContentsMargins(0, 0, 0, 0);
-            r.constant = numberBox(page, r.spec.constant);
+            r.constant = numberBox(page, r.spec.constant, decimals);
+            r.constant->setObjectName(QStringLiteral("constant"));
             f->addRow(QStringLiteral("Value"), r.constant);
             r.pages->addWidget(page);
         }
@@ -210,8 +213,8 @@ void InputsPanel::rebuild()
             auto* page = new QWidget(r.pages);
             auto* f = new QFormLayout(page);
             f->setContentsMargins(0, 0, 0, 0);
-            r.low = numberBox(page, r.spec.low);
-            r.high = numberBox(page, r.spec.high);
+            r.low = numberBox(page, r.spec.low, decimals);
+            r.high = numberBox(page, r.spec.high, decimals);
             r.uniformSeed = new QSpinBox(page);
             r.uniformSeed->setRange(0, 2'000'000'000);
             f->addRow(QStringLiteral("Low"), r.low);
@@ -236,8 +239,8 @@ void InputsPanel::rebuild()
             auto* page = new QWidget(r.pages);
             auto* f = new QFormLayout(page);
             f->setContentsMargins(0, 0, 0, 0);
-            r.rangeStart = numberBox(page, r.spec.rangeStart);
-            r.rangeStep = numberBox(page, r.spec.rangeStep);
+            r.rangeStart = numberBox(page, r.spec.rangeStart, decimals);
+            r.rangeStep = numberBox(page, r.spec.rangeStep, decimals);
             f->addRow(QStringLiteral("Start"), r.rangeStart);
             f->addRow(QStringLiteral("Step"), r.rangeStep);
             r.pages->addWidget(page);

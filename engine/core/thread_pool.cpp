@@ -134,6 +134,26 @@ ThreadPool::~ThreadPool()
         t.join();
 }
 
+void ThreadPool::startWorkersLocked()
+{
+    State& s = *m_state;
+    if (s.startTried)
+        return;
+    s.startTried = true;
+    try {
+        for (int i = 1; i < m_threads; ++i)
+            s.workers.emplace_back([state = &s] { state->workerLoop(); });
+    } catch (const std::system_error&) { // no more threads: run on those that started, or on this one
+    }
+    s.started.store(static_cast<int>(s.workers.size()), std::memory_order_relaxed);
+}
+
+void ThreadPool::startWorkers()
+{
+    std::lock_guard busy(m_state->busy);
+    startWorkersLocked();
+}
+
 int ThreadPool::startedWorkers() const { return m_state->started.load(std::memory_order_relaxed); }
 
 int ThreadPool::hardwareThreads() { return std::max(1u, std::thread::hardware_concurrency()); }
@@ -150,15 +170,7 @@ void ThreadPool::run(int64_t n, int64_t grain, RangeFn fn, void* context)
         fn(context, 0, n);
         return;
     }
-    if (!s.startTried) { // the first loop that is split starts the workers, under `busy`
-        s.startTried = true;
-        try {
-            for (int i = 1; i < m_threads; ++i)
-                s.workers.emplace_back([state = &s] { state->workerLoop(); });
-        } catch (const std::system_error&) { // no more threads: run on those that started, or on this one
-        }
-        s.started.store(static_cast<int>(s.workers.size()), std::memory_order_relaxed);
-    }
+    startWorkersLocked(); // the first loop that is split starts the workers
     if (s.workers.empty()) {
         fn(context, 0, n);
         return;

@@ -29,6 +29,9 @@ public:
     /// Worker threads started so far: 0 until the first loop that is split, then threads() - 1 (fewer only if the
     /// system refused to start one; the loops then run on those there are).
     int startedWorkers() const;
+    /// Starts the workers now rather than with the first split loop: for a pool whose process has other threads
+    /// anyway (the GUI), so that no run pays for starting them. Does nothing once they were started.
+    void startWorkers();
 
     /// Calls fn(begin, end) over disjoint ranges that cover [0, n), each of at least `grain` items (except the last
     /// one), in parallel. `Fn` is any callable taking (int64_t, int64_t).
@@ -44,6 +47,7 @@ public:
 private:
     using RangeFn = void (*)(void*, int64_t, int64_t);
     void run(int64_t n, int64_t grain, RangeFn fn, void* context);
+    void startWorkersLocked(); // with State::busy held
 
     struct State;
     int m_threads;

@@ -249,6 +249,14 @@ private slots:
         pool.parallelFor(1000, 10, [&](int64_t b, int64_t e) { split += e - b; });
         QCOMPARE(split.load(), int64_t(2000));
         QCOMPARE(pool.startedWorkers(), 2); // started once
+
+        // A pool can also start them at once (the GUI does: its process has threads anyway).
+        ThreadPool eager(2);
+        eager.startWorkers();
+        QCOMPARE(eager.startedWorkers(), 1);
+        QCOMPARE(threadsOfProcess(), before + 3);
+        eager.startWorkers(); // no second start
+        QCOMPARE(threadsOfProcess(), before + 3);
     }
 
     void nestedAndConcurrentLoopsRunWithoutDeadlock()

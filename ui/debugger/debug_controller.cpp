@@ -391,6 +391,10 @@ void DebugController::setThreads(int threads)
     m_threads = threads;
     // A pool of one thread would start no worker: null means "run on the calling thread" to every kernel.
     m_pool = threads > 1 ? std::make_shared<ThreadPool>(threads) : nullptr;
+    // The GUI has threads of its own, so the pool's workers cost it nothing while idle; started here, from the GUI
+    // thread, rather than from the debugger's thread in the middle of the first run.
+    if (m_pool)
+        m_pool->startWorkers();
 }
 
 DebugController::~DebugController()

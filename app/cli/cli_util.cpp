@@ -69,10 +69,10 @@ nlohmann::json valueTypeJson(const ValueType& type)
     return j;
 }
 
-std::string formatMs(double ms)
+std::string formatMs(double ms, int decimals)
 {
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%.3f", ms);
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, ms);
     return buf;
 }
 

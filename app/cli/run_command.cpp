@@ -16,7 +16,6 @@
 #include "engine/model/model.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iomanip>
@@ -596,11 +595,7 @@ int runModel(const RunOptions& o)
         std::vector<double> sorted = ms;
         std::sort(sorted.begin(), sorted.end());
         // Small models run in tens of microseconds: a tenth of one is still worth telling apart.
-        const auto latency = [](double v) {
-            char buf[64];
-            std::snprintf(buf, sizeof buf, v < 1 ? "%.4f" : "%.3f", v);
-            return std::string(buf);
-        };
+        const auto latency = [](double v) { return formatMs(v, v < 1 ? 4 : 3); };
         const size_t n = sorted.size();
         const double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
         const char* mode = o.debugRun ? "debug-run" : (o.keepValues ? "keep-values" : "");

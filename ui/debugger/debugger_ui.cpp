@@ -459,15 +459,15 @@ void DebuggerUi::onStopped(const DebugSnapshotPtr& snapshot)
         if (!snapshot->message.isEmpty() && snapshot->reason != StopReason::Step)
             text += QStringLiteral(" \u2014 ") + snapshot->message;
         // Inside a body, where the stop is in it comes first; the main graph's progress after.
+        const QString mainProgress = QStringLiteral("%1 of %2").arg(snapshot->mainNodesDone).arg(snapshot->mainNodeCount);
         if (const FrameSnapshot* f = snapshot->innermost(); f && snapshot->frames.size() > 1 && f->graph) {
             const auto count = static_cast<int64_t>(f->graph->nodes().size());
-            text += QStringLiteral(" \u00b7 node %1 of %2 in %3")
+            text += QStringLiteral(" \u00b7 node %1 of %2 in %3, %4 in main")
                         .arg(f->position < 0 ? count : f->position)
                         .arg(count)
-                        .arg(QString::fromStdString(f->label));
-            text += QStringLiteral(", %1 of %2 in main").arg(snapshot->mainNodesDone).arg(snapshot->mainNodeCount);
+                        .arg(QString::fromStdString(f->label), mainProgress);
         } else {
-            text += QStringLiteral(" \u00b7 node %1 of %2").arg(snapshot->mainNodesDone).arg(snapshot->mainNodeCount);
+            text += QStringLiteral(" \u00b7 node ") + mainProgress;
         }
         break;
     }

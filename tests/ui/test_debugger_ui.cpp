@@ -27,6 +27,7 @@
 #include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QDoubleSpinBox>
 #include <QSpinBox>
 #include <QTableView>
@@ -37,6 +38,11 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <sched.h>
+
+#include <atomic>
+#include <thread>
 
 using namespace onnxscope;
 using onnxscope::testing::runPython;
@@ -571,6 +577,57 @@ private slots:
         m_ui->stopAction()->trigger();
         QTRY_COMPARE_WITH_TIMEOUT(controller()->state(), DebuggerState::Ready, 10000);
         QCOMPARE(m_ui->values()->model()->rowCount(), 0);
+    }
+
+    void profileSaysWhenTheRunWasInterrupted()
+    {
+        // Every thread of this process, and a thread that never sleeps, on one CPU: the scheduler must take that CPU
+        // from the thread running the nodes, and the Profile dock must say so next to the times.
+        cpu_set_t saved;
+        QCOMPARE(sched_getaffinity(0, sizeof saved, &saved), 0);
+        int cpu = 0;
+        while (!CPU_ISSET(cpu, &saved))
+            ++cpu;
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        const auto pinAll = [](const cpu_set_t& set) {
+            for (const QString& tid : QDir(QStringLiteral("/proc/self/task")).entryList(QDir::Dirs | QDir::NoDotAndDotDot))
+                sched_setaffinity(tid.toInt(), sizeof set, &set);
+        };
+        pinAll(one);
+        std::atomic<bool> spin { true };
+        std::thread spinner([&] {
+            while (spin.load(std::memory_order_relaxed)) {
+            }
+        });
+        openText(kLongLoop, QStringLiteral("long.onnx"));
+        m_ui->inputs()->setTypedText(QStringLiteral("x"), QStringLiteral("1 1 1 1"));
+        QSignalSpy stopped(controller(), &DebugController::stopped);
+        m_ui->continueAction()->trigger();
+        QTest::qWait(500);
+        m_ui->pauseAction()->trigger();
+        const bool paused = stopped.wait(10000);
+        spin = false;
+        spinner.join();
+        pinAll(saved);
+        QVERIFY(paused);
+        const DebugSnapshotPtr snapshot = controller()->snapshot();
+        QVERIFY2(snapshot->preemptions > 0, "the run shared its CPU for 500 ms and was never interrupted");
+        QLabel* summary = m_ui->profile()->summaryLabel();
+        QVERIFY2(summary->text().contains(QStringLiteral("interrupted %1\u00d7").arg(snapshot->preemptions)),
+            qPrintable(summary->text()));
+        QVERIFY(summary->toolTip().contains(QStringLiteral("%1 time(s)").arg(snapshot->preemptions)));
+
+        // A run that was not interrupted shows its time alone.
+        auto quiet = std::make_shared<DebugSnapshot>(*snapshot);
+        quiet->preemptions = 0;
+        m_ui->profile()->setSnapshot(quiet);
+        QVERIFY(summary->text().startsWith(QStringLiteral("main graph: ")));
+        QVERIFY2(!summary->text().contains(QStringLiteral("interrupted")), qPrintable(summary->text()));
+        QVERIFY(summary->toolTip().isEmpty());
+        m_ui->stopAction()->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(controller()->state(), DebuggerState::Ready, 10000);
     }
 
     void inputsAreValidatedAndRemembered()

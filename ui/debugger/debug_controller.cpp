@@ -13,7 +13,23 @@
 #include <tuple>
 #include <unordered_map>
 
+#include <sys/resource.h>
+
 namespace onnxscope {
+
+namespace {
+/// Times the calling thread was descheduled while it could have run (involuntary context switches), or 0 where
+/// the system does not count them per thread.
+int64_t involuntarySwitches()
+{
+#ifdef RUSAGE_THREAD
+    rusage usage {};
+    if (getrusage(RUSAGE_THREAD, &usage) == 0)
+        return usage.ru_nivcsw;
+#endif
+    return 0;
+}
+} // namespace
 
 QString debuggerStateName(DebuggerState state)
 {
@@ -135,6 +151,7 @@ private:
     const Graph* m_failedGraph = nullptr;
     NodeId m_failedNode = -1;
     int64_t m_mainDone = 0;
+    int64_t m_preemptions = 0; // involuntary context switches of this thread while it ran this run's nodes
     std::chrono::steady_clock::time_point m_lastProgress;
 };
 
@@ -234,6 +251,7 @@ void DebugWorker::execute(const Request& request)
     m_generation = request.generation;
     StopInfo stop;
     std::string error;
+    int64_t switchesBefore = -1; // while the command runs nodes
     try {
         if (!m_model)
             throw Error("no model is open");
@@ -254,11 +272,13 @@ void DebugWorker::execute(const Request& request)
             m_lastGraph = m_failedGraph = nullptr;
             m_lastNode = m_failedNode = -1;
             m_mainDone = 0;
+            m_preemptions = 0;
             m_debugger->start(request.inputs ? request.inputs() : std::map<std::string, Value> {});
         }
         installBreakpoints(request.breakpoints);
         if (!request.yieldOutputs.empty())
             m_debugger->setYieldOutputs(request.yieldOutputs);
+        switchesBefore = involuntarySwitches();
         switch (static_cast<C::Command>(request.command)) {
         case C::Command::Start:
             stop = m_debugger->lastStop();
@@ -284,6 +304,8 @@ void DebugWorker::execute(const Request& request)
         stop.reason = StopReason::Failed;
         stop.message = error;
     }
+    if (switchesBefore >= 0)
+        m_preemptions += involuntarySwitches() - switchesBefore;
     DebugSnapshotPtr snap = snapshot(stop, error);
     const quint64 generation = request.generation;
     QMetaObject::invokeMethod(
@@ -302,6 +324,7 @@ DebugSnapshotPtr DebugWorker::snapshot(const StopInfo& stop, const std::string& 
     s->lastNode = m_lastNode;
     s->mainNodeCount = m_model ? static_cast<int64_t>(m_model->graph().nodes().size()) : 0;
     s->mainNodesDone = m_mainDone;
+    s->preemptions = m_preemptions;
     for (const auto& [graph, nodes] : m_timings)
         for (const NodeTiming& timing : nodes)
             if (timing.calls > 0) {

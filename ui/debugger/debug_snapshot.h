@@ -62,6 +62,9 @@ struct DebugSnapshot {
     size_t forgottenValues = 0;
     int64_t mainNodesDone = 0;
     int64_t mainNodeCount = 0;
+    /// Times the thread running the nodes was descheduled for another thread or process while it ran them (this run,
+    /// all commands so far): the node times include those waits. 0 where the system does not count them.
+    int64_t preemptions = 0;
     // Set when stopped before a YieldOp:
     std::vector<std::pair<std::string, Value>> yieldInputs; // input name, value
     std::vector<std::string> yieldOutputs; // output names

@@ -431,7 +431,22 @@ ProfilePanel::ProfilePanel(QWidget* parent)
 void ProfilePanel::setSnapshot(const DebugSnapshotPtr& snapshot)
 {
     m_model->setSnapshot(snapshot);
-    m_total->setText(snapshot ? QStringLiteral("main graph: %1 ms").arg(m_model->totalMilliseconds(), 0, 'f', 2) : QString());
+    QString text, tip;
+    if (snapshot) {
+        text = QStringLiteral("main graph: %1 ms").arg(m_model->totalMilliseconds(), 0, 'f', 2);
+        if (const int64_t n = snapshot->preemptions; n > 0) {
+            // A short node that the scheduler interrupted looks many times slower than it is: say so where the
+            // times are read, rather than let a 4 ms Max node of a 1 ms model send someone after its kernel.
+            text += QStringLiteral(" \u00b7 interrupted %1\u00d7").arg(n);
+            tip = QStringLiteral("The system took the CPU from the thread running the nodes %1 time(s) during this run, "
+                                 "for other threads or programs (involuntary context switches). The nodes it was "
+                                 "running then show that wait in their time. For steadier figures, re-run with "
+                                 "less else running, or time the model with onnxscope-cli run --repeat.")
+                      .arg(n);
+        }
+    }
+    m_total->setText(text);
+    m_total->setToolTip(tip);
 }
 
 } // namespace onnxscope

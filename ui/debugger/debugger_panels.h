@@ -142,6 +142,8 @@ public:
     ProfileModel* model() const { return m_model; }
     QTableView* view() const { return m_view; }
     QCheckBox* colourBox() const { return m_colour; }
+    /// "main graph: 1.23 ms", and how often the run was interrupted when it was (tooltip: what that means).
+    QLabel* summaryLabel() const { return m_total; }
     void setSnapshot(const DebugSnapshotPtr& snapshot);
 
 signals:

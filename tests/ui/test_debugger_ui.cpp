@@ -579,6 +579,27 @@ private slots:
         QCOMPARE(m_ui->values()->model()->rowCount(), 0);
     }
 
+    void pauseOrStopRightAfterRunIsNotLost()
+    {
+        // Clicked before the worker has begun the run (the same turn of the event loop): the run still pauses or
+        // stops at once, rather than after its 100 million iterations.
+        openText(kLongLoop, QStringLiteral("long.onnx"));
+        m_ui->inputs()->setTypedText(QStringLiteral("x"), QStringLiteral("1 1 1 1"));
+        QSignalSpy stopped(controller(), &DebugController::stopped);
+        m_ui->continueAction()->trigger();
+        QVERIFY(m_ui->pauseAction()->isEnabled());
+        m_ui->pauseAction()->trigger();
+        QVERIFY(stopped.wait(10000));
+        QCOMPARE(controller()->state(), DebuggerState::Paused);
+        QCOMPARE(controller()->snapshot()->reason, StopReason::Paused);
+
+        m_ui->restartAction()->trigger(); // a new run
+        QCOMPARE(controller()->state(), DebuggerState::Running);
+        m_ui->stopAction()->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(controller()->state(), DebuggerState::Ready, 10000);
+        QCOMPARE(m_ui->values()->model()->rowCount(), 0);
+    }
+
     void profileSaysWhenTheRunWasInterrupted()
     {
         // Every thread of this process, and a thread that never sleeps, on one CPU: the scheduler must take that CPU

@@ -17,9 +17,11 @@ QString formatShape(const ValueType& type);
 QString formatTypeShort(const ValueType& type);
 /// One element for display: integers exactly, floats with up to 6 significant digits.
 QString formatElement(const Tensor& tensor, int64_t index);
+/// The narrowest element column of a tensor table, also its width before any tensor is shown.
+constexpr int kMinElementColumnWidth = 84;
 /// Pixels a table column needs for the widest element of `tensor` (measured over up to 4096 evenly spaced
 /// elements) in `metrics`, within [minimum, 320]: "5.93671e-06" or a long int64 must not turn into "5....".
-int elementColumnWidth(const Tensor& tensor, const QFontMetrics& metrics, int minimum);
+int elementColumnWidth(const Tensor& tensor, const QFontMetrics& metrics, int minimum = kMinElementColumnWidth);
 /// "0.5", "[1, -1]", or "[1, 2, 3, …]" past `maxElements`.
 QString formatTensorValues(const Tensor& tensor, int maxElements = 8);
 /// "1 element", "12 elements".

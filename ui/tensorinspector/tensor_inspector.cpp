@@ -64,7 +64,7 @@ TensorInspector::TensorInspector(QWidget* parent)
     layout->addLayout(m_sliceLayout);
 
     m_table->setModel(m_model);
-    m_table->horizontalHeader()->setDefaultSectionSize(84);
+    m_table->horizontalHeader()->setDefaultSectionSize(kMinElementColumnWidth);
     m_table->verticalHeader()->setDefaultSectionSize(20);
     m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Fixed);
@@ -194,7 +194,7 @@ void TensorInspector::setTensor(const QString& title, const Tensor& tensor)
     m_value = tensor;
     m_stats.reset();
     m_model->setTensor(tensor);
-    m_table->horizontalHeader()->setDefaultSectionSize(elementColumnWidth(tensor, m_table->fontMetrics(), 84));
+    m_table->horizontalHeader()->setDefaultSectionSize(elementColumnWidth(tensor, m_table->fontMetrics()));
     m_compareResult->clear();
     m_exportButton->setEnabled(tensor.defined());
     m_header->setText(headerText());

@@ -32,7 +32,7 @@ TensorView::TensorView(QWidget* parent)
     layout->addWidget(m_header);
     layout->addLayout(m_sliceLayout);
     m_table->setModel(m_model);
-    m_table->horizontalHeader()->setDefaultSectionSize(84);
+    m_table->horizontalHeader()->setDefaultSectionSize(kMinElementColumnWidth);
     m_table->verticalHeader()->setDefaultSectionSize(20);
     m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     layout->addWidget(m_table, 1);
@@ -43,7 +43,7 @@ QString TensorView::summary() const { return m_header->text(); }
 void TensorView::setTensor(const QString& title, const Tensor& tensor)
 {
     m_model->setTensor(tensor);
-    m_table->horizontalHeader()->setDefaultSectionSize(elementColumnWidth(tensor, m_table->fontMetrics(), 84));
+    m_table->horizontalHeader()->setDefaultSectionSize(elementColumnWidth(tensor, m_table->fontMetrics()));
     m_sliceBoxes.clear(); // the widgets are deleted with the layout items below
     while (QLayoutItem* item = m_sliceLayout->takeAt(0)) {
         delete item->widget();

@@ -33,10 +33,10 @@ private:
     bool waitForGraph()
     {
         GraphView* view = m_window->graphView();
-        QTest::qWaitFor([&] {
+        const bool settled = QTest::qWaitFor([&] {
             return !m_window->document()->isLoading() && m_window->document()->typesReady() && !view->isLayoutRunning();
         }, 30000);
-        return !view->isLayoutRunning() && !view->scene()->nodeItems().empty();
+        return settled && !view->scene()->nodeItems().empty();
     }
 
 private slots:

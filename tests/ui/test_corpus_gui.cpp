@@ -33,9 +33,12 @@ private:
     bool waitForGraph()
     {
         GraphView* view = m_window->graphView();
-        const bool settled = QTest::qWaitFor([&] {
-            return !m_window->document()->isLoading() && m_window->document()->typesReady() && !view->isLayoutRunning();
-        }, 30000);
+        const bool settled = QTest::qWaitFor(
+            [&] {
+                return !m_window->document()->isLoading() && m_window->document()->typesReady()
+                    && !view->isLayoutRunning();
+            },
+            30000);
         return settled && !view->scene()->nodeItems().empty();
     }
 

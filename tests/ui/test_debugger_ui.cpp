@@ -29,13 +29,13 @@
 #include <QComboBox>
 #include <QDir>
 #include <QDoubleSpinBox>
-#include <QSpinBox>
-#include <QTableView>
 #include <QLabel>
 #include <QMenu>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QSpinBox>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -613,14 +613,14 @@ private slots:
         CPU_ZERO(&one);
         CPU_SET(cpu, &one);
         const auto pinAll = [](const cpu_set_t& set) {
-            for (const QString& tid : QDir(QStringLiteral("/proc/self/task")).entryList(QDir::Dirs | QDir::NoDotAndDotDot))
+            for (const QString& tid :
+                QDir(QStringLiteral("/proc/self/task")).entryList(QDir::Dirs | QDir::NoDotAndDotDot))
                 sched_setaffinity(tid.toInt(), sizeof set, &set);
         };
         pinAll(one);
         std::atomic<bool> spin { true };
         std::thread spinner([&] {
-            while (spin.load(std::memory_order_relaxed)) {
-            }
+            while (spin.load(std::memory_order_relaxed)) { }
         });
         openText(kLongLoop, QStringLiteral("long.onnx"));
         m_ui->inputs()->setTypedText(QStringLiteral("x"), QStringLiteral("1 1 1 1"));

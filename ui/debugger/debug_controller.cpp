@@ -503,7 +503,8 @@ bool DebugController::issue(Command command, const QString& argument)
     // (a new model, Stop, Restart) is dropped here rather than run on what replaced it.
     QTimer::singleShot(0, this, [this, request] {
         if (request.generation == m_generation)
-            QMetaObject::invokeMethod(m_worker, [w = m_worker, request] { w->execute(request); }, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                m_worker, [w = m_worker, request] { w->execute(request); }, Qt::QueuedConnection);
     });
     return true;
 }

@@ -438,10 +438,11 @@ void ProfilePanel::setSnapshot(const DebugSnapshotPtr& snapshot)
             // A short node that the scheduler interrupted looks many times slower than it is: say so where the
             // times are read, rather than let a 4 ms Max node of a 1 ms model send someone after its kernel.
             text += QStringLiteral(" \u00b7 interrupted %1\u00d7").arg(n);
-            tip = QStringLiteral("The system took the CPU from the thread running the nodes %1 time(s) during this run, "
-                                 "for other threads or programs (involuntary context switches). The nodes it was "
-                                 "running then show that wait in their time. For steadier figures, re-run with "
-                                 "less else running, or time the model with onnxscope-cli run --repeat.")
+            tip = QStringLiteral(
+                "The system took the CPU from the thread running the nodes %1 time(s) during this run, "
+                "for other threads or programs (involuntary context switches). The nodes it was "
+                "running then show that wait in their time. For steadier figures, re-run with "
+                "less else running, or time the model with onnxscope-cli run --repeat.")
                       .arg(n);
         }
     }

@@ -318,6 +318,25 @@ void GraphView::onLayoutDone(quint64 generation, std::shared_ptr<ViewGraph> view
     }
 }
 
+double GraphView::topNodesCenterX(double visibleWidth) const
+{
+    // The boxes at the top of the drawing, not its middle: a drawing that is wider further down (ocr_rec's head) has
+    // its first nodes off its centre, and empty paper at the top of its middle.
+    const NodeItem* first = nullptr;
+    for (const NodeItem* item : m_scene->nodeItems())
+        if (!first || item->sceneBoundingRect().top() < first->sceneBoundingRect().top())
+            first = item;
+    if (!first)
+        return m_scene->sceneRect().center().x();
+    const QRectF firstBox = first->sceneBoundingRect();
+    QRectF row; // the boxes level with the first one: the graph's entry row
+    for (const NodeItem* item : m_scene->nodeItems())
+        if (const QRectF box = item->sceneBoundingRect(); box.top() < firstBox.bottom())
+            row = row.isNull() ? box : row.united(box);
+    // The whole row when it fits, else the first box in the middle.
+    return row.width() <= visibleWidth ? row.center().x() : firstBox.center().x();
+}
+
 void GraphView::applyFocus(const Focus& focus)
 {
     switch (focus.kind) {
@@ -328,7 +347,7 @@ void GraphView::applyFocus(const Focus& focus)
             m_canvas->setZoom(0.85);
             const QRectF r = m_scene->sceneRect();
             const QSizeF visible = QSizeF(m_canvas->viewport()->size()) / 0.85;
-            m_canvas->centerOn(QPointF(r.center().x(), r.top() + visible.height() / 2));
+            m_canvas->centerOn(QPointF(topNodesCenterX(visible.width()), r.top() + visible.height() / 2));
         }
         break;
     case Focus::Kind::Keep:

@@ -126,6 +126,8 @@ private:
     void relayout(Focus focus);
     void onLayoutDone(quint64 generation, std::shared_ptr<ViewGraph> view, const LayoutResult& result, Focus focus);
     void applyFocus(const Focus& focus);
+    /// Scene x to centre a readable start view of a large drawing on: its first row of boxes.
+    double topNodesCenterX(double visibleWidth) const;
     void applyStates();
     void updateBreadcrumb();
     void onSelectionChanged();

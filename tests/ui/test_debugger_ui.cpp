@@ -32,6 +32,8 @@
 #include <QLabel>
 #include <QMenu>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -700,6 +702,22 @@ private slots:
             };
             QCOMPARE(decimalsOf(QStringLiteral("n")), 0);
             QCOMPARE(decimalsOf(QStringLiteral("f")), 6);
+        }
+        // A long declared type wraps instead of making the panel scroll sideways under its labels (ocr_rec's
+        // "float[p2o.DynamicDimension.0, 3, 48, p2o.DynamicDimension.1]" in a 290-pixel dock).
+        {
+            InputsPanel narrow;
+            narrow.setModel(
+                Model::fromText("<ir_version: 8, opset_import: [\"\" : 17]>\ng (float[p2o_DynamicDimension_0, "
+                                "3, 48, p2o_DynamicDimension_1] x) => (float[p2o_DynamicDimension_0, 3, 48, "
+                                "p2o_DynamicDimension_1] y) {\n  y = Identity(x)\n}"),
+                QStringLiteral("narrow-test"));
+            narrow.resize(290, 600);
+            narrow.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&narrow));
+            auto* scroll = narrow.findChild<QScrollArea*>();
+            QVERIFY(scroll);
+            QTRY_COMPARE(scroll->horizontalScrollBar()->maximum(), 0);
         }
         // Strings typed one per line or as JSON.
         const Tensor s = parseTypedValues(QStringLiteral("[\"a b\", \"c\"]"), DataType::String, { -1 });

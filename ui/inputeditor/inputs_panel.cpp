@@ -166,6 +166,8 @@ void InputsPanel::rebuild()
         auto* dimsBox = new QGroupBox(QStringLiteral("Dimensions"), m_content);
         dimsBox->setObjectName(QStringLiteral("dimensionsBox"));
         auto* form = new QFormLayout(dimsBox);
+        // Exporters name dimensions like "p2o.DynamicDimension.0": such a label goes above its box in a narrow dock.
+        form->setRowWrapPolicy(QFormLayout::WrapLongRows);
         for (const auto& [symbol, value] : m_dims) {
             auto* spin = new QSpinBox(dimsBox);
             spin->setRange(0, 1'000'000'000);
@@ -192,6 +194,9 @@ void InputsPanel::rebuild()
         auto* typeLabel = new QLabel(QString::fromStdString(r.type.toString()), r.box);
         typeLabel->setStyleSheet(QStringLiteral("color:#4b5563"));
         typeLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        // "float[p2o.DynamicDimension.0, 3, 48, p2o.DynamicDimension.1]" would otherwise set the dock's minimum width,
+        // and the panel would scroll sideways under its own labels.
+        typeLabel->setWordWrap(true);
         v->addWidget(typeLabel);
         r.source = new QComboBox(r.box);
         for (InputSpec::Source s : kSources)

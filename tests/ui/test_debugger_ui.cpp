@@ -653,6 +653,30 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(controller()->state(), DebuggerState::Ready, 10000);
     }
 
+    void valuesColumnsFitTheirNumbers()
+    {
+        // Statistics print with 6 significant digits; "-5.93671e-06" must not turn into "-5.9367...".
+        openText(kChain, QStringLiteral("numbers.onnx"));
+        m_ui->inputs()->setTypedText(QStringLiteral("x"), QStringLiteral("-0.00000593671 -123456.7 0.000123457"));
+        m_ui->inputs()->setTypedText(QStringLiteral("y"), QStringLiteral("-1.5e-8 2.25e-7 -3.125e-6"));
+        QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(controller()->state(), DebuggerState::Finished);
+        QTableView* view = m_ui->values()->view();
+        QAbstractItemModel* model = view->model();
+        QVERIFY(model->rowCount() >= 7);
+        const QFontMetrics metrics = view->fontMetrics();
+        int widest = 0;
+        for (int row = 0; row < model->rowCount(); ++row)
+            for (int column :
+                { ValuesModel::MinColumn, ValuesModel::MaxColumn, ValuesModel::MeanColumn, ValuesModel::StdColumn }) {
+                const QString text = model->index(row, column).data().toString();
+                widest = std::max(widest, int(text.size()));
+                QVERIFY2(metrics.horizontalAdvance(text) + 8 <= view->columnWidth(column),
+                    qPrintable(QStringLiteral("\"%1\" in a column of %2 px").arg(text).arg(view->columnWidth(column))));
+            }
+        QCOMPARE(widest, 12); // the data has a 12-character number, e.g. "-5.93671e-06"
+    }
+
     void inputsAreValidatedAndRemembered()
     {
         openText(kChain, QStringLiteral("inputs.onnx"));

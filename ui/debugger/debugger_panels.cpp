@@ -108,8 +108,21 @@ ValuesPanel::ValuesPanel(QWidget* parent)
     m_view->setColumnWidth(ValuesModel::NameColumn, 150);
     m_view->setColumnWidth(ValuesModel::ProducerColumn, 150);
     m_view->setColumnWidth(ValuesModel::FrameColumn, 70);
-    for (int c = ValuesModel::IterationColumn; c < ValuesModel::ColumnCount; ++c)
-        m_view->setColumnWidth(c, c == ValuesModel::ShapeColumn ? 110 : c == ValuesModel::IterationColumn ? 40 : 76);
+    // Statistics and errors print with 6 significant digits, at most as wide as "-8.88888e-08", plus the cell's
+    // padding.
+    const int numberWidth = m_view->fontMetrics().horizontalAdvance(QStringLiteral("-8.88888e-08")) + 16;
+    for (int c = ValuesModel::IterationColumn; c < ValuesModel::ColumnCount; ++c) {
+        int width = numberWidth;
+        if (c == ValuesModel::ShapeColumn)
+            width = 110;
+        else if (c == ValuesModel::IterationColumn || c == ValuesModel::NanColumn || c == ValuesModel::InfColumn)
+            width = 44;
+        else if (c == ValuesModel::TypeColumn)
+            width = 76;
+        else if (c == ValuesModel::CompareStatusColumn)
+            width = m_view->fontMetrics().horizontalAdvance(QStringLiteral("shape mismatch")) + 16;
+        m_view->setColumnWidth(c, width);
+    }
     layout->addWidget(m_view, 1);
     m_summary->setStyleSheet(QStringLiteral("color:#4b5563"));
     layout->addWidget(m_summary);

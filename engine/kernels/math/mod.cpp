@@ -50,17 +50,19 @@ private:
             for (T d : b.data<T>())
                 if (d == 0)
                     throw ctx.error("integer modulo by zero");
-            const bool pythonSign = !m_fmod;
-            broadcastBinary<T, T, T>(a, b, out, [pythonSign](T x, T y) {
-                if constexpr (std::is_signed_v<T>)
-                    if (y == T(-1))
+            if constexpr (std::is_signed_v<T>) {
+                const bool pythonSign = !m_fmod;
+                broadcastBinary<T, T, T>(a, b, out, [pythonSign](T x, T y) {
+                    if (y == T(-1)) // the lowest value % -1 overflows
                         return T(0);
-                T r = static_cast<T>(x % y);
-                if constexpr (std::is_signed_v<T>)
+                    T r = static_cast<T>(x % y);
                     if (pythonSign && r != 0 && ((r < 0) != (y < 0)))
                         r = static_cast<T>(r + y);
-                return r;
-            });
+                    return r;
+                });
+            } else {
+                broadcastBinary<T, T, T>(a, b, out, [](T x, T y) { return static_cast<T>(x % y); });
+            }
         } else {
             using F = MathType<T>;
             broadcastBinary<T, T, T>(

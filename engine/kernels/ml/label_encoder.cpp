@@ -51,10 +51,10 @@ public:
             std::vector<int64_t> ids(classes.size());
             for (size_t i = 0; i < ids.size(); ++i)
                 ids[i] = static_cast<int64_t>(i);
-            m_stringToInt = { Tensor::vector1D(classes), Tensor::vector1D(ids),
-                Tensor::scalar<int64_t>(a.getInt("default_int64", -1)) };
-            m_intToString = { Tensor::vector1D(ids), Tensor::vector1D(classes),
-                Tensor::scalar<std::string>(a.getString("default_string", "_Unused")) };
+            m_stringToInt.keys = m_intToString.values = Tensor::vector1D(classes);
+            m_stringToInt.values = m_intToString.keys = Tensor::vector1D(ids);
+            m_stringToInt.fallback = Tensor::scalar<int64_t>(a.getInt("default_int64", -1));
+            m_intToString.fallback = Tensor::scalar<std::string>(a.getString("default_string", "_Unused"));
             m_stringToInt.index();
             m_intToString.index();
             m_v1 = true;

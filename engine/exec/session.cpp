@@ -9,14 +9,6 @@ namespace onnxscope {
 
 namespace {
 
-std::string joinPath(const std::vector<std::string>& labels)
-{
-    std::string s;
-    for (size_t i = 0; i < labels.size(); ++i)
-        s += (i ? " / " : "") + labels[i];
-    return s;
-}
-
 std::string expectedInputs(const Graph& graph)
 {
     std::string s;
@@ -70,7 +62,7 @@ void Session::removeObserver(SessionObserver* observer)
 void Session::start(const std::map<std::string, Value>& inputs)
 {
     m_frames.clear();
-    m_pathLabels.clear();
+    m_pathLengths.clear();
     m_path.clear();
     m_outputs.clear();
     m_failure = {};
@@ -134,8 +126,11 @@ void Session::pushFrame(const Plan& plan, std::vector<Value> inputs, std::string
                 frame->values[static_cast<size_t>(id)] = parent.values[static_cast<size_t>(outer)];
         }
     }
-    m_pathLabels.push_back(frame->label);
-    m_path = joinPath(m_pathLabels);
+    // "main / If 'If_0' then_branch": appended here and cut back when the frame is left, in the string's own buffer.
+    m_pathLengths.push_back(m_path.size());
+    if (!m_frames.empty())
+        m_path += " / ";
+    m_path += frame->label;
     m_frames.push_back(std::move(frame));
     if (m_frames.size() > 1)
         for (auto* o : m_observers)
@@ -214,13 +209,13 @@ Session::StepResult Session::advance()
                 fail(nullptr, framePath() + ": output \"" + graph.value(id).name + "\" was not produced");
             outputs.push_back(v);
         }
-        std::string path = framePath();
+        const std::string leftPath = m_observers.empty() ? std::string() : m_path; // frameLeft's
         std::unique_ptr<Frame> done = std::move(m_frames.back());
         m_frames.pop_back();
-        m_pathLabels.pop_back();
-        m_path = joinPath(m_pathLabels);
+        m_path.resize(m_pathLengths.back());
+        m_pathLengths.pop_back();
         for (auto* o : m_observers)
-            o->frameLeft(*done, path);
+            o->frameLeft(*done, leftPath);
         if (m_frames.empty()) {
             for (size_t i = 0; i < graph.outputs().size(); ++i)
                 m_outputs[graph.value(graph.outputs()[i]).name] = outputs[i];

@@ -163,7 +163,7 @@ private:
     std::vector<SessionObserver*> m_observers;
     bool m_timed = false; // an observer wants NodeEvent::elapsed
     std::vector<std::unique_ptr<Frame>> m_frames;
-    std::vector<std::string> m_pathLabels;
+    std::vector<size_t> m_pathLengths; // m_path's length before each frame's label was appended
     uint64_t m_nextFrameId = 1;
     size_t m_fusedSteps = 0;
     State m_state = State::Idle;

@@ -9,7 +9,9 @@
 #include "ui/tensorinspector/tensor_table_model.h"
 
 #include <QAbstractItemModelTester>
+#include <QComboBox>
 #include <QElapsedTimer>
+#include <QSettings>
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTableView>
@@ -23,7 +25,73 @@ using namespace onnxscope;
 
 class TestTensorInspector : public QObject {
     Q_OBJECT
+    QTemporaryDir m_settingsDir;
 private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_settingsDir.isValid());
+        QCoreApplication::setOrganizationName(QStringLiteral("onnxscope-inspector-tests"));
+        QSettings::setDefaultFormat(QSettings::IniFormat);
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settingsDir.path());
+    }
+
+    void heatmapColourScalesShowPastOutliersAndAcrossMagnitudes()
+    {
+        // 0..98 and one outlier: min-max paints 10 and 50 alike; the percentile scale tells them apart.
+        Tensor t(DataType::Float, { 10, 10 });
+        auto d = t.data<float>();
+        for (size_t i = 0; i < d.size(); ++i)
+            d[i] = static_cast<float>(i);
+        d[99] = 1e6f;
+        HeatmapWidget heatmap;
+        heatmap.setSlice(t, 0, 10, 10);
+        QCOMPARE(heatmap.colourScale(), HeatmapWidget::ColourScale::MinMax);
+        QCOMPARE(heatmap.high(), 1e6);
+        QCOMPARE(heatmap.image().pixel(0, 1), heatmap.image().pixel(0, 5)); // 10 and 50
+        heatmap.setColourScale(HeatmapWidget::ColourScale::Robust);
+        QCOMPARE(heatmap.low(), 2.0); // the 2nd-percentile element of 100
+        QCOMPARE(heatmap.high(), 97.0);
+        QVERIFY(heatmap.image().pixel(0, 1) != heatmap.image().pixel(0, 5));
+        QCOMPARE(heatmap.image().pixel(0, 0), HeatmapWidget::colourAt(0)); // below the range: the end colour
+        QCOMPARE(heatmap.image().pixel(9, 9), HeatmapWidget::colourAt(1)); // the outlier
+        QCOMPARE(heatmap.image().pixel(0, 5), HeatmapWidget::colourAt((50.0 - 2) / (97 - 2)));
+
+        // Sigmoid-like outputs over 16 orders of magnitude: log |x| spreads them; zeros take the lowest colour.
+        Tensor m(DataType::Float, { 1, 4 });
+        auto md = m.data<float>();
+        md[0] = 1e-20f;
+        md[1] = -1e-10f;
+        md[2] = 1e-4f;
+        md[3] = 0;
+        heatmap.setSlice(m, 0, 1, 4);
+        QCOMPARE(heatmap.colourScale(), HeatmapWidget::ColourScale::Robust); // kept across slices
+        heatmap.setColourScale(HeatmapWidget::ColourScale::Log);
+        QCOMPARE(float(heatmap.low()), 1e-20f);
+        QCOMPARE(float(heatmap.high()), 1e-4f);
+        QCOMPARE(heatmap.image().pixel(0, 0), HeatmapWidget::colourAt(0));
+        const double mid = (std::log10(double(1e-10f)) - std::log10(double(1e-20f)))
+            / (std::log10(double(1e-4f)) - std::log10(double(1e-20f)));
+        QCOMPARE(heatmap.image().pixel(1, 0), HeatmapWidget::colourAt(mid));
+        QCOMPARE(heatmap.image().pixel(2, 0), HeatmapWidget::colourAt(1));
+        QCOMPARE(heatmap.image().pixel(3, 0), HeatmapWidget::colourAt(0));
+        heatmap.setColourScale(HeatmapWidget::ColourScale::MinMax); // 1e-20 and 0 one colour, at the bottom
+        QCOMPARE(heatmap.image().pixel(1, 0), HeatmapWidget::colourAt(0));
+        QCOMPARE(heatmap.image().pixel(0, 0), heatmap.image().pixel(3, 0));
+
+        // The inspector's choice applies to its heatmap and is remembered.
+        {
+            TensorInspector inspector;
+            auto* colours = inspector.findChild<QComboBox*>(QStringLiteral("heatmapColours"));
+            QVERIFY(colours);
+            colours->setCurrentIndex(colours->findData(static_cast<int>(HeatmapWidget::ColourScale::Log)));
+            QCOMPARE(inspector.heatmap()->colourScale(), HeatmapWidget::ColourScale::Log);
+        }
+        TensorInspector again;
+        QCOMPARE(again.heatmap()->colourScale(), HeatmapWidget::ColourScale::Log);
+        again.findChild<QComboBox*>(QStringLiteral("heatmapColours"))->setCurrentIndex(0);
+        QCOMPARE(again.heatmap()->colourScale(), HeatmapWidget::ColourScale::MinMax);
+    }
+
     void hundredMillionElementsOpenInstantly()
     {
         TensorInspector inspector;

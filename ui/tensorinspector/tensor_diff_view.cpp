@@ -199,7 +199,7 @@ TensorDiffView::TensorDiffView(QWidget* parent)
     hl->setSpacing(2);
     m_heatmapCaption->setTextFormat(Qt::RichText);
     hl->addWidget(m_heatmapCaption);
-    hl->addWidget(m_heatmap, 1);
+    hl->addWidget(makeHeatmapPage(m_heatmap, QStringLiteral("diffHeatmapColours"), heatSide), 1);
     m_worstTable->setColumnCount(5);
     m_worstTable->setHorizontalHeaderLabels({ QStringLiteral("Index"), QStringLiteral("A"), QStringLiteral("B"),
         QStringLiteral("|A \u2212 B|"), QStringLiteral("rel") });

@@ -69,7 +69,7 @@ TensorInspector::TensorInspector(QWidget* parent)
     m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     m_tabs->addTab(m_table, QStringLiteral("Table"));
-    m_tabs->addTab(m_heatmap, QStringLiteral("Heatmap"));
+    m_tabs->addTab(makeHeatmapPage(m_heatmap, QStringLiteral("heatmapColours"), this), QStringLiteral("Heatmap"));
     m_tabs->addTab(m_histogram, QStringLiteral("Histogram"));
     auto* compare = new QWidget(this);
     auto* cl = new QVBoxLayout(compare);

@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: MIT
 #include "ui/tensorinspector/tensor_plots.h"
 
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QSettings>
 #include <QToolTip>
+#include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 namespace onnxscope {
@@ -95,6 +101,7 @@ QRgb HeatmapWidget::colourAt(double t)
 void HeatmapWidget::clear()
 {
     m_image = QImage();
+    m_samples.clear();
     m_tensor = Tensor();
     m_rows = m_columns = 0;
     update();
@@ -106,54 +113,104 @@ void HeatmapWidget::setSlice(const Tensor& tensor, int64_t offset, int64_t rows,
     m_offset = offset;
     m_rows = rows;
     m_columns = columns;
+    m_samples.clear();
     if (!tensor.defined() || rows <= 0 || columns <= 0 || tensor.dtype() == DataType::String) {
         m_image = QImage();
         update();
         return;
     }
-    const int height = static_cast<int>(std::min<int64_t>(rows, kMaxSide));
-    const int width = static_cast<int>(std::min<int64_t>(columns, kMaxSide));
-    std::vector<double> samples(static_cast<size_t>(width) * static_cast<size_t>(height));
-    m_low = INFINITY;
-    m_high = -INFINITY;
-    std::vector<double> line(static_cast<size_t>(width));
-    for (int y = 0; y < height; ++y) {
-        const int64_t row = rows == height ? y : y * rows / height;
-        if (columns == width)
-            copyAsDouble(tensor, offset + row * columns, offset + (row + 1) * columns, line.data());
+    m_height = static_cast<int>(std::min<int64_t>(rows, kMaxSide));
+    m_width = static_cast<int>(std::min<int64_t>(columns, kMaxSide));
+    m_samples.resize(static_cast<size_t>(m_width) * static_cast<size_t>(m_height));
+    for (int y = 0; y < m_height; ++y) {
+        const int64_t row = rows == m_height ? y : y * rows / m_height;
+        double* line = m_samples.data() + static_cast<size_t>(y) * static_cast<size_t>(m_width);
+        if (columns == m_width)
+            copyAsDouble(tensor, offset + row * columns, offset + (row + 1) * columns, line);
         else // sampled: read only the columns drawn
-            for (int x = 0; x < width; ++x) {
-                const int64_t i = offset + row * columns + x * columns / width;
-                copyAsDouble(tensor, i, i + 1, &line[static_cast<size_t>(x)]);
+            for (int x = 0; x < m_width; ++x) {
+                const int64_t i = offset + row * columns + x * columns / m_width;
+                copyAsDouble(tensor, i, i + 1, &line[x]);
             }
-        for (int x = 0; x < width; ++x) {
-            const double v = line[static_cast<size_t>(x)];
-            samples[static_cast<size_t>(y) * static_cast<size_t>(width) + static_cast<size_t>(x)] = v;
-            if (std::isfinite(v)) {
-                m_low = std::min(m_low, v);
-                m_high = std::max(m_high, v);
-            }
-        }
     }
-    if (!std::isfinite(m_low))
+    recolour();
+}
+
+void HeatmapWidget::setColourScale(ColourScale scale)
+{
+    if (scale == m_scale)
+        return;
+    m_scale = scale;
+    if (!m_samples.empty())
+        recolour();
+}
+
+void HeatmapWidget::recolour()
+{
+    const bool log = m_scale == ColourScale::Log;
+    // The values that set the ends: finite ones, and for Log the finite non-zero magnitudes.
+    std::vector<double> ends;
+    ends.reserve(m_samples.size());
+    for (double v : m_samples)
+        if (std::isfinite(v) && (!log || v != 0))
+            ends.push_back(log ? std::abs(v) : v);
+    m_clippedLow = m_clippedHigh = false;
+    if (ends.empty()) {
         m_low = m_high = 0;
-    m_image = QImage(width, height, QImage::Format_RGB32);
-    const double span = m_high > m_low ? m_high - m_low : 1.0;
-    for (int y = 0; y < height; ++y) {
+    } else if (m_scale == ColourScale::Robust && ends.size() > 2) {
+        const size_t lo = ends.size() * 2 / 100, hi = ends.size() - 1 - ends.size() * 2 / 100;
+        std::nth_element(ends.begin(), ends.begin() + static_cast<std::ptrdiff_t>(lo), ends.end());
+        m_low = ends[lo];
+        std::nth_element(ends.begin(), ends.begin() + static_cast<std::ptrdiff_t>(hi), ends.end());
+        m_high = ends[hi];
+        if (m_high <= m_low) { // mostly one value: the full range says more
+            const auto [mn, mx] = std::minmax_element(ends.begin(), ends.end());
+            m_low = *mn;
+            m_high = *mx;
+        }
+    } else {
+        const auto [mn, mx] = std::minmax_element(ends.begin(), ends.end());
+        m_low = *mn;
+        m_high = *mx;
+    }
+    const double low = log && m_low > 0 ? std::log10(m_low) : m_low;
+    const double high = log && m_high > 0 ? std::log10(m_high) : m_high;
+    const double span = high > low ? high - low : 1.0;
+    m_image = QImage(m_width, m_height, QImage::Format_RGB32);
+    for (int y = 0; y < m_height; ++y) {
         auto* out = reinterpret_cast<QRgb*>(m_image.scanLine(y));
-        for (int x = 0; x < width; ++x) {
-            const double v = samples[static_cast<size_t>(y) * static_cast<size_t>(width) + static_cast<size_t>(x)];
-            out[x] = std::isfinite(v) ? colourAt((v - m_low) / span) : qRgb(255, 0, 255);
+        const double* line = m_samples.data() + static_cast<size_t>(y) * static_cast<size_t>(m_width);
+        for (int x = 0; x < m_width; ++x) {
+            const double v = line[x];
+            if (!std::isfinite(v)) {
+                out[x] = qRgb(255, 0, 255);
+                continue;
+            }
+            const double at = log ? (v == 0 ? low : std::log10(std::abs(v))) : v;
+            m_clippedLow |= at < low;
+            m_clippedHigh |= at > high;
+            out[x] = colourAt((at - low) / span);
         }
     }
     update();
+}
+
+QString HeatmapWidget::endLabel(bool high) const
+{
+    // "≥ 0.9812" where Robust clipped elements beyond the end; "|x| 1e-20" for Log.
+    const QString number = QString::number(high ? m_high : m_low, 'g', 4);
+    if (m_scale == ColourScale::Log)
+        return QStringLiteral("|x| ") + number;
+    if (high ? m_clippedHigh : m_clippedLow)
+        return (high ? QStringLiteral("\u2265 ") : QStringLiteral("\u2264 ")) + number;
+    return number;
 }
 
 double HeatmapWidget::scaleWidth() const
 {
     // The colour bar and its two labels, as wide as the longer label needs.
     const QFontMetrics fm(font());
-    return 14 + 3 + std::max({ fm.horizontalAdvance(QString::number(m_high, 'g', 4)), fm.horizontalAdvance(QString::number(m_low, 'g', 4)), 30 }) + 8;
+    return 14 + 3 + std::max({ fm.horizontalAdvance(endLabel(true)), fm.horizontalAdvance(endLabel(false)), 30 }) + 8;
 }
 
 QRectF HeatmapWidget::imageRect() const
@@ -187,8 +244,8 @@ void HeatmapWidget::paintEvent(QPaintEvent*)
     p.setPen(palette().color(QPalette::Text));
     p.drawRect(bar);
     const QFontMetrics fm(font());
-    p.drawText(QPointF(bar.right() + 3, bar.top() + fm.ascent()), QString::number(m_high, 'g', 4));
-    p.drawText(QPointF(bar.right() + 3, bar.bottom()), QString::number(m_low, 'g', 4));
+    p.drawText(QPointF(bar.right() + 3, bar.top() + fm.ascent()), endLabel(true));
+    p.drawText(QPointF(bar.right() + 3, bar.bottom()), endLabel(false));
 }
 
 void HeatmapWidget::mouseMoveEvent(QMouseEvent* event)
@@ -202,6 +259,39 @@ void HeatmapWidget::mouseMoveEvent(QMouseEvent* event)
     copyAsDouble(m_tensor, m_offset + row * m_columns + column, m_offset + row * m_columns + column + 1, &v);
     emit hovered(row, column, v);
     QToolTip::showText(event->globalPosition().toPoint(), QStringLiteral("[%1, %2] = %3").arg(row).arg(column).arg(v, 0, 'g', 7), this);
+}
+
+QWidget* makeHeatmapPage(HeatmapWidget* heatmap, const QString& choiceName, QWidget* parent)
+{
+    auto* page = new QWidget(parent);
+    auto* layout = new QVBoxLayout(page);
+    layout->setContentsMargins(0, 2, 0, 0);
+    layout->setSpacing(2);
+    auto* bar = new QHBoxLayout;
+    auto* colours = new QComboBox(page);
+    colours->setObjectName(choiceName);
+    colours->addItem(QStringLiteral("Minimum to maximum"), static_cast<int>(HeatmapWidget::ColourScale::MinMax));
+    colours->addItem(QStringLiteral("2nd to 98th percentile"), static_cast<int>(HeatmapWidget::ColourScale::Robust));
+    colours->addItem(QStringLiteral("Log |x|"), static_cast<int>(HeatmapWidget::ColourScale::Log));
+    colours->setToolTip(QStringLiteral("How values map to colours. The percentile scale keeps a few outliers from "
+                                       "turning the rest into one colour; log |x| shows values over many orders of "
+                                       "magnitude. The tooltip over the image gives each element's value."));
+    const QString key = QStringLiteral("tensorInspector/heatmapColours");
+    const int saved = colours->findData(QSettings().value(key, 0).toInt());
+    colours->setCurrentIndex(saved >= 0 ? saved : 0);
+    heatmap->setColourScale(static_cast<HeatmapWidget::ColourScale>(colours->currentData().toInt()));
+    QObject::connect(colours, &QComboBox::currentIndexChanged, heatmap, [colours, heatmap, key] {
+        const int scale = colours->currentData().toInt();
+        heatmap->setColourScale(static_cast<HeatmapWidget::ColourScale>(scale));
+        QSettings().setValue(key, scale);
+    });
+    bar->addWidget(new QLabel(QStringLiteral("Colours:"), page));
+    bar->addWidget(colours);
+    bar->addStretch(1);
+    layout->addLayout(bar);
+    heatmap->setParent(page);
+    layout->addWidget(heatmap, 1);
+    return page;
 }
 
 } // namespace onnxscope

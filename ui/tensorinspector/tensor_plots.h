@@ -6,6 +6,8 @@
 #include <QImage>
 #include <QWidget>
 
+#include <vector>
+
 namespace onnxscope {
 
 /// Bar chart of a Histogram, with the bin range on the axis and the count of the bin under the mouse.
@@ -33,11 +35,19 @@ class HeatmapWidget : public QWidget {
     Q_OBJECT
 public:
     static constexpr int kMaxSide = 1024;
+    /// How values map to colours. MinMax spans the slice's finite minimum to maximum. Robust spans its 2nd to 98th
+    /// percentile, so that a few outliers do not turn the rest into one colour; values beyond take the end colours.
+    /// Log spans log10 |x| over the finite non-zero elements, for values over many orders of magnitude (sigmoid
+    /// outputs, differences); zeros take the lowest colour.
+    enum class ColourScale { MinMax, Robust, Log };
     explicit HeatmapWidget(QWidget* parent = nullptr);
     /// Elements [offset, offset + rows * columns) of `tensor` as a rows × columns image.
     void setSlice(const Tensor& tensor, int64_t offset, int64_t rows, int64_t columns);
     void clear();
+    void setColourScale(ColourScale scale);
+    ColourScale colourScale() const { return m_scale; }
     const QImage& image() const { return m_image; }
+    /// The values at the two ends of the colour bar (for Log, magnitudes).
     double low() const { return m_low; }
     double high() const { return m_high; }
     /// RGB of the colour map at t in [0, 1].
@@ -55,10 +65,20 @@ protected:
 private:
     QRectF imageRect() const;
     double scaleWidth() const;
+    QString endLabel(bool high) const;
+    void recolour();
     QImage m_image;
     Tensor m_tensor;
     int64_t m_offset = 0, m_rows = 0, m_columns = 0;
+    int m_width = 0, m_height = 0; // of the image
+    std::vector<double> m_samples; // the drawn elements, row by row
+    ColourScale m_scale = ColourScale::MinMax;
     double m_low = 0, m_high = 0;
+    bool m_clippedLow = false, m_clippedHigh = false; // Robust: some elements lie beyond an end
 };
+
+/// `heatmap` under a "Colours:" choice of its ColourScale (a QComboBox named `choiceName`), remembered in the
+/// settings for every heatmap that has one (the inspector's and the diff view's).
+QWidget* makeHeatmapPage(HeatmapWidget* heatmap, const QString& choiceName, QWidget* parent);
 
 } // namespace onnxscope

@@ -426,12 +426,16 @@ int runModel(const RunOptions& o)
     for (ValueId id : graph.requiredInputs())
         if (!inputs.count(graph.value(id).name) && graph.value(id).type.kind != Value::Kind::Optional)
             missing.push_back(graph.value(id).name);
+    std::set<std::string> defaultedDims; // symbolic dimensions of random inputs that no --dim sized (so 1)
     if (!missing.empty() && o.randomInputs) {
         std::mt19937_64 rng(o.seed);
         std::set<std::string> usedDims;
         for (ValueId id : graph.requiredInputs()) {
             const auto& v = graph.value(id);
             if (!inputs.count(v.name) && v.type.kind != Value::Kind::Optional) {
+                for (const Dim& d : v.type.shape)
+                    if (!d.known() && !dims.count(d.symbol))
+                        defaultedDims.insert(d.symbol.empty() ? "(unnamed, of \"" + v.name + "\")" : d.symbol);
                 inputs[v.name] = randomValue(v.name, v.type, dims, usedDims, rng);
                 if (!o.quiet)
                     std::cout << "random input \"" << v.name << "\": " << inputs[v.name].typeString() << "\n";
@@ -497,6 +501,15 @@ int runModel(const RunOptions& o)
     std::cout.flush();
     if (writer && !failure.empty() && o.dumpAll)
         writer->writeManifest(); // what was produced before the failure is still useful
+    if (!failure.empty() && !defaultedDims.empty()) {
+        // A model run on 1×1 images usually fails in its first pooling or window: say why the sizes were 1.
+        std::string list;
+        for (const auto& d : defaultedDims)
+            list += (list.empty() ? "" : ", ") + d;
+        failure += "\n  note: --random-inputs set the symbolic dimension"
+            + std::string(defaultedDims.size() > 1 ? "s " : " ") + list
+            + " to 1; give real sizes with --dim SYMBOL=VALUE";
+    }
     if (!failure.empty())
         throw Error(failure);
     if (nan.hit) {

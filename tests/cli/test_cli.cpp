@@ -58,6 +58,7 @@ QString describe(const Result& r)
 //   branch.onnx      Neg, If (then: Add, Mul; else: Sub), Add
 //   unsupported.onnx an op no build has (com.example.FrobnicateXYZ)
 //   typed.onnx       float[batch, 2], int64[4], bool[2, k] inputs for --random-inputs
+//   pool.onnx        MaxPool 2×2 of float[1, 3, height, width]: fails on the 1×1 image --random-inputs makes by default
 //   seq.onnx         a sequence output, written as JSON
 // (No lines starting with '#' in here: moc would take them for preprocessor directives.)
 const char* kMakeModels = R"(
@@ -109,6 +110,10 @@ save('typed.onnx', [
     h.make_tensor_value_info('bo', T.BOOL, [2, 'k'])],
    [h.make_tensor_value_info('f_out', T.FLOAT, ['batch', 2]), h.make_tensor_value_info('i_out', T.INT64, [4]),
     h.make_tensor_value_info('b_out', T.BOOL, [2, 'k'])])
+
+save('pool.onnx', [h.make_node('MaxPool', ['img'], ['pooled'], name='pool', kernel_shape=[2, 2])],
+     [h.make_tensor_value_info('img', T.FLOAT, [1, 3, 'height', 'width'])],
+     [h.make_tensor_value_info('pooled', T.FLOAT, None)])
 
 save('seq.onnx', [h.make_node('SequenceConstruct', ['a', 'a'], ['s'], name='make_seq')], [a],
      [h.make_tensor_value_info('s', T.FLOAT, [3]) if False else
@@ -183,6 +188,17 @@ private slots:
         QVERIFY2(brokenInfo.code == 1 && brokenInfo.err.contains("broken.onnx"), qPrintable(describe(brokenInfo)));
         Result missingFile = cli({ "info", path("nope.onnx") });
         QVERIFY2(missingFile.code == 1 && missingFile.err.contains("nope.onnx"), qPrintable(describe(missingFile)));
+
+        // A run on random inputs whose symbolic sizes defaulted to 1 fails with the node, and a note naming them.
+        Result tiny = cli({ "run", path("pool.onnx"), "--random-inputs" });
+        QVERIFY2(tiny.code == 1 && tiny.err.contains("\"pool\"") && tiny.err.contains("height, width to 1")
+                && tiny.err.contains("--dim"),
+            qPrintable(describe(tiny)));
+        Result sized = cli({ "run", path("pool.onnx"), "--random-inputs", "--dim", "height=4", "--dim", "width=6" });
+        QVERIFY2(sized.code == 0 && sized.out.contains("float[1, 3, 3, 5]"), qPrintable(describe(sized)));
+        Result halfSized
+            = cli({ "run", path("pool.onnx"), "--random-inputs", "--dim", "height=1", "--dim", "width=6" });
+        QVERIFY2(halfSized.code == 1 && !halfSized.err.contains("note:"), qPrintable(describe(halfSized)));
 
         // A missing input lists every expected input with its type and shape.
         Result missing = cli({ "run", path("nan.onnx"), "--input", "a=" + path("a.npy") });

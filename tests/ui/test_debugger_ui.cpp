@@ -538,6 +538,24 @@ private slots:
         m_ui->inputs()->setTypedText(QStringLiteral("y"), QStringLiteral("1 2 3"));
         QVERIFY(!m_ui->inputs()->errorFor(QStringLiteral("y")).isEmpty());
         QVERIFY(m_ui->inputs()->errorFor(QStringLiteral("y")).contains(QStringLiteral("expected 2 values")));
+        // Typed inputs have their own sizes: no word about the Dimensions box.
+        QVERIFY2(!m_ui->statusLabel()->text().contains(QStringLiteral("generated inputs")),
+            qPrintable(m_ui->statusLabel()->text()));
+
+        // A model whose generated input kept its symbolic sizes at 1 fails in its pooling node; the status says which
+        // sizes were 1, and with real ones the run finishes.
+        openText("<ir_version: 8, opset_import: [\"\" : 17]>\ng (float[1, 1, height, width] img) => (float[1, 1, "
+                 "?, ?] pooled) {\n  pooled = MaxPool <kernel_shape = [2, 2]> (img)\n}",
+            QStringLiteral("pool.onnx"));
+        QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(controller()->state(), DebuggerState::Failed);
+        QVERIFY2(m_ui->statusLabel()->text().contains(QStringLiteral("generated inputs used height, width = 1")),
+            qPrintable(m_ui->statusLabel()->text()));
+        QCOMPARE(m_ui->statusLabel()->toolTip(), m_ui->statusLabel()->text()); // all of it, where the bar cuts it
+        m_ui->inputs()->setDim(QStringLiteral("height"), 4);
+        m_ui->inputs()->setDim(QStringLiteral("width"), 4);
+        QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(controller()->state(), DebuggerState::Finished);
     }
 
     void longRunCanBePausedAndStopped()

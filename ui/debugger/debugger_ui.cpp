@@ -451,6 +451,11 @@ void DebuggerUi::onStopped(const DebugSnapshotPtr& snapshot)
         break;
     case StopReason::Failed:
         text = QStringLiteral("Failed: %1").arg(snapshot->message);
+        // Exported models leave most sizes symbolic, and the Inputs dock starts them at 1: a 1×1 image or a one-sample
+        // signal fails in the first window or pooling node. Say which sizes the generated inputs had.
+        if (const QStringList ones = m_inputs ? m_inputs->generatedDimensionsOfOne() : QStringList(); !ones.isEmpty())
+            text += QStringLiteral(" \u2014 generated inputs used %1 = 1 (Inputs \u203a Dimensions)")
+                        .arg(ones.join(QStringLiteral(", ")));
         break;
     default:
         text = QStringLiteral("Paused (%1)").arg(QString::fromUtf8(stopReasonName(snapshot->reason).data()));
@@ -472,7 +477,7 @@ void DebuggerUi::onStopped(const DebugSnapshotPtr& snapshot)
         break;
     }
     m_status->setText(text);
-    m_status->setToolTip(snapshot->message);
+    m_status->setToolTip(text); // the whole of it, when the status bar cuts it
     onStateChanged(m_controller->state());
 
     // Show what the last node produced, like a debugger's "autos".

@@ -426,6 +426,23 @@ void InputsPanel::setTypedText(const QString& input, const QString& text)
     }
 }
 
+QStringList InputsPanel::generatedDimensionsOfOne() const
+{
+    QStringList out;
+    for (const auto& row : m_rows) {
+        if (row->spec.source == InputSpec::Source::File || row->spec.source == InputSpec::Source::Typed
+            || !row->type.hasShape)
+            continue;
+        for (size_t axis = 0; axis < row->type.shape.size(); ++axis) {
+            const QString key = dimKey(row->name, axis, row->type.shape[axis]);
+            if (auto it = m_dims.find(key);
+                !key.isEmpty() && it != m_dims.end() && it->second == 1 && !out.contains(key))
+                out << key;
+        }
+    }
+    return out;
+}
+
 void InputsPanel::setDim(const QString& symbol, int64_t value)
 {
     m_dims[symbol] = value;

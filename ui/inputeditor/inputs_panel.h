@@ -47,6 +47,9 @@ public:
     /// Symbolic dimensions and their current values.
     DimValues dims() const { return m_dims; }
     void setDim(const QString& symbol, int64_t value);
+    /// The dimensions at 1 that shape an input the panel generates (not one from a file or typed in): a model that
+    /// fails on such inputs may only need real sizes.
+    QStringList generatedDimensionsOfOne() const;
 
     /// Validates every input; true when all are fine. Errors appear next to the inputs.
     bool validate();

@@ -20,6 +20,7 @@
 #include "ui/graphview/graph_view.h"
 #include "ui/inputeditor/inputs_panel.h"
 #include "ui/mainwindow/main_window.h"
+#include "ui/nodeinspector/node_inspector.h"
 #include "ui/tensorinspector/tensor_inspector.h"
 #include "ui/tensorinspector/tensor_table_model.h"
 
@@ -39,11 +40,13 @@
 #include <QSpinBox>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QTreeView>
 #include <QtTest>
 
 #include <sched.h>
 
 #include <atomic>
+#include <functional>
 #include <thread>
 
 using namespace onnxscope;
@@ -597,6 +600,44 @@ private slots:
         m_ui->stopAction()->trigger();
         QTRY_COMPARE_WITH_TIMEOUT(controller()->state(), DebuggerState::Ready, 10000);
         QCOMPARE(m_ui->values()->model()->rowCount(), 0);
+    }
+
+    void stoppingLetsGoOfTheRunsValueButNotOfAnInitializer()
+    {
+        openText(
+            "<ir_version: 8, opset_import: [\"\" : 17]>\ng (float[2] x) => (float[2] y) <float[2] w = {1.5, 2.5}> {\n"
+            "  y = Add(x, w)\n}",
+            QStringLiteral("init.onnx"));
+        m_ui->inputs()->setTypedText(QStringLiteral("x"), QStringLiteral("1 2"));
+        QVERIFY(act(m_ui->stepOverAction())); // before the first node
+        QVERIFY(act(m_ui->stepOverAction())); // after Add: the inspector shows y
+        QVERIFY(m_ui->inspector()->title().startsWith(QStringLiteral("y")));
+        m_ui->stopAction()->trigger();
+        QTRY_COMPARE(controller()->state(), DebuggerState::Ready);
+        QVERIFY2(!m_ui->inspector()->tensor().defined(), qPrintable(m_ui->inspector()->title()));
+
+        // An initializer opened from the node inspector is not the run's: it stays.
+        QVERIFY(act(m_ui->stepOverAction()));
+        const Graph& g = m_window->document()->model()->graph();
+        NodeInspector* nodes = m_window->inspector();
+        nodes->showNode(&g, g.findNode("Add_0"));
+        QModelIndex wRow;
+        std::function<void(const QModelIndex&)> find = [&](const QModelIndex& parent) {
+            for (int r = 0; r < nodes->view()->model()->rowCount(parent) && !wRow.isValid(); ++r) {
+                const QModelIndex i = nodes->view()->model()->index(r, 0, parent);
+                if (i.siblingAtColumn(1).data().toString() == QStringLiteral("w")) // input B, the initializer
+                    wRow = i;
+                find(i);
+            }
+        };
+        find({});
+        QVERIFY(wRow.isValid());
+        emit nodes->view()->doubleClicked(wRow); // as a double click on the row does
+        QVERIFY2(m_ui->inspector()->title().contains(QStringLiteral("w")), qPrintable(m_ui->inspector()->title()));
+        QCOMPARE(m_ui->inspector()->tensor().size(), 2);
+        m_ui->stopAction()->trigger();
+        QTRY_COMPARE(controller()->state(), DebuggerState::Ready);
+        QCOMPARE(m_ui->inspector()->tensor().size(), 2);
     }
 
     void pauseOrStopRightAfterRunIsNotLost()

@@ -116,6 +116,7 @@ DebuggerUi::DebuggerUi(MainWindow* window)
     });
     connect(m_window->inspector(), &NodeInspector::tensorRequested, this, [this](const QString& title, const Tensor& tensor) {
         m_inspector->setTensor(title, tensor);
+        m_inspectorShowsRunValue = false;
     });
     m_compare = new CompareUi(m_window, this);
     onStateChanged(m_controller->state());
@@ -424,6 +425,12 @@ void DebuggerUi::onStateChanged(DebuggerState state)
 
 void DebuggerUi::onRunCleared()
 {
+    // A value of the run that is gone: neither shown as if current nor kept alive (its memory goes back for the
+    // next run). An initializer the inspector shows stays.
+    if (m_inspectorShowsRunValue) {
+        m_inspector->clear();
+        m_inspectorShowsRunValue = false;
+    }
     m_shown.reset();
     m_values->setSnapshot(nullptr);
     m_values->setFrameFilter(0, {});
@@ -638,6 +645,7 @@ void DebuggerUi::inspectValue(int valueIndex)
     if (r.graph && r.producer >= 0)
         title += QStringLiteral("  \u2190 %1 (%2)").arg(QString::fromStdString(r.graph->node(r.producer).displayName()), QString::fromStdString(r.graph->node(r.producer).opType));
     m_inspector->setValue(title, r.value);
+    m_inspectorShowsRunValue = true;
     onStateChanged(m_controller->state());
 }
 
@@ -690,6 +698,7 @@ void DebuggerUi::onGraphValueSelected(const Graph* graph, ValueId value)
     if (info.initializer && graph->model()) {
         try {
             m_inspector->setTensor(QString::fromStdString(info.name) + QStringLiteral(" (initializer)"), graph->model()->initializer(info));
+            m_inspectorShowsRunValue = false;
         } catch (const std::exception& e) {
             m_status->setText(QString::fromStdString(e.what()));
         }

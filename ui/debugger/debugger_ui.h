@@ -139,6 +139,7 @@ private:
     const Graph* m_selectedGraph = nullptr;
     NodeId m_selectedNode = -1;
     bool m_colourByTime = false;
+    bool m_inspectorShowsRunValue = false; // the tensor inspector shows a value of the current run (inspectValue)
     bool m_autoYieldDialog = true;
     DebugSnapshotPtr m_shown; // what the graph decorations show
 };

@@ -88,6 +88,10 @@ private slots:
         }
         TensorInspector again;
         QCOMPARE(again.heatmap()->colourScale(), HeatmapWidget::ColourScale::Log);
+        // The diff view's |A − B| heatmap keeps a choice of its own.
+        auto* diffColours = again.findChild<QComboBox*>(QStringLiteral("diffHeatmapColours"));
+        QVERIFY(diffColours);
+        QCOMPARE(diffColours->currentData().toInt(), static_cast<int>(HeatmapWidget::ColourScale::MinMax));
         again.findChild<QComboBox*>(QStringLiteral("heatmapColours"))->setCurrentIndex(0);
         QCOMPARE(again.heatmap()->colourScale(), HeatmapWidget::ColourScale::MinMax);
     }

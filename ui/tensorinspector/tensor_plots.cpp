@@ -276,7 +276,7 @@ QWidget* makeHeatmapPage(HeatmapWidget* heatmap, const QString& choiceName, QWid
     colours->setToolTip(QStringLiteral("How values map to colours. The percentile scale keeps a few outliers from "
                                        "turning the rest into one colour; log |x| shows values over many orders of "
                                        "magnitude. The tooltip over the image gives each element's value."));
-    const QString key = QStringLiteral("tensorInspector/heatmapColours");
+    const QString key = QStringLiteral("tensorInspector/") + choiceName; // each heatmap remembers its own
     const int saved = colours->findData(QSettings().value(key, 0).toInt());
     colours->setCurrentIndex(saved >= 0 ? saved : 0);
     heatmap->setColourScale(static_cast<HeatmapWidget::ColourScale>(colours->currentData().toInt()));

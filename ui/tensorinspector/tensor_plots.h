@@ -78,7 +78,7 @@ private:
 };
 
 /// `heatmap` under a "Colours:" choice of its ColourScale (a QComboBox named `choiceName`), remembered in the
-/// settings for every heatmap that has one (the inspector's and the diff view's).
+/// settings under that name: the inspector's heatmap and the diff view's |A − B| each keep their own.
 QWidget* makeHeatmapPage(HeatmapWidget* heatmap, const QString& choiceName, QWidget* parent);
 
 } // namespace onnxscope

@@ -80,7 +80,7 @@ Tensor randomTensor(DataType type, const Shape& shape, std::mt19937_64& rng)
 }
 
 Value randomValue(const std::string& name, const ValueType& type, const std::map<std::string, int64_t>& dims,
-    std::set<std::string>& usedDims, std::mt19937_64& rng)
+    std::set<std::string>& usedDims, std::mt19937_64& rng, std::set<std::string>* defaultedDims)
 {
     switch (type.kind) {
     case Value::Kind::Tensor: {
@@ -97,18 +97,20 @@ Value randomValue(const std::string& name, const ValueType& type, const std::map
                 usedDims.insert(d.symbol);
             } else {
                 shape.push_back(1);
+                if (defaultedDims)
+                    defaultedDims->insert(d.symbol.empty() ? "(unnamed, of \"" + name + "\")" : d.symbol);
             }
         }
         return Value(randomTensor(type.elementType, shape, rng));
     }
     case Value::Kind::Optional:
         check(type.element != nullptr, "input \"" + name + "\" is an optional of unknown type; give it with --input");
-        return Value::optional(randomValue(name, *type.element, dims, usedDims, rng));
+        return Value::optional(randomValue(name, *type.element, dims, usedDims, rng, defaultedDims));
     case Value::Kind::Sequence: {
         check(type.element != nullptr, "input \"" + name + "\" is a sequence of unknown type; give it with --input");
         Sequence seq;
         seq.elementType = type.elementType;
-        seq.items.push_back(randomValue(name, *type.element, dims, usedDims, rng));
+        seq.items.push_back(randomValue(name, *type.element, dims, usedDims, rng, defaultedDims));
         return Value(std::move(seq));
     }
     default:

@@ -433,10 +433,7 @@ int runModel(const RunOptions& o)
         for (ValueId id : graph.requiredInputs()) {
             const auto& v = graph.value(id);
             if (!inputs.count(v.name) && v.type.kind != Value::Kind::Optional) {
-                for (const Dim& d : v.type.shape)
-                    if (!d.known() && !dims.count(d.symbol))
-                        defaultedDims.insert(d.symbol.empty() ? "(unnamed, of \"" + v.name + "\")" : d.symbol);
-                inputs[v.name] = randomValue(v.name, v.type, dims, usedDims, rng);
+                inputs[v.name] = randomValue(v.name, v.type, dims, usedDims, rng, &defaultedDims);
                 if (!o.quiet)
                     std::cout << "random input \"" << v.name << "\": " << inputs[v.name].typeString() << "\n";
             }

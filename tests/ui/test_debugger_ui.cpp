@@ -64,6 +64,13 @@ agraph (float[N] x, float[3] y) => (float[3] out) {
     out = Div(c, y)
 })";
 
+// k is a Constant node, drawn folded into the Mul box that reads it.
+const char* kFoldedConstant = R"(<ir_version: 8, opset_import: ["" : 17]>
+agraph (float[3] x) => (float[3] y) {
+    k = Constant <value = float[3] {1, 2, 3}> ()
+    y = Mul(x, k)
+})";
+
 // A Loop of 3 iterations whose body holds an If (as in the engine's control-flow tests).
 const char* kLoopWithIf = R"(<ir_version: 8, opset_import: ["" : 17]>
 agraph (float[2] x) => (float[2] out, float[3, 2] trace) {
@@ -200,6 +207,38 @@ private slots:
     {
         m_window.reset();
         m_ui = nullptr;
+    }
+
+    void pausedBeforeAFoldedConstantMarksTheBoxItIsDrawnIn()
+    {
+        openText(kFoldedConstant, QStringLiteral("folded.onnx"));
+        GraphView* view = m_window->graphView();
+        const Graph* g = view->currentGraph();
+        QVERIFY(g);
+        const NodeId constant = g->findNode("Constant_0");
+        const NodeId mul = g->findNode("Mul_1");
+        QVERIFY(constant >= 0 && mul >= 0);
+        NodeItem* box = view->scene()->itemForNode(mul);
+        QCOMPARE(view->scene()->itemForNode(constant), box); // folded: no box of its own
+        QCOMPARE(view->scene()->operatorItemCount(), 1);
+
+        QVERIFY(act(m_ui->stepOverAction())); // paused before the Constant
+        QCOMPARE(nextNodeName(), std::string("Constant_0"));
+        box = view->scene()->itemForNode(mul);
+        QCOMPARE(box->state(), NodeState::NotRun);
+        QCOMPARE(box->currentInside(), QStringLiteral("Constant_0"));
+        QVERIFY(box->toolTip().contains(QStringLiteral("Paused before Constant_0")));
+
+        QVERIFY(act(m_ui->stepOverAction())); // paused before the Mul itself
+        QCOMPARE(nextNodeName(), std::string("Mul_1"));
+        box = view->scene()->itemForNode(mul);
+        QCOMPARE(box->state(), NodeState::Current);
+        QCOMPARE(box->currentInside(), QString());
+
+        m_ui->stopAction()->trigger();
+        QCOMPARE(controller()->state(), DebuggerState::Ready);
+        QTRY_COMPARE(view->scene()->itemForNode(mul)->state(), NodeState::NotRun);
+        QCOMPARE(view->scene()->itemForNode(mul)->currentInside(), QString());
     }
 
     void stepThreeTimesWithAnInputFromAFile()

@@ -18,6 +18,7 @@
 #include <QClipboard>
 #include <QLineEdit>
 #include <QMessageBox>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
@@ -334,6 +335,33 @@ private slots:
                            .arg(visible.top())
                            .arg(visible.right())
                            .arg(visible.bottom())));
+
+        // The overview takes the tall drawing's proportions and leaves its first box uncovered.
+        auto* overview = canvas->findChild<GraphOverview*>();
+        QVERIFY(overview);
+        QVERIFY(overview->isVisible());
+        QVERIFY2(overview->height() > 2 * overview->width(),
+            qPrintable(QStringLiteral("%1 x %2").arg(overview->width()).arg(overview->height())));
+        QVERIFY(overview->width() <= canvas->viewport()->width() * 3 / 10 + 1);
+        const auto onScreen
+            = [&](const NodeItem* item) { return canvas->mapFromScene(item->sceneBoundingRect()).boundingRect(); };
+        QVERIFY(!overview->geometry().intersects(onScreen(first)));
+        // Scrolled as far right and down as it goes, the drawing's last box comes out from under the overview.
+        const NodeItem* last = nullptr; // the box nearest the drawing's bottom-right corner
+        for (const NodeItem* item : view->scene()->nodeItems())
+            if (!last
+                || item->sceneBoundingRect().bottom() + item->sceneBoundingRect().right()
+                    > last->sceneBoundingRect().bottom() + last->sceneBoundingRect().right())
+                last = item;
+        canvas->horizontalScrollBar()->setValue(canvas->horizontalScrollBar()->maximum());
+        canvas->verticalScrollBar()->setValue(canvas->verticalScrollBar()->maximum());
+        QVERIFY2(!overview->geometry().intersects(onScreen(last)),
+            qPrintable(QStringLiteral("%1 at %2,%3; overview at %4,%5")
+                           .arg(last->viewItem().title)
+                           .arg(onScreen(last).x())
+                           .arg(onScreen(last).y())
+                           .arg(overview->x())
+                           .arg(overview->y())));
     }
 
     void exportsValidSvgAndPng()
@@ -456,6 +484,14 @@ private slots:
         NodeItem* group = view->scene()->itemForNode(relu);
         QCOMPARE(group->viewItem().kind, ViewItem::Kind::Group);
         QCOMPARE(group->viewItem().nodeCount, 3);
+        // The group stands for the current node: marked, and named in its tooltip, without taking the node's state.
+        QCOMPARE(group->state(), NodeState::NotRun);
+        QCOMPARE(group->currentInside(), QStringLiteral("dense1/Relu"));
+        QVERIFY(group->toolTip().contains(QStringLiteral("Paused before dense1/Relu")));
+        view->setNodeState(&graph, relu, NodeState::Done);
+        QCOMPARE(group->currentInside(), QString());
+        view->setNodeState(&graph, relu, NodeState::Current);
+        QCOMPARE(group->currentInside(), QStringLiteral("dense1/Relu"));
         // centerOnNode reveals a node hidden in a collapsed group.
         view->centerOnNode(&graph, relu);
         QVERIFY(waitForGraph());

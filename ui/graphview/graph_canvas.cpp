@@ -6,6 +6,7 @@
 #include <QScrollBar>
 #include <QWheelEvent>
 
+#include <algorithm>
 #include <cmath>
 
 namespace onnxscope {
@@ -30,7 +31,32 @@ void GraphCanvas::setZoom(double zoom)
     zoom = std::clamp(zoom, kMinZoom, kMaxZoom);
     const double factor = zoom / this->zoom();
     scale(factor, factor);
+    updateScrollArea();
     emit viewportMoved();
+}
+
+void GraphCanvas::setCornerReserve(const QSize& pixels)
+{
+    m_cornerReserve = pixels;
+    updateScrollArea();
+}
+
+void GraphCanvas::updateScrollArea()
+{
+    QRectF area;
+    if (scene() && !scene()->sceneRect().isEmpty() && !m_cornerReserve.isEmpty()) {
+        const QRectF drawing = scene()->sceneRect();
+        const double z = zoom();
+        const QSize vp = viewport()->size();
+        const double right = drawing.width() * z > vp.width() ? m_cornerReserve.width() / z : 0;
+        const double bottom = drawing.height() * z > vp.height() ? m_cornerReserve.height() / z : 0;
+        if (right > 0 || bottom > 0)
+            area = drawing.adjusted(0, 0, right, bottom);
+    }
+    if (area == m_scrollArea)
+        return;
+    m_scrollArea = area;
+    setSceneRect(area); // a null rectangle: follow the scene's own
 }
 
 void GraphCanvas::zoomBy(double factor) { setZoom(zoom() * factor); }
@@ -118,15 +144,31 @@ GraphOverview::GraphOverview(GraphCanvas* canvas, QWidget* parent)
     : QWidget(parent)
     , m_canvas(canvas)
 {
-    setFixedSize(220, 150);
+    setFixedSize(preferredSize());
     setCursor(Qt::PointingHandCursor);
     setToolTip(QStringLiteral("Overview: click or drag to move the view"));
     connect(canvas, &GraphCanvas::viewportMoved, this, qOverload<>(&QWidget::update));
 }
 
+QSize GraphOverview::preferredSize() const
+{
+    constexpr int kMargin = 8; // white border around the picture
+    constexpr int kMinSide = 40; // still a target for the mouse
+    const QSize viewport = m_canvas->viewport()->size();
+    const QSizeF bound(
+        std::clamp(viewport.width() * 0.30, 80.0, 220.0), std::clamp(viewport.height() * 0.35, 60.0, 180.0));
+    const QGraphicsScene* scene = m_canvas->scene();
+    if (!scene || scene->sceneRect().isEmpty())
+        return bound.toSize();
+    const QSizeF picture = scene->sceneRect().size().scaled(bound - QSizeF(kMargin, kMargin), Qt::KeepAspectRatio);
+    return QSize(std::max(kMinSide, static_cast<int>(std::ceil(picture.width())) + kMargin),
+        std::max(kMinSide, static_cast<int>(std::ceil(picture.height())) + kMargin));
+}
+
 void GraphOverview::refresh()
 {
     m_picture = QPixmap();
+    setFixedSize(preferredSize());
     QGraphicsScene* scene = m_canvas->scene();
     if (scene && !scene->sceneRect().isEmpty()) {
         m_sceneRect = scene->sceneRect();

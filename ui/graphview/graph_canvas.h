@@ -16,6 +16,12 @@ public:
     void setZoom(double zoom);
     void zoomBy(double factor);
     void fitAll();
+    /// Pixels at the viewport's bottom-right corner covered by an overlay (the overview). Along an axis on which the
+    /// drawing is larger than the viewport, the view may scroll that much past the drawing's edge, so what lies under
+    /// the overlay can be brought out from under it. An empty size reserves nothing.
+    void setCornerReserve(const QSize& pixels);
+    /// Refits the scrollable area to the scene's rectangle, the zoom and the corner reserve (after a new layout).
+    void updateScrollArea();
     static constexpr double kMinZoom = 0.02;
     static constexpr double kMaxZoom = 4.0;
 
@@ -32,6 +38,10 @@ protected:
     void paintEvent(QPaintEvent* event) override;
     void scrollContentsBy(int dx, int dy) override;
     void resizeEvent(QResizeEvent* event) override;
+
+private:
+    QSize m_cornerReserve;
+    QRectF m_scrollArea; // what setSceneRect() was last given; null while the view follows the scene
 };
 
 /// A small picture of the whole graph with the visible area framed; click or drag in it to move the view.
@@ -39,8 +49,12 @@ class GraphOverview : public QWidget {
     Q_OBJECT
 public:
     explicit GraphOverview(GraphCanvas* canvas, QWidget* parent = nullptr);
-    /// Re-renders the scene picture (after a new layout or a state change).
+    /// Re-renders the scene picture (after a new layout, a state change or a resized viewport). The overview takes
+    /// the scene's proportions within at most 220 x 180 pixels, 30 % of the viewport's width and 35 % of its height, so
+    /// a tall, narrow graph gets a tall, narrow overview rather than a wide box of empty paper over the drawing.
     void refresh();
+    /// The size refresh() gives the overview for the current scene and viewport.
+    QSize preferredSize() const;
 
 protected:
     void paintEvent(QPaintEvent* event) override;

@@ -61,6 +61,7 @@ GraphView::GraphView(QWidget* parent)
     , m_overlayCancel(new QPushButton(QStringLiteral("Cancel"), m_overlay))
     , m_overlayRetry(new QPushButton(QStringLiteral("Lay out again"), m_overlay))
     , m_overlayTimer(new QTimer(this))
+    , m_overviewResize(new QTimer(this))
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -75,6 +76,12 @@ GraphView::GraphView(QWidget* parent)
     m_canvas->setScene(m_scene);
     m_overview = new GraphOverview(m_canvas, m_canvas);
     m_overview->hide();
+    m_overviewResize->setSingleShot(true);
+    m_overviewResize->setInterval(150);
+    connect(m_overviewResize, &QTimer::timeout, this, [this] {
+        m_overview->refresh();
+        positionOverlays();
+    });
     m_canvas->viewport()->installEventFilter(this);
 
     m_overlay->setObjectName(QStringLiteral("layoutOverlay"));
@@ -174,6 +181,7 @@ void GraphView::clear()
     m_overlayTimer->stop();
     m_overlay->hide();
     m_scene->clearGraph();
+    m_canvas->updateScrollArea();
     m_overview->refresh();
     m_states.clear();
     m_nodeStates.clear();
@@ -290,6 +298,7 @@ void GraphView::onLayoutDone(quint64 generation, std::shared_ptr<ViewGraph> view
     m_overlay->hide();
     if (!result.ok) {
         m_scene->clearGraph();
+        m_canvas->updateScrollArea();
         showOverlay(QStringLiteral("Layout failed: %1").arg(result.error), false);
         emit layoutFinished(false, result.milliseconds);
         return;
@@ -301,13 +310,13 @@ void GraphView::onLayoutDone(quint64 generation, std::shared_ptr<ViewGraph> view
     stateFor(m_graph).laidOut = stateFor(m_graph).expanded;
     applyStates();
     applyHighlights();
-    applyFocus(focus);
     if (m_overviewWanted) {
         m_overview->setVisible(m_scene->sceneRect().width() > m_canvas->viewport()->width()
             || m_scene->sceneRect().height() > m_canvas->viewport()->height() || view->items.size() > 30);
         m_overview->refresh();
-        positionOverlays();
     }
+    positionOverlays(); // before the focus: it sets how far the view may scroll past the drawing's edges
+    applyFocus(focus);
     onSelectionChanged();
     m_awaitingPaint = true;
     m_canvas->viewport()->update();
@@ -411,12 +420,26 @@ void GraphView::applyStates()
     auto it = m_nodeStates.find(m_graph);
     for (NodeItem* item : m_scene->nodeItems())
         item->setState(NodeState::NotRun);
-    if (it == m_nodeStates.end())
-        return;
-    for (const auto& [node, state] : it->second) {
-        NodeItem* item = m_scene->itemForNode(node);
-        if (item && item->viewItem().kind == ViewItem::Kind::Node && item->viewItem().node == node)
-            item->setState(state);
+    if (it != m_nodeStates.end())
+        for (const auto& [node, state] : it->second) {
+            NodeItem* item = m_scene->itemForNode(node);
+            if (item && item->viewItem().kind == ViewItem::Kind::Node && item->viewItem().node == node)
+                item->setState(state);
+        }
+    applyCurrentInside();
+}
+
+void GraphView::applyCurrentInside()
+{
+    std::map<NodeItem*, QString> inside;
+    if (auto it = m_nodeStates.find(m_graph); it != m_nodeStates.end())
+        for (const auto& [node, state] : it->second)
+            if (state == NodeState::Current)
+                if (NodeItem* item = m_scene->itemForNode(node); item && item->viewItem().node != node)
+                    inside[item] = QString::fromStdString(m_graph->node(node).displayName());
+    for (NodeItem* item : m_scene->nodeItems()) {
+        auto found = inside.find(item);
+        item->setCurrentInside(found == inside.end() ? QString() : found->second);
     }
 }
 
@@ -438,20 +461,29 @@ void GraphView::applyHighlights()
 
 void GraphView::setNodeState(const Graph* graph, NodeId node, NodeState state)
 {
+    std::map<NodeId, NodeState>& states = m_nodeStates[graph];
+    auto old = states.find(node);
+    const bool wasCurrent = old != states.end() && old->second == NodeState::Current;
     if (state == NodeState::NotRun)
-        m_nodeStates[graph].erase(node);
+        states.erase(node);
     else
-        m_nodeStates[graph][node] = state;
-    if (graph == m_graph)
-        if (NodeItem* item = m_scene->itemForNode(node); item && item->viewItem().node == node)
-            item->setState(state);
+        states[node] = state;
+    if (graph != m_graph)
+        return;
+    NodeItem* item = m_scene->itemForNode(node);
+    if (item && item->viewItem().node == node)
+        item->setState(state);
+    else if (item && (wasCurrent || state == NodeState::Current))
+        applyCurrentInside();
 }
 
 void GraphView::clearNodeStates()
 {
     m_nodeStates.clear();
-    for (NodeItem* item : m_scene->nodeItems())
+    for (NodeItem* item : m_scene->nodeItems()) {
         item->setState(NodeState::NotRun);
+        item->setCurrentInside({});
+    }
 }
 
 bool GraphView::revealNode(NodeId node)
@@ -575,6 +607,7 @@ void GraphView::cancelLayout()
         m_overlay->hide();
     } else {
         m_scene->clearGraph();
+        m_canvas->updateScrollArea();
         showOverlay(QStringLiteral("Layout cancelled. Collapse groups (View menu) or lay out again."), false);
     }
     emit layoutFinished(false, 0);
@@ -805,6 +838,7 @@ void GraphView::positionOverlays()
     m_overlay->move(area.center().x() - m_overlay->width() / 2, area.center().y() - m_overlay->height() / 2);
     const QRect vp = m_canvas->viewport()->rect();
     m_overview->move(vp.right() - m_overview->width() - 12, vp.bottom() - m_overview->height() - 12);
+    m_canvas->setCornerReserve(m_overview->isVisible() ? m_overview->size() + QSize(12, 12) : QSize());
 }
 
 void GraphView::resizeEvent(QResizeEvent* event)
@@ -815,8 +849,11 @@ void GraphView::resizeEvent(QResizeEvent* event)
 
 bool GraphView::eventFilter(QObject* watched, QEvent* event)
 {
-    if (watched == m_canvas->viewport() && event->type() == QEvent::Resize)
+    if (watched == m_canvas->viewport() && event->type() == QEvent::Resize) {
         positionOverlays();
+        if (m_overview->isVisible() && m_overview->preferredSize() != m_overview->size())
+            m_overviewResize->start();
+    }
     return QWidget::eventFilter(watched, event);
 }
 

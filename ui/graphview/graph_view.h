@@ -129,6 +129,8 @@ private:
     /// Scene x to centre a readable start view of a large drawing on: its first row of boxes.
     double topNodesCenterX(double visibleWidth) const;
     void applyStates();
+    /// Marks the boxes that stand for a current node without being it (its consumer when folded, its collapsed group).
+    void applyCurrentInside();
     void updateBreadcrumb();
     void onSelectionChanged();
     void onItemActivated(int index);
@@ -159,6 +161,7 @@ private:
     QPushButton* m_overlayCancel;
     QPushButton* m_overlayRetry;
     QTimer* m_overlayTimer;
+    QTimer* m_overviewResize; // refits the overview to a resized viewport, once the resizing pauses
     bool m_overviewWanted = true;
 
     quint64 m_generation = 0;

@@ -70,7 +70,10 @@ void NodeItem::setCompareMark(const CompareMark& mark)
 void NodeItem::updateToolTip()
 {
     QString tip = m_baseToolTip;
-    for (const QString& note : { m_debugNote, m_compare.note })
+    const QString inside = m_currentInside.isEmpty()
+        ? QString()
+        : QStringLiteral("Paused before %1, which this box stands for").arg(m_currentInside);
+    for (const QString& note : { inside, m_debugNote, m_compare.note })
         if (!note.isEmpty())
             tip += QStringLiteral("\n\n") + note;
     setToolTip(tip);
@@ -101,6 +104,15 @@ void NodeItem::setState(NodeState state)
     if (m_state == state)
         return;
     m_state = state;
+    update();
+}
+
+void NodeItem::setCurrentInside(const QString& nodeName)
+{
+    if (m_currentInside == nodeName)
+        return;
+    m_currentInside = nodeName;
+    updateToolTip();
     update();
 }
 
@@ -174,7 +186,7 @@ void NodeItem::paintNode(QPainter* painter, double lod) const
         body = QColor(0xe8, 0xf5, 0xe9);
     else if (m_state == NodeState::Failed)
         body = QColor(0xfd, 0xec, 0xea);
-    else if (m_state == NodeState::Current)
+    else if (m_state == NodeState::Current || !m_currentInside.isEmpty())
         body = QColor(0xff, 0xf4, 0xdc);
     if (m_heat.isValid())
         body = m_heat;
@@ -234,8 +246,13 @@ void NodeItem::paintGroup(QPainter* painter, double lod) const
     painter->setBrush(QColor(0xe3, 0xea, 0xf3));
     painter->drawRoundedRect(r.translated(6, 6), 6, 6);
     painter->drawRoundedRect(r.translated(3, 3), 6, 6);
-    painter->setBrush(m_hovered ? QColor(0xf3, 0xf7, 0xfc) : QColor(0xee, 0xf3, 0xf9));
-    painter->setPen(m_compare.colour.isValid() ? QPen(m_compare.colour, 3) : QPen(QColor(0x6a, 0x8a, 0xb3), 1.2));
+    painter->setBrush(!m_currentInside.isEmpty() ? QColor(0xff, 0xf4, 0xdc)
+            : m_hovered                          ? QColor(0xf3, 0xf7, 0xfc)
+                                                 : QColor(0xee, 0xf3, 0xf9));
+    if (!m_currentInside.isEmpty())
+        painter->setPen(QPen(QColor(0xef, 0x8a, 0x00), 3, Qt::DashLine));
+    else
+        painter->setPen(m_compare.colour.isValid() ? QPen(m_compare.colour, 3) : QPen(QColor(0x6a, 0x8a, 0xb3), 1.2));
     painter->drawRoundedRect(r, 6, 6);
     if (lod < 0.3)
         return;
@@ -309,14 +326,19 @@ void NodeItem::paintFrame(QPainter* painter) const
             width = 2.5;
             break;
         default:
+            if (!m_currentInside.isEmpty()) {
+                border = QColor(0xef, 0x8a, 0x00);
+                width = 3;
+            }
             break;
         }
-        if (m_compare.colour.isValid() && m_state != NodeState::Current && m_state != NodeState::Failed) {
+        if (m_compare.colour.isValid() && m_state != NodeState::Current && m_state != NodeState::Failed
+            && m_currentInside.isEmpty()) {
             border = m_compare.colour;
             width = m_compare.firstDivergence ? 3.5 : 2.5;
         }
         QPen pen(border, width);
-        if (m_compare.unmatched)
+        if (m_compare.unmatched || (m_state != NodeState::Current && !m_currentInside.isEmpty()))
             pen.setStyle(Qt::DashLine);
         painter->setPen(pen);
         painter->drawRoundedRect(r, radius, radius);

@@ -35,6 +35,11 @@ public:
     void setHeatColour(const QColor& colour);
     QColor heatColour() const { return m_heat; }
     void setDebugNote(const QString& note);
+    /// The debugger is paused before `nodeName`, a node this box stands for without being it (a constant folded into
+    /// it, a member of a collapsed group): drawn with the current node's colours and a dashed border, and named in the
+    /// tooltip. Empty clears it.
+    void setCurrentInside(const QString& nodeName);
+    const QString& currentInside() const { return m_currentInside; }
 
     /// Comparison decorations (Debug › Compare…), independent of the state and the debugger's: the error colour
     /// (invalid for none) as border and tint, hatched when the node's values have no counterpart on the other side, a
@@ -73,6 +78,7 @@ private:
     QColor m_heat;
     QString m_baseToolTip;
     QString m_debugNote;
+    QString m_currentInside;
     CompareMark m_compare;
 };
 

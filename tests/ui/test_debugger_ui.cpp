@@ -471,6 +471,11 @@ private slots:
         QCOMPARE(stack->rowCount(), 3);
         QCOMPARE(m_ui->callStack()->pathText(), QStringLiteral("main \u203a Loop \"Loop_2\" iteration 0 \u203a If \"If_3\" else_branch"));
         QCOMPARE(nextNodeName(), std::string("Mul_0"));
+        // The node inspector shows the node paused before, also after the view has laid out the branch it entered.
+        QTRY_COMPARE(m_window->graphView()->currentGraph(), controller()->snapshot()->innermost()->graph);
+        QVERIFY(QTest::qWaitFor([&] { return !m_window->graphView()->isLayoutRunning(); }, 10000));
+        QVERIFY2(m_window->inspector()->title().contains(QStringLiteral("Mul_0")),
+            qPrintable(m_window->inspector()->title()));
         QVERIFY(act(m_ui->stepOverAction()));
         // The else branch's value: acc * x = [4, 9], kept for inspection with its frame.
         ValuesModel* values = m_ui->values()->model();

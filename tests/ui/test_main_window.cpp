@@ -263,6 +263,8 @@ private slots:
         QCOMPARE(view->scene()->operatorItemCount(), 2);
         QVERIFY(findBox(view->scene(), QStringLiteral("x")));
         QVERIFY(findBox(view->scene(), QStringLiteral("x"))->viewItem().outerScope);
+        // The outer-scope x is typed as the main graph declares it.
+        QCOMPARE(findBox(view->scene(), QStringLiteral("x"))->viewItem().subtitle, QStringLiteral("float 4"));
 
         // Backspace goes back to the main graph, with the Loop selected.
         canvas->setFocus();

@@ -7,6 +7,8 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
+
 namespace onnxscope {
 
 struct ModelDocument::LoadResult {
@@ -177,6 +179,13 @@ ValueType ModelDocument::valueType(const Graph& graph, ValueId id) const
                 }
             }
         }
+    }
+    // A value of an enclosing graph read by a subgraph (If branch, Loop body) has its type where it is defined.
+    if (v.producer < 0 && v.type.kind == Value::Kind::None && graph.parent()) {
+        const std::vector<ValueId>& outer = graph.outerScopeValues();
+        if (std::find(outer.begin(), outer.end(), id) != outer.end())
+            if (const ValueId there = graph.parent()->findValue(v.name); there >= 0)
+                return valueType(*graph.parent(), there);
     }
     return v.type;
 }

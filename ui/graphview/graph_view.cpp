@@ -303,6 +303,9 @@ void GraphView::onLayoutDone(quint64 generation, std::shared_ptr<ViewGraph> view
         emit layoutFinished(false, result.milliseconds);
         return;
     }
+    // A selection that goes with the old drawing is reported as cleared; with none before or after, nothing is
+    // reported, so what the inspector shows without a selection (the node the debugger is paused before) stays.
+    const bool hadSelection = !m_scene->selectedItems().isEmpty();
     {
         const QSignalBlocker blocker(m_scene);
         m_scene->populate(*view, result);
@@ -317,7 +320,8 @@ void GraphView::onLayoutDone(quint64 generation, std::shared_ptr<ViewGraph> view
     }
     positionOverlays(); // before the focus: it sets how far the view may scroll past the drawing's edges
     applyFocus(focus);
-    onSelectionChanged();
+    if (hadSelection || !m_scene->selectedItems().isEmpty())
+        onSelectionChanged();
     m_awaitingPaint = true;
     m_canvas->viewport()->update();
     emit layoutFinished(true, result.milliseconds);

@@ -426,9 +426,26 @@ private slots:
     {
         openText(kNaN, QStringLiteral("nan.onnx"));
         m_ui->inputs()->setTypedText(QStringLiteral("x"), QStringLiteral("1, -1, 2"));
-        BreakpointSpec nan;
+        // Debug › Break on First NaN/Inf adds one breakpoint, and shows whether one is set.
+        QAction* breakOnNaN = m_ui->breakOnNonFiniteAction();
+        QVERIFY(breakOnNaN->isCheckable());
+        QVERIFY(!breakOnNaN->isChecked());
+        breakOnNaN->trigger();
+        QVERIFY(breakOnNaN->isChecked());
+        QCOMPARE(m_ui->breakpoints()->rowCount(), 1);
+        QCOMPARE(m_ui->breakpoints()->breakpoints().front().kind, BreakpointSpec::Kind::NonFinite);
+        breakOnNaN->trigger(); // off: removed
+        QVERIFY(!breakOnNaN->isChecked());
+        QCOMPARE(m_ui->breakpoints()->rowCount(), 0);
+        BreakpointSpec nan; // set in the dock instead, then disabled there: the menu follows
         nan.kind = BreakpointSpec::Kind::NonFinite;
-        m_ui->breakpoints()->add(nan);
+        const int id = m_ui->breakpoints()->add(nan);
+        QVERIFY(breakOnNaN->isChecked());
+        m_ui->breakpoints()->setEnabled(id, false);
+        QVERIFY(!breakOnNaN->isChecked());
+        breakOnNaN->trigger(); // on again: enables that one rather than adding a second
+        QCOMPARE(m_ui->breakpoints()->rowCount(), 1);
+        QVERIFY(m_ui->breakpoints()->find(id)->enabled);
         QVERIFY(act(m_ui->continueAction()));
         const DebugSnapshotPtr s = controller()->snapshot();
         QCOMPARE(s->reason, StopReason::NonFinite);

@@ -94,6 +94,35 @@ bool BreakpointModel::setEnabled(int id, bool enabled)
     return true;
 }
 
+void BreakpointModel::setBreakOnNonFinite(bool on)
+{
+    QList<int> existing;
+    for (const auto& b : m_items)
+        if (b.kind == BreakpointSpec::Kind::NonFinite)
+            existing.push_back(b.id);
+    if (!on) {
+        for (int id : existing)
+            remove(id);
+        return;
+    }
+    if (existing.isEmpty()) {
+        BreakpointSpec spec;
+        spec.kind = BreakpointSpec::Kind::NonFinite;
+        add(spec);
+        return;
+    }
+    for (int id : existing)
+        setEnabled(id, true);
+}
+
+bool BreakpointModel::breaksOnNonFinite() const
+{
+    for (const auto& b : m_items)
+        if (b.kind == BreakpointSpec::Kind::NonFinite && b.enabled)
+            return true;
+    return false;
+}
+
 bool BreakpointModel::hasNodeBreakpoint(const QString& nodeName) const
 {
     for (const auto& b : m_items)

@@ -47,6 +47,10 @@ public:
     bool toggleNode(const QString& nodeName);
     /// Enabled node breakpoint on this node?
     bool hasNodeBreakpoint(const QString& nodeName) const;
+    /// On: enables the NaN/Inf breakpoint, adding one if there is none (never a second). Off: removes it.
+    void setBreakOnNonFinite(bool on);
+    /// Is an enabled NaN/Inf breakpoint set?
+    bool breaksOnNonFinite() const;
     void recordHit(int id);
     void resetHits();
 

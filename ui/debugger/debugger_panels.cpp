@@ -330,11 +330,7 @@ BreakpointsPanel::BreakpointsPanel(BreakpointModel* model, QWidget* parent)
     auto* menu = new QMenu(add);
     menu->addAction(QStringLiteral("Node\u2026"), this, [this] { showAddDialog(BreakpointSpec::Kind::Node); });
     menu->addAction(QStringLiteral("Op type\u2026"), this, [this] { showAddDialog(BreakpointSpec::Kind::OpType); });
-    menu->addAction(QStringLiteral("First NaN/Inf"), this, [this] {
-        BreakpointSpec s;
-        s.kind = BreakpointSpec::Kind::NonFinite;
-        m_model->add(s);
-    });
+    menu->addAction(QStringLiteral("First NaN/Inf"), this, [this] { m_model->setBreakOnNonFinite(true); });
     menu->addAction(QStringLiteral("DEBUG nodes"), this, [this] {
         BreakpointSpec s;
         s.kind = BreakpointSpec::Kind::DebugNodes;

@@ -275,15 +275,18 @@ void DebuggerUi::createActions()
         m_menu->addAction(a);
     m_menu->addSeparator();
     m_menu->addAction(m_toggleBreakpoint);
-    QAction* nan = m_menu->addAction(QStringLiteral("Break on First NaN/Inf"));
-    connect(nan, &QAction::triggered, this, [this] {
-        for (const auto& b : m_breakpoints->breakpoints())
-            if (b.kind == BreakpointSpec::Kind::NonFinite)
-                return;
-        BreakpointSpec s;
-        s.kind = BreakpointSpec::Kind::NonFinite;
-        m_breakpoints->add(s);
+    // Checked while an enabled NaN/Inf breakpoint is set, however it was set (here or in the Breakpoints dock).
+    m_breakOnNonFinite = m_menu->addAction(QStringLiteral("Break on First NaN/Inf"));
+    m_breakOnNonFinite->setCheckable(true);
+    connect(m_breakOnNonFinite, &QAction::triggered, this, [this](bool on) {
+        m_breakpoints->setBreakOnNonFinite(on);
+        m_window->statusBar()->showMessage(on
+                ? QStringLiteral("Runs stop after the first node that produces NaN or Inf (Breakpoints dock)")
+                : QStringLiteral("Runs no longer stop at NaN or Inf"),
+            5000);
     });
+    connect(m_breakpoints, &BreakpointModel::breakpointsChanged, m_breakOnNonFinite,
+        [this] { m_breakOnNonFinite->setChecked(m_breakpoints->breaksOnNonFinite()); });
     QAction* condition = m_menu->addAction(QStringLiteral("Add Conditional Breakpoint\u2026"));
     connect(condition, &QAction::triggered, this, [this] {
         m_breakpointsPanel->showAddDialog(BreakpointSpec::Kind::Condition, selectedNodeName());

@@ -58,6 +58,7 @@ public:
     QAction* stopAction() const { return m_stop; }
     QAction* restartAction() const { return m_restart; }
     QAction* toggleBreakpointAction() const { return m_toggleBreakpoint; }
+    QAction* breakOnNonFiniteAction() const { return m_breakOnNonFinite; }
     QMenu* debugMenu() const { return m_menu; }
     /// Debug › Threads: one checkable action per offered count (data() is the count).
     QMenu* threadsMenu() const { return m_threadsMenu; }
@@ -134,6 +135,7 @@ private:
     QAction* m_stop = nullptr;
     QAction* m_restart = nullptr;
     QAction* m_toggleBreakpoint = nullptr;
+    QAction* m_breakOnNonFinite = nullptr;
     QList<QAction*> m_exportActions;
 
     const Graph* m_selectedGraph = nullptr;

@@ -38,6 +38,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTreeView>
@@ -360,6 +361,7 @@ private slots:
         QCOMPARE(controller()->snapshot()->reason, StopReason::Breakpoint);
         // b = (x + 1) * x = [2, 6, 12]: the first output over 10 is Mul's.
         QCOMPARE(controller()->snapshot()->lastGraph->node(controller()->snapshot()->lastNode).displayName(), std::string("Mul_1"));
+        QCOMPARE(stateOfNode("Mul_1"), NodeState::Tripped);
     }
 
     void threadsSettingReachesTheRunAndIsRemembered()
@@ -451,6 +453,19 @@ private slots:
         QCOMPARE(s->reason, StopReason::NonFinite);
         QCOMPARE(s->lastGraph->node(s->lastNode).displayName(), std::string("Log_1"));
         QCOMPARE(nextNodeName(), std::string("Add_2"));
+        // The graph marks the node whose output stopped the run, and says why in its tooltip; the status bar shows
+        // the reason, not the menu's passing message.
+        QCOMPARE(stateOfNode("Log_1"), NodeState::Tripped);
+        QCOMPARE(stateOfNode("Add_2"), NodeState::Current);
+        QCOMPARE(stateOfNode("Relu_0"), NodeState::Done);
+        const Graph* g = m_window->graphView()->currentGraph();
+        QVERIFY(m_window->graphView()
+                    ->scene()
+                    ->itemForNode(g->findNode("Log_1"))
+                    ->toolTip()
+                    .contains(QStringLiteral("Stopped the run: main / Log_1 produced NaN")));
+        QCOMPARE(m_window->statusBar()->currentMessage(), QString());
+        QVERIFY(m_ui->statusLabel()->text().contains(QStringLiteral("Log_1 produced NaN")));
         ValuesModel* values = m_ui->values()->model();
         const int row = values->rowOf("l");
         QVERIFY(row >= 0);

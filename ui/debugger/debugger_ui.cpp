@@ -486,6 +486,7 @@ void DebuggerUi::onStopped(const DebugSnapshotPtr& snapshot)
         }
         break;
     }
+    m_window->statusBar()->clearMessage(); // a passing message would hide why the run stopped
     m_status->setText(text);
     m_status->setToolTip(text); // the whole of it, when the status bar cuts it
     onStateChanged(m_controller->state());
@@ -528,6 +529,10 @@ void DebuggerUi::applyGraphState()
         if (i > 0 && f.ownerNode >= 0)
             view->setNodeState(s->frames[i - 1].graph, f.ownerNode, NodeState::Current);
     }
+    if (const BreakpointSpec* b = s->breakpointId > 0 ? m_breakpoints->find(s->breakpointId) : nullptr; s->lastGraph
+        && s->lastNode >= 0
+        && (s->reason == StopReason::NonFinite || (b && b->kind == BreakpointSpec::Kind::Condition)))
+        view->setNodeState(s->lastGraph, s->lastNode, NodeState::Tripped);
     const FrameSnapshot* inner = s->innermost();
     if (s->failedGraph && s->failedNode >= 0) {
         view->setNodeState(s->failedGraph, s->failedNode, NodeState::Failed);
@@ -581,6 +586,8 @@ void DebuggerUi::applyDecorations()
             note = QStringLiteral("Time: %1 ms (%2 call%3)").arg(static_cast<double>(t->second->total.count()) / 1e6, 0, 'f', 3).arg(t->second->calls).arg(t->second->calls == 1 ? QString() : QStringLiteral("s"));
         if (s && s->failedGraph == graph && s->failedNode == vi.node)
             note = QStringLiteral("Failed: %1").arg(s->message);
+        else if (item->state() == NodeState::Tripped && s && s->lastGraph == graph && s->lastNode == vi.node)
+            note = QStringLiteral("Stopped the run: %1").arg(s->message);
         item->setDebugNote(note);
         if (m_colourByTime && t != timing.end() && maxMs > 0)
             item->setHeatColour(heat(std::sqrt(static_cast<double>(t->second->total.count()) / 1e6 / maxMs)));

@@ -184,7 +184,7 @@ void NodeItem::paintNode(QPainter* painter, double lod) const
     QColor body = Qt::white;
     if (m_state == NodeState::Done)
         body = QColor(0xe8, 0xf5, 0xe9);
-    else if (m_state == NodeState::Failed)
+    else if (m_state == NodeState::Failed || m_state == NodeState::Tripped)
         body = QColor(0xfd, 0xec, 0xea);
     else if (m_state == NodeState::Current || !m_currentInside.isEmpty())
         body = QColor(0xff, 0xf4, 0xdc);
@@ -324,6 +324,10 @@ void NodeItem::paintFrame(QPainter* painter) const
         case NodeState::Failed:
             border = QColor(0xc6, 0x28, 0x28);
             width = 2.5;
+            break;
+        case NodeState::Tripped:
+            border = QColor(0xd8, 0x43, 0x15);
+            width = 3;
             break;
         default:
             if (!m_currentInside.isEmpty()) {

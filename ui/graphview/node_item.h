@@ -8,7 +8,8 @@
 namespace onnxscope {
 
 /// How the debugger (issue 4) marks a node. The graph view only stores and draws it.
-enum class NodeState { NotRun, Done, Current, Breakpoint, Failed };
+/// Tripped: ran, and its output stopped the run (NaN/Inf, a value condition).
+enum class NodeState { NotRun, Done, Current, Breakpoint, Failed, Tripped };
 
 /// A box of the drawn graph: operator node, collapsed group, or graph input/output. Positioned by its centre.
 class NodeItem : public QGraphicsItem {

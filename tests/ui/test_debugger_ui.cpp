@@ -31,6 +31,7 @@
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenu>
 #include <QPushButton>
 #include <QScrollArea>
@@ -833,6 +834,40 @@ private slots:
         inputs->setFile(QStringLiteral("y"), four);
         QVERIFY(inputs->errorFor(QStringLiteral("y")).contains(QStringLiteral("dimension 0 must be 3")));
         QVERIFY(!m_ui->continueAction()->isEnabled() || (m_ui->continueAction()->trigger(), controller()->state() == DebuggerState::Ready));
+        // Run with a bad input says which and why in the status bar, and the error is in sight in the dock, right
+        // under the file field (the stack of source pages is as tall as the File page, not the typed-values box).
+        QVERIFY2(m_ui->statusLabel()->text().contains(QStringLiteral("Fix the inputs first \u2014 y: "))
+                && m_ui->statusLabel()->text().contains(QStringLiteral("dimension 0 must be 3")),
+            qPrintable(m_ui->statusLabel()->text()));
+        QLabel* yError = nullptr;
+        for (QLabel* label : inputs->findChildren<QLabel*>(QStringLiteral("error")))
+            if (label->text() == inputs->errorFor(QStringLiteral("y")))
+                yError = label;
+        QVERIFY(yError);
+        QTRY_VERIFY(yError->isVisible());
+        auto* scroll = inputs->findChild<QScrollArea*>();
+        QVERIFY(scroll);
+        const QRect inView(yError->mapTo(scroll->viewport(), QPoint(0, 0)), yError->size());
+        QVERIFY2(scroll->viewport()->rect().contains(inView),
+            qPrintable(
+                QStringLiteral("error at y %1, viewport %2 high").arg(inView.y()).arg(scroll->viewport()->height())));
+        QLineEdit* yFile = nullptr;
+        for (QLineEdit* edit : inputs->findChildren<QLineEdit*>())
+            if (edit->text() == four)
+                yFile = edit;
+        QVERIFY(yFile);
+        const auto top = [&](QWidget* w) { return w->mapTo(inputs, QPoint(0, 0)).y(); };
+        QVERIFY2(top(yError) - (top(yFile) + yFile->height()) < 40,
+            qPrintable(QStringLiteral("%1 px between the file field and its error")
+                           .arg(top(yError) - top(yFile) - yFile->height())));
+        QComboBox* ySource = nullptr; // the one just above the file field
+        for (QComboBox* combo : inputs->findChildren<QComboBox*>())
+            if (top(combo) < top(yFile) && (!ySource || top(combo) > top(ySource)))
+                ySource = combo;
+        QVERIFY(ySource);
+        QVERIFY2(top(yFile) - (top(ySource) + ySource->height()) < 40,
+            qPrintable(QStringLiteral("%1 px between the source and the file field")
+                           .arg(top(yFile) - top(ySource) - ySource->height())));
         inputs->setSource(QStringLiteral("y"), InputSpec::Source::Normal);
         QVERIFY(inputs->validate());
         // The factory builds the same tensors on any thread: a seeded random input is reproducible.

@@ -239,7 +239,10 @@ void DebuggerUi::createActions()
             return true;
         m_inputsDock->show();
         m_inputsDock->raise();
-        m_status->setText(QStringLiteral("Fix the inputs first (see the Inputs dock)."));
+        const QString error = m_inputs->revealFirstError();
+        m_status->setText(QStringLiteral("Fix the inputs first — %1")
+                              .arg(error.isEmpty() ? QStringLiteral("see the Inputs dock") : error));
+        m_status->setToolTip(m_status->text());
         return false;
     };
     connect(m_continue, &QAction::triggered, this, [this, needsInputs] {

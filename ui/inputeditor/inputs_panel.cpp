@@ -26,6 +26,15 @@ namespace onnxscope {
 
 namespace {
 
+/// A stack as tall as its current page (a QStackedWidget is as tall as its tallest).
+void fitToCurrentPage(QStackedWidget* pages)
+{
+    for (int i = 0; i < pages->count(); ++i)
+        pages->widget(i)->setSizePolicy(
+            QSizePolicy::Preferred, i == pages->currentIndex() ? QSizePolicy::Preferred : QSizePolicy::Ignored);
+    pages->updateGeometry();
+}
+
 constexpr InputSpec::Source kSources[] = { InputSpec::Source::Zeros, InputSpec::Source::Ones, InputSpec::Source::Constant,
     InputSpec::Source::Uniform, InputSpec::Source::Normal, InputSpec::Source::Range, InputSpec::Source::File,
     InputSpec::Source::Typed };
@@ -106,11 +115,11 @@ InputsPanel::InputsPanel(QWidget* parent)
     outer->setContentsMargins(4, 4, 4, 4);
     m_summary->setWordWrap(true);
     outer->addWidget(m_summary);
-    auto* scroll = new QScrollArea(this);
-    scroll->setWidgetResizable(true);
-    scroll->setFrameShape(QFrame::NoFrame);
-    scroll->setWidget(m_content);
-    outer->addWidget(scroll, 1);
+    m_scroll = new QScrollArea(this);
+    m_scroll->setWidgetResizable(true);
+    m_scroll->setFrameShape(QFrame::NoFrame);
+    m_scroll->setWidget(m_content);
+    outer->addWidget(m_scroll, 1);
     m_layout->setContentsMargins(0, 0, 0, 0);
     m_summary->setText(QStringLiteral("Open a model to set its inputs."));
 }
@@ -277,6 +286,9 @@ void InputsPanel::rebuild()
             r.text->setMaximumHeight(90);
             r.pages->addWidget(r.text);
         }
+        // The pages differ in height (the typed-values box is 90 px): the stack takes the current page's, so the
+        // shape and the error below it sit right under the fields rather than under an empty gap.
+        connect(r.pages, &QStackedWidget::currentChanged, r.pages, [pages = r.pages] { fitToCurrentPage(pages); });
         v->addWidget(r.pages);
         r.shape = new QLabel(r.box);
         r.shape->setStyleSheet(QStringLiteral("color:#4b5563"));
@@ -288,6 +300,7 @@ void InputsPanel::rebuild()
         r.errorLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
         v->addWidget(r.errorLabel);
         writeRow(r);
+        fitToCurrentPage(r.pages);
         Row* rp = &r;
         auto edited = [this, rp] { onRowEdited(rp); };
         connect(r.source, &QComboBox::currentIndexChanged, this, edited);
@@ -488,6 +501,8 @@ void InputsPanel::validateRow(Row& r)
         r.errorLabel->setText(r.error);
         r.errorLabel->setVisible(!r.error.isEmpty());
     }
+    if (r.shape) // the value's type and shape, when there is a value: not an empty line above the error
+        r.shape->setVisible(r.error.isEmpty() && !r.shape->text().isEmpty());
 }
 
 bool InputsPanel::validate()
@@ -498,6 +513,18 @@ bool InputsPanel::validate()
         ok = ok && r->error.isEmpty();
     }
     return ok;
+}
+
+QString InputsPanel::revealFirstError()
+{
+    for (const auto& r : m_rows)
+        if (!r->error.isEmpty()) {
+            if (r->errorLabel)
+                m_scroll->ensureWidgetVisible(r->errorLabel);
+            return r->error.startsWith(r->name + QLatin1Char(':')) ? r->error
+                                                                   : QStringLiteral("%1: %2").arg(r->name, r->error);
+        }
+    return {};
 }
 
 QString InputsPanel::errorFor(const QString& input) const

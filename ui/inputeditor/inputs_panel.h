@@ -16,6 +16,7 @@ class QFormLayout;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
+class QScrollArea;
 class QSpinBox;
 class QStackedWidget;
 class QVBoxLayout;
@@ -55,6 +56,8 @@ public:
     bool validate();
     /// The error shown for an input, empty if valid.
     QString errorFor(const QString& input) const;
+    /// Scrolls to the first input with an error (after validate()) and returns "name: error", empty if none.
+    QString revealFirstError();
     /// A self-contained factory for the debugger's worker thread (copies of the specs and types).
     DebugController::InputFactory factory() const;
 
@@ -72,6 +75,7 @@ private:
     void load();
     void onRowEdited(Row* row);
 
+    QScrollArea* m_scroll = nullptr;
     std::shared_ptr<const Model> m_model;
     QString m_settingsKey;
     const ModelDocument* m_document = nullptr;

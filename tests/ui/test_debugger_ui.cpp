@@ -303,6 +303,20 @@ private slots:
         for (EdgeItem* e : m_window->graphView()->scene()->edgeItems())
             actual |= e->label() == QStringLiteral("float 3");
         QVERIFY(actual);
+        // So does the input box of x (declared float[N]); y's declared float[3] needs no second label.
+        NodeItem* xBox = nullptr;
+        NodeItem* yBox = nullptr;
+        for (NodeItem* item : m_window->graphView()->scene()->nodeItems()) {
+            if (item->viewItem().kind == ViewItem::Kind::Input && item->viewItem().title == QStringLiteral("x"))
+                xBox = item;
+            if (item->viewItem().kind == ViewItem::Kind::Input && item->viewItem().title == QStringLiteral("y"))
+                yBox = item;
+        }
+        QVERIFY(xBox && yBox);
+        QCOMPARE(xBox->viewItem().subtitle, QStringLiteral("float N"));
+        QCOMPARE(xBox->actualSubtitle(), QStringLiteral("float 3"));
+        QVERIFY(xBox->toolTip().contains(QStringLiteral("In this run: float 3 (declared float N)")));
+        QCOMPARE(yBox->actualSubtitle(), QString());
 
         // Finishing matches a plain engine run with the same inputs.
         QVERIFY(act(m_ui->continueAction()));

@@ -613,6 +613,15 @@ void DebuggerUi::applyDecorations()
         }
         edge->setActualLabel(label);
     }
+    // So do the graph's inputs and outputs, whose declared types may be symbolic or missing (function bodies).
+    for (NodeItem* item : scene->nodeItems()) {
+        const ViewItem& vi = item->viewItem();
+        QString label;
+        if ((vi.kind == ViewItem::Kind::Input || vi.kind == ViewItem::Kind::Output) && vi.value != kNoValue)
+            if (auto it = latest.find(graph->value(vi.value).name); it != latest.end())
+                label = shortType(*it->second);
+        item->setActualSubtitle(label == vi.subtitle ? QString() : label);
+    }
 }
 
 QString DebuggerUi::selectedNodeName() const

@@ -73,7 +73,10 @@ void NodeItem::updateToolTip()
     const QString inside = m_currentInside.isEmpty()
         ? QString()
         : QStringLiteral("Paused before %1, which this box stands for").arg(m_currentInside);
-    for (const QString& note : { inside, m_debugNote, m_compare.note })
+    const QString actual = m_actualSubtitle.isEmpty()
+        ? QString()
+        : QStringLiteral("In this run: %1 (declared %2)").arg(m_actualSubtitle, m_item.subtitle);
+    for (const QString& note : { actual, inside, m_debugNote, m_compare.note })
         if (!note.isEmpty())
             tip += QStringLiteral("\n\n") + note;
     setToolTip(tip);
@@ -112,6 +115,15 @@ void NodeItem::setCurrentInside(const QString& nodeName)
     if (m_currentInside == nodeName)
         return;
     m_currentInside = nodeName;
+    updateToolTip();
+    update();
+}
+
+void NodeItem::setActualSubtitle(const QString& subtitle)
+{
+    if (m_actualSubtitle == subtitle)
+        return;
+    m_actualSubtitle = subtitle;
     updateToolTip();
     update();
 }
@@ -298,9 +310,9 @@ void NodeItem::paintTerminal(QPainter* painter, double lod) const
     painter->drawText(QRectF(inner.left(), inner.top(), inner.width(), inner.height() / 2 + 1), Qt::AlignCenter,
         elided(style.titleFont, m_item.title, inner.width()));
     painter->setFont(style.textFont);
-    painter->setPen(style.mutedText);
+    painter->setPen(m_actualSubtitle.isEmpty() ? style.mutedText : QColor(0x1b, 0x5e, 0x20));
     painter->drawText(QRectF(inner.left(), inner.center().y(), inner.width(), inner.height() / 2), Qt::AlignCenter,
-        elided(style.textFont, m_item.subtitle, inner.width()));
+        elided(style.textFont, m_actualSubtitle.isEmpty() ? m_item.subtitle : m_actualSubtitle, inner.width()));
 }
 
 void NodeItem::paintFrame(QPainter* painter) const

@@ -40,6 +40,10 @@ public:
     /// it, a member of a collapsed group): drawn with the current node's colours and a dashed border, and named in the
     /// tooltip. Empty clears it.
     void setCurrentInside(const QString& nodeName);
+    /// A graph input or output: the type and shape of the value it had in the run ("float 1×3×48×320"), drawn in
+    /// place of the declared one (green, like an executed edge's); empty shows the declared one again.
+    void setActualSubtitle(const QString& subtitle);
+    const QString& actualSubtitle() const { return m_actualSubtitle; }
     const QString& currentInside() const { return m_currentInside; }
 
     /// Comparison decorations (Debug › Compare…), independent of the state and the debugger's: the error colour
@@ -80,6 +84,7 @@ private:
     QString m_baseToolTip;
     QString m_debugNote;
     QString m_currentInside;
+    QString m_actualSubtitle;
     CompareMark m_compare;
 };
 

@@ -243,6 +243,55 @@ private slots:
         QCOMPARE(view->scene()->itemForNode(mul)->currentInside(), QString());
     }
 
+    void breakpointsAreRememberedPerModelFile()
+    {
+        openText(kChain, QStringLiteral("remember.onnx"));
+        BreakpointModel* bps = m_ui->breakpoints();
+        QCOMPARE(bps->rowCount(), 0);
+        QVERIFY(bps->toggleNode(QStringLiteral("Mul_1")));
+        BreakpointSpec cond;
+        cond.kind = BreakpointSpec::Kind::Condition;
+        cond.pattern = QStringLiteral("Sub_3");
+        cond.condition = QStringLiteral("any |x| > 1e4");
+        cond.iteration = 2;
+        cond.outputIndex = 0;
+        cond.enabled = false;
+        bps->add(cond);
+
+        // Another model file has its own (none); back to the first, its two come back as they were.
+        openText(kNaN, QStringLiteral("other.onnx"));
+        QCOMPARE(bps->rowCount(), 0);
+        m_ui->breakOnNonFiniteAction()->trigger();
+        openText(kChain, QStringLiteral("remember.onnx"));
+        QCOMPARE(bps->rowCount(), 2);
+        const BreakpointSpec& node = bps->breakpoints().at(0);
+        QCOMPARE(node.kind, BreakpointSpec::Kind::Node);
+        QCOMPARE(node.pattern, QStringLiteral("Mul_1"));
+        QVERIFY(node.enabled);
+        const BreakpointSpec& restored = bps->breakpoints().at(1);
+        QCOMPARE(restored.kind, BreakpointSpec::Kind::Condition);
+        QCOMPARE(restored.pattern, cond.pattern);
+        QCOMPARE(restored.condition, cond.condition);
+        QCOMPARE(restored.iteration, cond.iteration);
+        QCOMPARE(restored.outputIndex, cond.outputIndex);
+        QVERIFY(!restored.enabled);
+        QVERIFY(!m_ui->breakOnNonFiniteAction()->isChecked());
+        // And they work: the run stops before Mul_1.
+        m_ui->inputs()->setTypedText(QStringLiteral("x"), QStringLiteral("[1, 2, 3]"));
+        m_ui->inputs()->setTypedText(QStringLiteral("y"), QStringLiteral("[1, 1, 1]"));
+        QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(controller()->snapshot()->reason, StopReason::Breakpoint);
+        QCOMPARE(nextNodeName(), std::string("Mul_1"));
+        m_ui->stopAction()->trigger();
+        openText(kNaN, QStringLiteral("other.onnx"));
+        QVERIFY(m_ui->breakOnNonFiniteAction()->isChecked());
+        // A model without a file remembers nothing.
+        QSignalSpy opened(m_window.get(), &MainWindow::modelOpened);
+        m_window->document()->setModel(Model::fromText(kChain), QString());
+        QVERIFY(opened.count() == 1 || opened.wait(5000));
+        QCOMPARE(bps->rowCount(), 0);
+    }
+
     void stepThreeTimesWithAnInputFromAFile()
     {
         openText(kChain, QStringLiteral("chain.onnx"));

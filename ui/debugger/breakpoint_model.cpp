@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "ui/debugger/breakpoint_model.h"
 
+#include <QSettings>
+
 namespace onnxscope {
 
 QString BreakpointSpec::description() const
@@ -113,6 +115,57 @@ void BreakpointModel::setBreakOnNonFinite(bool on)
     }
     for (int id : existing)
         setEnabled(id, true);
+}
+
+void BreakpointModel::save(const QString& group) const
+{
+    QSettings settings;
+    settings.remove(group);
+    settings.beginGroup(group);
+    settings.beginWriteArray(QStringLiteral("breakpoints"), static_cast<int>(m_items.size()));
+    for (int i = 0; i < m_items.size(); ++i) {
+        const BreakpointSpec& b = m_items[i];
+        settings.setArrayIndex(i);
+        settings.setValue(QStringLiteral("kind"), static_cast<int>(b.kind));
+        settings.setValue(QStringLiteral("pattern"), b.pattern);
+        settings.setValue(QStringLiteral("enabled"), b.enabled);
+        settings.setValue(QStringLiteral("iteration"), b.iteration);
+        settings.setValue(QStringLiteral("condition"), b.condition);
+        settings.setValue(QStringLiteral("output"), b.outputIndex);
+    }
+    settings.endArray();
+    settings.endGroup();
+}
+
+void BreakpointModel::restore(const QString& group)
+{
+    QList<BreakpointSpec> items;
+    QSettings settings;
+    settings.beginGroup(group);
+    const int count = settings.beginReadArray(QStringLiteral("breakpoints"));
+    for (int i = 0; i < count; ++i) {
+        settings.setArrayIndex(i);
+        bool ok = false;
+        const int kind = settings.value(QStringLiteral("kind")).toInt(&ok);
+        if (!ok || kind < static_cast<int>(BreakpointSpec::Kind::Node)
+            || kind > static_cast<int>(BreakpointSpec::Kind::Condition))
+            continue;
+        BreakpointSpec b;
+        b.kind = static_cast<BreakpointSpec::Kind>(kind);
+        b.pattern = settings.value(QStringLiteral("pattern")).toString();
+        b.enabled = settings.value(QStringLiteral("enabled"), true).toBool();
+        b.iteration = settings.value(QStringLiteral("iteration"), -1).toLongLong();
+        b.condition = settings.value(QStringLiteral("condition")).toString();
+        b.outputIndex = settings.value(QStringLiteral("output"), -1).toInt();
+        b.id = m_nextId++;
+        items.push_back(b);
+    }
+    settings.endArray();
+    settings.endGroup();
+    beginResetModel();
+    m_items = items;
+    endResetModel();
+    emit breakpointsChanged();
 }
 
 bool BreakpointModel::breaksOnNonFinite() const

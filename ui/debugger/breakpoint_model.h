@@ -54,6 +54,11 @@ public:
     void recordHit(int id);
     void resetHits();
 
+    /// The breakpoints (without hit counts) in the settings under `group`; restore() replaces the list with the ones
+    /// saved there (none if nothing was saved), skipping entries it cannot read.
+    void save(const QString& group) const;
+    void restore(const QString& group);
+
     const QList<BreakpointSpec>& breakpoints() const { return m_items; }
     const BreakpointSpec* find(int id) const;
     int rowOf(int id) const;

@@ -18,7 +18,7 @@
 #include <QAction>
 #include <QActionGroup>
 #include <QComboBox>
-#include <QSpinBox>
+#include <QCryptographicHash>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -27,6 +27,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QSettings>
+#include <QSpinBox>
 #include <QStatusBar>
 #include <QTableView>
 #include <QTimer>
@@ -76,6 +77,16 @@ QColor heat(double t)
     return t < 0.5 ? mix(a, b, t * 2) : mix(b, c, (t - 0.5) * 2);
 }
 
+/// Where a model file's breakpoints are kept in the settings.
+QString breakpointSettingsGroup(const QString& modelPath)
+{
+    return QStringLiteral("breakpoints/")
+        + QString::fromLatin1(
+            QCryptographicHash::hash(QFileInfo(modelPath).absoluteFilePath().toUtf8(), QCryptographicHash::Sha1)
+                .toHex()
+                .left(16));
+}
+
 } // namespace
 
 DebuggerUi::DebuggerUi(MainWindow* window)
@@ -102,6 +113,10 @@ DebuggerUi::DebuggerUi(MainWindow* window)
             m_status->setText(QStringLiteral("Running\u2026 node %1 of %2").arg(done).arg(total));
     });
     connect(m_breakpoints, &BreakpointModel::breakpointsChanged, this, &DebuggerUi::applyDecorations);
+    connect(m_breakpoints, &BreakpointModel::breakpointsChanged, this, [this] {
+        if (!m_breakpointsKey.isEmpty())
+            m_breakpoints->save(m_breakpointsKey);
+    });
     GraphView* view = m_window->graphView();
     connect(view, &GraphView::layoutFinished, this, [this](bool ok, double) {
         if (ok)
@@ -362,7 +377,14 @@ void DebuggerUi::setThreads(int threads)
 void DebuggerUi::onModelOpened()
 {
     auto model = m_window->document()->model();
-    m_breakpoints->clear();
+    // Breakpoints are remembered per model file, as the inputs are.
+    const QString path = m_window->document()->path();
+    m_breakpointsKey.clear();
+    if (path.isEmpty())
+        m_breakpoints->clear();
+    else
+        m_breakpoints->restore(breakpointSettingsGroup(path));
+    m_breakpointsKey = path.isEmpty() ? QString() : breakpointSettingsGroup(path);
     m_selectedGraph = nullptr;
     m_selectedNode = -1;
     m_inspector->clear();

@@ -136,6 +136,7 @@ private:
     QAction* m_restart = nullptr;
     QAction* m_toggleBreakpoint = nullptr;
     QAction* m_breakOnNonFinite = nullptr;
+    QString m_breakpointsKey; // settings group of the open model's breakpoints; empty: not saved
     QList<QAction*> m_exportActions;
 
     const Graph* m_selectedGraph = nullptr;

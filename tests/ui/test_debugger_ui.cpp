@@ -243,6 +243,43 @@ private slots:
         QCOMPARE(view->scene()->itemForNode(mul)->currentInside(), QString());
     }
 
+    void nodeContextMenuOffersRunToAndBreakpoints()
+    {
+        openText(kChain, QStringLiteral("context.onnx"));
+        const QList<QAction*>& actions = m_window->graphView()->nodeActions();
+        QCOMPARE(actions.size(), 3);
+        QCOMPARE(actions.at(0), m_ui->runToAction());
+        QCOMPARE(actions.at(1), m_ui->toggleBreakpointAction());
+        QAction* opType = m_ui->breakOnOpTypeAction();
+        QCOMPARE(actions.at(2), opType);
+        QVERIFY(!opType->isEnabled()); // nothing selected
+        selectNode("Mul_1");
+        QVERIFY(opType->isEnabled());
+        QCOMPARE(opType->text(), QStringLiteral("Break on Every Mul"));
+        QVERIFY(!opType->isChecked());
+        opType->trigger();
+        BreakpointModel* bps = m_ui->breakpoints();
+        QCOMPARE(bps->rowCount(), 1);
+        QCOMPARE(bps->breakpoints().front().kind, BreakpointSpec::Kind::OpType);
+        QCOMPARE(bps->breakpoints().front().pattern, QStringLiteral("Mul"));
+        QVERIFY(opType->isChecked());
+        selectNode("Add_0");
+        QCOMPARE(opType->text(), QStringLiteral("Break on Every Add"));
+        QVERIFY(!opType->isChecked());
+        selectNode("Mul_1");
+        QVERIFY(opType->isChecked());
+        // The breakpoint works, then the action clears it.
+        m_ui->inputs()->setTypedText(QStringLiteral("x"), QStringLiteral("[1, 2, 3]"));
+        m_ui->inputs()->setTypedText(QStringLiteral("y"), QStringLiteral("[1, 1, 1]"));
+        QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(nextNodeName(), std::string("Mul_1"));
+        m_ui->stopAction()->trigger();
+        selectNode("Mul_1");
+        opType->trigger();
+        QCOMPARE(bps->rowCount(), 0);
+        QVERIFY(!opType->isChecked());
+    }
+
     void breakpointsAreRememberedPerModelFile()
     {
         openText(kChain, QStringLiteral("remember.onnx"));

@@ -127,6 +127,7 @@ DebuggerUi::DebuggerUi(MainWindow* window)
     connect(view, &GraphView::selectionCleared, this, [this] {
         m_selectedGraph = nullptr;
         m_selectedNode = -1;
+        updateOpTypeAction();
         onStateChanged(m_controller->state());
     });
     connect(m_window->inspector(), &NodeInspector::tensorRequested, this, [this](const QString& title, const Tensor& tensor) {
@@ -284,6 +285,31 @@ void DebuggerUi::createActions()
             m_controller->restart();
     });
     connect(m_toggleBreakpoint, &QAction::triggered, this, &DebuggerUi::toggleBreakpoint);
+    // "Break on Every Conv": an op-type breakpoint for the selected node's op, set or cleared (its text follows the
+    // selection). With Run to and Toggle Breakpoint it is on a node's context menu.
+    m_breakOnOpType = new QAction(QStringLiteral("Break on Every Node of This Op Type"), this);
+    m_breakOnOpType->setCheckable(true);
+    connect(m_breakOnOpType, &QAction::triggered, this, [this](bool on) {
+        if (!m_selectedGraph || m_selectedNode < 0)
+            return;
+        const QString op = QString::fromStdString(m_selectedGraph->node(m_selectedNode).opType);
+        for (const auto& b : m_breakpoints->breakpoints())
+            if (b.kind == BreakpointSpec::Kind::OpType && b.pattern == op) {
+                if (on)
+                    m_breakpoints->setEnabled(b.id, true);
+                else
+                    m_breakpoints->remove(b.id);
+                return;
+            }
+        if (on) {
+            BreakpointSpec spec;
+            spec.kind = BreakpointSpec::Kind::OpType;
+            spec.pattern = op;
+            m_breakpoints->add(spec);
+        }
+    });
+    connect(m_breakpoints, &BreakpointModel::breakpointsChanged, this, &DebuggerUi::updateOpTypeAction);
+    m_window->graphView()->setNodeActions({ m_runTo, m_toggleBreakpoint, m_breakOnOpType });
 
     m_menu = new QMenu(QStringLiteral("&Debug"), m_window);
     for (QAction* a : { m_continue, m_pause, m_stop, m_restart })
@@ -379,14 +405,15 @@ void DebuggerUi::onModelOpened()
     auto model = m_window->document()->model();
     // Breakpoints are remembered per model file, as the inputs are.
     const QString path = m_window->document()->path();
+    m_selectedGraph = nullptr; // of the previous model, which may be gone
+    m_selectedNode = -1;
     m_breakpointsKey.clear();
     if (path.isEmpty())
         m_breakpoints->clear();
     else
         m_breakpoints->restore(breakpointSettingsGroup(path));
     m_breakpointsKey = path.isEmpty() ? QString() : breakpointSettingsGroup(path);
-    m_selectedGraph = nullptr;
-    m_selectedNode = -1;
+    updateOpTypeAction();
     m_inspector->clear();
     m_inputs->setModel(model, m_window->document()->path(), m_window->document());
     m_controller->setModel(model);
@@ -704,10 +731,26 @@ void DebuggerUi::onFrameSelected(const FrameSnapshot& frame, bool innermost)
     (void)innermost;
 }
 
+void DebuggerUi::updateOpTypeAction()
+{
+    if (!m_breakOnOpType)
+        return;
+    const bool have = m_selectedGraph && m_selectedNode >= 0;
+    const QString op = have ? QString::fromStdString(m_selectedGraph->node(m_selectedNode).opType) : QString();
+    m_breakOnOpType->setEnabled(have);
+    m_breakOnOpType->setText(
+        have ? QStringLiteral("Break on Every %1").arg(op) : QStringLiteral("Break on Every Node of This Op Type"));
+    bool set = false;
+    for (const auto& b : m_breakpoints->breakpoints())
+        set |= have && b.kind == BreakpointSpec::Kind::OpType && b.pattern == op && b.enabled;
+    m_breakOnOpType->setChecked(set);
+}
+
 void DebuggerUi::onGraphNodeSelected(const Graph* graph, NodeId node)
 {
     m_selectedGraph = graph;
     m_selectedNode = node;
+    updateOpTypeAction();
     onStateChanged(m_controller->state());
     const DebugSnapshotPtr s = m_controller->snapshot();
     if (!s || !graph || node < 0 || m_controller->state() == DebuggerState::Running)

@@ -59,6 +59,7 @@ public:
     QAction* restartAction() const { return m_restart; }
     QAction* toggleBreakpointAction() const { return m_toggleBreakpoint; }
     QAction* breakOnNonFiniteAction() const { return m_breakOnNonFinite; }
+    QAction* breakOnOpTypeAction() const { return m_breakOnOpType; }
     QMenu* debugMenu() const { return m_menu; }
     /// Debug › Threads: one checkable action per offered count (data() is the count).
     QMenu* threadsMenu() const { return m_threadsMenu; }
@@ -103,6 +104,7 @@ private:
     void runToSelected();
     void onFrameSelected(const FrameSnapshot& frame, bool innermost);
     void onGraphNodeSelected(const Graph* graph, NodeId node);
+    void updateOpTypeAction();
     void onGraphValueSelected(const Graph* graph, ValueId value);
     void updateRetention();
     void showExportDialog(const QString& format);
@@ -136,6 +138,7 @@ private:
     QAction* m_restart = nullptr;
     QAction* m_toggleBreakpoint = nullptr;
     QAction* m_breakOnNonFinite = nullptr;
+    QAction* m_breakOnOpType = nullptr;
     QString m_breakpointsKey; // settings group of the open model's breakpoints; empty: not saved
     QList<QAction*> m_exportActions;
 

@@ -771,6 +771,10 @@ void GraphView::onContextMenu(int itemIndex, int edgeIndex, const QPoint& screen
             if (scope > 0)
                 menu.addAction(QStringLiteral("Collapse group \u201c%1\u201d").arg(stateFor(m_graph).outline.scopes.scopes[static_cast<size_t>(scope)].name),
                     this, [this, scope] { setScopeExpanded(scope, false); });
+            if (!m_nodeActions.isEmpty()) {
+                menu.addSeparator();
+                menu.addActions(m_nodeActions);
+            }
         }
     }
     if (edgeIndex >= 0) {

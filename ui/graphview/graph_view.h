@@ -16,6 +16,7 @@
 class QFrame;
 class QLabel;
 class QPushButton;
+class QAction;
 class QTimer;
 
 namespace onnxscope {
@@ -79,6 +80,10 @@ public:
     void zoomToFit();
     void zoomToActualSize();
     void setOverviewVisible(bool visible);
+    /// Actions added to an operator node's context menu (the debugger's Run to, Toggle Breakpoint, ...). The node is
+    /// selected, and nodeSelected() emitted, before the menu opens, so they act on the selection.
+    void setNodeActions(const QList<QAction*>& actions) { m_nodeActions = actions; }
+    const QList<QAction*>& nodeActions() const { return m_nodeActions; }
     bool isOverviewVisible() const;
 
     bool isLayoutRunning() const { return m_layoutRunning; }
@@ -161,6 +166,7 @@ private:
     QPushButton* m_overlayCancel;
     QPushButton* m_overlayRetry;
     QTimer* m_overlayTimer;
+    QList<QAction*> m_nodeActions;
     QTimer* m_overviewResize; // refits the overview to a resized viewport, once the resizing pauses
     bool m_overviewWanted = true;
 

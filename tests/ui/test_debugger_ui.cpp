@@ -33,7 +33,9 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
+#include <QMessageBox>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSettings>
@@ -692,6 +694,34 @@ private slots:
         QVERIFY(controller()->rememberedYieldOutputs().empty());
     }
 
+    void failedRunAndBadInputsShowADialogThatDoesNotBlock()
+    {
+        qunsetenv("ONNXSCOPE_NO_DIALOGS");
+        const auto restore = qScopeGuard([] { qputenv("ONNXSCOPE_NO_DIALOGS", "1"); });
+        openText(kFailing, QStringLiteral("dialog.onnx"));
+        m_ui->inputs()->setTypedText(QStringLiteral("x"), QStringLiteral("1 2 3"));
+        m_ui->inputs()->setTypedText(QStringLiteral("y"), QStringLiteral("1 2"));
+        QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(controller()->state(), DebuggerState::Failed);
+        QMessageBox* box = nullptr;
+        QTRY_VERIFY(
+            (box = m_window->findChild<QMessageBox*>(QStringLiteral("debuggerProblemDialog"))) && box->isVisible());
+        QCOMPARE(box->windowTitle(), QStringLiteral("Run failed"));
+        QVERIFY2(box->text().contains(QStringLiteral("Mul_1")), qPrintable(box->text()));
+        QVERIFY(!box->isModal());
+        // The window goes on working with it open: the failed run's values are there, and a new run can start.
+        QVERIFY(m_ui->values()->model()->rowOf("a") >= 0);
+        // Invalid inputs: the same dialog, now naming the input.
+        m_ui->inputs()->setTypedText(QStringLiteral("y"), QStringLiteral("1 2 3 4"));
+        m_ui->stopAction()->trigger();
+        m_ui->continueAction()->trigger();
+        QTRY_COMPARE(box->windowTitle(), QStringLiteral("Inputs not valid"));
+        QVERIFY2(box->text().startsWith(QStringLiteral("y: ")), qPrintable(box->text()));
+        QCOMPARE(m_window->findChildren<QMessageBox*>(QStringLiteral("debuggerProblemDialog")).size(), 1);
+        box->close();
+        QTRY_VERIFY(m_window->findChildren<QMessageBox*>(QStringLiteral("debuggerProblemDialog")).isEmpty());
+    }
+
     void failingNodeLeavesTheUiInFailedState()
     {
         openText(kFailing, QStringLiteral("failing.onnx"));
@@ -705,6 +735,9 @@ private slots:
         QCOMPARE(stateOfNode("Mul_1"), NodeState::Failed);
         QCOMPARE(stateOfNode("Add_0"), NodeState::Done);
         QVERIFY(m_ui->statusLabel()->text().startsWith(QStringLiteral("Failed:")));
+        QTRY_VERIFY2(m_ui->lastProblem().startsWith(QStringLiteral("Run failed: "))
+                && m_ui->lastProblem().contains(QStringLiteral("Mul_1")),
+            qPrintable(m_ui->lastProblem()));
         // Earlier values stay inspectable.
         QVERIFY(m_ui->values()->model()->rowOf("a") >= 0);
         m_ui->inspectValue(m_ui->values()->model()->rowOf("a"));

@@ -256,6 +256,9 @@ void DebuggerUi::createActions()
         m_inputsDock->show();
         m_inputsDock->raise();
         const QString error = m_inputs->revealFirstError();
+        showProblem(QStringLiteral("Inputs not valid"),
+            error.isEmpty() ? QStringLiteral("An input is not valid.") : error,
+            QStringLiteral("The Inputs dock shows the error under the input. Fix it, then run again."));
         m_status->setText(QStringLiteral("Fix the inputs first — %1")
                               .arg(error.isEmpty() ? QStringLiteral("see the Inputs dock") : error));
         m_status->setToolTip(m_status->text());
@@ -515,9 +518,16 @@ void DebuggerUi::onStopped(const DebugSnapshotPtr& snapshot)
         text = QStringLiteral("Failed: %1").arg(snapshot->message);
         // Exported models leave most sizes symbolic, and the Inputs dock starts them at 1: a 1×1 image or a one-sample
         // signal fails in the first window or pooling node. Say which sizes the generated inputs had.
-        if (const QStringList ones = m_inputs ? m_inputs->generatedDimensionsOfOne() : QStringList(); !ones.isEmpty())
+        if (const QStringList ones = m_inputs ? m_inputs->generatedDimensionsOfOne() : QStringList(); !ones.isEmpty()) {
             text += QStringLiteral(" \u2014 generated inputs used %1 = 1 (Inputs \u203a Dimensions)")
                         .arg(ones.join(QStringLiteral(", ")));
+        }
+        // Like a debugger stopping at an unhandled exception: a dialog says what failed, after the views show where.
+        QTimer::singleShot(0, this, [this, text] {
+            showProblem(QStringLiteral("Run failed"), text.mid(QStringLiteral("Failed: ").size()),
+                QStringLiteral(
+                    "The node is marked red in the graph. The values computed before it stay in the Values dock."));
+        });
         break;
     default:
         text = QStringLiteral("Paused (%1)").arg(QString::fromUtf8(stopReasonName(snapshot->reason).data()));
@@ -863,6 +873,26 @@ void DebuggerUi::scheduleRun(const QStringList& inputs, const QString& node, con
         else
             m_controller->runTo(node);
     });
+}
+
+void DebuggerUi::showProblem(const QString& title, const QString& message, const QString& hint)
+{
+    m_lastProblem = QStringLiteral("%1: %2").arg(title, message);
+    if (qEnvironmentVariableIsSet("ONNXSCOPE_NO_DIALOGS"))
+        return;
+    // Not modal: the user goes on inspecting the graph and the values with it open. One at a time.
+    if (!m_problemBox) {
+        m_problemBox = new QMessageBox(QMessageBox::Warning, title, message, QMessageBox::Ok, m_window);
+        m_problemBox->setObjectName(QStringLiteral("debuggerProblemDialog"));
+        m_problemBox->setAttribute(Qt::WA_DeleteOnClose);
+        m_problemBox->setWindowModality(Qt::NonModal);
+        m_problemBox->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    }
+    m_problemBox->setWindowTitle(title);
+    m_problemBox->setText(message);
+    m_problemBox->setInformativeText(hint);
+    m_problemBox->show();
+    m_problemBox->raise();
 }
 
 void DebuggerUi::reportError(const QString& title, const QString& message)

@@ -12,6 +12,7 @@ class QAction;
 class QDockWidget;
 class QLabel;
 class QMenu;
+class QMessageBox;
 
 namespace onnxscope {
 
@@ -48,6 +49,9 @@ public:
     /// The YieldOp dialog while it is open.
     YieldDialog* yieldDialog() const { return m_yieldDialog; }
     QLabel* statusLabel() const { return m_status; }
+    /// "title: message" of the last failed run or invalid inputs reported (shown in a dialog unless
+    /// ONNXSCOPE_NO_DIALOGS).
+    const QString& lastProblem() const { return m_lastProblem; }
 
     QAction* continueAction() const { return m_continue; }
     QAction* stepOverAction() const { return m_stepOver; }
@@ -109,6 +113,8 @@ private:
     void updateRetention();
     void showExportDialog(const QString& format);
     void reportError(const QString& title, const QString& message);
+    /// A failed run or invalid inputs: a dialog that does not block the window (none under ONNXSCOPE_NO_DIALOGS).
+    void showProblem(const QString& title, const QString& message, const QString& hint);
 
     MainWindow* m_window;
     DebugController* m_controller;
@@ -139,7 +145,10 @@ private:
     QAction* m_toggleBreakpoint = nullptr;
     QAction* m_breakOnNonFinite = nullptr;
     QAction* m_breakOnOpType = nullptr;
-    QString m_breakpointsKey; // settings group of the open model's breakpoints; empty: not saved
+    QString m_breakpointsKey;
+    QPointer<QMessageBox> m_problemBox;
+    QString m_lastProblem; // what showProblem() last said, for tests // settings group of the open model's breakpoints;
+                           // empty: not saved
     QList<QAction*> m_exportActions;
 
     const Graph* m_selectedGraph = nullptr;

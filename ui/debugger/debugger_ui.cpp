@@ -259,7 +259,7 @@ void DebuggerUi::createActions()
         showProblem(QStringLiteral("Inputs not valid"),
             error.isEmpty() ? QStringLiteral("An input is not valid.") : error,
             QStringLiteral("The Inputs dock shows the error under the input. Fix it, then run again."));
-        m_status->setText(QStringLiteral("Fix the inputs first — %1")
+        m_status->setText(QStringLiteral("Fix the inputs first \u2014 %1")
                               .arg(error.isEmpty() ? QStringLiteral("see the Inputs dock") : error));
         m_status->setToolTip(m_status->text());
         return false;

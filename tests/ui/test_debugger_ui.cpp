@@ -19,6 +19,7 @@
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/graph_view.h"
 #include "ui/inputeditor/inputs_panel.h"
+#include "ui/mainwindow/elided_label.h"
 #include "ui/mainwindow/main_window.h"
 #include "ui/nodeinspector/node_inspector.h"
 #include "ui/tensorinspector/tensor_inspector.h"
@@ -765,6 +766,14 @@ private slots:
         QVERIFY2(m_ui->statusLabel()->text().contains(QStringLiteral("generated inputs used height, width = 1")),
             qPrintable(m_ui->statusLabel()->text()));
         QCOMPARE(m_ui->statusLabel()->toolTip(), m_ui->statusLabel()->text()); // all of it, where the bar cuts it
+        // In a narrow window the status ends in "…" rather than being cut off mid-word.
+        auto* status = qobject_cast<ElidedLabel*>(m_ui->statusLabel());
+        QVERIFY(status);
+        m_window->resize(700, 600);
+        QTRY_VERIFY2(status->shownText().endsWith(QChar(0x2026)) && status->shownText().size() < status->text().size(),
+            qPrintable(status->shownText()));
+        QVERIFY(status->fontMetrics().horizontalAdvance(status->shownText()) <= status->contentsRect().width());
+        m_window->resize(1400, 900);
         m_ui->inputs()->setDim(QStringLiteral("height"), 4);
         m_ui->inputs()->setDim(QStringLiteral("width"), 4);
         QVERIFY(act(m_ui->continueAction()));

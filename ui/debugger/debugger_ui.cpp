@@ -10,6 +10,7 @@
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/graph_view.h"
 #include "ui/inputeditor/inputs_panel.h"
+#include "ui/mainwindow/elided_label.h"
 #include "ui/mainwindow/main_window.h"
 #include "ui/nodeinspector/node_inspector.h"
 #include "ui/tensorinspector/tensor_format.h"
@@ -100,9 +101,9 @@ DebuggerUi::DebuggerUi(MainWindow* window)
     createActions();
     m_controller->setInputSource([this] { return m_inputs->factory(); });
 
-    m_status = new QLabel(m_window);
+    m_status = new ElidedLabel(m_window); // a long failure ends in "…" (the tooltip has all of it)
     m_status->setObjectName(QStringLiteral("debuggerStatus"));
-    m_window->statusBar()->addWidget(m_status);
+    m_window->statusBar()->addWidget(m_status, 1);
 
     connect(m_window, &MainWindow::modelOpened, this, &DebuggerUi::onModelOpened);
     connect(m_controller, &DebugController::stateChanged, this, &DebuggerUi::onStateChanged);

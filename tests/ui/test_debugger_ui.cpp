@@ -964,6 +964,18 @@ private slots:
         inputs->setDim(QStringLiteral("N"), 3);
         inputs->setSource(QStringLiteral("x"), InputSpec::Source::Range);
         QVERIFY(inputs->errorFor(QStringLiteral("x")).isEmpty());
+        // N sizes only x, which is generated: its box is on. Once x comes from a file, the box is off and says why.
+        auto* nBox = inputs->findChild<QSpinBox*>(QStringLiteral("dim:N"));
+        QVERIFY(nBox);
+        QVERIFY(nBox->isEnabled());
+        const QString xFile = m_work.filePath(QStringLiteral("x5.npy"));
+        writeNpy(xFile.toStdString(), Tensor::vector1D<float>({ 1, 2, 3, 4, 5 }));
+        inputs->setFile(QStringLiteral("x"), xFile);
+        QVERIFY(inputs->errorFor(QStringLiteral("x")).isEmpty());
+        QVERIFY(!nBox->isEnabled());
+        QVERIFY(nBox->toolTip().contains(QStringLiteral("Not used")));
+        inputs->setSource(QStringLiteral("x"), InputSpec::Source::Range);
+        QVERIFY(nBox->isEnabled());
         // A wrong dtype from a file is refused with the reason next to the input.
         const QString ints = m_work.filePath(QStringLiteral("ints.npy"));
         writeNpy(ints.toStdString(), Tensor::vector1D<int64_t>({ 1, 2, 3 }));

@@ -22,6 +22,8 @@
 #include <QStackedWidget>
 #include <QVBoxLayout>
 
+#include <set>
+
 namespace onnxscope {
 
 namespace {
@@ -503,6 +505,30 @@ void InputsPanel::validateRow(Row& r)
     }
     if (r.shape) // the value's type and shape, when there is a value: not an empty line above the error
         r.shape->setVisible(r.error.isEmpty() && !r.shape->text().isEmpty());
+    updateDimensionBoxes(); // the row's source may have changed
+}
+
+void InputsPanel::updateDimensionBoxes()
+{
+    // A size matters only to inputs the panel generates: a file or typed values bring their own.
+    std::set<QString> used;
+    for (const auto& row : m_rows) {
+        if (row->spec.source == InputSpec::Source::File || row->spec.source == InputSpec::Source::Typed
+            || !row->type.hasShape)
+            continue;
+        for (size_t axis = 0; axis < row->type.shape.size(); ++axis)
+            if (const QString key = dimKey(row->name, axis, row->type.shape[axis]); !key.isEmpty())
+                used.insert(key);
+    }
+    for (const auto& [symbol, box] : m_dimBoxes) {
+        const bool inUse = used.count(symbol) > 0;
+        box->setEnabled(inUse);
+        box->setToolTip(inUse
+                ? QStringLiteral("The size of %1 in the inputs generated here").arg(symbol)
+                : QStringLiteral(
+                    "Not used: every input with %1 comes from a file or typed values, which have their own sizes")
+                      .arg(symbol));
+    }
 }
 
 bool InputsPanel::validate()

@@ -71,6 +71,8 @@ private:
     void readRow(Row& row);
     void writeRow(Row& row);
     void validateRow(Row& row);
+    /// Enables the Dimensions boxes that a generated input uses; the others say why they are off.
+    void updateDimensionBoxes();
     void save() const;
     void load();
     void onRowEdited(Row* row);

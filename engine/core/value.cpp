@@ -128,7 +128,14 @@ std::string Value::typeString() const
         return tensor().typeString();
     case Kind::Sequence: {
         const auto& s = sequence();
-        return "seq(" + std::string(dataTypeName(s.elementType)) + ")[" + std::to_string(s.items.size()) + " items]";
+        std::string element(dataTypeName(s.elementType));
+        if (!s.items.empty() && !s.items.front().isTensor()) {
+            // A sequence of maps (ZipMap) or of sequences: the first item's type, without its own size.
+            element = s.items.front().typeString();
+            if (!element.empty() && element.back() == ']')
+                element.erase(element.rfind('['));
+        }
+        return "seq(" + element + ")[" + std::to_string(s.items.size()) + " items]";
     }
     case Kind::Map: {
         const auto& m = map();

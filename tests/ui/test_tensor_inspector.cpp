@@ -232,6 +232,28 @@ private slots:
         item->setValue(1);
         QCOMPARE(inspector.tensor().size(), 2);
         QVERIFY(inspector.title().contains(QStringLiteral("item 1 of 2")));
+
+        // ZipMap's output: a sequence of maps. Each value's row is named by its key; a plain tensor after it has
+        // row numbers again. The type string names the maps, not the float values alone.
+        Map map;
+        map.keys = Tensor(DataType::String, { 3 });
+        map.keys.data<std::string>()[0] = "high";
+        map.keys.data<std::string>()[1] = "low";
+        map.keys.data<std::string>()[2] = "mid";
+        map.values = Tensor::vector1D<float>({ 0.5f, 0.25f, 0.25f });
+        Sequence maps;
+        maps.elementType = DataType::Float;
+        maps.items = { Value(map) };
+        const Value zipMap(maps);
+        QCOMPARE(QString::fromStdString(zipMap.typeString()), QStringLiteral("seq(map(string, float))[1 items]"));
+        inspector.setValue(QStringLiteral("probabilities"), zipMap);
+        QCOMPARE(inspector.tableModel()->rowCount(), 3);
+        QCOMPARE(inspector.tableModel()->headerData(0, Qt::Vertical).toString(), QStringLiteral("\"high\""));
+        QCOMPARE(inspector.tableModel()->headerData(2, Qt::Vertical).toString(), QStringLiteral("\"mid\""));
+        QCOMPARE(inspector.tableModel()->index(1, 0).data().toString(), QStringLiteral("0.25"));
+        QCOMPARE(inspector.tableModel()->headerData(0, Qt::Horizontal).toInt(), 0);
+        inspector.setTensor(QStringLiteral("plain"), Tensor::vector1D<float>({ 1, 2 }));
+        QCOMPARE(inspector.tableModel()->headerData(1, Qt::Vertical).toInt(), 1);
     }
 
     void compareWithValueAndFile()

@@ -145,8 +145,16 @@ void TensorInspector::setValue(const QString& title, const Value& value)
         return;
     }
     if (v->isMap()) {
-        // Keys and values side by side would need a second model; show the values, keys in the title.
-        setTensor(title + QStringLiteral(" (map values; keys: %1)").arg(formatTensorValues(v->map().keys, 6)), v->map().values);
+        // The values, each row named by its key (the title still lists the first keys, for exports and tooltips).
+        const Map& map = v->map();
+        setTensor(title + QStringLiteral(" (map values; keys: %1)").arg(formatTensorValues(map.keys, 6)), map.values);
+        if (map.values.rank() == 1 && map.keys.size() == map.values.size() && map.keys.size() <= 100000) {
+            QStringList labels;
+            labels.reserve(static_cast<qsizetype>(map.keys.size()));
+            for (int64_t i = 0; i < map.keys.size(); ++i)
+                labels << formatElement(map.keys, i);
+            m_model->setRowLabels(labels);
+        }
         return;
     }
     if (v->isSequence()) {
@@ -284,8 +292,10 @@ void TensorInspector::rebuildSliceControls()
     }
     if (m_itemBox)
         m_sliceLayout->addWidget(m_itemBox);
-    if (!m_tensor.defined() || m_tensor.rank() <= 2)
+    if (!m_tensor.defined() || m_tensor.rank() <= 2) {
+        m_sliceLayout->addStretch(1); // a sequence's item box keeps its own width
         return;
+    }
     m_sliceLayout->addWidget(new QLabel(QStringLiteral("Slice:"), this));
     for (int64_t axis = 0; axis + 2 < m_tensor.rank(); ++axis) {
         auto* box = new QSpinBox(this);

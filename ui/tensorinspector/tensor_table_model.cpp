@@ -25,6 +25,7 @@ void TensorTableModel::setTensor(const Tensor& tensor)
 {
     beginResetModel();
     m_tensor = tensor;
+    m_rowLabels.clear();
     const int64_t rank = tensor.defined() ? tensor.rank() : 0;
     m_slice.assign(static_cast<size_t>(std::max<int64_t>(rank - 2, 0)), 0);
     if (!tensor.defined() || tensor.size() == 0) {
@@ -92,11 +93,23 @@ QVariant TensorTableModel::data(const QModelIndex& index, int role) const
     }
 }
 
-QVariant TensorTableModel::headerData(int section, Qt::Orientation, int role) const
+QVariant TensorTableModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
-    if (role == Qt::DisplayRole)
+    if (role == Qt::DisplayRole) {
+        if (orientation == Qt::Vertical && section >= 0 && section < m_rowLabels.size())
+            return m_rowLabels[section];
         return section;
+    }
+    if (role == Qt::ToolTipRole && orientation == Qt::Vertical && section >= 0 && section < m_rowLabels.size())
+        return QStringLiteral("key %1 (row %2)").arg(m_rowLabels[section]).arg(section);
     return {};
+}
+
+void TensorTableModel::setRowLabels(const QStringList& labels)
+{
+    m_rowLabels = labels;
+    if (m_rows > 0)
+        emit headerDataChanged(Qt::Vertical, 0, static_cast<int>(m_rows) - 1);
 }
 
 } // namespace onnxscope

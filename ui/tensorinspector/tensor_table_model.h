@@ -4,6 +4,7 @@
 #include "engine/core/tensor.h"
 
 #include <QAbstractTableModel>
+#include <QStringList>
 
 #include <vector>
 
@@ -26,6 +27,10 @@ public:
     const std::vector<int64_t>& slice() const { return m_slice; }
     /// Flat element index of a cell.
     int64_t elementIndex(int row, int column) const;
+    /// Names for the rows of a 1-D tensor (a map's keys), shown in the vertical header instead of the row index;
+    /// empty for indices. setTensor() clears them.
+    void setRowLabels(const QStringList& labels);
+    const QStringList& rowLabels() const { return m_rowLabels; }
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -37,6 +42,7 @@ private:
     std::vector<int64_t> m_slice;
     int64_t m_rows = 0;
     int64_t m_columns = 0;
+    QStringList m_rowLabels;
 };
 
 } // namespace onnxscope

@@ -28,6 +28,7 @@
 #include <QAbstractItemModelTester>
 #include <QAction>
 #include <QCheckBox>
+#include <QClipboard>
 #include <QComboBox>
 #include <QDir>
 #include <QDoubleSpinBox>
@@ -281,6 +282,50 @@ private slots:
         opType->trigger();
         QCOMPARE(bps->rowCount(), 0);
         QVERIFY(!opType->isChecked());
+    }
+
+    void valueContextMenuActsOnTheRow()
+    {
+        openText(kChain, QStringLiteral("values_menu.onnx"));
+        m_ui->inputs()->setTypedText(QStringLiteral("x"), QStringLiteral("[1, 2, 3]"));
+        m_ui->inputs()->setTypedText(QStringLiteral("y"), QStringLiteral("[1, 1, 1]"));
+        QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(controller()->state(), DebuggerState::Finished);
+        ValuesPanel* panel = m_ui->values();
+        const QList<QAction*>& actions = panel->rowActions();
+        QCOMPARE(actions.size(), 6); // the debugger's four, a separator, and the comparison's Diff With Side B
+        QCOMPARE(actions.at(0)->text(), QStringLiteral("Go to Producer in Graph"));
+        QCOMPARE(actions.at(5)->text(), QStringLiteral("Diff With Side B"));
+        const auto selectRow = [&](const char* name) {
+            const QModelIndex source = panel->model()->index(panel->model()->rowOf(name), 0);
+            panel->view()->setCurrentIndex(panel->proxy()->mapFromSource(source));
+            return panel->currentValueIndex() >= 0;
+        };
+        // An input: nothing produced it, so no value breakpoint.
+        QVERIFY(selectRow("x"));
+        QVERIFY(!actions.at(3)->isEnabled());
+        QVERIFY(selectRow("b"));
+        QVERIFY(actions.at(3)->isEnabled());
+        actions.at(2)->trigger(); // Copy Name
+        QCOMPARE(QApplication::clipboard()->text(), QStringLiteral("b"));
+        actions.at(0)->trigger(); // Go to Producer in Graph: b's edge is selected
+        const Graph* g = m_window->graphView()->currentGraph();
+        QTRY_COMPARE(m_window->graphView()->selectedValue(), g->findValue("b"));
+        // Break When This Value…: the dialog opens on Mul_1's output 0 with a condition to edit.
+        BreakpointSpec proposed;
+        QTimer::singleShot(0, this, [&proposed] {
+            auto* dialog = qobject_cast<BreakpointDialog*>(QApplication::activeModalWidget());
+            if (!dialog)
+                return;
+            proposed = dialog->spec();
+            dialog->accept();
+        });
+        actions.at(3)->trigger();
+        QCOMPARE(proposed.kind, BreakpointSpec::Kind::Condition);
+        QCOMPARE(proposed.pattern, QStringLiteral("Mul_1"));
+        QCOMPARE(proposed.outputIndex, 0);
+        QCOMPARE(m_ui->breakpoints()->rowCount(), 1);
+        QCOMPARE(m_ui->breakpoints()->breakpoints().front().pattern, QStringLiteral("Mul_1"));
     }
 
     void breakpointsAreRememberedPerModelFile()

@@ -103,9 +103,11 @@ CompareUi::CompareUi(MainWindow* window, DebuggerUi* debugger)
     }
     m_window->mainToolBar()->addSeparator();
     m_window->addToolBarAction(m_compare);
-    QTableView* values = m_debugger->values()->view();
-    values->setContextMenuPolicy(Qt::ActionsContextMenu);
-    values->addAction(m_diffValue);
+    // On a value's context menu, after the debugger's own actions.
+    auto* separator = new QAction(this);
+    separator->setSeparator(true);
+    m_debugger->values()->addRowAction(separator);
+    m_debugger->values()->addRowAction(m_diffValue);
     auto* panelDiff = new QAction(QStringLiteral("Diff"), this);
     auto* panelGoTo = new QAction(QStringLiteral("Go to Node"), this);
     m_panel->view()->setContextMenuPolicy(Qt::ActionsContextMenu);

@@ -144,6 +144,22 @@ ValuesPanel::ValuesPanel(QWidget* parent)
     connect(m_view, &QTableView::activated, this, [this](const QModelIndex& index) {
         emit valueActivated(index.data(ValuesModel::ValueIndexRole).toInt());
     });
+    m_view->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_view, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
+        const QModelIndex index = m_view->indexAt(pos);
+        if (!index.isValid() || m_rowActions.isEmpty())
+            return;
+        m_view->setCurrentIndex(index);
+        QMenu menu(this);
+        menu.addActions(m_rowActions);
+        menu.exec(m_view->viewport()->mapToGlobal(pos));
+    });
+}
+
+int ValuesPanel::currentValueIndex() const
+{
+    const QModelIndex current = m_view->currentIndex();
+    return current.isValid() ? current.data(ValuesModel::ValueIndexRole).toInt() : -1;
 }
 
 void ValuesPanel::setSnapshot(const DebugSnapshotPtr& snapshot)
@@ -381,12 +397,13 @@ void BreakpointsPanel::setNames(const QStringList& nodeNames, const QStringList&
     m_opTypes = opTypes;
 }
 
-void BreakpointsPanel::showAddDialog(BreakpointSpec::Kind kind, const QString& pattern)
+void BreakpointsPanel::showAddDialog(BreakpointSpec::Kind kind, const QString& pattern, int outputIndex)
 {
     BreakpointDialog dialog(m_nodeNames, m_opTypes, this);
     BreakpointSpec s;
     s.kind = kind;
     s.pattern = pattern;
+    s.outputIndex = outputIndex;
     if (kind == BreakpointSpec::Kind::Condition)
         s.condition = QStringLiteral("any |x| > 1e4");
     dialog.setSpec(s);

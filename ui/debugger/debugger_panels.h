@@ -10,6 +10,7 @@
 #include <QSortFilterProxyModel>
 #include <QWidget>
 
+class QAction;
 class QCheckBox;
 class QComboBox;
 class QLabel;
@@ -54,6 +55,13 @@ public:
     /// Iteration retention for the next run: index 0 all, 1 last N, 2 none.
     QComboBox* retentionBox() const { return m_retention; }
     QSpinBox* keepBox() const { return m_keep; }
+    /// Actions of a value's context menu (go to the graph, export, ...); the row is made current, and valueChosen()
+    /// emitted, before the menu opens, so they act on currentValueIndex().
+    void setRowActions(const QList<QAction*>& actions) { m_rowActions = actions; }
+    void addRowAction(QAction* action) { m_rowActions << action; }
+    const QList<QAction*>& rowActions() const { return m_rowActions; }
+    /// The current row's index into the snapshot's values, -1 for none.
+    int currentValueIndex() const;
 
 signals:
     /// A value was chosen (current row changed or double-clicked): index into the snapshot's values.
@@ -63,6 +71,7 @@ signals:
     void retentionChanged();
 
 private:
+    QList<QAction*> m_rowActions;
     ValuesModel* m_model;
     ValuesFilterModel* m_proxy;
     QTableView* m_view;
@@ -122,7 +131,8 @@ public:
     QTableView* view() const { return m_view; }
     /// Names offered for completion in the add dialog.
     void setNames(const QStringList& nodeNames, const QStringList& opTypes);
-    void showAddDialog(BreakpointSpec::Kind kind, const QString& pattern = {});
+    /// `outputIndex`: for a value condition, which output of the node (-1: any).
+    void showAddDialog(BreakpointSpec::Kind kind, const QString& pattern = {}, int outputIndex = -1);
 
 signals:
     void goToNode(const QString& nodeName);

@@ -18,6 +18,8 @@
 
 #include <QAction>
 #include <QActionGroup>
+#include <QApplication>
+#include <QClipboard>
 #include <QComboBox>
 #include <QCryptographicHash>
 #include <QDockWidget>
@@ -203,6 +205,36 @@ void DebuggerUi::createDocks()
             m_window->graphView()->centerOnValue(r.graph, r.graph->findValue(r.name));
     });
     connect(m_values, &ValuesPanel::retentionChanged, this, &DebuggerUi::updateRetention);
+    // A value's context menu: where it comes from, export it, copy its name, or break when it meets a condition.
+    auto* goToValue = new QAction(QStringLiteral("Go to Producer in Graph"), this);
+    connect(
+        goToValue, &QAction::triggered, this, [this] { emit m_values->valueActivated(m_values->currentValueIndex()); });
+    auto* exportValue = new QAction(QStringLiteral("Export Value\u2026"), this);
+    connect(exportValue, &QAction::triggered, this, [this] { showExportDialog(QStringLiteral("tensor")); });
+    auto* copyValueName = new QAction(QStringLiteral("Copy Name"), this);
+    connect(copyValueName, &QAction::triggered, this, [this] {
+        if (const RecordedValue* r = recordedValue(m_values->currentValueIndex()))
+            QApplication::clipboard()->setText(QString::fromStdString(r->name));
+    });
+    auto* breakOnValue = new QAction(QStringLiteral("Break When This Value\u2026"), this);
+    connect(breakOnValue, &QAction::triggered, this, [this] {
+        const RecordedValue* r = recordedValue(m_values->currentValueIndex());
+        if (!r || !r->graph || r->producer < 0)
+            return;
+        const Node& producer = r->graph->node(r->producer);
+        int output = -1;
+        for (size_t i = 0; i < producer.outputs.size(); ++i)
+            if (producer.outputs[i] != kNoValue && r->graph->value(producer.outputs[i]).name == r->name)
+                output = static_cast<int>(i);
+        m_breakpointsPanel->showAddDialog(
+            BreakpointSpec::Kind::Condition, QString::fromStdString(producer.displayName()), output);
+    });
+    m_values->setRowActions({ goToValue, exportValue, copyValueName, breakOnValue });
+    connect(m_values, &ValuesPanel::valueChosen, this, [this, goToValue, breakOnValue](int index) {
+        const RecordedValue* r = recordedValue(index);
+        goToValue->setEnabled(r && r->graph);
+        breakOnValue->setEnabled(r && r->graph && r->producer >= 0); // not for the model's inputs
+    });
     connect(m_callStack, &CallStackPanel::frameSelected, this, &DebuggerUi::onFrameSelected);
     connect(m_breakpointsPanel, &BreakpointsPanel::goToNode, this, [this](const QString& name) {
         auto model = m_controller->model();
@@ -710,6 +742,14 @@ void DebuggerUi::runToSelected()
         return;
     }
     m_controller->runTo(name);
+}
+
+const RecordedValue* DebuggerUi::recordedValue(int valueIndex) const
+{
+    const DebugSnapshotPtr s = m_controller->snapshot();
+    if (!s || valueIndex < 0 || static_cast<size_t>(valueIndex) >= s->values.size())
+        return nullptr;
+    return &s->values[static_cast<size_t>(valueIndex)].record;
 }
 
 void DebuggerUi::inspectValue(int valueIndex)

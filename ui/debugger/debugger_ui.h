@@ -109,6 +109,8 @@ private:
     void onFrameSelected(const FrameSnapshot& frame, bool innermost);
     void onGraphNodeSelected(const Graph* graph, NodeId node);
     void updateOpTypeAction();
+    /// The recorded value at an index of the current snapshot's values, null if none.
+    const RecordedValue* recordedValue(int valueIndex) const;
     void onGraphValueSelected(const Graph* graph, ValueId value);
     void updateRetention();
     void showExportDialog(const QString& format);

@@ -208,15 +208,45 @@ std::vector<const RecordedValue*> Debugger::tracePoints() const
     return out;
 }
 
+Debugger::FrameRecord& Debugger::frameRecord(const Frame& frame, const std::string& framePath)
+{
+    auto it = m_frameRecords.find(frame.id);
+    if (it != m_frameRecords.end())
+        return it->second;
+    int64_t enclosing = frame.iteration;
+    if (enclosing < 0)
+        if (auto parent = m_frameRecords.find(frame.parentFrameId); parent != m_frameRecords.end())
+            enclosing = parent->second.enclosingIteration;
+    return m_frameRecords
+        .emplace(frame.id,
+            FrameRecord { frame.parentFrameId, frame.ownerNode, frame.iteration, SharedText(framePath), enclosing })
+        .first->second;
+}
+
+int64_t Debugger::currentIteration() const
+{
+    const Frame* top = m_session.topFrame();
+    if (!top)
+        return -1;
+    if (top->iteration >= 0)
+        return top->iteration;
+    auto it = m_frameRecords.find(top->id);
+    return it == m_frameRecords.end() ? -1 : it->second.enclosingIteration;
+}
+
 void Debugger::frameEntered(const Frame& frame, const std::string& framePath)
 {
-    SharedText path(framePath);
-    m_frameRecords[frame.id] = { frame.parentFrameId, frame.ownerNode, frame.iteration, path };
+    if (m_pathFrameId == frame.id)
+        m_path = nullptr;
+    m_frameRecords.erase(frame.id); // a record describes this entry of the frame
+    const FrameRecord& rec = frameRecord(frame, framePath);
+    const SharedText path = rec.path;
+    const int64_t iteration = rec.enclosingIteration;
     if (frame.iteration >= 0 && m_options.iterationRetention != IterationRetention::All)
         forgetOldIterations(frame);
     for (ValueId id : frame.graph().inputs())
         record(m_sequence, frame.id, path, &frame.graph(), -1, frame.graph().value(id).name,
-            frame.values[static_cast<size_t>(id)], false, nullptr, frame.iteration);
+            frame.values[static_cast<size_t>(id)], false, nullptr, iteration);
 }
 
 void Debugger::forgetOldIterations(const Frame& entered)
@@ -264,12 +294,10 @@ void Debugger::afterNode(const NodeEvent& event)
     const bool debugNode = isDebugNode(node);
     // The frame's path, made once when the frame was entered (frameEntered, start); the last frame's is at hand.
     if (event.frame.id != m_pathFrameId || !m_path) {
-        auto frameRecord = m_frameRecords.find(event.frame.id);
-        if (frameRecord == m_frameRecords.end())
-            frameRecord = m_frameRecords.emplace(event.frame.id, FrameRecord { event.frame.parentFrameId,
-                event.frame.ownerNode, event.frame.iteration, SharedText(event.framePath) }).first;
+        FrameRecord& rec = frameRecord(event.frame, event.framePath);
         m_pathFrameId = event.frame.id;
-        m_path = &frameRecord->second.path;
+        m_path = &rec.path;
+        m_pathIteration = rec.enclosingIteration;
     }
     const SharedText& path = *m_path;
     for (size_t i = 0; i < node.outputs.size(); ++i) {
@@ -277,7 +305,7 @@ void Debugger::afterNode(const NodeEvent& event)
             continue;
         record(m_sequence, event.frame.id, path, &event.frame.graph(), node.id,
             event.frame.graph().value(node.outputs[i]).name, event.outputs[i], false, debugNode ? &node : nullptr,
-            event.frame.iteration);
+            m_pathIteration);
     }
 
     m_afterStop.reset();
@@ -341,7 +369,7 @@ std::optional<StopInfo> Debugger::checkBeforeNode(const Node& node, const std::s
         bool hit = (b.kind == Breakpoint::Kind::Node && node.hasDisplayName(b.pattern))
             || (b.kind == Breakpoint::Kind::OpType && b.pattern == node.opType);
         if (hit && b.iteration >= 0)
-            hit = m_session.topFrame()->iteration == b.iteration;
+            hit = currentIteration() == b.iteration;
         if (hit && b.condition) {
             const Frame& f = *m_session.topFrame();
             NodeEvent ev { node, f, m_session.depth(), {}, {}, {}, m_session.framePath() };

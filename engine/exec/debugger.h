@@ -24,7 +24,8 @@ struct Breakpoint {
     Kind kind = Kind::Node;
     std::string pattern;
     bool enabled = true;
-    /// Node / OpType: only stop in a frame at this Loop iteration or Scan step (-1: every iteration).
+    /// Node / OpType: only stop in this iteration or step of the nearest enclosing Loop/Scan (-1: every iteration);
+    /// an If branch or function body run inside that iteration is in it.
     int64_t iteration = -1;
     /// Kind::Condition, and an optional extra filter for Node and OpType breakpoints.
     std::function<bool(const NodeEvent&)> condition;
@@ -124,7 +125,8 @@ struct RecordedValue {
     Value value; // None once dropped
     bool dropped = false; // released to stay under the memory budget
     const Node* tracePoint = nullptr; // DEBUG nodes: the node (the trace point's name is its display name)
-    int64_t iteration = -1; // the Loop iteration / Scan step of the innermost frame, -1 outside loops
+    int64_t iteration
+        = -1; // the iteration / step of the nearest Loop/Scan frame (If branches inside count), -1 outside loops
 };
 
 /// Which values of finished loop iterations (Loop, Scan, SequenceMap bodies and what they contain) the debugger
@@ -216,13 +218,21 @@ private:
     struct FrameRecord {
         uint64_t parent = 0;
         NodeId ownerNode = -1;
-        int64_t iteration = -1;
+        int64_t iteration = -1; // the frame's own Loop iteration / Scan step, -1 if it is none
         SharedText path;
+        /// The iteration of the nearest Loop/Scan frame at or above this one: an If branch or a function body inside
+        /// a loop iteration is in that iteration. -1 outside loops.
+        int64_t enclosingIteration = -1;
     };
+    /// The record of a frame, made (with its enclosing iteration) the first time it is seen.
+    FrameRecord& frameRecord(const Frame& frame, const std::string& framePath);
+    /// The enclosing iteration of the frame running now.
+    int64_t currentIteration() const;
     std::unordered_map<uint64_t, FrameRecord> m_frameRecords;
     /// The path of the frame whose node completed last (in m_frameRecords, whose elements do not move), and its id.
     const SharedText* m_path = nullptr;
     uint64_t m_pathFrameId = 0;
+    int64_t m_pathIteration = -1; // that frame's enclosing iteration
 
     std::shared_ptr<const Program> m_program;
     DebuggerOptions m_options;

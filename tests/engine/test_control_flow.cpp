@@ -205,6 +205,21 @@ private slots:
         QCOMPARE(s.reason, StopReason::Breakpoint);
         QCOMPARE(dbg.session().framePath(), std::string("main / Loop \"Loop_2\" iteration 1"));
         QCOMPARE(dbg.continueRun().reason, StopReason::Finished);
+
+        // A node in the If inside the body is in the body's iteration too: "Add_0 at iteration 2" stops in the then
+        // branch of iteration 2 (before, the If's own frame, which is no iteration, never matched).
+        Debugger nested(compile(kLoopWithIf));
+        Breakpoint add;
+        add.kind = Breakpoint::Kind::Node;
+        add.pattern = "Add_0";
+        add.iteration = 2;
+        nested.addBreakpoint(add);
+        nested.start(inputs());
+        s = nested.continueRun();
+        QCOMPARE(s.reason, StopReason::Breakpoint);
+        QCOMPARE(
+            nested.session().framePath(), std::string("main / Loop \"Loop_2\" iteration 2 / If \"If_3\" then_branch"));
+        QCOMPARE(nested.continueRun().reason, StopReason::Finished);
     }
 
     void nonFiniteBreakFiresInsideSubgraphs()
@@ -256,7 +271,10 @@ private slots:
                     QCOMPARE(path, "main / Loop \"Loop_2\" iteration " + std::to_string(v.iteration));
                     ++inBody;
                 } else {
-                    branchPaths.push_back(path); // an If's frame is not an iteration: v.iteration is -1 there
+                    // An If's frame is no iteration of its own, but it runs inside one: its values carry that one.
+                    QCOMPARE(path.rfind("main / Loop \"Loop_2\" iteration " + std::to_string(v.iteration) + " / If", 0),
+                        size_t(0));
+                    branchPaths.push_back(path);
                 }
             }
             // main: x and the outputs of two Constants and the Loop; each body: its 3 inputs and 5 nodes' outputs; each

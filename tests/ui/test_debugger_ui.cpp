@@ -31,6 +31,7 @@
 #include <QClipboard>
 #include <QComboBox>
 #include <QDir>
+#include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QLabel>
 #include <QLineEdit>
@@ -651,6 +652,19 @@ private slots:
         QVERIFY(act(m_ui->stepIntoAction()));
         QCOMPARE(stack->rowCount(), 3);
         QCOMPARE(m_ui->callStack()->pathText(), QStringLiteral("main \u203a Loop \"Loop_2\" iteration 0 \u203a If \"If_3\" else_branch"));
+        // Each frame's position ("before Mul_0", "in If_3 (If)") is shown whole, in the dock's default width.
+        if (auto* dock = m_window->findChild<QDockWidget*>(QStringLiteral("callStackDock")))
+            dock->raise();
+        QTableView* stackView = m_ui->callStack()->view();
+        QTRY_VERIFY(stackView->isVisible());
+        for (int r = 0; r < stack->rowCount(); ++r) {
+            const QString position = stack->index(r, CallStackModel::PositionColumn).data().toString();
+            QTRY_VERIFY2(stackView->fontMetrics().horizontalAdvance(position)
+                    < stackView->columnWidth(CallStackModel::PositionColumn),
+                qPrintable(QStringLiteral("\"%1\" in %2 px")
+                               .arg(position)
+                               .arg(stackView->columnWidth(CallStackModel::PositionColumn))));
+        }
         QCOMPARE(nextNodeName(), std::string("Mul_0"));
         // The node inspector shows the node paused before, also after the view has laid out the branch it entered.
         QTRY_COMPARE(m_window->graphView()->currentGraph(), controller()->snapshot()->innermost()->graph);

@@ -209,9 +209,11 @@ CallStackPanel::CallStackPanel(QWidget* parent)
     m_path->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_path);
     m_view->setModel(m_model);
-    m_view->horizontalHeader()->setStretchLastSection(true);
+    // The position ("before Mul_0", "in Loop_2 (Loop)") is short and always shown whole; the frame's label takes the
+    // rest of the dock (it was 220 px wide, which left the position a few letters in the default 290 px dock).
     m_view->setColumnWidth(CallStackModel::LevelColumn, 28);
-    m_view->setColumnWidth(CallStackModel::FrameColumn, 220);
+    m_view->horizontalHeader()->setSectionResizeMode(CallStackModel::FrameColumn, QHeaderView::Stretch);
+    m_view->horizontalHeader()->setSectionResizeMode(CallStackModel::PositionColumn, QHeaderView::ResizeToContents);
     layout->addWidget(m_view, 1);
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
         if (const FrameSnapshot* f = m_model->frameAt(current.row()))

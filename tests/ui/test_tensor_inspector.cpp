@@ -45,6 +45,22 @@ private slots:
         d[99] = 1e6f;
         HeatmapWidget heatmap;
         heatmap.setSlice(t, 0, 10, 10);
+        // A square slice gets square cells; a 2 x 96 one is not squeezed into a strip a few pixels high (its cells
+        // may be up to 8 times taller than wide).
+        heatmap.resize(500, 300);
+        QVERIFY2(std::abs(heatmap.imageRect().width() - heatmap.imageRect().height()) < 1,
+            qPrintable(QStringLiteral("%1 x %2, image %3 x %4")
+                           .arg(heatmap.imageRect().width())
+                           .arg(heatmap.imageRect().height())
+                           .arg(heatmap.image().width())
+                           .arg(heatmap.image().height())));
+        Tensor strip(DataType::Float, { 2, 96 });
+        heatmap.setSlice(strip, 0, 2, 96);
+        const QRectF drawn = heatmap.imageRect();
+        QVERIFY2(drawn.height() >= 40 && drawn.width() > 300,
+            qPrintable(QStringLiteral("%1 x %2").arg(drawn.width()).arg(drawn.height())));
+        QVERIFY(drawn.height() / 2 <= 8 * drawn.width() / 96 + 1e-9);
+        heatmap.setSlice(t, 0, 10, 10);
         QCOMPARE(heatmap.colourScale(), HeatmapWidget::ColourScale::MinMax);
         QCOMPARE(heatmap.high(), 1e6);
         QCOMPARE(heatmap.image().pixel(0, 1), heatmap.image().pixel(0, 5)); // 10 and 50

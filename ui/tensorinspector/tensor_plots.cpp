@@ -218,9 +218,19 @@ QRectF HeatmapWidget::imageRect() const
     const QRectF area = QRectF(rect()).adjusted(6, 6, -scaleWidth() - 10, -6);
     if (m_image.isNull() || area.width() <= 0 || area.height() <= 0)
         return {};
-    const double scale = std::min(area.width() / m_image.width(), area.height() / m_image.height());
-    const QSizeF size(m_image.width() * scale, m_image.height() * scale);
-    return QRectF(area.topLeft(), size);
+    // Square cells, as large as fit. A slice much wider than tall (or taller than wide), such as 2 x 96, would then be
+    // a strip a few pixels high that uses under a quarter of the room: its cells may be up to kMaxCellAspect times
+    // taller than wide (or wider than tall) instead.
+    constexpr double kMaxCellAspect = 8;
+    const double fitX = area.width() / m_image.width();
+    const double fitY = area.height() / m_image.height();
+    const double square = std::min(fitX, fitY);
+    double sx = square, sy = square;
+    if (m_image.height() * square < area.height() / 4)
+        sy = std::min(fitY, square * kMaxCellAspect);
+    if (m_image.width() * square < area.width() / 4)
+        sx = std::min(fitX, square * kMaxCellAspect);
+    return QRectF(area.topLeft(), QSizeF(m_image.width() * sx, m_image.height() * sy));
 }
 
 void HeatmapWidget::paintEvent(QPaintEvent*)

@@ -62,8 +62,11 @@ protected:
     void paintEvent(QPaintEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;
 
-private:
+public:
+    /// Where the slice is drawn in the widget.
     QRectF imageRect() const;
+
+private:
     double scaleWidth() const;
     QString endLabel(bool high) const;
     void recolour();

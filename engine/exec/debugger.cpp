@@ -111,7 +111,7 @@ void Debugger::start(const std::map<std::string, Value>& inputs)
     m_values.clear();
     m_forgotten = 0;
     m_frameRecords.clear();
-    m_path = nullptr;
+    m_pathRecord = nullptr;
     m_recordedBytes = 0;
     m_firstKept = 0;
     m_sequence = 0;
@@ -236,9 +236,6 @@ int64_t Debugger::currentIteration() const
 
 void Debugger::frameEntered(const Frame& frame, const std::string& framePath)
 {
-    if (m_pathFrameId == frame.id)
-        m_path = nullptr;
-    m_frameRecords.erase(frame.id); // a record describes this entry of the frame
     const FrameRecord& rec = frameRecord(frame, framePath);
     const SharedText path = rec.path;
     const int64_t iteration = rec.enclosingIteration;
@@ -283,7 +280,7 @@ void Debugger::forgetOldIterations(const Frame& entered)
         return true;
     });
     std::erase_if(m_frameRecords, [&](const auto& kv) { return isDead(kv.first); });
-    m_path = nullptr;
+    m_pathRecord = nullptr;
     m_firstKept = 0;
 }
 
@@ -293,19 +290,17 @@ void Debugger::afterNode(const NodeEvent& event)
     const Node& node = event.node;
     const bool debugNode = isDebugNode(node);
     // The frame's path, made once when the frame was entered (frameEntered, start); the last frame's is at hand.
-    if (event.frame.id != m_pathFrameId || !m_path) {
-        FrameRecord& rec = frameRecord(event.frame, event.framePath);
+    if (event.frame.id != m_pathFrameId || !m_pathRecord) {
+        m_pathRecord = &frameRecord(event.frame, event.framePath);
         m_pathFrameId = event.frame.id;
-        m_path = &rec.path;
-        m_pathIteration = rec.enclosingIteration;
     }
-    const SharedText& path = *m_path;
+    const SharedText& path = m_pathRecord->path;
     for (size_t i = 0; i < node.outputs.size(); ++i) {
         if (node.outputs[i] == kNoValue)
             continue;
         record(m_sequence, event.frame.id, path, &event.frame.graph(), node.id,
             event.frame.graph().value(node.outputs[i]).name, event.outputs[i], false, debugNode ? &node : nullptr,
-            m_pathIteration);
+            m_pathRecord->enclosingIteration);
     }
 
     m_afterStop.reset();

@@ -229,10 +229,10 @@ private:
     /// The enclosing iteration of the frame running now.
     int64_t currentIteration() const;
     std::unordered_map<uint64_t, FrameRecord> m_frameRecords;
-    /// The path of the frame whose node completed last (in m_frameRecords, whose elements do not move), and its id.
-    const SharedText* m_path = nullptr;
+    /// The record (path, enclosing iteration) of the frame whose node completed last (in m_frameRecords, whose
+    /// elements do not move), and its id.
+    const FrameRecord* m_pathRecord = nullptr;
     uint64_t m_pathFrameId = 0;
-    int64_t m_pathIteration = -1; // that frame's enclosing iteration
 
     std::shared_ptr<const Program> m_program;
     DebuggerOptions m_options;

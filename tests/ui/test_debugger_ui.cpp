@@ -174,6 +174,13 @@ private:
         return n ? n->displayName() : std::string("<none>");
     }
 
+    /// kChain's inputs, typed in: x = [1, 2, 3], y = [1, 1, 1].
+    void typeChainInputs()
+    {
+        m_ui->inputs()->setTypedText(QStringLiteral("x"), QStringLiteral("[1, 2, 3]"));
+        m_ui->inputs()->setTypedText(QStringLiteral("y"), QStringLiteral("[1, 1, 1]"));
+    }
+
     NodeState stateOfNode(const std::string& name) const
     {
         GraphView* view = m_window->graphView();
@@ -274,8 +281,7 @@ private slots:
         selectNode("Mul_1");
         QVERIFY(opType->isChecked());
         // The breakpoint works, then the action clears it.
-        m_ui->inputs()->setTypedText(QStringLiteral("x"), QStringLiteral("[1, 2, 3]"));
-        m_ui->inputs()->setTypedText(QStringLiteral("y"), QStringLiteral("[1, 1, 1]"));
+        typeChainInputs();
         QVERIFY(act(m_ui->continueAction()));
         QCOMPARE(nextNodeName(), std::string("Mul_1"));
         m_ui->stopAction()->trigger();
@@ -288,8 +294,7 @@ private slots:
     void valueContextMenuActsOnTheRow()
     {
         openText(kChain, QStringLiteral("values_menu.onnx"));
-        m_ui->inputs()->setTypedText(QStringLiteral("x"), QStringLiteral("[1, 2, 3]"));
-        m_ui->inputs()->setTypedText(QStringLiteral("y"), QStringLiteral("[1, 1, 1]"));
+        typeChainInputs();
         QVERIFY(act(m_ui->continueAction()));
         QCOMPARE(controller()->state(), DebuggerState::Finished);
         ValuesPanel* panel = m_ui->values();
@@ -363,8 +368,7 @@ private slots:
         QVERIFY(!restored.enabled);
         QVERIFY(!m_ui->breakOnNonFiniteAction()->isChecked());
         // And they work: the run stops before Mul_1.
-        m_ui->inputs()->setTypedText(QStringLiteral("x"), QStringLiteral("[1, 2, 3]"));
-        m_ui->inputs()->setTypedText(QStringLiteral("y"), QStringLiteral("[1, 1, 1]"));
+        typeChainInputs();
         QVERIFY(act(m_ui->continueAction()));
         QCOMPARE(controller()->snapshot()->reason, StopReason::Breakpoint);
         QCOMPARE(nextNodeName(), std::string("Mul_1"));

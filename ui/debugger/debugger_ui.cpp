@@ -21,7 +21,6 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QComboBox>
-#include <QCryptographicHash>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -83,11 +82,7 @@ QColor heat(double t)
 /// Where a model file's breakpoints are kept in the settings.
 QString breakpointSettingsGroup(const QString& modelPath)
 {
-    return QStringLiteral("breakpoints/")
-        + QString::fromLatin1(
-            QCryptographicHash::hash(QFileInfo(modelPath).absoluteFilePath().toUtf8(), QCryptographicHash::Sha1)
-                .toHex()
-                .left(16));
+    return modelSettingsGroup(QStringLiteral("breakpoints"), QFileInfo(modelPath).absoluteFilePath());
 }
 
 } // namespace
@@ -195,20 +190,11 @@ void DebuggerUi::createDocks()
     m_inputsDock->raise();
 
     connect(m_values, &ValuesPanel::valueChosen, this, &DebuggerUi::inspectValue);
-    connect(m_values, &ValuesPanel::valueActivated, this, [this](int index) {
-        inspectValue(index);
-        const DebugSnapshotPtr s = m_controller->snapshot();
-        if (!s || index < 0 || static_cast<size_t>(index) >= s->values.size())
-            return;
-        const RecordedValue& r = s->values[static_cast<size_t>(index)].record;
-        if (r.graph)
-            m_window->graphView()->centerOnValue(r.graph, r.graph->findValue(r.name));
-    });
+    connect(m_values, &ValuesPanel::valueActivated, this, &DebuggerUi::goToValue);
     connect(m_values, &ValuesPanel::retentionChanged, this, &DebuggerUi::updateRetention);
     // A value's context menu: where it comes from, export it, copy its name, or break when it meets a condition.
-    auto* goToValue = new QAction(QStringLiteral("Go to Producer in Graph"), this);
-    connect(
-        goToValue, &QAction::triggered, this, [this] { emit m_values->valueActivated(m_values->currentValueIndex()); });
+    auto* goToProducer = new QAction(QStringLiteral("Go to Producer in Graph"), this);
+    connect(goToProducer, &QAction::triggered, this, [this] { goToValue(m_values->currentValueIndex()); });
     auto* exportValue = new QAction(QStringLiteral("Export Value\u2026"), this);
     connect(exportValue, &QAction::triggered, this, [this] { showExportDialog(QStringLiteral("tensor")); });
     auto* copyValueName = new QAction(QStringLiteral("Copy Name"), this);
@@ -229,10 +215,10 @@ void DebuggerUi::createDocks()
         m_breakpointsPanel->showAddDialog(
             BreakpointSpec::Kind::Condition, QString::fromStdString(producer.displayName()), output);
     });
-    m_values->setRowActions({ goToValue, exportValue, copyValueName, breakOnValue });
-    connect(m_values, &ValuesPanel::valueChosen, this, [this, goToValue, breakOnValue](int index) {
+    m_values->setRowActions({ goToProducer, exportValue, copyValueName, breakOnValue });
+    connect(m_values, &ValuesPanel::valueChosen, this, [this, goToProducer, breakOnValue](int index) {
         const RecordedValue* r = recordedValue(index);
-        goToValue->setEnabled(r && r->graph);
+        goToProducer->setEnabled(r && r->graph);
         breakOnValue->setEnabled(r && r->graph && r->producer >= 0); // not for the model's inputs
     });
     connect(m_callStack, &CallStackPanel::frameSelected, this, &DebuggerUi::onFrameSelected);
@@ -752,12 +738,20 @@ const RecordedValue* DebuggerUi::recordedValue(int valueIndex) const
     return &s->values[static_cast<size_t>(valueIndex)].record;
 }
 
+void DebuggerUi::goToValue(int valueIndex)
+{
+    inspectValue(valueIndex);
+    if (const RecordedValue* r = recordedValue(valueIndex); r && r->graph)
+        m_window->graphView()->centerOnValue(r->graph, r->graph->findValue(r->name));
+}
+
 void DebuggerUi::inspectValue(int valueIndex)
 {
-    const DebugSnapshotPtr s = m_controller->snapshot();
-    if (!s || valueIndex < 0 || static_cast<size_t>(valueIndex) >= s->values.size())
+    const DebugSnapshotPtr s = m_controller->snapshot(); // keeps the value alive while it is shown
+    const RecordedValue* found = recordedValue(valueIndex);
+    if (!found)
         return;
-    const RecordedValue& r = s->values[static_cast<size_t>(valueIndex)].record;
+    const RecordedValue& r = *found;
     if (r.dropped) {
         m_inspector->clear();
         m_status->setText(QStringLiteral("%1 was dropped to stay under the memory budget").arg(valueLabel(r)));

@@ -111,6 +111,8 @@ private:
     void updateOpTypeAction();
     /// The recorded value at an index of the current snapshot's values, null if none.
     const RecordedValue* recordedValue(int valueIndex) const;
+    /// Inspects a value and shows it in the graph (its edge, or its producer).
+    void goToValue(int valueIndex);
     void onGraphValueSelected(const Graph* graph, ValueId value);
     void updateRetention();
     void showExportDialog(const QString& format);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ui/document/model_document.h"
 
+#include <QCryptographicHash>
 #include <QFutureWatcher>
 #include <QPointer>
 #include <QtConcurrent/QtConcurrentRun>
@@ -10,6 +11,12 @@
 #include <algorithm>
 
 namespace onnxscope {
+
+QString modelSettingsGroup(const QString& area, const QString& modelKey)
+{
+    return area + QLatin1Char('/')
+        + QString::fromLatin1(QCryptographicHash::hash(modelKey.toUtf8(), QCryptographicHash::Sha1).toHex().left(16));
+}
 
 struct ModelDocument::LoadResult {
     std::shared_ptr<const Model> model;

@@ -129,7 +129,7 @@ void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     painter->setFont(style.smallFont);
     painter->setPen((isSelected() || m_emphasised) ? style.accent.darker(130) : style.mutedText);
     if (!m_actualLabel.isEmpty())
-        painter->setPen(QColor(0x1b, 0x5e, 0x20));
+        painter->setPen(style.actualText);
     painter->drawText(m_labelRect.adjusted(3, 0, 0, 0), Qt::AlignVCenter | Qt::AlignLeft, label());
 }
 

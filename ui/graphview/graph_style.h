@@ -22,6 +22,7 @@ struct GraphStyle {
     QColor edgeColour { 0x70, 0x76, 0x80 };
     QColor textColour { 0x1f, 0x29, 0x37 };
     QColor mutedText { 0x6b, 0x72, 0x80 };
+    QColor actualText { 0x1b, 0x5e, 0x20 }; // what a run produced: executed edges' and terminals' actual types
     QColor background { 0xfa, 0xfb, 0xfc };
 
     static const GraphStyle& instance();

@@ -11,6 +11,10 @@ namespace onnxscope {
 
 namespace {
 
+// The node the debugger is paused before, or a box that stands for it.
+const QColor kCurrentBody(0xff, 0xf4, 0xdc);
+const QColor kCurrentBorder(0xef, 0x8a, 0x00);
+
 QString elided(const QFont& font, const QString& text, double width)
 {
     return QFontMetricsF(font).elidedText(text, Qt::ElideMiddle, width);
@@ -199,7 +203,7 @@ void NodeItem::paintNode(QPainter* painter, double lod) const
     else if (m_state == NodeState::Failed || m_state == NodeState::Tripped)
         body = QColor(0xfd, 0xec, 0xea);
     else if (m_state == NodeState::Current || !m_currentInside.isEmpty())
-        body = QColor(0xff, 0xf4, 0xdc);
+        body = kCurrentBody;
     if (m_heat.isValid())
         body = m_heat;
     if (m_compare.colour.isValid())
@@ -258,11 +262,11 @@ void NodeItem::paintGroup(QPainter* painter, double lod) const
     painter->setBrush(QColor(0xe3, 0xea, 0xf3));
     painter->drawRoundedRect(r.translated(6, 6), 6, 6);
     painter->drawRoundedRect(r.translated(3, 3), 6, 6);
-    painter->setBrush(!m_currentInside.isEmpty() ? QColor(0xff, 0xf4, 0xdc)
+    painter->setBrush(!m_currentInside.isEmpty() ? kCurrentBody
             : m_hovered                          ? QColor(0xf3, 0xf7, 0xfc)
                                                  : QColor(0xee, 0xf3, 0xf9));
     if (!m_currentInside.isEmpty())
-        painter->setPen(QPen(QColor(0xef, 0x8a, 0x00), 3, Qt::DashLine));
+        painter->setPen(QPen(kCurrentBorder, 3, Qt::DashLine));
     else
         painter->setPen(m_compare.colour.isValid() ? QPen(m_compare.colour, 3) : QPen(QColor(0x6a, 0x8a, 0xb3), 1.2));
     painter->drawRoundedRect(r, 6, 6);
@@ -310,7 +314,7 @@ void NodeItem::paintTerminal(QPainter* painter, double lod) const
     painter->drawText(QRectF(inner.left(), inner.top(), inner.width(), inner.height() / 2 + 1), Qt::AlignCenter,
         elided(style.titleFont, m_item.title, inner.width()));
     painter->setFont(style.textFont);
-    painter->setPen(m_actualSubtitle.isEmpty() ? style.mutedText : QColor(0x1b, 0x5e, 0x20));
+    painter->setPen(m_actualSubtitle.isEmpty() ? style.mutedText : style.actualText);
     painter->drawText(QRectF(inner.left(), inner.center().y(), inner.width(), inner.height() / 2), Qt::AlignCenter,
         elided(style.textFont, m_actualSubtitle.isEmpty() ? m_item.subtitle : m_actualSubtitle, inner.width()));
 }
@@ -330,7 +334,7 @@ void NodeItem::paintFrame(QPainter* painter) const
             width = 1.6;
             break;
         case NodeState::Current:
-            border = QColor(0xef, 0x8a, 0x00);
+            border = kCurrentBorder;
             width = 3;
             break;
         case NodeState::Failed:
@@ -343,7 +347,7 @@ void NodeItem::paintFrame(QPainter* painter) const
             break;
         default:
             if (!m_currentInside.isEmpty()) {
-                border = QColor(0xef, 0x8a, 0x00);
+                border = kCurrentBorder;
                 width = 3;
             }
             break;

@@ -5,7 +5,6 @@
 #include "ui/tensorinspector/tensor_format.h"
 
 #include <QComboBox>
-#include <QCryptographicHash>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -21,8 +20,6 @@
 #include <QSpinBox>
 #include <QStackedWidget>
 #include <QVBoxLayout>
-
-#include <set>
 
 namespace onnxscope {
 
@@ -75,11 +72,6 @@ QDoubleSpinBox* numberBox(QWidget* parent, double value, int decimals = 6)
     box->setValue(value);
     box->setMinimumWidth(90);
     return box;
-}
-
-QString settingsGroup(const QString& key)
-{
-    return QStringLiteral("inputs/") + QString::fromLatin1(QCryptographicHash::hash(key.toUtf8(), QCryptographicHash::Sha1).toHex().left(16));
 }
 
 } // namespace
@@ -441,20 +433,27 @@ void InputsPanel::setTypedText(const QString& input, const QString& text)
     }
 }
 
-QStringList InputsPanel::generatedDimensionsOfOne() const
+QStringList InputsPanel::generatedDimensions() const
 {
     QStringList out;
     for (const auto& row : m_rows) {
         if (row->spec.source == InputSpec::Source::File || row->spec.source == InputSpec::Source::Typed
             || !row->type.hasShape)
             continue;
-        for (size_t axis = 0; axis < row->type.shape.size(); ++axis) {
-            const QString key = dimKey(row->name, axis, row->type.shape[axis]);
-            if (auto it = m_dims.find(key);
-                !key.isEmpty() && it != m_dims.end() && it->second == 1 && !out.contains(key))
+        for (size_t axis = 0; axis < row->type.shape.size(); ++axis)
+            if (const QString key = dimKey(row->name, axis, row->type.shape[axis]);
+                !key.isEmpty() && !out.contains(key))
                 out << key;
-        }
     }
+    return out;
+}
+
+QStringList InputsPanel::generatedDimensionsOfOne() const
+{
+    QStringList out;
+    for (const QString& key : generatedDimensions())
+        if (auto it = m_dims.find(key); it != m_dims.end() && it->second == 1)
+            out << key;
     return out;
 }
 
@@ -511,17 +510,9 @@ void InputsPanel::validateRow(Row& r)
 void InputsPanel::updateDimensionBoxes()
 {
     // A size matters only to inputs the panel generates: a file or typed values bring their own.
-    std::set<QString> used;
-    for (const auto& row : m_rows) {
-        if (row->spec.source == InputSpec::Source::File || row->spec.source == InputSpec::Source::Typed
-            || !row->type.hasShape)
-            continue;
-        for (size_t axis = 0; axis < row->type.shape.size(); ++axis)
-            if (const QString key = dimKey(row->name, axis, row->type.shape[axis]); !key.isEmpty())
-                used.insert(key);
-    }
+    const QStringList used = generatedDimensions();
     for (const auto& [symbol, box] : m_dimBoxes) {
-        const bool inUse = used.count(symbol) > 0;
+        const bool inUse = used.contains(symbol);
         box->setEnabled(inUse);
         box->setToolTip(inUse
                 ? QStringLiteral("The size of %1 in the inputs generated here").arg(symbol)
@@ -583,7 +574,7 @@ void InputsPanel::save() const
     if (m_settingsKey.isEmpty() || m_loading)
         return;
     QSettings settings;
-    settings.beginGroup(settingsGroup(m_settingsKey));
+    settings.beginGroup(modelSettingsGroup(QStringLiteral("inputs"), m_settingsKey));
     settings.setValue(QStringLiteral("model"), m_settingsKey);
     settings.beginGroup(QStringLiteral("dims"));
     for (const auto& [symbol, value] : m_dims)
@@ -611,7 +602,7 @@ void InputsPanel::load()
     if (m_settingsKey.isEmpty())
         return;
     QSettings settings;
-    settings.beginGroup(settingsGroup(m_settingsKey));
+    settings.beginGroup(modelSettingsGroup(QStringLiteral("inputs"), m_settingsKey));
     settings.beginGroup(QStringLiteral("dims"));
     for (auto& [symbol, value] : m_dims)
         value = settings.value(symbol, static_cast<qlonglong>(value)).toLongLong();

@@ -51,6 +51,8 @@ public:
     /// The dimensions at 1 that shape an input the panel generates (not one from a file or typed in): a model that
     /// fails on such inputs may only need real sizes.
     QStringList generatedDimensionsOfOne() const;
+    /// The symbolic dimensions that shape an input the panel generates, in order of first use.
+    QStringList generatedDimensions() const;
 
     /// Validates every input; true when all are fine. Errors appear next to the inputs.
     bool validate();

@@ -53,6 +53,8 @@ public:
     /// RGB of the colour map at t in [0, 1].
     static QRgb colourAt(double t);
     QSize sizeHint() const override { return { 360, 260 }; }
+    /// Where the slice is drawn in the widget.
+    QRectF imageRect() const;
 
 signals:
     /// The cell under the mouse (slice row and column) and its value.
@@ -61,10 +63,6 @@ signals:
 protected:
     void paintEvent(QPaintEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;
-
-public:
-    /// Where the slice is drawn in the widget.
-    QRectF imageRect() const;
 
 private:
     double scaleWidth() const;

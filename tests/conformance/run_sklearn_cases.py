@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""Runs every scikit-learn case of shared/testdata/sklearn through `onnxscope-cli test`, each with the rtol/atol of
+"""Runs every scikit-learn case of tests/data/sklearn through `onnxscope-cli test`, each with the rtol/atol of
 its entry in manifest.json. Fails if any case fails, if a case folder has no manifest entry, or if the manifest
 names a folder that is missing.
 

@@ -5,7 +5,8 @@
 // `onnxscope-cli run --dump-all` folder, against other inputs, with renamed tensors, a cancelled run and bad files.
 #include "engine/model/model.h"
 #include "tests/common/run_python.h"
-#include "ui/compare/compare_colours.h"
+#include "ui/common/compare_colours.h"
+#include "ui/common/model_document.h"
 #include "ui/compare/compare_dialog.h"
 #include "ui/compare/compare_job.h"
 #include "ui/compare/compare_model.h"
@@ -15,7 +16,6 @@
 #include "ui/debugger/debugger_panels.h"
 #include "ui/debugger/debugger_ui.h"
 #include "ui/debugger/values_model.h"
-#include "ui/document/model_document.h"
 #include "ui/graphview/graph_canvas.h"
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/graph_view.h"

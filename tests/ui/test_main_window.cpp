@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Drives the real MainWindow headless: open, counts, search, inspector, subgraphs, export, errors.
 #include "engine/model/model.h"
-#include "ui/document/model_document.h"
+#include "ui/common/model_document.h"
 #include "ui/graphview/breadcrumb_bar.h"
 #include "ui/graphview/graph_canvas.h"
 #include "ui/graphview/graph_scene.h"

@@ -2,18 +2,18 @@
 #include "ui/debugger/debugger_ui.h"
 
 #include "engine/core/thread_pool.h"
+#include "ui/common/elided_label.h"
+#include "ui/common/model_document.h"
+#include "ui/common/tensor_format.h"
 #include "ui/compare/compare_ui.h"
 #include "ui/debugger/debugger_panels.h"
 #include "ui/debugger/yield_dialog.h"
-#include "ui/document/model_document.h"
 #include "ui/export/value_export.h"
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/graph_view.h"
 #include "ui/inputeditor/inputs_panel.h"
-#include "ui/mainwindow/elided_label.h"
 #include "ui/mainwindow/main_window.h"
 #include "ui/nodeinspector/node_inspector.h"
-#include "ui/tensorinspector/tensor_format.h"
 #include "ui/tensorinspector/tensor_inspector.h"
 
 #include <QAction>

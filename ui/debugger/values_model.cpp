@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "ui/debugger/values_model.h"
 
-#include "ui/compare/compare_colours.h"
-#include "ui/tensorinspector/tensor_format.h"
+#include "ui/common/compare_colours.h"
+#include "ui/common/tensor_format.h"
 
 #include <QColor>
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "ui/common/debug_snapshot.h"
 #include "ui/compare/compare_job.h"
-#include "ui/debugger/debug_snapshot.h"
 
 #include <QAbstractTableModel>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ui/graphview/graph_view.h"
 
-#include "ui/document/model_document.h"
+#include "ui/common/model_document.h"
 #include "ui/graphview/breadcrumb_bar.h"
 #include "ui/graphview/graph_canvas.h"
 #include "ui/graphview/graph_scene.h"

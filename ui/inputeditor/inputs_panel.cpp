@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "ui/inputeditor/inputs_panel.h"
 
-#include "ui/document/model_document.h"
-#include "ui/tensorinspector/tensor_format.h"
+#include "ui/common/model_document.h"
+#include "ui/common/tensor_format.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>

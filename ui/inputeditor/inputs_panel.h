@@ -2,8 +2,8 @@
 #pragma once
 
 #include "engine/model/model.h"
+#include "ui/common/input_spec.h"
 #include "ui/debugger/debug_controller.h"
-#include "ui/inputeditor/input_spec.h"
 
 #include <QWidget>
 

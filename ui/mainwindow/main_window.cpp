@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ui/mainwindow/main_window.h"
 
-#include "ui/document/model_document.h"
+#include "ui/common/model_document.h"
 #include "ui/graphview/graph_canvas.h"
 #include "ui/graphview/graph_export.h"
 #include "ui/graphview/graph_scene.h"

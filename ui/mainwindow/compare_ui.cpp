@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: MIT
-#include "ui/compare/compare_ui.h"
+#include "ui/mainwindow/compare_ui.h"
 
 #include "ui/common/model_document.h"
 #include "ui/compare/compare_dialog.h"
 #include "ui/compare/compare_panel.h"
 #include "ui/debugger/debug_controller.h"
 #include "ui/debugger/debugger_panels.h"
-#include "ui/debugger/debugger_ui.h"
 #include "ui/graphview/graph_canvas.h"
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/graph_view.h"
 #include "ui/inputeditor/inputs_panel.h"
+#include "ui/mainwindow/debugger_ui.h"
 #include "ui/mainwindow/main_window.h"
 #include "ui/tensorinspector/tensor_inspector.h"
 

@@ -11,8 +11,8 @@
 #include "ui/mainwindow/problems_model.h"
 #include "ui/nodeinspector/node_inspector.h"
 #include "ui/nodeinspector/property_tree_model.h"
+#include "ui/tensorinspector/tensor_inspector.h"
 #include "ui/tensorinspector/tensor_table_model.h"
-#include "ui/tensorinspector/tensor_view.h"
 
 #include <QAbstractItemModelTester>
 #include <QClipboard>
@@ -212,7 +212,7 @@ private slots:
         QCOMPARE(inspector->find(QStringLiteral("Tensor"), QStringLiteral("shape")).siblingAtColumn(1).data().toString(), QStringLiteral("batch\u00d716"));
         QCOMPARE(edge->viewEdge().label, QStringLiteral("float batch\u00d716"));
 
-        // Select MatMul, double-click its initializer input: the tensor view shows the 8×16 weights read-only.
+        // Select MatMul, double-click its initializer input: the Tensor Inspector shows the 8×16 weights read-only.
         m_window->graphView()->centerOnNode(&graph, graph.findNode("dense1/MatMul"));
         QVERIFY(waitForGraph());
         const QModelIndex weights = inspector->find(QStringLiteral("Inputs"), QStringLiteral("B"));
@@ -224,7 +224,7 @@ private slots:
         QVERIFY(tree->visualRect(cell).isValid());
         QTest::mouseClick(tree->viewport(), Qt::LeftButton, {}, tree->visualRect(cell).center());
         QTest::mouseDClick(tree->viewport(), Qt::LeftButton, {}, tree->visualRect(cell).center());
-        TensorTableModel* table = m_window->tensorView()->model();
+        TensorTableModel* table = m_window->tensorInspector()->tableModel();
         QAbstractItemModelTester tester(table, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QCOMPARE(table->rowCount(), 8);
         QCOMPARE(table->columnCount(), 16);

@@ -550,7 +550,7 @@ QString InputsPanel::errorFor(const QString& input) const
     return r ? r->error : QString();
 }
 
-DebugController::InputFactory InputsPanel::factory() const
+InputsPanel::InputFactory InputsPanel::factory() const
 {
     struct Item {
         QString name;

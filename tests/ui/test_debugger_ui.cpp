@@ -657,8 +657,7 @@ private slots:
         QCOMPARE(stack->rowCount(), 3);
         QCOMPARE(m_ui->callStack()->pathText(), QStringLiteral("main \u203a Loop \"Loop_2\" iteration 0 \u203a If \"If_3\" else_branch"));
         // Each frame's position ("before Mul_0", "in If_3 (If)") is shown whole, in the dock's default width.
-        if (auto* dock = m_window->findChild<QDockWidget*>(QStringLiteral("callStackDock")))
-            dock->raise();
+        m_ui->callStackDock()->raise();
         QTableView* stackView = m_ui->callStack()->view();
         QTRY_VERIFY(stackView->isVisible());
         for (int r = 0; r < stack->rowCount(); ++r) {

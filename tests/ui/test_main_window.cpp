@@ -16,6 +16,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QClipboard>
+#include <QDockWidget>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QScrollBar>
@@ -231,6 +232,12 @@ private slots:
         const Tensor expected = m_window->document()->model()->initializer(graph.value(graph.findValue("dense1/W")));
         QCOMPARE(table->index(2, 5).data(TensorTableModel::ValueRole).toDouble(), static_cast<double>(expected.data<float>()[2 * 16 + 5]));
         QVERIFY(!(table->flags(table->index(0, 0)) & Qt::ItemIsEditable));
+        // What the Tensor dock showed before it became the Tensor Inspector: the name, dtype and shape, on top.
+        QVERIFY(m_window->tensorInspectorDock()->isVisible());
+        const QString header = m_window->tensorInspector()->headerText();
+        QVERIFY2(header.contains(QStringLiteral("dense1/W")) && header.contains(QStringLiteral("float"))
+                && header.contains(QStringLiteral("8\u00d716")),
+            qPrintable(header));
     }
 
     void entersAndLeavesGeneratedSubgraphs()

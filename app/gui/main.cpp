@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
+#include "ui/common/model_document.h"
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/graph_view.h"
 #include "ui/graphview/search_panel.h"
-#include "ui/compare/compare_ui.h"
-#include "ui/debugger/debugger_ui.h"
 #include "ui/inputeditor/inputs_panel.h"
-#include "ui/document/model_document.h"
 #include "ui/mainwindow/about_text.h"
+#include "ui/mainwindow/compare_ui.h"
+#include "ui/mainwindow/debugger_ui.h"
 #include "ui/mainwindow/main_window.h"
 
 #include <QApplication>

@@ -3,12 +3,12 @@
 // model one after the other. Files the loader refuses show their error (naming the file, node or tensor) and leave
 // the previous model on screen; the others open with their graph. The window keeps working after each.
 #include "engine/core/tensor.h"
-#include "ui/document/model_document.h"
+#include "ui/common/model_document.h"
+#include "ui/common/tensor_format.h"
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/graph_view.h"
 #include "ui/graphview/search_panel.h"
 #include "ui/mainwindow/main_window.h"
-#include "ui/tensorinspector/tensor_format.h"
 
 #include <nlohmann/json.hpp>
 

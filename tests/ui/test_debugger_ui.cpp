@@ -7,19 +7,19 @@
 #include "engine/io/npy.h"
 #include "engine/model/model.h"
 #include "tests/common/run_python.h"
+#include "ui/common/elided_label.h"
+#include "ui/common/model_document.h"
 #include "ui/debugger/breakpoint_model.h"
 #include "ui/debugger/call_stack_model.h"
 #include "ui/debugger/debug_controller.h"
 #include "ui/debugger/debugger_panels.h"
-#include "ui/debugger/debugger_ui.h"
 #include "ui/debugger/profile_model.h"
 #include "ui/debugger/values_model.h"
 #include "ui/debugger/yield_dialog.h"
-#include "ui/document/model_document.h"
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/graph_view.h"
 #include "ui/inputeditor/inputs_panel.h"
-#include "ui/mainwindow/elided_label.h"
+#include "ui/mainwindow/debugger_ui.h"
 #include "ui/mainwindow/main_window.h"
 #include "ui/nodeinspector/node_inspector.h"
 #include "ui/tensorinspector/tensor_inspector.h"
@@ -657,8 +657,7 @@ private slots:
         QCOMPARE(stack->rowCount(), 3);
         QCOMPARE(m_ui->callStack()->pathText(), QStringLiteral("main \u203a Loop \"Loop_2\" iteration 0 \u203a If \"If_3\" else_branch"));
         // Each frame's position ("before Mul_0", "in If_3 (If)") is shown whole, in the dock's default width.
-        if (auto* dock = m_window->findChild<QDockWidget*>(QStringLiteral("callStackDock")))
-            dock->raise();
+        m_ui->callStackDock()->raise();
         QTableView* stackView = m_ui->callStack()->view();
         QTRY_VERIFY(stackView->isVisible());
         for (int r = 0; r < stack->rowCount(); ++r) {

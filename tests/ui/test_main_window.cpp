@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Drives the real MainWindow headless: open, counts, search, inspector, subgraphs, export, errors.
 #include "engine/model/model.h"
-#include "ui/document/model_document.h"
+#include "ui/common/model_document.h"
 #include "ui/graphview/breadcrumb_bar.h"
 #include "ui/graphview/graph_canvas.h"
 #include "ui/graphview/graph_scene.h"
@@ -11,11 +11,12 @@
 #include "ui/mainwindow/problems_model.h"
 #include "ui/nodeinspector/node_inspector.h"
 #include "ui/nodeinspector/property_tree_model.h"
+#include "ui/tensorinspector/tensor_inspector.h"
 #include "ui/tensorinspector/tensor_table_model.h"
-#include "ui/tensorinspector/tensor_view.h"
 
 #include <QAbstractItemModelTester>
 #include <QClipboard>
+#include <QDockWidget>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QScrollBar>
@@ -212,7 +213,7 @@ private slots:
         QCOMPARE(inspector->find(QStringLiteral("Tensor"), QStringLiteral("shape")).siblingAtColumn(1).data().toString(), QStringLiteral("batch\u00d716"));
         QCOMPARE(edge->viewEdge().label, QStringLiteral("float batch\u00d716"));
 
-        // Select MatMul, double-click its initializer input: the tensor view shows the 8×16 weights read-only.
+        // Select MatMul, double-click its initializer input: the Tensor Inspector shows the 8×16 weights read-only.
         m_window->graphView()->centerOnNode(&graph, graph.findNode("dense1/MatMul"));
         QVERIFY(waitForGraph());
         const QModelIndex weights = inspector->find(QStringLiteral("Inputs"), QStringLiteral("B"));
@@ -224,13 +225,19 @@ private slots:
         QVERIFY(tree->visualRect(cell).isValid());
         QTest::mouseClick(tree->viewport(), Qt::LeftButton, {}, tree->visualRect(cell).center());
         QTest::mouseDClick(tree->viewport(), Qt::LeftButton, {}, tree->visualRect(cell).center());
-        TensorTableModel* table = m_window->tensorView()->model();
+        TensorTableModel* table = m_window->tensorInspector()->tableModel();
         QAbstractItemModelTester tester(table, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QCOMPARE(table->rowCount(), 8);
         QCOMPARE(table->columnCount(), 16);
         const Tensor expected = m_window->document()->model()->initializer(graph.value(graph.findValue("dense1/W")));
         QCOMPARE(table->index(2, 5).data(TensorTableModel::ValueRole).toDouble(), static_cast<double>(expected.data<float>()[2 * 16 + 5]));
         QVERIFY(!(table->flags(table->index(0, 0)) & Qt::ItemIsEditable));
+        // What the Tensor dock showed before it became the Tensor Inspector: the name, dtype and shape, on top.
+        QVERIFY(m_window->tensorInspectorDock()->isVisible());
+        const QString header = m_window->tensorInspector()->headerText();
+        QVERIFY2(header.contains(QStringLiteral("dense1/W")) && header.contains(QStringLiteral("float"))
+                && header.contains(QStringLiteral("8\u00d716")),
+            qPrintable(header));
     }
 
     void entersAndLeavesGeneratedSubgraphs()

@@ -4,7 +4,7 @@
 #include "engine/io/npy.h"
 #include "engine/kernels/common/cast.h"
 #include "engine/model/model.h"
-#include "ui/inputeditor/input_spec.h"
+#include "ui/common/input_spec.h"
 
 #include <QFileInfo>
 #include <QFutureWatcher>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "ui/compare/compare_colours.h"
+#include "ui/common/compare_colours.h"
 #include "ui/compare/compare_job.h"
 
 #include <QAbstractTableModel>

@@ -2,8 +2,8 @@
 #pragma once
 
 #include "engine/exec/debugger.h"
+#include "ui/common/debug_snapshot.h"
 #include "ui/debugger/breakpoint_model.h"
-#include "ui/debugger/debug_snapshot.h"
 #include "ui/debugger/debugger_state.h"
 
 #include <QObject>

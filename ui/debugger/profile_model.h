@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "ui/debugger/debug_snapshot.h"
+#include "ui/common/debug_snapshot.h"
 
 #include <QAbstractTableModel>
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "ui/debugger/values_model.h"
 
-#include "ui/compare/compare_colours.h"
-#include "ui/tensorinspector/tensor_format.h"
+#include "ui/common/compare_colours.h"
+#include "ui/common/tensor_format.h"
 
 #include <QColor>
 
@@ -12,7 +12,10 @@ namespace onnxscope {
 
 namespace {
 
-QString number(double v) { return QString::number(v, 'g', 6); }
+QString number(double v)
+{
+    return QString::number(v, 'g', 6);
+}
 
 } // namespace
 
@@ -28,7 +31,7 @@ void ValuesModel::setSnapshot(DebugSnapshotPtr snapshot)
     endResetModel();
 }
 
-void ValuesModel::setComparison(CompareSessionPtr comparison)
+void ValuesModel::setComparison(ValueComparisonPtr comparison)
 {
     beginResetModel();
     m_comparison = std::move(comparison);
@@ -41,7 +44,7 @@ const CompareRow* ValuesModel::compareRowOf(int row) const
     if (!vs)
         return nullptr;
     const int64_t index = m_comparison->rowOf(vs->record.framePath, vs->record.name);
-    return index < 0 ? nullptr : &m_comparison->result.rows[static_cast<size_t>(index)];
+    return index < 0 ? nullptr : &m_comparison->comparisonResult().rows[static_cast<size_t>(index)];
 }
 
 const ValueSnapshot* ValuesModel::valueAt(int row) const
@@ -91,7 +94,8 @@ QVariant ValuesModel::data(const QModelIndex& index, int role) const
         return compareData(index.column(), role, compareRowOf(index.row()));
     const Node* producer = r.graph && r.producer >= 0 ? &r.graph->node(r.producer) : nullptr;
     if (role == FilterRole)
-        return QString::fromStdString(r.name.str() + ' ' + (producer ? producer->displayName() + ' ' + producer->opType : std::string("input")));
+        return QString::fromStdString(
+            r.name.str() + ' ' + (producer ? producer->displayName() + ' ' + producer->opType : std::string("input")));
     const Tensor* t = r.dropped ? nullptr : r.value.heldTensor();
     const TensorStats* s = vs->stats && vs->stats->numeric ? &*vs->stats : nullptr;
     if (role == Qt::ForegroundRole) {
@@ -106,7 +110,8 @@ QVariant ValuesModel::data(const QModelIndex& index, int role) const
             return QStringLiteral("Dropped to stay under the memory budget");
         return QString::fromStdString(r.framePath.str() + " / " + r.name.str() + " : " + r.value.typeString());
     }
-    if (role == Qt::TextAlignmentRole && index.column() >= IterationColumn && index.column() != TypeColumn && index.column() != ShapeColumn)
+    if (role == Qt::TextAlignmentRole && index.column() >= IterationColumn && index.column() != TypeColumn
+        && index.column() != ShapeColumn)
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
     const bool sort = role == SortRole;
     if (role != Qt::DisplayRole && !sort)
@@ -115,7 +120,8 @@ QVariant ValuesModel::data(const QModelIndex& index, int role) const
     case NameColumn:
         return QString::fromStdString(r.name) + (!r.tracePoint ? QString() : QStringLiteral(" \u25c6"));
     case ProducerColumn:
-        return producer ? QStringLiteral("%1 (%2)").arg(QString::fromStdString(producer->displayName()), QString::fromStdString(producer->opType))
+        return producer ? QStringLiteral("%1 (%2)").arg(
+                   QString::fromStdString(producer->displayName()), QString::fromStdString(producer->opType))
                         : QStringLiteral("(input)");
     case FrameColumn:
         return QString::fromStdString(r.framePath);
@@ -137,7 +143,10 @@ QVariant ValuesModel::data(const QModelIndex& index, int role) const
     case StdColumn: {
         if (!s || s->finite == 0)
             return sort ? QVariant(-std::numeric_limits<double>::max()) : QVariant();
-        const double v = index.column() == MinColumn ? s->min : index.column() == MaxColumn ? s->max : index.column() == MeanColumn ? s->mean : s->std;
+        const double v = index.column() == MinColumn ? s->min
+            : index.column() == MaxColumn            ? s->max
+            : index.column() == MeanColumn           ? s->mean
+                                                     : s->std;
         return sort ? QVariant(v) : QVariant(number(v));
     }
     case NanColumn:
@@ -147,7 +156,8 @@ QVariant ValuesModel::data(const QModelIndex& index, int role) const
     case InfColumn:
         if (!s)
             return sort ? QVariant(-1LL) : QVariant();
-        return sort ? QVariant(static_cast<qlonglong>(s->posInf + s->negInf)) : QVariant(QString::number(s->posInf + s->negInf));
+        return sort ? QVariant(static_cast<qlonglong>(s->posInf + s->negInf))
+                    : QVariant(QString::number(s->posInf + s->negInf));
     default:
         return {};
     }
@@ -165,7 +175,8 @@ QVariant ValuesModel::compareData(int column, int role, const CompareRow* row) c
             return QColor(0x9c, 0xa3, 0xaf);
         return {};
     }
-    const bool stats = (row->status == CompareStatus::Match || row->status == CompareStatus::Mismatch) && row->stats.numeric;
+    const bool stats
+        = (row->status == CompareStatus::Match || row->status == CompareStatus::Mismatch) && row->stats.numeric;
     if (role == Qt::TextAlignmentRole && column != CompareStatusColumn)
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::BackgroundRole && column == CompareStatusColumn) {
@@ -183,13 +194,16 @@ QVariant ValuesModel::compareData(int column, int role, const CompareRow* row) c
     case CosineColumn: {
         if (!stats)
             return sort ? QVariant(-1.0) : QVariant();
-        const double v = column == MaxAbsErrorColumn ? row->stats.maxAbsError : column == MaxRelErrorColumn ? row->stats.maxRelError : row->stats.cosine;
+        const double v = column == MaxAbsErrorColumn ? row->stats.maxAbsError
+            : column == MaxRelErrorColumn            ? row->stats.maxRelError
+                                                     : row->stats.cosine;
         return sort ? QVariant(v) : QVariant(number(v));
     }
     case MismatchesColumn:
         if (row->status != CompareStatus::Match && row->status != CompareStatus::Mismatch)
             return sort ? QVariant(-1LL) : QVariant();
-        return sort ? QVariant(static_cast<qlonglong>(row->stats.mismatches)) : QVariant(QStringLiteral("%1 / %2").arg(row->stats.mismatches).arg(row->stats.elements));
+        return sort ? QVariant(static_cast<qlonglong>(row->stats.mismatches))
+                    : QVariant(QStringLiteral("%1 / %2").arg(row->stats.mismatches).arg(row->stats.elements));
     case CompareStatusColumn:
         return CompareColours::statusLabel(row->status);
     default:
@@ -201,8 +215,8 @@ QVariant ValuesModel::headerData(int section, Qt::Orientation orientation, int r
 {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
-    static const char* names[] = { "Name", "Producer", "Frame", "Iter", "Type", "Shape", "Min", "Max", "Mean", "Std", "NaN", "Inf",
-        "Max abs err", "Max rel err", "Cosine", "Mismatches", "Compare" };
+    static const char* names[] = { "Name", "Producer", "Frame", "Iter", "Type", "Shape", "Min", "Max", "Mean", "Std",
+        "NaN", "Inf", "Max abs err", "Max rel err", "Cosine", "Mismatches", "Compare" };
     return section >= 0 && section < columnCount() ? QString::fromLatin1(names[section]) : QVariant();
 }
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "ui/compare/compare_job.h"
-#include "ui/debugger/debug_snapshot.h"
+#include "ui/common/debug_snapshot.h"
+#include "ui/common/value_comparison.h"
 
 #include <QAbstractTableModel>
 
@@ -48,8 +48,8 @@ public:
     void setSnapshot(DebugSnapshotPtr snapshot);
     const DebugSnapshotPtr& snapshot() const { return m_snapshot; }
     /// Adds (or with null removes) the comparison columns.
-    void setComparison(CompareSessionPtr comparison);
-    const CompareSessionPtr& comparison() const { return m_comparison; }
+    void setComparison(ValueComparisonPtr comparison);
+    const ValueComparisonPtr& comparison() const { return m_comparison; }
     /// The comparison row of a value (by snapshot index), or null.
     const CompareRow* compareRowOf(int row) const;
     const ValueSnapshot* valueAt(int row) const;
@@ -65,7 +65,7 @@ private:
     QVariant compareData(int column, int role, const CompareRow* row) const;
 
     DebugSnapshotPtr m_snapshot;
-    CompareSessionPtr m_comparison;
+    ValueComparisonPtr m_comparison;
 };
 
 } // namespace onnxscope

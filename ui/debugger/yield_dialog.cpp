@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "ui/debugger/yield_dialog.h"
 
-#include "ui/inputeditor/input_spec.h"
-#include "ui/tensorinspector/tensor_format.h"
+#include "ui/common/input_spec.h"
+#include "ui/common/tensor_format.h"
 
 #include <QCheckBox>
 #include <QDialogButtonBox>

@@ -3,7 +3,7 @@
 
 #include "engine/io/npy.h"
 #include "engine/io/tensor_proto.h"
-#include "ui/tensorinspector/tensor_format.h"
+#include "ui/common/tensor_format.h"
 
 #include <onnx/onnx_pb.h>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ui/graphview/graph_scene.h"
 
-#include "ui/graphview/graph_style.h"
+#include "ui/common/graph_style.h"
 
 #include <QGraphicsSceneContextMenuEvent>
 #include <QGraphicsSceneMouseEvent>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ui/graphview/graph_view.h"
 
-#include "ui/document/model_document.h"
+#include "ui/common/model_document.h"
 #include "ui/graphview/breadcrumb_bar.h"
 #include "ui/graphview/graph_canvas.h"
 #include "ui/graphview/graph_scene.h"
@@ -266,9 +266,8 @@ void GraphView::relayout(Focus focus)
         return;
     GraphState& state = stateFor(m_graph);
     const ModelDocument* document = m_document;
-    ValueTypeFunction typeOf = [document](const Graph& g, ValueId v) {
-        return document ? document->valueType(g, v) : g.value(v).type;
-    };
+    ValueTypeFunction typeOf
+        = [document](const Graph& g, ValueId v) { return document ? document->valueType(g, v) : g.value(v).type; };
     auto view = std::make_shared<ViewGraph>(buildViewGraph(state.outline, state.expanded, typeOf));
     const quint64 generation = ++m_generation;
     m_layoutRunning = true;
@@ -278,7 +277,8 @@ void GraphView::relayout(Focus focus)
         focus.value = m_scene->selectedEdge() ? selectedValue() : kNoValue;
         focus.hadScene = !m_scene->nodeItems().empty();
     }
-    m_overlayLabel->setText(QStringLiteral("Laying out %1 boxes and %2 edges\u2026").arg(view->items.size()).arg(view->edges.size()));
+    m_overlayLabel->setText(
+        QStringLiteral("Laying out %1 boxes and %2 edges\u2026").arg(view->items.size()).arg(view->edges.size()));
     m_overlayTimer->start();
     emit layoutStarted(static_cast<int>(view->items.size()));
     auto* watcher = new QFutureWatcher<LayoutResult>(this);
@@ -289,7 +289,8 @@ void GraphView::relayout(Focus focus)
     watcher->setFuture(QtConcurrent::run(computeLayout, view->layoutRequest()));
 }
 
-void GraphView::onLayoutDone(quint64 generation, std::shared_ptr<ViewGraph> view, const LayoutResult& result, Focus focus)
+void GraphView::onLayoutDone(
+    quint64 generation, std::shared_ptr<ViewGraph> view, const LayoutResult& result, Focus focus)
 {
     if (generation != m_generation)
         return;
@@ -412,7 +413,8 @@ void GraphView::applyFocus(const Focus& focus)
             }
         for (ClusterItem* cluster : m_scene->clusterItems())
             if (cluster->cluster().scope == focus.scope) {
-                m_canvas->centerOn(cluster->boundingRect().center().x(), cluster->headerRect().top() + m_canvas->viewport()->height() / (2 * m_canvas->zoom()) - 20);
+                m_canvas->centerOn(cluster->boundingRect().center().x(),
+                    cluster->headerRect().top() + m_canvas->viewport()->height() / (2 * m_canvas->zoom()) - 20);
                 return;
             }
         break;
@@ -490,6 +492,93 @@ void GraphView::clearNodeStates()
     }
 }
 
+const Graph* GraphView::drawnGraph() const
+{
+    return m_scene->viewGraph().graph;
+}
+
+int GraphView::boxCount() const
+{
+    return static_cast<int>(m_scene->nodeItems().size());
+}
+
+GraphDecorations::Box GraphView::box(int index) const
+{
+    const NodeItem* item = m_scene->nodeItems()[static_cast<size_t>(index)];
+    const ViewItem& vi = item->viewItem();
+    Box b;
+    switch (vi.kind) {
+    case ViewItem::Kind::Node:
+        b.kind = Box::Kind::Node;
+        break;
+    case ViewItem::Kind::Group:
+        b.kind = Box::Kind::Group;
+        break;
+    case ViewItem::Kind::Input:
+        b.kind = Box::Kind::Input;
+        break;
+    case ViewItem::Kind::Output:
+        b.kind = Box::Kind::Output;
+        break;
+    }
+    b.node = vi.node;
+    b.value = vi.value;
+    b.declaredType = vi.subtitle;
+    b.state = item->state();
+    return b;
+}
+
+int GraphView::boxOfNode(NodeId node) const
+{
+    const NodeItem* item = m_scene->itemForNode(node);
+    return item ? item->index() : -1;
+}
+
+int GraphView::edgeCount() const
+{
+    return static_cast<int>(m_scene->edgeItems().size());
+}
+
+std::vector<ValueId> GraphView::edgeValues(int edge) const
+{
+    return m_scene->edgeItems()[static_cast<size_t>(edge)]->viewEdge().values;
+}
+
+void GraphView::setBreakpointMarker(int box, bool marker)
+{
+    m_scene->nodeItems()[static_cast<size_t>(box)]->setBreakpointMarker(marker);
+}
+
+void GraphView::setHeatColour(int box, const QColor& colour)
+{
+    m_scene->nodeItems()[static_cast<size_t>(box)]->setHeatColour(colour);
+}
+
+void GraphView::setRunNote(int box, const QString& note)
+{
+    m_scene->nodeItems()[static_cast<size_t>(box)]->setDebugNote(note);
+}
+
+void GraphView::setActualType(int box, const QString& type)
+{
+    m_scene->nodeItems()[static_cast<size_t>(box)]->setActualSubtitle(type);
+}
+
+void GraphView::setEdgeActualType(int edge, const QString& type)
+{
+    m_scene->edgeItems()[static_cast<size_t>(edge)]->setActualLabel(type);
+}
+
+void GraphView::setCompareMark(int box, const CompareMark& mark)
+{
+    m_scene->nodeItems()[static_cast<size_t>(box)]->setCompareMark(mark);
+}
+
+CompareMark GraphView::compareMark(int box) const
+{
+    return m_scene->nodeItems()[static_cast<size_t>(box)]->compareMark();
+}
+
 bool GraphView::revealNode(NodeId node)
 {
     if (!m_graph || node < 0 || static_cast<size_t>(node) >= m_graph->nodes().size())
@@ -504,7 +593,8 @@ bool GraphView::revealNode(NodeId node)
             }
     }
     bool changed = false;
-    for (int s = state.outline.scopes.scopeOfNode[static_cast<size_t>(shown)]; s > 0; s = state.outline.scopes.scopes[static_cast<size_t>(s)].parent)
+    for (int s = state.outline.scopes.scopeOfNode[static_cast<size_t>(shown)]; s > 0;
+         s = state.outline.scopes.scopes[static_cast<size_t>(s)].parent)
         changed |= state.expanded.insert(s).second;
     return changed;
 }
@@ -629,10 +719,22 @@ void GraphView::showOverlay(const QString& text, bool cancellable)
     positionOverlays();
 }
 
-void GraphView::zoomIn() { m_canvas->zoomBy(1.25); }
-void GraphView::zoomOut() { m_canvas->zoomBy(0.8); }
-void GraphView::zoomToFit() { m_canvas->fitAll(); }
-void GraphView::zoomToActualSize() { m_canvas->setZoom(1.0); }
+void GraphView::zoomIn()
+{
+    m_canvas->zoomBy(1.25);
+}
+void GraphView::zoomOut()
+{
+    m_canvas->zoomBy(0.8);
+}
+void GraphView::zoomToFit()
+{
+    m_canvas->fitAll();
+}
+void GraphView::zoomToActualSize()
+{
+    m_canvas->setZoom(1.0);
+}
 
 void GraphView::setOverviewVisible(bool visible)
 {
@@ -643,7 +745,10 @@ void GraphView::setOverviewVisible(bool visible)
     positionOverlays();
 }
 
-bool GraphView::isOverviewVisible() const { return m_overviewWanted; }
+bool GraphView::isOverviewVisible() const
+{
+    return m_overviewWanted;
+}
 
 NodeId GraphView::selectedNode() const
 {
@@ -732,7 +837,8 @@ void GraphView::onItemActivated(int index)
         for (const auto& [name, sub] : node.subgraphs) {
             const std::string attribute = name;
             const NodeId id = node.id;
-            menu.addAction(QStringLiteral("Open %1 (%2 nodes)").arg(QString::fromStdString(name)).arg(sub->nodes().size()), this,
+            menu.addAction(
+                QStringLiteral("Open %1 (%2 nodes)").arg(QString::fromStdString(name)).arg(sub->nodes().size()), this,
                 [this, id, attribute] { enterSubgraph(id, attribute); });
         }
         menu.exec(QCursor::pos());
@@ -769,7 +875,8 @@ void GraphView::onContextMenu(int itemIndex, int edgeIndex, const QPoint& screen
                 menu.addAction(QStringLiteral("Open function body"), this, [this, id] { enterSubgraph(id); });
             const int scope = stateFor(m_graph).outline.scopes.scopeOfNode[static_cast<size_t>(id)];
             if (scope > 0)
-                menu.addAction(QStringLiteral("Collapse group \u201c%1\u201d").arg(stateFor(m_graph).outline.scopes.scopes[static_cast<size_t>(scope)].name),
+                menu.addAction(QStringLiteral("Collapse group \u201c%1\u201d")
+                                   .arg(stateFor(m_graph).outline.scopes.scopes[static_cast<size_t>(scope)].name),
                     this, [this, scope] { setScopeExpanded(scope, false); });
             if (!m_nodeActions.isEmpty()) {
                 menu.addSeparator();
@@ -782,12 +889,14 @@ void GraphView::onContextMenu(int itemIndex, int edgeIndex, const QPoint& screen
         for (ValueId v : edge.values) {
             const ValueInfo& info = m_graph->value(v);
             for (NodeId consumer : info.consumers)
-                menu.addAction(QStringLiteral("Go to consumer %1").arg(QString::fromStdString(m_graph->node(consumer).displayName())), this,
-                    [this, consumer] { centerOnNode(m_graph, consumer); });
+                menu.addAction(QStringLiteral("Go to consumer %1")
+                                   .arg(QString::fromStdString(m_graph->node(consumer).displayName())),
+                    this, [this, consumer] { centerOnNode(m_graph, consumer); });
             if (info.producer >= 0) {
                 const NodeId producer = info.producer;
-                menu.addAction(QStringLiteral("Go to producer %1").arg(QString::fromStdString(m_graph->node(producer).displayName())), this,
-                    [this, producer] { centerOnNode(m_graph, producer); });
+                menu.addAction(QStringLiteral("Go to producer %1")
+                                   .arg(QString::fromStdString(m_graph->node(producer).displayName())),
+                    this, [this, producer] { centerOnNode(m_graph, producer); });
             }
             if (menu.actions().size() > 12)
                 break;
@@ -825,9 +934,10 @@ void GraphView::navigate(int key)
         const auto candidates = m_scene->neighbours(current, key == Qt::Key_Down);
         if (!candidates.empty()) {
             // The candidate closest to straight below/above.
-            next = *std::min_element(candidates.begin(), candidates.end(), [current](const NodeItem* a, const NodeItem* b) {
-                return std::abs(a->pos().x() - current->pos().x()) < std::abs(b->pos().x() - current->pos().x());
-            });
+            next = *std::min_element(
+                candidates.begin(), candidates.end(), [current](const NodeItem* a, const NodeItem* b) {
+                    return std::abs(a->pos().x() - current->pos().x()) < std::abs(b->pos().x() - current->pos().x());
+                });
         }
     } else {
         next = m_scene->sideNeighbour(current, key == Qt::Key_Right);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "engine/model/model.h"
+#include "ui/common/graph_decorations.h"
 #include "ui/graphview/node_item.h"
 #include "ui/graphview/view_graph.h"
 
@@ -33,9 +34,10 @@ class ModelDocument;
 /// name scope; collapsed groups are one box, so `dot` only lays out what is expanded. Layout runs on a worker thread
 /// and can be cancelled (the result is discarded; Graphviz itself cannot be interrupted).
 ///
-/// For the debugger: setNodeState() marks nodes, centerOnNode() reveals any node of any graph of the model, and
-/// nodeSelected() reports the user's selection as (graph, node).
-class GraphView : public QWidget {
+/// Other features mark the drawing through its GraphDecorations interface (run state, breakpoint dots, actual types,
+/// comparison colours); centerOnNode() reveals any node of any graph of the model, and nodeSelected() reports the
+/// user's selection as (graph, node).
+class GraphView : public QWidget, public GraphDecorations {
     Q_OBJECT
 public:
     explicit GraphView(QWidget* parent = nullptr);
@@ -64,8 +66,22 @@ public:
     /// Marks nodes (search matches) with a dotted outline; replaces the previous set.
     void setHighlightedNodes(std::vector<std::pair<const Graph*, NodeId>> nodes);
 
-    void setNodeState(const Graph* graph, NodeId node, NodeState state);
-    void clearNodeStates();
+    // GraphDecorations
+    const Graph* drawnGraph() const override;
+    int boxCount() const override;
+    Box box(int index) const override;
+    int boxOfNode(NodeId node) const override;
+    int edgeCount() const override;
+    std::vector<ValueId> edgeValues(int edge) const override;
+    void setNodeState(const Graph* graph, NodeId node, NodeState state) override;
+    void clearNodeStates() override;
+    void setBreakpointMarker(int box, bool marker) override;
+    void setHeatColour(int box, const QColor& colour) override;
+    void setRunNote(int box, const QString& note) override;
+    void setActualType(int box, const QString& type) override;
+    void setEdgeActualType(int edge, const QString& type) override;
+    void setCompareMark(int box, const CompareMark& mark) override;
+    CompareMark compareMark(int box) const override;
 
     /// Expands or collapses a name scope of the current graph (index into the graph's ScopeTree).
     void setScopeExpanded(int scope, bool expanded);

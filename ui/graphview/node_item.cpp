@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ui/graphview/node_item.h"
 
-#include "ui/graphview/graph_style.h"
+#include "ui/common/graph_style.h"
 
 #include <QFontMetricsF>
 #include <QPainter>

@@ -1,15 +1,12 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "ui/common/graph_decorations.h"
 #include "ui/graphview/view_graph.h"
 
 #include <QGraphicsItem>
 
 namespace onnxscope {
-
-/// How the debugger (issue 4) marks a node. The graph view only stores and draws it.
-/// Tripped: ran, and its output stopped the run (NaN/Inf, a value condition).
-enum class NodeState { NotRun, Done, Current, Breakpoint, Failed, Tripped };
 
 /// A box of the drawn graph: operator node, collapsed group, or graph input/output. Positioned by its centre.
 class NodeItem : public QGraphicsItem {
@@ -46,16 +43,7 @@ public:
     const QString& actualSubtitle() const { return m_actualSubtitle; }
     const QString& currentInside() const { return m_currentInside; }
 
-    /// Comparison decorations (Debug › Compare…), independent of the state and the debugger's: the error colour
-    /// (invalid for none) as border and tint, hatched when the node's values have no counterpart on the other side, a
-    /// "1st ≠" tag on the first divergent node (a "≠" tag on other roots of a difference), and a tooltip note.
-    struct CompareMark {
-        QColor colour;
-        bool unmatched = false;
-        bool firstDivergence = false;
-        bool root = false;
-        QString note;
-    };
+    /// Comparison decorations (Debug › Compare…), independent of the state and the debugger's.
     void setCompareMark(const CompareMark& mark);
     void clearCompareMark() { setCompareMark({}); }
     const CompareMark& compareMark() const { return m_compare; }

@@ -3,9 +3,9 @@
 
 #include "engine/io/tensor_proto.h"
 #include "engine/model/model.h"
-#include "ui/graphview/graph_style.h"
+#include "ui/common/graph_style.h"
+#include "ui/common/tensor_format.h"
 #include "ui/nodeinspector/op_schema.h"
-#include "ui/tensorinspector/tensor_format.h"
 
 #include <QFontMetricsF>
 #include <QHash>

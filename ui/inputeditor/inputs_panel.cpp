@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "ui/inputeditor/inputs_panel.h"
 
-#include "ui/document/model_document.h"
-#include "ui/tensorinspector/tensor_format.h"
+#include "ui/common/model_document.h"
+#include "ui/common/tensor_format.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -550,7 +550,7 @@ QString InputsPanel::errorFor(const QString& input) const
     return r ? r->error : QString();
 }
 
-DebugController::InputFactory InputsPanel::factory() const
+InputsPanel::InputFactory InputsPanel::factory() const
 {
     struct Item {
         QString name;

@@ -2,12 +2,14 @@
 #pragma once
 
 #include "engine/model/model.h"
-#include "ui/debugger/debug_controller.h"
-#include "ui/inputeditor/input_spec.h"
+#include "ui/common/input_spec.h"
 
 #include <QWidget>
 
+#include <functional>
+#include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 class QComboBox;
@@ -32,11 +34,15 @@ class ModelDocument;
 class InputsPanel : public QWidget {
     Q_OBJECT
 public:
+    /// Builds the inputs of a run by name; owns copies of everything it reads, so it can run on a worker thread.
+    using InputFactory = std::function<std::map<std::string, Value>()>;
+
     explicit InputsPanel(QWidget* parent = nullptr);
     ~InputsPanel() override;
 
     /// Shows the inputs of `model`; `settingsKey` (usually the file path) selects the remembered settings.
-    void setModel(std::shared_ptr<const Model> model, const QString& settingsKey, const ModelDocument* document = nullptr);
+    void setModel(
+        std::shared_ptr<const Model> model, const QString& settingsKey, const ModelDocument* document = nullptr);
 
     QStringList inputNames() const;
     InputSpec spec(const QString& input) const;
@@ -60,8 +66,8 @@ public:
     QString errorFor(const QString& input) const;
     /// Scrolls to the first input with an error (after validate()) and returns "name: error", empty if none.
     QString revealFirstError();
-    /// A self-contained factory for the debugger's worker thread (copies of the specs and types).
-    DebugController::InputFactory factory() const;
+    /// A self-contained factory for a worker thread (the debugger's, a comparison's): copies of the specs and types.
+    InputFactory factory() const;
 
 signals:
     void inputsChanged();

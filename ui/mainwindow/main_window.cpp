@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ui/mainwindow/main_window.h"
 
-#include "ui/document/model_document.h"
+#include "ui/common/model_document.h"
 #include "ui/graphview/graph_canvas.h"
 #include "ui/graphview/graph_export.h"
 #include "ui/graphview/graph_scene.h"
@@ -10,7 +10,7 @@
 #include "ui/mainwindow/about_text.h"
 #include "ui/mainwindow/problems_model.h"
 #include "ui/nodeinspector/node_inspector.h"
-#include "ui/tensorinspector/tensor_view.h"
+#include "ui/tensorinspector/tensor_inspector.h"
 
 #include <QAbstractItemView>
 #include <QAction>
@@ -89,7 +89,8 @@ MainWindow::MainWindow(QWidget* parent)
             return;
         const auto& s = tree->scopes[static_cast<size_t>(scope)];
         m_inspector->showText(tree->path(scope),
-            QStringLiteral("%1 nodes in this group (%2 directly, %3 sub-groups).\n\nDouble-click the group to expand it; click the "
+            QStringLiteral("%1 nodes in this group (%2 directly, %3 sub-groups).\n\nDouble-click the group to expand "
+                           "it; click the "
                            "title of an expanded group to collapse it again.")
                 .arg(s.total)
                 .arg(s.nodes.size())
@@ -106,11 +107,12 @@ MainWindow::MainWindow(QWidget* parent)
     });
     connect(m_graphView, &GraphView::currentGraphChanged, this, [this] { m_inspector->clear(); });
     connect(m_inspector, &NodeInspector::tensorRequested, this, [this](const QString& title, const Tensor& tensor) {
-        m_tensorView->setTensor(title, tensor);
-        m_tensorDock->show();
-        m_tensorDock->raise();
+        m_tensorInspector->setTensor(title, tensor);
+        m_tensorInspectorDock->show();
+        m_tensorInspectorDock->raise();
     });
-    connect(m_inspector, &NodeInspector::goToNode, m_graphView, [this](const Graph* g, NodeId n) { m_graphView->centerOnNode(g, n); });
+    connect(m_inspector, &NodeInspector::goToNode, m_graphView,
+        [this](const Graph* g, NodeId n) { m_graphView->centerOnNode(g, n); });
     connect(m_inspector, &NodeInspector::goToValue, m_graphView, &GraphView::centerOnValue);
     connect(m_search, &SearchPanel::resultsChanged, this, [this] {
         std::vector<std::pair<const Graph*, NodeId>> nodes;
@@ -172,10 +174,11 @@ void MainWindow::createDocks()
     m_problemsDock = makeDock(QStringLiteral("Problems"), QStringLiteral("problemsDock"), m_problemsView, this);
     addDockWidget(Qt::BottomDockWidgetArea, m_problemsDock);
 
-    m_tensorView = new TensorView(this);
-    m_tensorDock = makeDock(QStringLiteral("Tensor"), QStringLiteral("tensorDock"), m_tensorView, this);
-    addDockWidget(Qt::BottomDockWidgetArea, m_tensorDock);
-    tabifyDockWidget(m_problemsDock, m_tensorDock);
+    m_tensorInspector = new TensorInspector(this);
+    m_tensorInspectorDock
+        = makeDock(QStringLiteral("Tensor Inspector"), QStringLiteral("tensorInspectorDock"), m_tensorInspector, this);
+    addDockWidget(Qt::BottomDockWidgetArea, m_tensorInspectorDock);
+    tabifyDockWidget(m_problemsDock, m_tensorInspectorDock);
     m_problemsDock->raise();
 
     resizeDocks({ m_inspectorDock }, { 380 }, Qt::Horizontal);
@@ -186,12 +189,15 @@ void MainWindow::createDocks()
 void MainWindow::createActions()
 {
     QMenu* file = menuBar()->addMenu(QStringLiteral("&File"));
-    QAction* open = file->addAction(QIcon::fromTheme(QStringLiteral("document-open")), QStringLiteral("&Open\u2026"), this, &MainWindow::showOpenDialog);
+    QAction* open = file->addAction(QIcon::fromTheme(QStringLiteral("document-open")), QStringLiteral("&Open\u2026"),
+        this, &MainWindow::showOpenDialog);
     open->setShortcut(QKeySequence::Open);
     m_recentMenu = file->addMenu(QStringLiteral("Open &Recent"));
     file->addSeparator();
-    file->addAction(QStringLiteral("Export Graph as &SVG\u2026"), this, [this] { showExportDialog(QStringLiteral("svg")); });
-    file->addAction(QStringLiteral("Export Graph as &PNG\u2026"), this, [this] { showExportDialog(QStringLiteral("png")); });
+    file->addAction(
+        QStringLiteral("Export Graph as &SVG\u2026"), this, [this] { showExportDialog(QStringLiteral("svg")); });
+    file->addAction(
+        QStringLiteral("Export Graph as &PNG\u2026"), this, [this] { showExportDialog(QStringLiteral("png")); });
     file->addSeparator();
     QAction* quit = file->addAction(QStringLiteral("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -200,11 +206,12 @@ void MainWindow::createActions()
     QAction* copy = edit->addAction(QStringLiteral("&Copy Name"), this, &MainWindow::copySelectionName);
     copy->setShortcut(QKeySequence::Copy);
     edit->addSeparator();
-    QAction* find = edit->addAction(QIcon::fromTheme(QStringLiteral("edit-find")), QStringLiteral("&Find\u2026"), this, [this] {
-        m_searchDock->show();
-        m_searchDock->raise();
-        m_search->focusQuery();
-    });
+    QAction* find
+        = edit->addAction(QIcon::fromTheme(QStringLiteral("edit-find")), QStringLiteral("&Find\u2026"), this, [this] {
+              m_searchDock->show();
+              m_searchDock->raise();
+              m_search->focusQuery();
+          });
     find->setShortcut(QKeySequence::Find);
     QAction* findNext = edit->addAction(QStringLiteral("Find &Next"), m_search, &SearchPanel::next);
     findNext->setShortcut(QKeySequence::FindNext);
@@ -212,13 +219,17 @@ void MainWindow::createActions()
     findPrevious->setShortcut(QKeySequence::FindPrevious);
 
     m_viewMenu = menuBar()->addMenu(QStringLiteral("&View"));
-    QAction* zoomIn = m_viewMenu->addAction(QIcon::fromTheme(QStringLiteral("zoom-in")), QStringLiteral("Zoom &In"), m_graphView, &GraphView::zoomIn);
+    QAction* zoomIn = m_viewMenu->addAction(
+        QIcon::fromTheme(QStringLiteral("zoom-in")), QStringLiteral("Zoom &In"), m_graphView, &GraphView::zoomIn);
     zoomIn->setShortcuts({ QKeySequence::ZoomIn, QKeySequence(Qt::CTRL | Qt::Key_Equal) });
-    QAction* zoomOut = m_viewMenu->addAction(QIcon::fromTheme(QStringLiteral("zoom-out")), QStringLiteral("Zoom &Out"), m_graphView, &GraphView::zoomOut);
+    QAction* zoomOut = m_viewMenu->addAction(
+        QIcon::fromTheme(QStringLiteral("zoom-out")), QStringLiteral("Zoom &Out"), m_graphView, &GraphView::zoomOut);
     zoomOut->setShortcut(QKeySequence::ZoomOut);
-    QAction* fit = m_viewMenu->addAction(QIcon::fromTheme(QStringLiteral("zoom-fit-best")), QStringLiteral("&Fit to Window"), m_graphView, &GraphView::zoomToFit);
+    QAction* fit = m_viewMenu->addAction(QIcon::fromTheme(QStringLiteral("zoom-fit-best")),
+        QStringLiteral("&Fit to Window"), m_graphView, &GraphView::zoomToFit);
     fit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
-    QAction* actual = m_viewMenu->addAction(QIcon::fromTheme(QStringLiteral("zoom-original")), QStringLiteral("&Actual Size"), m_graphView, &GraphView::zoomToActualSize);
+    QAction* actual = m_viewMenu->addAction(QIcon::fromTheme(QStringLiteral("zoom-original")),
+        QStringLiteral("&Actual Size"), m_graphView, &GraphView::zoomToActualSize);
     actual->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_1));
     QAction* overview = m_viewMenu->addAction(QStringLiteral("&Overview"));
     overview->setCheckable(true);
@@ -228,10 +239,11 @@ void MainWindow::createActions()
     m_viewMenu->addSeparator();
     m_viewMenu->addAction(QStringLiteral("&Expand All Groups"), m_graphView, &GraphView::expandAll);
     m_viewMenu->addAction(QStringLiteral("&Collapse All Groups"), m_graphView, &GraphView::collapseAll);
-    QAction* up = m_viewMenu->addAction(QIcon::fromTheme(QStringLiteral("go-up")), QStringLiteral("&Parent Graph"), m_graphView, &GraphView::leaveSubgraph);
+    QAction* up = m_viewMenu->addAction(QIcon::fromTheme(QStringLiteral("go-up")), QStringLiteral("&Parent Graph"),
+        m_graphView, &GraphView::leaveSubgraph);
     up->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Up));
     m_viewMenu->addSeparator();
-    for (QDockWidget* dock : { m_inspectorDock, m_propertiesDock, m_searchDock, m_problemsDock, m_tensorDock })
+    for (QDockWidget* dock : { m_inspectorDock, m_propertiesDock, m_searchDock, m_problemsDock, m_tensorInspectorDock })
         m_viewMenu->addAction(dock->toggleViewAction());
 
     QMenu* help = menuBar()->addMenu(QStringLiteral("&Help"));
@@ -258,7 +270,10 @@ void MainWindow::addDock(QDockWidget* dock, Qt::DockWidgetArea area, bool tabify
     m_viewMenu->addAction(dock->toggleViewAction());
 }
 
-void MainWindow::addToolBarAction(QAction* action) { m_toolBar->addAction(action); }
+void MainWindow::addToolBarAction(QAction* action)
+{
+    m_toolBar->addAction(action);
+}
 
 QString MainWindow::bundledSamplePath()
 {
@@ -274,7 +289,10 @@ QString MainWindow::bundledSamplePath()
     return {};
 }
 
-void MainWindow::setErrorReporter(ErrorReporter reporter) { m_errorReporter = std::move(reporter); }
+void MainWindow::setErrorReporter(ErrorReporter reporter)
+{
+    m_errorReporter = std::move(reporter);
+}
 
 void MainWindow::reportError(const QString& title, const QString& message)
 {
@@ -301,10 +319,15 @@ void MainWindow::onLoaded()
     m_search->setGraph(&m_document->model()->graph());
     m_inspector->clear();
     m_problems->setDiagnostics({});
-    setWindowTitle(QStringLiteral("%1 \u2014 onnxscope").arg(path.isEmpty() ? QString::fromStdString(m_document->model()->displayName()) : QFileInfo(path).fileName()));
+    setWindowTitle(QStringLiteral("%1 \u2014 onnxscope")
+                       .arg(path.isEmpty() ? QString::fromStdString(m_document->model()->displayName())
+                                           : QFileInfo(path).fileName()));
     if (!path.isEmpty())
         addRecent(path);
-    statusBar()->showMessage(QStringLiteral("Opened %1 in %2 ms").arg(QDir::toNativeSeparators(path)).arg(m_document->loadMilliseconds(), 0, 'f', 0), 5000);
+    statusBar()->showMessage(QStringLiteral("Opened %1 in %2 ms")
+                                 .arg(QDir::toNativeSeparators(path))
+                                 .arg(m_document->loadMilliseconds(), 0, 'f', 0),
+        5000);
     updateStatus();
     emit modelOpened(path);
 }
@@ -314,7 +337,8 @@ void MainWindow::onLoadFailed(const QString& path, const QString& message)
     m_busy->hide();
     statusBar()->showMessage(QStringLiteral("Could not open %1").arg(QDir::toNativeSeparators(path)), 8000);
     emit modelOpenFailed(path, message);
-    reportError(QStringLiteral("Cannot open model"), QStringLiteral("%1\n\n%2").arg(QDir::toNativeSeparators(path), message));
+    reportError(
+        QStringLiteral("Cannot open model"), QStringLiteral("%1\n\n%2").arg(QDir::toNativeSeparators(path), message));
 }
 
 void MainWindow::onDiagnostics()
@@ -324,7 +348,8 @@ void MainWindow::onDiagnostics()
     if (!m_document->diagnosticsReady())
         m_problemsDock->setWindowTitle(QStringLiteral("Problems (checking\u2026)"));
     else
-        m_problemsDock->setWindowTitle(n == 0 ? QStringLiteral("Problems (none)") : QStringLiteral("Problems (%1)").arg(n));
+        m_problemsDock->setWindowTitle(
+            n == 0 ? QStringLiteral("Problems (none)") : QStringLiteral("Problems (%1)").arg(n));
     m_problemsView->resizeRowsToContents();
 }
 
@@ -339,7 +364,9 @@ void MainWindow::updateStatus()
     int groups = 0;
     for (const NodeItem* item : scene->nodeItems())
         groups += item->viewItem().kind == ViewItem::Kind::Group;
-    QString text = QStringLiteral("%1 nodes in the model \u00b7 %2 shown").arg(model->graph().totalNodeCount()).arg(scene->operatorItemCount());
+    QString text = QStringLiteral("%1 nodes in the model \u00b7 %2 shown")
+                       .arg(model->graph().totalNodeCount())
+                       .arg(scene->operatorItemCount());
     if (groups > 0)
         text += QStringLiteral(" + %1 groups").arg(groups);
     text += QStringLiteral(" \u00b7 layout %1 ms").arg(m_lastLayoutMs, 0, 'f', 0);
@@ -380,8 +407,8 @@ void MainWindow::rebuildRecentMenu()
 void MainWindow::showOpenDialog()
 {
     const QString dir = m_recent.isEmpty() ? QDir::homePath() : QFileInfo(m_recent.first()).absolutePath();
-    const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Open ONNX model"), dir,
-        QStringLiteral("ONNX models (*.onnx *.ort *.pb);;All files (*)"));
+    const QString path = QFileDialog::getOpenFileName(
+        this, QStringLiteral("Open ONNX model"), dir, QStringLiteral("ONNX models (*.onnx *.ort *.pb);;All files (*)"));
     if (!path.isEmpty())
         openModel(path);
 }
@@ -391,7 +418,8 @@ bool MainWindow::exportGraph(const QString& path)
     QString error;
     const bool svg = path.endsWith(QStringLiteral(".svg"), Qt::CaseInsensitive);
     const QString title = m_document->model() ? QString::fromStdString(m_document->model()->displayName()) : QString();
-    const bool ok = svg ? exportSceneSvg(m_graphView->scene(), path, title, &error) : exportScenePng(m_graphView->scene(), path, 2.0, &error);
+    const bool ok = svg ? exportSceneSvg(m_graphView->scene(), path, title, &error)
+                        : exportScenePng(m_graphView->scene(), path, 2.0, &error);
     if (!ok)
         reportError(QStringLiteral("Export failed"), error);
     else
@@ -401,7 +429,8 @@ bool MainWindow::exportGraph(const QString& path)
 
 void MainWindow::showExportDialog(const QString& suffix)
 {
-    QString base = m_document->path().isEmpty() ? QStringLiteral("graph") : QFileInfo(m_document->path()).completeBaseName();
+    QString base
+        = m_document->path().isEmpty() ? QStringLiteral("graph") : QFileInfo(m_document->path()).completeBaseName();
     const QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Export graph"),
         QDir::home().filePath(base + QLatin1Char('.') + suffix),
         suffix == QStringLiteral("svg") ? QStringLiteral("SVG (*.svg)") : QStringLiteral("PNG (*.png)"));
@@ -422,7 +451,8 @@ void MainWindow::copySelectionName()
     const QString name = m_graphView->selectedName();
     if (!name.isEmpty()) {
         QApplication::clipboard()->setText(name);
-        statusBar()->showMessage(QStringLiteral("Copied \u201c%1\u201d").arg(name.section(QLatin1Char('\n'), 0, 0)), 3000);
+        statusBar()->showMessage(
+            QStringLiteral("Copied \u201c%1\u201d").arg(name.section(QLatin1Char('\n'), 0, 0)), 3000);
     }
 }
 

@@ -23,12 +23,14 @@ class ModelProperties;
 class NodeInspector;
 class ProblemsModel;
 class SearchPanel;
-class TensorView;
+class TensorInspector;
 
-/// The application window: graph in the centre, Inspector / Model / Find / Problems / Tensor docks around it.
+/// The application window: graph in the centre, Inspector / Model / Find / Problems / Tensor Inspector docks around
+/// it. The node inspector's tensors (initializers, tensor attributes) open in the Tensor Inspector.
 ///
-/// Other features add their own docks, menus and toolbar actions through addDock(), addMenu() and
-/// addToolBarAction(); window geometry, dock layout and recent files persist in QSettings.
+/// It is the composition root of the UI: other features add their own docks, menus and toolbar actions through
+/// addDock(), mainToolBar(), addToolBarAction() and menuBar(), reach the window's views and docks through the typed
+/// accessors below, and listen to modelOpened(). Window geometry, dock layout and recent files persist in QSettings.
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
@@ -60,7 +62,13 @@ public:
     ModelProperties* modelProperties() const { return m_properties; }
     SearchPanel* searchPanel() const { return m_search; }
     ProblemsModel* problemsModel() const { return m_problems; }
-    TensorView* tensorView() const { return m_tensorView; }
+    /// The one tensor viewer: initializers from the node inspector, and the debugger's values.
+    TensorInspector* tensorInspector() const { return m_tensorInspector; }
+    QDockWidget* inspectorDock() const { return m_inspectorDock; }
+    QDockWidget* modelDock() const { return m_propertiesDock; }
+    QDockWidget* findDock() const { return m_searchDock; }
+    QDockWidget* problemsDock() const { return m_problemsDock; }
+    QDockWidget* tensorInspectorDock() const { return m_tensorInspectorDock; }
     QStringList recentFiles() const { return m_recent; }
 
 signals:
@@ -93,12 +101,12 @@ private:
     SearchPanel* m_search = nullptr;
     ProblemsModel* m_problems = nullptr;
     QTableView* m_problemsView = nullptr;
-    TensorView* m_tensorView = nullptr;
+    TensorInspector* m_tensorInspector = nullptr;
     QDockWidget* m_inspectorDock = nullptr;
     QDockWidget* m_propertiesDock = nullptr;
     QDockWidget* m_searchDock = nullptr;
     QDockWidget* m_problemsDock = nullptr;
-    QDockWidget* m_tensorDock = nullptr;
+    QDockWidget* m_tensorInspectorDock = nullptr;
     QToolBar* m_toolBar = nullptr;
     QMenu* m_viewMenu = nullptr;
     QMenu* m_recentMenu = nullptr;

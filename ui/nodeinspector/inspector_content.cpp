@@ -2,9 +2,9 @@
 #include "ui/nodeinspector/inspector_content.h"
 
 #include "engine/io/tensor_proto.h"
-#include "ui/document/model_document.h"
+#include "ui/common/model_document.h"
+#include "ui/common/tensor_format.h"
 #include "ui/nodeinspector/op_schema.h"
-#include "ui/tensorinspector/tensor_format.h"
 
 #include <QFileInfo>
 

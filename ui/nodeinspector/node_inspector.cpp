@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "ui/nodeinspector/node_inspector.h"
 
-#include "ui/document/model_document.h"
-#include "ui/graphview/graph_style.h"
+#include "ui/common/graph_style.h"
+#include "ui/common/model_document.h"
 #include "ui/nodeinspector/inspector_content.h"
 #include "ui/nodeinspector/property_tree_model.h"
 

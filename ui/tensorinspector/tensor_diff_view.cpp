@@ -2,7 +2,7 @@
 #include "ui/tensorinspector/tensor_diff_view.h"
 
 #include "engine/exec/tensor_stats.h"
-#include "ui/tensorinspector/tensor_format.h"
+#include "ui/common/tensor_format.h"
 #include "ui/tensorinspector/tensor_plots.h"
 #include "ui/tensorinspector/tensor_table_model.h"
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "ui/tensorinspector/tensor_inspector.h"
 
-#include "ui/inputeditor/input_spec.h"
+#include "ui/common/input_spec.h"
+#include "ui/common/tensor_format.h"
 #include "ui/tensorinspector/tensor_diff_view.h"
-#include "ui/tensorinspector/tensor_format.h"
 #include "ui/tensorinspector/tensor_plots.h"
 #include "ui/tensorinspector/tensor_table_model.h"
 

@@ -25,10 +25,11 @@ class HistogramWidget;
 class TensorDiffView;
 class TensorTableModel;
 
-/// The debugger's tensor inspector: dtype and shape, statistics (min, max, mean, std, zeros, NaN, ±Inf), a lazy table
-/// of a 2-D slice with spin boxes for the other axes, a histogram, a heatmap of the slice with its colour scale, and
-/// "compare with…" another value or a .npy/.pb file (max abs/rel error and the worst index), and the diff view of a
-/// pair from a comparison run (showPair: both slices, |A − B| heatmap, worst indices).
+/// The one tensor viewer (the window's Tensor Inspector dock), for an initializer or a value of a run: dtype and shape,
+/// statistics (min, max, mean, std, zeros, NaN, ±Inf), a lazy table of a 2-D slice with spin boxes for the other axes,
+/// a histogram, a heatmap of the slice with its colour scale, and "compare with…" another value or a .npy/.pb file (max
+/// abs/rel error and the worst index), and the diff view of a pair from a comparison run (showPair: both slices, |A −
+/// B| heatmap, worst indices).
 ///
 /// Opening is instant whatever the size: the table formats only visible cells, and statistics and the histogram are
 /// computed on a worker thread.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ui/tensorinspector/tensor_table_model.h"
 
-#include "ui/tensorinspector/tensor_format.h"
+#include "ui/common/tensor_format.h"
 
 #include <QColor>
 #include <QFontDatabase>

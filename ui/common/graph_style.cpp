@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "ui/graphview/graph_style.h"
+#include "ui/common/graph_style.h"
 
 #include <QFile>
 #include <QJsonArray>

@@ -2,11 +2,11 @@
 #pragma once
 
 #include "ui/debugger/debug_controller.h"
+#include "ui/debugger/debugger_actions.h"
+#include "ui/debugger/yield_dialog.h"
 
 #include <QObject>
 #include <QPointer>
-
-#include "ui/debugger/yield_dialog.h"
 
 class QAction;
 class QDockWidget;
@@ -27,11 +27,11 @@ class TensorInspector;
 class ValuesPanel;
 class YieldDialog;
 
-/// The debugger's face in the main window: the Debug menu and toolbar actions (F5, F10, F11, Shift+F11, Ctrl+F10,
-/// Pause, Shift+F5, F9), the Inputs, Breakpoints, Call Stack, Values, Profile and Tensor Inspector docks, the graph's
-/// run state (done / current / failed nodes, breakpoint dots, actual shapes on executed edges, colour by time),
-/// progress in the status bar, the YieldOp dialog and the export commands, and Debug › Compare… (CompareUi). Built on
-/// MainWindow's public API.
+/// The debugger in the main window: its docks (Inputs, Breakpoints, Call Stack, Values, Profile), its actions
+/// (DebuggerActions: the Debug menu and toolbar), and the wiring between the debugger and the other features: the
+/// graph's run state and decorations (through the graph view's GraphDecorations), the window's Tensor Inspector, the
+/// node inspector, the inputs, progress in the status bar, the YieldOp dialog, the export commands, and Debug ›
+/// Compare… (CompareUi). Built on MainWindow's public API.
 class DebuggerUi : public QObject {
     Q_OBJECT
 public:
@@ -40,12 +40,19 @@ public:
 
     DebugController* controller() const { return m_controller; }
     BreakpointModel* breakpoints() const { return m_breakpoints; }
+    DebuggerActions* actions() const { return m_actions; }
     InputsPanel* inputs() const { return m_inputs; }
     ValuesPanel* values() const { return m_values; }
     CallStackPanel* callStack() const { return m_callStack; }
     ProfilePanel* profile() const { return m_profile; }
     BreakpointsPanel* breakpointsPanel() const { return m_breakpointsPanel; }
+    /// The window's Tensor Inspector, where the debugger shows the values of a run.
     TensorInspector* inspector() const { return m_inspector; }
+    QDockWidget* inputsDock() const { return m_inputsDock; }
+    QDockWidget* breakpointsDock() const { return m_breakpointsDock; }
+    QDockWidget* callStackDock() const { return m_callStackDock; }
+    QDockWidget* valuesDock() const { return m_valuesDock; }
+    QDockWidget* profileDock() const { return m_profileDock; }
     /// The YieldOp dialog while it is open.
     YieldDialog* yieldDialog() const { return m_yieldDialog; }
     QLabel* statusLabel() const { return m_status; }
@@ -53,27 +60,27 @@ public:
     /// ONNXSCOPE_NO_DIALOGS).
     const QString& lastProblem() const { return m_lastProblem; }
 
-    QAction* continueAction() const { return m_continue; }
-    QAction* stepOverAction() const { return m_stepOver; }
-    QAction* stepIntoAction() const { return m_stepInto; }
-    QAction* stepOutAction() const { return m_stepOut; }
-    QAction* runToAction() const { return m_runTo; }
-    QAction* pauseAction() const { return m_pause; }
-    QAction* stopAction() const { return m_stop; }
-    QAction* restartAction() const { return m_restart; }
-    QAction* toggleBreakpointAction() const { return m_toggleBreakpoint; }
-    QAction* breakOnNonFiniteAction() const { return m_breakOnNonFinite; }
-    QAction* breakOnOpTypeAction() const { return m_breakOnOpType; }
-    QMenu* debugMenu() const { return m_menu; }
+    QAction* continueAction() const { return m_actions->continueAction(); }
+    QAction* stepOverAction() const { return m_actions->stepOverAction(); }
+    QAction* stepIntoAction() const { return m_actions->stepIntoAction(); }
+    QAction* stepOutAction() const { return m_actions->stepOutAction(); }
+    QAction* runToAction() const { return m_actions->runToAction(); }
+    QAction* pauseAction() const { return m_actions->pauseAction(); }
+    QAction* stopAction() const { return m_actions->stopAction(); }
+    QAction* restartAction() const { return m_actions->restartAction(); }
+    QAction* toggleBreakpointAction() const { return m_actions->toggleBreakpointAction(); }
+    QAction* breakOnNonFiniteAction() const { return m_actions->breakOnNonFiniteAction(); }
+    QAction* breakOnOpTypeAction() const { return m_actions->breakOnOpTypeAction(); }
+    QMenu* debugMenu() const { return m_actions->menu(); }
     /// Debug › Threads: one checkable action per offered count (data() is the count).
-    QMenu* threadsMenu() const { return m_threadsMenu; }
+    QMenu* threadsMenu() const { return m_actions->threadsMenu(); }
     /// Threads for the kernels of the next run (as Debug › Threads); remembered in QSettings "debugger/threads".
-    void setThreads(int threads);
+    void setThreads(int threads) { m_actions->setThreads(threads); }
     /// Debug › Compare… and its views.
     CompareUi* compare() const { return m_compare; }
 
     /// The node F9 and Ctrl+F10 act on: the graph selection.
-    QString selectedNodeName() const;
+    QString selectedNodeName() const { return m_actions->selectedNodeName(); }
     /// Shows a recorded value (index into the snapshot's values) in the tensor inspector.
     void inspectValue(int valueIndex);
 
@@ -95,20 +102,19 @@ signals:
     void viewsUpdated();
 
 private:
-    void createActions();
     void createDocks();
-    void createThreadsMenu();
+    void createActions();
     void onModelOpened();
     void onStateChanged(DebuggerState state);
     void onStopped(const DebugSnapshotPtr& snapshot);
     void onRunCleared();
+    /// Marks the run on the graph and shows where it stopped.
     void applyGraphState();
     void applyDecorations();
-    void toggleBreakpoint();
-    void runToSelected();
+    /// The run guard of the actions: whether the inputs are valid; with `explain`, says why not.
+    bool inputsReady(bool explain);
     void onFrameSelected(const FrameSnapshot& frame, bool innermost);
     void onGraphNodeSelected(const Graph* graph, NodeId node);
-    void updateOpTypeAction();
     /// The recorded value at an index of the current snapshot's values, null if none.
     const RecordedValue* recordedValue(int valueIndex) const;
     /// Inspects a value and shows it in the graph (its edge, or its producer).
@@ -123,40 +129,27 @@ private:
     MainWindow* m_window;
     DebugController* m_controller;
     BreakpointModel* m_breakpoints;
+    DebuggerActions* m_actions = nullptr;
     InputsPanel* m_inputs = nullptr;
     ValuesPanel* m_values = nullptr;
     CallStackPanel* m_callStack = nullptr;
     ProfilePanel* m_profile = nullptr;
     BreakpointsPanel* m_breakpointsPanel = nullptr;
     TensorInspector* m_inspector = nullptr;
-    QDockWidget* m_inspectorDock = nullptr;
     QDockWidget* m_inputsDock = nullptr;
+    QDockWidget* m_breakpointsDock = nullptr;
+    QDockWidget* m_callStackDock = nullptr;
     QDockWidget* m_valuesDock = nullptr;
+    QDockWidget* m_profileDock = nullptr;
     QPointer<YieldDialog> m_yieldDialog;
     QLabel* m_status = nullptr;
-    QMenu* m_menu = nullptr;
-    QMenu* m_threadsMenu = nullptr;
     CompareUi* m_compare = nullptr;
 
-    QAction* m_continue = nullptr;
-    QAction* m_stepOver = nullptr;
-    QAction* m_stepInto = nullptr;
-    QAction* m_stepOut = nullptr;
-    QAction* m_runTo = nullptr;
-    QAction* m_pause = nullptr;
-    QAction* m_stop = nullptr;
-    QAction* m_restart = nullptr;
-    QAction* m_toggleBreakpoint = nullptr;
-    QAction* m_breakOnNonFinite = nullptr;
-    QAction* m_breakOnOpType = nullptr;
-    QString m_breakpointsKey;
+    QString m_breakpointsKey; // settings group of the open model's breakpoints; empty: not saved
     QPointer<QMessageBox> m_problemBox;
-    QString m_lastProblem; // what showProblem() last said, for tests // settings group of the open model's breakpoints;
-                           // empty: not saved
+    QString m_lastProblem; // what showProblem() last said, for tests
     QList<QAction*> m_exportActions;
 
-    const Graph* m_selectedGraph = nullptr;
-    NodeId m_selectedNode = -1;
     bool m_colourByTime = false;
     bool m_inspectorShowsRunValue = false; // the tensor inspector shows a value of the current run (inspectValue)
     bool m_autoYieldDialog = true;

@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: MIT
-#include "ui/compare/compare_ui.h"
+#include "ui/mainwindow/compare_ui.h"
 
+#include "ui/common/model_document.h"
+#include "ui/common/value_comparison.h"
+#include "ui/compare/compare_decorations.h"
 #include "ui/compare/compare_dialog.h"
 #include "ui/compare/compare_panel.h"
 #include "ui/debugger/debug_controller.h"
 #include "ui/debugger/debugger_panels.h"
-#include "ui/debugger/debugger_ui.h"
-#include "ui/document/model_document.h"
 #include "ui/graphview/graph_canvas.h"
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/graph_view.h"
 #include "ui/inputeditor/inputs_panel.h"
+#include "ui/mainwindow/debugger_ui.h"
 #include "ui/mainwindow/main_window.h"
 #include "ui/tensorinspector/tensor_inspector.h"
 
@@ -25,8 +27,8 @@
 #include <QTableView>
 #include <QToolBar>
 
-#include <cmath>
-#include <set>
+#include <algorithm>
+#include <memory>
 
 namespace onnxscope {
 
@@ -34,31 +36,22 @@ namespace {
 
 constexpr size_t kCachedPairs = 6;
 
-/// The worse of two executions, as ComparisonResult::worstByNode ranks them.
-bool worse(const NodeCompare& a, const NodeCompare& b)
-{
-    return std::make_tuple(isDivergent(a.status), a.toleranceRatio, a.maxAbsError)
-        > std::make_tuple(isDivergent(b.status), b.toleranceRatio, b.maxAbsError);
-}
+/// A comparison's session as the Values dock reads it.
+class SessionComparison final : public ValueComparison {
+public:
+    explicit SessionComparison(CompareSessionPtr session)
+        : m_session(std::move(session))
+    {
+    }
+    const ComparisonResult& comparisonResult() const override { return m_session->result; }
+    int64_t rowOf(const std::string& framePath, const std::string& name) const override
+    {
+        return m_session->rowOf(framePath, name);
+    }
 
-/// "mismatch — max abs error …" for a tooltip.
-QString errorText(const NodeCompare& n, int executions)
-{
-    QString text = CompareColours::statusLabel(n.status);
-    if (n.status == CompareStatus::Match || n.status == CompareStatus::Mismatch)
-        text += QStringLiteral(" \u2014 max abs error %1, max rel error %2, cosine %3, error \u00f7 tolerance %4")
-                    .arg(CompareColours::errorText(n.maxAbsError), CompareColours::errorText(n.maxRelError), CompareColours::errorText(n.minCosine), CompareColours::errorText(n.toleranceRatio));
-    else if (n.status == CompareStatus::OnlyA)
-        text += QStringLiteral(" \u2014 side B has none of its outputs");
-    if (executions > 1)
-        text += QStringLiteral(" (worst of %1 executions)").arg(executions);
-    return text;
-}
-
-QString nodeNote(const NodeCompare& n, int executions)
-{
-    return QStringLiteral("Compare: ") + errorText(n, executions);
-}
+private:
+    CompareSessionPtr m_session;
+};
 
 } // namespace
 
@@ -75,8 +68,7 @@ CompareUi::CompareUi(MainWindow* window, DebuggerUi* debugger)
     m_dock->setWidget(m_panel);
     m_dock->setAllowedAreas(Qt::AllDockWidgetAreas);
     m_window->addDock(m_dock, Qt::BottomDockWidgetArea);
-    if (auto* values = m_window->findChild<QDockWidget*>(QStringLiteral("valuesDock"));
-        values && m_window->dockWidgetArea(values) == Qt::BottomDockWidgetArea) {
+    if (QDockWidget* values = m_debugger->valuesDock(); m_window->dockWidgetArea(values) == Qt::BottomDockWidgetArea) {
         m_window->tabifyDockWidget(values, m_dock);
         values->raise();
     }
@@ -223,10 +215,8 @@ CompareDialog* CompareUi::openDialog()
     if (m_controller->isRunning())
         return nullptr;
     if (!m_debugger->inputs()->validate()) {
-        if (auto* dock = m_window->findChild<QDockWidget*>(QStringLiteral("inputsDock"))) {
-            dock->show();
-            dock->raise();
-        }
+        m_debugger->inputsDock()->show();
+        m_debugger->inputsDock()->raise();
         m_debugger->statusLabel()->setText(
             QStringLiteral("Fix the inputs first (see the Inputs dock): they are side A's inputs."));
         return nullptr;
@@ -336,7 +326,7 @@ void CompareUi::onFinished(const CompareSessionPtr& session)
     setRunning(false);
     m_panel->setSession(session);
     m_panel->setMessage({});
-    m_debugger->values()->model()->setComparison(session);
+    m_debugger->values()->model()->setComparison(std::make_shared<SessionComparison>(session));
     m_legend->setMetric(m_panel->metric());
     positionLegend();
     m_legend->show();
@@ -411,112 +401,9 @@ void CompareUi::clear()
 
 void CompareUi::applyColours()
 {
-    GraphScene* scene = m_window->graphView()->scene();
-    const Graph* graph = scene->viewGraph().graph;
-    for (NodeItem* item : scene->nodeItems())
-        item->clearCompareMark();
-    if (!m_session || !graph)
-        return;
-    const ComparisonResult& r = m_session->result;
-    const ErrorMetric metric = m_panel->metric();
-    const NodeCompare* first = r.firstDivergence ? &r.nodes[*r.firstDivergence] : nullptr;
-    struct Box {
-        const NodeCompare* worst = nullptr;
-        int executions = 0;
-        int nodes = 0; // drawn in this box, folded Constants aside
-        bool first = false;
-        bool root = false;
-        bool unmatched = true; // every node drawn in the box lacks a counterpart
-        QStringList folded; // notes on folded Constants that differ
-    };
-    std::map<NodeItem*, Box> boxes;
-    std::map<NodeId, Box> perNode;
-    for (const NodeCompare& n : r.nodes) {
-        if (n.graph != graph)
-            continue;
-        Box& b = perNode[n.nodeId];
-        if (!b.worst || worse(n, *b.worst))
-            b.worst = &n;
-        ++b.executions;
-        b.root = b.root || n.root;
-        b.first = b.first || &n == first;
-    }
-    for (const auto& [node, b] : perNode) {
-        NodeItem* item = scene->itemForNode(node);
-        if (!item)
-            continue;
-        // A folded Constant is drawn inside its consumer: it colours and tags that box when it differs, but a
-        // Constant side B has as an initializer (no counterpart) says nothing about the consumer.
-        const bool folded = item->viewItem().kind == ViewItem::Kind::Node && item->viewItem().node != node;
-        const bool unmatched = b.worst->status == CompareStatus::OnlyA;
-        Box& box = boxes[item];
-        if (!(folded && unmatched) && (!box.worst || worse(*b.worst, *box.worst)))
-            box.worst = b.worst;
-        if (!folded) {
-            ++box.nodes;
-            box.executions = std::max(box.executions, b.executions);
-            box.unmatched = box.unmatched && unmatched;
-        } else if (isDivergent(b.worst->status) || b.first || b.root) {
-            box.folded << QStringLiteral("Its folded %1 \u201c%2\u201d differs (%3)%4.")
-                              .arg(QString::fromStdString(b.worst->opType), QString::fromStdString(b.worst->node),
-                                  errorText(*b.worst, b.executions),
-                                  b.first ? QStringLiteral(": it is the first divergence") : QString());
-        }
-        box.first = box.first || b.first;
-        box.root = box.root || b.root;
-    }
-    for (const auto& [item, box] : boxes) {
-        if (!box.worst)
-            continue;
-        NodeItem::CompareMark mark;
-        mark.colour = CompareColours::forNode(*box.worst, r, metric);
-        mark.unmatched = box.nodes > 0 && box.unmatched;
-        mark.firstDivergence = box.first;
-        mark.root = box.root && !box.first;
-        mark.note = nodeNote(*box.worst, box.executions);
-        if (item->viewItem().kind == ViewItem::Kind::Group)
-            mark.note = QStringLiteral("Worst of %1 nodes in this group (%2 %3). ")
-                            .arg(box.nodes)
-                            .arg(QString::fromStdString(box.worst->node), QString::fromStdString(box.worst->opType))
-                + mark.note;
-        for (const QString& note : box.folded)
-            mark.note += QLatin1Char('\n') + note;
-        if (box.first)
-            mark.note += QStringLiteral("\nFirst divergence: its outputs differ while all its inputs match.");
-        else if (box.root)
-            mark.note += QStringLiteral("\nA root of a difference: its outputs differ while its inputs match.");
-        item->setCompareMark(mark);
-    }
-    // The main graph's inputs (other input sets) and initializers folded into their consumers.
-    if (graph == &m_window->document()->model()->graph()) {
-        for (size_t i = 0; i < r.rows.size(); ++i) {
-            const CompareRow& row = r.rows[i];
-            if (row.origin == ValueOrigin::NodeOutput || row.status == CompareStatus::OnlyB)
-                continue;
-            const ValueId id = graph->findValue(row.name);
-            if (id == kNoValue)
-                continue;
-            for (NodeItem* item : scene->nodeItems()) {
-                const ViewItem& vi = item->viewItem();
-                if (row.origin == ValueOrigin::GraphInput && vi.kind == ViewItem::Kind::Input && vi.value == id) {
-                    NodeItem::CompareMark mark;
-                    mark.colour = CompareColours::forRow(row, metric);
-                    mark.note = QStringLiteral("Compare: %1 \u2014 max abs error %2")
-                                    .arg(CompareColours::statusLabel(row.status), CompareColours::errorText(row.stats.maxAbsError));
-                    item->setCompareMark(mark);
-                } else if (row.origin == ValueOrigin::Initializer && isDivergent(row.status)
-                    && vi.kind == ViewItem::Kind::Node && item->hasCompareMark()
-                    && std::find(graph->value(id).consumers.begin(), graph->value(id).consumers.end(), vi.node)
-                        != graph->value(id).consumers.end()) {
-                    NodeItem::CompareMark mark = item->compareMark();
-                    mark.note += QStringLiteral(
-                        "\nIts initializer \u201c%1\u201d differs between the sides (max abs error %2).")
-                                     .arg(QString::fromStdString(row.name), CompareColours::errorText(row.stats.maxAbsError));
-                    item->setCompareMark(mark);
-                }
-            }
-        }
-    }
+    const auto model = m_window->document()->model();
+    decorateComparison(*m_window->graphView(), m_session ? &m_session->result : nullptr, m_panel->metric(),
+        model ? &model->graph() : nullptr);
 }
 
 void CompareUi::syncSelection(const Graph* graph, NodeId node)
@@ -599,10 +486,8 @@ void CompareUi::openDiff(int index)
         labelB = QStringLiteral("\u201c%1\u201d in %2").arg(QString::fromStdString(row.nameB), labelB);
     TensorInspector* inspector = m_debugger->inspector();
     inspector->showPair(title, labelA, labelB, pair.a, pair.b, m_session->result.tolerance);
-    if (auto* dock = m_window->findChild<QDockWidget*>(QStringLiteral("tensorInspectorDock"))) {
-        dock->show();
-        dock->raise();
-    }
+    m_window->tensorInspectorDock()->show();
+    m_window->tensorInspectorDock()->raise();
     m_debugger->statusLabel()->setText(QStringLiteral("Diff of \u201c%1\u201d").arg(QString::fromStdString(row.name)));
     emit diffShown(index);
 }

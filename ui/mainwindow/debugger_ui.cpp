@@ -1,23 +1,20 @@
 // SPDX-License-Identifier: MIT
-#include "ui/debugger/debugger_ui.h"
+#include "ui/mainwindow/debugger_ui.h"
 
-#include "engine/core/thread_pool.h"
-#include "ui/compare/compare_ui.h"
+#include "ui/common/elided_label.h"
+#include "ui/common/model_document.h"
 #include "ui/debugger/debugger_panels.h"
+#include "ui/debugger/run_decorations.h"
 #include "ui/debugger/yield_dialog.h"
-#include "ui/document/model_document.h"
 #include "ui/export/value_export.h"
-#include "ui/graphview/graph_scene.h"
 #include "ui/graphview/graph_view.h"
 #include "ui/inputeditor/inputs_panel.h"
-#include "ui/mainwindow/elided_label.h"
+#include "ui/mainwindow/compare_ui.h"
 #include "ui/mainwindow/main_window.h"
 #include "ui/nodeinspector/node_inspector.h"
-#include "ui/tensorinspector/tensor_format.h"
 #include "ui/tensorinspector/tensor_inspector.h"
 
 #include <QAction>
-#include <QActionGroup>
 #include <QApplication>
 #include <QClipboard>
 #include <QComboBox>
@@ -36,7 +33,6 @@
 #include <QToolBar>
 
 #include <algorithm>
-#include <cmath>
 #include <set>
 
 namespace onnxscope {
@@ -60,25 +56,6 @@ QString valueLabel(const RecordedValue& r)
     return label;
 }
 
-QString shortType(const Value& v)
-{
-    const Value* inner = v.isOptional() ? v.optionalValue() : &v;
-    if (inner && inner->isTensor())
-        return QStringLiteral("%1 %2").arg(QString::fromUtf8(dataTypeName(inner->tensor().dtype()).data()), formatShape(inner->tensor().shape()));
-    return QString::fromStdString(v.typeString());
-}
-
-/// White through amber to red as t goes from 0 to 1.
-QColor heat(double t)
-{
-    t = std::clamp(t, 0.0, 1.0);
-    const QColor a(0xff, 0xff, 0xff), b(0xff, 0xcc, 0x80), c(0xef, 0x53, 0x50);
-    auto mix = [](const QColor& x, const QColor& y, double f) {
-        return QColor::fromRgbF(x.redF() + (y.redF() - x.redF()) * f, x.greenF() + (y.greenF() - x.greenF()) * f, x.blueF() + (y.blueF() - x.blueF()) * f);
-    };
-    return t < 0.5 ? mix(a, b, t * 2) : mix(b, c, (t - 0.5) * 2);
-}
-
 /// Where a model file's breakpoints are kept in the settings.
 QString breakpointSettingsGroup(const QString& modelPath)
 {
@@ -92,6 +69,7 @@ DebuggerUi::DebuggerUi(MainWindow* window)
     , m_window(window)
     , m_controller(new DebugController(this))
     , m_breakpoints(new BreakpointModel(this))
+    , m_inspector(window->tensorInspector())
 {
     m_controller->setBreakpointModel(m_breakpoints);
     createDocks();
@@ -123,15 +101,11 @@ DebuggerUi::DebuggerUi(MainWindow* window)
     connect(view, &GraphView::nodeSelected, this, &DebuggerUi::onGraphNodeSelected);
     connect(view, &GraphView::valueSelected, this, &DebuggerUi::onGraphValueSelected);
     connect(view, &GraphView::selectionCleared, this, [this] {
-        m_selectedGraph = nullptr;
-        m_selectedNode = -1;
-        updateOpTypeAction();
+        m_actions->setSelectedNode(nullptr, -1);
         onStateChanged(m_controller->state());
     });
-    connect(m_window->inspector(), &NodeInspector::tensorRequested, this, [this](const QString& title, const Tensor& tensor) {
-        m_inspector->setTensor(title, tensor);
-        m_inspectorShowsRunValue = false;
-    });
+    // The window shows an initializer the node inspector opens in the Tensor Inspector: no longer a value of the run.
+    connect(m_window->inspector(), &NodeInspector::tensorRequested, this, [this] { m_inspectorShowsRunValue = false; });
     m_compare = new CompareUi(m_window, this);
     onStateChanged(m_controller->state());
     onRunCleared();
@@ -146,47 +120,51 @@ void DebuggerUi::createDocks()
     m_window->addDock(m_inputsDock, Qt::LeftDockWidgetArea);
 
     m_breakpointsPanel = new BreakpointsPanel(m_breakpoints, m_window);
-    auto* breakpointsDock = makeDock(QStringLiteral("Breakpoints"), QStringLiteral("breakpointsDock"), m_breakpointsPanel, m_window);
-    m_window->addDock(breakpointsDock, Qt::LeftDockWidgetArea);
+    m_breakpointsDock
+        = makeDock(QStringLiteral("Breakpoints"), QStringLiteral("breakpointsDock"), m_breakpointsPanel, m_window);
+    m_window->addDock(m_breakpointsDock, Qt::LeftDockWidgetArea);
 
     m_callStack = new CallStackPanel(m_window);
-    auto* stackDock = makeDock(QStringLiteral("Call Stack"), QStringLiteral("callStackDock"), m_callStack, m_window);
-    m_window->addDock(stackDock, Qt::LeftDockWidgetArea);
+    m_callStackDock = makeDock(QStringLiteral("Call Stack"), QStringLiteral("callStackDock"), m_callStack, m_window);
+    m_window->addDock(m_callStackDock, Qt::LeftDockWidgetArea);
 
     m_values = new ValuesPanel(m_window);
     m_valuesDock = makeDock(QStringLiteral("Values"), QStringLiteral("valuesDock"), m_values, m_window);
     m_window->addDock(m_valuesDock, Qt::BottomDockWidgetArea);
 
-    m_inspector = new TensorInspector(m_window);
-    m_inspectorDock = makeDock(QStringLiteral("Tensor Inspector"), QStringLiteral("tensorInspectorDock"), m_inspector, m_window);
-    m_window->addDock(m_inspectorDock, Qt::BottomDockWidgetArea);
-
     m_profile = new ProfilePanel(m_window);
-    auto* profileDock = makeDock(QStringLiteral("Profile"), QStringLiteral("profileDock"), m_profile, m_window);
-    m_window->addDock(profileDock, Qt::BottomDockWidgetArea);
+    m_profileDock = makeDock(QStringLiteral("Profile"), QStringLiteral("profileDock"), m_profile, m_window);
+    m_window->addDock(m_profileDock, Qt::BottomDockWidgetArea);
 
-    // Bottom: the values (tabbed with the profile and the window's Problems and Tensor docks) beside the inspector.
-    // (Docks added to one area sit side by side; tabifying moves the second onto the first.)
-    m_window->tabifyDockWidget(m_valuesDock, profileDock);
-    for (const char* name : { "problemsDock", "tensorDock" })
-        if (auto* dock = m_window->findChild<QDockWidget*>(QString::fromLatin1(name)); dock && m_window->dockWidgetArea(dock) == Qt::BottomDockWidgetArea)
-            m_window->tabifyDockWidget(m_valuesDock, dock);
+    // Bottom: the values (tabbed with the profile and the window's Problems dock) beside the Tensor Inspector.
+    // (Docks added to one area sit side by side; tabifying moves the second onto the first.) The Tensor Inspector
+    // leaves the Problems dock's tabs first: while tabbed, its tab bar would add to the height the window keeps.
+    QDockWidget* inspectorDock = m_window->tensorInspectorDock();
+    if (m_window->dockWidgetArea(inspectorDock) == Qt::BottomDockWidgetArea) {
+        m_window->removeDockWidget(inspectorDock);
+        m_window->addDockWidget(Qt::BottomDockWidgetArea, inspectorDock);
+        inspectorDock->show();
+    }
+    m_window->tabifyDockWidget(m_valuesDock, m_profileDock);
+    if (m_window->dockWidgetArea(m_window->problemsDock()) == Qt::BottomDockWidgetArea)
+        m_window->tabifyDockWidget(m_valuesDock, m_window->problemsDock());
     m_valuesDock->raise();
     // Default sizes once the window is shown (sizes set before are not kept), unless MainWindow restored a saved
     // layout ("windowState" is where it keeps it).
     QTimer::singleShot(0, this, [this] {
         if (QSettings().contains(QStringLiteral("windowState")))
             return;
-        m_window->resizeDocks({ m_valuesDock, m_inspectorDock }, { m_window->width() / 2, m_window->width() / 2 }, Qt::Horizontal);
+        m_window->resizeDocks({ m_valuesDock, m_window->tensorInspectorDock() },
+            { m_window->width() / 2, m_window->width() / 2 }, Qt::Horizontal);
         m_window->resizeDocks({ m_valuesDock }, { m_window->height() * 2 / 5 }, Qt::Vertical);
         // The inputs (a few rows of controls each) get the left column's room; Find keeps its box and a few results.
-        if (auto* find = m_window->findChild<QDockWidget*>(QStringLiteral("findDock"));
-            find && m_window->dockWidgetArea(find) == m_window->dockWidgetArea(m_inputsDock))
+        if (QDockWidget* find = m_window->findDock();
+            m_window->dockWidgetArea(find) == m_window->dockWidgetArea(m_inputsDock))
             m_window->resizeDocks({ find, m_inputsDock }, { 130, m_window->height() }, Qt::Vertical);
     });
     // Left: inputs, breakpoints and the call stack, tabbed.
-    m_window->tabifyDockWidget(m_inputsDock, breakpointsDock);
-    m_window->tabifyDockWidget(m_inputsDock, stackDock);
+    m_window->tabifyDockWidget(m_inputsDock, m_breakpointsDock);
+    m_window->tabifyDockWidget(m_inputsDock, m_callStackDock);
     m_inputsDock->raise();
 
     connect(m_values, &ValuesPanel::valueChosen, this, &DebuggerUi::inspectValue);
@@ -235,8 +213,10 @@ void DebuggerUi::createDocks()
         m_colourByTime = on;
         applyDecorations();
     });
-    connect(m_profile, &ProfilePanel::nodeActivated, this, [this](const Graph* g, NodeId n) { m_window->graphView()->centerOnNode(g, n); });
-    connect(m_inspector, &TensorInspector::exportRequested, this, [this] { showExportDialog(QStringLiteral("tensor")); });
+    connect(m_profile, &ProfilePanel::nodeActivated, this,
+        [this](const Graph* g, NodeId n) { m_window->graphView()->centerOnNode(g, n); });
+    connect(
+        m_inspector, &TensorInspector::exportRequested, this, [this] { showExportDialog(QStringLiteral("tensor")); });
     m_inspector->setCandidateSource([this] {
         std::vector<std::pair<QString, Tensor>> out;
         if (const DebugSnapshotPtr s = m_controller->snapshot())
@@ -248,118 +228,15 @@ void DebuggerUi::createDocks()
 
 void DebuggerUi::createActions()
 {
-    auto make = [this](const QString& text, const QKeySequence& key, const QString& tip) {
-        auto* a = new QAction(text, this);
-        a->setShortcut(key);
-        a->setShortcutContext(Qt::ApplicationShortcut);
-        a->setToolTip(QStringLiteral("%1 (%2)").arg(tip, key.toString(QKeySequence::NativeText)));
-        m_window->addAction(a);
-        return a;
-    };
-    m_continue = make(QStringLiteral("Run"), QKeySequence(Qt::Key_F5), QStringLiteral("Run, or continue to the next breakpoint"));
-    m_stepOver = make(QStringLiteral("Step Over"), QKeySequence(Qt::Key_F10), QStringLiteral("Run the next node (a subgraph runs whole)"));
-    m_stepInto = make(QStringLiteral("Step Into"), QKeySequence(Qt::Key_F11), QStringLiteral("Enter the subgraph of the next node"));
-    m_stepOut = make(QStringLiteral("Step Out"), QKeySequence(Qt::SHIFT | Qt::Key_F11), QStringLiteral("Finish the current subgraph"));
-    m_runTo = make(QStringLiteral("Run to Selected Node"), QKeySequence(Qt::CTRL | Qt::Key_F10), QStringLiteral("Run until just before the selected node"));
-    m_pause = make(QStringLiteral("Pause"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_Pause), QStringLiteral("Pause at the next node boundary"));
-    m_stop = make(QStringLiteral("Stop"), QKeySequence(Qt::SHIFT | Qt::Key_F5), QStringLiteral("Abandon the run"));
-    m_restart = make(QStringLiteral("Restart"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F5), QStringLiteral("Start the run again"));
-    m_toggleBreakpoint = make(QStringLiteral("Toggle Breakpoint"), QKeySequence(Qt::Key_F9), QStringLiteral("Set or clear a breakpoint on the selected node"));
+    m_actions = new DebuggerActions(m_controller, m_breakpoints, m_window);
+    m_actions->setRunGuard([this](bool explain) { return inputsReady(explain); });
+    connect(m_actions, &DebuggerActions::statusChanged, this, [this](const QString& text) { m_status->setText(text); });
+    connect(m_actions, &DebuggerActions::messageShown, m_window->statusBar(), &QStatusBar::showMessage);
+    connect(m_actions, &DebuggerActions::conditionRequested, this,
+        [this](const QString& node) { m_breakpointsPanel->showAddDialog(BreakpointSpec::Kind::Condition, node); });
+    m_window->graphView()->setNodeActions(m_actions->nodeActions());
 
-    auto needsInputs = [this] {
-        const DebuggerState s = m_controller->state();
-        if (s == DebuggerState::Paused)
-            return true;
-        if (m_inputs->validate())
-            return true;
-        m_inputsDock->show();
-        m_inputsDock->raise();
-        const QString error = m_inputs->revealFirstError();
-        showProblem(QStringLiteral("Inputs not valid"),
-            error.isEmpty() ? QStringLiteral("An input is not valid.") : error,
-            QStringLiteral("The Inputs dock shows the error under the input. Fix it, then run again."));
-        m_status->setText(QStringLiteral("Fix the inputs first \u2014 %1")
-                              .arg(error.isEmpty() ? QStringLiteral("see the Inputs dock") : error));
-        m_status->setToolTip(m_status->text());
-        return false;
-    };
-    connect(m_continue, &QAction::triggered, this, [this, needsInputs] {
-        if (needsInputs())
-            m_controller->continueRun();
-    });
-    connect(m_stepOver, &QAction::triggered, this, [this, needsInputs] {
-        if (needsInputs())
-            m_controller->stepOver();
-    });
-    connect(m_stepInto, &QAction::triggered, this, [this, needsInputs] {
-        if (needsInputs())
-            m_controller->stepInto();
-    });
-    connect(m_stepOut, &QAction::triggered, m_controller, &DebugController::stepOut);
-    connect(m_runTo, &QAction::triggered, this, [this, needsInputs] {
-        if (needsInputs())
-            runToSelected();
-    });
-    connect(m_pause, &QAction::triggered, m_controller, &DebugController::pause);
-    connect(m_stop, &QAction::triggered, m_controller, &DebugController::stop);
-    connect(m_restart, &QAction::triggered, this, [this] {
-        if (m_inputs->validate())
-            m_controller->restart();
-    });
-    connect(m_toggleBreakpoint, &QAction::triggered, this, &DebuggerUi::toggleBreakpoint);
-    // "Break on Every Conv": an op-type breakpoint for the selected node's op, set or cleared (its text follows the
-    // selection). With Run to and Toggle Breakpoint it is on a node's context menu.
-    m_breakOnOpType = new QAction(QStringLiteral("Break on Every Node of This Op Type"), this);
-    m_breakOnOpType->setCheckable(true);
-    connect(m_breakOnOpType, &QAction::triggered, this, [this](bool on) {
-        if (!m_selectedGraph || m_selectedNode < 0)
-            return;
-        const QString op = QString::fromStdString(m_selectedGraph->node(m_selectedNode).opType);
-        for (const auto& b : m_breakpoints->breakpoints())
-            if (b.kind == BreakpointSpec::Kind::OpType && b.pattern == op) {
-                if (on)
-                    m_breakpoints->setEnabled(b.id, true);
-                else
-                    m_breakpoints->remove(b.id);
-                return;
-            }
-        if (on) {
-            BreakpointSpec spec;
-            spec.kind = BreakpointSpec::Kind::OpType;
-            spec.pattern = op;
-            m_breakpoints->add(spec);
-        }
-    });
-    connect(m_breakpoints, &BreakpointModel::breakpointsChanged, this, &DebuggerUi::updateOpTypeAction);
-    m_window->graphView()->setNodeActions({ m_runTo, m_toggleBreakpoint, m_breakOnOpType });
-
-    m_menu = new QMenu(QStringLiteral("&Debug"), m_window);
-    for (QAction* a : { m_continue, m_pause, m_stop, m_restart })
-        m_menu->addAction(a);
-    m_menu->addSeparator();
-    for (QAction* a : { m_stepOver, m_stepInto, m_stepOut, m_runTo })
-        m_menu->addAction(a);
-    m_menu->addSeparator();
-    m_menu->addAction(m_toggleBreakpoint);
-    // Checked while an enabled NaN/Inf breakpoint is set, however it was set (here or in the Breakpoints dock).
-    m_breakOnNonFinite = m_menu->addAction(QStringLiteral("Break on First NaN/Inf"));
-    m_breakOnNonFinite->setCheckable(true);
-    connect(m_breakOnNonFinite, &QAction::triggered, this, [this](bool on) {
-        m_breakpoints->setBreakOnNonFinite(on);
-        m_window->statusBar()->showMessage(on
-                ? QStringLiteral("Runs stop after the first node that produces NaN or Inf (Breakpoints dock)")
-                : QStringLiteral("Runs no longer stop at NaN or Inf"),
-            5000);
-    });
-    connect(m_breakpoints, &BreakpointModel::breakpointsChanged, m_breakOnNonFinite,
-        [this] { m_breakOnNonFinite->setChecked(m_breakpoints->breaksOnNonFinite()); });
-    QAction* condition = m_menu->addAction(QStringLiteral("Add Conditional Breakpoint\u2026"));
-    connect(condition, &QAction::triggered, this, [this] {
-        m_breakpointsPanel->showAddDialog(BreakpointSpec::Kind::Condition, selectedNodeName());
-    });
-    m_menu->addSeparator();
-    createThreadsMenu();
-    QMenu* exportMenu = m_menu->addMenu(QStringLiteral("&Export Values"));
+    QMenu* exportMenu = m_actions->menu()->addMenu(QStringLiteral("&Export Values"));
     const std::pair<const char*, const char*> exports[] = {
         { "Selected Tensor (.npy, .pb, .csv)\u2026", "tensor" },
         { "All Values as .npz\u2026", "npz" },
@@ -377,49 +254,28 @@ void DebuggerUi::createActions()
     // Before Help, as IDEs order their menus.
     QMenuBar* bar = m_window->menuBar();
     const QList<QAction*> menus = bar->actions();
-    bar->insertMenu(menus.isEmpty() ? nullptr : menus.last(), m_menu);
+    bar->insertMenu(menus.isEmpty() ? nullptr : menus.last(), m_actions->menu());
 
     m_window->mainToolBar()->addSeparator();
-    for (QAction* a : { m_continue, m_stepOver, m_stepInto, m_stepOut, m_runTo, m_pause, m_stop, m_toggleBreakpoint })
+    for (QAction* a : m_actions->toolBarActions())
         m_window->addToolBarAction(a);
 }
 
-void DebuggerUi::createThreadsMenu()
+bool DebuggerUi::inputsReady(bool explain)
 {
-    // Like the CLI's --threads: how many threads one kernel may use. Every count up to the machine's, or powers of
-    // two and the machine's count on a big one. Remembered across sessions; a paused run keeps its count.
-    m_threadsMenu = m_menu->addMenu(QStringLiteral("&Threads"));
-    m_threadsMenu->setToolTipsVisible(true);
-    auto* group = new QActionGroup(m_threadsMenu);
-    const int hardware = ThreadPool::hardwareThreads();
-    QList<int> counts;
-    for (int n = 1; n <= hardware; n = hardware <= 8 ? n + 1 : n * 2)
-        counts << n;
-    if (counts.last() != hardware)
-        counts << hardware;
-    const int saved = std::clamp(QSettings().value(QStringLiteral("debugger/threads"), hardware).toInt(), 1, hardware);
-    for (int n : counts) {
-        QString text = n == 1 ? QStringLiteral("1 Thread") : QStringLiteral("%1 Threads").arg(n);
-        if (n == hardware && n > 1)
-            text += QStringLiteral(" (every hardware thread)");
-        QAction* a = m_threadsMenu->addAction(text);
-        a->setCheckable(true);
-        a->setData(n);
-        a->setToolTip(QStringLiteral("Kernels of the next run use %1; a paused run keeps the count it started with")
-                          .arg(n == 1 ? QStringLiteral("one thread") : QStringLiteral("up to %1 threads").arg(n)));
-        group->addAction(a);
-        connect(a, &QAction::triggered, this, [this, n] { setThreads(n); });
-    }
-    setThreads(counts.contains(saved) ? saved : hardware);
-}
-
-void DebuggerUi::setThreads(int threads)
-{
-    m_controller->setThreads(threads);
-    const int applied = m_controller->threads();
-    for (QAction* a : m_threadsMenu->actions())
-        a->setChecked(a->data().toInt() == applied);
-    QSettings().setValue(QStringLiteral("debugger/threads"), applied);
+    if (m_inputs->validate())
+        return true;
+    if (!explain)
+        return false;
+    m_inputsDock->show();
+    m_inputsDock->raise();
+    const QString error = m_inputs->revealFirstError();
+    showProblem(QStringLiteral("Inputs not valid"), error.isEmpty() ? QStringLiteral("An input is not valid.") : error,
+        QStringLiteral("The Inputs dock shows the error under the input. Fix it, then run again."));
+    m_status->setText(QStringLiteral("Fix the inputs first \u2014 %1")
+                          .arg(error.isEmpty() ? QStringLiteral("see the Inputs dock") : error));
+    m_status->setToolTip(m_status->text());
+    return false;
 }
 
 void DebuggerUi::onModelOpened()
@@ -427,15 +283,13 @@ void DebuggerUi::onModelOpened()
     auto model = m_window->document()->model();
     // Breakpoints are remembered per model file, as the inputs are.
     const QString path = m_window->document()->path();
-    m_selectedGraph = nullptr; // of the previous model, which may be gone
-    m_selectedNode = -1;
+    m_actions->setSelectedNode(nullptr, -1); // of the previous model, which may be gone
     m_breakpointsKey.clear();
     if (path.isEmpty())
         m_breakpoints->clear();
     else
         m_breakpoints->restore(breakpointSettingsGroup(path));
     m_breakpointsKey = path.isEmpty() ? QString() : breakpointSettingsGroup(path);
-    updateOpTypeAction();
     m_inspector->clear();
     m_inputs->setModel(model, m_window->document()->path(), m_window->document());
     m_controller->setModel(model);
@@ -463,25 +317,17 @@ void DebuggerUi::updateRetention()
 {
     DebuggerOptions options = m_controller->options();
     const int mode = m_values->retentionBox()->currentIndex();
-    options.iterationRetention = mode == 0 ? IterationRetention::All : mode == 1 ? IterationRetention::LastN : IterationRetention::None;
+    options.iterationRetention = mode == 0 ? IterationRetention::All
+        : mode == 1                        ? IterationRetention::LastN
+                                           : IterationRetention::None;
     options.keepIterations = m_values->keepBox()->value();
     m_controller->setOptions(options);
 }
 
 void DebuggerUi::onStateChanged(DebuggerState state)
 {
-    const bool hasModel = state != DebuggerState::NoModel;
-    const bool idle = hasModel && state != DebuggerState::Running;
-    m_continue->setEnabled(idle);
-    m_continue->setText(state == DebuggerState::Paused ? QStringLiteral("Continue") : QStringLiteral("Run"));
-    m_stepOver->setEnabled(idle);
-    m_stepInto->setEnabled(idle);
-    m_stepOut->setEnabled(state == DebuggerState::Paused);
-    m_runTo->setEnabled(idle && m_selectedNode >= 0);
-    m_pause->setEnabled(state == DebuggerState::Running);
-    m_stop->setEnabled(hasModel && state != DebuggerState::Ready);
-    m_restart->setEnabled(hasModel);
-    m_toggleBreakpoint->setEnabled(hasModel && m_selectedNode >= 0);
+    // The debugger's own actions follow the state by themselves (DebuggerActions); the export commands need values.
+    const bool idle = state != DebuggerState::NoModel && state != DebuggerState::Running;
     const bool haveValues = idle && m_controller->snapshot() != nullptr;
     for (QAction* a : m_exportActions)
         a->setEnabled(haveValues || (a == m_exportActions.first() && m_inspector->tensor().defined()));
@@ -555,7 +401,8 @@ void DebuggerUi::onStopped(const DebugSnapshotPtr& snapshot)
         if (!snapshot->message.isEmpty() && snapshot->reason != StopReason::Step)
             text += QStringLiteral(" \u2014 ") + snapshot->message;
         // Inside a body, where the stop is in it comes first; the main graph's progress after.
-        const QString mainProgress = QStringLiteral("%1 of %2").arg(snapshot->mainNodesDone).arg(snapshot->mainNodeCount);
+        const QString mainProgress
+            = QStringLiteral("%1 of %2").arg(snapshot->mainNodesDone).arg(snapshot->mainNodeCount);
         if (const FrameSnapshot* f = snapshot->innermost(); f && snapshot->frames.size() > 1 && f->graph) {
             const auto count = static_cast<int64_t>(f->graph->nodes().size());
             text += QStringLiteral(" \u00b7 node %1 of %2 in %3, %4 in main")
@@ -598,29 +445,15 @@ void DebuggerUi::onStopped(const DebugSnapshotPtr& snapshot)
 void DebuggerUi::applyGraphState()
 {
     GraphView* view = m_window->graphView();
-    view->clearNodeStates();
     const DebugSnapshotPtr s = m_shown;
+    showRunState(*view, s.get(), *m_breakpoints);
     if (!s)
         return;
-    for (const auto& [graph, nodes] : s->executed)
-        for (NodeId n : nodes)
-            view->setNodeState(graph, n, NodeState::Done);
-    for (size_t i = 0; i < s->frames.size(); ++i) {
-        const FrameSnapshot& f = s->frames[i];
-        if (i > 0 && f.ownerNode >= 0)
-            view->setNodeState(s->frames[i - 1].graph, f.ownerNode, NodeState::Current);
-    }
-    if (const BreakpointSpec* b = s->breakpointId > 0 ? m_breakpoints->find(s->breakpointId) : nullptr; s->lastGraph
-        && s->lastNode >= 0
-        && (s->reason == StopReason::NonFinite || (b && b->kind == BreakpointSpec::Kind::Condition)))
-        view->setNodeState(s->lastGraph, s->lastNode, NodeState::Tripped);
     const FrameSnapshot* inner = s->innermost();
     if (s->failedGraph && s->failedNode >= 0) {
-        view->setNodeState(s->failedGraph, s->failedNode, NodeState::Failed);
         view->centerOnNode(s->failedGraph, s->failedNode, false);
         m_window->inspector()->showNode(s->failedGraph, s->failedNode);
     } else if (inner && inner->position >= 0) {
-        view->setNodeState(inner->graph, inner->position, NodeState::Current);
         view->centerOnNode(inner->graph, inner->position, false);
         m_window->inspector()->showNode(inner->graph, inner->position);
     } else if (inner && inner->graph != view->currentGraph()) {
@@ -630,104 +463,7 @@ void DebuggerUi::applyGraphState()
 
 void DebuggerUi::applyDecorations()
 {
-    GraphScene* scene = m_window->graphView()->scene();
-    const Graph* graph = scene->viewGraph().graph;
-    if (!graph)
-        return;
-    const DebugSnapshotPtr s = m_shown;
-    std::set<std::string> breakNodes, breakOps;
-    for (const auto& b : m_breakpoints->breakpoints()) {
-        if (!b.enabled)
-            continue;
-        if (b.kind == BreakpointSpec::Kind::Node || (b.kind == BreakpointSpec::Kind::Condition && !b.pattern.isEmpty()))
-            breakNodes.insert(b.pattern.toStdString());
-        else if (b.kind == BreakpointSpec::Kind::OpType)
-            breakOps.insert(b.pattern.toStdString());
-    }
-    std::map<NodeId, const NodeTiming*> timing;
-    double maxMs = 0;
-    if (s)
-        for (const NodeTiming& t : s->timings)
-            if (t.graph == graph) {
-                timing[t.node] = &t;
-                maxMs = std::max(maxMs, static_cast<double>(t.total.count()) / 1e6);
-            }
-    for (NodeItem* item : scene->nodeItems()) {
-        const ViewItem& vi = item->viewItem();
-        if (vi.kind != ViewItem::Kind::Node || vi.node < 0) {
-            item->setBreakpointMarker(false);
-            item->setHeatColour({});
-            continue;
-        }
-        const Node& node = graph->node(vi.node);
-        item->setBreakpointMarker(breakNodes.count(node.displayName()) || breakOps.count(node.opType));
-        QString note;
-        const auto t = timing.find(vi.node);
-        if (t != timing.end())
-            note = QStringLiteral("Time: %1 ms (%2 call%3)").arg(static_cast<double>(t->second->total.count()) / 1e6, 0, 'f', 3).arg(t->second->calls).arg(t->second->calls == 1 ? QString() : QStringLiteral("s"));
-        if (s && s->failedGraph == graph && s->failedNode == vi.node)
-            note = QStringLiteral("Failed: %1").arg(s->message);
-        else if (item->state() == NodeState::Tripped && s && s->lastGraph == graph && s->lastNode == vi.node)
-            note = QStringLiteral("Stopped the run: %1").arg(s->message);
-        item->setDebugNote(note);
-        if (m_colourByTime && t != timing.end() && maxMs > 0)
-            item->setHeatColour(heat(std::sqrt(static_cast<double>(t->second->total.count()) / 1e6 / maxMs)));
-        else
-            item->setHeatColour({});
-    }
-    // Executed edges show the actual type and shape of what flowed on them.
-    std::map<std::string, const Value*> latest;
-    if (s)
-        for (const auto& v : s->values)
-            if (v.record.graph == graph && !v.record.dropped)
-                latest[v.record.name] = &v.record.value;
-    for (EdgeItem* edge : scene->edgeItems()) {
-        const ViewEdge& e = edge->viewEdge();
-        QString label;
-        if (e.values.size() == 1 && e.values.front() != kNoValue) {
-            auto it = latest.find(graph->value(e.values.front()).name);
-            if (it != latest.end())
-                label = shortType(*it->second);
-        }
-        edge->setActualLabel(label);
-    }
-    // So do the graph's inputs and outputs, whose declared types may be symbolic or missing (function bodies).
-    for (NodeItem* item : scene->nodeItems()) {
-        const ViewItem& vi = item->viewItem();
-        QString label;
-        if ((vi.kind == ViewItem::Kind::Input || vi.kind == ViewItem::Kind::Output) && vi.value != kNoValue)
-            if (auto it = latest.find(graph->value(vi.value).name); it != latest.end())
-                label = shortType(*it->second);
-        item->setActualSubtitle(label == vi.subtitle ? QString() : label);
-    }
-}
-
-QString DebuggerUi::selectedNodeName() const
-{
-    if (!m_selectedGraph || m_selectedNode < 0)
-        return {};
-    return QString::fromStdString(m_selectedGraph->node(m_selectedNode).displayName());
-}
-
-void DebuggerUi::toggleBreakpoint()
-{
-    const QString name = selectedNodeName();
-    if (name.isEmpty()) {
-        m_status->setText(QStringLiteral("Select a node to toggle its breakpoint."));
-        return;
-    }
-    const bool on = m_breakpoints->toggleNode(name);
-    m_window->statusBar()->showMessage(on ? QStringLiteral("Breakpoint set on %1").arg(name) : QStringLiteral("Breakpoint removed from %1").arg(name), 3000);
-}
-
-void DebuggerUi::runToSelected()
-{
-    const QString name = selectedNodeName();
-    if (name.isEmpty()) {
-        m_status->setText(QStringLiteral("Select the node to run to."));
-        return;
-    }
-    m_controller->runTo(name);
+    decorateRun(*m_window->graphView(), m_shown.get(), *m_breakpoints, m_colourByTime);
 }
 
 const RecordedValue* DebuggerUi::recordedValue(int valueIndex) const
@@ -759,7 +495,9 @@ void DebuggerUi::inspectValue(int valueIndex)
     }
     QString title = valueLabel(r);
     if (r.graph && r.producer >= 0)
-        title += QStringLiteral("  \u2190 %1 (%2)").arg(QString::fromStdString(r.graph->node(r.producer).displayName()), QString::fromStdString(r.graph->node(r.producer).opType));
+        title += QStringLiteral("  \u2190 %1 (%2)")
+                     .arg(QString::fromStdString(r.graph->node(r.producer).displayName()),
+                         QString::fromStdString(r.graph->node(r.producer).opType));
     m_inspector->setValue(title, r.value);
     m_inspectorShowsRunValue = true;
     onStateChanged(m_controller->state());
@@ -776,26 +514,9 @@ void DebuggerUi::onFrameSelected(const FrameSnapshot& frame, bool innermost)
     (void)innermost;
 }
 
-void DebuggerUi::updateOpTypeAction()
-{
-    if (!m_breakOnOpType)
-        return;
-    const bool have = m_selectedGraph && m_selectedNode >= 0;
-    const QString op = have ? QString::fromStdString(m_selectedGraph->node(m_selectedNode).opType) : QString();
-    m_breakOnOpType->setEnabled(have);
-    m_breakOnOpType->setText(
-        have ? QStringLiteral("Break on Every %1").arg(op) : QStringLiteral("Break on Every Node of This Op Type"));
-    bool set = false;
-    for (const auto& b : m_breakpoints->breakpoints())
-        set |= have && b.kind == BreakpointSpec::Kind::OpType && b.pattern == op && b.enabled;
-    m_breakOnOpType->setChecked(set);
-}
-
 void DebuggerUi::onGraphNodeSelected(const Graph* graph, NodeId node)
 {
-    m_selectedGraph = graph;
-    m_selectedNode = node;
-    updateOpTypeAction();
+    m_actions->setSelectedNode(graph, node);
     onStateChanged(m_controller->state());
     const DebugSnapshotPtr s = m_controller->snapshot();
     if (!s || !graph || node < 0 || m_controller->state() == DebuggerState::Running)
@@ -829,7 +550,8 @@ void DebuggerUi::onGraphValueSelected(const Graph* graph, ValueId value)
             }
     if (info.initializer && graph->model()) {
         try {
-            m_inspector->setTensor(QString::fromStdString(info.name) + QStringLiteral(" (initializer)"), graph->model()->initializer(info));
+            m_inspector->setTensor(QString::fromStdString(info.name) + QStringLiteral(" (initializer)"),
+                graph->model()->initializer(info));
             m_inspectorShowsRunValue = false;
         } catch (const std::exception& e) {
             m_status->setText(QString::fromStdString(e.what()));
@@ -983,14 +705,17 @@ bool DebuggerUi::exportAll(const QString& path, const QString& format)
 
 void DebuggerUi::showExportDialog(const QString& format)
 {
-    const QString base = m_window->document()->path().isEmpty() ? QStringLiteral("values") : QFileInfo(m_window->document()->path()).completeBaseName();
+    const QString base = m_window->document()->path().isEmpty()
+        ? QStringLiteral("values")
+        : QFileInfo(m_window->document()->path()).completeBaseName();
     QString path;
     if (format == QStringLiteral("tensor")) {
         if (!m_inspector->tensor().defined()) {
             m_status->setText(QStringLiteral("Select a tensor to export first."));
             return;
         }
-        path = QFileDialog::getSaveFileName(m_window, QStringLiteral("Export tensor"), safeFileName(m_inspector->title().section(QLatin1Char(' '), 0, 0)) + QStringLiteral(".npy"),
+        path = QFileDialog::getSaveFileName(m_window, QStringLiteral("Export tensor"),
+            safeFileName(m_inspector->title().section(QLatin1Char(' '), 0, 0)) + QStringLiteral(".npy"),
             QStringLiteral("numpy (*.npy);;TensorProto (*.pb);;CSV (*.csv)"));
         if (!path.isEmpty())
             exportSelectedTensor(path);
@@ -999,11 +724,14 @@ void DebuggerUi::showExportDialog(const QString& format)
     if (format == QStringLiteral("npy") || format == QStringLiteral("pb"))
         path = QFileDialog::getExistingDirectory(m_window, QStringLiteral("Folder for the %1 files").arg(format));
     else if (format == QStringLiteral("npz"))
-        path = QFileDialog::getSaveFileName(m_window, QStringLiteral("Export all values"), base + QStringLiteral("_values.npz"), QStringLiteral("numpy archive (*.npz)"));
+        path = QFileDialog::getSaveFileName(m_window, QStringLiteral("Export all values"),
+            base + QStringLiteral("_values.npz"), QStringLiteral("numpy archive (*.npz)"));
     else if (format == QStringLiteral("json"))
-        path = QFileDialog::getSaveFileName(m_window, QStringLiteral("Export summary"), base + QStringLiteral("_values.json"), QStringLiteral("JSON (*.json)"));
+        path = QFileDialog::getSaveFileName(m_window, QStringLiteral("Export summary"),
+            base + QStringLiteral("_values.json"), QStringLiteral("JSON (*.json)"));
     else
-        path = QFileDialog::getSaveFileName(m_window, QStringLiteral("Export debug model"), base + QStringLiteral("_debug.onnx"), QStringLiteral("ONNX (*.onnx)"));
+        path = QFileDialog::getSaveFileName(m_window, QStringLiteral("Export debug model"),
+            base + QStringLiteral("_debug.onnx"), QStringLiteral("ONNX (*.onnx)"));
     if (!path.isEmpty())
         exportAll(path, format);
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "ui/tensorinspector/tensor_format.h"
+#include "ui/common/tensor_format.h"
 
 #include "engine/core/text.h"
 

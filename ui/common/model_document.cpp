@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "ui/document/model_document.h"
+#include "ui/common/model_document.h"
 
 #include <QCryptographicHash>
 #include <QFutureWatcher>

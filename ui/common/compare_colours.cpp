@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "ui/compare/compare_colours.h"
+#include "ui/common/compare_colours.h"
 
 #include <QFileInfo>
 #include <QPainter>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "ui/inputeditor/input_spec.h"
+#include "ui/common/input_spec.h"
 
 #include "engine/io/npy.h"
 #include "engine/io/tensor_proto.h"

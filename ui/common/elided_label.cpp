@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "ui/mainwindow/elided_label.h"
+#include "ui/common/elided_label.h"
 
 #include <QPainter>
 #include <QStyle>

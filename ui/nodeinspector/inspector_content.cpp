@@ -2,8 +2,8 @@
 #include "ui/nodeinspector/inspector_content.h"
 
 #include "engine/io/tensor_proto.h"
+#include "engine/model/op_schema.h"
 #include "ui/document/model_document.h"
-#include "ui/nodeinspector/op_schema.h"
 #include "ui/tensorinspector/tensor_format.h"
 
 #include <QFileInfo>
@@ -16,7 +16,10 @@ namespace onnxscope {
 
 namespace {
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
+QString qs(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
 
 QString joinNumbers(const auto& values, int limit = 32)
 {
@@ -37,7 +40,8 @@ QString tensorSummary(const onnx::TensorProto& t)
     Shape shape(t.dims().begin(), t.dims().end());
     const DataType dtype = dataTypeFromOnnx(t.data_type());
     const auto name = dataTypeName(dtype);
-    return QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size())) + QStringLiteral(" \u27e8") + formatShape(shape) + QStringLiteral("\u27e9");
+    return QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size())) + QStringLiteral(" \u27e8")
+        + formatShape(shape) + QStringLiteral("\u27e9");
 }
 
 PropertyRow attributeRow(const Node& node, const onnx::AttributeProto& attr, const ExternalDataStore* external)
@@ -55,7 +59,8 @@ PropertyRow attributeRow(const Node& node, const onnx::AttributeProto& attr, con
         row.detail = QStringLiteral("int");
         break;
     case A::STRING:
-        row.value = QStringLiteral("\"%1\"").arg(QString::fromUtf8(attr.s().data(), static_cast<qsizetype>(attr.s().size())));
+        row.value
+            = QStringLiteral("\"%1\"").arg(QString::fromUtf8(attr.s().data(), static_cast<qsizetype>(attr.s().size())));
         row.detail = QStringLiteral("string");
         break;
     case A::FLOATS:
@@ -111,7 +116,8 @@ PropertyRow attributeRow(const Node& node, const onnx::AttributeProto& attr, con
         break;
     default:
         row.detail = QStringLiteral("?");
-        row.value = attr.has_ref_attr_name() ? QStringLiteral("ref %1").arg(qs(attr.ref_attr_name())) : QStringLiteral("(unsupported)");
+        row.value = attr.has_ref_attr_name() ? QStringLiteral("ref %1").arg(qs(attr.ref_attr_name()))
+                                             : QStringLiteral("(unsupported)");
         break;
     }
     if (!attr.ref_attr_name().empty())
@@ -169,11 +175,13 @@ std::vector<PropertySection> describeNode(const Graph& graph, NodeId id, const M
     if (id < 0 || static_cast<size_t>(id) >= graph.nodes().size())
         return sections;
     const Node& node = graph.node(id);
-    const OpSchemaInfo schema = lookupOpSchema(node.opType, node.domain, node.opset);
+    const OpSchemaInfo& schema = lookupOpSchema(node.opType, node.domain, node.opset);
     PropertySection info { QStringLiteral("Node"), {} };
-    info.rows.push_back({ QStringLiteral("name"), node.name.empty() ? QStringLiteral("(unnamed)") : qs(node.name), {}, {}, {}, {}, kNoValue, -1 });
-    info.rows.push_back({ QStringLiteral("op type"), qs(node.opType), schema.support, {}, {}, {}, kNoValue, -1 });
-    info.rows.push_back({ QStringLiteral("domain"), node.domain.empty() ? QStringLiteral("ai.onnx (default)") : qs(node.domain), {}, {}, {}, {}, kNoValue, -1 });
+    info.rows.push_back({ QStringLiteral("name"), node.name.empty() ? QStringLiteral("(unnamed)") : qs(node.name), {},
+        {}, {}, {}, kNoValue, -1 });
+    info.rows.push_back({ QStringLiteral("op type"), qs(node.opType), qs(schema.support), {}, {}, {}, kNoValue, -1 });
+    info.rows.push_back({ QStringLiteral("domain"),
+        node.domain.empty() ? QStringLiteral("ai.onnx (default)") : qs(node.domain), {}, {}, {}, {}, kNoValue, -1 });
     QString version = QStringLiteral("opset %1").arg(node.opset);
     if (schema.known)
         version += QStringLiteral(" \u2192 %1-%2").arg(qs(node.opType)).arg(schema.sinceVersion);
@@ -181,7 +189,8 @@ std::vector<PropertySection> describeNode(const Graph& graph, NodeId id, const M
         version += QStringLiteral(" (not in onnx's schema registry)");
     info.rows.push_back({ QStringLiteral("version"), version, {}, {}, {}, {}, kNoValue, -1 });
     if (node.proto && !node.proto->doc_string().empty())
-        info.rows.push_back({ QStringLiteral("doc string"), qs(node.proto->doc_string()), {}, qs(node.proto->doc_string()), {}, {}, kNoValue, -1 });
+        info.rows.push_back({ QStringLiteral("doc string"), qs(node.proto->doc_string()), {},
+            qs(node.proto->doc_string()), {}, {}, kNoValue, -1 });
     sections.push_back(std::move(info));
 
     PropertySection attributes { QStringLiteral("Attributes"), {} };
@@ -193,8 +202,9 @@ std::vector<PropertySection> describeNode(const Graph& graph, NodeId id, const M
 
     PropertySection inputs { QStringLiteral("Inputs"), {} };
     for (size_t i = 0; i < node.inputs.size(); ++i) {
-        QString port = inputPortName(node, i);
-        inputs.rows.push_back(valueRow(graph, node.inputs[i], port.isEmpty() ? QStringLiteral("input %1").arg(i) : port, document));
+        QString port = qs(inputPortName(node, i));
+        inputs.rows.push_back(
+            valueRow(graph, node.inputs[i], port.isEmpty() ? QStringLiteral("input %1").arg(i) : port, document));
     }
     for (ValueId v : node.implicitInputs)
         inputs.rows.push_back(valueRow(graph, v, QStringLiteral("(outer scope)"), document));
@@ -202,19 +212,21 @@ std::vector<PropertySection> describeNode(const Graph& graph, NodeId id, const M
 
     PropertySection outputs { QStringLiteral("Outputs"), {} };
     for (size_t i = 0; i < node.outputs.size(); ++i) {
-        QString port = outputPortName(node, i);
-        outputs.rows.push_back(valueRow(graph, node.outputs[i], port.isEmpty() ? QStringLiteral("output %1").arg(i) : port, document));
+        QString port = qs(outputPortName(node, i));
+        outputs.rows.push_back(
+            valueRow(graph, node.outputs[i], port.isEmpty() ? QStringLiteral("output %1").arg(i) : port, document));
     }
     sections.push_back(std::move(outputs));
 
     if (!node.subgraphs.empty() || node.functionBody) {
         PropertySection subgraphs { QStringLiteral("Subgraphs"), {} };
         for (const auto& [name, sub] : node.subgraphs)
-            subgraphs.rows.push_back({ qs(name), QStringLiteral("%1 nodes").arg(sub->nodes().size()), QStringLiteral("graph"),
-                QStringLiteral("Double-click the node to open"), {}, {}, kNoValue, id });
+            subgraphs.rows.push_back({ qs(name), QStringLiteral("%1 nodes").arg(sub->nodes().size()),
+                QStringLiteral("graph"), QStringLiteral("Double-click the node to open"), {}, {}, kNoValue, id });
         if (node.functionBody)
-            subgraphs.rows.push_back({ QStringLiteral("function body"), QStringLiteral("%1 nodes").arg(node.functionBody->nodes().size()),
-                QStringLiteral("function"), QStringLiteral("Double-click the node to open"), {}, {}, kNoValue, id });
+            subgraphs.rows.push_back({ QStringLiteral("function body"),
+                QStringLiteral("%1 nodes").arg(node.functionBody->nodes().size()), QStringLiteral("function"),
+                QStringLiteral("Double-click the node to open"), {}, {}, kNoValue, id });
         sections.push_back(std::move(subgraphs));
     }
     return sections;
@@ -230,13 +242,17 @@ std::vector<PropertySection> describeValue(const Graph& graph, ValueId id, const
     tensor.rows.push_back({ QStringLiteral("name"), qs(v.name), {}, {}, {}, {}, kNoValue, -1 });
     const ValueType type = document ? document->valueType(graph, id) : v.type;
     tensor.rows.push_back({ QStringLiteral("type"), qs(type.toString()),
-        v.type.kind != Value::Kind::None ? QStringLiteral("declared") : (type.kind != Value::Kind::None ? QStringLiteral("inferred") : QString()), {}, {}, {}, kNoValue, -1 });
+        v.type.kind != Value::Kind::None ? QStringLiteral("declared")
+                                         : (type.kind != Value::Kind::None ? QStringLiteral("inferred") : QString()),
+        {}, {}, {}, kNoValue, -1 });
     if (type.kind == Value::Kind::Tensor) {
         const auto name = dataTypeName(type.elementType);
-        tensor.rows.push_back({ QStringLiteral("dtype"), QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size())), {}, {}, {}, {}, kNoValue, -1 });
+        tensor.rows.push_back({ QStringLiteral("dtype"),
+            QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size())), {}, {}, {}, {}, kNoValue, -1 });
         tensor.rows.push_back({ QStringLiteral("shape"), formatShape(type), {}, {}, {}, {}, kNoValue, -1 });
     }
-    tensor.rows.push_back({ QStringLiteral("source"), QString::fromLatin1(sourceName(v.source)), {}, {}, {}, {}, kNoValue, -1 });
+    tensor.rows.push_back(
+        { QStringLiteral("source"), QString::fromLatin1(sourceName(v.source)), {}, {}, {}, {}, kNoValue, -1 });
     sections.push_back(std::move(tensor));
 
     PropertySection producer { QStringLiteral("Producer"), {} };
@@ -244,7 +260,8 @@ std::vector<PropertySection> describeValue(const Graph& graph, ValueId id, const
         const Node& p = graph.node(v.producer);
         producer.rows.push_back({ qs(p.opType), qs(p.displayName()), {}, {}, {}, {}, kNoValue, p.id });
     } else {
-        producer.rows.push_back({ QString::fromLatin1(sourceName(v.source)), QStringLiteral("\u2014"), {}, {}, {}, {}, kNoValue, -1 });
+        producer.rows.push_back(
+            { QString::fromLatin1(sourceName(v.source)), QStringLiteral("\u2014"), {}, {}, {}, {}, kNoValue, -1 });
     }
     sections.push_back(std::move(producer));
 
@@ -254,8 +271,9 @@ std::vector<PropertySection> describeValue(const Graph& graph, ValueId id, const
         QString port;
         for (size_t i = 0; i < n.inputs.size(); ++i)
             if (n.inputs[i] == id)
-                port = inputPortName(n, i);
-        consumers.rows.push_back({ qs(n.opType), qs(n.displayName()), port.isEmpty() ? QString() : QStringLiteral("as %1").arg(port), {}, {}, {}, kNoValue, c });
+                port = qs(inputPortName(n, i));
+        consumers.rows.push_back({ qs(n.opType), qs(n.displayName()),
+            port.isEmpty() ? QString() : QStringLiteral("as %1").arg(port), {}, {}, {}, kNoValue, c });
     }
     for (ValueId out : graph.outputs())
         if (out == id)
@@ -307,7 +325,8 @@ std::vector<PropertySection> describeModel(const Model& model, const QString& pa
     if (!path.isEmpty())
         add(info, QStringLiteral("file size"), formatBytes(static_cast<uint64_t>(QFileInfo(path).size())));
     add(info, QStringLiteral("IR version"), QString::number(proto.ir_version()));
-    add(info, QStringLiteral("producer"), (qs(proto.producer_name()) + QLatin1Char(' ') + qs(proto.producer_version())).trimmed());
+    add(info, QStringLiteral("producer"),
+        (qs(proto.producer_name()) + QLatin1Char(' ') + qs(proto.producer_version())).trimmed());
     if (!proto.domain().empty())
         add(info, QStringLiteral("domain"), qs(proto.domain()));
     if (proto.model_version() != 0)
@@ -381,18 +400,20 @@ std::vector<PropertySection> describeModel(const Model& model, const QString& pa
 
 QString operatorDocumentationMarkdown(const Node& node)
 {
-    const OpSchemaInfo schema = lookupOpSchema(node.opType, node.domain, node.opset);
+    const OpSchemaInfo& schema = lookupOpSchema(node.opType, node.domain, node.opset);
     QString md = QStringLiteral("### %1\n\n").arg(qs(node.opType));
     if (!schema.known)
-        return md + QStringLiteral("*onnx's schema registry (onnx 1.12) does not know %1 in domain \u201c%2\u201d at opset %3: "
-                                   "a custom or newer operator.*\n")
-                        .arg(qs(node.opType), node.domain.empty() ? QStringLiteral("ai.onnx") : qs(node.domain))
-                        .arg(node.opset);
+        return md
+            + QStringLiteral(
+                "*onnx's schema registry (onnx 1.12) does not know %1 in domain \u201c%2\u201d at opset %3: "
+                "a custom or newer operator.*\n")
+                  .arg(qs(node.opType), node.domain.empty() ? QStringLiteral("ai.onnx") : qs(node.domain))
+                  .arg(node.opset);
     md += QStringLiteral("*%1 version %2%3*\n\n")
-              .arg(schema.domain.isEmpty() ? QStringLiteral("ai.onnx") : schema.domain)
+              .arg(schema.domain.empty() ? QStringLiteral("ai.onnx") : qs(schema.domain))
               .arg(schema.sinceVersion)
-              .arg(schema.support.isEmpty() ? QString() : QStringLiteral(", ") + schema.support);
-    md += schema.doc.isEmpty() ? QStringLiteral("*No documentation in this build of onnx.*") : schema.doc;
+              .arg(schema.support.empty() ? QString() : QStringLiteral(", ") + qs(schema.support));
+    md += schema.doc.empty() ? QStringLiteral("*No documentation in this build of onnx.*") : qs(schema.doc);
     return md;
 }
 

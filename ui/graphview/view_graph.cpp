@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "ui/graphview/view_graph.h"
 
-#include "engine/io/tensor_proto.h"
 #include "engine/model/model.h"
 #include "engine/model/op_schema.h"
 #include "ui/graphview/graph_style.h"
@@ -10,8 +9,6 @@
 #include <QFontMetricsF>
 #include <QHash>
 #include <QRegularExpression>
-
-#include <onnx/onnx_pb.h>
 
 #include <algorithm>
 #include <map>
@@ -297,7 +294,7 @@ namespace {
 
 bool isFoldedValue(const GraphOutline& outline, const ValueInfo& v)
 {
-    if (v.initializer && (v.source == ValueInfo::Source::Initializer || v.source == ValueInfo::Source::Input))
+    if (v.hasInitializer() && (v.source == ValueInfo::Source::Initializer || v.source == ValueInfo::Source::Input))
         return true;
     return v.producer >= 0 && outline.folded[static_cast<size_t>(v.producer)];
 }
@@ -310,12 +307,14 @@ QString foldedRow(
         name = QString::fromStdString(v.name);
     Tensor small;
     try {
-        if (v.initializer && v.initializer->data_location() != onnx::TensorProto::EXTERNAL) {
-            int64_t count = 1;
-            for (int64_t d : v.initializer->dims())
-                count *= d;
-            if (count <= 6)
-                small = tensorFromProto(*v.initializer, nullptr);
+        if (v.hasInitializer()) {
+            if (const InitializerInfo initializer = v.initializerInfo(); !initializer.external) {
+                int64_t count = 1;
+                for (int64_t d : initializer.shape)
+                    count *= d;
+                if (count <= 6)
+                    small = v.initializerTensor();
+            }
         } else if (v.producer >= 0) {
             const Node& c = outline.graph->node(v.producer);
             if (c.attributes.has("value")) {

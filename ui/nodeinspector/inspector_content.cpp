@@ -1,14 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "ui/nodeinspector/inspector_content.h"
 
-#include "engine/io/tensor_proto.h"
 #include "engine/model/op_schema.h"
 #include "ui/document/model_document.h"
 #include "ui/tensorinspector/tensor_format.h"
 
 #include <QFileInfo>
-
-#include <onnx/onnx_pb.h>
 
 #include <map>
 
@@ -35,43 +32,42 @@ QString joinNumbers(const auto& values, int limit = 32)
     return QLatin1Char('[') + parts.join(QStringLiteral(", ")) + QLatin1Char(']');
 }
 
-QString tensorSummary(const onnx::TensorProto& t)
+QString tensorSummary(DataType dtype, const Shape& shape)
 {
-    Shape shape(t.dims().begin(), t.dims().end());
-    const DataType dtype = dataTypeFromOnnx(t.data_type());
     const auto name = dataTypeName(dtype);
     return QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size())) + QStringLiteral(" \u27e8")
         + formatShape(shape) + QStringLiteral("\u27e9");
 }
 
-PropertyRow attributeRow(const Node& node, const onnx::AttributeProto& attr, const ExternalDataStore* external)
+PropertyRow attributeRow(const Node& node, const Attribute& attr, ExternalDataStore* external)
 {
     PropertyRow row;
     row.name = qs(attr.name());
-    using A = onnx::AttributeProto;
+    using A = AttributeType;
     switch (attr.type()) {
-    case A::FLOAT:
-        row.value = QString::number(attr.f(), 'g', 7);
+    case A::Float:
+        row.value = QString::number(attr.floatValue(), 'g', 7);
         row.detail = QStringLiteral("float");
         break;
-    case A::INT:
-        row.value = QString::number(attr.i());
+    case A::Int:
+        row.value = QString::number(attr.intValue());
         row.detail = QStringLiteral("int");
         break;
-    case A::STRING:
-        row.value
-            = QStringLiteral("\"%1\"").arg(QString::fromUtf8(attr.s().data(), static_cast<qsizetype>(attr.s().size())));
+    case A::String: {
+        const std::string& s = attr.stringValue();
+        row.value = QStringLiteral("\"%1\"").arg(QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())));
         row.detail = QStringLiteral("string");
         break;
-    case A::FLOATS:
+    }
+    case A::Floats:
         row.value = joinNumbers(attr.floats());
         row.detail = QStringLiteral("floats");
         break;
-    case A::INTS:
+    case A::Ints:
         row.value = joinNumbers(attr.ints());
         row.detail = QStringLiteral("ints");
         break;
-    case A::STRINGS: {
+    case A::Strings: {
         QStringList parts;
         for (const auto& s : attr.strings())
             parts << QStringLiteral("\"%1\"").arg(qs(s));
@@ -79,49 +75,53 @@ PropertyRow attributeRow(const Node& node, const onnx::AttributeProto& attr, con
         row.detail = QStringLiteral("strings");
         break;
     }
-    case A::TENSOR: {
-        const onnx::TensorProto* proto = &attr.t();
+    case A::Tensor: {
+        const QString summary = tensorSummary(attr.tensorType(), attr.tensorShape());
         row.detail = QStringLiteral("tensor");
-        row.value = tensorSummary(*proto);
+        row.value = summary;
         try {
-            const Tensor t = tensorFromProto(*proto, const_cast<ExternalDataStore*>(external));
+            const Tensor t = attr.tensor(external);
             if (t.size() <= 16)
-                row.value = formatTensorValues(t, 16) + QStringLiteral("  ") + tensorSummary(*proto);
+                row.value = formatTensorValues(t, 16) + QStringLiteral("  ") + summary;
         } catch (const std::exception& e) {
             row.toolTip = qs(e.what());
         }
-        row.tensor = [proto, external] { return tensorFromProto(*proto, const_cast<ExternalDataStore*>(external)); };
+        row.tensor = [attr, external] { return attr.tensor(external); };
         row.tensorTitle = QStringLiteral("%1.%2").arg(qs(node.displayName()), row.name);
         break;
     }
-    case A::GRAPH:
+    case A::Graph: {
+        const Graph* graph = attr.graph();
         row.detail = QStringLiteral("graph");
-        row.value = QStringLiteral("%1 (%2 nodes)").arg(qs(attr.g().name())).arg(attr.g().node_size());
+        row.value = QStringLiteral("%1 (%2 nodes)")
+                        .arg(graph ? qs(graph->name()) : QString())
+                        .arg(graph ? graph->nodes().size() : 0);
         break;
-    case A::GRAPHS:
+    }
+    case A::Graphs:
         row.detail = QStringLiteral("graphs");
-        row.value = QStringLiteral("%1 graphs").arg(attr.graphs_size());
+        row.value = QStringLiteral("%1 graphs").arg(attr.graphs().size());
         break;
-    case A::TENSORS:
+    case A::Tensors:
         row.detail = QStringLiteral("tensors");
-        row.value = QStringLiteral("%1 tensors").arg(attr.tensors_size());
+        row.value = QStringLiteral("%1 tensors").arg(attr.tensorCount());
         break;
-    case A::SPARSE_TENSOR:
+    case A::SparseTensor:
         row.detail = QStringLiteral("sparse tensor");
-        row.value = joinNumbers(attr.sparse_tensor().dims());
+        row.value = joinNumbers(attr.sparseTensorShape());
         break;
-    case A::TYPE_PROTO:
+    case A::Type:
         row.detail = QStringLiteral("type");
-        row.value = qs(valueTypeFromProto(attr.tp()).toString());
+        row.value = qs(attr.typeValue().toString());
         break;
     default:
         row.detail = QStringLiteral("?");
-        row.value = attr.has_ref_attr_name() ? QStringLiteral("ref %1").arg(qs(attr.ref_attr_name()))
-                                             : QStringLiteral("(unsupported)");
+        row.value = !attr.refAttrName().empty() ? QStringLiteral("ref %1").arg(qs(attr.refAttrName()))
+                                                : QStringLiteral("(unsupported)");
         break;
     }
-    if (!attr.ref_attr_name().empty())
-        row.detail += QStringLiteral(" (ref %1)").arg(qs(attr.ref_attr_name()));
+    if (!attr.refAttrName().empty())
+        row.detail += QStringLiteral(" (ref %1)").arg(qs(attr.refAttrName()));
     return row;
 }
 
@@ -142,10 +142,10 @@ PropertyRow valueRow(const Graph& graph, ValueId v, const QString& port, const M
     row.value = qs(info.name);
     row.detail = typeText(graph, v, document);
     row.valueRef = v;
-    if (info.initializer) {
-        const onnx::TensorProto* proto = info.initializer;
+    if (info.hasInitializer()) {
+        const ValueInfo* value = &info;
         const Model* model = graph.model();
-        row.tensor = [proto, model] { return tensorFromProto(*proto, model ? &model->externalData() : nullptr); };
+        row.tensor = [value, model] { return value->initializerTensor(model ? &model->externalData() : nullptr); };
         row.tensorTitle = qs(info.name);
         row.toolTip = QStringLiteral("Initializer \u2014 double-click to view");
     }
@@ -188,16 +188,15 @@ std::vector<PropertySection> describeNode(const Graph& graph, NodeId id, const M
     else
         version += QStringLiteral(" (not in onnx's schema registry)");
     info.rows.push_back({ QStringLiteral("version"), version, {}, {}, {}, {}, kNoValue, -1 });
-    if (node.proto && !node.proto->doc_string().empty())
-        info.rows.push_back({ QStringLiteral("doc string"), qs(node.proto->doc_string()), {},
-            qs(node.proto->doc_string()), {}, {}, kNoValue, -1 });
+    if (!node.docString().empty())
+        info.rows.push_back(
+            { QStringLiteral("doc string"), qs(node.docString()), {}, qs(node.docString()), {}, {}, kNoValue, -1 });
     sections.push_back(std::move(info));
 
     PropertySection attributes { QStringLiteral("Attributes"), {} };
-    const ExternalDataStore* external = graph.model() ? &graph.model()->externalData() : nullptr;
-    if (node.proto)
-        for (const auto& attr : node.proto->attribute())
-            attributes.rows.push_back(attributeRow(node, attr, external));
+    ExternalDataStore* external = graph.model() ? &graph.model()->externalData() : nullptr;
+    for (const Attribute& attr : node.attributeList())
+        attributes.rows.push_back(attributeRow(node, attr, external));
     sections.push_back(std::move(attributes));
 
     PropertySection inputs { QStringLiteral("Inputs"), {} };
@@ -280,23 +279,21 @@ std::vector<PropertySection> describeValue(const Graph& graph, ValueId id, const
             consumers.rows.push_back({ QStringLiteral("graph output"), qs(v.name), {}, {}, {}, {}, kNoValue, -1 });
     sections.push_back(std::move(consumers));
 
-    if (v.initializer) {
+    if (v.hasInitializer()) {
         PropertySection init { QStringLiteral("Initializer"), {} };
         PropertyRow row = valueRow(graph, id, QStringLiteral("values"), document);
         row.value = QStringLiteral("double-click to view");
-        const onnx::TensorProto* proto = v.initializer;
-        if (proto->data_location() == onnx::TensorProto::EXTERNAL) {
-            row.detail = QStringLiteral("external data");
-            for (const auto& kv : proto->external_data())
-                if (kv.key() == "location")
-                    row.detail = QStringLiteral("external: %1").arg(qs(kv.value()));
+        const InitializerInfo initializer = v.initializerInfo();
+        if (initializer.external) {
+            row.detail = initializer.location.empty() ? QStringLiteral("external data")
+                                                      : QStringLiteral("external: %1").arg(qs(initializer.location));
         } else {
             try {
                 int64_t count = 1;
-                for (int64_t d : proto->dims())
+                for (int64_t d : initializer.shape)
                     count *= d;
                 if (count <= 64)
-                    row.value = formatTensorValues(tensorFromProto(*proto, nullptr), 16);
+                    row.value = formatTensorValues(v.initializerTensor(), 16);
             } catch (const std::exception& e) {
                 row.value = qs(e.what());
             }
@@ -310,7 +307,7 @@ std::vector<PropertySection> describeValue(const Graph& graph, ValueId id, const
 std::vector<PropertySection> describeModel(const Model& model, const QString& path)
 {
     std::vector<PropertySection> sections;
-    const onnx::ModelProto& proto = model.proto();
+    const ModelMetadata metadata = model.metadata();
     PropertySection info { QStringLiteral("Model"), {} };
     auto add = [](PropertySection& s, const QString& name, const QString& value, const QString& detail = {}) {
         PropertyRow row;
@@ -324,18 +321,18 @@ std::vector<PropertySection> describeModel(const Model& model, const QString& pa
     add(info, QStringLiteral("file"), path.isEmpty() ? qs(model.displayName()) : QFileInfo(path).fileName(), path);
     if (!path.isEmpty())
         add(info, QStringLiteral("file size"), formatBytes(static_cast<uint64_t>(QFileInfo(path).size())));
-    add(info, QStringLiteral("IR version"), QString::number(proto.ir_version()));
+    add(info, QStringLiteral("IR version"), QString::number(metadata.irVersion));
     add(info, QStringLiteral("producer"),
-        (qs(proto.producer_name()) + QLatin1Char(' ') + qs(proto.producer_version())).trimmed());
-    if (!proto.domain().empty())
-        add(info, QStringLiteral("domain"), qs(proto.domain()));
-    if (proto.model_version() != 0)
-        add(info, QStringLiteral("model version"), QString::number(proto.model_version()));
-    add(info, QStringLiteral("graph"), qs(proto.graph().name()));
-    if (!proto.doc_string().empty())
-        add(info, QStringLiteral("doc string"), qs(proto.doc_string()));
-    if (!proto.graph().doc_string().empty())
-        add(info, QStringLiteral("graph doc"), qs(proto.graph().doc_string()));
+        (qs(metadata.producerName) + QLatin1Char(' ') + qs(metadata.producerVersion)).trimmed());
+    if (!metadata.domain.empty())
+        add(info, QStringLiteral("domain"), qs(metadata.domain));
+    if (metadata.modelVersion != 0)
+        add(info, QStringLiteral("model version"), QString::number(metadata.modelVersion));
+    add(info, QStringLiteral("graph"), qs(model.graph().name()));
+    if (!metadata.docString.empty())
+        add(info, QStringLiteral("doc string"), qs(metadata.docString));
+    if (!model.graph().docString().empty())
+        add(info, QStringLiteral("graph doc"), qs(model.graph().docString()));
     add(info, QStringLiteral("nodes"), QString::number(model.graph().nodes().size()),
         QStringLiteral("%1 with subgraphs and functions").arg(model.graph().totalNodeCount()));
     sections.push_back(std::move(info));
@@ -345,10 +342,10 @@ std::vector<PropertySection> describeModel(const Model& model, const QString& pa
         add(opsets, domain.empty() ? QStringLiteral("ai.onnx") : qs(domain), QString::number(version));
     sections.push_back(std::move(opsets));
 
-    if (proto.metadata_props_size() > 0) {
+    if (!metadata.properties.empty()) {
         PropertySection meta { QStringLiteral("Metadata"), {} };
-        for (const auto& kv : proto.metadata_props())
-            add(meta, qs(kv.key()), qs(kv.value()));
+        for (const auto& [key, value] : metadata.properties)
+            add(meta, qs(key), qs(value));
         sections.push_back(std::move(meta));
     }
     const Graph& g = model.graph();
@@ -364,7 +361,7 @@ std::vector<PropertySection> describeModel(const Model& model, const QString& pa
     PropertySection inits { QStringLiteral("Initializers"), {} };
     size_t external = 0;
     for (ValueId v : g.initializers())
-        if (g.value(v).initializer && g.value(v).initializer->data_location() == onnx::TensorProto::EXTERNAL)
+        if (g.value(v).hasInitializer() && g.value(v).initializerInfo().external)
             ++external;
     add(inits, QStringLiteral("count"), QString::number(g.initializers().size()));
     add(inits, QStringLiteral("size"), formatBytes(model.initializerBytes()));
@@ -372,10 +369,10 @@ std::vector<PropertySection> describeModel(const Model& model, const QString& pa
         add(inits, QStringLiteral("external"), QStringLiteral("%1 tensors (memory-mapped on demand)").arg(external));
     sections.push_back(std::move(inits));
 
-    if (proto.functions_size() > 0) {
+    if (const std::vector<FunctionInfo> modelFunctions = model.functions(); !modelFunctions.empty()) {
         PropertySection functions { QStringLiteral("Functions"), {} };
-        for (const auto& f : proto.functions())
-            add(functions, qs(f.name()), QStringLiteral("%1 nodes").arg(f.node_size()), qs(f.domain()));
+        for (const auto& f : modelFunctions)
+            add(functions, qs(f.name), QStringLiteral("%1 nodes").arg(f.nodeCount), qs(f.domain));
         sections.push_back(std::move(functions));
     }
     std::map<std::string, int> counts;

@@ -5,8 +5,6 @@
 #include "engine/exec/program.h"
 #include "engine/model/model.h"
 
-#include <onnx/onnx_pb.h>
-
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -40,7 +38,7 @@ nlohmann::json valuesJson(const Graph& graph, const std::vector<ValueId>& ids)
         const auto& v = graph.value(id);
         nlohmann::json j = valueTypeJson(v.type);
         j["name"] = v.name;
-        if (v.initializer)
+        if (v.hasInitializer())
             j["has_default"] = true;
         list.push_back(std::move(j));
     }
@@ -49,14 +47,14 @@ nlohmann::json valuesJson(const Graph& graph, const std::vector<ValueId>& ids)
 
 nlohmann::json collectInfo(const Model& model, bool withDiagnostics)
 {
-    const auto& proto = model.proto();
+    const ModelMetadata metadata = model.metadata();
     const Graph& graph = model.graph();
     nlohmann::json j;
     j["file"] = model.displayName();
-    j["ir_version"] = proto.ir_version();
-    j["producer"] = { { "name", proto.producer_name() }, { "version", proto.producer_version() } };
-    j["domain"] = proto.domain();
-    j["model_version"] = proto.model_version();
+    j["ir_version"] = metadata.irVersion;
+    j["producer"] = { { "name", metadata.producerName }, { "version", metadata.producerVersion } };
+    j["domain"] = metadata.domain;
+    j["model_version"] = metadata.modelVersion;
     j["graph_name"] = graph.name();
     nlohmann::json opsets = nlohmann::json::object();
     for (const auto& [domain, version] : model.opsets())
@@ -65,13 +63,13 @@ nlohmann::json collectInfo(const Model& model, bool withDiagnostics)
 
     std::vector<ValueId> inputs;
     for (ValueId id : graph.inputs())
-        if (!graph.value(id).initializer)
+        if (!graph.value(id).hasInitializer())
             inputs.push_back(id);
     j["inputs"] = valuesJson(graph, inputs);
     j["outputs"] = valuesJson(graph, graph.outputs());
     std::vector<ValueId> withDefaults;
     for (ValueId id : graph.inputs())
-        if (graph.value(id).initializer)
+        if (graph.value(id).hasInitializer())
             withDefaults.push_back(id);
     if (!withDefaults.empty())
         j["inputs_with_defaults"] = valuesJson(graph, withDefaults);
@@ -84,13 +82,13 @@ nlohmann::json collectInfo(const Model& model, bool withDiagnostics)
     j["initializers"] = { { "count", graph.initializers().size() }, { "bytes", model.initializerBytes() } };
 
     nlohmann::json functions = nlohmann::json::array();
-    for (const auto& f : proto.functions()) {
+    for (const auto& f : model.functions()) {
         nlohmann::json fj;
-        fj["domain"] = f.domain();
-        fj["name"] = f.name();
-        fj["inputs"] = std::vector<std::string>(f.input().begin(), f.input().end());
-        fj["outputs"] = std::vector<std::string>(f.output().begin(), f.output().end());
-        fj["node_count"] = f.node_size();
+        fj["domain"] = f.domain;
+        fj["name"] = f.name;
+        fj["inputs"] = f.inputs;
+        fj["outputs"] = f.outputs;
+        fj["node_count"] = f.nodeCount;
         functions.push_back(std::move(fj));
     }
     j["functions"] = functions;
@@ -110,7 +108,7 @@ void printValues(const Graph& graph, const std::vector<ValueId>& ids)
 {
     for (ValueId id : ids) {
         const auto& v = graph.value(id);
-        std::cout << "  " << v.name << ": " << v.type.toString() << (v.initializer ? "  (has a default)" : "")
+        std::cout << "  " << v.name << ": " << v.type.toString() << (v.hasInitializer() ? "  (has a default)" : "")
                   << "\n";
     }
 }
@@ -134,7 +132,7 @@ void printInfo(const Model& model, const nlohmann::json& j)
 
     std::vector<ValueId> inputs, defaults;
     for (ValueId id : graph.inputs())
-        (graph.value(id).initializer ? defaults : inputs).push_back(id);
+        (graph.value(id).hasInitializer() ? defaults : inputs).push_back(id);
     std::cout << "inputs (" << inputs.size() << "):\n";
     printValues(graph, inputs);
     if (!defaults.empty()) {

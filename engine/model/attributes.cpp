@@ -2,6 +2,7 @@
 #include "engine/model/attributes.h"
 
 #include "engine/io/tensor_proto.h"
+#include "engine/model/graph.h"
 
 #include <onnx/onnx_pb.h>
 
@@ -57,7 +58,10 @@ const onnx::AttributeProto* NodeAttributes::find(const std::string& name) const
     return nullptr;
 }
 
-bool NodeAttributes::has(const std::string& name) const { return find(name) != nullptr; }
+bool NodeAttributes::has(const std::string& name) const
+{
+    return find(name) != nullptr;
+}
 
 std::vector<std::string> NodeAttributes::names() const
 {
@@ -100,7 +104,8 @@ const onnx::AttributeProto* NodeAttributes::expect(const std::string& name, int 
     if (actual == onnx::AttributeProto::UNDEFINED)
         actual = populated == onnx::AttributeProto::UNDEFINED ? type : populated; // an empty list: whatever was asked
     else if (populated != onnx::AttributeProto::UNDEFINED && populated != actual)
-        throw error(name, std::string("its type says ") + attributeTypeName(actual) + " but it holds "
+        throw error(name,
+            std::string("its type says ") + attributeTypeName(actual) + " but it holds "
                 + attributeTypeName(populated));
     if (actual != type)
         throw error(name, std::string("expected ") + typeName + ", got " + attributeTypeName(actual));
@@ -185,6 +190,109 @@ Tensor NodeAttributes::requireTensor(const std::string& name) const
     if (!t.defined())
         throw error(name, "required attribute is missing");
     return t;
+}
+
+Attribute::Attribute(const onnx::AttributeProto& proto, const Node& node, size_t firstGraph)
+    : m_proto(&proto)
+    , m_node(&node)
+    , m_firstGraph(firstGraph)
+{
+}
+
+const std::string& Attribute::name() const
+{
+    return m_proto->name();
+}
+
+AttributeType Attribute::type() const
+{
+    return static_cast<AttributeType>(m_proto->type());
+}
+
+const std::string& Attribute::refAttrName() const
+{
+    return m_proto->ref_attr_name();
+}
+
+float Attribute::floatValue() const
+{
+    return m_proto->f();
+}
+
+int64_t Attribute::intValue() const
+{
+    return m_proto->i();
+}
+
+const std::string& Attribute::stringValue() const
+{
+    return m_proto->s();
+}
+
+std::vector<float> Attribute::floats() const
+{
+    return { m_proto->floats().begin(), m_proto->floats().end() };
+}
+
+std::vector<int64_t> Attribute::ints() const
+{
+    return { m_proto->ints().begin(), m_proto->ints().end() };
+}
+
+std::vector<std::string> Attribute::strings() const
+{
+    return { m_proto->strings().begin(), m_proto->strings().end() };
+}
+
+bool Attribute::hasTensor() const
+{
+    return m_proto->has_t();
+}
+
+DataType Attribute::tensorType() const
+{
+    return dataTypeFromOnnx(m_proto->t().data_type());
+}
+
+Shape Attribute::tensorShape() const
+{
+    return { m_proto->t().dims().begin(), m_proto->t().dims().end() };
+}
+
+Tensor Attribute::tensor(ExternalDataStore* external) const
+{
+    return tensorFromProto(m_proto->t(), external);
+}
+
+size_t Attribute::tensorCount() const
+{
+    return static_cast<size_t>(m_proto->tensors_size());
+}
+
+Shape Attribute::sparseTensorShape() const
+{
+    return { m_proto->sparse_tensor().dims().begin(), m_proto->sparse_tensor().dims().end() };
+}
+
+ValueType Attribute::typeValue() const
+{
+    return valueTypeFromProto(m_proto->tp());
+}
+
+const Graph* Attribute::graph() const
+{
+    if (!m_proto->has_g() || m_firstGraph >= m_node->subgraphs.size())
+        return nullptr;
+    return m_node->subgraphs[m_firstGraph].second.get();
+}
+
+std::vector<const Graph*> Attribute::graphs() const
+{
+    std::vector<const Graph*> out;
+    const size_t first = m_firstGraph + (m_proto->has_g() ? 1 : 0);
+    for (size_t i = first; i < first + static_cast<size_t>(m_proto->graphs_size()) && i < m_node->subgraphs.size(); ++i)
+        out.push_back(m_node->subgraphs[i].second.get());
+    return out;
 }
 
 } // namespace onnxscope

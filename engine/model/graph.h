@@ -21,6 +21,7 @@ class TypeProto;
 
 namespace onnxscope {
 
+class ExternalDataStore;
 class Graph;
 class Model;
 
@@ -44,7 +45,6 @@ struct Node {
     std::vector<std::pair<std::string, std::shared_ptr<const Graph>>> subgraphs;
     /// For a call of a model-local function: the function body instantiated for this node.
     std::shared_ptr<const Graph> functionBody;
-    const onnx::NodeProto* proto = nullptr;
 
     /// The file's name, or "<OpType>_<id>" when the node has none.
     std::string displayName() const;
@@ -53,6 +53,22 @@ struct Node {
     /// `node "conv_3" (Conv)`, the prefix of every error about this node.
     std::string label() const;
     const Graph* subgraph(const std::string& attribute) const;
+    /// The node's doc string from the file, "" if none.
+    const std::string& docString() const;
+    /// Every attribute as the file writes it, in file order, for display.
+    std::vector<Attribute> attributeList() const;
+
+private:
+    friend class GraphBuilder;
+    const onnx::NodeProto* m_proto = nullptr;
+};
+
+/// An initializer as the file describes it, read without its data.
+struct InitializerInfo {
+    DataType dtype = DataType::Undefined;
+    Shape shape;
+    bool external = false; // the data is in another file (ONNX external data)
+    std::string location; // that file, as the model names it ("" when internal)
 };
 
 /// A named value of a graph (an edge).
@@ -63,7 +79,16 @@ struct ValueInfo {
     NodeId producer = -1;
     std::vector<NodeId> consumers;
     ValueType type; // declared type (inputs, outputs, value_info); kind None if undeclared
-    const onnx::TensorProto* initializer = nullptr; // also set for inputs with a default initializer
+    /// The initializer in the file, for the engine's loader and executor (engine/io decodes it); others use the
+    /// accessors below. Also set for inputs with a default initializer.
+    const onnx::TensorProto* initializer = nullptr;
+
+    bool hasInitializer() const { return initializer != nullptr; }
+    /// Element type, shape and data location of the initializer; an Error if the value has none.
+    InitializerInfo initializerInfo() const;
+    /// The initializer decoded. External data is read through `external` (Model::externalData()); an Error if it is
+    /// needed and null. Model::initializer() does the same and names the model in its errors.
+    Tensor initializerTensor(ExternalDataStore* external = nullptr) const;
 };
 
 /// A graph (the main graph, a subgraph or a function body) with integer ids for nodes and values.
@@ -73,6 +98,8 @@ struct ValueInfo {
 class Graph {
 public:
     const std::string& name() const { return m_name; }
+    /// The graph's doc string from the file, "" if none.
+    const std::string& docString() const { return m_docString; }
     const std::vector<Node>& nodes() const { return m_nodes; }
     const Node& node(NodeId id) const { return m_nodes.at(static_cast<size_t>(id)); }
     const std::vector<ValueInfo>& values() const { return m_values; }
@@ -97,6 +124,7 @@ public:
 private:
     friend class GraphBuilder;
     std::string m_name;
+    std::string m_docString;
     std::vector<Node> m_nodes;
     std::vector<ValueInfo> m_values;
     std::vector<ValueId> m_inputs, m_outputs, m_initializers, m_outer;

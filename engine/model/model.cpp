@@ -22,9 +22,15 @@ namespace fs = std::filesystem;
 
 namespace onnxscope {
 
-std::string normalizeDomain(const std::string& domain) { return domain == "ai.onnx" ? std::string() : domain; }
+std::string normalizeDomain(const std::string& domain)
+{
+    return domain == "ai.onnx" ? std::string() : domain;
+}
 
-std::string Node::displayName() const { return name.empty() ? opType + "_" + std::to_string(id) : name; }
+std::string Node::displayName() const
+{
+    return name.empty() ? opType + "_" + std::to_string(id) : name;
+}
 
 bool Node::hasDisplayName(std::string_view candidate) const
 {
@@ -41,7 +47,10 @@ bool Node::hasDisplayName(std::string_view candidate) const
         && (digits.size() == 1 || digits[0] != '0');
 }
 
-std::string Node::label() const { return "node \"" + displayName() + "\" (" + opType + ")"; }
+std::string Node::label() const
+{
+    return "node \"" + displayName() + "\" (" + opType + ")";
+}
 
 const Graph* Node::subgraph(const std::string& attribute) const
 {
@@ -49,6 +58,46 @@ const Graph* Node::subgraph(const std::string& attribute) const
         if (attr == attribute)
             return g.get();
     return nullptr;
+}
+
+const std::string& Node::docString() const
+{
+    static const std::string none;
+    return m_proto ? m_proto->doc_string() : none;
+}
+
+std::vector<Attribute> Node::attributeList() const
+{
+    std::vector<Attribute> out;
+    if (!m_proto)
+        return out;
+    // The loader adds one subgraph per graph an attribute holds, in attribute order, `g` before `graphs`.
+    size_t graph = 0;
+    for (const auto& attr : m_proto->attribute()) {
+        out.push_back(Attribute(attr, *this, graph));
+        graph += (attr.has_g() ? 1 : 0) + static_cast<size_t>(attr.graphs_size());
+    }
+    return out;
+}
+
+InitializerInfo ValueInfo::initializerInfo() const
+{
+    check(initializer != nullptr, "\"" + name + "\" is not an initializer");
+    InitializerInfo info;
+    info.dtype = dataTypeFromOnnx(initializer->data_type());
+    info.shape.assign(initializer->dims().begin(), initializer->dims().end());
+    info.external = initializer->data_location() == onnx::TensorProto::EXTERNAL;
+    if (info.external)
+        for (const auto& entry : initializer->external_data())
+            if (entry.key() == "location")
+                info.location = entry.value();
+    return info;
+}
+
+Tensor ValueInfo::initializerTensor(ExternalDataStore* external) const
+{
+    check(initializer != nullptr, "\"" + name + "\" is not an initializer");
+    return tensorFromProto(*initializer, external);
 }
 
 std::vector<ValueId> Graph::requiredInputs() const
@@ -147,10 +196,11 @@ public:
         const OuterResolver& outer, int depth)
     {
         if (depth > kMaxDepth)
-            throw Error("graph \"" + proto.name() + "\" is nested more than " + std::to_string(kMaxDepth)
-                + " levels deep");
+            throw Error(
+                "graph \"" + proto.name() + "\" is nested more than " + std::to_string(kMaxDepth) + " levels deep");
         auto g = std::make_shared<Graph>();
         g->m_name = proto.name();
+        g->m_docString = proto.doc_string();
         g->m_model = &m_model;
 
         auto addValue = [&](const std::string& name, ValueInfo::Source source) -> ValueId {
@@ -208,7 +258,7 @@ public:
             n.name = np.name();
             n.opType = np.op_type();
             n.domain = normalizeDomain(np.domain());
-            n.proto = &np;
+            n.m_proto = &np;
             check(!n.opType.empty(), where + ": node #" + std::to_string(i) + " has no op_type");
             for (const auto& out : np.output()) {
                 if (out.empty()) {
@@ -235,8 +285,8 @@ public:
                 throw Error(n.label() + " uses domain \"" + (n.domain.empty() ? "ai.onnx" : n.domain)
                     + "\", which the model does not import (opset_import)");
             n.opset = opsetIt == opsets.end() ? 1 : opsetIt->second;
-            n.attributes = NodeAttributes(n.proto, n.label());
-            for (const auto& in : n.proto->input()) {
+            n.attributes = NodeAttributes(n.m_proto, n.label());
+            for (const auto& in : n.m_proto->input()) {
                 if (in.empty()) {
                     n.inputs.push_back(kNoValue);
                     continue;
@@ -262,7 +312,7 @@ public:
 
         // Subgraphs: unknown names resolve against this graph, then further out.
         for (auto& n : nodes) {
-            for (const auto& attr : n.proto->attribute()) {
+            for (const auto& attr : n.m_proto->attribute()) {
                 std::vector<const onnx::GraphProto*> bodies;
                 if (attr.has_g())
                     bodies.push_back(&attr.g());
@@ -301,14 +351,15 @@ public:
     }
 
     /// The schema-defined function body of `caller`'s op, instantiated for it (see Model::schemaFunctionBody).
-    std::shared_ptr<const Graph> schemaBody(const onnx::OpSchema& schema, const Node& caller,
-        const std::map<std::string, int64_t>& opsets)
+    std::shared_ptr<const Graph> schemaBody(
+        const onnx::OpSchema& schema, const Node& caller, const std::map<std::string, int64_t>& opsets)
     {
         std::map<std::string, onnx::AttributeProto> defaults;
         for (const auto& [name, attr] : schema.attributes())
             if (attr.default_value.type() != onnx::AttributeProto::UNDEFINED)
                 defaults[name] = attr.default_value;
-        auto body = std::const_pointer_cast<Graph>(instantiateFunction(*schema.GetFunction(), caller, opsets, 1, &defaults));
+        auto body
+            = std::const_pointer_cast<Graph>(instantiateFunction(*schema.GetFunction(), caller, opsets, 1, &defaults));
         body->m_owner = &caller;
         return body;
     }
@@ -414,23 +465,24 @@ private:
         if (auto it = m_expansion.find(&fn); it != m_expansion.end())
             return it->second;
         m_expansion[&fn] = 0; // in progress: a recursive call adds nothing
-        std::function<size_t(const google::protobuf::RepeatedPtrField<onnx::NodeProto>&)> count = [&](const auto& nodes) {
-            size_t n = 0;
-            auto add = [&](size_t k) { n = k > SIZE_MAX - n ? SIZE_MAX : n + k; };
-            for (const auto& node : nodes) {
-                add(1);
-                for (const auto& attr : node.attribute()) {
-                    if (attr.has_g())
-                        add(count(attr.g().node()));
-                    for (const auto& g : attr.graphs())
-                        add(count(g.node()));
-                }
-                if (auto it = m_model.m_functions.find({ normalizeDomain(node.domain()), node.op_type() });
-                    it != m_model.m_functions.end())
-                    add(expansionSize(*it->second));
-            }
-            return n;
-        };
+        std::function<size_t(const google::protobuf::RepeatedPtrField<onnx::NodeProto>&)> count
+            = [&](const auto& nodes) {
+                  size_t n = 0;
+                  auto add = [&](size_t k) { n = k > SIZE_MAX - n ? SIZE_MAX : n + k; };
+                  for (const auto& node : nodes) {
+                      add(1);
+                      for (const auto& attr : node.attribute()) {
+                          if (attr.has_g())
+                              add(count(attr.g().node()));
+                          for (const auto& g : attr.graphs())
+                              add(count(g.node()));
+                      }
+                      if (auto it = m_model.m_functions.find({ normalizeDomain(node.domain()), node.op_type() });
+                          it != m_model.m_functions.end())
+                          add(expansionSize(*it->second));
+                  }
+                  return n;
+              };
         const size_t n = count(fn.node());
         m_expansion[&fn] = n;
         return n;
@@ -499,7 +551,7 @@ private:
                 v.producer = newId[static_cast<size_t>(v.producer)];
         }
         for (auto& node : g.m_nodes) {
-            node.attributes = NodeAttributes(node.proto, node.label());
+            node.attributes = NodeAttributes(node.m_proto, node.label());
             if (!node.name.empty())
                 g.m_nodeByName.emplace(node.name, node.id);
             auto addConsumer = [&](ValueId id) {
@@ -560,8 +612,8 @@ size_t Model::functionNodeLimit()
     return g_functionNodeLimit;
 }
 
-std::shared_ptr<Model> Model::fromBytes(const std::string& bytes, const fs::path& baseDir,
-    const std::string& displayName)
+std::shared_ptr<Model> Model::fromBytes(
+    const std::string& bytes, const fs::path& baseDir, const std::string& displayName)
 {
     auto proto = std::make_unique<onnx::ModelProto>();
     google::protobuf::io::ArrayInputStream raw(bytes.data(), static_cast<int>(bytes.size()));
@@ -597,8 +649,8 @@ std::shared_ptr<Model> Model::fromText(const std::string& text, int64_t defaultO
     return fromProto(std::move(proto), fs::current_path(), "<text>");
 }
 
-std::shared_ptr<Model> Model::fromProto(std::unique_ptr<onnx::ModelProto> proto, const fs::path& baseDir,
-    const std::string& displayName)
+std::shared_ptr<Model> Model::fromProto(
+    std::unique_ptr<onnx::ModelProto> proto, const fs::path& baseDir, const std::string& displayName)
 {
     std::shared_ptr<Model> model(new Model());
     model->m_proto = std::move(proto);
@@ -631,10 +683,40 @@ Tensor Model::initializer(const ValueInfo& value) const
 {
     check(value.initializer != nullptr, "\"" + value.name + "\" is not an initializer");
     try {
-        return tensorFromProto(*value.initializer, m_external.get());
+        return value.initializerTensor(m_external.get());
     } catch (const Error& e) {
         throw Error("\"" + m_displayName + "\": initializer " + e.what());
     }
+}
+
+ModelMetadata Model::metadata() const
+{
+    const onnx::ModelProto& mp = *m_proto;
+    ModelMetadata m;
+    m.irVersion = mp.ir_version();
+    m.producerName = mp.producer_name();
+    m.producerVersion = mp.producer_version();
+    m.domain = mp.domain();
+    m.modelVersion = mp.model_version();
+    m.docString = mp.doc_string();
+    for (const auto& entry : mp.metadata_props())
+        m.properties.emplace_back(entry.key(), entry.value());
+    return m;
+}
+
+std::vector<FunctionInfo> Model::functions() const
+{
+    std::vector<FunctionInfo> out;
+    for (const auto& fn : m_proto->functions()) {
+        FunctionInfo f;
+        f.domain = fn.domain();
+        f.name = fn.name();
+        f.inputs.assign(fn.input().begin(), fn.input().end());
+        f.outputs.assign(fn.output().begin(), fn.output().end());
+        f.nodeCount = static_cast<size_t>(fn.node_size());
+        out.push_back(std::move(f));
+    }
+    return out;
 }
 
 uint64_t Model::initializerBytes() const
@@ -677,9 +759,10 @@ std::vector<std::string> hideInferenceCrashers(onnx::ModelProto& model)
                     visit(*g.mutable_node());
             }
             for (const auto& attr : node.attribute())
-                if (attr.name() == "strides" && std::find(attr.ints().begin(), attr.ints().end(), 0) != attr.ints().end()) {
-                    hidden.push_back("node \"" + node.name() + "\" (" + node.op_type() + ") was left out of onnx's shape "
-                        + "inference: its attribute 'strides' holds a 0");
+                if (attr.name() == "strides"
+                    && std::find(attr.ints().begin(), attr.ints().end(), 0) != attr.ints().end()) {
+                    hidden.push_back("node \"" + node.name() + "\" (" + node.op_type()
+                        + ") was left out of onnx's shape " + "inference: its attribute 'strides' holds a 0");
                     node.set_op_type(node.op_type() + ".not-inferred");
                     break;
                 }

@@ -27,6 +27,26 @@ struct Diagnostic {
     std::string message;
 };
 
+/// What a model file says about itself: the header fields and metadata_props of its ModelProto.
+struct ModelMetadata {
+    int64_t irVersion = 0;
+    std::string producerName;
+    std::string producerVersion;
+    std::string domain;
+    int64_t modelVersion = 0;
+    std::string docString;
+    std::vector<std::pair<std::string, std::string>> properties; // metadata_props (key, value), in file order
+};
+
+/// A model-local function as the file declares it.
+struct FunctionInfo {
+    std::string domain; // as the file spells it
+    std::string name;
+    std::vector<std::string> inputs;
+    std::vector<std::string> outputs;
+    size_t nodeCount = 0;
+};
+
 /// A loaded ONNX model: the ModelProto, its opset imports, and the main graph with every subgraph built.
 ///
 /// Loading never aborts: a defect becomes an Error naming the file, node and field. Loading does not depend on
@@ -37,13 +57,13 @@ public:
     static std::shared_ptr<Model> load(const std::filesystem::path& path);
     /// Loads a model from serialized bytes; `baseDir` is where external data is looked up, `displayName` names
     /// it in errors.
-    static std::shared_ptr<Model> fromBytes(const std::string& bytes, const std::filesystem::path& baseDir,
-        const std::string& displayName = "<memory>");
+    static std::shared_ptr<Model> fromBytes(
+        const std::string& bytes, const std::filesystem::path& baseDir, const std::string& displayName = "<memory>");
     /// Parses ONNX's text format (onnx::OnnxParser): either a graph (`agraph (float[N] x) => ...`) or a model
     /// with `<ir_version: 8, opset_import: ["" : 17]>` header. A bare graph gets opset `defaultOpset`.
     static std::shared_ptr<Model> fromText(const std::string& text, int64_t defaultOpset = 17);
-    static std::shared_ptr<Model> fromProto(std::unique_ptr<onnx::ModelProto> proto,
-        const std::filesystem::path& baseDir, const std::string& displayName);
+    static std::shared_ptr<Model> fromProto(
+        std::unique_ptr<onnx::ModelProto> proto, const std::filesystem::path& baseDir, const std::string& displayName);
 
     /// Every call site instantiates its function body, so model-local functions that call each other several times
     /// grow exponentially; loading refuses a model whose function bodies would build more than this many nodes
@@ -52,15 +72,19 @@ public:
     static size_t functionNodeLimit();
 
     ~Model();
+    /// The file's protobuf, for engine/io and the engine's exporters; views use the neutral accessors.
     const onnx::ModelProto& proto() const { return *m_proto; }
     const Graph& graph() const { return *m_graph; }
+    ModelMetadata metadata() const;
+    /// The model-local functions, in file order.
+    std::vector<FunctionInfo> functions() const;
     const std::string& displayName() const { return m_displayName; }
     const std::filesystem::path& path() const { return m_path; }
     /// Opset version per domain ("" for the default domain).
     const std::map<std::string, int64_t>& opsets() const { return m_opsets; }
     int64_t opset(const std::string& domain) const;
     ExternalDataStore& externalData() const { return *m_external; }
-    /// Initializer tensor (decoded from the proto, external data memory-mapped).
+    /// Initializer tensor (decoded from the proto, external data memory-mapped); errors name the model.
     Tensor initializer(const ValueInfo& value) const;
     /// Total bytes of initializers (from their dims, without reading external data).
     uint64_t initializerBytes() const;

@@ -6,8 +6,6 @@
 #include <QPointer>
 #include <QtConcurrent/QtConcurrentRun>
 
-#include <onnx/onnx_pb.h>
-
 #include <algorithm>
 
 namespace onnxscope {
@@ -162,30 +160,25 @@ ValueType ModelDocument::valueType(const Graph& graph, ValueId id) const
         if (auto it = m_inferred.find(v.name); it != m_inferred.end())
             return it->second;
     }
-    if (v.initializer) {
+    auto tensorType = [](DataType dtype, const Shape& shape) {
         ValueType t;
         t.kind = Value::Kind::Tensor;
-        t.elementType = dataTypeFromOnnx(v.initializer->data_type());
+        t.elementType = dtype;
         t.hasShape = true;
-        for (int64_t d : v.initializer->dims())
+        for (int64_t d : shape)
             t.shape.push_back(Dim { d, {} });
         return t;
+    };
+    if (v.hasInitializer()) {
+        const InitializerInfo initializer = v.initializerInfo();
+        return tensorType(initializer.dtype, initializer.shape);
     }
     if (v.producer >= 0) {
         const Node& producer = graph.node(v.producer);
-        if (producer.opType == "Constant" && producer.proto) {
-            for (const auto& attr : producer.proto->attribute()) {
-                if (attr.name() == "value" && attr.has_t()) {
-                    ValueType t;
-                    t.kind = Value::Kind::Tensor;
-                    t.elementType = dataTypeFromOnnx(attr.t().data_type());
-                    t.hasShape = true;
-                    for (int64_t d : attr.t().dims())
-                        t.shape.push_back(Dim { d, {} });
-                    return t;
-                }
-            }
-        }
+        if (producer.opType == "Constant")
+            for (const Attribute& attr : producer.attributeList())
+                if (attr.name() == "value" && attr.hasTensor())
+                    return tensorType(attr.tensorType(), attr.tensorShape());
     }
     // A value of an enclosing graph read by a subgraph (If branch, Loop body) has its type where it is defined.
     if (v.producer < 0 && v.type.kind == Value::Kind::None && graph.parent()) {

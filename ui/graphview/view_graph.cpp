@@ -1,17 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "ui/graphview/view_graph.h"
 
-#include "engine/io/tensor_proto.h"
 #include "engine/model/model.h"
+#include "engine/model/op_schema.h"
 #include "ui/common/graph_style.h"
 #include "ui/common/tensor_format.h"
-#include "ui/nodeinspector/op_schema.h"
 
 #include <QFontMetricsF>
 #include <QHash>
 #include <QRegularExpression>
-
-#include <onnx/onnx_pb.h>
 
 #include <algorithm>
 #include <map>
@@ -72,7 +69,8 @@ void normalise(std::vector<RawScope>& scopes, int s)
 
 } // namespace
 
-ScopeTree ScopeTree::build(const Graph& graph, const std::vector<bool>& hidden, int flatLimit, int blockSize, int maxChildren)
+ScopeTree ScopeTree::build(
+    const Graph& graph, const std::vector<bool>& hidden, int flatLimit, int blockSize, int maxChildren)
 {
     std::vector<RawScope> raw(1);
     QHash<QString, int> byPath;
@@ -117,7 +115,8 @@ ScopeTree ScopeTree::build(const Graph& graph, const std::vector<bool>& hidden, 
             RawScope block;
             block.name = QStringLiteral("nodes %1\u2013%2").arg(begin + 1).arg(end);
             block.parent = static_cast<int>(s);
-            block.nodes.assign(all.begin() + static_cast<std::ptrdiff_t>(begin), all.begin() + static_cast<std::ptrdiff_t>(end));
+            block.nodes.assign(
+                all.begin() + static_cast<std::ptrdiff_t>(begin), all.begin() + static_cast<std::ptrdiff_t>(end));
             raw.push_back(std::move(block));
             raw[s].children.push_back(static_cast<int>(raw.size()) - 1);
         }
@@ -225,7 +224,8 @@ std::set<int> ScopeTree::defaultExpansion(int budget) const
 
 int ViewGraph::nodeItemCount() const
 {
-    return static_cast<int>(std::count_if(items.begin(), items.end(), [](const ViewItem& i) { return i.kind == ViewItem::Kind::Node; }));
+    return static_cast<int>(
+        std::count_if(items.begin(), items.end(), [](const ViewItem& i) { return i.kind == ViewItem::Kind::Node; }));
 }
 
 int ViewGraph::itemOfValueProducer(ValueId value) const
@@ -294,24 +294,27 @@ namespace {
 
 bool isFoldedValue(const GraphOutline& outline, const ValueInfo& v)
 {
-    if (v.initializer && (v.source == ValueInfo::Source::Initializer || v.source == ValueInfo::Source::Input))
+    if (v.hasInitializer() && (v.source == ValueInfo::Source::Initializer || v.source == ValueInfo::Source::Input))
         return true;
     return v.producer >= 0 && outline.folded[static_cast<size_t>(v.producer)];
 }
 
-QString foldedRow(const GraphOutline& outline, const Node& consumer, size_t port, const ValueInfo& v, const ValueType& type)
+QString foldedRow(
+    const GraphOutline& outline, const Node& consumer, size_t port, const ValueInfo& v, const ValueType& type)
 {
-    QString name = inputPortName(consumer, port);
+    QString name = QString::fromStdString(inputPortName(consumer, port));
     if (name.isEmpty())
         name = QString::fromStdString(v.name);
     Tensor small;
     try {
-        if (v.initializer && v.initializer->data_location() != onnx::TensorProto::EXTERNAL) {
-            int64_t count = 1;
-            for (int64_t d : v.initializer->dims())
-                count *= d;
-            if (count <= 6)
-                small = tensorFromProto(*v.initializer, nullptr);
+        if (v.hasInitializer()) {
+            if (const InitializerInfo initializer = v.initializerInfo(); !initializer.external) {
+                int64_t count = 1;
+                for (int64_t d : initializer.shape)
+                    count *= d;
+                if (count <= 6)
+                    small = v.initializerTensor();
+            }
         } else if (v.producer >= 0) {
             const Node& c = outline.graph->node(v.producer);
             if (c.attributes.has("value")) {
@@ -351,7 +354,8 @@ void measure(ViewItem& item)
             style.headerHeight + (lines > 0 ? lines * style.rowHeight + 8 : 0));
         break;
     case ViewItem::Kind::Group:
-        item.size = QSizeF(std::clamp(width + 16, 120.0, style.maxNodeWidth + 40), style.headerHeight + lines * style.rowHeight + 12);
+        item.size = QSizeF(
+            std::clamp(width + 16, 120.0, style.maxNodeWidth + 40), style.headerHeight + lines * style.rowHeight + 12);
         break;
     case ViewItem::Kind::Input:
     case ViewItem::Kind::Output:
@@ -430,7 +434,8 @@ ViewGraph buildViewGraph(const GraphOutline& outline, const std::set<int>& expan
                 item.cluster = clusterOf[static_cast<size_t>(tree.scopes[static_cast<size_t>(r)].parent)];
                 item.title = tree.scopes[static_cast<size_t>(r)].name;
                 item.nodeCount = tree.scopes[static_cast<size_t>(r)].total;
-                item.subtitle = item.nodeCount == 1 ? QStringLiteral("1 node") : QStringLiteral("%1 nodes").arg(item.nodeCount);
+                item.subtitle
+                    = item.nodeCount == 1 ? QStringLiteral("1 node") : QStringLiteral("%1 nodes").arg(item.nodeCount);
                 item.colour = QColor(0x4b, 0x6e, 0x9a);
                 view.items.push_back(item);
                 it = groupItem.emplace(r, static_cast<int>(view.items.size()) - 1).first;
@@ -452,7 +457,8 @@ ViewGraph buildViewGraph(const GraphOutline& outline, const std::set<int>& expan
         }
         for (const auto& [attr, sub] : node.subgraphs) {
             item.hasSubgraphs = true;
-            item.rows << QStringLiteral("\u25b8 %1 (%2 nodes)").arg(QString::fromStdString(attr)).arg(sub->nodes().size());
+            item.rows
+                << QStringLiteral("\u25b8 %1 (%2 nodes)").arg(QString::fromStdString(attr)).arg(sub->nodes().size());
         }
         if (node.functionBody) {
             item.isFunction = true;
@@ -470,7 +476,9 @@ ViewGraph buildViewGraph(const GraphOutline& outline, const std::set<int>& expan
         QStringList parts;
         for (size_t i = 0; i < sorted.size() && i < 3; ++i)
             parts << (sorted[i].first == -1 ? QString::fromStdString(sorted[i].second)
-                                            : QStringLiteral("%1 \u00d7%2").arg(QString::fromStdString(sorted[i].second)).arg(-sorted[i].first));
+                                            : QStringLiteral("%1 \u00d7%2")
+                                                  .arg(QString::fromStdString(sorted[i].second))
+                                                  .arg(-sorted[i].first));
         if (sorted.size() > 3)
             parts << QString(QChar(0x2026));
         ViewItem& item = view.items[static_cast<size_t>(groupItem[r])];
@@ -483,7 +491,8 @@ ViewGraph buildViewGraph(const GraphOutline& outline, const std::set<int>& expan
             continue;
         for (ValueId out : node.outputs)
             if (out != kNoValue && !graph.value(out).consumers.empty()) {
-                view.itemOfNode[static_cast<size_t>(node.id)] = view.itemOfNode[static_cast<size_t>(graph.value(out).consumers.front())];
+                view.itemOfNode[static_cast<size_t>(node.id)]
+                    = view.itemOfNode[static_cast<size_t>(graph.value(out).consumers.front())];
                 break;
             }
     }
@@ -522,7 +531,9 @@ ViewGraph buildViewGraph(const GraphOutline& outline, const std::set<int>& expan
     auto sourceOf = [&](ValueId v) -> int {
         const ValueInfo& info = graph.value(v);
         if (info.producer >= 0)
-            return outline.folded[static_cast<size_t>(info.producer)] ? -1 : view.itemOfNode[static_cast<size_t>(info.producer)];
+            return outline.folded[static_cast<size_t>(info.producer)]
+                ? -1
+                : view.itemOfNode[static_cast<size_t>(info.producer)];
         auto it = inputItem.find(v);
         return it == inputItem.end() ? -1 : it->second;
     };
@@ -540,7 +551,8 @@ ViewGraph buildViewGraph(const GraphOutline& outline, const std::set<int>& expan
     for (size_t i = 0; i < graph.outputs().size(); ++i)
         addEdge(sourceOf(graph.outputs()[i]), outputItem[i], graph.outputs()[i], false);
     for (auto& edge : view.edges)
-        edge.label = edge.values.size() == 1 ? typeLabel(edge.values.front()) : QStringLiteral("%1 tensors").arg(edge.values.size());
+        edge.label = edge.values.size() == 1 ? typeLabel(edge.values.front())
+                                             : QStringLiteral("%1 tensors").arg(edge.values.size());
     return view;
 }
 

@@ -1,14 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "ui/nodeinspector/inspector_content.h"
 
-#include "engine/io/tensor_proto.h"
+#include "engine/model/op_schema.h"
 #include "ui/common/model_document.h"
 #include "ui/common/tensor_format.h"
-#include "ui/nodeinspector/op_schema.h"
 
 #include <QFileInfo>
-
-#include <onnx/onnx_pb.h>
 
 #include <map>
 
@@ -16,7 +13,10 @@ namespace onnxscope {
 
 namespace {
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
+QString qs(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
 
 QString joinNumbers(const auto& values, int limit = 32)
 {
@@ -32,41 +32,42 @@ QString joinNumbers(const auto& values, int limit = 32)
     return QLatin1Char('[') + parts.join(QStringLiteral(", ")) + QLatin1Char(']');
 }
 
-QString tensorSummary(const onnx::TensorProto& t)
+QString tensorSummary(DataType dtype, const Shape& shape)
 {
-    Shape shape(t.dims().begin(), t.dims().end());
-    const DataType dtype = dataTypeFromOnnx(t.data_type());
     const auto name = dataTypeName(dtype);
-    return QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size())) + QStringLiteral(" \u27e8") + formatShape(shape) + QStringLiteral("\u27e9");
+    return QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size())) + QStringLiteral(" \u27e8")
+        + formatShape(shape) + QStringLiteral("\u27e9");
 }
 
-PropertyRow attributeRow(const Node& node, const onnx::AttributeProto& attr, const ExternalDataStore* external)
+PropertyRow attributeRow(const Node& node, const Attribute& attr, ExternalDataStore* external)
 {
     PropertyRow row;
     row.name = qs(attr.name());
-    using A = onnx::AttributeProto;
+    using A = AttributeType;
     switch (attr.type()) {
-    case A::FLOAT:
-        row.value = QString::number(attr.f(), 'g', 7);
+    case A::Float:
+        row.value = QString::number(attr.floatValue(), 'g', 7);
         row.detail = QStringLiteral("float");
         break;
-    case A::INT:
-        row.value = QString::number(attr.i());
+    case A::Int:
+        row.value = QString::number(attr.intValue());
         row.detail = QStringLiteral("int");
         break;
-    case A::STRING:
-        row.value = QStringLiteral("\"%1\"").arg(QString::fromUtf8(attr.s().data(), static_cast<qsizetype>(attr.s().size())));
+    case A::String: {
+        const std::string& s = attr.stringValue();
+        row.value = QStringLiteral("\"%1\"").arg(QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())));
         row.detail = QStringLiteral("string");
         break;
-    case A::FLOATS:
+    }
+    case A::Floats:
         row.value = joinNumbers(attr.floats());
         row.detail = QStringLiteral("floats");
         break;
-    case A::INTS:
+    case A::Ints:
         row.value = joinNumbers(attr.ints());
         row.detail = QStringLiteral("ints");
         break;
-    case A::STRINGS: {
+    case A::Strings: {
         QStringList parts;
         for (const auto& s : attr.strings())
             parts << QStringLiteral("\"%1\"").arg(qs(s));
@@ -74,48 +75,53 @@ PropertyRow attributeRow(const Node& node, const onnx::AttributeProto& attr, con
         row.detail = QStringLiteral("strings");
         break;
     }
-    case A::TENSOR: {
-        const onnx::TensorProto* proto = &attr.t();
+    case A::Tensor: {
+        const QString summary = tensorSummary(attr.tensorType(), attr.tensorShape());
         row.detail = QStringLiteral("tensor");
-        row.value = tensorSummary(*proto);
+        row.value = summary;
         try {
-            const Tensor t = tensorFromProto(*proto, const_cast<ExternalDataStore*>(external));
+            const Tensor t = attr.tensor(external);
             if (t.size() <= 16)
-                row.value = formatTensorValues(t, 16) + QStringLiteral("  ") + tensorSummary(*proto);
+                row.value = formatTensorValues(t, 16) + QStringLiteral("  ") + summary;
         } catch (const std::exception& e) {
             row.toolTip = qs(e.what());
         }
-        row.tensor = [proto, external] { return tensorFromProto(*proto, const_cast<ExternalDataStore*>(external)); };
+        row.tensor = [attr, external] { return attr.tensor(external); };
         row.tensorTitle = QStringLiteral("%1.%2").arg(qs(node.displayName()), row.name);
         break;
     }
-    case A::GRAPH:
+    case A::Graph: {
+        const Graph* graph = attr.graph();
         row.detail = QStringLiteral("graph");
-        row.value = QStringLiteral("%1 (%2 nodes)").arg(qs(attr.g().name())).arg(attr.g().node_size());
+        row.value = QStringLiteral("%1 (%2 nodes)")
+                        .arg(graph ? qs(graph->name()) : QString())
+                        .arg(graph ? graph->nodes().size() : 0);
         break;
-    case A::GRAPHS:
+    }
+    case A::Graphs:
         row.detail = QStringLiteral("graphs");
-        row.value = QStringLiteral("%1 graphs").arg(attr.graphs_size());
+        row.value = QStringLiteral("%1 graphs").arg(attr.graphs().size());
         break;
-    case A::TENSORS:
+    case A::Tensors:
         row.detail = QStringLiteral("tensors");
-        row.value = QStringLiteral("%1 tensors").arg(attr.tensors_size());
+        row.value = QStringLiteral("%1 tensors").arg(attr.tensorCount());
         break;
-    case A::SPARSE_TENSOR:
+    case A::SparseTensor:
         row.detail = QStringLiteral("sparse tensor");
-        row.value = joinNumbers(attr.sparse_tensor().dims());
+        row.value = joinNumbers(attr.sparseTensorShape());
         break;
-    case A::TYPE_PROTO:
+    case A::Type:
         row.detail = QStringLiteral("type");
-        row.value = qs(valueTypeFromProto(attr.tp()).toString());
+        row.value = qs(attr.typeValue().toString());
         break;
     default:
         row.detail = QStringLiteral("?");
-        row.value = attr.has_ref_attr_name() ? QStringLiteral("ref %1").arg(qs(attr.ref_attr_name())) : QStringLiteral("(unsupported)");
+        row.value = !attr.refAttrName().empty() ? QStringLiteral("ref %1").arg(qs(attr.refAttrName()))
+                                                : QStringLiteral("(unsupported)");
         break;
     }
-    if (!attr.ref_attr_name().empty())
-        row.detail += QStringLiteral(" (ref %1)").arg(qs(attr.ref_attr_name()));
+    if (!attr.refAttrName().empty())
+        row.detail += QStringLiteral(" (ref %1)").arg(qs(attr.refAttrName()));
     return row;
 }
 
@@ -136,10 +142,10 @@ PropertyRow valueRow(const Graph& graph, ValueId v, const QString& port, const M
     row.value = qs(info.name);
     row.detail = typeText(graph, v, document);
     row.valueRef = v;
-    if (info.initializer) {
-        const onnx::TensorProto* proto = info.initializer;
+    if (info.hasInitializer()) {
+        const ValueInfo* value = &info;
         const Model* model = graph.model();
-        row.tensor = [proto, model] { return tensorFromProto(*proto, model ? &model->externalData() : nullptr); };
+        row.tensor = [value, model] { return value->initializerTensor(model ? &model->externalData() : nullptr); };
         row.tensorTitle = qs(info.name);
         row.toolTip = QStringLiteral("Initializer \u2014 double-click to view");
     }
@@ -169,32 +175,35 @@ std::vector<PropertySection> describeNode(const Graph& graph, NodeId id, const M
     if (id < 0 || static_cast<size_t>(id) >= graph.nodes().size())
         return sections;
     const Node& node = graph.node(id);
-    const OpSchemaInfo schema = lookupOpSchema(node.opType, node.domain, node.opset);
+    const OpSchemaInfo& schema = lookupOpSchema(node.opType, node.domain, node.opset);
     PropertySection info { QStringLiteral("Node"), {} };
-    info.rows.push_back({ QStringLiteral("name"), node.name.empty() ? QStringLiteral("(unnamed)") : qs(node.name), {}, {}, {}, {}, kNoValue, -1 });
-    info.rows.push_back({ QStringLiteral("op type"), qs(node.opType), schema.support, {}, {}, {}, kNoValue, -1 });
-    info.rows.push_back({ QStringLiteral("domain"), node.domain.empty() ? QStringLiteral("ai.onnx (default)") : qs(node.domain), {}, {}, {}, {}, kNoValue, -1 });
+    info.rows.push_back({ QStringLiteral("name"), node.name.empty() ? QStringLiteral("(unnamed)") : qs(node.name), {},
+        {}, {}, {}, kNoValue, -1 });
+    info.rows.push_back({ QStringLiteral("op type"), qs(node.opType), qs(schema.support), {}, {}, {}, kNoValue, -1 });
+    info.rows.push_back({ QStringLiteral("domain"),
+        node.domain.empty() ? QStringLiteral("ai.onnx (default)") : qs(node.domain), {}, {}, {}, {}, kNoValue, -1 });
     QString version = QStringLiteral("opset %1").arg(node.opset);
     if (schema.known)
         version += QStringLiteral(" \u2192 %1-%2").arg(qs(node.opType)).arg(schema.sinceVersion);
     else
         version += QStringLiteral(" (not in onnx's schema registry)");
     info.rows.push_back({ QStringLiteral("version"), version, {}, {}, {}, {}, kNoValue, -1 });
-    if (node.proto && !node.proto->doc_string().empty())
-        info.rows.push_back({ QStringLiteral("doc string"), qs(node.proto->doc_string()), {}, qs(node.proto->doc_string()), {}, {}, kNoValue, -1 });
+    if (!node.docString().empty())
+        info.rows.push_back(
+            { QStringLiteral("doc string"), qs(node.docString()), {}, qs(node.docString()), {}, {}, kNoValue, -1 });
     sections.push_back(std::move(info));
 
     PropertySection attributes { QStringLiteral("Attributes"), {} };
-    const ExternalDataStore* external = graph.model() ? &graph.model()->externalData() : nullptr;
-    if (node.proto)
-        for (const auto& attr : node.proto->attribute())
-            attributes.rows.push_back(attributeRow(node, attr, external));
+    ExternalDataStore* external = graph.model() ? &graph.model()->externalData() : nullptr;
+    for (const Attribute& attr : node.attributeList())
+        attributes.rows.push_back(attributeRow(node, attr, external));
     sections.push_back(std::move(attributes));
 
     PropertySection inputs { QStringLiteral("Inputs"), {} };
     for (size_t i = 0; i < node.inputs.size(); ++i) {
-        QString port = inputPortName(node, i);
-        inputs.rows.push_back(valueRow(graph, node.inputs[i], port.isEmpty() ? QStringLiteral("input %1").arg(i) : port, document));
+        QString port = qs(inputPortName(node, i));
+        inputs.rows.push_back(
+            valueRow(graph, node.inputs[i], port.isEmpty() ? QStringLiteral("input %1").arg(i) : port, document));
     }
     for (ValueId v : node.implicitInputs)
         inputs.rows.push_back(valueRow(graph, v, QStringLiteral("(outer scope)"), document));
@@ -202,19 +211,21 @@ std::vector<PropertySection> describeNode(const Graph& graph, NodeId id, const M
 
     PropertySection outputs { QStringLiteral("Outputs"), {} };
     for (size_t i = 0; i < node.outputs.size(); ++i) {
-        QString port = outputPortName(node, i);
-        outputs.rows.push_back(valueRow(graph, node.outputs[i], port.isEmpty() ? QStringLiteral("output %1").arg(i) : port, document));
+        QString port = qs(outputPortName(node, i));
+        outputs.rows.push_back(
+            valueRow(graph, node.outputs[i], port.isEmpty() ? QStringLiteral("output %1").arg(i) : port, document));
     }
     sections.push_back(std::move(outputs));
 
     if (!node.subgraphs.empty() || node.functionBody) {
         PropertySection subgraphs { QStringLiteral("Subgraphs"), {} };
         for (const auto& [name, sub] : node.subgraphs)
-            subgraphs.rows.push_back({ qs(name), QStringLiteral("%1 nodes").arg(sub->nodes().size()), QStringLiteral("graph"),
-                QStringLiteral("Double-click the node to open"), {}, {}, kNoValue, id });
+            subgraphs.rows.push_back({ qs(name), QStringLiteral("%1 nodes").arg(sub->nodes().size()),
+                QStringLiteral("graph"), QStringLiteral("Double-click the node to open"), {}, {}, kNoValue, id });
         if (node.functionBody)
-            subgraphs.rows.push_back({ QStringLiteral("function body"), QStringLiteral("%1 nodes").arg(node.functionBody->nodes().size()),
-                QStringLiteral("function"), QStringLiteral("Double-click the node to open"), {}, {}, kNoValue, id });
+            subgraphs.rows.push_back({ QStringLiteral("function body"),
+                QStringLiteral("%1 nodes").arg(node.functionBody->nodes().size()), QStringLiteral("function"),
+                QStringLiteral("Double-click the node to open"), {}, {}, kNoValue, id });
         sections.push_back(std::move(subgraphs));
     }
     return sections;
@@ -230,13 +241,17 @@ std::vector<PropertySection> describeValue(const Graph& graph, ValueId id, const
     tensor.rows.push_back({ QStringLiteral("name"), qs(v.name), {}, {}, {}, {}, kNoValue, -1 });
     const ValueType type = document ? document->valueType(graph, id) : v.type;
     tensor.rows.push_back({ QStringLiteral("type"), qs(type.toString()),
-        v.type.kind != Value::Kind::None ? QStringLiteral("declared") : (type.kind != Value::Kind::None ? QStringLiteral("inferred") : QString()), {}, {}, {}, kNoValue, -1 });
+        v.type.kind != Value::Kind::None ? QStringLiteral("declared")
+                                         : (type.kind != Value::Kind::None ? QStringLiteral("inferred") : QString()),
+        {}, {}, {}, kNoValue, -1 });
     if (type.kind == Value::Kind::Tensor) {
         const auto name = dataTypeName(type.elementType);
-        tensor.rows.push_back({ QStringLiteral("dtype"), QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size())), {}, {}, {}, {}, kNoValue, -1 });
+        tensor.rows.push_back({ QStringLiteral("dtype"),
+            QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size())), {}, {}, {}, {}, kNoValue, -1 });
         tensor.rows.push_back({ QStringLiteral("shape"), formatShape(type), {}, {}, {}, {}, kNoValue, -1 });
     }
-    tensor.rows.push_back({ QStringLiteral("source"), QString::fromLatin1(sourceName(v.source)), {}, {}, {}, {}, kNoValue, -1 });
+    tensor.rows.push_back(
+        { QStringLiteral("source"), QString::fromLatin1(sourceName(v.source)), {}, {}, {}, {}, kNoValue, -1 });
     sections.push_back(std::move(tensor));
 
     PropertySection producer { QStringLiteral("Producer"), {} };
@@ -244,7 +259,8 @@ std::vector<PropertySection> describeValue(const Graph& graph, ValueId id, const
         const Node& p = graph.node(v.producer);
         producer.rows.push_back({ qs(p.opType), qs(p.displayName()), {}, {}, {}, {}, kNoValue, p.id });
     } else {
-        producer.rows.push_back({ QString::fromLatin1(sourceName(v.source)), QStringLiteral("\u2014"), {}, {}, {}, {}, kNoValue, -1 });
+        producer.rows.push_back(
+            { QString::fromLatin1(sourceName(v.source)), QStringLiteral("\u2014"), {}, {}, {}, {}, kNoValue, -1 });
     }
     sections.push_back(std::move(producer));
 
@@ -254,31 +270,30 @@ std::vector<PropertySection> describeValue(const Graph& graph, ValueId id, const
         QString port;
         for (size_t i = 0; i < n.inputs.size(); ++i)
             if (n.inputs[i] == id)
-                port = inputPortName(n, i);
-        consumers.rows.push_back({ qs(n.opType), qs(n.displayName()), port.isEmpty() ? QString() : QStringLiteral("as %1").arg(port), {}, {}, {}, kNoValue, c });
+                port = qs(inputPortName(n, i));
+        consumers.rows.push_back({ qs(n.opType), qs(n.displayName()),
+            port.isEmpty() ? QString() : QStringLiteral("as %1").arg(port), {}, {}, {}, kNoValue, c });
     }
     for (ValueId out : graph.outputs())
         if (out == id)
             consumers.rows.push_back({ QStringLiteral("graph output"), qs(v.name), {}, {}, {}, {}, kNoValue, -1 });
     sections.push_back(std::move(consumers));
 
-    if (v.initializer) {
+    if (v.hasInitializer()) {
         PropertySection init { QStringLiteral("Initializer"), {} };
         PropertyRow row = valueRow(graph, id, QStringLiteral("values"), document);
         row.value = QStringLiteral("double-click to view");
-        const onnx::TensorProto* proto = v.initializer;
-        if (proto->data_location() == onnx::TensorProto::EXTERNAL) {
-            row.detail = QStringLiteral("external data");
-            for (const auto& kv : proto->external_data())
-                if (kv.key() == "location")
-                    row.detail = QStringLiteral("external: %1").arg(qs(kv.value()));
+        const InitializerInfo initializer = v.initializerInfo();
+        if (initializer.external) {
+            row.detail = initializer.location.empty() ? QStringLiteral("external data")
+                                                      : QStringLiteral("external: %1").arg(qs(initializer.location));
         } else {
             try {
                 int64_t count = 1;
-                for (int64_t d : proto->dims())
+                for (int64_t d : initializer.shape)
                     count *= d;
                 if (count <= 64)
-                    row.value = formatTensorValues(tensorFromProto(*proto, nullptr), 16);
+                    row.value = formatTensorValues(v.initializerTensor(), 16);
             } catch (const std::exception& e) {
                 row.value = qs(e.what());
             }
@@ -292,7 +307,7 @@ std::vector<PropertySection> describeValue(const Graph& graph, ValueId id, const
 std::vector<PropertySection> describeModel(const Model& model, const QString& path)
 {
     std::vector<PropertySection> sections;
-    const onnx::ModelProto& proto = model.proto();
+    const ModelMetadata metadata = model.metadata();
     PropertySection info { QStringLiteral("Model"), {} };
     auto add = [](PropertySection& s, const QString& name, const QString& value, const QString& detail = {}) {
         PropertyRow row;
@@ -306,17 +321,18 @@ std::vector<PropertySection> describeModel(const Model& model, const QString& pa
     add(info, QStringLiteral("file"), path.isEmpty() ? qs(model.displayName()) : QFileInfo(path).fileName(), path);
     if (!path.isEmpty())
         add(info, QStringLiteral("file size"), formatBytes(static_cast<uint64_t>(QFileInfo(path).size())));
-    add(info, QStringLiteral("IR version"), QString::number(proto.ir_version()));
-    add(info, QStringLiteral("producer"), (qs(proto.producer_name()) + QLatin1Char(' ') + qs(proto.producer_version())).trimmed());
-    if (!proto.domain().empty())
-        add(info, QStringLiteral("domain"), qs(proto.domain()));
-    if (proto.model_version() != 0)
-        add(info, QStringLiteral("model version"), QString::number(proto.model_version()));
-    add(info, QStringLiteral("graph"), qs(proto.graph().name()));
-    if (!proto.doc_string().empty())
-        add(info, QStringLiteral("doc string"), qs(proto.doc_string()));
-    if (!proto.graph().doc_string().empty())
-        add(info, QStringLiteral("graph doc"), qs(proto.graph().doc_string()));
+    add(info, QStringLiteral("IR version"), QString::number(metadata.irVersion));
+    add(info, QStringLiteral("producer"),
+        (qs(metadata.producerName) + QLatin1Char(' ') + qs(metadata.producerVersion)).trimmed());
+    if (!metadata.domain.empty())
+        add(info, QStringLiteral("domain"), qs(metadata.domain));
+    if (metadata.modelVersion != 0)
+        add(info, QStringLiteral("model version"), QString::number(metadata.modelVersion));
+    add(info, QStringLiteral("graph"), qs(model.graph().name()));
+    if (!metadata.docString.empty())
+        add(info, QStringLiteral("doc string"), qs(metadata.docString));
+    if (!model.graph().docString().empty())
+        add(info, QStringLiteral("graph doc"), qs(model.graph().docString()));
     add(info, QStringLiteral("nodes"), QString::number(model.graph().nodes().size()),
         QStringLiteral("%1 with subgraphs and functions").arg(model.graph().totalNodeCount()));
     sections.push_back(std::move(info));
@@ -326,10 +342,10 @@ std::vector<PropertySection> describeModel(const Model& model, const QString& pa
         add(opsets, domain.empty() ? QStringLiteral("ai.onnx") : qs(domain), QString::number(version));
     sections.push_back(std::move(opsets));
 
-    if (proto.metadata_props_size() > 0) {
+    if (!metadata.properties.empty()) {
         PropertySection meta { QStringLiteral("Metadata"), {} };
-        for (const auto& kv : proto.metadata_props())
-            add(meta, qs(kv.key()), qs(kv.value()));
+        for (const auto& [key, value] : metadata.properties)
+            add(meta, qs(key), qs(value));
         sections.push_back(std::move(meta));
     }
     const Graph& g = model.graph();
@@ -345,7 +361,7 @@ std::vector<PropertySection> describeModel(const Model& model, const QString& pa
     PropertySection inits { QStringLiteral("Initializers"), {} };
     size_t external = 0;
     for (ValueId v : g.initializers())
-        if (g.value(v).initializer && g.value(v).initializer->data_location() == onnx::TensorProto::EXTERNAL)
+        if (g.value(v).hasInitializer() && g.value(v).initializerInfo().external)
             ++external;
     add(inits, QStringLiteral("count"), QString::number(g.initializers().size()));
     add(inits, QStringLiteral("size"), formatBytes(model.initializerBytes()));
@@ -353,10 +369,10 @@ std::vector<PropertySection> describeModel(const Model& model, const QString& pa
         add(inits, QStringLiteral("external"), QStringLiteral("%1 tensors (memory-mapped on demand)").arg(external));
     sections.push_back(std::move(inits));
 
-    if (proto.functions_size() > 0) {
+    if (const std::vector<FunctionInfo> modelFunctions = model.functions(); !modelFunctions.empty()) {
         PropertySection functions { QStringLiteral("Functions"), {} };
-        for (const auto& f : proto.functions())
-            add(functions, qs(f.name()), QStringLiteral("%1 nodes").arg(f.node_size()), qs(f.domain()));
+        for (const auto& f : modelFunctions)
+            add(functions, qs(f.name), QStringLiteral("%1 nodes").arg(f.nodeCount), qs(f.domain));
         sections.push_back(std::move(functions));
     }
     std::map<std::string, int> counts;
@@ -381,18 +397,20 @@ std::vector<PropertySection> describeModel(const Model& model, const QString& pa
 
 QString operatorDocumentationMarkdown(const Node& node)
 {
-    const OpSchemaInfo schema = lookupOpSchema(node.opType, node.domain, node.opset);
+    const OpSchemaInfo& schema = lookupOpSchema(node.opType, node.domain, node.opset);
     QString md = QStringLiteral("### %1\n\n").arg(qs(node.opType));
     if (!schema.known)
-        return md + QStringLiteral("*onnx's schema registry (onnx 1.12) does not know %1 in domain \u201c%2\u201d at opset %3: "
-                                   "a custom or newer operator.*\n")
-                        .arg(qs(node.opType), node.domain.empty() ? QStringLiteral("ai.onnx") : qs(node.domain))
-                        .arg(node.opset);
+        return md
+            + QStringLiteral(
+                "*onnx's schema registry (onnx 1.12) does not know %1 in domain \u201c%2\u201d at opset %3: "
+                "a custom or newer operator.*\n")
+                  .arg(qs(node.opType), node.domain.empty() ? QStringLiteral("ai.onnx") : qs(node.domain))
+                  .arg(node.opset);
     md += QStringLiteral("*%1 version %2%3*\n\n")
-              .arg(schema.domain.isEmpty() ? QStringLiteral("ai.onnx") : schema.domain)
+              .arg(schema.domain.empty() ? QStringLiteral("ai.onnx") : qs(schema.domain))
               .arg(schema.sinceVersion)
-              .arg(schema.support.isEmpty() ? QString() : QStringLiteral(", ") + schema.support);
-    md += schema.doc.isEmpty() ? QStringLiteral("*No documentation in this build of onnx.*") : schema.doc;
+              .arg(schema.support.empty() ? QString() : QStringLiteral(", ") + qs(schema.support));
+    md += schema.doc.empty() ? QStringLiteral("*No documentation in this build of onnx.*") : qs(schema.doc);
     return md;
 }
 

@@ -1,17 +1,46 @@
 // SPDX-License-Identifier: MIT
-#include "ui/nodeinspector/op_schema.h"
+#include "engine/model/op_schema.h"
 
 #include "engine/model/graph.h"
 
 #include <onnx/defs/schema.h>
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <tuple>
 
 namespace onnxscope {
 
-OpSchemaInfo lookupOpSchema(const std::string& opType, const std::string& domain, int64_t opset)
+namespace {
+
+std::string trimmed(const char* text)
+{
+    const std::string s(text);
+    const char* space = " \t\n\v\f\r";
+    const size_t first = s.find_first_not_of(space);
+    if (first == std::string::npos)
+        return {};
+    return s.substr(first, s.find_last_not_of(space) - first + 1);
+}
+
+std::string portName(const std::vector<std::string>& names, bool variadic, size_t index)
+{
+    if (names.empty())
+        return {};
+    if (index < names.size() && !(variadic && index + 1 >= names.size()))
+        return names[index];
+    if (!variadic)
+        return {};
+    const size_t first = names.size() - 1;
+    if (index == first)
+        return names.back();
+    return names.back() + "_" + std::to_string(index - first);
+}
+
+} // namespace
+
+const OpSchemaInfo& lookupOpSchema(const std::string& opType, const std::string& domain, int64_t opset)
 {
     static std::mutex mutex;
     static std::map<std::tuple<std::string, std::string, int64_t>, OpSchemaInfo> cache;
@@ -25,53 +54,34 @@ OpSchemaInfo lookupOpSchema(const std::string& opType, const std::string& domain
     if (schema) {
         info.known = true;
         info.sinceVersion = schema->since_version();
-        info.domain = QString::fromStdString(schema->domain());
+        info.domain = schema->domain();
         if (const char* doc = schema->doc())
-            info.doc = QString::fromUtf8(doc).trimmed();
+            info.doc = trimmed(doc);
         for (const auto& p : schema->inputs())
-            info.inputs << QString::fromStdString(p.GetName());
+            info.inputs.push_back(p.GetName());
         for (const auto& p : schema->outputs())
-            info.outputs << QString::fromStdString(p.GetName());
+            info.outputs.push_back(p.GetName());
         info.variadicInput = !schema->inputs().empty()
             && schema->inputs().back().GetOption() == onnx::OpSchema::FormalParameterOption::Variadic;
         info.variadicOutput = !schema->outputs().empty()
             && schema->outputs().back().GetOption() == onnx::OpSchema::FormalParameterOption::Variadic;
         if (schema->Deprecated())
-            info.support = QStringLiteral("deprecated");
+            info.support = "deprecated";
         else if (schema->support_level() == onnx::OpSchema::SupportType::EXPERIMENTAL)
-            info.support = QStringLiteral("experimental");
+            info.support = "experimental";
     }
-    cache.emplace(key, info);
-    return info;
+    return cache.emplace(key, std::move(info)).first->second;
 }
 
-namespace {
-
-QString portName(const QStringList& names, bool variadic, size_t index)
+std::string inputPortName(const Node& node, size_t index)
 {
-    if (names.isEmpty())
-        return {};
-    if (index < static_cast<size_t>(names.size()) && !(variadic && index + 1 >= static_cast<size_t>(names.size())))
-        return names.at(static_cast<qsizetype>(index));
-    if (!variadic)
-        return {};
-    const size_t first = static_cast<size_t>(names.size()) - 1;
-    if (index == first)
-        return names.last();
-    return QStringLiteral("%1_%2").arg(names.last()).arg(index - first);
-}
-
-} // namespace
-
-QString inputPortName(const Node& node, size_t index)
-{
-    const OpSchemaInfo info = lookupOpSchema(node.opType, node.domain, node.opset);
+    const OpSchemaInfo& info = lookupOpSchema(node.opType, node.domain, node.opset);
     return portName(info.inputs, info.variadicInput, index);
 }
 
-QString outputPortName(const Node& node, size_t index)
+std::string outputPortName(const Node& node, size_t index)
 {
-    const OpSchemaInfo info = lookupOpSchema(node.opType, node.domain, node.opset);
+    const OpSchemaInfo& info = lookupOpSchema(node.opType, node.domain, node.opset);
     return portName(info.outputs, info.variadicOutput, index);
 }
 

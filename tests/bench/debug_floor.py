@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""Estimate (run on demand, not in CI) of the fastest debug run this machine allows for a model, issue 9.
+"""Estimate (run on demand, not in CI) of the fastest debug run this machine allows for a model.
 
   debug_floor.py --cli build/app/cli/onnxscope-cli MODEL NAME=FILE.npy [--repeat 30] [--write-gib-s RATE]
 

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""Benchmark (run on demand, not in CI) of issue 9: onnxscope against onnxruntime-node on the real models.
+"""Benchmark (run on demand, not in CI): onnxscope against onnxruntime-node on the real models.
 
   perf_bench.py models [--cli PATH] [--repeat 20] [--min-seconds 1] [--rounds 1] [--threads 1,2] [--models det,...]
                        [--json FILE]
@@ -16,7 +16,7 @@ program's peak RSS (VmHWM, reported by the program itself: wait4's ru_maxrss
 would also count this Python process's pages, copied by the fork). The outputs of every configuration are checked against onnxruntime's
 (rtol 1e-3, atol 1e-4), so a fast wrong kernel cannot hide. Prints one Markdown table with the ratios.
 
-`ops`: the micro-benchmark of issue 5, one thread: Add and Mul on 1M and 16M floats (same shape, and a scalar
+`ops`: a micro-benchmark, one thread: Add and Mul on 1M and 16M floats (same shape, and a scalar
 broadcast), ReduceMean over the last axis of [1024, 1024] and [4096, 4096].
 """
 import argparse

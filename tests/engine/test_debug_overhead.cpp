@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// What a debug run costs beyond the outputs themselves (issue 9: the hook path allocates nothing per node beyond
+// What a debug run costs beyond the outputs themselves (the hook path allocates nothing per node beyond
 // the outputs). Every operator new of the process is counted; a 300-node chain is run plain and through the
 // Debugger (every value kept), in the main graph and inside an If branch, and the allocations per node are compared
 // with the allocations an output costs (its storage, which shares a block with its shared_ptr's control block and its

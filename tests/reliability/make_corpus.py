@@ -3,9 +3,9 @@
 
 Usage: make_corpus.py OUT_DIR
 
-Every entry of manifest.json says what onnxscope must do with one file (issue 11, "Reliability and security"):
+Every entry of manifest.json says what onnxscope must do with one file:
   name      unique id; the model is OUT_DIR/<file>
-  bullet    the issue bullet it covers
+  bullet    the kind of bad input it covers
   file      the model, relative to OUT_DIR
   inputs    {input name: file relative to OUT_DIR} fed to `run` (and to the engine API test)
   run_args  extra arguments for `onnxscope-cli run` (e.g. --max-loop-iterations)

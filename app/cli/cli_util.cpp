@@ -69,18 +69,6 @@ nlohmann::json valueTypeJson(const ValueType& type)
     return j;
 }
 
-std::string formatMs(double ms, int decimals)
-{
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, ms);
-    return buf;
-}
-
-std::string formatMs(std::chrono::nanoseconds d)
-{
-    return formatMs(static_cast<double>(d.count()) / 1e6);
-}
-
 std::string formatBytes(uint64_t bytes)
 {
     const char* units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
@@ -149,7 +137,8 @@ void ThreadOptions::addTo(CLI::App* cmd)
 std::unique_ptr<ThreadPool> ThreadOptions::makePool() const
 {
     if (threads < 0)
-        throw UsageError("--threads expects 0 (every hardware thread) or a positive count, got " + std::to_string(threads));
+        throw UsageError(
+            "--threads expects 0 (every hardware thread) or a positive count, got " + std::to_string(threads));
     const int n = threads == 0 ? ThreadPool::hardwareThreads() : threads;
     return n > 1 ? std::make_unique<ThreadPool>(n) : nullptr;
 }
@@ -159,8 +148,8 @@ ExecutionLimits LimitOptions::apply() const
     if (!allocationLimit.empty())
         Tensor::setAllocationLimit(static_cast<size_t>(parseByteSize(allocationLimit, "--allocation-limit")));
     if (maxLoopIterations < 0)
-        throw UsageError("--max-loop-iterations expects 0 (no limit) or a positive count, got "
-            + std::to_string(maxLoopIterations));
+        throw UsageError(
+            "--max-loop-iterations expects 0 (no limit) or a positive count, got " + std::to_string(maxLoopIterations));
     ExecutionLimits limits;
     limits.maxLoopIterations = maxLoopIterations;
     return limits;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "engine/core/text.h"
 #include "engine/core/thread_pool.h"
 #include "engine/core/value.h"
 #include "engine/kernels/kernel.h"
@@ -20,10 +21,6 @@ std::string sanitizeFileName(const std::string& name);
 
 /// {"kind": "tensor", "dtype": "float", "shape": [1, "N", null]} (symbols as strings, unknown dims as null).
 nlohmann::json valueTypeJson(const ValueType& type);
-
-/// Milliseconds with three decimals: "1.234" (or `decimals`).
-std::string formatMs(std::chrono::nanoseconds d);
-std::string formatMs(double ms, int decimals = 3);
 
 /// "1.5 MiB", "312 B".
 std::string formatBytes(uint64_t bytes);

@@ -6,13 +6,17 @@
 #include "engine/core/half.h"
 #include "engine/core/text.h"
 #include "engine/exec/debugger.h"
+#include "engine/exec/observers/count_observer.h"
+#include "engine/exec/observers/keep_observer.h"
+#include "engine/exec/observers/output_watch.h"
+#include "engine/exec/observers/profile_observer.h"
+#include "engine/exec/observers/trace_observer.h"
 #include "engine/exec/program.h"
 #include "engine/exec/session.h"
-#include "engine/exec/value_checks.h"
 #include "engine/io/npy.h"
-#include "engine/kernels/simd/simd.h"
 #include "engine/io/tensor_proto.h"
 #include "engine/io/value_proto.h"
+#include "engine/kernels/simd/simd.h"
 #include "engine/model/model.h"
 
 #include <algorithm>
@@ -54,33 +58,6 @@ struct RunOptions {
     bool debugRun = false;
     bool keepValues = false;
     std::string timingsFile;
-};
-
-std::string outputShapes(const NodeEvent& e)
-{
-    std::string s;
-    for (size_t i = 0; i < e.outputs.size(); ++i) {
-        if (i)
-            s += "; ";
-        s += e.outputs[i].isNone() ? std::string("-") : e.outputs[i].typeString();
-    }
-    return s.empty() ? "-" : s;
-}
-
-/// Counts executed nodes (any depth).
-class CountObserver : public SessionObserver {
-public:
-    size_t nodes = 0;
-    void afterNode(const NodeEvent&) override { ++nodes; }
-};
-
-/// Keeps every node output it is shown, and nothing else: what --keep-values runs pay beyond a plain run is the memory
-/// of every intermediate (no in-place writes, no fused steps), not a debugger's bookkeeping.
-class KeepObserver : public SessionObserver {
-public:
-    std::vector<Value> values;
-    void afterNode(const NodeEvent& e) override { values.insert(values.end(), e.outputs.begin(), e.outputs.end()); }
-    bool wantsTiming() const override { return false; }
 };
 
 /// Bytes of the tensors a debug run wrote: each storage once (a Reshape shares its input's), leaving out the caller's
@@ -127,120 +104,6 @@ long minorFaults()
     getrusage(RUSAGE_SELF, &usage);
     return usage.ru_minflt;
 }
-
-/// --trace: one line per executed node, in execution order.
-class TraceObserver : public SessionObserver {
-public:
-    size_t lines = 0;
-    void afterNode(const NodeEvent& e) override
-    {
-        std::cout << "[trace] " << e.framePath << " | " << e.node.opType << " | " << e.node.displayName() << " | "
-                  << outputShapes(e) << " | " << formatMs(e.elapsed) << " ms\n";
-        ++lines;
-    }
-    void nodeFailed(const NodeEvent& e, const std::string&) override
-    {
-        std::cout << "[trace] " << e.framePath << " | " << e.node.opType << " | " << e.node.displayName()
-                  << " | FAILED | -\n";
-        ++lines;
-    }
-};
-
-/// --profile: time per node and per op type. Control-flow nodes report their total and, separately, their self
-/// time (without the nodes of their subgraphs), so the per-op-type table does not count subgraph time twice.
-class ProfileObserver : public SessionObserver {
-public:
-    struct NodeStats {
-        std::string path, opType;
-        size_t calls = 0;
-        std::chrono::nanoseconds total { 0 }, self { 0 };
-    };
-    void afterNode(const NodeEvent& e) override
-    {
-        if (m_childTime.size() < e.depth + 2)
-            m_childTime.resize(e.depth + 2, std::chrono::nanoseconds(0));
-        auto self = e.elapsed - m_childTime[e.depth + 1];
-        if (self.count() < 0)
-            self = std::chrono::nanoseconds(0);
-        m_childTime[e.depth + 1] = std::chrono::nanoseconds(0);
-        m_childTime[e.depth] += e.elapsed;
-        // Nodes in loop iterations are aggregated: the key drops the iteration from the frame path.
-        auto key = std::make_pair(&e.frame.graph(), e.node.id);
-        auto [it, inserted] = m_nodes.try_emplace(key);
-        if (inserted) {
-            static const std::regex iteration(R"((iteration|step|batch) \d+)");
-            it->second.path = std::regex_replace(e.nodePath(), iteration, "$1 *");
-            it->second.opType = e.node.opType;
-            m_order.push_back(key);
-        }
-        ++it->second.calls;
-        it->second.total += e.elapsed;
-        it->second.self += self;
-        if (e.depth == 1)
-            m_mainTotal += e.elapsed;
-    }
-
-    void print(std::ostream& out, size_t runs) const
-    {
-        const double total = static_cast<double>(m_mainTotal.count()) / 1e6;
-        auto pct = [&](double ms) { return total > 0 ? 100.0 * ms / total : 0.0; };
-        std::vector<const NodeStats*> nodes;
-        for (const auto& key : m_order)
-            nodes.push_back(&m_nodes.at(key));
-        std::stable_sort(nodes.begin(), nodes.end(), [](auto* a, auto* b) { return a->self > b->self; });
-        out << "profile over " << runs << " run" << (runs == 1 ? "" : "s") << ", " << formatMs(total)
-            << " ms in the main graph's nodes\n";
-        out << "per node (self time excludes subgraphs):\n";
-        out << std::right << std::setw(12) << "total ms" << std::setw(12) << "self ms" << std::setw(8) << "self %"
-            << std::setw(8) << "calls" << "  op / node\n";
-        for (const auto* n : nodes) {
-            double ms = static_cast<double>(n->total.count()) / 1e6, selfMs = static_cast<double>(n->self.count()) / 1e6;
-            out << std::setw(12) << formatMs(ms) << std::setw(12) << formatMs(selfMs) << std::setw(8) << std::fixed
-                << std::setprecision(1) << pct(selfMs) << std::setw(8) << n->calls << "  " << n->opType << "  "
-                << n->path << "\n";
-        }
-        std::map<std::string, std::pair<size_t, std::chrono::nanoseconds>> byOp;
-        for (const auto& [key, n] : m_nodes) {
-            byOp[n.opType].first += n.calls;
-            byOp[n.opType].second += n.self;
-        }
-        std::vector<std::pair<std::string, std::pair<size_t, std::chrono::nanoseconds>>> ops(byOp.begin(), byOp.end());
-        std::stable_sort(ops.begin(), ops.end(), [](auto& a, auto& b) { return a.second.second > b.second.second; });
-        out << "per op type (self time):\n";
-        out << std::setw(12) << "self ms" << std::setw(8) << "%" << std::setw(8) << "calls" << "  op\n";
-        for (const auto& [op, stats] : ops) {
-            double ms = static_cast<double>(stats.second.count()) / 1e6;
-            out << std::setw(12) << formatMs(ms) << std::setw(8) << std::fixed << std::setprecision(1) << pct(ms)
-                << std::setw(8) << stats.first << "  " << op << "\n";
-        }
-        out << std::defaultfloat;
-    }
-
-private:
-    std::map<std::pair<const Graph*, NodeId>, NodeStats> m_nodes;
-    std::vector<std::pair<const Graph*, NodeId>> m_order;
-    std::vector<std::chrono::nanoseconds> m_childTime;
-    std::chrono::nanoseconds m_mainTotal { 0 };
-};
-
-/// --break-on-nan: remembers the first node whose output holds NaN or Inf.
-class NanObserver : public SessionObserver {
-public:
-    std::optional<std::string> hit;
-    void afterNode(const NodeEvent& e) override
-    {
-        if (hit)
-            return;
-        for (size_t i = 0; i < e.outputs.size() && i < e.node.outputs.size(); ++i) {
-            if (auto bad = firstNonFinite(e.outputs[i])) {
-                const std::string& name = e.frame.graph().value(e.node.outputs[i]).name;
-                hit = e.node.label() + " at " + e.nodePath() + " produced a non-finite value in output \"" + name
-                    + "\" (" + e.outputs[i].typeString() + "): " + bad->description;
-                return;
-            }
-        }
-    }
-};
 
 /// Writes values as DIR/<k>_<name>.npy (or .json for sequences, maps and empty optionals) and keeps the manifest.
 class ValueWriter {
@@ -411,7 +274,8 @@ int runModel(const RunOptions& o)
                 continue;
             }
             throw UsageError("--input expects NAME=FILE (.npy, .npz or .pb) or an .npz whose arrays are named "
-                             "after the inputs, got \"" + spec + "\"");
+                             "after the inputs, got \""
+                + spec + "\"");
         }
         const std::string name = spec.substr(0, eq);
         ValueId id = graph.findValue(name);
@@ -456,15 +320,15 @@ int runModel(const RunOptions& o)
     if (!o.outputDir.empty()) {
         std::error_code ec;
         fs::create_directories(o.outputDir, ec);
-        check(fs::is_directory(o.outputDir), "cannot create the output folder \"" + o.outputDir + "\""
-                + (ec ? ": " + ec.message() : std::string()));
+        check(fs::is_directory(o.outputDir),
+            "cannot create the output folder \"" + o.outputDir + "\"" + (ec ? ": " + ec.message() : std::string()));
         writer = std::make_unique<ValueWriter>(o.outputDir);
     }
 
     // First run: the observed one (trace, NaN watch, dump); with --repeat it is the warm-up.
-    TraceObserver trace;
-    NanObserver nan;
-    ProfileObserver profile;
+    TraceObserver trace(std::cout);
+    NonFiniteWatch nan;
+    ProfileObserver profile(true);
     std::unique_ptr<DumpObserver> dump;
     CountObserver counter;
     Session session(program, sessionOptions);
@@ -488,7 +352,7 @@ int runModel(const RunOptions& o)
         session.start(inputs);
         while (session.state() == Session::State::Running) {
             session.advance();
-            if (nan.hit)
+            if (nan.hit())
                 break;
         }
     } catch (const Error& e) {
@@ -509,10 +373,12 @@ int runModel(const RunOptions& o)
     }
     if (!failure.empty())
         throw Error(failure);
-    if (nan.hit) {
+    if (const auto& hit = nan.hit()) {
         if (writer && o.dumpAll)
             writer->writeManifest();
-        std::cerr << "error: stopped on a non-finite value: " << *nan.hit << "\n";
+        std::cerr << "error: stopped on a non-finite value: " << hit->node << " at " << hit->nodePath
+                  << " produced a non-finite value in output \"" << hit->valueName << "\" (" << hit->valueType
+                  << "): " << hit->description << "\n";
         return kModelError;
     }
 
@@ -533,7 +399,7 @@ int runModel(const RunOptions& o)
     if (!o.quiet) {
         for (const auto& name : session.outputNames())
             std::cout << "output \"" << name << "\": " << preview(outputs.at(name)) << "\n";
-        std::cout << "ran " << counter.nodes << " node(s) in "
+        std::cout << "ran " << counter.nodes() << " node(s) in "
                   << formatMs(std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed)) << " ms";
         if (writer && !outputsFromTimedRun)
             std::cout << "; wrote " << writer->count() << " value(s) to " << o.outputDir;
@@ -599,7 +465,7 @@ int runModel(const RunOptions& o)
                 ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
                 cpuMs.push_back(cpuNow() - c0);
                 faults.push_back(minorFaults() - f0);
-                keeper.values.clear();
+                keeper.clear();
             }
         }
         std::vector<double> sorted = ms;
@@ -621,9 +487,8 @@ int runModel(const RunOptions& o)
         if (!o.timingsFile.empty()) {
             nlohmann::json timings { { "mode", o.debugRun ? "debug" : (o.keepValues ? "keep-values" : "plain") },
                 { "threads", pool ? pool->threads() : 1 }, { "simd", simd::ops().name }, { "runs_ms", ms },
-                { "cpu_ms", cpuMs }, { "page_faults", faults },
-                { "median_ms", median }, { "min_ms", sorted.front() }, { "max_ms", sorted.back() },
-                { "nodes", counter.nodes }, { "peak_rss_kib", peakResidentKib() } };
+                { "cpu_ms", cpuMs }, { "page_faults", faults }, { "median_ms", median }, { "min_ms", sorted.front() },
+                { "max_ms", sorted.back() }, { "nodes", counter.nodes() }, { "peak_rss_kib", peakResidentKib() } };
             if (!o.debugRun) {
                 timings["fused_nodes"] = o.keepValues ? 0 : program->mainPlan().fusedNodeCount();
                 timings["folded_nodes"] = o.keepValues ? 0 : program->mainPlan().foldedNodeCount();
@@ -646,7 +511,7 @@ int runModel(const RunOptions& o)
         profiled.run(inputs);
     }
     if (o.profile)
-        profile.print(std::cout, o.repeat > 0 ? static_cast<size_t>(o.repeat) : 1);
+        profile.printReport(std::cout, o.repeat > 0 ? static_cast<size_t>(o.repeat) : 1);
     return kOk;
 }
 
@@ -663,11 +528,11 @@ CommandRunner addRunCommand(CLI::App& app)
     cmd->add_option("-o,--output-dir", o->outputDir,
         "Write the outputs to DIR/<k>_<name>.npy (.json for sequences and maps) plus DIR/manifest.json");
     cmd->add_flag("--dump-all", o->dumpAll, "Also write every intermediate value (needs --output-dir)");
-    cmd->add_flag("--trace", o->trace,
-        "Print one line per executed node: frame path | op type | node | output types | time");
+    cmd->add_flag(
+        "--trace", o->trace, "Print one line per executed node: frame path | op type | node | output types | time");
     cmd->add_flag("--profile", o->profile, "Print time per node and per op type");
-    cmd->add_flag("--break-on-nan", o->breakOnNan,
-        "Stop at the first node that produces NaN or Inf, name it and exit 1");
+    cmd->add_flag(
+        "--break-on-nan", o->breakOnNan, "Stop at the first node that produces NaN or Inf, name it and exit 1");
     cmd->add_option("--repeat", o->repeat,
         "After the first (warm-up) run, time N more runs: median, min, max. With --output-dir (and without "
         "--dump-all) the outputs written are those of the last timed run");

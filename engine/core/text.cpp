@@ -2,6 +2,7 @@
 #include "engine/core/text.h"
 
 #include <cstdint>
+#include <cstdio>
 
 namespace onnxscope {
 
@@ -73,6 +74,32 @@ std::string escapeBytes(std::string_view bytes)
         }
     }
     return out;
+}
+
+std::string formatMs(double ms, int decimals)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, ms);
+    return buf;
+}
+
+std::string formatMs(std::chrono::nanoseconds d)
+{
+    return formatMs(static_cast<double>(d.count()) / 1e6);
+}
+
+std::string formatIndex(const std::vector<int64_t>& shape, int64_t flat)
+{
+    std::vector<int64_t> strides(shape.size(), 1);
+    for (size_t d = shape.size(); d-- > 1;)
+        strides[d - 1] = strides[d] * shape[d];
+    std::string s = "[";
+    for (size_t d = 0; d < strides.size(); ++d) {
+        s += (d ? ", " : "") + std::to_string(strides[d] ? flat / strides[d] : 0);
+        if (strides[d])
+            flat %= strides[d];
+    }
+    return s + "]";
 }
 
 } // namespace onnxscope

@@ -2,7 +2,7 @@
 #include "engine/exec/debugger.h"
 
 #include "engine/core/spare_vectors.h"
-#include "engine/exec/value_checks.h"
+#include "engine/exec/observers/output_watch.h"
 
 #include <algorithm>
 
@@ -80,8 +80,7 @@ Debugger::~Debugger()
     SpareVectors<RecordedValue>::give(m_values);
 }
 
-template <class... Args>
-void Debugger::record(Args&&... args)
+template <class... Args> void Debugger::record(Args&&... args)
 {
     m_values.emplace_back(std::forward<Args>(args)...);
     countLastAndKeepToBudget();
@@ -138,7 +137,10 @@ void Debugger::start(const std::map<std::string, Value>& inputs)
     m_lastStop.nextNode = m_session.nextNode();
 }
 
-void Debugger::reset() { start(m_inputs); }
+void Debugger::reset()
+{
+    start(m_inputs);
+}
 
 int Debugger::addBreakpoint(Breakpoint breakpoint)
 {
@@ -308,16 +310,14 @@ void Debugger::afterNode(const NodeEvent& event)
         if (!b.enabled)
             continue;
         if (b.kind == Breakpoint::Kind::NonFinite) {
-            for (size_t i = 0; i < event.outputs.size(); ++i) {
-                if (auto bad = firstNonFinite(event.outputs[i])) {
-                    StopInfo s;
-                    s.reason = StopReason::NonFinite;
-                    s.breakpointId = b.id;
-                    s.message = event.nodePath() + " produced " + bad->description + " in output "
-                        + std::to_string(i) + " (\"" + event.frame.graph().value(node.outputs[i]).name + "\")";
-                    m_afterStop = s;
-                    return;
-                }
+            if (auto hit = firstNonFiniteOutput(event)) {
+                StopInfo s;
+                s.reason = StopReason::NonFinite;
+                s.breakpointId = b.id;
+                s.message = hit->nodePath + " produced " + hit->description + " in output "
+                    + std::to_string(hit->output) + " (\"" + hit->valueName + "\")";
+                m_afterStop = s;
+                return;
             }
         } else if (b.kind == Breakpoint::Kind::DebugNodes && debugNode) {
             StopInfo s;
@@ -441,7 +441,8 @@ StopInfo Debugger::stepInto()
 {
     const Node* next = m_session.nextNode();
     const bool hasBody = next
-        && dynamic_cast<const SubgraphKernel*>(m_session.topFrame()->plan->kernels[static_cast<size_t>(next->id)].get());
+        && dynamic_cast<const SubgraphKernel*>(
+            m_session.topFrame()->plan->kernels[static_cast<size_t>(next->id)].get());
     if (!hasBody)
         return step();
     const size_t d = m_session.depth();
@@ -456,9 +457,8 @@ StopInfo Debugger::stepOut()
     const size_t d = m_session.depth();
     if (d <= 1)
         return continueRun();
-    return runUntil([d](const Session::StepResult& r) {
-        return r.kind == Session::StepKind::NodeDone && r.depth <= d - 1;
-    });
+    return runUntil(
+        [d](const Session::StepResult& r) { return r.kind == Session::StepKind::NodeDone && r.depth <= d - 1; });
 }
 
 StopInfo Debugger::continueRun()

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "engine/exec/debugger.h"
+#include "engine/exec/observers/profile_observer.h"
 #include "engine/exec/tensor_stats.h"
 
 #include <QMetaType>
@@ -33,14 +34,6 @@ struct ValueSnapshot {
     std::optional<TensorStats> stats;
 };
 
-/// Accumulated time of one node over the run (all frames and iterations).
-struct NodeTiming {
-    const Graph* graph = nullptr;
-    NodeId node = -1;
-    int64_t calls = 0;
-    std::chrono::nanoseconds total { 0 };
-};
-
 /// Everything the UI shows about a stopped run. Immutable once emitted; shared by every view. Values share the
 /// engine's tensor storage, so a snapshot costs no tensor copies. Graph and Node pointers stay valid because the
 /// snapshot holds the model.
@@ -56,7 +49,7 @@ struct DebugSnapshot {
     NodeId failedNode = -1;
     std::vector<ValueSnapshot> values; // execution order
     std::map<const Graph*, std::set<NodeId>> executed;
-    std::vector<NodeTiming> timings;
+    std::vector<NodeTiming> timings; // every node run so far, in the order each first ran
     std::map<std::string, Value> outputs; // once finished
     size_t recordedBytes = 0;
     size_t forgottenValues = 0;

@@ -4,6 +4,7 @@
 #include "ui/debugger/value_condition.h"
 
 #include "engine/core/thread_pool.h"
+#include "engine/exec/observers/profile_observer.h"
 
 #include <QMetaObject>
 #include <QTimer>
@@ -12,7 +13,6 @@
 #include <chrono>
 #include <map>
 #include <tuple>
-#include <unordered_map>
 
 #include <sys/resource.h>
 
@@ -121,9 +121,8 @@ private:
     QList<BreakpointSpec> m_installed;
     bool m_installedValid = false;
     std::map<std::tuple<uint64_t, uint64_t, std::string>, std::optional<TensorStats>> m_stats;
-    /// By graph, by NodeId: calls and time of each node this run (calls 0: not executed). Sized once per graph, so
-    /// that recording a node allocates nothing.
-    std::unordered_map<const Graph*, std::vector<NodeTiming>> m_timings;
+    /// Calls and time of each node this run, over every command of the run.
+    ProfileObserver m_profile;
     const Graph* m_lastGraph = nullptr;
     NodeId m_lastNode = -1;
     const Graph* m_failedGraph = nullptr;
@@ -135,16 +134,7 @@ private:
 
 void DebugWorker::afterNode(const NodeEvent& event)
 {
-    const Graph* graph = &event.frame.graph();
-    std::vector<NodeTiming>& nodes = m_timings[graph];
-    if (nodes.empty())
-        nodes.resize(graph->nodes().size());
-    NodeTiming& t = nodes.at(static_cast<size_t>(event.node.id));
-    t.graph = graph;
-    t.node = event.node.id;
-    ++t.calls;
-    t.total += event.elapsed;
-    m_lastGraph = graph;
+    m_lastGraph = &event.frame.graph();
     m_lastNode = event.node.id;
     if (event.depth == 1) {
         ++m_mainDone;
@@ -238,6 +228,7 @@ void DebugWorker::execute(const Request& request)
         if (request.startNewRun || !m_debugger) {
             auto debugger = std::make_unique<Debugger>(m_program, request.options);
             debugger->addObserver(this);
+            debugger->addObserver(&m_profile);
             {
                 std::lock_guard lock(m_activeMutex);
                 m_debugger = std::move(debugger);
@@ -246,7 +237,7 @@ void DebugWorker::execute(const Request& request)
             m_installedValid = false;
             m_engineToSpec.clear();
             m_stats.clear();
-            m_timings.clear();
+            m_profile.clear();
             m_lastGraph = m_failedGraph = nullptr;
             m_lastNode = m_failedNode = -1;
             m_mainDone = 0;
@@ -289,7 +280,8 @@ void DebugWorker::execute(const Request& request)
     DebugSnapshotPtr snap = snapshot(stop, error);
     const quint64 generation = request.generation;
     QMetaObject::invokeMethod(
-        m_controller, [c = m_controller, generation, snap] { c->onCommandDone(generation, snap); }, Qt::QueuedConnection);
+        m_controller, [c = m_controller, generation, snap] { c->onCommandDone(generation, snap); },
+        Qt::QueuedConnection);
 }
 
 DebugSnapshotPtr DebugWorker::snapshot(const StopInfo& stop, const std::string& errorOverride)
@@ -305,12 +297,9 @@ DebugSnapshotPtr DebugWorker::snapshot(const StopInfo& stop, const std::string& 
     s->mainNodeCount = m_model ? static_cast<int64_t>(m_model->graph().nodes().size()) : 0;
     s->mainNodesDone = m_mainDone;
     s->preemptions = m_preemptions;
-    for (const auto& [graph, nodes] : m_timings)
-        for (const NodeTiming& timing : nodes)
-            if (timing.calls > 0) {
-                s->executed[graph].insert(timing.node);
-                s->timings.push_back(timing);
-            }
+    s->timings = m_profile.timings();
+    for (const NodeTiming& timing : s->timings)
+        s->executed[timing.graph].insert(timing.node);
     if (!m_debugger)
         return s;
     const Session& session = m_debugger->session();
@@ -404,7 +393,8 @@ DebugController::~DebugController()
 {
     ++m_generation;
     m_worker->requestPause(m_generation);
-    QMetaObject::invokeMethod(m_worker, [w = m_worker] { w->dropRun(); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        m_worker, [w = m_worker] { w->dropRun(); }, Qt::QueuedConnection);
     m_thread.quit();
     m_thread.wait();
 }
@@ -426,7 +416,8 @@ void DebugController::setModel(std::shared_ptr<const Model> model)
     m_pendingYield.clear();
     m_stopRequested = false;
     m_runActive = false;
-    QMetaObject::invokeMethod(m_worker, [w = m_worker, model] { w->setModel(model); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        m_worker, [w = m_worker, model] { w->setModel(model); }, Qt::QueuedConnection);
     emit runCleared();
     setState(model ? DebuggerState::Ready : DebuggerState::NoModel);
 }
@@ -482,12 +473,30 @@ bool DebugController::issue(Command command, const QString& argument)
     return true;
 }
 
-bool DebugController::start() { return issue(Command::Start); }
-bool DebugController::continueRun() { return issue(Command::Continue); }
-bool DebugController::stepOver() { return issue(Command::Step); }
-bool DebugController::stepInto() { return issue(Command::StepInto); }
-bool DebugController::stepOut() { return issue(Command::StepOut); }
-bool DebugController::runTo(const QString& nodeName) { return issue(Command::RunTo, nodeName); }
+bool DebugController::start()
+{
+    return issue(Command::Start);
+}
+bool DebugController::continueRun()
+{
+    return issue(Command::Continue);
+}
+bool DebugController::stepOver()
+{
+    return issue(Command::Step);
+}
+bool DebugController::stepInto()
+{
+    return issue(Command::StepInto);
+}
+bool DebugController::stepOut()
+{
+    return issue(Command::StepOut);
+}
+bool DebugController::runTo(const QString& nodeName)
+{
+    return issue(Command::RunTo, nodeName);
+}
 
 bool DebugController::pause()
 {
@@ -517,7 +526,8 @@ void DebugController::abandonRun()
     m_stopRequested = false;
     m_snapshot.reset();
     m_pendingYield.clear();
-    QMetaObject::invokeMethod(m_worker, [w = m_worker] { w->dropRun(); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        m_worker, [w = m_worker] { w->dropRun(); }, Qt::QueuedConnection);
     emit runCleared();
     setState(DebuggerState::Ready);
 }
@@ -545,7 +555,10 @@ void DebugController::setYieldOutputs(const std::map<std::string, Value>& output
     }
 }
 
-void DebugController::forgetYieldOutputs(const std::string& name) { m_rememberedYield.erase(name); }
+void DebugController::forgetYieldOutputs(const std::string& name)
+{
+    m_rememberedYield.erase(name);
+}
 
 void DebugController::onCommandDone(quint64 generation, const DebugSnapshotPtr& snapshot)
 {

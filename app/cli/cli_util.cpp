@@ -12,21 +12,6 @@
 
 namespace onnxscope::cli {
 
-std::string sanitizeFileName(const std::string& name)
-{
-    std::string out;
-    for (char c : name) {
-        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.'
-            || c == '_' || c == '-';
-        out += ok ? c : '_';
-        if (out.size() >= 100)
-            break;
-    }
-    if (out.empty() || out == "." || out == "..")
-        out = "value";
-    return out;
-}
-
 nlohmann::json valueTypeJson(const ValueType& type)
 {
     nlohmann::json j;
@@ -153,90 +138,6 @@ ExecutionLimits LimitOptions::apply() const
     ExecutionLimits limits;
     limits.maxLoopIterations = maxLoopIterations;
     return limits;
-}
-
-namespace {
-
-nlohmann::json number(double v)
-{
-    if (std::isnan(v))
-        return "nan";
-    if (std::isinf(v))
-        return v > 0 ? "inf" : "-inf";
-    return v;
-}
-
-nlohmann::json tensorJson(const Tensor& t)
-{
-    nlohmann::json j;
-    j["dtype"] = std::string(dataTypeName(t.dtype()));
-    j["shape"] = t.shape();
-    nlohmann::json data = nlohmann::json::array();
-    for (int64_t i = 0; i < t.size(); ++i) {
-        switch (t.dtype()) {
-        case DataType::String:
-            data.push_back(escapeBytes(t.data<std::string>()[i]));
-            break;
-        case DataType::Bool:
-            data.push_back(t.data<bool>()[i]);
-            break;
-        case DataType::Int64:
-            data.push_back(t.data<int64_t>()[i]);
-            break;
-        case DataType::UInt64:
-            data.push_back(t.data<uint64_t>()[i]);
-            break;
-        case DataType::Complex64:
-            data.push_back({ number(t.data<Complex64>()[i].real()), number(t.data<Complex64>()[i].imag()) });
-            break;
-        case DataType::Complex128:
-            data.push_back({ number(t.data<Complex128>()[i].real()), number(t.data<Complex128>()[i].imag()) });
-            break;
-        default:
-            if (isInteger(t.dtype()))
-                data.push_back(static_cast<int64_t>(t.toDouble(i)));
-            else
-                data.push_back(number(t.toDouble(i)));
-        }
-    }
-    j["data"] = std::move(data);
-    return j;
-}
-
-} // namespace
-
-nlohmann::json valueJson(const Value& value)
-{
-    nlohmann::json j;
-    j["type"] = value.typeString();
-    switch (value.kind()) {
-    case Value::Kind::None:
-        j["kind"] = "none";
-        break;
-    case Value::Kind::Tensor:
-        j["kind"] = "tensor";
-        j["value"] = tensorJson(value.tensor());
-        break;
-    case Value::Kind::Sequence: {
-        j["kind"] = "sequence";
-        j["element_dtype"] = std::string(dataTypeName(value.sequence().elementType));
-        nlohmann::json items = nlohmann::json::array();
-        for (const auto& item : value.sequence().items)
-            items.push_back(valueJson(item));
-        j["items"] = std::move(items);
-        break;
-    }
-    case Value::Kind::Map:
-        j["kind"] = "map";
-        j["keys"] = tensorJson(value.map().keys);
-        j["values"] = tensorJson(value.map().values);
-        break;
-    case Value::Kind::Optional:
-        j["kind"] = "optional";
-        j["value"] = value.optionalValue() ? valueJson(*value.optionalValue()) : nlohmann::json(nullptr);
-        break;
-    }
-    return j;
 }
 
 } // namespace onnxscope::cli

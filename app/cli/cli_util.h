@@ -15,10 +15,6 @@
 
 namespace onnxscope::cli {
 
-/// A value name made safe as a file name: anything but [A-Za-z0-9._-] becomes '_', at most 100 characters,
-/// never empty, "." or "..".
-std::string sanitizeFileName(const std::string& name);
-
 /// {"kind": "tensor", "dtype": "float", "shape": [1, "N", null]} (symbols as strings, unknown dims as null).
 nlohmann::json valueTypeJson(const ValueType& type);
 
@@ -49,8 +45,5 @@ struct ThreadOptions {
 
 /// "1048576", "512K", "64M", "4G", "1T" (powers of 1024, optional trailing "B"/"iB") as bytes; UsageError otherwise.
 uint64_t parseByteSize(const std::string& text, const std::string& option);
-
-/// A JSON rendering of a non-tensor value (sequence, map, optional) with its elements inline; NaN/Inf as strings.
-nlohmann::json valueJson(const Value& value);
 
 } // namespace onnxscope::cli

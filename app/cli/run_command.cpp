@@ -7,6 +7,7 @@
 #include "engine/core/text.h"
 #include "engine/exec/debugger.h"
 #include "engine/exec/observers/count_observer.h"
+#include "engine/exec/observers/dump_observer.h"
 #include "engine/exec/observers/keep_observer.h"
 #include "engine/exec/observers/output_watch.h"
 #include "engine/exec/observers/profile_observer.h"
@@ -16,6 +17,7 @@
 #include "engine/io/npy.h"
 #include "engine/io/tensor_proto.h"
 #include "engine/io/value_proto.h"
+#include "engine/io/value_writer.h"
 #include "engine/kernels/simd/simd.h"
 #include "engine/model/model.h"
 
@@ -104,104 +106,6 @@ long minorFaults()
     getrusage(RUSAGE_SELF, &usage);
     return usage.ru_minflt;
 }
-
-/// Writes values as DIR/<k>_<name>.npy (or .json for sequences, maps and empty optionals) and keeps the manifest.
-class ValueWriter {
-public:
-    explicit ValueWriter(fs::path dir)
-        : m_dir(std::move(dir))
-    {
-    }
-
-    void write(const std::string& name, const Value& value, const std::string& node, const std::string& frame,
-        const std::string& kind)
-    {
-        const std::string base = std::to_string(m_next++) + "_" + sanitizeFileName(name);
-        nlohmann::json entry { { "name", name }, { "node", node }, { "frame", frame }, { "kind", kind } };
-        const Value* v = &value;
-        if (value.isOptional() && value.optionalValue() && value.optionalValue()->isTensor()) {
-            v = value.optionalValue();
-            entry["value_kind"] = "optional";
-        }
-        bool asNpy = v->isTensor();
-        if (asNpy) {
-            const Tensor& t = v->tensor();
-            entry["dtype"] = std::string(dataTypeName(t.dtype()));
-            entry["shape"] = t.shape();
-            Tensor stored = npyCompatible(t);
-            if (stored.dtype() != t.dtype())
-                entry["file_dtype"] = std::string(dataTypeName(stored.dtype()));
-            try {
-                const std::string file = base + ".npy";
-                writeNpy(m_dir / file, stored);
-                entry["file"] = file;
-            } catch (const Error& e) {
-                if (t.dtype() != DataType::String)
-                    throw;
-                asNpy = false; // strings that are not UTF-8: fall back to JSON (invalid bytes replaced)
-                entry["note"] = e.what();
-            }
-        } else {
-            entry["dtype"] = v->typeString();
-            entry["shape"] = nullptr;
-        }
-        if (!asNpy) {
-            const std::string file = base + ".json";
-            std::ofstream out(m_dir / file);
-            out << valueJson(*v).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-            check(out.good(), "cannot write \"" + (m_dir / file).string() + "\"");
-            entry["file"] = file;
-        }
-        m_entries.push_back(std::move(entry));
-    }
-
-    void writeManifest() const
-    {
-        const fs::path path = m_dir / "manifest.json";
-        std::ofstream out(path);
-        out << nlohmann::json { { "tensors", m_entries } }.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
-            << "\n";
-        out.close();
-        check(out.good(), "cannot write \"" + path.string() + "\"");
-    }
-
-    size_t count() const { return m_entries.size(); }
-
-private:
-    fs::path m_dir;
-    size_t m_next = 0;
-    nlohmann::json m_entries = nlohmann::json::array();
-};
-
-/// --dump-all: writes every node output as it is produced.
-class DumpObserver : public SessionObserver {
-public:
-    explicit DumpObserver(ValueWriter& writer)
-        : m_writer(writer)
-    {
-    }
-    std::set<std::string> mainOutputsWritten;
-    void afterNode(const NodeEvent& e) override
-    {
-        const Graph& graph = e.frame.graph();
-        for (size_t i = 0; i < e.outputs.size() && i < e.node.outputs.size(); ++i) {
-            if (e.node.outputs[i] == kNoValue || e.outputs[i].isNone())
-                continue;
-            const std::string& name = graph.value(e.node.outputs[i]).name;
-            bool isOutput = false;
-            if (e.depth == 1) {
-                const auto& outs = graph.outputs();
-                isOutput = std::find(outs.begin(), outs.end(), e.node.outputs[i]) != outs.end();
-                if (isOutput)
-                    mainOutputsWritten.insert(name);
-            }
-            m_writer.write(name, e.outputs[i], e.node.displayName(), e.framePath, isOutput ? "output" : "intermediate");
-        }
-    }
-
-private:
-    ValueWriter& m_writer;
-};
 
 std::string preview(const Value& v)
 {
@@ -387,7 +291,7 @@ int runModel(const RunOptions& o)
     const bool outputsFromTimedRun = o.repeat > 0 && !o.dumpAll;
     const auto writeOutputs = [&](const std::map<std::string, Value>& values) {
         for (const auto& name : session.outputNames()) {
-            if (dump && dump->mainOutputsWritten.count(name))
+            if (dump && dump->mainOutputsWritten().count(name))
                 continue;
             writer->write(name, values.at(name), "", "main", "output");
         }

@@ -7,6 +7,8 @@
 
 namespace onnxscope {
 
+// Qt faces of the engine's value writer (engine/io/value_writer.h), which holds the formats and the file-name rule.
+
 /// Writes one tensor by the path's suffix: .npy (numpy), .pb (TensorProto), .csv (1-D and 2-D). Throws Error.
 void exportTensor(const QString& path, const Tensor& tensor, const QString& name = {});
 /// CSV of a 1-D (one value per line) or 2-D tensor (one row per line); strings quoted as in RFC 4180.
@@ -28,7 +30,7 @@ void exportJsonSummary(const QString& path, const DebugSnapshot& snapshot);
 /// (domain mlprodict), so the values can be seen in other graph viewers. Returns the number of values attached.
 int exportDebugModel(const QString& path, const DebugSnapshot& snapshot);
 
-/// A file-system-safe version of a value name (for folders of .npy files).
+/// A file-system-safe version of a value name: the engine's safeFileName() rule.
 QString safeFileName(const QString& name);
 
 } // namespace onnxscope

@@ -14,9 +14,7 @@
 #include "engine/exec/observers/trace_observer.h"
 #include "engine/exec/program.h"
 #include "engine/exec/session.h"
-#include "engine/io/npy.h"
-#include "engine/io/tensor_proto.h"
-#include "engine/io/value_proto.h"
+#include "engine/io/input_reader.h"
 #include "engine/io/value_writer.h"
 #include "engine/kernels/simd/simd.h"
 #include "engine/model/model.h"
@@ -173,8 +171,8 @@ int runModel(const RunOptions& o)
         if (eq == std::string::npos) {
             fs::path file(spec);
             if (file.extension() == ".npz") {
-                for (auto& [key, t] : readNpz(file))
-                    inputs[key] = Value(t);
+                for (auto& [key, value] : readInputArchive(file))
+                    inputs[key] = std::move(value);
                 continue;
             }
             throw UsageError("--input expects NAME=FILE (.npy, .npz or .pb) or an .npz whose arrays are named "

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ui/debugger/debugger_panels.h"
 
-#include "ui/debugger/value_condition.h"
+#include "engine/exec/value_condition.h"
 #include "ui/tensorinspector/tensor_format.h"
 
 #include <QCheckBox>

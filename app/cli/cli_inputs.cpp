@@ -4,10 +4,7 @@
 #include "app/cli/commands.h"
 
 #include "engine/core/half.h"
-#include "engine/io/npy.h"
-#include "engine/io/value_proto.h"
-
-#include <algorithm>
+#include "engine/io/input_reader.h"
 
 namespace fs = std::filesystem;
 
@@ -23,23 +20,9 @@ std::string expectedInputsText(const Graph& graph)
 
 Value readInputFile(const std::string& name, const fs::path& file, const ValueType* declared)
 {
-    std::string ext = file.extension().string();
-    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
-    if (ext == ".npy")
-        return Value(readNpy(file));
-    if (ext == ".pb")
-        return readValueFile(file, declared);
-    if (ext == ".npz") {
-        auto arrays = readNpz(file);
-        for (auto& [key, t] : arrays)
-            if (key == name)
-                return Value(t);
-        check(arrays.size() == 1,
-            "\"" + file.string() + "\" holds " + std::to_string(arrays.size()) + " arrays and none is named \"" + name
-                + "\"");
-        return Value(arrays.front().second);
-    }
-    throw UsageError("input \"" + name + "\": \"" + file.string() + "\" is neither .npy, .npz nor .pb");
+    if (inputFileFormat(file) == InputFileFormat::Unknown)
+        throw UsageError("input \"" + name + "\": \"" + file.string() + "\" is neither .npy, .npz nor .pb");
+    return readInputValue(name, file, declared);
 }
 
 Tensor randomTensor(DataType type, const Shape& shape, std::mt19937_64& rng)
@@ -49,23 +32,51 @@ Tensor randomTensor(DataType type, const Shape& shape, std::mt19937_64& rng)
     std::uniform_int_distribution<int> small(0, 9);
     for (int64_t i = 0; i < t.size(); ++i) {
         switch (type) {
-        case DataType::Float: t.data<float>()[i] = static_cast<float>(real(rng)); break;
-        case DataType::Double: t.data<double>()[i] = real(rng); break;
-        case DataType::Float16: t.data<Float16>()[i] = Float16(static_cast<float>(real(rng))); break;
-        case DataType::BFloat16: t.data<BFloat16>()[i] = BFloat16(static_cast<float>(real(rng))); break;
-        case DataType::Int8: t.data<int8_t>()[i] = static_cast<int8_t>(small(rng)); break;
-        case DataType::Int16: t.data<int16_t>()[i] = static_cast<int16_t>(small(rng)); break;
-        case DataType::Int32: t.data<int32_t>()[i] = small(rng); break;
-        case DataType::Int64: t.data<int64_t>()[i] = small(rng); break;
-        case DataType::UInt8: t.data<uint8_t>()[i] = static_cast<uint8_t>(small(rng)); break;
-        case DataType::UInt16: t.data<uint16_t>()[i] = static_cast<uint16_t>(small(rng)); break;
-        case DataType::UInt32: t.data<uint32_t>()[i] = static_cast<uint32_t>(small(rng)); break;
-        case DataType::UInt64: t.data<uint64_t>()[i] = static_cast<uint64_t>(small(rng)); break;
-        case DataType::Bool: t.data<bool>()[i] = (rng() & 1) != 0; break;
+        case DataType::Float:
+            t.data<float>()[i] = static_cast<float>(real(rng));
+            break;
+        case DataType::Double:
+            t.data<double>()[i] = real(rng);
+            break;
+        case DataType::Float16:
+            t.data<Float16>()[i] = Float16(static_cast<float>(real(rng)));
+            break;
+        case DataType::BFloat16:
+            t.data<BFloat16>()[i] = BFloat16(static_cast<float>(real(rng)));
+            break;
+        case DataType::Int8:
+            t.data<int8_t>()[i] = static_cast<int8_t>(small(rng));
+            break;
+        case DataType::Int16:
+            t.data<int16_t>()[i] = static_cast<int16_t>(small(rng));
+            break;
+        case DataType::Int32:
+            t.data<int32_t>()[i] = small(rng);
+            break;
+        case DataType::Int64:
+            t.data<int64_t>()[i] = small(rng);
+            break;
+        case DataType::UInt8:
+            t.data<uint8_t>()[i] = static_cast<uint8_t>(small(rng));
+            break;
+        case DataType::UInt16:
+            t.data<uint16_t>()[i] = static_cast<uint16_t>(small(rng));
+            break;
+        case DataType::UInt32:
+            t.data<uint32_t>()[i] = static_cast<uint32_t>(small(rng));
+            break;
+        case DataType::UInt64:
+            t.data<uint64_t>()[i] = static_cast<uint64_t>(small(rng));
+            break;
+        case DataType::Bool:
+            t.data<bool>()[i] = (rng() & 1) != 0;
+            break;
         case DataType::Complex64:
             t.data<Complex64>()[i] = Complex64(static_cast<float>(real(rng)), static_cast<float>(real(rng)));
             break;
-        case DataType::Complex128: t.data<Complex128>()[i] = Complex128(real(rng), real(rng)); break;
+        case DataType::Complex128:
+            t.data<Complex128>()[i] = Complex128(real(rng), real(rng));
+            break;
         case DataType::String: {
             std::string s(1 + rng() % 8, 'a');
             for (char& c : s)
@@ -73,7 +84,8 @@ Tensor randomTensor(DataType type, const Shape& shape, std::mt19937_64& rng)
             t.data<std::string>()[i] = s;
             break;
         }
-        default: throw Error("cannot generate random values of element type " + std::string(dataTypeName(type)));
+        default:
+            throw Error("cannot generate random values of element type " + std::string(dataTypeName(type)));
         }
     }
     return t;
@@ -86,7 +98,8 @@ Value randomValue(const std::string& name, const ValueType& type, const std::map
     case Value::Kind::Tensor: {
         check(type.elementType != DataType::Undefined,
             "input \"" + name + "\" has no declared element type; give it with --input");
-        check(type.hasShape, "input \"" + name + "\" (" + type.toString()
+        check(type.hasShape,
+            "input \"" + name + "\" (" + type.toString()
                 + ") has no declared shape, so --random-inputs cannot make one; give it with --input");
         Shape shape;
         for (const auto& d : type.shape) {

@@ -14,7 +14,8 @@ namespace onnxscope::cli {
 /// "\n  name: type" for every input the caller must supply ("\n  (none)" if there is none).
 std::string expectedInputsText(const Graph& graph);
 
-/// An input value from a .npy, .npz (the array named `name`, or its only array) or .pb file.
+/// An input value from a .npy, .npz (the array named `name`, or its only array) or .pb file (the engine's
+/// readInputValue()); UsageError for a file of another suffix.
 Value readInputFile(const std::string& name, const std::filesystem::path& file, const ValueType* declared);
 
 /// Seeded random values: floats uniform in [-1, 1), integers in [0, 9], random lowercase strings. `run` and

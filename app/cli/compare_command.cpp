@@ -7,8 +7,7 @@
 
 #include "engine/core/half.h"
 #include "engine/exec/compare.h"
-#include "engine/io/npy.h"
-#include "engine/io/value_proto.h"
+#include "engine/io/input_reader.h"
 #include "engine/kernels/common/cast.h"
 #include "engine/model/model.h"
 
@@ -48,12 +47,14 @@ std::map<std::string, Value> readInputs(const Graph& graph, const std::vector<st
         if (eq == std::string::npos) {
             fs::path file(spec);
             if (file.extension() == ".npz") {
-                for (auto& [key, t] : readNpz(file))
-                    inputs[key] = Value(t);
+                for (auto& [key, value] : readInputArchive(file))
+                    inputs[key] = std::move(value);
                 continue;
             }
-            throw UsageError(std::string(option) + " expects NAME=FILE (.npy, .npz or .pb) or an .npz whose arrays "
-                "are named after the inputs, got \"" + spec + "\"");
+            throw UsageError(std::string(option)
+                + " expects NAME=FILE (.npy, .npz or .pb) or an .npz whose arrays "
+                  "are named after the inputs, got \""
+                + spec + "\"");
         }
         const std::string name = spec.substr(0, eq);
         ValueId id = graph.findValue(name);
@@ -120,7 +121,10 @@ bool hasStats(const CompareRow& r)
     return r.status == CompareStatus::Match || r.status == CompareStatus::Mismatch;
 }
 
-std::string statusText(CompareStatus s) { return std::string(compareStatusName(s)); }
+std::string statusText(CompareStatus s)
+{
+    return std::string(compareStatusName(s));
+}
 
 void printRow(const CompareRow& r)
 {
@@ -385,9 +389,8 @@ int runCompare(const CompareCliOptions& o)
                 if (value.isTensor() && v.type.kind == Value::Kind::Tensor && v.type.elementType != DataType::Undefined
                     && value.tensor().dtype() != v.type.elementType && isFloatingPoint(value.tensor().dtype())
                     && isFloatingPoint(v.type.elementType)) {
-                    std::cout << "input \"" << v.name << "\" converted from "
-                              << dataTypeName(value.tensor().dtype()) << " to " << dataTypeName(v.type.elementType)
-                              << " for B\n";
+                    std::cout << "input \"" << v.name << "\" converted from " << dataTypeName(value.tensor().dtype())
+                              << " to " << dataTypeName(v.type.elementType) << " for B\n";
                     value = Value(castTensor(value.tensor(), v.type.elementType));
                 }
                 b.inputs[v.name] = value;
@@ -409,7 +412,8 @@ int runCompare(const CompareCliOptions& o)
         if (o.divergedOnly && !isDivergent(r.status))
             continue;
         // Weights present on one side only are many and rarely interesting: counted, listed in --json.
-        if (r.origin == ValueOrigin::Initializer && (r.status == CompareStatus::OnlyA || r.status == CompareStatus::OnlyB)) {
+        if (r.origin == ValueOrigin::Initializer
+            && (r.status == CompareStatus::OnlyA || r.status == CompareStatus::OnlyB)) {
             ++hiddenSources;
             continue;
         }
@@ -476,8 +480,9 @@ CommandRunner addCompareCommand(CLI::App& app)
         ".npz whose arrays are named after values (\"FRAME / NAME\" for values inside subgraphs)");
     cmd->add_option("-i,--input", o->inputs,
         "NAME=FILE (.npy, .npz, .pb) or FILE.npz: inputs of A, and of B unless --input-b is given");
-    cmd->add_option("--input-b", o->inputsB, "NAME=FILE or FILE.npz: inputs of B (the same model with other "
-                                             "inputs, or a model with other input names)");
+    cmd->add_option("--input-b", o->inputsB,
+        "NAME=FILE or FILE.npz: inputs of B (the same model with other "
+        "inputs, or a model with other input names)");
     cmd->add_flag("--random-inputs", o->randomInputs,
         "Generate the inputs not given, as run --random-inputs does (the same values for the same --seed)");
     cmd->add_option("--seed", o->seed, "Seed for --random-inputs")->capture_default_str();

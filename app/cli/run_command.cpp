@@ -14,9 +14,7 @@
 #include "engine/exec/observers/trace_observer.h"
 #include "engine/exec/program.h"
 #include "engine/exec/session.h"
-#include "engine/io/npy.h"
-#include "engine/io/tensor_proto.h"
-#include "engine/io/value_proto.h"
+#include "engine/io/input_reader.h"
 #include "engine/io/value_writer.h"
 #include "engine/kernels/simd/simd.h"
 #include "engine/model/model.h"
@@ -50,6 +48,7 @@ struct RunOptions {
     bool trace = false;
     bool profile = false;
     bool breakOnNan = false;
+    std::vector<std::string> breakWhen;
     int repeat = 0;
     bool randomInputs = false;
     uint64_t seed = 0;
@@ -107,6 +106,21 @@ long minorFaults()
     return usage.ru_minflt;
 }
 
+/// Whether a node of this display name is in the graph, its subgraphs or its function bodies.
+bool hasNode(const Graph& graph, const std::string& name)
+{
+    for (const Node& node : graph.nodes()) {
+        if (node.hasDisplayName(name))
+            return true;
+        for (const auto& [attribute, subgraph] : node.subgraphs)
+            if (subgraph && hasNode(*subgraph, name))
+                return true;
+        if (node.functionBody && hasNode(*node.functionBody, name))
+            return true;
+    }
+    return false;
+}
+
 std::string preview(const Value& v)
 {
     if (!v.isTensor())
@@ -158,6 +172,14 @@ int runModel(const RunOptions& o)
         throw UsageError("--debug-run times runs: it needs --repeat N");
     if (!o.timingsFile.empty() && o.repeat == 0)
         throw UsageError("--timings needs --repeat N");
+    ConditionWatch conditions;
+    for (const auto& spec : o.breakWhen) {
+        try {
+            conditions.add(spec);
+        } catch (const Error& e) {
+            throw UsageError(std::string("--break-when: ") + e.what());
+        }
+    }
     SessionOptions sessionOptions;
     sessionOptions.limits = o.limits.apply();
     const std::unique_ptr<ThreadPool> pool = o.threads.makePool();
@@ -173,8 +195,8 @@ int runModel(const RunOptions& o)
         if (eq == std::string::npos) {
             fs::path file(spec);
             if (file.extension() == ".npz") {
-                for (auto& [key, t] : readNpz(file))
-                    inputs[key] = Value(t);
+                for (auto& [key, value] : readInputArchive(file))
+                    inputs[key] = std::move(value);
                 continue;
             }
             throw UsageError("--input expects NAME=FILE (.npy, .npz or .pb) or an .npz whose arrays are named "
@@ -241,6 +263,12 @@ int runModel(const RunOptions& o)
         session.addObserver(&trace);
     if (o.breakOnNan)
         session.addObserver(&nan);
+    if (!conditions.empty()) {
+        session.addObserver(&conditions);
+        for (const std::string& node : conditions.nodeNames())
+            if (!node.empty() && !hasNode(graph, node))
+                std::cerr << "warning: --break-when: the model has no node \"" << node << "\"\n";
+    }
     if (o.dumpAll) {
         dump = std::make_unique<DumpObserver>(*writer);
         session.addObserver(dump.get());
@@ -256,7 +284,7 @@ int runModel(const RunOptions& o)
         session.start(inputs);
         while (session.state() == Session::State::Running) {
             session.advance();
-            if (nan.hit())
+            if (nan.hit() || conditions.hit())
                 break;
         }
     } catch (const Error& e) {
@@ -282,6 +310,14 @@ int runModel(const RunOptions& o)
             writer->writeManifest();
         std::cerr << "error: stopped on a non-finite value: " << hit->node << " at " << hit->nodePath
                   << " produced a non-finite value in output \"" << hit->valueName << "\" (" << hit->valueType
+                  << "): " << hit->description << "\n";
+        return kModelError;
+    }
+    if (const auto& hit = conditions.hit()) {
+        if (writer && o.dumpAll)
+            writer->writeManifest();
+        std::cerr << "error: stopped on a condition: " << hit->node << " at " << hit->nodePath << " met \""
+                  << conditions.metCondition() << "\" in output \"" << hit->valueName << "\" (" << hit->valueType
                   << "): " << hit->description << "\n";
         return kModelError;
     }
@@ -437,6 +473,11 @@ CommandRunner addRunCommand(CLI::App& app)
     cmd->add_flag("--profile", o->profile, "Print time per node and per op type");
     cmd->add_flag(
         "--break-on-nan", o->breakOnNan, "Stop at the first node that produces NaN or Inf, name it and exit 1");
+    cmd->add_option("--break-when", o->breakWhen,
+        "'NODE: CONDITION' (or 'CONDITION' for every node): stop after the first node whose output meets CONDITION, "
+        "name it, the output and the first element that met it, and exit 1. CONDITION is 'any |x| > 1e4', "
+        "'all x >= 0' (x or |x|; > >= < <= == !=), 'max > 100' (min, max, mean, std, absmax, sum, count), or nan, "
+        "inf, nonfinite. Repeat for several conditions");
     cmd->add_option("--repeat", o->repeat,
         "After the first (warm-up) run, time N more runs: median, min, max. With --output-dir (and without "
         "--dump-all) the outputs written are those of the last timed run");

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The real onnxscope-cli binary, run through QProcess: exit codes, info, run (manifest, dumps, trace, NaN stop,
-// repeat, random inputs), ops. Models are built with /usr/bin/python3 + onnx; numpy is the independent truth.
+// The real onnxscope-cli binary, run through QProcess: exit codes, info, run (manifest, dumps, trace, NaN and condition
+// stops, repeat, random inputs), ops. Models are built with /usr/bin/python3 + onnx; numpy is the independent truth.
 #include "engine/core/sanitizer.h"
 
 #include <QJsonArray>
@@ -156,7 +156,7 @@ private slots:
         }
         Result run = cli({ "run", "--help" });
         for (const char* opt : { "--input", "--output-dir", "--dump-all", "--trace", "--profile", "--break-on-nan",
-                 "--repeat", "--random-inputs", "--seed", "--dim" })
+                 "--break-when", "--repeat", "--random-inputs", "--seed", "--dim" })
             QVERIFY2(run.out.contains(opt), opt);
     }
 
@@ -203,23 +203,24 @@ private slots:
         // A missing input lists every expected input with its type and shape.
         Result missing = cli({ "run", path("nan.onnx"), "--input", "a=" + path("a.npy") });
         QVERIFY2(missing.code == 1, qPrintable(describe(missing)));
-        QVERIFY2(missing.err.contains("\"b\"") && missing.err.contains("a: float[3]")
-                && missing.err.contains("b: float[3]"),
+        QVERIFY2(
+            missing.err.contains("\"b\"") && missing.err.contains("a: float[3]") && missing.err.contains("b: float[3]"),
             qPrintable(describe(missing)));
         // An input the model does not have.
         Result unknown = cli({ "run", path("nan.onnx"), "--input", "zz=" + path("a.npy") });
         QVERIFY2(unknown.code == 1 && unknown.err.contains("\"zz\""), qPrintable(describe(unknown)));
         // An input file that is not .npy, and one that does not exist.
         QVERIFY(QFile::copy(path("broken.onnx"), path("broken.npy")));
-        Result badNpy = cli({ "run", path("nan.onnx"), "--input", "a=" + path("broken.npy"), "--input",
-            "b=" + path("b.npy") });
+        Result badNpy
+            = cli({ "run", path("nan.onnx"), "--input", "a=" + path("broken.npy"), "--input", "b=" + path("b.npy") });
         QVERIFY2(badNpy.code == 1 && badNpy.err.contains("broken.npy") && badNpy.err.contains("magic"),
             qPrintable(describe(badNpy)));
-        Result noFile = cli({ "run", path("nan.onnx"), "--input", "a=" + path("gone.npy"), "--input",
-            "b=" + path("b.npy") });
+        Result noFile
+            = cli({ "run", path("nan.onnx"), "--input", "a=" + path("gone.npy"), "--input", "b=" + path("b.npy") });
         QVERIFY2(noFile.code == 1 && noFile.err.contains("gone.npy"), qPrintable(describe(noFile)));
         // A wrong shape.
-        Result shape = cli({ "run", path("nan.onnx"), "--input", "a=" + path("x.npy"), "--input", "b=" + path("b.npy") });
+        Result shape
+            = cli({ "run", path("nan.onnx"), "--input", "a=" + path("x.npy"), "--input", "b=" + path("b.npy") });
         QVERIFY2(shape.code == 1 && shape.err.contains("\"a\""), qPrintable(describe(shape)));
 
         Result unsupported = cli({ "run", path("unsupported.onnx"), "--input", "a=" + path("a.npy") });
@@ -265,15 +266,16 @@ private slots:
         QCOMPARE(unsupported.size(), 1);
         QVERIFY(unsupported[0].toString().contains("FrobnicateXYZ"));
         Result typed = cli({ "info", "--json", path("typed.onnx") });
-        QJsonArray shape = QJsonDocument::fromJson(typed.out.toUtf8()).object()["inputs"].toArray()[0].toObject()["shape"].toArray();
+        QJsonArray shape
+            = QJsonDocument::fromJson(typed.out.toUtf8()).object()["inputs"].toArray()[0].toObject()["shape"].toArray();
         QCOMPARE(shape, (QJsonArray { "batch", 2 }));
     }
 
     void dumpAllManifestMatchesNumpy()
     {
         const QString out = path("dump");
-        Result r = cli({ "run", path("arith.onnx"), "--input", "in/x:0=" + path("x.npy"), "--output-dir", out,
-            "--dump-all" });
+        Result r = cli(
+            { "run", path("arith.onnx"), "--input", "in/x:0=" + path("x.npy"), "--output-dir", out, "--dump-all" });
         QVERIFY2(r.code == 0, qPrintable(describe(r)));
         // numpy recomputes every value from x and w and compares with what the manifest points to.
         const char* verify = R"(
@@ -381,8 +383,8 @@ sys.exit(0 if ok else 1)
         Result r = cli({ "run", path("nan.onnx"), "--input", "a=" + path("a.npy"), "--input", "b=" + path("b.npy"),
             "--break-on-nan", "--trace", "--dump-all", "-o", out });
         QVERIFY2(r.code == 1, qPrintable(describe(r)));
-        QVERIFY2(r.err.contains("div/nan") && r.err.contains("ratio:0") && r.err.contains("NaN"),
-            qPrintable(describe(r)));
+        QVERIFY2(
+            r.err.contains("div/nan") && r.err.contains("ratio:0") && r.err.contains("NaN"), qPrintable(describe(r)));
         // It stopped there: the node after it did not run.
         QStringList lines = r.out.split('\n').filter(QRegularExpression("^\\[trace\\] "));
         QCOMPARE(lines.size(), 2);
@@ -392,14 +394,66 @@ sys.exit(0 if ok else 1)
         QCOMPARE(QJsonDocument::fromJson(manifest.readAll()).object()["tensors"].toArray().size(), 2);
 
         // Without the flag the same run succeeds.
-        Result plain = cli({ "run", path("nan.onnx"), "--input", "a=" + path("a.npy"), "--input", "b=" + path("b.npy") });
+        Result plain
+            = cli({ "run", path("nan.onnx"), "--input", "a=" + path("a.npy"), "--input", "b=" + path("b.npy") });
         QVERIFY2(plain.code == 0, qPrintable(describe(plain)));
+    }
+
+    void breakWhenNamesNodeOutputAndIndex()
+    {
+        // arith.onnx: a = x * w, q = a + w, y = q / x; with x = [[1, 2, 3], [-4, 0.5, 8]] and w = [1.5, -2, 3],
+        // q = [[3, -6, 12], [-4.5, -3, 27]]: its first element with |x| > 5 is -6 at [0, 1].
+        const QString out = path("cond_dump");
+        Result r = cli({ "run", path("arith.onnx"), "--input", "in/x:0=" + path("x.npy"), "--break-when",
+            "layer/add: any |x| > 5", "--trace", "--dump-all", "-o", out });
+        QVERIFY2(r.code == 1, qPrintable(describe(r)));
+        QCOMPARE(r.err,
+            QString("error: stopped on a condition: node \"layer/add\" (Add) at main / layer/add met \"any |x| > 5\" "
+                    "in output \"mid \"q\"\" (float[2, 3]): -6 at index [0, 1]\n"));
+        QCOMPARE(r.out.split('\n').filter(QRegularExpression("^\\[trace\\] ")).size(), 2);
+        QFile manifest(out + "/manifest.json");
+        QVERIFY(manifest.open(QIODevice::ReadOnly));
+        QCOMPARE(QJsonDocument::fromJson(manifest.readAll()).object()["tensors"].toArray().size(), 2);
+
+        // Without a node name every node is tested: the Mul's output [[1.5, -4, 9], ...] already has |x| > 5.
+        Result any = cli({ "run", path("arith.onnx"), "--input", "in/x:0=" + path("x.npy"), "--break-when",
+            "any |x| > 5", "--break-when", "layer/div: nan" });
+        QVERIFY2(
+            any.code == 1 && any.err.contains("node \"layer/mul:1\" (Mul)") && any.err.contains("9 at index [0, 2]"),
+            qPrintable(describe(any)));
+        // Statistics name their value; a node name holding ':' keeps it.
+        Result stat = cli({ "run", path("arith.onnx"), "--input", "in/x:0=" + path("x.npy"), "--break-when",
+            "layer/mul:1: max >= 24" });
+        QVERIFY2(stat.code == 1 && stat.err.contains("met \"max >= 24\"") && stat.err.contains("): max = 24\n"),
+            qPrintable(describe(stat)));
+        // The NaN stop through a condition, as --break-on-nan reports it.
+        Result nan = cli({ "run", path("nan.onnx"), "--input", "a=" + path("a.npy"), "--input", "b=" + path("b.npy"),
+            "--break-when", "nan" });
+        QVERIFY2(nan.code == 1 && nan.err.contains("div/nan")
+                && nan.err.contains("\"ratio:0\" (float[3]): NaN at index [1]"),
+            qPrintable(describe(nan)));
+
+        // A condition never met: the run ends as usual.
+        Result never = cli({ "run", path("arith.onnx"), "--input", "in/x:0=" + path("x.npy"), "--break-when",
+            "layer/add: any |x| > 1e4" });
+        QVERIFY2(never.code == 0 && never.err.isEmpty() && never.out.contains("output \"out/y:0\""),
+            qPrintable(describe(never)));
+        // A node the model does not have is worth a warning.
+        Result typo
+            = cli({ "run", path("arith.onnx"), "--input", "in/x:0=" + path("x.npy"), "--break-when", "layer/ad: nan" });
+        QVERIFY2(typo.code == 0 && typo.err.contains("warning: --break-when: the model has no node \"layer/ad\""),
+            qPrintable(describe(typo)));
+        // A malformed condition is a usage error.
+        Result bad = cli(
+            { "run", path("arith.onnx"), "--input", "in/x:0=" + path("x.npy"), "--break-when", "layer/add: x is big" });
+        QVERIFY2(bad.code == 2 && bad.err.contains("--break-when: condition \"x is big\" not understood"),
+            qPrintable(describe(bad)));
     }
 
     void repeatReportsMedianMinMax()
     {
-        Result r = cli({ "run", path("arith.onnx"), "--input", "in/x:0=" + path("x.npy"), "--repeat", "7",
-            "--profile" });
+        Result r
+            = cli({ "run", path("arith.onnx"), "--input", "in/x:0=" + path("x.npy"), "--repeat", "7", "--profile" });
         QVERIFY2(r.code == 0, qPrintable(describe(r)));
         QRegularExpression re("latency over 7 runs after 1 warm-up: median ([0-9.]+) ms, min ([0-9.]+) ms, max "
                               "([0-9.]+) ms");

@@ -3,7 +3,7 @@
 // sequences, compare with a value or a .npy file; value conditions of conditional breakpoints.
 #include "engine/exec/tensor_stats.h"
 #include "engine/io/npy.h"
-#include "ui/debugger/value_condition.h"
+#include "engine/exec/value_condition.h"
 #include "ui/tensorinspector/tensor_inspector.h"
 #include "ui/tensorinspector/tensor_plots.h"
 #include "ui/tensorinspector/tensor_table_model.h"

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ui/common/input_spec.h"
 
-#include "engine/io/npy.h"
-#include "engine/io/tensor_proto.h"
+#include "engine/io/input_reader.h"
 #include "engine/kernels/common/cast.h"
 
 #include <QJsonArray>
@@ -64,12 +63,7 @@ Shape resolveShape(const QString& input, const ValueType& type, const DimValues&
 
 Tensor readTensorFile(const QString& path)
 {
-    const std::filesystem::path p = path.toStdString();
-    if (path.endsWith(QStringLiteral(".npy"), Qt::CaseInsensitive))
-        return readNpy(p);
-    if (path.endsWith(QStringLiteral(".pb"), Qt::CaseInsensitive))
-        return readTensorProtoFile(p);
-    throw Error("\"" + path.toStdString() + "\": expected a .npy or TensorProto .pb file");
+    return readTensorFile(std::filesystem::path(path.toStdString()));
 }
 
 namespace {
@@ -159,7 +153,8 @@ Tensor buildInputTensor(const QString& input, const InputSpec& spec, const Value
                 Tensor t(DataType::String, shape);
                 if (spec.source != InputSpec::Source::Zeros)
                     for (auto& s : t.data<std::string>())
-                        s = spec.source == InputSpec::Source::Constant ? QString::number(spec.constant).toStdString() : "1";
+                        s = spec.source == InputSpec::Source::Constant ? QString::number(spec.constant).toStdString()
+                                                                       : "1";
                 result = t;
                 break;
             }
@@ -192,7 +187,8 @@ Tensor buildInputTensor(const QString& input, const InputSpec& spec, const Value
             default:
                 break;
             }
-            if (isInteger(dtype) && (spec.source == InputSpec::Source::Uniform || spec.source == InputSpec::Source::Normal))
+            if (isInteger(dtype)
+                && (spec.source == InputSpec::Source::Uniform || spec.source == InputSpec::Source::Normal))
                 for (double& x : v)
                     x = std::floor(x);
             result = castTensor(values, dtype);

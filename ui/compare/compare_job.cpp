@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "ui/compare/compare_job.h"
 
-#include "engine/io/npy.h"
+#include "engine/io/input_reader.h"
 #include "engine/kernels/common/cast.h"
 #include "engine/model/model.h"
-#include "ui/common/input_spec.h"
 
 #include <QFileInfo>
 #include <QFutureWatcher>
@@ -52,12 +51,12 @@ std::map<std::string, Value> inputsForB(
             check(file.endsWith(QStringLiteral(".npz"), Qt::CaseInsensitive),
                 "side B inputs: \"" + file.toStdString()
                     + "\" must be an .npz whose arrays are named after the inputs");
-            for (auto& [key, tensor] : readNpz(path)) {
+            for (auto& [key, value] : readInputArchive(path)) {
                 const ValueId id = graphB.findValue(key);
                 check(id != kNoValue && graphB.value(id).source == ValueInfo::Source::Input,
                     "side B inputs: \"" + file.toStdString() + "\" has an array \"" + key
                         + "\" but the model has no such input; its inputs are: " + inputsText(graphB));
-                inputs[key] = Value(tensor);
+                inputs[key] = std::move(value);
             }
             continue;
         }
@@ -65,15 +64,7 @@ std::map<std::string, Value> inputsForB(
         const ValueId id = graphB.findValue(input);
         check(id != kNoValue && graphB.value(id).source == ValueInfo::Source::Input,
             "side B has no input \"" + input + "\"; its inputs are: " + inputsText(graphB));
-        if (file.endsWith(QStringLiteral(".npz"), Qt::CaseInsensitive)) {
-            auto arrays = readNpz(path);
-            const auto it = std::find_if(arrays.begin(), arrays.end(), [&](const auto& a) { return a.first == input; });
-            check(it != arrays.end() || arrays.size() == 1,
-                "\"" + file.toStdString() + "\" has no array named \"" + input + "\" (and more than one array)");
-            inputs[input] = Value(it != arrays.end() ? it->second : arrays.front().second);
-        } else {
-            inputs[input] = Value(readTensorFile(file));
-        }
+        inputs[input] = readInputValue(input, path, &graphB.value(id).type);
     }
     for (ValueId id : graphB.inputs()) {
         const ValueInfo& v = graphB.value(id);

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "ui/debugger/debug_controller.h"
 
-#include "ui/debugger/value_condition.h"
-
 #include "engine/core/thread_pool.h"
+#include "engine/exec/observers/output_watch.h"
 #include "engine/exec/observers/profile_observer.h"
 
 #include <QMetaObject>
@@ -199,10 +198,7 @@ void DebugWorker::installBreakpoints(const QList<BreakpointSpec>& specs)
             b.condition = [condition, output, iteration](const NodeEvent& e) {
                 if (iteration >= 0 && e.frame.iteration != iteration)
                     return false;
-                for (size_t i = 0; i < e.outputs.size(); ++i)
-                    if ((output < 0 || static_cast<size_t>(output) == i) && condition->matches(e.outputs[i]))
-                        return true;
-                return false;
+                return firstOutputMeeting(e, *condition, output).has_value();
             };
             break;
         }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "ui/debugger/debugger_panels.h"
 
+#include "engine/exec/value_condition.h"
 #include "ui/common/tensor_format.h"
-#include "ui/debugger/value_condition.h"
 
 #include <QCheckBox>
 #include <QComboBox>

@@ -24,8 +24,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     using namespace onnxscope;
     try {
         // External data is looked up in a folder that does not exist, so a location can never read a real file.
-        auto model = Model::fromBytes(std::string(reinterpret_cast<const char*>(data), size),
-            "/nonexistent/onnxscope-fuzz", "fuzz.onnx");
+        auto model = Model::fromBytes(
+            std::string(reinterpret_cast<const char*>(data), size), "/nonexistent/onnxscope-fuzz", "fuzz.onnx");
         (void)model->initializerBytes();
         (void)Program::unsupportedNodes(*model);
         Program program(model);

@@ -27,20 +27,26 @@ int main(int argc, char** argv)
     parser.setApplicationDescription(QStringLiteral("A debugger for ONNX models"));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("model"), QStringLiteral("The .onnx file to open (default: the bundled sample)"));
+    parser.addPositionalArgument(
+        QStringLiteral("model"), QStringLiteral("The .onnx file to open (default: the bundled sample)"));
     QCommandLineOption benchmark(QStringLiteral("benchmark-open"),
         QStringLiteral("Print the time from open to the first drawn graph as JSON, then quit."));
     benchmark.setFlags(QCommandLineOption::HiddenFromHelp);
-    QCommandLineOption find(QStringLiteral("find"), QStringLiteral("Search for <text> once the graph is drawn and go to the first match."),
-        QStringLiteral("text"));
+    QCommandLineOption find(QStringLiteral("find"),
+        QStringLiteral("Search for <text> once the graph is drawn and go to the first match."), QStringLiteral("text"));
     parser.addOption(benchmark);
     parser.addOption(find);
     // For demos and screenshots: set inputs, run to a node and inspect a value once the model is open.
-    QCommandLineOption debugInput(QStringLiteral("debug-input"), QStringLiteral("Input <name=file.npy|.pb>."), QStringLiteral("name=file"));
-    QCommandLineOption debugRunTo(QStringLiteral("debug-run-to"), QStringLiteral("Run to <node> once opened."), QStringLiteral("node"));
-    QCommandLineOption debugInspect(QStringLiteral("debug-inspect"), QStringLiteral("Inspect <value> when stopped."), QStringLiteral("value"));
-    QCommandLineOption compareWith(QStringLiteral("compare-with"), QStringLiteral("Compare with <model.onnx|reference> once opened."), QStringLiteral("other"));
-    QCommandLineOption compareDiff(QStringLiteral("compare-diff"), QStringLiteral("Open <value>'s diff after comparing."), QStringLiteral("value"));
+    QCommandLineOption debugInput(
+        QStringLiteral("debug-input"), QStringLiteral("Input <name=file.npy|.pb>."), QStringLiteral("name=file"));
+    QCommandLineOption debugRunTo(
+        QStringLiteral("debug-run-to"), QStringLiteral("Run to <node> once opened."), QStringLiteral("node"));
+    QCommandLineOption debugInspect(
+        QStringLiteral("debug-inspect"), QStringLiteral("Inspect <value> when stopped."), QStringLiteral("value"));
+    QCommandLineOption compareWith(QStringLiteral("compare-with"),
+        QStringLiteral("Compare with <model.onnx|reference> once opened."), QStringLiteral("other"));
+    QCommandLineOption compareDiff(QStringLiteral("compare-diff"),
+        QStringLiteral("Open <value>'s diff after comparing."), QStringLiteral("value"));
     for (QCommandLineOption* option : { &debugInput, &debugRunTo, &debugInspect, &compareWith, &compareDiff }) {
         option->setFlags(QCommandLineOption::HiddenFromHelp);
         parser.addOption(*option);
@@ -56,15 +62,19 @@ int main(int argc, char** argv)
     if (parser.isSet(compareWith)) {
         if (!parser.isSet(debugRunTo))
             for (const QString& item : parser.values(debugInput))
-                QObject::connect(&window, &onnxscope::MainWindow::modelOpened, debugger,
-                    [debugger, item] { debugger->inputs()->setFile(item.section(QLatin1Char('='), 0, 0), item.section(QLatin1Char('='), 1)); });
+                QObject::connect(&window, &onnxscope::MainWindow::modelOpened, debugger, [debugger, item] {
+                    debugger->inputs()->setFile(
+                        item.section(QLatin1Char('='), 0, 0), item.section(QLatin1Char('='), 1));
+                });
         debugger->compare()->scheduleCompare(parser.value(compareWith), parser.value(compareDiff));
     }
-    QString path = parser.positionalArguments().isEmpty() ? onnxscope::MainWindow::bundledSamplePath() : parser.positionalArguments().first();
+    QString path = parser.positionalArguments().isEmpty() ? onnxscope::MainWindow::bundledSamplePath()
+                                                          : parser.positionalArguments().first();
     QElapsedTimer timer;
     bool firstDraw = true;
     double layoutMs = 0;
-    QObject::connect(window.graphView(), &onnxscope::GraphView::layoutFinished, &window, [&](bool, double ms) { layoutMs = ms; });
+    QObject::connect(
+        window.graphView(), &onnxscope::GraphView::layoutFinished, &window, [&](bool, double ms) { layoutMs = ms; });
     QObject::connect(window.graphView(), &onnxscope::GraphView::graphDrawn, &window, [&] {
         if (!firstDraw)
             return;
@@ -84,10 +94,11 @@ int main(int argc, char** argv)
                 if (!window.document()->typesReady() || window.graphView()->isLayoutRunning())
                     return;
                 poll->stop();
-                std::printf("{\"model\": \"%s\", \"open_to_first_draw_ms\": %.1f, \"load_ms\": %.1f, \"first_layout_ms\": %.1f, "
+                std::printf("{\"model\": \"%s\", \"open_to_first_draw_ms\": %.1f, \"load_ms\": %.1f, "
+                            "\"first_layout_ms\": %.1f, "
                             "\"boxes\": %zu, \"edges\": %zu, \"with_inferred_types_ms\": %.1f}\n",
-                    path.toUtf8().constData(), drawnMs, window.document()->loadMilliseconds(), firstLayout, boxes, edges,
-                    static_cast<double>(timer.nsecsElapsed()) / 1e6);
+                    path.toUtf8().constData(), drawnMs, window.document()->loadMilliseconds(), firstLayout, boxes,
+                    edges, static_cast<double>(timer.nsecsElapsed()) / 1e6);
                 std::fflush(stdout);
                 QTimer::singleShot(0, &app, &QApplication::quit);
             });
@@ -95,10 +106,11 @@ int main(int argc, char** argv)
         }
     });
     if (parser.isSet(benchmark))
-        QObject::connect(&window, &onnxscope::MainWindow::modelOpenFailed, &app, [&](const QString&, const QString& message) {
-            std::fprintf(stderr, "%s\n", message.toUtf8().constData());
-            QCoreApplication::exit(1);
-        });
+        QObject::connect(
+            &window, &onnxscope::MainWindow::modelOpenFailed, &app, [&](const QString&, const QString& message) {
+                std::fprintf(stderr, "%s\n", message.toUtf8().constData());
+                QCoreApplication::exit(1);
+            });
     if (parser.isSet(benchmark))
         window.setErrorReporter([](const QString&, const QString&) {});
     window.show();

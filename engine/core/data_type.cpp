@@ -41,9 +41,15 @@ const TypeInfo& info(DataType type)
 
 } // namespace
 
-size_t elementSize(DataType type) { return info(type).size; }
+size_t elementSize(DataType type)
+{
+    return info(type).size;
+}
 
-std::string_view dataTypeName(DataType type) { return info(type).name; }
+std::string_view dataTypeName(DataType type)
+{
+    return info(type).name;
+}
 
 DataType dataTypeFromName(std::string_view name)
 {
@@ -59,7 +65,8 @@ DataType dataTypeFromName(std::string_view name)
 
 DataType dataTypeFromOnnx(int32_t value)
 {
-    return value > 0 && value < static_cast<int32_t>(kTypes.size()) ? static_cast<DataType>(value) : DataType::Undefined;
+    return value > 0 && value < static_cast<int32_t>(kTypes.size()) ? static_cast<DataType>(value)
+                                                                    : DataType::Undefined;
 }
 
 bool isFloatingPoint(DataType type)
@@ -79,7 +86,10 @@ bool isInteger(DataType type)
         || type == DataType::UInt64;
 }
 
-bool isComplex(DataType type) { return type == DataType::Complex64 || type == DataType::Complex128; }
+bool isComplex(DataType type)
+{
+    return type == DataType::Complex64 || type == DataType::Complex128;
+}
 
 bool isNumeric(DataType type)
 {

@@ -52,19 +52,47 @@ using Complex128 = std::complex<double>;
 
 /// DataTypeOf<T>::value maps a C++ element type to its DataType. Float16/BFloat16 are specialised in half.h.
 template <class T> struct DataTypeOf;
-template <> struct DataTypeOf<float> { static constexpr DataType value = DataType::Float; };
-template <> struct DataTypeOf<double> { static constexpr DataType value = DataType::Double; };
-template <> struct DataTypeOf<int8_t> { static constexpr DataType value = DataType::Int8; };
-template <> struct DataTypeOf<int16_t> { static constexpr DataType value = DataType::Int16; };
-template <> struct DataTypeOf<int32_t> { static constexpr DataType value = DataType::Int32; };
-template <> struct DataTypeOf<int64_t> { static constexpr DataType value = DataType::Int64; };
-template <> struct DataTypeOf<uint8_t> { static constexpr DataType value = DataType::UInt8; };
-template <> struct DataTypeOf<uint16_t> { static constexpr DataType value = DataType::UInt16; };
-template <> struct DataTypeOf<uint32_t> { static constexpr DataType value = DataType::UInt32; };
-template <> struct DataTypeOf<uint64_t> { static constexpr DataType value = DataType::UInt64; };
-template <> struct DataTypeOf<bool> { static constexpr DataType value = DataType::Bool; };
-template <> struct DataTypeOf<std::string> { static constexpr DataType value = DataType::String; };
-template <> struct DataTypeOf<Complex64> { static constexpr DataType value = DataType::Complex64; };
-template <> struct DataTypeOf<Complex128> { static constexpr DataType value = DataType::Complex128; };
+template <> struct DataTypeOf<float> {
+    static constexpr DataType value = DataType::Float;
+};
+template <> struct DataTypeOf<double> {
+    static constexpr DataType value = DataType::Double;
+};
+template <> struct DataTypeOf<int8_t> {
+    static constexpr DataType value = DataType::Int8;
+};
+template <> struct DataTypeOf<int16_t> {
+    static constexpr DataType value = DataType::Int16;
+};
+template <> struct DataTypeOf<int32_t> {
+    static constexpr DataType value = DataType::Int32;
+};
+template <> struct DataTypeOf<int64_t> {
+    static constexpr DataType value = DataType::Int64;
+};
+template <> struct DataTypeOf<uint8_t> {
+    static constexpr DataType value = DataType::UInt8;
+};
+template <> struct DataTypeOf<uint16_t> {
+    static constexpr DataType value = DataType::UInt16;
+};
+template <> struct DataTypeOf<uint32_t> {
+    static constexpr DataType value = DataType::UInt32;
+};
+template <> struct DataTypeOf<uint64_t> {
+    static constexpr DataType value = DataType::UInt64;
+};
+template <> struct DataTypeOf<bool> {
+    static constexpr DataType value = DataType::Bool;
+};
+template <> struct DataTypeOf<std::string> {
+    static constexpr DataType value = DataType::String;
+};
+template <> struct DataTypeOf<Complex64> {
+    static constexpr DataType value = DataType::Complex64;
+};
+template <> struct DataTypeOf<Complex128> {
+    static constexpr DataType value = DataType::Complex128;
+};
 
 } // namespace onnxscope

@@ -12,7 +12,11 @@ namespace onnxscope {
 using Float16 = Eigen::half;
 using BFloat16 = Eigen::bfloat16;
 
-template <> struct DataTypeOf<Float16> { static constexpr DataType value = DataType::Float16; };
-template <> struct DataTypeOf<BFloat16> { static constexpr DataType value = DataType::BFloat16; };
+template <> struct DataTypeOf<Float16> {
+    static constexpr DataType value = DataType::Float16;
+};
+template <> struct DataTypeOf<BFloat16> {
+    static constexpr DataType value = DataType::BFloat16;
+};
 
 } // namespace onnxscope

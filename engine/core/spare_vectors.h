@@ -12,8 +12,7 @@ namespace onnxscope {
 /// A debug run frees all its small blocks together at its end, so it paid that at every frame it entered and for its
 /// recorded values (hey_jarvis: 13 600 instructions of _int_malloc and 4 100 of malloc_consolidate per keep-values
 /// run). At most kMaxKept vectors of at most kMaxElements each, kMaxBytes in all, are kept per thread and type.
-template <class T>
-class SpareVectors {
+template <class T> class SpareVectors {
 public:
     static constexpr size_t kMaxKept = 16;
     static constexpr size_t kMaxElements = size_t(1) << 16;

@@ -154,9 +154,15 @@ void ThreadPool::startWorkers()
     startWorkersLocked();
 }
 
-int ThreadPool::startedWorkers() const { return m_state->started.load(std::memory_order_relaxed); }
+int ThreadPool::startedWorkers() const
+{
+    return m_state->started.load(std::memory_order_relaxed);
+}
 
-int ThreadPool::hardwareThreads() { return std::max(1u, std::thread::hardware_concurrency()); }
+int ThreadPool::hardwareThreads()
+{
+    return std::max(1u, std::thread::hardware_concurrency());
+}
 
 void ThreadPool::run(int64_t n, int64_t grain, RangeFn fn, void* context)
 {

@@ -37,7 +37,8 @@ public:
     /// one), in parallel. `Fn` is any callable taking (int64_t, int64_t).
     template <class Fn> void parallelFor(int64_t n, int64_t grain, Fn&& fn)
     {
-        run(n, grain, [](void* f, int64_t b, int64_t e) { (*static_cast<std::remove_reference_t<Fn>*>(f))(b, e); },
+        run(
+            n, grain, [](void* f, int64_t b, int64_t e) { (*static_cast<std::remove_reference_t<Fn>*>(f))(b, e); },
             const_cast<void*>(static_cast<const void*>(&fn)));
     }
 

@@ -210,8 +210,8 @@ void ValueType::checkValue(const Value& value, const std::string& name, bool che
             + shapeToString(t.shape()));
     for (size_t i = 0; i < shape.size(); ++i)
         if (shape[i].known() && shape[i].value != t.shape()[i])
-            throw Error(name + ": dimension " + std::to_string(i) + " must be " + std::to_string(shape[i].value)
-                + " (" + toString() + "), got shape " + shapeToString(t.shape()));
+            throw Error(name + ": dimension " + std::to_string(i) + " must be " + std::to_string(shape[i].value) + " ("
+                + toString() + "), got shape " + shapeToString(t.shape()));
 }
 
 } // namespace onnxscope

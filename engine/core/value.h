@@ -64,7 +64,8 @@ private:
     struct OptionalBox {
         std::optional<std::shared_ptr<const Value>> inner;
     };
-    std::variant<std::monostate, Tensor, std::shared_ptr<const Sequence>, std::shared_ptr<const Map>, OptionalBox> m_data;
+    std::variant<std::monostate, Tensor, std::shared_ptr<const Sequence>, std::shared_ptr<const Map>, OptionalBox>
+        m_data;
 };
 
 /// A dimension of a declared shape: a fixed value, a symbol ("batch"), or unknown.

@@ -203,9 +203,7 @@ struct NpyDtype {
 
 NpyDtype parseDescr(const std::string& descr, const std::string& what)
 {
-    auto refuse = [&](const std::string& why) -> NpyDtype {
-        throw Error(what + ": dtype '" + descr + "' " + why);
-    };
+    auto refuse = [&](const std::string& why) -> NpyDtype { throw Error(what + ": dtype '" + descr + "' " + why); };
     NpyDtype d;
     size_t pos = 0;
     if (!descr.empty() && std::strchr("<>|=", descr[0])) {
@@ -229,7 +227,10 @@ NpyDtype parseDescr(const std::string& descr, const std::string& what)
     size_t n = std::stoul(digits);
     switch (d.kind) {
     case 'f':
-        d.type = n == 2 ? DataType::Float16 : n == 4 ? DataType::Float : n == 8 ? DataType::Double : DataType::Undefined;
+        d.type = n == 2 ? DataType::Float16
+            : n == 4    ? DataType::Float
+            : n == 8    ? DataType::Double
+                        : DataType::Undefined;
         d.itemSize = n;
         break;
     case 'i':
@@ -352,8 +353,8 @@ std::string fortranToC(const char* src, const Shape& shape, size_t itemSize, int
         int64_t off = 0;
         for (size_t k = 0; k < rank; ++k)
             off += index[k] * fstride[k];
-        std::memcpy(out.data() + static_cast<size_t>(i) * itemSize, src + static_cast<size_t>(off) * itemSize,
-            itemSize);
+        std::memcpy(
+            out.data() + static_cast<size_t>(i) * itemSize, src + static_cast<size_t>(off) * itemSize, itemSize);
         for (size_t k = rank; k-- > 0;) {
             if (++index[k] < shape[k])
                 break;
@@ -379,11 +380,12 @@ Tensor parseNpy(std::string_view bytes, const std::string& displayName)
         what + ": not a .npy file (the magic string \\x93NUMPY is missing)");
     const int major = static_cast<unsigned char>(bytes[6]);
     check(major >= 1 && major <= 3,
-        what + ": .npy format version " + std::to_string(major) + "." + std::to_string(static_cast<unsigned char>(bytes[7]))
-            + " is not supported (1.0, 2.0 and 3.0 are)");
+        what + ": .npy format version " + std::to_string(major) + "."
+            + std::to_string(static_cast<unsigned char>(bytes[7])) + " is not supported (1.0, 2.0 and 3.0 are)");
     size_t headerLen = 0, headerStart = 0;
     if (major == 1) {
-        headerLen = static_cast<unsigned char>(bytes[8]) | (static_cast<size_t>(static_cast<unsigned char>(bytes[9])) << 8);
+        headerLen
+            = static_cast<unsigned char>(bytes[8]) | (static_cast<size_t>(static_cast<unsigned char>(bytes[9])) << 8);
         headerStart = 10;
     } else {
         check(bytes.size() >= 12, what + ": truncated .npy header");
@@ -528,8 +530,9 @@ std::string npyDescr(const Tensor& tensor)
         size_t width = 1;
         for (const auto& s : tensor.data<std::string>()) {
             auto decoded = decodeUtf8(s);
-            check(decoded.has_value(), "string tensor holds bytes that are not valid UTF-8; numpy's unicode arrays "
-                                       "cannot hold them");
+            check(decoded.has_value(),
+                "string tensor holds bytes that are not valid UTF-8; numpy's unicode arrays "
+                "cannot hold them");
             width = std::max(width, decoded->size());
         }
         return "<U" + std::to_string(width);
@@ -679,8 +682,7 @@ std::vector<std::pair<std::string, Tensor>> readNpz(const fs::path& path)
         if (!name.empty() && name.back() == '/')
             continue; // a directory entry
         const std::string entryWhat = what + " entry \"" + name + "\"";
-        check(name.size() > 4 && name.compare(name.size() - 4, 4, ".npy") == 0,
-            entryWhat + " is not a .npy array");
+        check(name.size() > 4 && name.compare(name.size() - 4, 4, ".npy") == 0, entryWhat + " is not a .npy array");
         check(st.valid & ZIP_STAT_SIZE, entryWhat + " has no recorded size");
         check(st.size <= Tensor::allocationLimit(),
             entryWhat + " is " + std::to_string(st.size) + " bytes, more than the memory limit");
@@ -690,7 +692,8 @@ std::vector<std::pair<std::string, Tensor>> readNpz(const fs::path& path)
         size_t done = 0;
         while (done < bytes.size()) {
             zip_int64_t n = zip_fread(file.get(), bytes.data() + done, bytes.size() - done);
-            check(n > 0, entryWhat + " cannot be read: "
+            check(n > 0,
+                entryWhat + " cannot be read: "
                     + (n < 0 ? std::string(zip_file_strerror(file.get())) : std::string("unexpected end of data")));
             done += static_cast<size_t>(n);
         }
@@ -726,8 +729,8 @@ void writeNpz(const fs::path& path, const std::vector<std::pair<std::string, Ten
             zip_source_free(source);
             throw Error(what + ": cannot add \"" + entry + "\": " + zip_strerror(archive.get()));
         }
-        check(zip_set_file_compression(archive.get(), static_cast<zip_uint64_t>(index),
-                  compress ? ZIP_CM_DEFLATE : ZIP_CM_STORE, 0)
+        check(zip_set_file_compression(
+                  archive.get(), static_cast<zip_uint64_t>(index), compress ? ZIP_CM_DEFLATE : ZIP_CM_STORE, 0)
                 == 0,
             what + ": " + zip_strerror(archive.get()));
     }

@@ -35,8 +35,8 @@ ExternalDataStore::ExternalDataStore(fs::path baseDir)
 
 ExternalDataStore::~ExternalDataStore() = default;
 
-std::shared_ptr<ExternalDataStore::Mapping> ExternalDataStore::map(const std::string& location,
-    const std::string& tensorName)
+std::shared_ptr<ExternalDataStore::Mapping> ExternalDataStore::map(
+    const std::string& location, const std::string& tensorName)
 {
     std::lock_guard lock(m_mutex);
     if (auto it = m_mappings.find(location); it != m_mappings.end())
@@ -61,7 +61,7 @@ std::shared_ptr<ExternalDataStore::Mapping> ExternalDataStore::map(const std::st
 
     int fd = ::open(real.c_str(), O_RDONLY | O_CLOEXEC);
     check(fd >= 0, what + " cannot be opened: " + std::strerror(errno));
-    struct stat st {};
+    struct stat st { };
     if (fstat(fd, &st) != 0) {
         ::close(fd);
         throw Error(what + " cannot be read: " + std::strerror(errno));
@@ -86,8 +86,8 @@ uint64_t ExternalDataStore::fileSize(const std::string& location, const std::str
     return map(location, tensorName)->size;
 }
 
-std::shared_ptr<const void> ExternalDataStore::bytes(const std::string& location, uint64_t offset, uint64_t length,
-    const std::string& tensorName)
+std::shared_ptr<const void> ExternalDataStore::bytes(
+    const std::string& location, uint64_t offset, uint64_t length, const std::string& tensorName)
 {
     auto mapping = map(location, tensorName);
     check(offset <= mapping->size && length <= mapping->size - offset,
@@ -200,8 +200,8 @@ Tensor tensorFromProto(const onnx::TensorProto& proto, ExternalDataStore* extern
                 offset = number(kv.key(), kv.value());
             } else if (kv.key() == "length") {
                 const uint64_t n = number(kv.key(), kv.value());
-                check(n <= static_cast<uint64_t>(INT64_MAX), "tensor \"" + name + "\": external data length "
-                        + kv.value() + " is too large");
+                check(n <= static_cast<uint64_t>(INT64_MAX),
+                    "tensor \"" + name + "\": external data length " + kv.value() + " is too large");
                 length = static_cast<int64_t>(n);
             }
         }
@@ -211,8 +211,9 @@ Tensor tensorFromProto(const onnx::TensorProto& proto, ExternalDataStore* extern
             "tensor \"" + name + "\": byte size of " + std::string(dataTypeName(type)) + shapeToString(shape)));
         if (length < 0) {
             uint64_t size = external->fileSize(location, name);
-            check(offset <= size, "tensor \"" + name + "\": external data offset " + std::to_string(offset)
-                    + " lies past the end of \"" + location + "\"");
+            check(offset <= size,
+                "tensor \"" + name + "\": external data offset " + std::to_string(offset) + " lies past the end of \""
+                    + location + "\"");
             length = static_cast<int64_t>(size - offset);
         }
         check(static_cast<uint64_t>(length) == needed,
@@ -233,8 +234,8 @@ Tensor tensorFromProto(const onnx::TensorProto& proto, ExternalDataStore* extern
     if (proto.has_raw_data()) {
         check(type != DataType::String, "tensor \"" + name + "\": string tensors cannot use raw_data");
         const std::string& raw = proto.raw_data();
-        const auto needed = static_cast<uint64_t>(checkedMul(count, static_cast<int64_t>(elementSize(type)),
-            "tensor \"" + name + "\": byte size of " + described));
+        const auto needed = static_cast<uint64_t>(checkedMul(
+            count, static_cast<int64_t>(elementSize(type)), "tensor \"" + name + "\": byte size of " + described));
         check(raw.size() == needed,
             "tensor \"" + name + "\": raw_data has " + std::to_string(raw.size()) + " bytes but " + described
                 + " needs " + std::to_string(needed));

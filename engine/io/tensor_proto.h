@@ -28,8 +28,8 @@ public:
     const std::filesystem::path& baseDir() const { return m_baseDir; }
     /// Returns `length` bytes at `offset` of `location`, kept alive by the returned pointer. `tensorName` is for
     /// error messages.
-    std::shared_ptr<const void> bytes(const std::string& location, uint64_t offset, uint64_t length,
-        const std::string& tensorName);
+    std::shared_ptr<const void> bytes(
+        const std::string& location, uint64_t offset, uint64_t length, const std::string& tensorName);
     /// The size of the file `location` refers to, after the same checks as bytes().
     uint64_t fileSize(const std::string& location, const std::string& tensorName);
 

@@ -34,7 +34,8 @@ Value valueFromSequenceProto(const onnx::SequenceProto& proto)
     case onnx::SequenceProto::UNDEFINED:
         break;
     default:
-        throw Error("sequence \"" + proto.name() + "\" has unsupported element kind " + std::to_string(proto.elem_type()));
+        throw Error(
+            "sequence \"" + proto.name() + "\" has unsupported element kind " + std::to_string(proto.elem_type()));
     }
     return Value(std::move(seq));
 }
@@ -64,7 +65,8 @@ Value valueFromMapProto(const onnx::MapProto& proto)
             if (vt == DataType::String) // not trivially copyable
                 map.values.data<std::string>()[i] = t.data<std::string>()[0];
             else
-                std::memcpy(static_cast<char*>(map.values.mutableRaw()) + i * elementSize(vt), t.raw(), elementSize(vt));
+                std::memcpy(
+                    static_cast<char*>(map.values.mutableRaw()) + i * elementSize(vt), t.raw(), elementSize(vt));
         }
     } else {
         map.values = Tensor(DataType::Float, { 0 });

@@ -27,7 +27,10 @@ agraph (float[2] x) => (float[2] out, float[3, 2] trace) {
     }>
 })";
 
-std::map<std::string, Value> inputs() { return { { "x", Tensor::vector1D<float>({ 2, 3 }) } }; }
+std::map<std::string, Value> inputs()
+{
+    return { { "x", Tensor::vector1D<float>({ 2, 3 }) } };
+}
 
 std::shared_ptr<const Program> compile(const std::string& text)
 {

@@ -191,8 +191,7 @@ struct TransposeCase {
         s << "N=" << n << " group=" << group << " C/g=" << cg << " M/g=" << mg << " in=" << list(in)
           << " kernel=" << list(kernel) << " strides=" << list(strides) << " dilations=" << list(dilations)
           << " pads=" << list(pads) << " output_padding=" << list(outputPadding)
-          << " output_shape=" << list(outputShape) << " auto_pad=" << autoPad << " bias=" << bias
-          << " seed=" << kSeed;
+          << " output_shape=" << list(outputShape) << " auto_pad=" << autoPad << " bias=" << bias << " seed=" << kSeed;
         return s.str();
     }
 };
@@ -203,8 +202,7 @@ Tensor referenceTranspose(const TransposeCase& k, const Tensor& x, const Tensor&
     const size_t r = k.in.size();
     std::vector<int64_t> out(r), pb(r);
     for (size_t i = 0; i < r; ++i) {
-        const int64_t full
-            = k.strides[i] * (k.in[i] - 1) + k.outputPadding[i] + (k.kernel[i] - 1) * k.dilations[i] + 1;
+        const int64_t full = k.strides[i] * (k.in[i] - 1) + k.outputPadding[i] + (k.kernel[i] - 1) * k.dilations[i] + 1;
         if (!k.outputShape.empty() || k.autoPad != "NOTSET") {
             out[i] = k.outputShape.empty() ? k.in[i] * k.strides[i] : k.outputShape[i];
             const int64_t total = full - out[i];
@@ -243,7 +241,8 @@ Tensor referenceTranspose(const TransposeCase& k, const Tensor& x, const Tensor&
         for (int64_t oc = 0; oc < m; ++oc)
             forEach(out, [&](const std::vector<int64_t>& o) {
                 const auto i = static_cast<size_t>(at(yShape, n, oc, o));
-                y.data<float>()[i] = static_cast<float>(acc[i] + (b ? b->data<float>()[static_cast<size_t>(oc)] : 0.0f));
+                y.data<float>()[i]
+                    = static_cast<float>(acc[i] + (b ? b->data<float>()[static_cast<size_t>(oc)] : 0.0f));
             });
     return y;
 }
@@ -386,8 +385,10 @@ private slots:
             auto probe = Model::fromText("<ir_version: 8, opset_import: [\"\" : 13]>\nagraph (float[a] x) => (" + name
                 + "[a] y) { y = Cast <to = " + std::to_string(int(type)) + "> (x) }");
             Session cast(std::make_shared<Program>(probe));
-            const Tensor xt = cast.run({ { "x", Value(x.reshaped({ x.size() })) } }).at("y").tensor().reshaped(x.shape());
-            const Tensor wt = cast.run({ { "x", Value(w.reshaped({ w.size() })) } }).at("y").tensor().reshaped(w.shape());
+            const Tensor xt
+                = cast.run({ { "x", Value(x.reshaped({ x.size() })) } }).at("y").tensor().reshaped(x.shape());
+            const Tensor wt
+                = cast.run({ { "x", Value(w.reshaped({ w.size() })) } }).at("y").tensor().reshaped(w.shape());
             const Tensor got = runOp(name, convNode(k, false), { { "x", xt }, { "w", wt } });
             const double tol = type == DataType::Double ? 1e-6 : type == DataType::Float16 ? 2e-2 : 1e-1;
             const int64_t bad = firstMismatch(got, want, tol, tol);
@@ -425,11 +426,13 @@ private slots:
                 k.pads[i] = std::min(k.pads[i], (k.kernel[i] - 1) * k.dilations[i]); // keep outputs non-empty
             if (mode == 2)
                 for (size_t i = 0; i < r; ++i)
-                    k.outputShape.push_back(std::max<int64_t>(1, k.strides[i] * (k.in[i] - 1) + k.kernel[i] + pick(-2, 2)));
+                    k.outputShape.push_back(
+                        std::max<int64_t>(1, k.strides[i] * (k.in[i] - 1) + k.kernel[i] + pick(-2, 2)));
             Shape xs { k.n, k.group * k.cg }, ws { k.group * k.cg, k.mg };
             xs.insert(xs.end(), k.in.begin(), k.in.end());
             ws.insert(ws.end(), k.kernel.begin(), k.kernel.end());
-            const Tensor x = randomTensor(rng, xs), w = randomTensor(rng, ws), b = randomTensor(rng, { k.group * k.mg });
+            const Tensor x = randomTensor(rng, xs), w = randomTensor(rng, ws),
+                         b = randomTensor(rng, { k.group * k.mg });
             std::string attrs = "kernel_shape = " + list(k.kernel) + ", strides = " + list(k.strides)
                 + ", dilations = " + list(k.dilations) + ", group = " + std::to_string(k.group)
                 + ", output_padding = " + list(k.outputPadding);

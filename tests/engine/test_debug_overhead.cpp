@@ -28,8 +28,14 @@ void* operator new(std::size_t size)
         return p;
     throw std::bad_alloc();
 }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p) noexcept
+{
+    std::free(p);
+}
+void operator delete(void* p, std::size_t) noexcept
+{
+    std::free(p);
+}
 
 using namespace onnxscope;
 
@@ -49,7 +55,8 @@ std::shared_ptr<Program> chain(bool inIf)
         body += "  " + out + " = Add(" + prev + ", c)\n";
         prev = out;
     }
-    std::string text = "<ir_version: 8, opset_import: [\"\" : 14]>\nagraph (float[8] x, float[8] c, bool b) => (float[8] y) {\n";
+    std::string text
+        = "<ir_version: 8, opset_import: [\"\" : 14]>\nagraph (float[8] x, float[8] c, bool b) => (float[8] y) {\n";
     if (inIf)
         text += "  y = If(b) <then_branch = then_graph () => (float[8] t_out) {\n" + body
             + "  }, else_branch = else_graph () => (float[8] e_out) {\n  e_out = Identity(x)\n  }>\n}";
@@ -115,8 +122,8 @@ private slots:
                 QFAIL(e.what());
             }
             const auto [plain, debug] = counts;
-            qInfo("%s: %.2f allocations per node in a plain run, %.2f in a debug run", inIf ? "If branch" : "main graph",
-                plain, debug);
+            qInfo("%s: %.2f allocations per node in a plain run, %.2f in a debug run",
+                inIf ? "If branch" : "main graph", plain, debug);
             // A plain run writes each Add over its dying input; a debug run keeps every output, so it allocates each
             // one: its storage (one block with the shared_ptr's control block and the shape) and the shape's elements,
             // 2. Outside sanitized builds the block comes from the ones the previous run's values left in the

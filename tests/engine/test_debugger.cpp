@@ -226,7 +226,8 @@ agraph (float[6] x) => (float[2] a, float[2] b, float[2] c, int64[2] idx) {
                     if (v.isNone())
                         outs.push_back(std::nullopt);
                     else if (v.tensor().dtype() == DataType::Int64)
-                        outs.push_back(std::vector<float>(v.tensor().data<int64_t>().begin(), v.tensor().data<int64_t>().end()));
+                        outs.push_back(
+                            std::vector<float>(v.tensor().data<int64_t>().begin(), v.tensor().data<int64_t>().end()));
                     else
                         outs.push_back(values(v));
                 }

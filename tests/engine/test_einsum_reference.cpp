@@ -70,7 +70,8 @@ void expect(const std::string& what, const Tensor& y, const Shape& shape,
     const std::function<double(const std::vector<int64_t>&)>& want, double tol = 1e-5)
 {
     QVERIFY2(y.shape() == shape,
-        qPrintable(QString::fromStdString(what + ": shape " + shapeToString(y.shape()) + ", want " + shapeToString(shape))));
+        qPrintable(
+            QString::fromStdString(what + ": shape " + shapeToString(y.shape()) + ", want " + shapeToString(shape))));
     std::vector<int64_t> idx(shape.size(), 0);
     for (int64_t i = 0; i < y.size(); ++i) {
         int64_t r = i;
@@ -175,8 +176,9 @@ private slots:
             return s;
         });
         Tensor batch = random(rng, { 2, 4, 4 });
-        expect("...ii->...i", einsum("...ii->...i", { batch }), { 2, 4 },
-            [&](const auto& i) { return at(batch, { i[0], i[1], i[1] }); });
+        expect("...ii->...i", einsum("...ii->...i", { batch }), { 2, 4 }, [&](const auto& i) {
+            return at(batch, { i[0], i[1], i[1] });
+        });
     }
 
     void ellipsisBroadcastAndOuterProducts()
@@ -236,12 +238,15 @@ private slots:
         Tensor ia = random(rng, { 3, 6 }, DataType::Int32), ib = random(rng, { 6, 2 }, DataType::Int32);
         Tensor y = einsum("ij,jk->ik", { ia, ib });
         QCOMPARE(y.dtype(), DataType::Int32);
-        expect("int32 ij,jk->ik", y, { 3, 2 }, [&](const auto& i) {
-            double s = 0;
-            for (int64_t j = 0; j < 6; ++j)
-                s += at(ia, { i[0], j }) * at(ib, { j, i[1] });
-            return s;
-        }, 0);
+        expect(
+            "int32 ij,jk->ik", y, { 3, 2 },
+            [&](const auto& i) {
+                double s = 0;
+                for (int64_t j = 0; j < 6; ++j)
+                    s += at(ia, { i[0], j }) * at(ib, { j, i[1] });
+                return s;
+            },
+            0);
     }
 
     void emptyDimensions()
@@ -277,8 +282,8 @@ private slots:
     void detAgainstCofactorExpansion()
     {
         std::mt19937 rng(kSeed + 5);
-        std::function<double(const std::vector<double>&, int64_t)> cofactor = [&](const std::vector<double>& m,
-                                                                                   int64_t n) -> double {
+        std::function<double(const std::vector<double>&, int64_t)> cofactor
+            = [&](const std::vector<double>& m, int64_t n) -> double {
             if (n == 0)
                 return 1;
             double s = 0;

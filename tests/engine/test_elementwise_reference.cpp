@@ -108,10 +108,13 @@ Tensor randomFloat(std::mt19937& rng, const Shape& shape)
 void compare(const std::string& what, const Tensor& y, const Shape& shape, const std::function<double(int64_t)>& want)
 {
     QVERIFY2(y.shape() == shape,
-        qPrintable(QString::fromStdString(what + ": shape " + shapeToString(y.shape()) + ", want " + shapeToString(shape))));
+        qPrintable(
+            QString::fromStdString(what + ": shape " + shapeToString(y.shape()) + ", want " + shapeToString(shape))));
     for (int64_t i = 0; i < y.size(); ++i) {
         const double w = want(i), g = y.toDouble(i);
-        const bool ok = std::isnan(w) ? std::isnan(g) : std::isinf(w) ? g == w : std::fabs(g - w) <= 1e-6 * (1 + std::fabs(w));
+        const bool ok = std::isnan(w) ? std::isnan(g)
+            : std::isinf(w)           ? g == w
+                                      : std::fabs(g - w) <= 1e-6 * (1 + std::fabs(w));
         QVERIFY2(ok,
             qPrintable(QString::fromStdString(what + ": first bad index " + std::to_string(i) + ": got "
                 + std::to_string(g) + ", want " + std::to_string(w))));
@@ -147,8 +150,8 @@ private slots:
                 Tensor y = run1(16, decl("float", shapes[0], "a") + " a, " + decl("float", shapes[1], "b") + " b",
                     std::string(op.out) + "[?]", std::string("y = ") + op.name + "(a, b)",
                     { { "a", Value(a) }, { "b", Value(b) } });
-                compare(std::string(op.name) + " " + shapeToString(shapes[0]) + " " + shapeToString(shapes[1]) + " seed "
-                        + std::to_string(kSeed) + " trial " + std::to_string(trial),
+                compare(std::string(op.name) + " " + shapeToString(shapes[0]) + " " + shapeToString(shapes[1])
+                        + " seed " + std::to_string(kSeed) + " trial " + std::to_string(trial),
                     y, out, [&](int64_t i) { return op.f(broadcastAt(a, out, i), broadcastAt(b, out, i)); });
             }
     }
@@ -166,16 +169,18 @@ private slots:
             const std::string where = shapeToString(shapes[0]) + " " + shapeToString(shapes[1]) + " "
                 + shapeToString(shapes[2]) + " seed " + std::to_string(kSeed + 1) + " trial " + std::to_string(trial);
             const auto at = [&](const Tensor& t, int64_t i) { return broadcastAt(t, out, i); };
-            compare("Max " + where, run1(13, inputs, "float[?]", "y = Max(a, b, c)", values), out,
-                [&](int64_t i) { return std::max({ at(a, i), at(b, i), at(c, i) }); });
-            compare("Min " + where, run1(13, inputs, "float[?]", "y = Min(a, b, c)", values), out,
-                [&](int64_t i) { return std::min({ at(a, i), at(b, i), at(c, i) }); });
+            compare("Max " + where, run1(13, inputs, "float[?]", "y = Max(a, b, c)", values), out, [&](int64_t i) {
+                return std::max({ at(a, i), at(b, i), at(c, i) });
+            });
+            compare("Min " + where, run1(13, inputs, "float[?]", "y = Min(a, b, c)", values), out, [&](int64_t i) {
+                return std::min({ at(a, i), at(b, i), at(c, i) });
+            });
             compare("Sum " + where, run1(13, inputs, "float[?]", "y = Sum(a, b, c)", values), out,
                 [&](int64_t i) { return at(a, i) + at(b, i) + at(c, i); });
             compare("Mean " + where, run1(13, inputs, "float[?]", "y = Mean(a, b, c)", values), out,
                 [&](int64_t i) { return double(float((at(a, i) + at(b, i) + at(c, i)) / 3)); });
-            compare("Where " + where, run1(16, inputs, "float[?]", "m = Greater(a, c)\n y = Where(m, b, c)", values), out,
-                [&](int64_t i) { return at(a, i) > at(c, i) ? at(b, i) : at(c, i); });
+            compare("Where " + where, run1(16, inputs, "float[?]", "m = Greater(a, c)\n y = Where(m, b, c)", values),
+                out, [&](int64_t i) { return at(a, i) > at(c, i) ? at(b, i) : at(c, i); });
         }
     }
 
@@ -195,7 +200,8 @@ private slots:
             QCOMPARE(int64_t(c.data<int32_t>()[i]), trunc);
         }
         Tensor f = run1(13, "float[n] a, float[n] b", "float[n]", "y = Mod <fmod = 1> (a, b)",
-            { { "a", Value(Tensor::vector1D<float>({ 5.5f, -5.5f })) }, { "b", Value(Tensor::vector1D<float>({ 2, 2 })) } });
+            { { "a", Value(Tensor::vector1D<float>({ 5.5f, -5.5f })) },
+                { "b", Value(Tensor::vector1D<float>({ 2, 2 })) } });
         QCOMPARE(f.data<float>()[0], 1.5f);
         QCOMPARE(f.data<float>()[1], -1.5f);
         const std::string zero = errorOf(13, "int32[n] a, int32[n] b", "int32[n]", "y = Mod(a, b)",
@@ -210,13 +216,15 @@ private slots:
     {
         Tensor base = Tensor::vector1D<int64_t>({ 3, -2, 2, 1, -1, -1, 5 });
         Tensor exp = Tensor::vector1D<int64_t>({ 4, 3, 63, -5, -3, -2, -1 });
-        Tensor y = run1(15, "int64[n] a, int64[n] b", "int64[n]", "y = Pow(a, b)", { { "a", Value(base) }, { "b", Value(exp) } });
+        Tensor y = run1(
+            15, "int64[n] a, int64[n] b", "int64[n]", "y = Pow(a, b)", { { "a", Value(base) }, { "b", Value(exp) } });
         const std::vector<int64_t> want { 81, -8, int64_t(uint64_t(1) << 63), 1, -1, 1, 0 };
         for (size_t i = 0; i < want.size(); ++i)
             QCOMPARE(y.data<int64_t>()[i], want[i]);
         // int base, float exponent: computed in double, truncated.
         Tensor m = run1(15, "int32[n] a, float[n] b", "int32[n]", "y = Pow(a, b)",
-            { { "a", Value(Tensor::vector1D<int32_t>({ 9, 2 })) }, { "b", Value(Tensor::vector1D<float>({ 0.5f, -1 })) } });
+            { { "a", Value(Tensor::vector1D<int32_t>({ 9, 2 })) },
+                { "b", Value(Tensor::vector1D<float>({ 0.5f, -1 })) } });
         QCOMPARE(m.data<int32_t>()[0], 3);
         QCOMPARE(m.data<int32_t>()[1], 0);
         // Out-of-range and NaN results saturate / become 0 instead of an undefined conversion.
@@ -241,8 +249,9 @@ private slots:
         const float specials[] = { std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
             -std::numeric_limits<float>::infinity(), -0.0f, 3.4e38f, 1e-30f };
         std::copy(std::begin(specials), std::end(specials), xs.begin());
-        for (const auto& [type, exponent] : { std::pair { std::string("float[1,1]"), Value(Tensor::fromVector<float>({ 2.0f }, { 1, 1 })) },
-                 std::pair { std::string("int64"), Value(Tensor::scalar<int64_t>(2)) } }) {
+        for (const auto& [type, exponent] :
+            { std::pair { std::string("float[1,1]"), Value(Tensor::fromVector<float>({ 2.0f }, { 1, 1 })) },
+                std::pair { std::string("int64"), Value(Tensor::scalar<int64_t>(2)) } }) {
             Tensor y = run1(15, "float[p,q] a, " + type + " b", "float[p,q]", "y = Pow(a, b)",
                 { { "a", Value(x) }, { "b", exponent } });
             QCOMPARE(y.shape(), x.shape());
@@ -250,13 +259,18 @@ private slots:
                 const float want = static_cast<float>(std::pow(static_cast<double>(xs[i]), 2.0));
                 const float got = y.data<float>()[i];
                 QVERIFY2(std::memcmp(&want, &got, sizeof got) == 0 || (std::isnan(want) && std::isnan(got)),
-                    qPrintable(QString("%1 at %2: %3 squared gave %4, want %5").arg(QString::fromStdString(type)).arg(i)
-                        .arg(xs[i]).arg(got).arg(want)));
+                    qPrintable(QString("%1 at %2: %3 squared gave %4, want %5")
+                                   .arg(QString::fromStdString(type))
+                                   .arg(i)
+                                   .arg(xs[i])
+                                   .arg(got)
+                                   .arg(want)));
             }
         }
         // An exponent of 2 with more than one element stays on the general path (and is still right).
         Tensor two = run1(15, "float[n] a, float[n] b", "float[n]", "y = Pow(a, b)",
-            { { "a", Value(Tensor::vector1D<float>({ 3, -1.5f })) }, { "b", Value(Tensor::vector1D<float>({ 2, 2 })) } });
+            { { "a", Value(Tensor::vector1D<float>({ 3, -1.5f })) },
+                { "b", Value(Tensor::vector1D<float>({ 2, 2 })) } });
         QCOMPARE(two.data<float>()[0], 9.0f);
         QCOMPARE(two.data<float>()[1], 2.25f);
     }
@@ -273,7 +287,8 @@ private slots:
             QCOMPARE(int(l.data<uint8_t>()[i]), wantL[i]);
             QCOMPARE(int(r.data<uint8_t>()[i]), wantR[i]);
         }
-        const std::string bad = errorOf(11, "uint8[n] x, uint8[n] s", "uint8[n]", "y = BitShift <direction = \"UP\"> (x, s)", in);
+        const std::string bad
+            = errorOf(11, "uint8[n] x, uint8[n] s", "uint8[n]", "y = BitShift <direction = \"UP\"> (x, s)", in);
         QVERIFY2(bad.find("'direction'") != std::string::npos, bad.c_str());
     }
 
@@ -288,10 +303,12 @@ private slots:
         Tensor c = run1(13, "float[n] x, float hi", "float[n]", "y = Clip(x, , hi)",
             { { "x", Value(x) }, { "hi", Value(Tensor::scalar<float>(2.5f)) } });
         Tensor d = run1(13, "float[n] x, float lo, float hi", "float[n]", "y = Clip(x, lo, hi)",
-            { { "x", Value(x) }, { "lo", Value(Tensor::scalar<float>(3)) }, { "hi", Value(Tensor::scalar<float>(1)) } });
+            { { "x", Value(x) }, { "lo", Value(Tensor::scalar<float>(3)) },
+                { "hi", Value(Tensor::scalar<float>(1)) } });
         for (int64_t i = 0; i < 6; ++i) {
             const double v = x.toDouble(i);
-            const auto clip = [](double v, double lo, double hi) { return std::isnan(v) ? v : std::min(std::max(v, lo), hi); };
+            const auto clip
+                = [](double v, double lo, double hi) { return std::isnan(v) ? v : std::min(std::max(v, lo), hi); };
             const auto same = [](double g, double w) { return std::isnan(w) ? std::isnan(g) : g == w; };
             QVERIFY(same(a.toDouble(i), clip(v, -1.5, 2.5)));
             QVERIFY(same(b.toDouble(i), clip(v, -1.5, INFINITY)));
@@ -299,7 +316,8 @@ private slots:
             QVERIFY(same(d.toDouble(i), clip(v, 3, 1))); // min > max: numpy gives max
         }
         Tensor n = run1(13, "int8[n] x, int8 lo", "int8[n]", "y = Clip(x, lo)",
-            { { "x", Value(Tensor::vector1D<int8_t>({ -128, 0, 127 })) }, { "lo", Value(Tensor::scalar<int8_t>(-5)) } });
+            { { "x", Value(Tensor::vector1D<int8_t>({ -128, 0, 127 })) },
+                { "lo", Value(Tensor::scalar<int8_t>(-5)) } });
         QCOMPARE(int(n.data<int8_t>()[0]), -5);
         QCOMPARE(int(n.data<int8_t>()[2]), 127);
     }
@@ -353,14 +371,16 @@ private slots:
         }
         // Max propagates NaN (numpy.maximum).
         Tensor m = run1(13, "float[n] a, float[n] b", "float[n]", "y = Max(a, b)",
-            { { "a", Value(Tensor::vector1D<float>({ nan, 1 })) }, { "b", Value(Tensor::vector1D<float>({ 1, nan })) } });
+            { { "a", Value(Tensor::vector1D<float>({ nan, 1 })) },
+                { "b", Value(Tensor::vector1D<float>({ 1, nan })) } });
         QVERIFY(std::isnan(m.toDouble(0)) && std::isnan(m.toDouble(1)));
     }
 
     void errorsNameTheNode()
     {
         const std::string shapes = errorOf(13, "float[n] a, float[m] b", "bool[?]", "y = Equal(a, b)",
-            { { "a", Value(Tensor::vector1D<float>({ 1, 2 })) }, { "b", Value(Tensor::vector1D<float>({ 1, 2, 3 })) } });
+            { { "a", Value(Tensor::vector1D<float>({ 1, 2 })) },
+                { "b", Value(Tensor::vector1D<float>({ 1, 2, 3 })) } });
         QVERIFY2(shapes.find("(Equal)") != std::string::npos, shapes.c_str());
         const std::string types = errorOf(13, "float[n] a, int32[n] b", "bool[?]", "y = Less(a, b)",
             { { "a", Value(Tensor::vector1D<float>({ 1 })) }, { "b", Value(Tensor::vector1D<int32_t>({ 1 })) } });

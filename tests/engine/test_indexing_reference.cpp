@@ -22,7 +22,10 @@ using namespace onnxscope;
 
 namespace {
 
-std::string str(const std::vector<int64_t>& v) { return shapeToString(v); }
+std::string str(const std::vector<int64_t>& v)
+{
+    return shapeToString(v);
+}
 
 std::vector<int64_t> unravel(int64_t flat, const Shape& shape)
 {
@@ -138,7 +141,8 @@ private slots:
             std::vector<int64_t> axes;
             for (size_t d = 0; d < rank; ++d)
                 if (rng() % 3 != 0)
-                    axes.push_back(rng() % 2 ? static_cast<int64_t>(d) : static_cast<int64_t>(d) - static_cast<int64_t>(rank));
+                    axes.push_back(
+                        rng() % 2 ? static_cast<int64_t>(d) : static_cast<int64_t>(d) - static_cast<int64_t>(rank));
             if (axes.empty())
                 axes.push_back(0);
             std::shuffle(axes.begin(), axes.end(), rng);
@@ -162,9 +166,10 @@ private slots:
                 steps.push_back(s);
             }
             const size_t k = axes.size();
-            const std::string text = "<ir_version: 8, opset_import: [\"\" : 13]> agraph (" + tensorType("float", rank, "d")
-                + " x, int64[K] starts, int64[K] ends, int64[K] axes, int64[K] steps) => (" + tensorType("float", rank, "o")
-                + " y) { y = Slice(x, starts, ends, axes, steps) }";
+            const std::string text = "<ir_version: 8, opset_import: [\"\" : 13]> agraph ("
+                + tensorType("float", rank, "d")
+                + " x, int64[K] starts, int64[K] ends, int64[K] axes, int64[K] steps) => ("
+                + tensorType("float", rank, "o") + " y) { y = Slice(x, starts, ends, axes, steps) }";
             const auto out = run(text,
                 { { "x", x }, { "starts", Tensor::vector1D(starts) }, { "ends", Tensor::vector1D(ends) },
                     { "axes", Tensor::vector1D(axes) }, { "steps", Tensor::vector1D(steps) } })
@@ -184,8 +189,8 @@ private slots:
             for (const auto& p : picks)
                 expectedShape.push_back(static_cast<int64_t>(p.size()));
             const QString context = QString::fromStdString("seed " + std::to_string(seed) + " iteration "
-                + std::to_string(iter) + ": x " + str(shape) + " starts " + str(starts) + " ends " + str(ends) + " axes "
-                + str(axes) + " steps " + str(steps));
+                + std::to_string(iter) + ": x " + str(shape) + " starts " + str(starts) + " ends " + str(ends)
+                + " axes " + str(axes) + " steps " + str(steps));
             QVERIFY2(out.shape() == expectedShape,
                 qPrintable(context + " shape " + QString::fromStdString(str(out.shape())) + " expected "
                     + QString::fromStdString(str(expectedShape))));
@@ -243,15 +248,17 @@ private slots:
                 outShape[d] = shape[d] + b + e;
             }
             const float value = 7.5f;
-            const std::string text = "<ir_version: 8, opset_import: [\"\" : 13]> agraph (" + tensorType("float", rank, "d")
-                + " x, int64[P] pads, float value) => (" + tensorType("float", rank, "o") + " y) { y = Pad <mode = \""
-                + mode + "\"> (x, pads, value) }";
-            const Tensor out = run(text, { { "x", x }, { "pads", Tensor::vector1D(pads) }, { "value", Tensor::scalar(value) } })
-                                   .at("y")
-                                   .tensor();
+            const std::string text = "<ir_version: 8, opset_import: [\"\" : 13]> agraph ("
+                + tensorType("float", rank, "d") + " x, int64[P] pads, float value) => ("
+                + tensorType("float", rank, "o") + " y) { y = Pad <mode = \"" + mode + "\"> (x, pads, value) }";
+            const Tensor out
+                = run(text, { { "x", x }, { "pads", Tensor::vector1D(pads) }, { "value", Tensor::scalar(value) } })
+                      .at("y")
+                      .tensor();
             const QString context = QString::fromStdString("seed " + std::to_string(seed) + " iteration "
                 + std::to_string(iter) + ": mode " + mode + " x " + str(shape) + " pads " + str(pads));
-            QVERIFY2(out.shape() == outShape, qPrintable(context + " got shape " + QString::fromStdString(str(out.shape()))));
+            QVERIFY2(out.shape() == outShape,
+                qPrintable(context + " got shape " + QString::fromStdString(str(out.shape()))));
             auto xo = x.data<float>();
             auto yo = out.data<float>();
             for (int64_t o = 0; o < out.size(); ++o) {
@@ -285,10 +292,10 @@ private slots:
             const size_t a = static_cast<size_t>(axis < 0 ? axis + static_cast<int64_t>(rank) : axis);
             const int64_t k = std::uniform_int_distribution<int64_t>(0, shape[a])(rng);
             const int largest = iter % 2;
-            const std::string text = "<ir_version: 8, opset_import: [\"\" : 11]> agraph (" + tensorType("float", rank, "d")
-                + " x, int64[1] k) => (" + tensorType("float", rank, "o") + " v, " + tensorType("int64", rank, "o")
-                + " i) { v, i = TopK <axis = " + std::to_string(axis) + ", largest = " + std::to_string(largest)
-                + "> (x, k) }";
+            const std::string text = "<ir_version: 8, opset_import: [\"\" : 11]> agraph ("
+                + tensorType("float", rank, "d") + " x, int64[1] k) => (" + tensorType("float", rank, "o") + " v, "
+                + tensorType("int64", rank, "o") + " i) { v, i = TopK <axis = " + std::to_string(axis)
+                + ", largest = " + std::to_string(largest) + "> (x, k) }";
             const auto outs = run(text, { { "x", x }, { "k", Tensor::vector1D<int64_t>({ k }) } });
             const Tensor& values = outs.at("v").tensor();
             const Tensor& indices = outs.at("i").tensor();
@@ -316,9 +323,11 @@ private slots:
                 std::stable_sort(line.begin(), line.end(),
                     [&](int64_t p, int64_t q) { return largest ? valueAt(p) > valueAt(q) : valueAt(p) < valueAt(q); });
                 const int64_t expectedIndex = line[static_cast<size_t>(rankInLine)];
-                QVERIFY2(io[static_cast<size_t>(o)] == expectedIndex && vo[static_cast<size_t>(o)] == valueAt(expectedIndex),
+                QVERIFY2(
+                    io[static_cast<size_t>(o)] == expectedIndex && vo[static_cast<size_t>(o)] == valueAt(expectedIndex),
                     qPrintable(context + " first bad index " + QString::number(o) + ": got index "
-                        + QString::number(io[static_cast<size_t>(o)]) + ", expected " + QString::number(expectedIndex)));
+                        + QString::number(io[static_cast<size_t>(o)]) + ", expected "
+                        + QString::number(expectedIndex)));
             }
         }
     }
@@ -340,12 +349,14 @@ private slots:
             Tensor idx(DataType::Int64, ishape);
             for (int64_t& v : idx.data<int64_t>()) // negative indices count from the end
                 v = std::uniform_int_distribution<int64_t>(-shape[a], shape[a] - 1)(rng);
-            const std::string text = "<ir_version: 8, opset_import: [\"\" : 13]> agraph (" + tensorType("float", rank, "d")
-                + " x, " + tensorType("int64", rank, "i") + " idx) => (" + tensorType("float", rank, "o")
-                + " y) { y = GatherElements <axis = " + std::to_string(axis) + "> (x, idx) }";
+            const std::string text = "<ir_version: 8, opset_import: [\"\" : 13]> agraph ("
+                + tensorType("float", rank, "d") + " x, " + tensorType("int64", rank, "i") + " idx) => ("
+                + tensorType("float", rank, "o") + " y) { y = GatherElements <axis = " + std::to_string(axis)
+                + "> (x, idx) }";
             const Tensor out = run(text, { { "x", x }, { "idx", idx } }).at("y").tensor();
-            const QString context = QString::fromStdString("seed " + std::to_string(seed) + " iteration "
-                + std::to_string(iter) + ": x " + str(shape) + " indices " + str(ishape) + " axis " + std::to_string(axis));
+            const QString context
+                = QString::fromStdString("seed " + std::to_string(seed) + " iteration " + std::to_string(iter) + ": x "
+                    + str(shape) + " indices " + str(ishape) + " axis " + std::to_string(axis));
             QVERIFY2(out.shape() == ishape, qPrintable(context));
             for (int64_t o = 0; o < out.size(); ++o) {
                 auto index = unravel(o, ishape);
@@ -376,12 +387,14 @@ private slots:
                                    : std::uniform_int_distribution<int64_t>(1, shape[d])(rng);
             Tensor idx(DataType::Int32, ishape);
             for (int32_t& v : idx.data<int32_t>())
-                v = std::uniform_int_distribution<int32_t>(-static_cast<int32_t>(shape[a]), static_cast<int32_t>(shape[a]) - 1)(rng);
+                v = std::uniform_int_distribution<int32_t>(
+                    -static_cast<int32_t>(shape[a]), static_cast<int32_t>(shape[a]) - 1)(rng);
             const Tensor updates = randomFloats(rng, ishape, -4, 4);
-            const std::string text = "<ir_version: 8, opset_import: [\"\" : 16]> agraph (" + tensorType("float", rank, "d")
-                + " x, " + tensorType("int32", rank, "i") + " idx, " + tensorType("float", rank, "i")
-                + " u) => (" + tensorType("float", rank, "d") + " y) { y = ScatterElements <axis = "
-                + std::to_string(axis) + ", reduction = \"" + reduction + "\"> (x, idx, u) }";
+            const std::string text = "<ir_version: 8, opset_import: [\"\" : 16]> agraph ("
+                + tensorType("float", rank, "d") + " x, " + tensorType("int32", rank, "i") + " idx, "
+                + tensorType("float", rank, "i") + " u) => (" + tensorType("float", rank, "d")
+                + " y) { y = ScatterElements <axis = " + std::to_string(axis) + ", reduction = \"" + reduction
+                + "\"> (x, idx, u) }";
             const Tensor out = run(text, { { "x", x }, { "idx", idx }, { "u", updates } }).at("y").tensor();
 
             std::vector<float> expected(x.data<float>().begin(), x.data<float>().end());
@@ -418,13 +431,15 @@ private slots:
         QVERIFY(cases.size() >= 60);
         for (const auto& c : cases) {
             const auto r = runBackendCase(c);
-            QVERIFY2(r.status == BackendCaseResult::Status::Passed, qPrintable(QString::fromStdString(r.name + ": " + r.message)));
+            QVERIFY2(r.status == BackendCaseResult::Status::Passed,
+                qPrintable(QString::fromStdString(r.name + ": " + r.message)));
         }
     }
 
     void randomOpsAreDeterministicWithTheRightDistribution()
     {
-        const std::string text = R"(<ir_version: 8, opset_import: ["" : 15]> agraph (float[20000] p, float[2, 2] logits) => (
+        const std::string text
+            = R"(<ir_version: 8, opset_import: ["" : 15]> agraph (float[20000] p, float[2, 2] logits) => (
                 float[20000] u, double[20000] n, float[20000] b, int64[2, 20000] m, float[20000] u2) {
             u = RandomUniform <shape = [20000], low = 2.0, high = 4.0, seed = 1.0> ()
             n = RandomNormalLike <dtype = 11, mean = 1.0, scale = 3.0> (p)
@@ -440,7 +455,10 @@ private slots:
         const auto a = run(text, { { "p", p }, { "logits", logits } });
         const auto again = run(text, { { "p", p }, { "logits", logits } });
         for (const char* name : { "u", "n", "b", "m", "u2" })
-            QVERIFY2(std::memcmp(a.at(name).tensor().raw(), again.at(name).tensor().raw(), a.at(name).tensor().byteSize()) == 0, name);
+            QVERIFY2(
+                std::memcmp(a.at(name).tensor().raw(), again.at(name).tensor().raw(), a.at(name).tensor().byteSize())
+                    == 0,
+                name);
         QVERIFY(std::memcmp(a.at("u").tensor().raw(), a.at("u2").tensor().raw(), a.at("u").tensor().byteSize()) != 0);
 
         auto stats = [](const Tensor& t) {
@@ -471,7 +489,8 @@ private slots:
         QCOMPARE(m.shape(), (Shape { 2, 20000 }));
         int64_t ones = 0;
         for (int64_t i = 0; i < 20000; ++i) {
-            const int64_t c0 = m.data<int64_t>()[static_cast<size_t>(i)], c1 = m.data<int64_t>()[static_cast<size_t>(20000 + i)];
+            const int64_t c0 = m.data<int64_t>()[static_cast<size_t>(i)],
+                          c1 = m.data<int64_t>()[static_cast<size_t>(20000 + i)];
             QVERIFY(c0 == 0 || c0 == 1);
             QCOMPARE(c1, int64_t(1));
             ones += c0;
@@ -492,40 +511,66 @@ private slots:
         };
         const std::string h = R"(<ir_version: 8, opset_import: ["" : 18]> agraph )";
         std::vector<Case> cases = {
-            { h + "(float[2,3] x, int64[2] s, int64[2] e, int64[2] a, int64[2] st) => (float[A,B] y) { y = Slice(x, s, e, a, st) }",
-                { { "x", x23 }, { "s", v({ mx, mn }) }, { "e", v({ mn, mx }) }, { "a", v({ 0, 1 }) }, { "st", v({ mn, mx }) } } },
-            { h + "(float[2,3] x, int64[2] s, int64[2] e, int64[2] a, int64[2] st) => (float[A,B] y) { y = Slice(x, s, e, a, st) }",
-                { { "x", x23 }, { "s", v({ mn, mx }) }, { "e", v({ mx, mn }) }, { "a", v({ -2, -1 }) }, { "st", v({ mx, mn }) } } },
-            { h + "(float[2,3] x, int64[4] p) => (float[A,B] y) { y = Pad(x, p) }", { { "x", x23 }, { "p", v({ mn, 0, mx, 0 }) } } },
-            { h + "(float[2,3] x, int64[4] p) => (float[A,B] y) { y = Pad <mode = \"reflect\"> (x, p) }", { { "x", x23 }, { "p", v({ mx, 0, mx, 0 }) } } },
-            { h + "(float[2,3] x, int64[4] p) => (float[A,B] y) { y = Pad <mode = \"edge\"> (x, p) }", { { "x", x23 }, { "p", v({ -2, 0, 0, 0 }) } } },
+            { h
+                    + "(float[2,3] x, int64[2] s, int64[2] e, int64[2] a, int64[2] st) => (float[A,B] y) { y = "
+                      "Slice(x, s, e, a, st) }",
+                { { "x", x23 }, { "s", v({ mx, mn }) }, { "e", v({ mn, mx }) }, { "a", v({ 0, 1 }) },
+                    { "st", v({ mn, mx }) } } },
+            { h
+                    + "(float[2,3] x, int64[2] s, int64[2] e, int64[2] a, int64[2] st) => (float[A,B] y) { y = "
+                      "Slice(x, s, e, a, st) }",
+                { { "x", x23 }, { "s", v({ mn, mx }) }, { "e", v({ mx, mn }) }, { "a", v({ -2, -1 }) },
+                    { "st", v({ mx, mn }) } } },
+            { h + "(float[2,3] x, int64[4] p) => (float[A,B] y) { y = Pad(x, p) }",
+                { { "x", x23 }, { "p", v({ mn, 0, mx, 0 }) } } },
+            { h + "(float[2,3] x, int64[4] p) => (float[A,B] y) { y = Pad <mode = \"reflect\"> (x, p) }",
+                { { "x", x23 }, { "p", v({ mx, 0, mx, 0 }) } } },
+            { h + "(float[2,3] x, int64[4] p) => (float[A,B] y) { y = Pad <mode = \"edge\"> (x, p) }",
+                { { "x", x23 }, { "p", v({ -2, 0, 0, 0 }) } } },
             { h + "(int64 a, int64 b, int64 c) => (int64[N] y) { y = Range(a, b, c) }",
-                { { "a", Tensor::scalar<int64_t>(mn) }, { "b", Tensor::scalar<int64_t>(mx) }, { "c", Tensor::scalar<int64_t>(1) } } },
+                { { "a", Tensor::scalar<int64_t>(mn) }, { "b", Tensor::scalar<int64_t>(mx) },
+                    { "c", Tensor::scalar<int64_t>(1) } } },
             { h + "(int64 a, int64 b, int64 c) => (int64[N] y) { y = Range(a, b, c) }",
-                { { "a", Tensor::scalar<int64_t>(mx) }, { "b", Tensor::scalar<int64_t>(mn) }, { "c", Tensor::scalar<int64_t>(mn) } } },
+                { { "a", Tensor::scalar<int64_t>(mx) }, { "b", Tensor::scalar<int64_t>(mn) },
+                    { "c", Tensor::scalar<int64_t>(mn) } } },
             { h + "(float a, float b, float c) => (float[N] y) { y = Range(a, b, c) }",
-                { { "a", Tensor::scalar<float>(0) }, { "b", Tensor::scalar<float>(INFINITY) }, { "c", Tensor::scalar<float>(1) } } },
+                { { "a", Tensor::scalar<float>(0) }, { "b", Tensor::scalar<float>(INFINITY) },
+                    { "c", Tensor::scalar<float>(1) } } },
             { h + "(float[2,3] x) => (float[2,3] y) { y = EyeLike <k = -9223372036854775807> (x) }", { { "x", x23 } } },
             { h + "(float[2,3] x) => (float[2,3] y) { y = EyeLike <k = 9223372036854775807> (x) }", { { "x", x23 } } },
-            { h + "(float[2,3] x, int64 k) => (float[2,3] y) { y = Trilu(x, k) }", { { "x", x23 }, { "k", Tensor::scalar<int64_t>(mn) } } },
-            { h + "(float[2,3] x, int64 k) => (float[2,3] y) { y = Trilu <upper = 0> (x, k) }", { { "x", x23 }, { "k", Tensor::scalar<int64_t>(mx) } } },
+            { h + "(float[2,3] x, int64 k) => (float[2,3] y) { y = Trilu(x, k) }",
+                { { "x", x23 }, { "k", Tensor::scalar<int64_t>(mn) } } },
+            { h + "(float[2,3] x, int64 k) => (float[2,3] y) { y = Trilu <upper = 0> (x, k) }",
+                { { "x", x23 }, { "k", Tensor::scalar<int64_t>(mx) } } },
             { h + "(int64[2] i, int64 d, float[2] val) => (float[2,N] y) { y = OneHot(i, d, val) }",
-                { { "i", v({ mn, mx }) }, { "d", Tensor::scalar<int64_t>(3) }, { "val", Tensor::vector1D<float>({ 0, 1 }) } } },
+                { { "i", v({ mn, mx }) }, { "d", Tensor::scalar<int64_t>(3) },
+                    { "val", Tensor::vector1D<float>({ 0, 1 }) } } },
             { h + "(float[2] i, float d, float[2] val) => (float[2,N] y) { y = OneHot(i, d, val) }",
-                { { "i", Tensor::vector1D<float>({ NAN, -INFINITY }) }, { "d", Tensor::scalar<float>(1e30f) }, { "val", Tensor::vector1D<float>({ 0, 1 }) } } },
-            { h + "(float[2,3] x, int64[1] k) => (float[A,B] v, int64[A,B] i) { v, i = TopK(x, k) }", { { "x", x23 }, { "k", v({ mx }) } } },
-            { h + "(float[2,3] x, int64[1] k) => (float[A,B] v, int64[A,B] i) { v, i = TopK(x, k) }", { { "x", x23 }, { "k", v({ -1 }) } } },
+                { { "i", Tensor::vector1D<float>({ NAN, -INFINITY }) }, { "d", Tensor::scalar<float>(1e30f) },
+                    { "val", Tensor::vector1D<float>({ 0, 1 }) } } },
+            { h + "(float[2,3] x, int64[1] k) => (float[A,B] v, int64[A,B] i) { v, i = TopK(x, k) }",
+                { { "x", x23 }, { "k", v({ mx }) } } },
+            { h + "(float[2,3] x, int64[1] k) => (float[A,B] v, int64[A,B] i) { v, i = TopK(x, k) }",
+                { { "x", x23 }, { "k", v({ -1 }) } } },
             { h + "(float[2,3] x, int64[1,2] i) => (float[1] y) { y = GatherND(x, i) }",
                 { { "x", x23 }, { "i", Tensor::fromVector<int64_t>({ mn, 0 }, { 1, 2 }) } } },
             { h + "(float[2,3] x, int64[1,2] i, float[1] u) => (float[2,3] y) { y = ScatterND(x, i, u) }",
-                { { "x", x23 }, { "i", Tensor::fromVector<int64_t>({ 0, mx }, { 1, 2 }) }, { "u", Tensor::vector1D<float>({ 1 }) } } },
-            { h + "(float[2,3] x, int64[2] r) => (float[A,B] y) { y = Tile(x, r) }", { { "x", x23 }, { "r", v({ mx, 1 }) } } },
-            { h + "(float[2,3] x, int64[2] s) => (float[A] y, float[B] z) { y, z = Split <axis = 1> (x, s) }", { { "x", x23 }, { "s", v({ mx, mx }) } } },
-            { h + "(float[2,3] x, int64[2] s) => (float[A] y, float[B] z) { y, z = Split <axis = 1> (x, s) }", { { "x", x23 }, { "s", v({ -1, 4 }) } } },
-            { h + "(float[2,3] x) => (float[A] y, float[B] z) { y, z = Split <axis = 1, num_outputs = 2> (x) }", { { "x", x23 } } },
-            { h + "(float[2,3] x, int64[3] l) => (float[2,3] y) { y = ReverseSequence <batch_axis = 1, time_axis = 0> (x, l) }",
+                { { "x", x23 }, { "i", Tensor::fromVector<int64_t>({ 0, mx }, { 1, 2 }) },
+                    { "u", Tensor::vector1D<float>({ 1 }) } } },
+            { h + "(float[2,3] x, int64[2] r) => (float[A,B] y) { y = Tile(x, r) }",
+                { { "x", x23 }, { "r", v({ mx, 1 }) } } },
+            { h + "(float[2,3] x, int64[2] s) => (float[A] y, float[B] z) { y, z = Split <axis = 1> (x, s) }",
+                { { "x", x23 }, { "s", v({ mx, mx }) } } },
+            { h + "(float[2,3] x, int64[2] s) => (float[A] y, float[B] z) { y, z = Split <axis = 1> (x, s) }",
+                { { "x", x23 }, { "s", v({ -1, 4 }) } } },
+            { h + "(float[2,3] x) => (float[A] y, float[B] z) { y, z = Split <axis = 1, num_outputs = 2> (x) }",
+                { { "x", x23 } } },
+            { h
+                    + "(float[2,3] x, int64[3] l) => (float[2,3] y) { y = ReverseSequence <batch_axis = 1, time_axis = "
+                      "0> (x, l) }",
                 { { "x", x23 }, { "l", v({ mn, 1, mx }) } } },
-            { h + "(float[2,3] x, int64[2] s) => (float[A,B] y) { y = Expand(x, s) }", { { "x", x23 }, { "s", v({ -1, 3 }) } } },
+            { h + "(float[2,3] x, int64[2] s) => (float[A,B] y) { y = Expand(x, s) }",
+                { { "x", x23 }, { "s", v({ -1, 3 }) } } },
             { h + "(int64[2] s) => (float[A,B] y) { y = ConstantOfShape(s) }", { { "s", v({ -5, 0 }) } } },
             { h + "(int64[2] s) => (float[A,B] y) { y = ConstantOfShape(s) }", { { "s", v({ mx, mx }) } } },
             { h + "(float[1,4,2,2] x) => (float[A,B,C,D] y) { y = SpaceToDepth <blocksize = 4294967296> (x) }",
@@ -536,10 +581,13 @@ private slots:
                 { { "x", x23 }, { "c", Tensor::vector1D<bool>({ true, false, true, false, true }) } } },
             { h + "(float[2,3] x, int64[2,3] i) => (float[2,3] y) { y = GatherElements <axis = -2> (x, i) }",
                 { { "x", x23 }, { "i", Tensor::fromVector<int64_t>({ 0, 1, -2, mn, 0, 0 }, { 2, 3 }) } } },
-            { h + "(float[2,3] x, int32[1,1] i, float[1,1] u) => (float[2,3] y) { y = ScatterElements <reduction = \"max\"> (x, i, u) }",
+            { h
+                    + "(float[2,3] x, int32[1,1] i, float[1,1] u) => (float[2,3] y) { y = ScatterElements <reduction = "
+                      "\"max\"> (x, i, u) }",
                 { { "x", x23 }, { "i", Tensor::fromVector<int32_t>({ std::numeric_limits<int32_t>::min() }, { 1, 1 }) },
                     { "u", Tensor::fromVector<float>({ 1 }, { 1, 1 }) } } },
-            { h + "(float[2,3] x) => (float[N] y) { y = Multinomial <sample_size = 9223372036854775807> (x) }", { { "x", x23 } } },
+            { h + "(float[2,3] x) => (float[N] y) { y = Multinomial <sample_size = 9223372036854775807> (x) }",
+                { { "x", x23 } } },
             { h + "() => (float[N] y) { y = RandomNormal <shape = [9223372036854775807, 2]> () }", {} },
         };
         const size_t savedLimit = Tensor::allocationLimit();
@@ -563,10 +611,13 @@ private slots:
 
     void outOfRangeIndicesAreErrors()
     {
-        const std::string text = R"(<ir_version: 8, opset_import: ["" : 13]> agraph (float[2,3] x, int64[2,1] i) => (float[2,1] y) {
+        const std::string text
+            = R"(<ir_version: 8, opset_import: ["" : 13]> agraph (float[2,3] x, int64[2,1] i) => (float[2,1] y) {
             y = GatherElements <axis = 1> (x, i) })";
         try {
-            run(text, { { "x", Tensor(DataType::Float, { 2, 3 }) }, { "i", Tensor::fromVector<int64_t>({ 0, 3 }, { 2, 1 }) } });
+            run(text,
+                { { "x", Tensor(DataType::Float, { 2, 3 }) },
+                    { "i", Tensor::fromVector<int64_t>({ 0, 3 }, { 2, 1 }) } });
             QFAIL("an out-of-range index was accepted");
         } catch (const Error& e) {
             QVERIFY2(std::string(e.what()).find("GatherElements") != std::string::npos, e.what());
@@ -601,13 +652,12 @@ private slots:
                    y = Tile(two, s) })"
             << "1000000000000"
             << "[2000000000000]";
-        QTest::newRow("Range 0..1e15")
-            << R"(<ir_version: 8, opset_import: ["" : 11]> agraph (int64 s) => (int64[N] y) {
+        QTest::newRow("Range 0..1e15") << R"(<ir_version: 8, opset_import: ["" : 11]> agraph (int64 s) => (int64[N] y) {
                    zero = Constant <value = int64 {0}> ()
                    one = Constant <value = int64 {1}> ()
                    y = Range(zero, s, one) })"
-            << "scalar 1000000000000000"
-            << "[1000000000000000]";
+                                       << "scalar 1000000000000000"
+                                       << "[1000000000000000]";
     }
 
     void hugeOutputsAreRefusedNamingTheShape()
@@ -645,7 +695,8 @@ private slots:
             run(R"(<ir_version: 8, opset_import: ["" : 11]> agraph (int64[3] i, int64 depth) => (float[3, N] y) {
                     values = Constant <value = float[2] {0.0, 1.0}> ()
                     y = OneHot(i, depth, values) })",
-                { { "i", Tensor::vector1D<int64_t>({ 0, 1, 2 }) }, { "depth", Tensor::scalar<int64_t>(1000000000000) } });
+                { { "i", Tensor::vector1D<int64_t>({ 0, 1, 2 }) },
+                    { "depth", Tensor::scalar<int64_t>(1000000000000) } });
             Tensor::setAllocationLimit(savedLimit);
             QFAIL("a huge OneHot output was allocated");
         } catch (const Error& e) {

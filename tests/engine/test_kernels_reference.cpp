@@ -120,7 +120,10 @@ std::string compare(const Tensor& got, const Shape& shape, const std::vector<dou
     return {};
 }
 
-std::string shapeText(const Shape& s) { return shapeToString(s); }
+std::string shapeText(const Shape& s)
+{
+    return shapeToString(s);
+}
 
 } // namespace
 
@@ -201,11 +204,13 @@ private:
                         want[static_cast<size_t>(bi * m * n + i * n + j)] = s;
                     }
             }
-            Tensor y = runOne(13, dimsDecl(typeName, sa.size(), "a") + " a, " + dimsDecl(typeName, sb.size(), "b") + " b",
-                std::string(typeName) + "[?] y", "y = MatMul(a, b)", { { "a", a }, { "b", b } });
+            Tensor y
+                = runOne(13, dimsDecl(typeName, sa.size(), "a") + " a, " + dimsDecl(typeName, sb.size(), "b") + " b",
+                    std::string(typeName) + "[?] y", "y = MatMul(a, b)", { { "a", a }, { "b", b } });
             const std::string bad = compare<T>(y, outShape, want, rtol, atol);
             QVERIFY2(bad.empty(),
-                (describe(kSeed, it, std::string(typeName) + " A " + shapeText(sa) + " B " + shapeText(sb)) + ": " + bad)
+                (describe(kSeed, it, std::string(typeName) + " A " + shapeText(sa) + " B " + shapeText(sb)) + ": "
+                    + bad)
                     .c_str());
         }
     }
@@ -221,7 +226,8 @@ private slots:
     {
         // K = 0: the product is a sum of nothing, so MatMul gives zeros and Gemm gives beta * C.
         Tensor a(DataType::Float, { 2, 0 }), b(DataType::Float, { 0, 3 });
-        Tensor y = runOne(13, "float[2,0] a, float[0,3] b", "float[?] y", "y = MatMul(a, b)", { { "a", a }, { "b", b } });
+        Tensor y
+            = runOne(13, "float[2,0] a, float[0,3] b", "float[?] y", "y = MatMul(a, b)", { { "a", a }, { "b", b } });
         QCOMPARE(y.shape(), (Shape { 2, 3 }));
         for (float v : y.data<float>())
             QCOMPARE(v, 0.0f);
@@ -306,8 +312,8 @@ private slots:
             QVERIFY2(bad.empty(),
                 (describe(kSeed + 1, it,
                      "opset " + std::to_string(opset) + " M,K,N " + std::to_string(m) + "," + std::to_string(k) + ","
-                         + std::to_string(n) + " transA " + std::to_string(ta) + " transB " + std::to_string(tb)
-                         + " C " + cKinds[cKind])
+                         + std::to_string(n) + " transA " + std::to_string(ta) + " transB " + std::to_string(tb) + " C "
+                         + cKinds[cKind])
                     + ": " + bad)
                     .c_str());
         }
@@ -321,7 +327,8 @@ private slots:
         Tensor c = Tensor::vector1D<float>({ 10, 20 });
         Tensor y = runOne(6, "float[2,2] a, float[2,2] b, float[2] c", "float[2,2] y",
             "y = Gemm <broadcast = 1> (a, b, c)", { { "a", a }, { "b", b }, { "c", c } });
-        QCOMPARE(std::vector<float>(y.data<float>().begin(), y.data<float>().end()), (std::vector<float> { 11, 22, 13, 24 }));
+        QCOMPARE(std::vector<float>(y.data<float>().begin(), y.data<float>().end()),
+            (std::vector<float> { 11, 22, 13, 24 }));
         const std::string e = errorOf(6, "float[2,2] a, float[2,2] b, float[2] c", "float[2,2] y", "y = Gemm (a, b, c)",
             { { "a", a }, { "b", b }, { "c", c } });
         QVERIFY2(e.find("(Gemm)") != std::string::npos && e.find("broadcast") != std::string::npos, e.c_str());
@@ -415,11 +422,12 @@ private slots:
                     attr += (i ? "," : "") + std::to_string(perm[i]);
                 attr += "]> ";
             }
-            Tensor y = runOne(13, dimsDecl("int64", rank, "d") + " x", "int64[?] y", "y = Transpose " + attr + "(x)",
-                { { "x", x } });
+            Tensor y = runOne(
+                13, dimsDecl("int64", rank, "d") + " x", "int64[?] y", "y = Transpose " + attr + "(x)", { { "x", x } });
             const std::string bad = compare<int64_t>(y, outShape, want, 0, 0);
             QVERIFY2(bad.empty(),
-                (describe(kSeed + 3, it, "shape " + shapeText(shape) + " perm " + shapeText(perm)) + ": " + bad).c_str());
+                (describe(kSeed + 3, it, "shape " + shapeText(shape) + " perm " + shapeText(perm)) + ": " + bad)
+                    .c_str());
         }
     }
 
@@ -485,8 +493,8 @@ private slots:
                     along -= t.shape()[ax];
                 }
             }
-            Tensor y = runOne(13, decl, "int32[?] y", "y = Concat <axis = " + std::to_string(axis) + "> (" + args + ")",
-                values);
+            Tensor y = runOne(
+                13, decl, "int32[?] y", "y = Concat <axis = " + std::to_string(axis) + "> (" + args + ")", values);
             const std::string bad = compare<int32_t>(y, outShape, want, 0, 0);
             QVERIFY2(bad.empty(),
                 (describe(kSeed + 4, it,
@@ -496,8 +504,10 @@ private slots:
         }
         // Concat 1: axis defaults to 1.
         Tensor a = Tensor::fromVector<float>({ 1, 2 }, { 2, 1 }), b = Tensor::fromVector<float>({ 3, 4 }, { 2, 1 });
-        Tensor y = runOne(1, "float[2,1] a, float[2,1] b", "float[2,2] y", "y = Concat (a, b)", { { "a", a }, { "b", b } });
-        QCOMPARE(std::vector<float>(y.data<float>().begin(), y.data<float>().end()), (std::vector<float> { 1, 3, 2, 4 }));
+        Tensor y
+            = runOne(1, "float[2,1] a, float[2,1] b", "float[2,2] y", "y = Concat (a, b)", { { "a", a }, { "b", b } });
+        QCOMPARE(
+            std::vector<float>(y.data<float>().begin(), y.data<float>().end()), (std::vector<float> { 1, 3, 2, 4 }));
         const std::string e = errorOf(13, "float[2,1] a, float[3,1] b", "float[?] y", "y = Concat <axis = 1> (a, b)",
             { { "a", a }, { "b", Tensor(DataType::Float, { 3, 1 }) } });
         QVERIFY2(e.find("(Concat)") != std::string::npos && e.find("input 1") != std::string::npos, e.c_str());
@@ -549,8 +559,8 @@ private slots:
         }
         const std::string e = errorOf(13, "float[3] x, int64[2] idx", "float[?] y", "y = Gather (x, idx)",
             { { "x", Tensor(DataType::Float, { 3 }) }, { "idx", Tensor::vector1D<int64_t>({ 1, 3 }) } });
-        QVERIFY2(e.find("(Gather)") != std::string::npos && e.find("index 3 at position 1") != std::string::npos,
-            e.c_str());
+        QVERIFY2(
+            e.find("(Gather)") != std::string::npos && e.find("index 3 at position 1") != std::string::npos, e.c_str());
     }
 
     void legacyShapeOps()
@@ -561,9 +571,9 @@ private slots:
             (Shape { 3, 2 }));
         // Reshape 5/13: a 0 copies the input dim; Reshape 14 allowzero=1 keeps it literal.
         Tensor s = Tensor::vector1D<int64_t>({ 0, 3 });
-        QCOMPARE(runOne(13, "float[2,1,3] x, int64[2] s", "float[?] y", "y = Reshape (x, s)",
-                     { { "x", x }, { "s", s } })
-                     .shape(),
+        QCOMPARE(
+            runOne(13, "float[2,1,3] x, int64[2] s", "float[?] y", "y = Reshape (x, s)", { { "x", x }, { "s", s } })
+                .shape(),
             (Shape { 2, 3 }));
         Tensor empty(DataType::Float, { 0, 3 });
         QCOMPARE(runOne(14, "float[0,3] x, int64[2] s", "float[?] y", "y = Reshape <allowzero = 1> (x, s)",
@@ -576,12 +586,14 @@ private slots:
         // Squeeze 1/11: axes attribute, or every size-1 dim without it; 13 takes an input.
         QCOMPARE(runOne(11, "float[2,1,3] x", "float[?] y", "y = Squeeze <axes = [-2]> (x)", { { "x", x } }).shape(),
             (Shape { 2, 3 }));
-        QCOMPARE(runOne(1, "float[2,1,3] x", "float[?] y", "y = Squeeze (x)", { { "x", x } }).shape(), (Shape { 2, 3 }));
+        QCOMPARE(
+            runOne(1, "float[2,1,3] x", "float[?] y", "y = Squeeze (x)", { { "x", x } }).shape(), (Shape { 2, 3 }));
         e = errorOf(13, "float[2,1,3] x, int64[1] a", "float[?] y", "y = Squeeze (x, a)",
             { { "x", x }, { "a", Tensor::vector1D<int64_t>({ 0 }) } });
         QVERIFY2(e.find("(Squeeze)") != std::string::npos && e.find("not 1") != std::string::npos, e.c_str());
         // Unsqueeze 11: attribute axes refer to the output rank.
-        QCOMPARE(runOne(11, "float[2,1,3] x", "float[?] y", "y = Unsqueeze <axes = [0, -1]> (x)", { { "x", x } }).shape(),
+        QCOMPARE(
+            runOne(11, "float[2,1,3] x", "float[?] y", "y = Unsqueeze <axes = [0, -1]> (x)", { { "x", x } }).shape(),
             (Shape { 1, 2, 1, 3, 1 }));
         // Flatten with a negative axis (11+) and axis 0.
         QCOMPARE(runOne(13, "float[2,1,3] x", "float[?] y", "y = Flatten <axis = -1> (x)", { { "x", x } }).shape(),
@@ -590,13 +602,15 @@ private slots:
             (Shape { 1, 6 }));
         // Shape 15: start/end clamp.
         Tensor sh = runOne(15, "float[2,1,3] x", "int64[?] y", "y = Shape <start = -2, end = 10> (x)", { { "x", x } });
-        QCOMPARE(std::vector<int64_t>(sh.data<int64_t>().begin(), sh.data<int64_t>().end()), (std::vector<int64_t> { 1, 3 }));
+        QCOMPARE(std::vector<int64_t>(sh.data<int64_t>().begin(), sh.data<int64_t>().end()),
+            (std::vector<int64_t> { 1, 3 }));
     }
 
     void constantVersions()
     {
         Tensor v = runOne(12, "", "int64[?] y", "y = Constant <value_ints = [4, 5, 6]> ()", {});
-        QCOMPARE(std::vector<int64_t>(v.data<int64_t>().begin(), v.data<int64_t>().end()), (std::vector<int64_t> { 4, 5, 6 }));
+        QCOMPARE(std::vector<int64_t>(v.data<int64_t>().begin(), v.data<int64_t>().end()),
+            (std::vector<int64_t> { 4, 5, 6 }));
         Tensor f = runOne(13, "", "float y", "y = Constant <value_float = 2.5> ()", {});
         QCOMPARE(f.shape(), Shape {});
         QCOMPARE(f.data<float>()[0], 2.5f);
@@ -657,7 +671,8 @@ private slots:
         QCOMPARE(bd[4], 1e-3f);
         const std::string e = errorOf(13, "string[N] x", "int32[N] y", "y = Cast <to = 6> (x)",
             { { "x", Tensor::vector1D<std::string>({ "7", "seven" }) } });
-        QVERIFY2(e.find("(Cast)") != std::string::npos && e.find("element 1 \"seven\"") != std::string::npos, e.c_str());
+        QVERIFY2(
+            e.find("(Cast)") != std::string::npos && e.find("element 1 \"seven\"") != std::string::npos, e.c_str());
         // float -> int saturates and maps NaN to 0 (documented deviation: numpy's result is platform-defined).
         Tensor big = Tensor::vector1D<float>({ 3e9f, -3e9f, NAN, -2.7f });
         Tensor ints = runOne(13, "float[N] x", "int32[N] y", "y = Cast <to = 6> (x)", { { "x", big } });
@@ -690,8 +705,10 @@ private slots:
                 { { "x", Tensor(DataType::Float, { 2 }) }, { "a", Tensor::vector1D<int64_t>({ 0, 0 }) } } },
             { 13, "float[2,3] x", "y = Transpose <perm = [0]> (x)", "(Transpose)",
                 { { "x", Tensor(DataType::Float, { 2, 3 }) } } },
-            { 13, "float[2,3] x", "y = Flatten <axis = 3> (x)", "(Flatten)", { { "x", Tensor(DataType::Float, { 2, 3 }) } } },
-            { 13, "float[2,3] x", "y = Concat <axis = 2> (x, x)", "(Concat)", { { "x", Tensor(DataType::Float, { 2, 3 }) } } },
+            { 13, "float[2,3] x", "y = Flatten <axis = 3> (x)", "(Flatten)",
+                { { "x", Tensor(DataType::Float, { 2, 3 }) } } },
+            { 13, "float[2,3] x", "y = Concat <axis = 2> (x, x)", "(Concat)",
+                { { "x", Tensor(DataType::Float, { 2, 3 }) } } },
             { 13, "float x", "y = Softmax (x)", "(Softmax)", { { "x", Tensor::scalar<float>(1) } } },
             { 13, "float[2] a, double[2] b", "y = MatMul (a, b)", "(MatMul)",
                 { { "a", Tensor(DataType::Float, { 2 }) }, { "b", Tensor(DataType::Double, { 2 }) } } },
@@ -699,14 +716,16 @@ private slots:
                 { { "a", Tensor(DataType::Float, { 2, 2 }) }, { "b", Tensor(DataType::Float, { 2, 2 }) },
                     { "c", Tensor(DataType::Float, { 3 }) } } },
             { 13, "string[1] x", "y = Relu (x)", "(Relu)", { { "x", Tensor(DataType::String, { 1 }) } } },
-            { 13, "complex64[1] x", "y = Cast <to = 1> (x)", "(Cast)", { { "x", Tensor(DataType::Complex64, { 1 }) } } },
+            { 13, "complex64[1] x", "y = Cast <to = 1> (x)", "(Cast)",
+                { { "x", Tensor(DataType::Complex64, { 1 }) } } },
         };
         for (const auto& c : cases) {
             const std::string e = errorOf(c.opset, c.inputs, "float[?] y", c.body, c.values);
             QVERIFY2(e.find(c.op) != std::string::npos, (c.body + " gave \"" + e + "\"").c_str());
         }
         // A Cast with an unknown 'to' is refused when the plan is built.
-        QVERIFY(errorOf(13, "float[1] x", "float[?] y", "y = Cast <to = 99> (x)", { { "x", Tensor(DataType::Float, { 1 }) } })
+        QVERIFY(errorOf(13, "float[1] x", "float[?] y", "y = Cast <to = 99> (x)",
+                    { { "x", Tensor(DataType::Float, { 1 }) } })
                     .find("attribute 'to'")
             != std::string::npos);
     }

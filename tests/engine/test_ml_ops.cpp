@@ -108,12 +108,12 @@ struct RandomForest {
 
     std::string attributes(const std::string& prefix) const
     {
-        return "nodes_treeids = " + list(treeIds) + ", nodes_nodeids = " + list(nodeIds) + ", nodes_featureids = "
-            + list(featureIds) + ", nodes_modes = " + stringList(modes) + ", nodes_values = " + list(values)
-            + ", nodes_truenodeids = " + list(trueIds) + ", nodes_falsenodeids = " + list(falseIds)
-            + ", nodes_missing_value_tracks_true = " + list(missing) + ", " + prefix + "_treeids = " + list(wTree)
-            + ", " + prefix + "_nodeids = " + list(wNode) + ", " + prefix + "_ids = " + list(wId) + ", " + prefix
-            + "_weights = " + list(wValue);
+        return "nodes_treeids = " + list(treeIds) + ", nodes_nodeids = " + list(nodeIds)
+            + ", nodes_featureids = " + list(featureIds) + ", nodes_modes = " + stringList(modes)
+            + ", nodes_values = " + list(values) + ", nodes_truenodeids = " + list(trueIds)
+            + ", nodes_falsenodeids = " + list(falseIds) + ", nodes_missing_value_tracks_true = " + list(missing) + ", "
+            + prefix + "_treeids = " + list(wTree) + ", " + prefix + "_nodeids = " + list(wNode) + ", " + prefix
+            + "_ids = " + list(wId) + ", " + prefix + "_weights = " + list(wValue);
     }
 
     int leafOf(int tree, const float* x) const
@@ -265,9 +265,8 @@ private slots:
                 nodes_truenodeids = [1, 0, 0], nodes_falsenodeids = [2, 0, 0], target_treeids = [0, 0],
                 target_nodeids = [1, 2], target_ids = [0, 0], target_weights = [1.25, -2.5]> (x)
         })";
-        Tensor y = runText(text, { { "x", Value(Tensor::fromVector<double>({ 0.25, 0.75 }, { 2, 1 })) } })
-                       .at("y")
-                       .tensor();
+        Tensor y
+            = runText(text, { { "x", Value(Tensor::fromVector<double>({ 0.25, 0.75 }, { 2, 1 })) } }).at("y").tensor();
         QCOMPARE(y.dtype(), DataType::Double);
         QCOMPARE(y.data<double>()[0], 1.25);
         QCOMPARE(y.data<double>()[1], -2.5);
@@ -280,9 +279,10 @@ private slots:
             { 0.1, -1.2815515655446004 }, { 0.999, 3.090232306167813 }, { 0.01, -2.3263478740408408 } };
         for (auto [p, q] : table) {
             const std::string text = std::string(kHeader) + "agraph (float[1, 1] x) => (float[1, 1] y) {\n"
-                + "y = ai.onnx.ml.LinearRegressor <coefficients = [0.0], intercepts = [" + list(std::vector { p })
-                      .substr(1) + ", post_transform = \"PROBIT\"> (x)\n}";
-            Tensor y = runText(text, { { "x", Value(Tensor::fromVector<float>({ 0.0f }, { 1, 1 })) } }).at("y").tensor();
+                + "y = ai.onnx.ml.LinearRegressor <coefficients = [0.0], intercepts = ["
+                + list(std::vector { p }).substr(1) + ", post_transform = \"PROBIT\"> (x)\n}";
+            Tensor y
+                = runText(text, { { "x", Value(Tensor::fromVector<float>({ 0.0f }, { 1, 1 })) } }).at("y").tensor();
             if (std::abs(y.data<float>()[0] - q) > 1e-5 * std::max(1.0, std::abs(q)))
                 QFAIL(qPrintable(QString("probit(%1) = %2, expected %3").arg(p).arg(y.data<float>()[0]).arg(q)));
         }

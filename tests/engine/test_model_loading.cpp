@@ -25,11 +25,11 @@ std::string errorOf(const std::function<void()>& fn)
     return {};
 }
 
-#define QVERIFY_ERROR_CONTAINS(call, fragment)                                                                     \
-    do {                                                                                                           \
-        std::string message_ = errorOf([&] { call; });                                                             \
-        QVERIFY2(!message_.empty(), "expected an Error");                                                          \
-        QVERIFY2(message_.find(fragment) != std::string::npos, message_.c_str());                                  \
+#define QVERIFY_ERROR_CONTAINS(call, fragment)                                                                         \
+    do {                                                                                                               \
+        std::string message_ = errorOf([&] { call; });                                                                 \
+        QVERIFY2(!message_.empty(), "expected an Error");                                                              \
+        QVERIFY2(message_.find(fragment) != std::string::npos, message_.c_str());                                      \
     } while (false)
 
 std::string serialized(const onnx::ModelProto& m)
@@ -181,15 +181,16 @@ private slots:
         auto unsupported = Program::unsupportedNodes(*model);
         QCOMPARE(unsupported.size(), size_t(1));
         QCOMPARE(unsupported[0], std::string("node \"second\" (Frobnicate, domain \"com.example\", opset 3)"));
-        QVERIFY_ERROR_CONTAINS(Program { model },
-            "node \"second\" (Frobnicate, domain \"com.example\", opset 3) is not supported");
+        QVERIFY_ERROR_CONTAINS(
+            Program { model }, "node \"second\" (Frobnicate, domain \"com.example\", opset 3) is not supported");
     }
 
     void validatesAttributesAtPlanTime()
     {
         auto model = Model::fromText(R"(<ir_version: 8, opset_import: ["" : 17]>
 agraph (float[2] x) => (float[2] y) { y = Softmax <axis = 1.5> (x) })");
-        QVERIFY_ERROR_CONTAINS(Program { model }, "node \"Softmax_0\" (Softmax), attribute 'axis': expected int, got float");
+        QVERIFY_ERROR_CONTAINS(
+            Program { model }, "node \"Softmax_0\" (Softmax), attribute 'axis': expected int, got float");
     }
 
     void namesTheNodeWhoseElementTypeItsKernelDoesNotRun()
@@ -276,7 +277,8 @@ Twice (a) => (b) {
         Model::setFunctionNodeLimit(8);
         const std::string error = errorOf([&] { Model::fromText(text); });
         Model::setFunctionNodeLimit(saved);
-        QVERIFY2(error.find("its model-local functions expand to more than 8 nodes") != std::string::npos, error.c_str());
+        QVERIFY2(
+            error.find("its model-local functions expand to more than 8 nodes") != std::string::npos, error.c_str());
         // x -> -(x + x) -> -(-2x - 2x) = 4x -> twice more: 16x.
         Session s(std::make_shared<Program>(model));
         auto out = s.run({ { "x", Tensor::vector1D<float>({ 1, -0.5f }) } });

@@ -223,7 +223,8 @@ private slots:
             if (k.op == "LpPool")
                 attrs += ", p = " + std::to_string(k.p);
             const bool withIndices = k.op == "MaxPool";
-            const std::string node = withIndices ? "y, i = MaxPool <" + attrs + "> (x)" : "y = " + k.op + " <" + attrs + "> (x)";
+            const std::string node
+                = withIndices ? "y, i = MaxPool <" + attrs + "> (x)" : "y = " + k.op + " <" + attrs + "> (x)";
             const int64_t opset = k.op == "LpPool" ? 18 : 12;
             std::map<std::string, Value> got;
             try {
@@ -283,8 +284,11 @@ private slots:
             QCOMPARE(gotY.shape(), wantY.shape());
             for (int64_t i = 0; i < gotY.size(); ++i) {
                 const float a = gotY.data<float>()[size_t(i)], b = wantY.data<float>()[size_t(i)];
-                QVERIFY2(a == b, (a == b ? std::string() : k.describe() + " Y[" + std::to_string(i) + "] = "
-                        + std::to_string(a) + ", expected " + std::to_string(b)).c_str());
+                QVERIFY2(a == b,
+                    (a == b ? std::string()
+                            : k.describe() + " Y[" + std::to_string(i) + "] = " + std::to_string(a) + ", expected "
+                                + std::to_string(b))
+                        .c_str());
             }
         }
     }
@@ -315,8 +319,8 @@ private slots:
                         sq += v * v;
                     }
                     const double expect = std::string(op) == "GlobalMaxPool" ? mx
-                        : std::string(op) == "GlobalAveragePool"            ? sum / double(size)
-                                                                            : std::sqrt(sq);
+                        : std::string(op) == "GlobalAveragePool"             ? sum / double(size)
+                                                                             : std::sqrt(sq);
                     QVERIFY2(std::abs(got.toDouble(p) - expect) < 1e-5,
                         (std::string(op) + " shape " + shapeToString(shape) + " plane " + std::to_string(p)).c_str());
                 }
@@ -338,7 +342,8 @@ private slots:
         std::string e = errorOf("y = MaxPool (x)");
         QVERIFY2(e.find("(MaxPool)") != std::string::npos && e.find("kernel_shape") != std::string::npos, e.c_str());
         e = errorOf("y = AveragePool <kernel_shape = [5, 5]> (x)");
-        QVERIFY2(e.find("(AveragePool)") != std::string::npos && e.find("does not fit") != std::string::npos, e.c_str());
+        QVERIFY2(
+            e.find("(AveragePool)") != std::string::npos && e.find("does not fit") != std::string::npos, e.c_str());
         e = errorOf("y = MaxPool <kernel_shape = [2, 2], auto_pad = \"SAME\"> (x)");
         QVERIFY2(e.find("(MaxPool)") != std::string::npos && e.find("auto_pad") != std::string::npos, e.c_str());
         e = errorOf("y = MaxPool <kernel_shape = [2, 2, 2]> (x)");

@@ -111,7 +111,8 @@ private slots:
             const std::string what = "shape=" + shapeToString(shape) + " axis=" + std::to_string(axis)
                 + " per_tensor=" + std::to_string(perTensor) + " seed=" + std::to_string(kSeed);
             const std::string node = "y = QuantizeLinear <axis = " + std::to_string(axis) + "> (x, s, z)";
-            const Tensor q = runNode(13, node, { { "x", x }, { "s", s }, { "z", z } }, "uint8[a, b, c] y").at("y").tensor();
+            const Tensor q
+                = runNode(13, node, { { "x", x }, { "s", s }, { "z", z } }, "uint8[a, b, c] y").at("y").tensor();
             const Tensor d = runNode(13, "y = DequantizeLinear <axis = " + std::to_string(axis) + "> (q, s, z)",
                 { { "q", q }, { "s", s }, { "z", z } }, "float[a, b, c] y")
                                  .at("y")
@@ -119,11 +120,13 @@ private slots:
             const auto strides = stridesOf(shape);
             for (int64_t i = 0; i < x.size(); ++i) {
                 const size_t p = perTensor ? 0 : size_t((i / strides[size_t(a)]) % shape[size_t(a)]);
-                const uint8_t wantQ = saturate<uint8_t>(roundHalfEven(double(x.data<float>()[size_t(i)] / scales[p]))
-                    + double(zps[p]));
-                QVERIFY2(q.data<uint8_t>()[size_t(i)] == wantQ, (what + ": quantize, first bad index " + std::to_string(i)).c_str());
+                const uint8_t wantQ
+                    = saturate<uint8_t>(roundHalfEven(double(x.data<float>()[size_t(i)] / scales[p])) + double(zps[p]));
+                QVERIFY2(q.data<uint8_t>()[size_t(i)] == wantQ,
+                    (what + ": quantize, first bad index " + std::to_string(i)).c_str());
                 const float wantD = float(int(wantQ) - int(zps[p])) * scales[p];
-                QVERIFY2(d.data<float>()[size_t(i)] == wantD, (what + ": dequantize, first bad index " + std::to_string(i)).c_str());
+                QVERIFY2(d.data<float>()[size_t(i)] == wantD,
+                    (what + ": dequantize, first bad index " + std::to_string(i)).c_str());
             }
         }
     }
@@ -170,8 +173,8 @@ private slots:
                     return t;
                 };
                 const Tensor azT = zpTensor(azp, signedA, rows), bzT = zpTensor(bzp, false, cols);
-                const std::string what = "a=" + shapeToString(sh.a) + " b=" + shapeToString(sh.b) + " signed_a="
-                    + std::to_string(signedA) + " per_row_col=" + std::to_string(perRowCol);
+                const std::string what = "a=" + shapeToString(sh.a) + " b=" + shapeToString(sh.b)
+                    + " signed_a=" + std::to_string(signedA) + " per_row_col=" + std::to_string(perRowCol);
                 const Tensor y = runNode(10, "y = MatMulInteger (a, b, az, bz)",
                     { { "a", a }, { "b", b }, { "az", azT }, { "bz", bzT } }, "int32[p, q, r, s] y")
                                      .at("y")
@@ -185,40 +188,42 @@ private slots:
                     bb.clear();
                 const Shape batch = broadcastShapes(ba, bb);
                 const int64_t batches = elementCount(batch);
-                auto naive = [&](const std::vector<int64_t>& za, const std::vector<int64_t>& zb, bool perRow, bool perCol) {
-                    std::vector<int64_t> out;
-                    for (int64_t bi = 0; bi < batches; ++bi) {
-                        // Offsets of this batch in a and b (dims of size 1 broadcast).
-                        int64_t rem = bi, oa = 0, ob = 0, sa = 1, sb = 1;
-                        for (size_t d = batch.size(); d-- > 0;) {
-                            const int64_t pos = rem % batch[d];
-                            rem /= batch[d];
-                            const int64_t da = int64_t(d) - int64_t(batch.size() - ba.size());
-                            const int64_t db = int64_t(d) - int64_t(batch.size() - bb.size());
-                            if (da >= 0) {
-                                oa += (ba[size_t(da)] == 1 ? 0 : pos) * sa;
-                                sa *= ba[size_t(da)];
-                            }
-                            if (db >= 0) {
-                                ob += (bb[size_t(db)] == 1 ? 0 : pos) * sb;
-                                sb *= bb[size_t(db)];
-                            }
-                        }
-                        for (int64_t i = 0; i < M; ++i)
-                            for (int64_t j = 0; j < N; ++j) {
-                                int64_t acc = 0;
-                                for (int64_t k = 0; k < K; ++k)
-                                    acc += (av[size_t(oa * M * K + i * K + k)] - za[perRow ? size_t(i) : 0])
-                                        * (bv[size_t(ob * K * N + k * N + j)] - zb[perCol ? size_t(j) : 0]);
-                                out.push_back(acc);
-                            }
-                    }
-                    return out;
-                };
+                auto naive
+                    = [&](const std::vector<int64_t>& za, const std::vector<int64_t>& zb, bool perRow, bool perCol) {
+                          std::vector<int64_t> out;
+                          for (int64_t bi = 0; bi < batches; ++bi) {
+                              // Offsets of this batch in a and b (dims of size 1 broadcast).
+                              int64_t rem = bi, oa = 0, ob = 0, sa = 1, sb = 1;
+                              for (size_t d = batch.size(); d-- > 0;) {
+                                  const int64_t pos = rem % batch[d];
+                                  rem /= batch[d];
+                                  const int64_t da = int64_t(d) - int64_t(batch.size() - ba.size());
+                                  const int64_t db = int64_t(d) - int64_t(batch.size() - bb.size());
+                                  if (da >= 0) {
+                                      oa += (ba[size_t(da)] == 1 ? 0 : pos) * sa;
+                                      sa *= ba[size_t(da)];
+                                  }
+                                  if (db >= 0) {
+                                      ob += (bb[size_t(db)] == 1 ? 0 : pos) * sb;
+                                      sb *= bb[size_t(db)];
+                                  }
+                              }
+                              for (int64_t i = 0; i < M; ++i)
+                                  for (int64_t j = 0; j < N; ++j) {
+                                      int64_t acc = 0;
+                                      for (int64_t k = 0; k < K; ++k)
+                                          acc += (av[size_t(oa * M * K + i * K + k)] - za[perRow ? size_t(i) : 0])
+                                              * (bv[size_t(ob * K * N + k * N + j)] - zb[perCol ? size_t(j) : 0]);
+                                      out.push_back(acc);
+                                  }
+                          }
+                          return out;
+                      };
                 const std::vector<int64_t> want = naive(azp, bzp, rows, cols);
                 QVERIFY2(y.size() == int64_t(want.size()), (what + ": " + y.typeString()).c_str());
                 for (size_t i = 0; i < want.size(); ++i)
-                    QVERIFY2(y.data<int32_t>()[i] == want[i], (what + ": first bad index " + std::to_string(i)).c_str());
+                    QVERIFY2(
+                        y.data<int32_t>()[i] == want[i], (what + ": first bad index " + std::to_string(i)).c_str());
 
                 // QLinearMatMul over the same operands: requantize acc * sa * sb / sy.
                 if (signedA)
@@ -235,7 +240,8 @@ private slots:
                 const float multiplier = as * bs / ys;
                 for (size_t i = 0; i < acc2.size(); ++i) {
                     const uint8_t w = saturate<uint8_t>(roundHalfEven(double(float(acc2[i]) * multiplier)) + 100);
-                    QVERIFY2(q.data<uint8_t>()[i] == w, (what + ": QLinearMatMul, first bad index " + std::to_string(i)).c_str());
+                    QVERIFY2(q.data<uint8_t>()[i] == w,
+                        (what + ": QLinearMatMul, first bad index " + std::to_string(i)).c_str());
                 }
             }
     }
@@ -248,8 +254,8 @@ private slots:
             Tensor x(DataType::Float, { 3, 7 });
             for (float& v : x.data<float>())
                 v = u(rng);
-            const auto out = runNode(11, "y, s, z = DynamicQuantizeLinear (x)", { { "x", x } },
-                "uint8[3, 7] y, float s, uint8 z");
+            const auto out
+                = runNode(11, "y, s, z = DynamicQuantizeLinear (x)", { { "x", x } }, "uint8[3, 7] y, float s, uint8 z");
             float lo = 0, hi = 0;
             for (float v : x.data<float>()) {
                 lo = std::min(lo, v);
@@ -266,8 +272,8 @@ private slots:
                     ("rep " + std::to_string(rep) + " first bad index " + std::to_string(i)).c_str());
         }
         // All zeros: scale 0 and zero point 0, no division by zero.
-        const auto zero = runNode(11, "y, s, z = DynamicQuantizeLinear (x)", { { "x", Tensor(DataType::Float, { 4 }) } },
-            "uint8[4] y, float s, uint8 z");
+        const auto zero = runNode(11, "y, s, z = DynamicQuantizeLinear (x)",
+            { { "x", Tensor(DataType::Float, { 4 }) } }, "uint8[4] y, float s, uint8 z");
         QCOMPARE(zero.at("s").tensor().data<float>()[0], 0.0f);
         QCOMPARE(zero.at("z").tensor().data<uint8_t>()[0], uint8_t(0));
     }
@@ -287,10 +293,10 @@ private slots:
             QFAIL(("no error for " + node).c_str());
         };
         const Tensor x = Tensor::fromVector<float>({ 1, 2, 3, 4, 5, 6 }, { 2, 3 });
-        expectError(13, "y = QuantizeLinear <axis = 1> (x, s)", { { "x", x }, { "s", Tensor::vector1D<float>({ 1, 2 }) } },
-            "QuantizeLinear", "does not match axis");
-        expectError(13, "y = QuantizeLinear <axis = 5> (x, s)", { { "x", x }, { "s", Tensor::vector1D<float>({ 1, 2 }) } },
-            "QuantizeLinear", "axis");
+        expectError(13, "y = QuantizeLinear <axis = 1> (x, s)",
+            { { "x", x }, { "s", Tensor::vector1D<float>({ 1, 2 }) } }, "QuantizeLinear", "does not match axis");
+        expectError(13, "y = QuantizeLinear <axis = 5> (x, s)",
+            { { "x", x }, { "s", Tensor::vector1D<float>({ 1, 2 }) } }, "QuantizeLinear", "axis");
         expectError(13, "y = DequantizeLinear (q, s, z)",
             { { "q", Tensor::vector1D<int32_t>({ 1, 2 }) }, { "s", Tensor::scalar<float>(1) },
                 { "z", Tensor::scalar<int32_t>(3) } },

@@ -77,7 +77,8 @@ const std::vector<RefOp>& refOps()
     const double inf = std::numeric_limits<double>::infinity();
     static const std::vector<RefOp> ops = {
         { "ReduceSum", 0, [](double a, double x) { return a + x; }, [](double a, int64_t) { return a; } },
-        { "ReduceMean", 0, [](double a, double x) { return a + x; }, [](double a, int64_t n) { return a / double(n); } },
+        { "ReduceMean", 0, [](double a, double x) { return a + x; },
+            [](double a, int64_t n) { return a / double(n); } },
         { "ReduceMax", -inf, [](double a, double x) { return std::max(a, x); }, [](double a, int64_t) { return a; } },
         { "ReduceMin", inf, [](double a, double x) { return std::min(a, x); }, [](double a, int64_t) { return a; } },
         { "ReduceProd", 1, [](double a, double x) { return a * x; }, [](double a, int64_t) { return a; } },
@@ -223,8 +224,8 @@ private slots:
                     QFAIL(qPrintable(QString::fromStdString(where + ": " + e.what())));
                 }
                 QVERIFY2(y.shape() == wantShape,
-                    qPrintable(QString::fromStdString(where + ": shape " + shapeToString(y.shape()) + ", want "
-                        + shapeToString(wantShape))));
+                    qPrintable(QString::fromStdString(
+                        where + ": shape " + shapeToString(y.shape()) + ", want " + shapeToString(wantShape))));
                 for (size_t i = 0; i < want.size(); ++i) {
                     const double got = y.toDouble(int64_t(i));
                     const double rtol = isDouble ? 1e-12 : 2e-6;
@@ -245,8 +246,8 @@ private slots:
     {
         // int32: sums wrap modulo 2^32, Mean truncates toward zero, Max/Min are exact.
         std::mt19937 rng(kSeed + 1);
-        for (const char* name : { "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1",
-                 "ReduceSumSquare" }) {
+        for (const char* name :
+            { "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceSumSquare" }) {
             for (int trial = 0; trial < 10; ++trial) {
                 const Shape shape { std::uniform_int_distribution<int64_t>(1, 4)(rng),
                     std::uniform_int_distribution<int64_t>(1, 6)(rng) };
@@ -320,8 +321,8 @@ private slots:
 
         // noop_with_empty_axes=1 and no axes: identity (opset 13 ReduceSum, opset 18 others).
         Tensor v = Tensor::fromVector<float>({ 1, -2, 3, -4 }, { 2, 2 });
-        for (const auto& [opset, op] : std::vector<std::pair<int64_t, std::string>> { { 13, "ReduceSum" },
-                 { 18, "ReduceMax" }, { 18, "ReduceL1" } }) {
+        for (const auto& [opset, op] : std::vector<std::pair<int64_t, std::string>> {
+                 { 13, "ReduceSum" }, { 18, "ReduceMax" }, { 18, "ReduceL1" } }) {
             Tensor y = runGraph(opset, "float[a,b] x", "float[?] y", "y = " + op + " <noop_with_empty_axes = 1> (x)",
                 { { "x", Value(v) } })
                            .at("y")
@@ -331,10 +332,10 @@ private slots:
                 QCOMPARE(y.toDouble(i), v.toDouble(i));
         }
         // Without noop, no axes reduces everything.
-        Tensor all = runGraph(18, "float[a,b] x", "float[?] y", "y = ReduceSum <keepdims = 0> (x)",
-            { { "x", Value(v) } })
-                         .at("y")
-                         .tensor();
+        Tensor all
+            = runGraph(18, "float[a,b] x", "float[?] y", "y = ReduceSum <keepdims = 0> (x)", { { "x", Value(v) } })
+                  .at("y")
+                  .tensor();
         QCOMPARE(all.shape(), Shape {});
         QCOMPARE(all.toDouble(0), -2.0);
     }
@@ -344,8 +345,8 @@ private slots:
         const float nan = std::numeric_limits<float>::quiet_NaN();
         Tensor x = Tensor::fromVector<float>({ 1, nan, 3, 4 }, { 2, 2 });
         for (const char* op : { "ReduceMax", "ReduceMin" }) {
-            Tensor y = runGraph(13, "float[a,b] x", "float[?] y", std::string("y = ") + op + " <axes = [1]> (x)",
-                { { "x", Value(x) } })
+            Tensor y = runGraph(
+                13, "float[a,b] x", "float[?] y", std::string("y = ") + op + " <axes = [1]> (x)", { { "x", Value(x) } })
                            .at("y")
                            .tensor();
             QVERIFY(std::isnan(y.toDouble(0)));
@@ -384,7 +385,8 @@ private slots:
             const std::string where = op + " x " + shapeToString(shape) + " axis " + std::to_string(axis) + " keepdims "
                 + std::to_string(keepDims) + " select_last_index " + std::to_string(last) + " seed "
                 + std::to_string(kSeed + 2) + " trial " + std::to_string(trial);
-            QVERIFY2(y.shape() == wantShape, qPrintable(QString::fromStdString(where + ": shape " + shapeToString(y.shape()))));
+            QVERIFY2(y.shape() == wantShape,
+                qPrintable(QString::fromStdString(where + ": shape " + shapeToString(y.shape()))));
             const auto strides = stridesOf(shape);
             for (int64_t o = 0; o < elementCount(outShape); ++o) {
                 auto idx = unravel(o, outShape);
@@ -434,8 +436,8 @@ private slots:
                 const auto idx = unravel(i, shape);
                 int64_t want = 0;
                 for (int64_t j = 0; j < shape[ax]; ++j) {
-                    const bool take = reverse ? (exclusive ? j > idx[ax] : j >= idx[ax])
-                                              : (exclusive ? j < idx[ax] : j <= idx[ax]);
+                    const bool take
+                        = reverse ? (exclusive ? j > idx[ax] : j >= idx[ax]) : (exclusive ? j < idx[ax] : j <= idx[ax]);
                     if (take)
                         want += x.data<int64_t>()[size_t(i + (j - idx[ax]) * strides[ax])];
                 }
@@ -467,12 +469,12 @@ private slots:
         const std::string arg = errorOf(13, "float[a,b] x", "int64[?] y", "y = ArgMax <axis = -3> (x)", in);
         QVERIFY2(arg.find("(ArgMax)") != std::string::npos, arg.c_str());
         const Tensor empty(DataType::Float, { 2, 0 });
-        const std::string argEmpty = errorOf(13, "float[a,b] x", "int64[?] y", "y = ArgMin <axis = 1> (x)",
-            { { "x", Value(empty) } });
+        const std::string argEmpty
+            = errorOf(13, "float[a,b] x", "int64[?] y", "y = ArgMin <axis = 1> (x)", { { "x", Value(empty) } });
         QVERIFY2(argEmpty.find("(ArgMin)") != std::string::npos, argEmpty.c_str());
         const std::string attr = errorOf(13, "float[a,b] x", "float[?] y", "y = ReduceSum <axes = [1]> (x)", in);
-        QVERIFY2(attr.find("(ReduceSum)") != std::string::npos && attr.find("'axes'") != std::string::npos,
-            attr.c_str());
+        QVERIFY2(
+            attr.find("(ReduceSum)") != std::string::npos && attr.find("'axes'") != std::string::npos, attr.c_str());
     }
 };
 

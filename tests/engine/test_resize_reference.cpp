@@ -46,7 +46,8 @@ struct Case {
         s << "] sizes=" << shapeToString(sizes) << " roi=[";
         for (float v : roi)
             s << v << " ";
-        s << "] axes=" << shapeToString(axes) << " policy=" << policy << " antialias=" << antialias << " seed=" << kSeed;
+        s << "] axes=" << shapeToString(axes) << " policy=" << policy << " antialias=" << antialias
+          << " seed=" << kSeed;
         return s.str();
     }
 };
@@ -521,8 +522,8 @@ agraph (uint8[1, 2] x, float[2] scales) => (uint8[a, b] y) {
                 session.run(feeds);
             } catch (const Error& e) {
                 const std::string msg = e.what();
-                QVERIFY2(msg.find("Resize") != std::string::npos && msg.find(fragment) != std::string::npos,
-                    msg.c_str());
+                QVERIFY2(
+                    msg.find("Resize") != std::string::npos && msg.find(fragment) != std::string::npos, msg.c_str());
                 return;
             }
             QFAIL(("no error for " + node).c_str());

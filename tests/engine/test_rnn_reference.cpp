@@ -27,7 +27,10 @@ std::vector<float> randomVector(std::mt19937& rng, size_t n)
     return v;
 }
 
-float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+float sigmoid(float x)
+{
+    return 1.0f / (1.0f + std::exp(-x));
+}
 
 /// Runs `op` ("LSTM", "GRU" or "RNN") through the engine with all inputs given explicitly.
 std::map<std::string, Value> runEngine(const std::string& op, const Case& c, int64_t gates,
@@ -48,9 +51,9 @@ std::map<std::string, Value> runEngine(const std::string& op, const Case& c, int
             + "] " + name;
     }
     std::string outSig = "float[?,?,?,?] Y, float[?,?,?] Yh" + std::string(op == "LSTM" ? ", float[?,?,?] Yc" : "");
-    std::string text = "<ir_version: 8, opset_import: [\"\" : 14]>\nagraph (" + sig + ") => (" + outSig + ") {\n  " + outs
-        + " = " + op + " <hidden_size = " + std::to_string(c.hidden) + ", direction = \"" + dir + "\"" + extraAttrs
-        + "> (" + ins + ")\n}";
+    std::string text = "<ir_version: 8, opset_import: [\"\" : 14]>\nagraph (" + sig + ") => (" + outSig + ") {\n  "
+        + outs + " = " + op + " <hidden_size = " + std::to_string(c.hidden) + ", direction = \"" + dir + "\""
+        + extraAttrs + "> (" + ins + ")\n}";
     (void)gates;
     Session s(std::make_shared<Program>(Model::fromText(text)));
     std::map<std::string, Value> feed;
@@ -81,8 +84,8 @@ private slots:
     {
         QFETCH(int, index);
         std::mt19937 rng(1000 + index);
-        Case c { draw(rng, 5), draw(rng, 3), draw(rng, 4), draw(rng, 5), index % 2 == 1, index % 3 != 0,
-            index % 4 != 0, index % 5 == 2, index % 3 == 1, static_cast<uint32_t>(1000 + index) };
+        Case c { draw(rng, 5), draw(rng, 3), draw(rng, 4), draw(rng, 5), index % 2 == 1, index % 3 != 0, index % 4 != 0,
+            index % 5 == 2, index % 3 == 1, static_cast<uint32_t>(1000 + index) };
         runRecurrent("LSTM", 4, c);
     }
 
@@ -91,8 +94,8 @@ private slots:
     {
         QFETCH(int, index);
         std::mt19937 rng(2000 + index);
-        Case c { draw(rng, 5), draw(rng, 3), draw(rng, 4), draw(rng, 5), index % 2 == 1, index % 3 != 0,
-            index % 4 != 0, index % 5 == 2, false, static_cast<uint32_t>(2000 + index) };
+        Case c { draw(rng, 5), draw(rng, 3), draw(rng, 4), draw(rng, 5), index % 2 == 1, index % 3 != 0, index % 4 != 0,
+            index % 5 == 2, false, static_cast<uint32_t>(2000 + index) };
         runRecurrent("GRU", 3, c, index % 2 == 0);
     }
 
@@ -101,8 +104,8 @@ private slots:
     {
         QFETCH(int, index);
         std::mt19937 rng(3000 + index);
-        Case c { draw(rng, 5), draw(rng, 3), draw(rng, 4), draw(rng, 5), index % 2 == 1, index % 3 != 0,
-            index % 4 != 0, index % 5 == 2, false, static_cast<uint32_t>(3000 + index) };
+        Case c { draw(rng, 5), draw(rng, 3), draw(rng, 4), draw(rng, 5), index % 2 == 1, index % 3 != 0, index % 4 != 0,
+            index % 5 == 2, false, static_cast<uint32_t>(3000 + index) };
         runRecurrent("RNN", 1, c);
     }
 

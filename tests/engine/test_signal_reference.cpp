@@ -110,7 +110,10 @@ std::vector<double> referenceDft(const DftCase& c, const std::vector<C>& x, Shap
     return out;
 }
 
-bool close(double got, double want, double tol) { return std::fabs(got - want) <= tol * (1 + std::fabs(want)); }
+bool close(double got, double want, double tol)
+{
+    return std::fabs(got - want) <= tol * (1 + std::fabs(want));
+}
 
 } // namespace
 
@@ -164,7 +167,8 @@ private slots:
                     QFAIL((c.describe() + ": " + e.what()).c_str());
                 }
                 QVERIFY2(got.shape() == wantShape,
-                    (c.describe() + ": shape " + shapeToString(got.shape()) + " vs " + shapeToString(wantShape)).c_str());
+                    (c.describe() + ": shape " + shapeToString(got.shape()) + " vs " + shapeToString(wantShape))
+                        .c_str());
                 const double tol = c.useDouble ? 1e-9 : 2e-5 * std::sqrt(double(len));
                 for (size_t i = 0; i < want.size(); ++i) {
                     const double g = c.useDouble ? got.data<double>()[i] : double(got.data<float>()[i]);
@@ -246,8 +250,8 @@ private slots:
                         const double x = 2 * std::numbers::pi * double(i) / N;
                         const double want = N > 0 ? w.a0 - w.a1 * std::cos(x) + w.a2 * std::cos(2 * x) : 1.0;
                         QVERIFY2(close(y.data<double>()[size_t(i)], want, 1e-12),
-                            (std::string(w.op) + " size=" + std::to_string(size) + " periodic="
-                                + std::to_string(periodic) + " index " + std::to_string(i))
+                            (std::string(w.op) + " size=" + std::to_string(size)
+                                + " periodic=" + std::to_string(periodic) + " index " + std::to_string(i))
                                 .c_str());
                     }
                 }

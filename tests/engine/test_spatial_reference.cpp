@@ -128,8 +128,8 @@ private slots:
                     }
                 }
             const std::string what = "rep=" + std::to_string(rep) + " batches=" + std::to_string(batches) + " classes="
-                + std::to_string(classes) + " n=" + std::to_string(n) + " max=" + std::to_string(maxOut)
-                + " iou=" + std::to_string(iouT) + " center=" + std::to_string(center) + " seed=" + std::to_string(kSeed);
+                + std::to_string(classes) + " n=" + std::to_string(n) + " max=" + std::to_string(maxOut) + " iou="
+                + std::to_string(iouT) + " center=" + std::to_string(center) + " seed=" + std::to_string(kSeed);
             QVERIFY2(y.size() == int64_t(want.size()), (what + ": " + y.typeString()).c_str());
             for (size_t i = 0; i < want.size(); ++i)
                 QVERIFY2(y.data<int64_t>()[i] == want[i], (what + ": first bad index " + std::to_string(i)).c_str());
@@ -152,8 +152,8 @@ private slots:
                 + ", mode = \"" + (nearest ? "nearest" : "bilinear") + "\", padding_mode = \""
                 + (border ? "border" : "zeros") + "\"> (x, g)";
             const Tensor y = runNode(16, node, { { "x", x }, { "g", grid } }, "float[a, b, c, d] y").at("y").tensor();
-            const std::string what = node + " h=" + std::to_string(h) + " w=" + std::to_string(w) + " seed="
-                + std::to_string(kSeed);
+            const std::string what
+                = node + " h=" + std::to_string(h) + " w=" + std::to_string(w) + " seed=" + std::to_string(kSeed);
             QVERIFY2(y.shape() == (Shape { 1, 2, ho, wo }), what.c_str());
             auto at = [&](int64_t c, int64_t yi, int64_t xi) -> double {
                 if (yi < 0 || yi >= h || xi < 0 || xi >= w)
@@ -194,10 +194,12 @@ private slots:
         const Tensor x = Tensor::fromVector<float>({ 1, 2, 3, 4 }, { 1, 1, 2, 2 });
         for (const char* mode : { "bilinear", "nearest", "bicubic" })
             for (const char* pad : { "zeros", "border", "reflection" }) {
-                const Tensor grid = Tensor::fromVector<float>({ nan, 0, inf, -inf, 1e30f, -1e30f, 0.5f, nan }, { 1, 1, 4, 2 });
+                const Tensor grid
+                    = Tensor::fromVector<float>({ nan, 0, inf, -inf, 1e30f, -1e30f, 0.5f, nan }, { 1, 1, 4, 2 });
                 const std::string node
                     = std::string("y = GridSample <mode = \"") + mode + "\", padding_mode = \"" + pad + "\"> (x, g)";
-                const Tensor y = runNode(16, node, { { "x", x }, { "g", grid } }, "float[a, b, c, d] y").at("y").tensor();
+                const Tensor y
+                    = runNode(16, node, { { "x", x }, { "g", grid } }, "float[a, b, c, d] y").at("y").tensor();
                 QCOMPARE(y.shape(), (Shape { 1, 1, 1, 4 }));
             }
         try {

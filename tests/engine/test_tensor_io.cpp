@@ -25,8 +25,8 @@ const DataType kAllTypes[] = { DataType::Float, DataType::UInt8, DataType::Int8,
     DataType::Int32, DataType::Int64, DataType::String, DataType::Bool, DataType::Float16, DataType::Double,
     DataType::UInt32, DataType::UInt64, DataType::Complex64, DataType::Complex128, DataType::BFloat16 };
 
-const std::vector<std::string> kStrings = { "a", "h\xC3\xA9llo", "\xE6\x97\xA5\xE6\x9C\xAC", "\xF0\x9F\x98\x80", "",
-    "longer string with spaces" };
+const std::vector<std::string> kStrings
+    = { "a", "h\xC3\xA9llo", "\xE6\x97\xA5\xE6\x9C\xAC", "\xF0\x9F\x98\x80", "", "longer string with spaces" };
 
 /// The value numpy's side of the cross-checks uses for element i (see kNumpyFormula): real part, imaginary part.
 std::pair<double, double> formula(DataType type, int64_t i)
@@ -68,23 +68,56 @@ Tensor formulaTensor(DataType type, Shape shape)
     for (int64_t i = 0; i < t.size(); ++i) {
         auto [re, im] = formula(type, i);
         switch (type) {
-        case DataType::Float: t.data<float>()[i] = static_cast<float>(re); break;
-        case DataType::Double: t.data<double>()[i] = re; break;
-        case DataType::Float16: t.data<Float16>()[i] = Float16(static_cast<float>(re)); break;
-        case DataType::BFloat16: t.data<BFloat16>()[i] = BFloat16(static_cast<float>(re)); break;
-        case DataType::Int8: t.data<int8_t>()[i] = static_cast<int8_t>(re); break;
-        case DataType::Int16: t.data<int16_t>()[i] = static_cast<int16_t>(re); break;
-        case DataType::Int32: t.data<int32_t>()[i] = static_cast<int32_t>(re); break;
-        case DataType::Int64: t.data<int64_t>()[i] = static_cast<int64_t>(re); break;
-        case DataType::UInt8: t.data<uint8_t>()[i] = static_cast<uint8_t>(re); break;
-        case DataType::UInt16: t.data<uint16_t>()[i] = static_cast<uint16_t>(re); break;
-        case DataType::UInt32: t.data<uint32_t>()[i] = static_cast<uint32_t>(re); break;
-        case DataType::UInt64: t.data<uint64_t>()[i] = static_cast<uint64_t>(re); break;
-        case DataType::Bool: t.data<bool>()[i] = re != 0; break;
-        case DataType::Complex64: t.data<Complex64>()[i] = Complex64(float(re), float(im)); break;
-        case DataType::Complex128: t.data<Complex128>()[i] = Complex128(re, im); break;
-        case DataType::String: t.data<std::string>()[i] = kStrings[size_t(i) % kStrings.size()]; break;
-        default: break;
+        case DataType::Float:
+            t.data<float>()[i] = static_cast<float>(re);
+            break;
+        case DataType::Double:
+            t.data<double>()[i] = re;
+            break;
+        case DataType::Float16:
+            t.data<Float16>()[i] = Float16(static_cast<float>(re));
+            break;
+        case DataType::BFloat16:
+            t.data<BFloat16>()[i] = BFloat16(static_cast<float>(re));
+            break;
+        case DataType::Int8:
+            t.data<int8_t>()[i] = static_cast<int8_t>(re);
+            break;
+        case DataType::Int16:
+            t.data<int16_t>()[i] = static_cast<int16_t>(re);
+            break;
+        case DataType::Int32:
+            t.data<int32_t>()[i] = static_cast<int32_t>(re);
+            break;
+        case DataType::Int64:
+            t.data<int64_t>()[i] = static_cast<int64_t>(re);
+            break;
+        case DataType::UInt8:
+            t.data<uint8_t>()[i] = static_cast<uint8_t>(re);
+            break;
+        case DataType::UInt16:
+            t.data<uint16_t>()[i] = static_cast<uint16_t>(re);
+            break;
+        case DataType::UInt32:
+            t.data<uint32_t>()[i] = static_cast<uint32_t>(re);
+            break;
+        case DataType::UInt64:
+            t.data<uint64_t>()[i] = static_cast<uint64_t>(re);
+            break;
+        case DataType::Bool:
+            t.data<bool>()[i] = re != 0;
+            break;
+        case DataType::Complex64:
+            t.data<Complex64>()[i] = Complex64(float(re), float(im));
+            break;
+        case DataType::Complex128:
+            t.data<Complex128>()[i] = Complex128(re, im);
+            break;
+        case DataType::String:
+            t.data<std::string>()[i] = kStrings[size_t(i) % kStrings.size()];
+            break;
+        default:
+            break;
         }
     }
     return t;
@@ -137,7 +170,11 @@ QString sameTensor(const Tensor& a, const Tensor& b)
     const size_t es = elementSize(a.dtype());
     for (int64_t i = 0; i < a.size(); ++i)
         if (std::memcmp(static_cast<const char*>(a.raw()) + i * es, static_cast<const char*>(b.raw()) + i * es, es))
-            return QString("%1: first bad index %2 (%3 vs %4)").arg(a.typeString().c_str()).arg(i).arg(a.toDouble(i)).arg(b.toDouble(i));
+            return QString("%1: first bad index %2 (%3 vs %4)")
+                .arg(a.typeString().c_str())
+                .arg(i)
+                .arg(a.toDouble(i))
+                .arg(b.toDouble(i));
     return {};
 }
 
@@ -207,47 +244,106 @@ private slots:
             fill(p);
             return tensorFromProto(p);
         };
-        Tensor f = read([](auto& p) { p.add_float_data(1.5f); p.add_float_data(-2.f); p.add_float_data(3e10f); },
+        Tensor f = read(
+            [](auto& p) {
+                p.add_float_data(1.5f);
+                p.add_float_data(-2.f);
+                p.add_float_data(3e10f);
+            },
             onnx::TensorProto::FLOAT, 3);
         QCOMPARE(f.data<float>()[0], 1.5f);
         QCOMPARE(f.data<float>()[2], 3e10f);
-        Tensor d = read([](auto& p) { p.add_double_data(1e300); p.add_double_data(-0.125); }, onnx::TensorProto::DOUBLE, 2);
+        Tensor d = read(
+            [](auto& p) {
+                p.add_double_data(1e300);
+                p.add_double_data(-0.125);
+            },
+            onnx::TensorProto::DOUBLE, 2);
         QCOMPARE(d.data<double>()[0], 1e300);
         QCOMPARE(d.data<double>()[1], -0.125);
-        Tensor i8 = read([](auto& p) { p.add_int32_data(-128); p.add_int32_data(127); }, onnx::TensorProto::INT8, 2);
+        Tensor i8 = read(
+            [](auto& p) {
+                p.add_int32_data(-128);
+                p.add_int32_data(127);
+            },
+            onnx::TensorProto::INT8, 2);
         QCOMPARE(int(i8.data<int8_t>()[0]), -128);
         QCOMPARE(int(i8.data<int8_t>()[1]), 127);
-        Tensor u8 = read([](auto& p) { p.add_int32_data(0); p.add_int32_data(255); }, onnx::TensorProto::UINT8, 2);
+        Tensor u8 = read(
+            [](auto& p) {
+                p.add_int32_data(0);
+                p.add_int32_data(255);
+            },
+            onnx::TensorProto::UINT8, 2);
         QCOMPARE(int(u8.data<uint8_t>()[1]), 255);
-        Tensor i16 = read([](auto& p) { p.add_int32_data(-32768); p.add_int32_data(32767); }, onnx::TensorProto::INT16, 2);
+        Tensor i16 = read(
+            [](auto& p) {
+                p.add_int32_data(-32768);
+                p.add_int32_data(32767);
+            },
+            onnx::TensorProto::INT16, 2);
         QCOMPARE(int(i16.data<int16_t>()[0]), -32768);
         Tensor u16 = read([](auto& p) { p.add_int32_data(65535); }, onnx::TensorProto::UINT16, 1);
         QCOMPARE(int(u16.data<uint16_t>()[0]), 65535);
         Tensor i32 = read([](auto& p) { p.add_int32_data(INT32_MIN); }, onnx::TensorProto::INT32, 1);
         QCOMPARE(i32.data<int32_t>()[0], INT32_MIN);
-        Tensor i64 = read([](auto& p) { p.add_int64_data(INT64_MIN); p.add_int64_data(INT64_MAX); }, onnx::TensorProto::INT64, 2);
+        Tensor i64 = read(
+            [](auto& p) {
+                p.add_int64_data(INT64_MIN);
+                p.add_int64_data(INT64_MAX);
+            },
+            onnx::TensorProto::INT64, 2);
         QCOMPARE(i64.data<int64_t>()[0], INT64_MIN);
         QCOMPARE(i64.data<int64_t>()[1], INT64_MAX);
         Tensor u32 = read([](auto& p) { p.add_uint64_data(4294967295u); }, onnx::TensorProto::UINT32, 1);
         QCOMPARE(u32.data<uint32_t>()[0], 4294967295u);
         Tensor u64 = read([](auto& p) { p.add_uint64_data(UINT64_MAX); }, onnx::TensorProto::UINT64, 1);
         QCOMPARE(u64.data<uint64_t>()[0], UINT64_MAX);
-        Tensor b = read([](auto& p) { p.add_int32_data(1); p.add_int32_data(0); p.add_int32_data(1); }, onnx::TensorProto::BOOL, 3);
+        Tensor b = read(
+            [](auto& p) {
+                p.add_int32_data(1);
+                p.add_int32_data(0);
+                p.add_int32_data(1);
+            },
+            onnx::TensorProto::BOOL, 3);
         QCOMPARE(b.data<bool>()[0], true);
         QCOMPARE(b.data<bool>()[1], false);
         // float16 bits 0x3C00 = 1.0, 0xC000 = -2.0; bfloat16 bits 0x3F80 = 1.0, 0xC040 = -3.0.
-        Tensor h = read([](auto& p) { p.add_int32_data(0x3C00); p.add_int32_data(0xC000); }, onnx::TensorProto::FLOAT16, 2);
+        Tensor h = read(
+            [](auto& p) {
+                p.add_int32_data(0x3C00);
+                p.add_int32_data(0xC000);
+            },
+            onnx::TensorProto::FLOAT16, 2);
         QCOMPARE(h.toDouble(0), 1.0);
         QCOMPARE(h.toDouble(1), -2.0);
-        Tensor bf = read([](auto& p) { p.add_int32_data(0x3F80); p.add_int32_data(0xC040); }, onnx::TensorProto::BFLOAT16, 2);
+        Tensor bf = read(
+            [](auto& p) {
+                p.add_int32_data(0x3F80);
+                p.add_int32_data(0xC040);
+            },
+            onnx::TensorProto::BFLOAT16, 2);
         QCOMPARE(bf.toDouble(0), 1.0);
         QCOMPARE(bf.toDouble(1), -3.0);
-        Tensor c64 = read([](auto& p) { for (float v : { 1.f, 2.f, 3.f, 4.f }) p.add_float_data(v); },
+        Tensor c64 = read(
+            [](auto& p) {
+                for (float v : { 1.f, 2.f, 3.f, 4.f })
+                    p.add_float_data(v);
+            },
             onnx::TensorProto::COMPLEX64, 2);
         QCOMPARE(c64.data<Complex64>()[1], Complex64(3, 4));
-        Tensor c128 = read([](auto& p) { for (double v : { 1., -2. }) p.add_double_data(v); }, onnx::TensorProto::COMPLEX128, 1);
+        Tensor c128 = read(
+            [](auto& p) {
+                for (double v : { 1., -2. })
+                    p.add_double_data(v);
+            },
+            onnx::TensorProto::COMPLEX128, 1);
         QCOMPARE(c128.data<Complex128>()[0], Complex128(1, -2));
-        Tensor s = read([](auto& p) { p.add_string_data("x"); p.add_string_data(std::string("a\0b", 3)); },
+        Tensor s = read(
+            [](auto& p) {
+                p.add_string_data("x");
+                p.add_string_data(std::string("a\0b", 3));
+            },
             onnx::TensorProto::STRING, 2);
         QCOMPARE(s.data<std::string>()[1], std::string("a\0b", 3));
 
@@ -274,8 +370,8 @@ private slots:
                     QCOMPARE((headerLen + (version >= 2 ? 12 : 10)) % 64, size_t(0));
                     Tensor back = parseNpy(bytes, "mem");
                     QString why = sameTensor(t, back);
-                    QVERIFY2(why.isEmpty(),
-                        qPrintable(QString("v%1 %2: %3").arg(version).arg(t.typeString().c_str(), why)));
+                    QVERIFY2(
+                        why.isEmpty(), qPrintable(QString("v%1 %2: %3").arg(version).arg(t.typeString().c_str(), why)));
                 }
             }
         }
@@ -375,9 +471,9 @@ np.savez_compressed(os.path.join(d, 'compressed.npz'), first=formula('u1', (3,))
         const Shape sh { 2, 3, 4 };
         const std::vector<std::pair<const char*, DataType>> types = { { "f2", DataType::Float16 },
             { "f4", DataType::Float }, { "f8", DataType::Double }, { "i1", DataType::Int8 }, { "i2", DataType::Int16 },
-            { "i4", DataType::Int32 }, { "i8", DataType::Int64 }, { "u1", DataType::UInt8 },
-            { "u2", DataType::UInt16 }, { "u4", DataType::UInt32 }, { "u8", DataType::UInt64 },
-            { "b1", DataType::Bool }, { "c8", DataType::Complex64 }, { "c16", DataType::Complex128 } };
+            { "i4", DataType::Int32 }, { "i8", DataType::Int64 }, { "u1", DataType::UInt8 }, { "u2", DataType::UInt16 },
+            { "u4", DataType::UInt32 }, { "u8", DataType::UInt64 }, { "b1", DataType::Bool },
+            { "c8", DataType::Complex64 }, { "c16", DataType::Complex128 } };
         std::vector<std::pair<std::string, Tensor>> npz;
         for (const auto& [code, type] : types) {
             writeNpy(dir / (std::string(code) + ".npy"), formulaTensor(type, sh));
@@ -474,7 +570,8 @@ sys.exit(1 if bad else 0)
         };
         for (const auto& b : bad) {
             std::string err = errorFor(b.bytes);
-            QVERIFY2(err.find("broken.npy") != std::string::npos, qPrintable(QString::fromStdString("no error naming the file: " + err)));
+            QVERIFY2(err.find("broken.npy") != std::string::npos,
+                qPrintable(QString::fromStdString("no error naming the file: " + err)));
             QVERIFY2(err.find(b.mentions) != std::string::npos,
                 qPrintable(QString::fromStdString("expected '" + std::string(b.mentions) + "' in: " + err)));
         }
@@ -502,8 +599,10 @@ sys.exit(1 if bad else 0)
         QVERIFY(errorOf([&] { readNpz(file.parent_path() / "not.npz"); }).find("not.npz") != std::string::npos);
         // Duplicate names are refused when writing an archive.
         Tensor one = formulaTensor(DataType::Float, { 1 });
-        QVERIFY(errorOf([&] { writeNpz(file.parent_path() / "dup.npz", { { "a", one }, { "a", one } }); })
-                    .find("\"a\"") != std::string::npos);
+        QVERIFY(errorOf([&] {
+            writeNpz(file.parent_path() / "dup.npz", { { "a", one }, { "a", one } });
+        }).find("\"a\"")
+            != std::string::npos);
     }
 
     void externalDataOffsetAndLength()
@@ -576,8 +675,8 @@ sys.exit(1 if bad else 0)
     }
 
 private:
-    static onnx::TensorProto externalProto(const std::string& name, const std::string& location, int64_t offset,
-        int64_t length)
+    static onnx::TensorProto externalProto(
+        const std::string& name, const std::string& location, int64_t offset, int64_t length)
     {
         onnx::TensorProto p;
         p.set_name(name);

@@ -129,8 +129,9 @@ private slots:
         }
         if (e["api"].contains("string_output_hex")) {
             // Strings keep their bytes exactly, whether or not they are UTF-8.
-            const std::string wanted = QByteArray::fromHex(
-                QByteArray::fromStdString(e["api"]["string_output_hex"].get<std::string>())).toStdString();
+            const std::string wanted
+                = QByteArray::fromHex(QByteArray::fromStdString(e["api"]["string_output_hex"].get<std::string>()))
+                      .toStdString();
             QVERIFY(!outputs.empty() && outputs.begin()->second.isTensor());
             const Tensor& t = outputs.begin()->second.tensor();
             QCOMPARE(t.dtype(), DataType::String);

@@ -387,16 +387,20 @@ private slots:
         openText(kChain, QStringLiteral("chain.onnx"));
         // x comes from a .npy written by numpy; y is typed in. numpy also computes what every node must produce.
         const QString x = m_work.filePath(QStringLiteral("x.npy"));
-        const QString expected = runPython(QStringLiteral(
-            "import numpy as np\n"
-            "x = np.array([1.5, -2.0, 3.25], dtype=np.float32); y = np.array([2, 4, 0.5], dtype=np.float32)\n"
-            "np.save('%1', x)\n"
-            "a = x + y; b = a * x\n"
-            "print(' '.join(repr(float(v)) for v in np.concatenate([a, b])))\n").arg(x), 60000);
+        const QString expected = runPython(
+            QStringLiteral(
+                "import numpy as np\n"
+                "x = np.array([1.5, -2.0, 3.25], dtype=np.float32); y = np.array([2, 4, 0.5], dtype=np.float32)\n"
+                "np.save('%1', x)\n"
+                "a = x + y; b = a * x\n"
+                "print(' '.join(repr(float(v)) for v in np.concatenate([a, b])))\n")
+                .arg(x),
+            60000);
         QVERIFY2(!expected.startsWith(QStringLiteral("python")), qPrintable(expected));
         m_ui->inputs()->setFile(QStringLiteral("x"), x);
         m_ui->inputs()->setTypedText(QStringLiteral("y"), QStringLiteral("[2, 4, 0.5]"));
-        QVERIFY2(m_ui->inputs()->validate(), qPrintable(m_ui->inputs()->errorFor(QStringLiteral("x")) + m_ui->inputs()->errorFor(QStringLiteral("y"))));
+        QVERIFY2(m_ui->inputs()->validate(),
+            qPrintable(m_ui->inputs()->errorFor(QStringLiteral("x")) + m_ui->inputs()->errorFor(QStringLiteral("y"))));
 
         QSignalSpy states(controller(), &DebugController::stateChanged);
         QVERIFY(act(m_ui->stepOverAction())); // starts, stopped before the first node
@@ -426,16 +430,20 @@ private slots:
             const auto got = floats(values->valueAt(row)->record.value);
             for (int i = 0; i < 3; ++i)
                 QCOMPARE(got[static_cast<size_t>(i)], numbers[offset + i].toFloat());
-            const float lo = std::min({ numbers[offset].toFloat(), numbers[offset + 1].toFloat(), numbers[offset + 2].toFloat() });
-            QCOMPARE(values->index(row, ValuesModel::MinColumn).data(ValuesModel::SortRole).toDouble(), static_cast<double>(lo));
-            QCOMPARE(values->index(row, ValuesModel::ProducerColumn).data().toString(), QString::fromLatin1(name[0] == 'a' ? "Add_0 (Add)" : "Mul_1 (Mul)"));
+            const float lo
+                = std::min({ numbers[offset].toFloat(), numbers[offset + 1].toFloat(), numbers[offset + 2].toFloat() });
+            QCOMPARE(values->index(row, ValuesModel::MinColumn).data(ValuesModel::SortRole).toDouble(),
+                static_cast<double>(lo));
+            QCOMPARE(values->index(row, ValuesModel::ProducerColumn).data().toString(),
+                QString::fromLatin1(name[0] == 'a' ? "Add_0 (Add)" : "Mul_1 (Mul)"));
         }
         QCOMPARE(values->rowOf("c"), -1); // not run yet
         // The tensor inspector shows the last node's output (the DEBUG node's d = b).
         QVERIFY(m_ui->inspector()->title().startsWith(QStringLiteral("d")));
         QTRY_VERIFY(m_ui->inspector()->statsReady());
         QCOMPARE(m_ui->inspector()->tableModel()->rowCount(), 3);
-        QCOMPARE(m_ui->inspector()->tableModel()->index(1, 0).data(Qt::DisplayRole).toString(), QString::number(numbers[4].toFloat(), 'g', 6));
+        QCOMPARE(m_ui->inspector()->tableModel()->index(1, 0).data(Qt::DisplayRole).toString(),
+            QString::number(numbers[4].toFloat(), 'g', 6));
 
         // Executed edges show the actual shape; N resolved to 3.
         bool actual = false;
@@ -475,7 +483,10 @@ private slots:
         BreakpointModel* bps = m_ui->breakpoints();
         QAbstractItemModelTester tester(bps, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QCOMPARE(bps->rowCount(), 1);
-        QVERIFY(m_window->graphView()->scene()->itemForNode(m_window->document()->model()->graph().findNode("Sub_3"))->hasBreakpointMarker());
+        QVERIFY(m_window->graphView()
+                    ->scene()
+                    ->itemForNode(m_window->document()->model()->graph().findNode("Sub_3"))
+                    ->hasBreakpointMarker());
         QVERIFY(act(m_ui->continueAction()));
         QCOMPARE(controller()->state(), DebuggerState::Paused);
         QCOMPARE(controller()->snapshot()->reason, StopReason::Breakpoint);
@@ -514,7 +525,8 @@ private slots:
         QVERIFY(act(m_ui->continueAction()));
         QCOMPARE(controller()->snapshot()->reason, StopReason::Breakpoint);
         // b = (x + 1) * x = [2, 6, 12]: the first output over 10 is Mul's.
-        QCOMPARE(controller()->snapshot()->lastGraph->node(controller()->snapshot()->lastNode).displayName(), std::string("Mul_1"));
+        QCOMPARE(controller()->snapshot()->lastGraph->node(controller()->snapshot()->lastNode).displayName(),
+            std::string("Mul_1"));
         QCOMPARE(stateOfNode("Mul_1"), NodeState::Tripped);
     }
 
@@ -527,12 +539,16 @@ private slots:
         openText(kMatMul, QStringLiteral("matmul.onnx"));
         const QString a = m_work.filePath(QStringLiteral("mm_a.npy")), b = m_work.filePath(QStringLiteral("mm_b.npy"));
         const QString expectedPath = m_work.filePath(QStringLiteral("mm_expected.npy"));
-        const QString made = runPython(QStringLiteral(
-            "import numpy as np\n"
-            "r = np.random.default_rng(3)\n"
-            "a = r.standard_normal((96, 256)).astype(np.float32); b = r.standard_normal((256, 160)).astype(np.float32)\n"
-            "np.save('%1', a); np.save('%2', b); np.save('%3', (a.astype(np.float64) @ b).astype(np.float32))\n"
-            "print('ok')\n").arg(a, b, expectedPath), 60000);
+        const QString made = runPython(
+            QStringLiteral(
+                "import numpy as np\n"
+                "r = np.random.default_rng(3)\n"
+                "a = r.standard_normal((96, 256)).astype(np.float32); b = r.standard_normal((256, "
+                "160)).astype(np.float32)\n"
+                "np.save('%1', a); np.save('%2', b); np.save('%3', (a.astype(np.float64) @ b).astype(np.float32))\n"
+                "print('ok')\n")
+                .arg(a, b, expectedPath),
+            60000);
         QCOMPARE(made.trimmed(), QStringLiteral("ok"));
         m_ui->inputs()->setFile(QStringLiteral("a"), a);
         m_ui->inputs()->setFile(QStringLiteral("b"), b);
@@ -567,7 +583,8 @@ private slots:
             QCOMPARE(got.size(), want.size());
             for (size_t i = 0; i < got.size(); ++i)
                 QVERIFY2(std::abs(got[i] - want[i]) <= 1e-4f * (1 + std::abs(want[i])),
-                    qPrintable(QStringLiteral("c[%1] = %2, numpy %3 at %4 threads").arg(i).arg(got[i]).arg(want[i]).arg(n)));
+                    qPrintable(
+                        QStringLiteral("c[%1] = %2, numpy %3 at %4 threads").arg(i).arg(got[i]).arg(want[i]).arg(n)));
         }
         // The choice survives a restart of the window.
         two->trigger();
@@ -642,7 +659,8 @@ private slots:
         CallStackModel* stack = m_ui->callStack()->model();
         QAbstractItemModelTester tester(stack, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QCOMPARE(stack->rowCount(), 2);
-        QCOMPARE(stack->index(0, CallStackModel::FrameColumn).data().toString(), QStringLiteral("Loop \"Loop_2\" iteration 0"));
+        QCOMPARE(stack->index(0, CallStackModel::FrameColumn).data().toString(),
+            QStringLiteral("Loop \"Loop_2\" iteration 0"));
         QCOMPARE(nextNodeName(), std::string("Identity_0"));
         // The status says where in the body the stop is (the body's first node of its 5), then the main graph's.
         QVERIFY2(m_ui->statusLabel()->text().contains(
@@ -655,7 +673,8 @@ private slots:
         QCOMPARE(nextNodeName(), std::string("If_3"));
         QVERIFY(act(m_ui->stepIntoAction()));
         QCOMPARE(stack->rowCount(), 3);
-        QCOMPARE(m_ui->callStack()->pathText(), QStringLiteral("main \u203a Loop \"Loop_2\" iteration 0 \u203a If \"If_3\" else_branch"));
+        QCOMPARE(m_ui->callStack()->pathText(),
+            QStringLiteral("main \u203a Loop \"Loop_2\" iteration 0 \u203a If \"If_3\" else_branch"));
         // Each frame's position ("before Mul_0", "in If_3 (If)") is shown whole, in the dock's default width.
         m_ui->callStackDock()->raise();
         QTableView* stackView = m_ui->callStack()->view();
@@ -680,7 +699,10 @@ private slots:
         const int row = values->rowOf("e");
         QVERIFY(row >= 0);
         QCOMPARE(floats(values->valueAt(row)->record.value), (std::vector<float> { 4, 9 }));
-        QVERIFY(values->index(row, ValuesModel::FrameColumn).data().toString().contains(QStringLiteral("If \"If_3\" else_branch")));
+        QVERIFY(values->index(row, ValuesModel::FrameColumn)
+                    .data()
+                    .toString()
+                    .contains(QStringLiteral("If \"If_3\" else_branch")));
         // The If's frame is no iteration of its own; its values are in the Loop iteration it runs in.
         QCOMPARE(values->index(row, ValuesModel::IterationColumn).data().toString(), QStringLiteral("0"));
         // Selecting the Loop frame in the call stack shows that frame's values only and its graph.
@@ -688,7 +710,8 @@ private slots:
         const FrameSnapshot* loopFrame = stack->frameAt(1);
         QCOMPARE(m_ui->values()->proxy()->frame(), static_cast<quint64>(loopFrame->id));
         for (int r = 0; r < m_ui->values()->proxy()->rowCount(); ++r)
-            QCOMPARE(m_ui->values()->proxy()->index(r, ValuesModel::IterationColumn).data().toString(), QStringLiteral("0"));
+            QCOMPARE(
+                m_ui->values()->proxy()->index(r, ValuesModel::IterationColumn).data().toString(), QStringLiteral("0"));
         QVERIFY(m_ui->values()->proxy()->rowCount() >= 3);
         QTRY_COMPARE(m_window->graphView()->currentGraph(), loopFrame->graph);
         // Step out of the If, then out of the Loop iteration.
@@ -714,7 +737,8 @@ private slots:
         QStringList ops;
         for (int r = 0; r < profile->rowCount(); ++r)
             ops << profile->index(r, ProfileModel::NameColumn).data().toString();
-        QVERIFY(ops.contains(QStringLiteral("Mul")) && ops.contains(QStringLiteral("Add")) && !ops.contains(QStringLiteral("Loop")));
+        QVERIFY(ops.contains(QStringLiteral("Mul")) && ops.contains(QStringLiteral("Add"))
+            && !ops.contains(QStringLiteral("Loop")));
         m_ui->profile()->colourBox()->setChecked(true);
         m_window->graphView()->showGraph(&m_window->document()->model()->graph());
         QVERIFY(QTest::qWaitFor([&] { return !m_window->graphView()->isLayoutRunning(); }, 10000));
@@ -1043,14 +1067,16 @@ private slots:
         const QString ints = m_work.filePath(QStringLiteral("ints.npy"));
         writeNpy(ints.toStdString(), Tensor::vector1D<int64_t>({ 1, 2, 3 }));
         inputs->setFile(QStringLiteral("y"), ints);
-        QVERIFY2(inputs->errorFor(QStringLiteral("y")).contains(QStringLiteral("float")), qPrintable(inputs->errorFor(QStringLiteral("y"))));
+        QVERIFY2(inputs->errorFor(QStringLiteral("y")).contains(QStringLiteral("float")),
+            qPrintable(inputs->errorFor(QStringLiteral("y"))));
         QVERIFY(!inputs->validate());
         // A wrong fixed dimension too.
         const QString four = m_work.filePath(QStringLiteral("four.npy"));
         writeNpy(four.toStdString(), Tensor::vector1D<float>({ 1, 2, 3, 4 }));
         inputs->setFile(QStringLiteral("y"), four);
         QVERIFY(inputs->errorFor(QStringLiteral("y")).contains(QStringLiteral("dimension 0 must be 3")));
-        QVERIFY(!m_ui->continueAction()->isEnabled() || (m_ui->continueAction()->trigger(), controller()->state() == DebuggerState::Ready));
+        QVERIFY(!m_ui->continueAction()->isEnabled()
+            || (m_ui->continueAction()->trigger(), controller()->state() == DebuggerState::Ready));
         // Run with a bad input says which and why in the status bar, and the error is in sight in the dock, right
         // under the file field (the stack of source pages is as tall as the File page, not the typed-values box).
         QVERIFY2(m_ui->statusLabel()->text().contains(QStringLiteral("Fix the inputs first \u2014 y: "))
@@ -1102,9 +1128,10 @@ private slots:
         // An integer input's numbers have no decimals ("0.000000" would say it takes fractions).
         {
             InputsPanel typed;
-            typed.setModel(Model::fromText(
-                               "<ir_version: 8, opset_import: [\"\" : 17]>\ng (int64[] n, float[2] f) => (float[2] y) {\n"
-                               "  y = Identity(f)\n}"),
+            typed.setModel(
+                Model::fromText(
+                    "<ir_version: 8, opset_import: [\"\" : 17]>\ng (int64[] n, float[2] f) => (float[2] y) {\n"
+                    "  y = Identity(f)\n}"),
                 QStringLiteral("decimals-test"));
             const auto decimalsOf = [&](const QString& input) {
                 auto* box = typed.findChild<QWidget*>(QStringLiteral("input:") + input);
@@ -1193,7 +1220,9 @@ t = onnx.TensorProto(); t.ParseFromString(open(os.path.join(d, 'trace.pb'), 'rb'
 assert np.array_equal(numpy_helper.to_array(t), trace)
 assert np.array_equal(np.loadtxt(os.path.join(d, 'trace.csv'), delimiter=',', dtype=np.float32), trace)
 print('ok')
-)").arg(dir), 60000);
+)")
+                                             .arg(dir),
+            60000);
         QCOMPARE(result, QStringLiteral("ok"));
         // CSV refuses rank 3 with a reason instead of writing something wrong.
         m_ui->inspector()->setTensor(QStringLiteral("cube"), Tensor(DataType::Float, { 2, 2, 2 }));

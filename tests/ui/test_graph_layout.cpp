@@ -24,7 +24,8 @@ void verifyNoOverlap(const LayoutRequest& request, const LayoutResult& result)
     QCOMPARE(result.centres.size(), request.nodes.size());
     for (size_t i = 0; i < request.nodes.size(); ++i) {
         const QRectF a = boxOf(request, result, i);
-        QVERIFY2(result.bounds.adjusted(-1, -1, 1, 1).contains(a), qPrintable(QStringLiteral("box %1 outside the bounds").arg(i)));
+        QVERIFY2(result.bounds.adjusted(-1, -1, 1, 1).contains(a),
+            qPrintable(QStringLiteral("box %1 outside the bounds").arg(i)));
         for (size_t j = i + 1; j < request.nodes.size(); ++j) {
             const QRectF b = boxOf(request, result, j);
             QVERIFY2(!a.adjusted(0.5, 0.5, -0.5, -0.5).intersects(b.adjusted(0.5, 0.5, -0.5, -0.5)),
@@ -39,10 +40,12 @@ void verifyEdgeEnds(const LayoutRequest& request, const LayoutResult& result)
     QCOMPARE(result.edgePaths.size(), request.edges.size());
     for (size_t e = 0; e < request.edges.size(); ++e) {
         const auto& path = result.edgePaths[e];
-        QVERIFY2(path.size() >= 4 && (path.size() - 1) % 3 == 0, qPrintable(QStringLiteral("edge %1 has %2 points").arg(e).arg(path.size())));
+        QVERIFY2(path.size() >= 4 && (path.size() - 1) % 3 == 0,
+            qPrintable(QStringLiteral("edge %1 has %2 points").arg(e).arg(path.size())));
         const QRectF from = boxOf(request, result, static_cast<size_t>(request.edges[e].from)).adjusted(-3, -3, 3, 3);
         const QRectF to = boxOf(request, result, static_cast<size_t>(request.edges[e].to)).adjusted(-3, -3, 3, 3);
-        QVERIFY2(from.contains(path.front()), qPrintable(QStringLiteral("edge %1 does not start at its source").arg(e)));
+        QVERIFY2(
+            from.contains(path.front()), qPrintable(QStringLiteral("edge %1 does not start at its source").arg(e)));
         QVERIFY2(to.contains(path.back()), qPrintable(QStringLiteral("edge %1 does not end at its target").arg(e)));
     }
 }
@@ -91,7 +94,9 @@ private slots:
         for (size_t i = 0; i < request.nodes.size(); ++i) {
             const int c = request.nodes[i].cluster;
             if (c >= 0)
-                QVERIFY(result.clusterRects[static_cast<size_t>(c)].adjusted(-1, -1, 1, 1).contains(boxOf(request, result, i)));
+                QVERIFY(result.clusterRects[static_cast<size_t>(c)]
+                            .adjusted(-1, -1, 1, 1)
+                            .contains(boxOf(request, result, i)));
         }
         QVERIFY(result.clusterRects[0].adjusted(-1, -1, 1, 1).contains(result.clusterRects[2]));
         QVERIFY(!result.clusterRects[0].intersects(result.clusterRects[1]));
@@ -137,7 +142,8 @@ private slots:
             })");
         // The text format cannot name nodes; rebuild the names through the proto.
         auto proto = std::make_unique<onnx::ModelProto>(model->proto());
-        const char* names[] = { "/enc/layer.0/Relu", "/enc/layer.0/Neg", "/enc/layer.1/Relu", "/enc/layer.1/Neg", "/head/Abs", "lonely" };
+        const char* names[] = { "/enc/layer.0/Relu", "/enc/layer.0/Neg", "/enc/layer.1/Relu", "/enc/layer.1/Neg",
+            "/head/Abs", "lonely" };
         for (int i = 0; i < proto->graph().node_size(); ++i)
             proto->mutable_graph()->mutable_node(i)->set_name(names[i]);
         auto named = Model::fromProto(std::move(proto), {}, "scopes");
@@ -186,14 +192,16 @@ private slots:
         text += "}";
         auto proto = std::make_unique<onnx::ModelProto>(Model::fromText(text)->proto());
         for (int i = 0; i < proto->graph().node_size(); ++i)
-            proto->mutable_graph()->mutable_node(i)->set_name("/model/layers." + std::to_string(i / 2) + (i % 2 ? "/Neg" : "/Relu"));
+            proto->mutable_graph()->mutable_node(i)->set_name(
+                "/model/layers." + std::to_string(i / 2) + (i % 2 ? "/Neg" : "/Relu"));
         auto model = Model::fromProto(std::move(proto), {}, "layers");
         const ScopeTree tree = GraphOutline::build(model->graph()).scopes;
         QCOMPARE(tree.scopes[0].children.size(), size_t(1));
         const auto& layers = tree.scopes[static_cast<size_t>(tree.scopes[0].children[0])];
         QCOMPARE(layers.name, QStringLiteral("model"));
         QCOMPARE(layers.children.size(), size_t(3)); // 50 + 50 + 30 layers
-        QCOMPARE(tree.scopes[static_cast<size_t>(layers.children[0])].name, QStringLiteral("layers.0 \u2026 layers.49"));
+        QCOMPARE(
+            tree.scopes[static_cast<size_t>(layers.children[0])].name, QStringLiteral("layers.0 \u2026 layers.49"));
         QCOMPARE(tree.scopes[static_cast<size_t>(layers.children[2])].total, 60);
         QCOMPARE(tree.path(tree.scopeOfNode[259]), QStringLiteral("model/layers.100 \u2026 layers.129/layers.129"));
         // The default view opens levels while they fit the budget.
@@ -224,11 +232,13 @@ private slots:
         for (int i = 0; i < 108; ++i)
             zeros += i ? ",0" : "0";
         auto model = Model::fromText("<ir_version: 8, opset_import: [\"\" : 17]>\n"
-                                     "g (float[1,3,8,8] x) => (float[1,4,6,6] y) <float[4,3,3,3] W = {" + zeros + "}> {\n"
-                                     "  c = Conv <kernel_shape = [3, 3]> (x, W)\n"
-                                     "  k = Constant <value = float {0.5}> ()\n"
-                                     "  y = Mul (c, k)\n"
-                                     "}");
+                                     "g (float[1,3,8,8] x) => (float[1,4,6,6] y) <float[4,3,3,3] W = {"
+            + zeros
+            + "}> {\n"
+              "  c = Conv <kernel_shape = [3, 3]> (x, W)\n"
+              "  k = Constant <value = float {0.5}> ()\n"
+              "  y = Mul (c, k)\n"
+              "}");
         const GraphOutline outline = GraphOutline::build(model->graph());
         QVERIFY(outline.folded[1]);
         const ViewGraph view = buildViewGraph(outline, { 0 }, {});

@@ -64,14 +64,25 @@ private slots:
         const QModelIndex attributes = tree.index(1, 0);
         QCOMPARE(attributes.data().toString(), QStringLiteral("Attributes"));
         QCOMPARE(tree.rowCount(attributes), 3);
-        QCOMPARE(tree.find(QStringLiteral("Attributes"), QStringLiteral("kernel_shape")).siblingAtColumn(1).data().toString(), QStringLiteral("[2, 2]"));
-        QCOMPARE(tree.find(QStringLiteral("Attributes"), QStringLiteral("auto_pad")).siblingAtColumn(1).data().toString(), QStringLiteral("\"VALID\""));
-        QCOMPARE(tree.find(QStringLiteral("Outputs"), QStringLiteral("Y")).siblingAtColumn(2).data().toString(), QStringLiteral("float[1, 3, 4, 4]"));
-        QCOMPARE(tree.find(QStringLiteral("Inputs"), QStringLiteral("X")).data(PropertyTreeModel::ValueRefRole).toInt(), model->graph().findValue("x"));
+        QCOMPARE(tree.find(QStringLiteral("Attributes"), QStringLiteral("kernel_shape"))
+                     .siblingAtColumn(1)
+                     .data()
+                     .toString(),
+            QStringLiteral("[2, 2]"));
+        QCOMPARE(
+            tree.find(QStringLiteral("Attributes"), QStringLiteral("auto_pad")).siblingAtColumn(1).data().toString(),
+            QStringLiteral("\"VALID\""));
+        QCOMPARE(tree.find(QStringLiteral("Outputs"), QStringLiteral("Y")).siblingAtColumn(2).data().toString(),
+            QStringLiteral("float[1, 3, 4, 4]"));
+        QCOMPARE(tree.find(QStringLiteral("Inputs"), QStringLiteral("X")).data(PropertyTreeModel::ValueRefRole).toInt(),
+            model->graph().findValue("x"));
         QCOMPARE(tree.parent(tree.find(QStringLiteral("Inputs"), QStringLiteral("X"))), tree.index(2, 0));
 
         tree.setSections(describeValue(model->graph(), model->graph().findValue("y"), nullptr));
-        QCOMPARE(tree.find(QStringLiteral("Producer"), QStringLiteral("MaxPool")).data(PropertyTreeModel::NodeRefRole).toInt(), 0);
+        QCOMPARE(tree.find(QStringLiteral("Producer"), QStringLiteral("MaxPool"))
+                     .data(PropertyTreeModel::NodeRefRole)
+                     .toInt(),
+            0);
         QVERIFY(tree.find(QStringLiteral("Consumers"), QStringLiteral("graph output")).isValid());
         tree.setSections({});
         QCOMPARE(tree.rowCount(), 0);
@@ -106,7 +117,8 @@ private slots:
     {
         ProblemsModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        model.setDiagnostics({ { Diagnostic::Severity::Error, "checker", "bad\nthing" }, { Diagnostic::Severity::Warning, "shape inference", "w" } });
+        model.setDiagnostics({ { Diagnostic::Severity::Error, "checker", "bad\nthing" },
+            { Diagnostic::Severity::Warning, "shape inference", "w" } });
         QCOMPARE(model.rowCount(), 2);
         QCOMPARE(model.index(0, ProblemsModel::SeverityColumn).data().toString(), QStringLiteral("error"));
         QCOMPARE(model.index(0, ProblemsModel::MessageColumn).data().toString(), QStringLiteral("bad thing"));

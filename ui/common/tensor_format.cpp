@@ -54,7 +54,8 @@ QString formatTypeShort(const ValueType& type)
     case Value::Kind::Tensor: {
         const QString dtype = type.elementType == DataType::Undefined
             ? QStringLiteral("?")
-            : QString::fromUtf8(dataTypeName(type.elementType).data(), static_cast<qsizetype>(dataTypeName(type.elementType).size()));
+            : QString::fromUtf8(
+                dataTypeName(type.elementType).data(), static_cast<qsizetype>(dataTypeName(type.elementType).size()));
         if (!type.hasShape)
             return dtype;
         return dtype + QLatin1Char(' ') + formatShape(type);
@@ -70,7 +71,8 @@ QString formatElement(const Tensor& tensor, int64_t index)
         return {};
     const DataType t = tensor.dtype();
     if (t == DataType::String)
-        return QStringLiteral("\"%1\"").arg(QString::fromStdString(escapeBytes(tensor.data<std::string>()[static_cast<size_t>(index)])));
+        return QStringLiteral("\"%1\"").arg(
+            QString::fromStdString(escapeBytes(tensor.data<std::string>()[static_cast<size_t>(index)])));
     if (t == DataType::Bool)
         return tensor.toDouble(index) != 0 ? QStringLiteral("true") : QStringLiteral("false");
     if (t == DataType::Int64)
@@ -80,10 +82,16 @@ QString formatElement(const Tensor& tensor, int64_t index)
     if (isComplex(t)) {
         if (t == DataType::Complex64) {
             auto c = tensor.data<Complex64>()[static_cast<size_t>(index)];
-            return QStringLiteral("%1%2%3i").arg(c.real(), 0, 'g', 6).arg(c.imag() < 0 ? QString() : QStringLiteral("+")).arg(c.imag(), 0, 'g', 6);
+            return QStringLiteral("%1%2%3i")
+                .arg(c.real(), 0, 'g', 6)
+                .arg(c.imag() < 0 ? QString() : QStringLiteral("+"))
+                .arg(c.imag(), 0, 'g', 6);
         }
         auto c = tensor.data<Complex128>()[static_cast<size_t>(index)];
-        return QStringLiteral("%1%2%3i").arg(c.real(), 0, 'g', 8).arg(c.imag() < 0 ? QString() : QStringLiteral("+")).arg(c.imag(), 0, 'g', 8);
+        return QStringLiteral("%1%2%3i")
+            .arg(c.real(), 0, 'g', 8)
+            .arg(c.imag() < 0 ? QString() : QStringLiteral("+"))
+            .arg(c.imag(), 0, 'g', 8);
     }
     const double v = tensor.toDouble(index);
     if (isInteger(t))

@@ -227,8 +227,10 @@ void ComparePanel::updateSummary()
     }
     const ComparisonResult& r = s->result;
     QString text = QStringLiteral("<b>A</b> %1 \u00b7 <b>B</b> %2 \u00b7 rtol %3, atol %4 \u00b7 %5 s<br>")
-                       .arg(CompareColours::sideName(s->descriptionA).toHtmlEscaped(), CompareColours::sideName(s->descriptionB).toHtmlEscaped(),
-                           CompareColours::errorText(r.tolerance.rtol), CompareColours::errorText(r.tolerance.atol), QString::number(s->seconds, 'f', 2));
+                       .arg(CompareColours::sideName(s->descriptionA).toHtmlEscaped(),
+                           CompareColours::sideName(s->descriptionB).toHtmlEscaped(),
+                           CompareColours::errorText(r.tolerance.rtol), CompareColours::errorText(r.tolerance.atol),
+                           QString::number(s->seconds, 'f', 2));
     QStringList counts;
     for (CompareStatus status : { CompareStatus::Match, CompareStatus::Mismatch, CompareStatus::ShapeMismatch,
              CompareStatus::KindMismatch, CompareStatus::OnlyA, CompareStatus::OnlyB, CompareStatus::Skipped }) {
@@ -252,7 +254,8 @@ void ComparePanel::updateSummary()
                           .arg(nonFinite == 1 ? QString() : QStringLiteral("s"));
         else if (n.status == CompareStatus::Mismatch)
             detail += QStringLiteral(", max abs error %1, max rel error %2, cosine %3")
-                          .arg(CompareColours::errorText(n.maxAbsError), CompareColours::errorText(n.maxRelError), CompareColours::errorText(n.minCosine));
+                          .arg(CompareColours::errorText(n.maxAbsError), CompareColours::errorText(n.maxRelError),
+                              CompareColours::errorText(n.minCosine));
         text += QStringLiteral(
             "<br><span style='color:#c62828'>First divergence:</span> <a href='first'><b>%1</b></a> (%2)%3 \u2014 %4")
                     .arg(QString::fromStdString(n.node).toHtmlEscaped(),
@@ -276,7 +279,8 @@ void ComparePanel::updateSummary()
         const CompareRow& row = r.rows[i];
         text += QStringLiteral("<br>Differing %1 <b>%2</b>: max abs error %3")
                     .arg(QString::fromUtf8(valueOriginName(row.origin).data()),
-                        QString::fromStdString(row.name).toHtmlEscaped(), CompareColours::errorText(row.stats.maxAbsError));
+                        QString::fromStdString(row.name).toHtmlEscaped(),
+                        CompareColours::errorText(row.stats.maxAbsError));
         if (i != r.differingSources.front() && r.differingSources.size() > 3) {
             text += QStringLiteral(" (and %1 more)").arg(r.differingSources.size() - 2);
             break;

@@ -217,9 +217,15 @@ void BreakpointModel::resetHits()
     }
 }
 
-int BreakpointModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(m_items.size()); }
+int BreakpointModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_items.size());
+}
 
-int BreakpointModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int BreakpointModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant BreakpointModel::data(const QModelIndex& index, int role) const
 {

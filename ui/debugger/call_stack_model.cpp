@@ -39,7 +39,10 @@ int CallStackModel::rowCount(const QModelIndex& parent) const
     return parent.isValid() || !m_snapshot ? 0 : static_cast<int>(m_snapshot->frames.size());
 }
 
-int CallStackModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int CallStackModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant CallStackModel::data(const QModelIndex& index, int role) const
 {
@@ -67,8 +70,9 @@ QVariant CallStackModel::data(const QModelIndex& index, int role) const
             return QStringLiteral("(end of graph)");
         const Node& n = f->graph->node(f->position);
         const bool inProgress = index.row() > 0; // outer frames sit at the control-flow node that runs the inner one
-        return QStringLiteral("%1%2 (%3)").arg(inProgress ? QStringLiteral("in ") : QStringLiteral("before "),
-            QString::fromStdString(n.displayName()), QString::fromStdString(n.opType));
+        return QStringLiteral("%1%2 (%3)")
+            .arg(inProgress ? QStringLiteral("in ") : QStringLiteral("before "),
+                QString::fromStdString(n.displayName()), QString::fromStdString(n.opType));
     }
     default:
         return {};

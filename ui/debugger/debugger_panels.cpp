@@ -137,13 +137,13 @@ ValuesPanel::ValuesPanel(QWidget* parent)
         emit retentionChanged();
     });
     connect(m_keep, &QSpinBox::valueChanged, this, &ValuesPanel::retentionChanged);
-    connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
-        if (!m_selecting && current.isValid())
-            emit valueChosen(current.data(ValuesModel::ValueIndexRole).toInt());
-    });
-    connect(m_view, &QTableView::activated, this, [this](const QModelIndex& index) {
-        emit valueActivated(index.data(ValuesModel::ValueIndexRole).toInt());
-    });
+    connect(
+        m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
+            if (!m_selecting && current.isValid())
+                emit valueChosen(current.data(ValuesModel::ValueIndexRole).toInt());
+        });
+    connect(m_view, &QTableView::activated, this,
+        [this](const QModelIndex& index) { emit valueActivated(index.data(ValuesModel::ValueIndexRole).toInt()); });
     m_view->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(m_view, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
         const QModelIndex index = m_view->indexAt(pos);
@@ -169,12 +169,15 @@ void ValuesPanel::setSnapshot(const DebugSnapshotPtr& snapshot)
         m_summary->setText(QStringLiteral("No run yet: press F5 to run, F10 to step."));
         return;
     }
-    QString text = QStringLiteral("%1 values \u00b7 %2 kept").arg(snapshot->values.size()).arg(formatBytes(snapshot->recordedBytes));
+    QString text = QStringLiteral("%1 values \u00b7 %2 kept")
+                       .arg(snapshot->values.size())
+                       .arg(formatBytes(snapshot->recordedBytes));
     size_t dropped = 0;
     for (const auto& v : snapshot->values)
         dropped += v.record.dropped;
     if (dropped + snapshot->forgottenValues > 0)
-        text += QStringLiteral(" \u00b7 %1 dropped to stay under the memory budget").arg(dropped + snapshot->forgottenValues);
+        text += QStringLiteral(" \u00b7 %1 dropped to stay under the memory budget")
+                    .arg(dropped + snapshot->forgottenValues);
     m_summary->setText(text);
 }
 
@@ -215,10 +218,11 @@ CallStackPanel::CallStackPanel(QWidget* parent)
     m_view->horizontalHeader()->setSectionResizeMode(CallStackModel::FrameColumn, QHeaderView::Stretch);
     m_view->horizontalHeader()->setSectionResizeMode(CallStackModel::PositionColumn, QHeaderView::ResizeToContents);
     layout->addWidget(m_view, 1);
-    connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
-        if (const FrameSnapshot* f = m_model->frameAt(current.row()))
-            emit frameSelected(*f, current.row() == 0);
-    });
+    connect(
+        m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
+            if (const FrameSnapshot* f = m_model->frameAt(current.row()))
+                emit frameSelected(*f, current.row() == 0);
+        });
     setSnapshot(nullptr);
 }
 
@@ -229,7 +233,10 @@ void CallStackPanel::setSnapshot(const DebugSnapshotPtr& snapshot)
     m_path->setText(path.isEmpty() ? QStringLiteral("<span style='color:#6b7280'>Not paused.</span>") : path);
 }
 
-QString CallStackPanel::pathText() const { return m_model->pathText(); }
+QString CallStackPanel::pathText() const
+{
+    return m_model->pathText();
+}
 
 BreakpointDialog::BreakpointDialog(const QStringList& nodeNames, const QStringList& opTypes, QWidget* parent)
     : QDialog(parent)
@@ -248,14 +255,16 @@ BreakpointDialog::BreakpointDialog(const QStringList& nodeNames, const QStringLi
     m_kind->addItem(QStringLiteral("Before any node of an op type"), static_cast<int>(BreakpointSpec::Kind::OpType));
     m_kind->addItem(QStringLiteral("After the first NaN/Inf"), static_cast<int>(BreakpointSpec::Kind::NonFinite));
     m_kind->addItem(QStringLiteral("After DEBUG nodes"), static_cast<int>(BreakpointSpec::Kind::DebugNodes));
-    m_kind->addItem(QStringLiteral("When an output satisfies a condition"), static_cast<int>(BreakpointSpec::Kind::Condition));
+    m_kind->addItem(
+        QStringLiteral("When an output satisfies a condition"), static_cast<int>(BreakpointSpec::Kind::Condition));
     form->addRow(QStringLiteral("Break"), m_kind);
     form->addRow(QStringLiteral("Node / op type"), m_pattern);
     m_iteration->setRange(-1, 1'000'000'000);
     m_iteration->setSpecialValueText(QStringLiteral("every iteration"));
     m_iteration->setValue(-1);
     form->addRow(QStringLiteral("Loop iteration"), m_iteration);
-    m_condition->setPlaceholderText(QStringLiteral("any |x| > 1e4   \u00b7   all x >= 0   \u00b7   max > 100   \u00b7   nan"));
+    m_condition->setPlaceholderText(
+        QStringLiteral("any |x| > 1e4   \u00b7   all x >= 0   \u00b7   max > 100   \u00b7   nan"));
     form->addRow(QStringLiteral("Condition"), m_condition);
     m_output->setRange(-1, 1000);
     m_output->setSpecialValueText(QStringLiteral("any output"));
@@ -278,9 +287,11 @@ BreakpointDialog::BreakpointDialog(const QStringList& nodeNames, const QStringLi
 void BreakpointDialog::updateFields()
 {
     const auto kind = static_cast<BreakpointSpec::Kind>(m_kind->currentData().toInt());
-    const bool named = kind == BreakpointSpec::Kind::Node || kind == BreakpointSpec::Kind::OpType || kind == BreakpointSpec::Kind::Condition;
+    const bool named = kind == BreakpointSpec::Kind::Node || kind == BreakpointSpec::Kind::OpType
+        || kind == BreakpointSpec::Kind::Condition;
     m_pattern->setEnabled(named);
-    m_pattern->setPlaceholderText(kind == BreakpointSpec::Kind::Condition ? QStringLiteral("node name (empty: any node)") : QString());
+    m_pattern->setPlaceholderText(
+        kind == BreakpointSpec::Kind::Condition ? QStringLiteral("node name (empty: any node)") : QString());
     auto* completer = new QCompleter(kind == BreakpointSpec::Kind::OpType ? m_opTypes : m_nodeNames, m_pattern);
     completer->setCaseSensitivity(Qt::CaseInsensitive);
     completer->setFilterMode(Qt::MatchContains);
@@ -295,7 +306,8 @@ void BreakpointDialog::validate()
 {
     const auto kind = static_cast<BreakpointSpec::Kind>(m_kind->currentData().toInt());
     QString error;
-    if ((kind == BreakpointSpec::Kind::Node || kind == BreakpointSpec::Kind::OpType) && m_pattern->text().trimmed().isEmpty())
+    if ((kind == BreakpointSpec::Kind::Node || kind == BreakpointSpec::Kind::OpType)
+        && m_pattern->text().trimmed().isEmpty())
         error = QStringLiteral("Name the node or op type.");
     if (kind == BreakpointSpec::Kind::Condition) {
         try {
@@ -354,7 +366,8 @@ BreakpointsPanel::BreakpointsPanel(BreakpointModel* model, QWidget* parent)
         s.kind = BreakpointSpec::Kind::DebugNodes;
         m_model->add(s);
     });
-    menu->addAction(QStringLiteral("Value condition\u2026"), this, [this] { showAddDialog(BreakpointSpec::Kind::Condition); });
+    menu->addAction(
+        QStringLiteral("Value condition\u2026"), this, [this] { showAddDialog(BreakpointSpec::Kind::Condition); });
     add->setMenu(menu);
     bar->addWidget(add);
     auto* remove = new QPushButton(QStringLiteral("Delete"), this);
@@ -383,7 +396,8 @@ BreakpointsPanel::BreakpointsPanel(BreakpointModel* model, QWidget* parent)
     layout->addWidget(m_view, 1);
     connect(m_view, &QTableView::activated, this, [this](const QModelIndex& index) {
         if (const BreakpointSpec* b = m_model->find(index.data(BreakpointModel::IdRole).toInt()))
-            if (b->kind == BreakpointSpec::Kind::Node || (b->kind == BreakpointSpec::Kind::Condition && !b->pattern.isEmpty()))
+            if (b->kind == BreakpointSpec::Kind::Node
+                || (b->kind == BreakpointSpec::Kind::Condition && !b->pattern.isEmpty()))
                 emit goToNode(b->pattern);
     });
     auto* del = new QAction(this);
@@ -446,9 +460,8 @@ ProfilePanel::ProfilePanel(QWidget* parent)
     m_view->setColumnWidth(ProfileModel::NameColumn, 220);
     m_view->horizontalHeader()->setStretchLastSection(true);
     layout->addWidget(m_view, 1);
-    connect(m_mode, &QComboBox::currentIndexChanged, this, [this](int i) {
-        m_model->setMode(i == 0 ? ProfileModel::Mode::PerNode : ProfileModel::Mode::PerOpType);
-    });
+    connect(m_mode, &QComboBox::currentIndexChanged, this,
+        [this](int i) { m_model->setMode(i == 0 ? ProfileModel::Mode::PerNode : ProfileModel::Mode::PerOpType); });
     connect(m_colour, &QCheckBox::toggled, this, &ProfilePanel::colourByTimeToggled);
     connect(m_view, &QTableView::activated, this, [this](const QModelIndex& index) {
         if (const ProfileModel::Row* r = m_model->rowAt(m_proxy->mapToSource(index).row()); r && r->graph)

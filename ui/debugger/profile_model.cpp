@@ -76,7 +76,10 @@ int ProfileModel::rowCount(const QModelIndex& parent) const
     return static_cast<int>(m_mode == Mode::PerNode ? m_nodes.size() : m_opTypes.size());
 }
 
-int ProfileModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int ProfileModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant ProfileModel::data(const QModelIndex& index, int role) const
 {

@@ -40,8 +40,9 @@ YieldDialog::YieldDialog(const DebugSnapshot& snapshot, const std::map<std::stri
     setWindowTitle(QStringLiteral("YieldOp"));
     auto* layout = new QVBoxLayout(this);
     const Node* node = snapshot.nextNode();
-    auto* intro = new QLabel(QStringLiteral("<b>%1</b> is about to run. Keep its inputs as its outputs, or load replacement tensors.")
-                                 .arg(node ? QString::fromStdString(node->displayName()).toHtmlEscaped() : QStringLiteral("YieldOp")),
+    auto* intro = new QLabel(
+        QStringLiteral("<b>%1</b> is about to run. Keep its inputs as its outputs, or load replacement tensors.")
+            .arg(node ? QString::fromStdString(node->displayName()).toHtmlEscaped() : QStringLiteral("YieldOp")),
         this);
     intro->setWordWrap(true);
     layout->addWidget(intro);
@@ -52,7 +53,8 @@ YieldDialog::YieldDialog(const DebugSnapshot& snapshot, const std::map<std::stri
     inputs->verticalHeader()->hide();
     inputs->setEditTriggers(QAbstractItemView::NoEditTriggers);
     for (size_t i = 0; i < snapshot.yieldInputs.size(); ++i) {
-        inputs->setItem(static_cast<int>(i), 0, new QTableWidgetItem(QString::fromStdString(snapshot.yieldInputs[i].first)));
+        inputs->setItem(
+            static_cast<int>(i), 0, new QTableWidgetItem(QString::fromStdString(snapshot.yieldInputs[i].first)));
         inputs->setItem(static_cast<int>(i), 1, new QTableWidgetItem(describe(snapshot.yieldInputs[i].second)));
     }
     inputs->setMaximumHeight(40 + 26 * std::min<int>(static_cast<int>(snapshot.yieldInputs.size()), 5));
@@ -72,12 +74,14 @@ YieldDialog::YieldDialog(const DebugSnapshot& snapshot, const std::map<std::stri
     m_outputs->setObjectName(QStringLiteral("yieldOutputs"));
     m_outputs->setColumnCount(4);
     m_outputs->setRowCount(static_cast<int>(m_choices.size()));
-    m_outputs->setHorizontalHeaderLabels({ QStringLiteral("Output"), QStringLiteral("Value used"), QString(), QString() });
+    m_outputs->setHorizontalHeaderLabels(
+        { QStringLiteral("Output"), QStringLiteral("Value used"), QString(), QString() });
     m_outputs->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
     m_outputs->verticalHeader()->hide();
     m_outputs->setEditTriggers(QAbstractItemView::NoEditTriggers);
     for (int row = 0; row < static_cast<int>(m_choices.size()); ++row) {
-        m_outputs->setItem(row, 0, new QTableWidgetItem(QString::fromStdString(m_choices[static_cast<size_t>(row)].name)));
+        m_outputs->setItem(
+            row, 0, new QTableWidgetItem(QString::fromStdString(m_choices[static_cast<size_t>(row)].name)));
         auto* keep = new QPushButton(QStringLiteral("Keep input"), m_outputs);
         auto* load = new QPushButton(QStringLiteral("Load\u2026"), m_outputs);
         const QString name = QString::fromStdString(m_choices[static_cast<size_t>(row)].name);
@@ -130,8 +134,9 @@ int YieldDialog::rowOf(const QString& output) const
 void YieldDialog::refreshRow(int row)
 {
     const Choice& c = m_choices[static_cast<size_t>(row)];
-    const QString text = c.replacement.isNone() ? QStringLiteral("input (identity): %1").arg(describe(c.input))
-                                                : QStringLiteral("replacement from %1: %2").arg(c.label, describe(c.replacement));
+    const QString text = c.replacement.isNone()
+        ? QStringLiteral("input (identity): %1").arg(describe(c.input))
+        : QStringLiteral("replacement from %1: %2").arg(c.label, describe(c.replacement));
     auto* item = new QTableWidgetItem(text);
     item->setToolTip(text);
     m_outputs->setItem(row, 1, item);
@@ -170,8 +175,14 @@ void YieldDialog::keepInput(const QString& output)
     refreshRow(row);
 }
 
-void YieldDialog::setRemember(bool remember) { m_remember->setChecked(remember); }
-bool YieldDialog::remember() const { return m_remember->isChecked(); }
+void YieldDialog::setRemember(bool remember)
+{
+    m_remember->setChecked(remember);
+}
+bool YieldDialog::remember() const
+{
+    return m_remember->isChecked();
+}
 
 std::map<std::string, Value> YieldDialog::outputs() const
 {

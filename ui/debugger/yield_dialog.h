@@ -20,7 +20,8 @@ class YieldDialog : public QDialog {
     Q_OBJECT
 public:
     /// `remembered`: replacements from earlier runs, preselected.
-    YieldDialog(const DebugSnapshot& snapshot, const std::map<std::string, Value>& remembered, QWidget* parent = nullptr);
+    YieldDialog(
+        const DebugSnapshot& snapshot, const std::map<std::string, Value>& remembered, QWidget* parent = nullptr);
 
     /// Uses the tensor in `path` for `output`; false (with the error shown) if it cannot be read.
     bool setReplacementFile(const QString& output, const QString& path);

@@ -65,13 +65,20 @@ void EdgeItem::setActualLabel(const QString& label)
         ? QRectF()
         : QRectF(m_labelPos.x() + 3, m_labelPos.y() - fm.height() / 2, fm.horizontalAdvance(text) + 6, fm.height());
     m_bounds = m_path.boundingRect().united(m_arrow.boundingRect()).united(m_labelRect).adjusted(-4, -4, 4, 4);
-    setToolTip(m_actualLabel.isEmpty() ? m_edge.label : QStringLiteral("%1 (declared %2)").arg(m_actualLabel, m_edge.label));
+    setToolTip(
+        m_actualLabel.isEmpty() ? m_edge.label : QStringLiteral("%1 (declared %2)").arg(m_actualLabel, m_edge.label));
     update();
 }
 
-QRectF EdgeItem::boundingRect() const { return m_bounds; }
+QRectF EdgeItem::boundingRect() const
+{
+    return m_bounds;
+}
 
-QPainterPath EdgeItem::shape() const { return m_shape; }
+QPainterPath EdgeItem::shape() const
+{
+    return m_shape;
+}
 
 void EdgeItem::setEmphasised(bool emphasised)
 {

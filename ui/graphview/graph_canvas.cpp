@@ -24,7 +24,10 @@ GraphCanvas::GraphCanvas(QWidget* parent)
     setFocusPolicy(Qt::StrongFocus);
 }
 
-double GraphCanvas::zoom() const { return transform().m11(); }
+double GraphCanvas::zoom() const
+{
+    return transform().m11();
+}
 
 void GraphCanvas::setZoom(double zoom)
 {
@@ -59,7 +62,10 @@ void GraphCanvas::updateScrollArea()
     setSceneRect(area); // a null rectangle: follow the scene's own
 }
 
-void GraphCanvas::zoomBy(double factor) { setZoom(zoom() * factor); }
+void GraphCanvas::zoomBy(double factor)
+{
+    setZoom(zoom() * factor);
+}
 
 void GraphCanvas::fitAll()
 {
@@ -207,8 +213,8 @@ void GraphOverview::paintEvent(QPaintEvent*)
     const QRectF visible = m_canvas->mapToScene(m_canvas->viewport()->rect()).boundingRect();
     const double sx = pic.width() / m_sceneRect.width();
     const double sy = pic.height() / m_sceneRect.height();
-    QRectF frame(pic.left() + (visible.left() - m_sceneRect.left()) * sx, pic.top() + (visible.top() - m_sceneRect.top()) * sy,
-        visible.width() * sx, visible.height() * sy);
+    QRectF frame(pic.left() + (visible.left() - m_sceneRect.left()) * sx,
+        pic.top() + (visible.top() - m_sceneRect.top()) * sy, visible.width() * sx, visible.height() * sy);
     frame = frame.intersected(QRectF(rect()).adjusted(1, 1, -1, -1));
     painter.setPen(QPen(QColor(0x1e, 0x88, 0xe5), 1.5));
     painter.setBrush(QColor(0x1e, 0x88, 0xe5, 30));
@@ -225,7 +231,10 @@ void GraphOverview::moveTo(const QPointF& widgetPos)
     m_canvas->centerOn(QPointF(x, y));
 }
 
-void GraphOverview::mousePressEvent(QMouseEvent* event) { moveTo(event->position()); }
+void GraphOverview::mousePressEvent(QMouseEvent* event)
+{
+    moveTo(event->position());
+}
 
 void GraphOverview::mouseMoveEvent(QMouseEvent* event)
 {

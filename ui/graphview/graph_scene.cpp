@@ -100,7 +100,10 @@ EdgeItem* GraphScene::edgeForValue(ValueId value) const
     return any;
 }
 
-int GraphScene::operatorItemCount() const { return m_view.nodeItemCount(); }
+int GraphScene::operatorItemCount() const
+{
+    return m_view.nodeItemCount();
+}
 
 std::vector<NodeItem*> GraphScene::neighbours(const NodeItem* item, bool downstream) const
 {

@@ -16,7 +16,8 @@ QString where(const Graph& graph)
     return parts.isEmpty() ? QString() : QStringLiteral(" \u2014 in ") + parts.join(QStringLiteral(" \u203a "));
 }
 
-void collect(const Graph& graph, const QString& query, size_t limit, std::vector<SearchResult>& exact, std::vector<SearchResult>& partial)
+void collect(const Graph& graph, const QString& query, size_t limit, std::vector<SearchResult>& exact,
+    std::vector<SearchResult>& partial)
 {
     const QString context = where(graph);
     auto add = [&](SearchResult r, const QString& matched) {
@@ -28,7 +29,8 @@ void collect(const Graph& graph, const QString& query, size_t limit, std::vector
         const QString name = QString::fromStdString(node.displayName());
         const QString op = QString::fromStdString(node.opType);
         if (name.contains(query, Qt::CaseInsensitive) || op.contains(query, Qt::CaseInsensitive))
-            add({ &graph, node.id, kNoValue, name, op + context }, name.contains(query, Qt::CaseInsensitive) ? name : op);
+            add({ &graph, node.id, kNoValue, name, op + context },
+                name.contains(query, Qt::CaseInsensitive) ? name : op);
     }
     for (size_t v = 0; v < graph.values().size(); ++v) {
         const ValueInfo& info = graph.values()[v];
@@ -70,7 +72,10 @@ void SearchResultsModel::setResults(std::vector<SearchResult> results)
     endResetModel();
 }
 
-int SearchResultsModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(m_results.size()); }
+int SearchResultsModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_results.size());
+}
 
 QVariant SearchResultsModel::data(const QModelIndex& index, int role) const
 {

@@ -207,7 +207,10 @@ void NodeItem::paintNode(QPainter* painter, double lod) const
     if (m_heat.isValid())
         body = m_heat;
     if (m_compare.colour.isValid())
-        body = m_compare.unmatched ? QColor(0xf1, 0xf2, 0xf4) : QColor::fromRgbF(0.72f + 0.28f * m_compare.colour.redF(), 0.72f + 0.28f * m_compare.colour.greenF(), 0.72f + 0.28f * m_compare.colour.blueF());
+        body = m_compare.unmatched
+            ? QColor(0xf1, 0xf2, 0xf4)
+            : QColor::fromRgbF(0.72f + 0.28f * m_compare.colour.redF(), 0.72f + 0.28f * m_compare.colour.greenF(),
+                0.72f + 0.28f * m_compare.colour.blueF());
     painter->fillPath(outline, body);
     if (m_compare.unmatched)
         painter->fillPath(outline, QBrush(QColor(0xc4, 0xc8, 0xce), Qt::BDiagPattern));
@@ -224,7 +227,8 @@ void NodeItem::paintNode(QPainter* painter, double lod) const
     painter->setPen(Qt::white);
     painter->setFont(style.titleFont);
     const double badge = (m_item.hasSubgraphs || m_item.isFunction) ? 14 : 0;
-    painter->drawText(headerRect.adjusted(style.padding, 0, -style.padding - badge, 0), Qt::AlignVCenter | Qt::AlignLeft,
+    painter->drawText(headerRect.adjusted(style.padding, 0, -style.padding - badge, 0),
+        Qt::AlignVCenter | Qt::AlignLeft,
         elided(style.titleFont, m_item.title, headerRect.width() - 2 * style.padding - badge));
     if (badge > 0) {
         // A small "stack" glyph: this node has a body that can be opened.
@@ -282,7 +286,8 @@ void NodeItem::paintGroup(QPainter* painter, double lod) const
     painter->setFont(style.textFont);
     double y = title.bottom();
     painter->setPen(style.mutedText);
-    painter->drawText(QRectF(title.left(), y, title.width(), style.rowHeight), Qt::AlignVCenter | Qt::AlignLeft, m_item.subtitle);
+    painter->drawText(
+        QRectF(title.left(), y, title.width(), style.rowHeight), Qt::AlignVCenter | Qt::AlignLeft, m_item.subtitle);
     y += style.rowHeight;
     painter->setPen(style.textColour);
     for (const auto& row : m_item.rows) {
@@ -298,7 +303,8 @@ void NodeItem::paintTerminal(QPainter* painter, double lod) const
     const QRectF r = box();
     const double radius = r.height() / 2;
     const bool input = m_item.kind == ViewItem::Kind::Input;
-    painter->setBrush(input ? (m_item.outerScope ? QColor(0xf4, 0xf0, 0xfa) : QColor(0xee, 0xf2, 0xf6)) : QColor(0xf1, 0xf5, 0xee));
+    painter->setBrush(
+        input ? (m_item.outerScope ? QColor(0xf4, 0xf0, 0xfa) : QColor(0xee, 0xf2, 0xf6)) : QColor(0xf1, 0xf5, 0xee));
     QPen pen(input ? QColor(0x8a, 0x94, 0xa6) : QColor(0x7d, 0x96, 0x6e), 1.2);
     if (m_item.outerScope)
         pen.setStyle(Qt::DashLine);
@@ -323,7 +329,8 @@ void NodeItem::paintFrame(QPainter* painter) const
 {
     const GraphStyle& style = GraphStyle::instance();
     const QRectF r = box();
-    const double radius = m_item.kind == ViewItem::Kind::Input || m_item.kind == ViewItem::Kind::Output ? r.height() / 2 : 5;
+    const double radius
+        = m_item.kind == ViewItem::Kind::Input || m_item.kind == ViewItem::Kind::Output ? r.height() / 2 : 5;
     painter->setBrush(Qt::NoBrush);
     if (m_item.kind == ViewItem::Kind::Node) {
         QColor border(0x9a, 0xa3, 0xaf);
@@ -392,12 +399,19 @@ ClusterItem::ClusterItem(int index, const ViewCluster& cluster, const QRectF& re
     , m_depth(depth)
 {
     setZValue(0.1 * depth);
-    setToolTip(QStringLiteral("%1 \u2014 %2 nodes (click the title to collapse)").arg(cluster.title).arg(cluster.nodeCount));
+    setToolTip(
+        QStringLiteral("%1 \u2014 %2 nodes (click the title to collapse)").arg(cluster.title).arg(cluster.nodeCount));
 }
 
-QRectF ClusterItem::boundingRect() const { return m_rect.adjusted(-1, -1, 1, 1); }
+QRectF ClusterItem::boundingRect() const
+{
+    return m_rect.adjusted(-1, -1, 1, 1);
+}
 
-QRectF ClusterItem::headerRect() const { return QRectF(m_rect.left(), m_rect.top(), m_rect.width(), 20); }
+QRectF ClusterItem::headerRect() const
+{
+    return QRectF(m_rect.left(), m_rect.top(), m_rect.width(), 20);
+}
 
 void ClusterItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*)
 {
@@ -414,7 +428,8 @@ void ClusterItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* optio
     painter->setPen(QColor(0x3d, 0x55, 0x75));
     const QRectF h = headerRect().adjusted(8, 2, -8, 0);
     painter->drawText(h, Qt::AlignVCenter | Qt::AlignLeft,
-        QFontMetricsF(style.textFont).elidedText(QStringLiteral("\u25be %1").arg(m_cluster.title), Qt::ElideMiddle, h.width()));
+        QFontMetricsF(style.textFont)
+            .elidedText(QStringLiteral("\u25be %1").arg(m_cluster.title), Qt::ElideMiddle, h.width()));
 }
 
 } // namespace onnxscope

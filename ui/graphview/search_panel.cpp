@@ -58,7 +58,10 @@ void SearchPanel::setQuery(const QString& query)
     search();
 }
 
-QString SearchPanel::query() const { return m_edit->text(); }
+QString SearchPanel::query() const
+{
+    return m_edit->text();
+}
 
 void SearchPanel::search()
 {

@@ -30,10 +30,10 @@ struct ScopeTree {
     std::vector<Scope> scopes; // [0] is the root (the whole graph)
     std::vector<int> scopeOfNode; // per NodeId, -1 for hidden (folded) nodes
 
-    /// `hidden[node]` marks nodes that are not drawn (folded constants); they belong to no scope. More than `maxChildren`
-    /// sub-scopes are bucketed.
-    static ScopeTree build(const Graph& graph, const std::vector<bool>& hidden, int flatLimit = 1500, int blockSize = 250,
-        int maxChildren = 60);
+    /// `hidden[node]` marks nodes that are not drawn (folded constants); they belong to no scope. More than
+    /// `maxChildren` sub-scopes are bucketed.
+    static ScopeTree build(const Graph& graph, const std::vector<bool>& hidden, int flatLimit = 1500,
+        int blockSize = 250, int maxChildren = 60);
     /// Full path from the root, "encoder/layer.3/attn".
     QString path(int scope) const;
     bool isAncestor(int ancestor, int scope) const;

@@ -34,9 +34,9 @@ void fitToCurrentPage(QStackedWidget* pages)
     pages->updateGeometry();
 }
 
-constexpr InputSpec::Source kSources[] = { InputSpec::Source::Zeros, InputSpec::Source::Ones, InputSpec::Source::Constant,
-    InputSpec::Source::Uniform, InputSpec::Source::Normal, InputSpec::Source::Range, InputSpec::Source::File,
-    InputSpec::Source::Typed };
+constexpr InputSpec::Source kSources[]
+    = { InputSpec::Source::Zeros, InputSpec::Source::Ones, InputSpec::Source::Constant, InputSpec::Source::Uniform,
+          InputSpec::Source::Normal, InputSpec::Source::Range, InputSpec::Source::File, InputSpec::Source::Typed };
 
 // Random inputs above this many elements are not built just to validate them (their shape is still checked).
 constexpr int64_t kValidateBuildLimit = 4'000'000;
@@ -120,7 +120,8 @@ InputsPanel::InputsPanel(QWidget* parent)
 
 InputsPanel::~InputsPanel() = default;
 
-void InputsPanel::setModel(std::shared_ptr<const Model> model, const QString& settingsKey, const ModelDocument* document)
+void InputsPanel::setModel(
+    std::shared_ptr<const Model> model, const QString& settingsKey, const ModelDocument* document)
 {
     m_model = std::move(model);
     m_settingsKey = settingsKey.isEmpty() && m_model ? QString::fromStdString(m_model->displayName()) : settingsKey;
@@ -137,7 +138,8 @@ void InputsPanel::setModel(std::shared_ptr<const Model> model, const QString& se
                 row->type = m_document->valueType(g, id);
             const DataType dt = row->type.elementType;
             // Floats start random so that a first run shows something; others start at zero.
-            row->spec.source = isFloatingPoint(dt) || dt == DataType::Undefined ? InputSpec::Source::Uniform : InputSpec::Source::Zeros;
+            row->spec.source = isFloatingPoint(dt) || dt == DataType::Undefined ? InputSpec::Source::Uniform
+                                                                                : InputSpec::Source::Zeros;
             if (row->type.hasShape)
                 for (size_t axis = 0; axis < row->type.shape.size(); ++axis) {
                     const QString key = dimKey(row->name, axis, row->type.shape[axis]);
@@ -163,8 +165,9 @@ void InputsPanel::rebuild()
         m_summary->setText(QStringLiteral("Open a model to set its inputs."));
         return;
     }
-    m_summary->setText(m_rows.empty() ? QStringLiteral("This model takes no inputs.")
-                                      : QStringLiteral("%1 input(s). Values are checked against the declared types.").arg(m_rows.size()));
+    m_summary->setText(m_rows.empty()
+            ? QStringLiteral("This model takes no inputs.")
+            : QStringLiteral("%1 input(s). Values are checked against the declared types.").arg(m_rows.size()));
     if (!m_dims.empty()) {
         auto* dimsBox = new QGroupBox(QStringLiteral("Dimensions"), m_content);
         dimsBox->setObjectName(QStringLiteral("dimensionsBox"));
@@ -343,7 +346,8 @@ void InputsPanel::readRow(Row& r)
     r.spec.high = r.high->value();
     r.spec.mean = r.mean->value();
     r.spec.stddev = r.stddev->value();
-    r.spec.seed = static_cast<quint64>(r.spec.source == InputSpec::Source::Normal ? r.normalSeed->value() : r.uniformSeed->value());
+    r.spec.seed = static_cast<quint64>(
+        r.spec.source == InputSpec::Source::Normal ? r.normalSeed->value() : r.uniformSeed->value());
     r.spec.rangeStart = r.rangeStart->value();
     r.spec.rangeStep = r.rangeStep->value();
     r.spec.text = r.text->toPlainText();
@@ -491,9 +495,11 @@ void InputsPanel::validateRow(Row& r)
         if (cheap) {
             const Tensor t = buildInputTensor(r.name, r.spec, r.type, m_dims);
             if (r.shape)
-                r.shape->setText(QStringLiteral("Value: %1 \u27e8%2\u27e9").arg(QString::fromUtf8(dataTypeName(t.dtype()).data()), formatShape(t.shape())));
+                r.shape->setText(QStringLiteral("Value: %1 \u27e8%2\u27e9")
+                                     .arg(QString::fromUtf8(dataTypeName(t.dtype()).data()), formatShape(t.shape())));
         } else if (r.shape) {
-            r.shape->setText(QStringLiteral("Value: %1 \u27e8%2\u27e9").arg(QString::fromUtf8(dataTypeName(r.type.elementType).data()), formatShape(shape)));
+            r.shape->setText(QStringLiteral("Value: %1 \u27e8%2\u27e9")
+                                 .arg(QString::fromUtf8(dataTypeName(r.type.elementType).data()), formatShape(shape)));
         }
     } catch (const std::exception& e) {
         r.error = QString::fromStdString(e.what());

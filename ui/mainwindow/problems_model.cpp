@@ -18,9 +18,15 @@ void ProblemsModel::setDiagnostics(std::vector<Diagnostic> diagnostics)
     endResetModel();
 }
 
-int ProblemsModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(m_items.size()); }
+int ProblemsModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_items.size());
+}
 
-int ProblemsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int ProblemsModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant ProblemsModel::data(const QModelIndex& index, int role) const
 {
@@ -44,7 +50,8 @@ QVariant ProblemsModel::data(const QModelIndex& index, int role) const
         return QString::fromStdString(d.message);
     case Qt::DecorationRole:
         if (index.column() == SeverityColumn)
-            return QApplication::style()->standardIcon(error ? QStyle::SP_MessageBoxCritical : QStyle::SP_MessageBoxWarning);
+            return QApplication::style()->standardIcon(
+                error ? QStyle::SP_MessageBoxCritical : QStyle::SP_MessageBoxWarning);
         return {};
     default:
         return {};

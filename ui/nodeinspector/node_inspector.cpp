@@ -68,14 +68,21 @@ NodeInspector::NodeInspector(QWidget* parent)
 
 void NodeInspector::setTitle(const QString& kind, const QString& name, const QString& colour)
 {
-    m_title->setText(QStringLiteral("<span style='background:%3;color:white;padding:2px 6px;border-radius:3px'>&nbsp;%1&nbsp;</span>"
-                                    "&nbsp;<b>%2</b>")
-                         .arg(kind.toHtmlEscaped(), name.toHtmlEscaped(), colour));
+    m_title->setText(
+        QStringLiteral("<span style='background:%3;color:white;padding:2px 6px;border-radius:3px'>&nbsp;%1&nbsp;</span>"
+                       "&nbsp;<b>%2</b>")
+            .arg(kind.toHtmlEscaped(), name.toHtmlEscaped(), colour));
 }
 
-QString NodeInspector::title() const { return m_title->text(); }
+QString NodeInspector::title() const
+{
+    return m_title->text();
+}
 
-QString NodeInspector::documentation() const { return m_docs->toPlainText(); }
+QString NodeInspector::documentation() const
+{
+    return m_docs->toPlainText();
+}
 
 void NodeInspector::clear()
 {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "engine/model/graph.h"
 #include "engine/core/tensor.h"
+#include "engine/model/graph.h"
 
 #include <QWidget>
 

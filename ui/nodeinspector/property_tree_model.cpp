@@ -2,8 +2,8 @@
 #include "ui/nodeinspector/property_tree_model.h"
 
 #include <QFont>
-#include <QPalette>
 #include <QGuiApplication>
+#include <QPalette>
 
 namespace onnxscope {
 
@@ -73,7 +73,10 @@ int PropertyTreeModel::rowCount(const QModelIndex& parent) const
     return static_cast<int>(m_sections[static_cast<size_t>(parent.row())].rows.size());
 }
 
-int PropertyTreeModel::columnCount(const QModelIndex&) const { return ColumnCount; }
+int PropertyTreeModel::columnCount(const QModelIndex&) const
+{
+    return ColumnCount;
+}
 
 QVariant PropertyTreeModel::data(const QModelIndex& index, int role) const
 {

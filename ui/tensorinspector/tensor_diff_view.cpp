@@ -319,8 +319,8 @@ void TensorDiffView::setPair(const QString& title, const QString& labelA, const 
     m_modelA->setTensor(m_a);
     m_modelB->setTensor(m_b);
     // Both sides one width, so that the same element sits at the same place.
-    const int width = std::max(elementColumnWidth(m_a, m_tableA->fontMetrics(), 78),
-        elementColumnWidth(m_b, m_tableB->fontMetrics(), 78));
+    const int width = std::max(
+        elementColumnWidth(m_a, m_tableA->fontMetrics(), 78), elementColumnWidth(m_b, m_tableB->fontMetrics(), 78));
     m_tableA->horizontalHeader()->setDefaultSectionSize(width);
     m_tableB->horizontalHeader()->setDefaultSectionSize(width);
     m_sameCount = m_a.defined() && m_b.defined() && m_a.size() == m_b.size() && numeric(m_a) && numeric(m_b);

@@ -104,7 +104,10 @@ TensorInspector::TensorInspector(QWidget* parent)
     clear();
 }
 
-TensorInspector::~TensorInspector() { ++m_generation; }
+TensorInspector::~TensorInspector()
+{
+    ++m_generation;
+}
 
 void TensorInspector::clear()
 {
@@ -116,8 +119,9 @@ void TensorInspector::clear()
     m_model->setTensor(Tensor());
     m_heatmap->clear();
     m_histogram->setHistogram({});
-    m_header->setText(QStringLiteral("<span style='color:#6b7280'>Select a computed value (Values dock, a graph edge or node) "
-                                     "or an initializer to inspect it.</span>"));
+    m_header->setText(
+        QStringLiteral("<span style='color:#6b7280'>Select a computed value (Values dock, a graph edge or node) "
+                       "or an initializer to inspect it.</span>"));
     m_statsLabel->clear();
     m_compareResult->clear();
     m_exportButton->setEnabled(false);
@@ -177,7 +181,8 @@ void TensorInspector::setValue(const QString& title, const Value& value)
             QSpinBox* box = m_itemBox;
             m_itemBox = nullptr; // survive the item's setValue()
             box->setParent(nullptr);
-            setValue(title + QStringLiteral(" [item %1 of %2]").arg(i).arg(items.size()), items[static_cast<size_t>(i)]);
+            setValue(
+                title + QStringLiteral(" [item %1 of %2]").arg(i).arg(items.size()), items[static_cast<size_t>(i)]);
             m_value = keep;
             m_itemBox = box;
             box->setParent(this);
@@ -188,7 +193,8 @@ void TensorInspector::setValue(const QString& title, const Value& value)
     }
     clear();
     m_title = title;
-    m_header->setText(QStringLiteral("<b>%1</b><br>%2").arg(title.toHtmlEscaped(), QString::fromStdString(value.typeString())));
+    m_header->setText(
+        QStringLiteral("<b>%1</b><br>%2").arg(title.toHtmlEscaped(), QString::fromStdString(value.typeString())));
 }
 
 void TensorInspector::setTensor(const QString& title, const Tensor& tensor)
@@ -206,7 +212,9 @@ void TensorInspector::setTensor(const QString& title, const Tensor& tensor)
     m_compareResult->clear();
     m_exportButton->setEnabled(tensor.defined());
     m_header->setText(headerText());
-    m_statsLabel->setText(tensor.defined() && tensor.size() > 0 ? QStringLiteral("<span style='color:#6b7280'>computing statistics\u2026</span>") : QString());
+    m_statsLabel->setText(tensor.defined() && tensor.size() > 0
+            ? QStringLiteral("<span style='color:#6b7280'>computing statistics\u2026</span>")
+            : QString());
     rebuildSliceControls();
     if (m_tabs->currentIndex() == HeatmapTab)
         updateHeatmap();
@@ -248,7 +256,8 @@ void TensorInspector::startStats()
         const StatsResult r = watcher->result();
         m_stats = r.stats;
         m_statsLabel->setText(statsText());
-        m_histogram->setHistogram(r.histogram, m_tensor.dtype() == DataType::Bool ? QStringLiteral("false \u2026 true") : QString());
+        m_histogram->setHistogram(
+            r.histogram, m_tensor.dtype() == DataType::Bool ? QStringLiteral("false \u2026 true") : QString());
         emit statsComputed();
     });
     const Tensor tensor = m_tensor;
@@ -272,9 +281,14 @@ QString TensorInspector::statsText() const
     auto n = [](double v) { return QString::number(v, 'g', 6); };
     QString text = m_tensor.dtype() == DataType::Bool
         ? QStringLiteral("true %1 \u00b7 false %2").arg(s.count - s.zeros).arg(s.zeros)
-        : QStringLiteral("min %1 \u00b7 max %2 \u00b7 mean %3 \u00b7 std %4 \u00b7 zeros %5").arg(n(s.min), n(s.max), n(s.mean), n(s.std)).arg(s.zeros);
+        : QStringLiteral("min %1 \u00b7 max %2 \u00b7 mean %3 \u00b7 std %4 \u00b7 zeros %5")
+              .arg(n(s.min), n(s.max), n(s.mean), n(s.std))
+              .arg(s.zeros);
     if (isFloatingPoint(m_tensor.dtype()) || isComplex(m_tensor.dtype())) {
-        const QString bad = QStringLiteral(" \u00b7 NaN %1 \u00b7 +Inf %2 \u00b7 \u2212Inf %3").arg(s.nan).arg(s.posInf).arg(s.negInf);
+        const QString bad = QStringLiteral(" \u00b7 NaN %1 \u00b7 +Inf %2 \u00b7 \u2212Inf %3")
+                                .arg(s.nan)
+                                .arg(s.posInf)
+                                .arg(s.negInf);
         text += s.nonFinite() > 0 ? QStringLiteral("<span style='color:#c62828'>%1</span>").arg(bad) : bad;
     }
     return text;
@@ -307,7 +321,9 @@ void TensorInspector::rebuildSliceControls()
         m_sliceLayout->addWidget(box);
         m_sliceBoxes.push_back(box);
     }
-    m_sliceLayout->addWidget(new QLabel(QStringLiteral("rows: axis %1 \u00b7 columns: axis %2").arg(m_tensor.rank() - 2).arg(m_tensor.rank() - 1), this));
+    m_sliceLayout->addWidget(new QLabel(
+        QStringLiteral("rows: axis %1 \u00b7 columns: axis %2").arg(m_tensor.rank() - 2).arg(m_tensor.rank() - 1),
+        this));
     m_sliceLayout->addStretch(1);
     updateSliceVisibility();
 }
@@ -378,18 +394,23 @@ std::optional<TensorDiff> TensorInspector::compareWith(const QString& label, con
     }
     try {
         const TensorDiff d = compareTensors(m_tensor, reference);
-        QString text = QStringLiteral("<b>%1</b> vs <b>%2</b> (%3)<br>").arg(m_title.toHtmlEscaped(), label.toHtmlEscaped(), QString::fromStdString(reference.typeString()));
+        QString text
+            = QStringLiteral("<b>%1</b> vs <b>%2</b> (%3)<br>")
+                  .arg(m_title.toHtmlEscaped(), label.toHtmlEscaped(), QString::fromStdString(reference.typeString()));
         if (m_tensor.shape() != reference.shape())
-            text += QStringLiteral("<span style='color:#b45309'>Shapes differ (%1 vs %2); compared element by element.</span><br>")
+            text += QStringLiteral(
+                "<span style='color:#b45309'>Shapes differ (%1 vs %2); compared element by element.</span><br>")
                         .arg(formatShape(m_tensor.shape()), formatShape(reference.shape()));
-        text += QStringLiteral("max abs error: <b>%1</b><br>max rel error: <b>%2</b><br>worst index: <b>%3</b> (this %4, other %5)")
+        text += QStringLiteral(
+            "max abs error: <b>%1</b><br>max rel error: <b>%2</b><br>worst index: <b>%3</b> (this %4, other %5)")
                     .arg(d.maxAbs, 0, 'g', 6)
                     .arg(d.maxRel, 0, 'g', 6)
                     .arg(indexText(d.worstIndex))
                     .arg(d.worstA, 0, 'g', 8)
                     .arg(d.worstB, 0, 'g', 8);
         if (d.mismatchedNonFinite > 0)
-            text += QStringLiteral("<br><span style='color:#c62828'>%1 elements where NaN/Inf do not match</span>").arg(d.mismatchedNonFinite);
+            text += QStringLiteral("<br><span style='color:#c62828'>%1 elements where NaN/Inf do not match</span>")
+                        .arg(d.mismatchedNonFinite);
         m_compareResult->setText(text);
         if (d.worstIndex >= 0 && m_tensor.rank() >= 1) {
             // Show the worst element in the table.
@@ -405,11 +426,13 @@ std::optional<TensorDiff> TensorInspector::compareWith(const QString& label, con
             }
             setSlice(leading);
             const int64_t within = d.worstIndex % per;
-            m_table->setCurrentIndex(m_model->index(static_cast<int>(within / columns), static_cast<int>(within % columns)));
+            m_table->setCurrentIndex(
+                m_model->index(static_cast<int>(within / columns), static_cast<int>(within % columns)));
         }
         return d;
     } catch (const std::exception& e) {
-        m_compareResult->setText(QStringLiteral("<span style='color:#c62828'>%1</span>").arg(QString::fromStdString(e.what()).toHtmlEscaped()));
+        m_compareResult->setText(QStringLiteral("<span style='color:#c62828'>%1</span>")
+                                     .arg(QString::fromStdString(e.what()).toHtmlEscaped()));
         return std::nullopt;
     }
 }
@@ -420,15 +443,19 @@ std::optional<TensorDiff> TensorInspector::compareWithFile(const QString& path)
         return compareWith(path, readTensorFile(path));
     } catch (const std::exception& e) {
         m_tabs->setCurrentIndex(CompareTab);
-        m_compareResult->setText(QStringLiteral("<span style='color:#c62828'>%1</span>").arg(QString::fromStdString(e.what()).toHtmlEscaped()));
+        m_compareResult->setText(QStringLiteral("<span style='color:#c62828'>%1</span>")
+                                     .arg(QString::fromStdString(e.what()).toHtmlEscaped()));
         return std::nullopt;
     }
 }
 
-QString TensorInspector::compareText() const { return m_compareResult->text(); }
+QString TensorInspector::compareText() const
+{
+    return m_compareResult->text();
+}
 
-void TensorInspector::showPair(const QString& title, const QString& labelA, const QString& labelB, const Value& a, const Value& b,
-    Tolerance tolerance)
+void TensorInspector::showPair(const QString& title, const QString& labelA, const QString& labelB, const Value& a,
+    const Value& b, Tolerance tolerance)
 {
     if (a.isNone())
         setValue(title + QStringLiteral(" (B)"), b);
@@ -455,7 +482,8 @@ void TensorInspector::chooseValueToCompare()
         return;
     }
     bool ok = false;
-    const QString choice = QInputDialog::getItem(this, QStringLiteral("Compare with"), QStringLiteral("Value of the same size:"), labels, 0, false, &ok);
+    const QString choice = QInputDialog::getItem(
+        this, QStringLiteral("Compare with"), QStringLiteral("Value of the same size:"), labels, 0, false, &ok);
     if (!ok)
         return;
     for (const auto& [label, t] : candidates)
@@ -467,7 +495,8 @@ void TensorInspector::chooseValueToCompare()
 
 void TensorInspector::chooseFileToCompare()
 {
-    const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Compare with"), {}, QStringLiteral("Tensors (*.npy *.pb);;All files (*)"));
+    const QString path = QFileDialog::getOpenFileName(
+        this, QStringLiteral("Compare with"), {}, QStringLiteral("Tensors (*.npy *.pb);;All files (*)"));
     if (!path.isEmpty())
         compareWithFile(path);
 }

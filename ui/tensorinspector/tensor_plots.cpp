@@ -29,7 +29,10 @@ void HistogramWidget::setHistogram(const Histogram& histogram, const QString& no
     update();
 }
 
-QRectF HistogramWidget::plotRect() const { return QRectF(rect()).adjusted(44, 10, -12, -28); }
+QRectF HistogramWidget::plotRect() const
+{
+    return QRectF(rect()).adjusted(44, 10, -12, -28);
+}
 
 void HistogramWidget::paintEvent(QPaintEvent*)
 {
@@ -55,8 +58,10 @@ void HistogramWidget::paintEvent(QPaintEvent*)
     }
     p.setPen(palette().color(QPalette::Text));
     const QFontMetrics fm(font());
-    p.drawText(QRectF(r.left(), r.bottom() + 4, r.width() / 2, fm.height()), Qt::AlignLeft, QString::number(m_histogram.lo, 'g', 5));
-    p.drawText(QRectF(r.center().x(), r.bottom() + 4, r.width() / 2, fm.height()), Qt::AlignRight, QString::number(m_histogram.hi, 'g', 5));
+    p.drawText(QRectF(r.left(), r.bottom() + 4, r.width() / 2, fm.height()), Qt::AlignLeft,
+        QString::number(m_histogram.lo, 'g', 5));
+    p.drawText(QRectF(r.center().x(), r.bottom() + 4, r.width() / 2, fm.height()), Qt::AlignRight,
+        QString::number(m_histogram.hi, 'g', 5));
     p.drawText(QRectF(0, r.top(), r.left() - 4, fm.height()), Qt::AlignRight, QString::number(peak));
     p.drawText(QRectF(0, r.bottom() - fm.height(), r.left() - 4, fm.height()), Qt::AlignRight, QStringLiteral("0"));
     if (!m_note.isEmpty())
@@ -69,10 +74,12 @@ void HistogramWidget::mouseMoveEvent(QMouseEvent* event)
     if (m_histogram.counts.empty() || !r.contains(event->position()))
         return;
     const size_t n = m_histogram.counts.size();
-    const size_t i = std::min(n - 1, static_cast<size_t>((event->position().x() - r.left()) / r.width() * static_cast<double>(n)));
+    const size_t i
+        = std::min(n - 1, static_cast<size_t>((event->position().x() - r.left()) / r.width() * static_cast<double>(n)));
     const double width = (m_histogram.hi - m_histogram.lo) / static_cast<double>(n);
     QToolTip::showText(event->globalPosition().toPoint(),
-        QStringLiteral("[%1, %2): %3").arg(m_histogram.lo + width * static_cast<double>(i), 0, 'g', 6)
+        QStringLiteral("[%1, %2): %3")
+            .arg(m_histogram.lo + width * static_cast<double>(i), 0, 'g', 6)
             .arg(m_histogram.lo + width * static_cast<double>(i + 1), 0, 'g', 6)
             .arg(m_histogram.counts[i]),
         this);
@@ -88,8 +95,8 @@ HeatmapWidget::HeatmapWidget(QWidget* parent)
 QRgb HeatmapWidget::colourAt(double t)
 {
     // A few stops of matplotlib's viridis, linearly interpolated.
-    static const double stops[][3] = { { 68, 1, 84 }, { 72, 40, 120 }, { 62, 74, 137 }, { 49, 104, 142 }, { 38, 130, 142 },
-        { 31, 158, 137 }, { 53, 183, 121 }, { 110, 206, 88 }, { 181, 222, 43 }, { 253, 231, 37 } };
+    static const double stops[][3] = { { 68, 1, 84 }, { 72, 40, 120 }, { 62, 74, 137 }, { 49, 104, 142 },
+        { 38, 130, 142 }, { 31, 158, 137 }, { 53, 183, 121 }, { 110, 206, 88 }, { 181, 222, 43 }, { 253, 231, 37 } };
     constexpr int n = 10;
     t = std::clamp(t, 0.0, 1.0) * (n - 1);
     const int i = std::min(static_cast<int>(t), n - 2);
@@ -263,12 +270,16 @@ void HeatmapWidget::mouseMoveEvent(QMouseEvent* event)
     const QRectF target = imageRect();
     if (m_image.isNull() || !target.contains(event->position()))
         return;
-    const int64_t column = std::min<int64_t>(m_columns - 1, static_cast<int64_t>((event->position().x() - target.left()) / target.width() * static_cast<double>(m_columns)));
-    const int64_t row = std::min<int64_t>(m_rows - 1, static_cast<int64_t>((event->position().y() - target.top()) / target.height() * static_cast<double>(m_rows)));
+    const int64_t column = std::min<int64_t>(m_columns - 1,
+        static_cast<int64_t>(
+            (event->position().x() - target.left()) / target.width() * static_cast<double>(m_columns)));
+    const int64_t row = std::min<int64_t>(m_rows - 1,
+        static_cast<int64_t>((event->position().y() - target.top()) / target.height() * static_cast<double>(m_rows)));
     double v = 0;
     copyAsDouble(m_tensor, m_offset + row * m_columns + column, m_offset + row * m_columns + column + 1, &v);
     emit hovered(row, column, v);
-    QToolTip::showText(event->globalPosition().toPoint(), QStringLiteral("[%1, %2] = %3").arg(row).arg(column).arg(v, 0, 'g', 7), this);
+    QToolTip::showText(event->globalPosition().toPoint(),
+        QStringLiteral("[%1, %2] = %3").arg(row).arg(column).arg(v, 0, 'g', 7), this);
 }
 
 QWidget* makeHeatmapPage(HeatmapWidget* heatmap, const QString& choiceName, QWidget* parent)

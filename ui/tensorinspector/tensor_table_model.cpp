@@ -12,7 +12,10 @@ namespace onnxscope {
 namespace {
 
 // Views cannot address more rows than an int holds; huge axes are truncated.
-int clampToInt(int64_t n) { return static_cast<int>(std::min<int64_t>(n, std::numeric_limits<int>::max())); }
+int clampToInt(int64_t n)
+{
+    return static_cast<int>(std::min<int64_t>(n, std::numeric_limits<int>::max()));
+}
 
 } // namespace
 
@@ -46,7 +49,8 @@ void TensorTableModel::setSlice(std::vector<int64_t> leading)
 {
     leading.resize(m_slice.size(), 0);
     for (size_t i = 0; i < leading.size(); ++i)
-        leading[i] = std::clamp<int64_t>(leading[i], 0, std::max<int64_t>(m_tensor.dim(static_cast<int64_t>(i)) - 1, 0));
+        leading[i]
+            = std::clamp<int64_t>(leading[i], 0, std::max<int64_t>(m_tensor.dim(static_cast<int64_t>(i)) - 1, 0));
     if (leading == m_slice)
         return;
     m_slice = std::move(leading);
@@ -64,9 +68,15 @@ int64_t TensorTableModel::elementIndex(int row, int column) const
     return (offset * m_rows + row) * m_columns + column;
 }
 
-int TensorTableModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : clampToInt(m_rows); }
+int TensorTableModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : clampToInt(m_rows);
+}
 
-int TensorTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : clampToInt(m_columns); }
+int TensorTableModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : clampToInt(m_columns);
+}
 
 QVariant TensorTableModel::data(const QModelIndex& index, int role) const
 {

@@ -21,7 +21,8 @@ inline std::vector<int64_t> broadcastStrides(const Shape& shape, const Shape& ou
 }
 
 /// out[i] = f(a[ia], b[ib]) over the broadcast of a and b. `out` must already have the broadcast shape.
-template <class TA, class TB, class TO, class F> void broadcastBinary(const Tensor& a, const Tensor& b, Tensor& out, F f)
+template <class TA, class TB, class TO, class F>
+void broadcastBinary(const Tensor& a, const Tensor& b, Tensor& out, F f)
 {
     auto pa = a.data<TA>();
     auto pb = b.data<TB>();

@@ -12,14 +12,15 @@
 
 namespace onnxscope {
 
-template <class... Ts> struct TypeList { };
+template <class... Ts> struct TypeList {
+};
 
 using FloatTypes = TypeList<float, double, Float16, BFloat16>;
 using SignedIntTypes = TypeList<int8_t, int16_t, int32_t, int64_t>;
 using UnsignedIntTypes = TypeList<uint8_t, uint16_t, uint32_t, uint64_t>;
 using IntTypes = TypeList<int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t>;
-using NumericTypes
-    = TypeList<float, double, Float16, BFloat16, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t>;
+using NumericTypes = TypeList<float, double, Float16, BFloat16, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t,
+    uint32_t, uint64_t>;
 using AllTypes = TypeList<float, double, Float16, BFloat16, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t,
     uint32_t, uint64_t, bool, std::string, Complex64, Complex128>;
 

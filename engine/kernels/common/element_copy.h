@@ -41,7 +41,13 @@ template <class Fn> void dispatchByElementSize(DataType type, Fn&& fn)
 }
 
 /// The elements of `t` viewed as W (W from dispatchByElementSize for t's type).
-template <class W> const W* elementsOf(const Tensor& t) { return static_cast<const W*>(t.raw()); }
-template <class W> W* mutableElementsOf(Tensor& t) { return static_cast<W*>(t.mutableRaw()); }
+template <class W> const W* elementsOf(const Tensor& t)
+{
+    return static_cast<const W*>(t.raw());
+}
+template <class W> W* mutableElementsOf(Tensor& t)
+{
+    return static_cast<W*>(t.mutableRaw());
+}
 
 } // namespace onnxscope

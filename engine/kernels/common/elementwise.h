@@ -85,7 +85,8 @@ template <class T, class F> T convertFromFloat(F v)
 }
 
 /// "inputs have different element types (float and int64)".
-inline Error typeMismatch(const KernelContext& ctx, const Tensor& a, const Tensor& b, const std::string& what = "inputs")
+inline Error typeMismatch(
+    const KernelContext& ctx, const Tensor& a, const Tensor& b, const std::string& what = "inputs")
 {
     return ctx.error(what + " have different element types (" + std::string(dataTypeName(a.dtype())) + " and "
         + std::string(dataTypeName(b.dtype())) + ")");

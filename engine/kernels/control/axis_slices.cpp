@@ -47,10 +47,10 @@ Tensor stackAlongAxis(const std::vector<Tensor>& parts, int64_t axis, DataType e
     }
     const Tensor& first = parts[0];
     for (const auto& p : parts) {
-        check(p.dtype() == first.dtype(), "stacked values have different element types (" + first.typeString()
-                + " and " + p.typeString() + ")");
-        check(p.shape() == first.shape(), "stacked values have different shapes (" + first.typeString() + " and "
-                + p.typeString() + ")");
+        check(p.dtype() == first.dtype(),
+            "stacked values have different element types (" + first.typeString() + " and " + p.typeString() + ")");
+        check(p.shape() == first.shape(),
+            "stacked values have different shapes (" + first.typeString() + " and " + p.typeString() + ")");
     }
     check(axis >= 0 && axis <= first.rank(), "stack axis " + std::to_string(axis) + " is out of range");
     Shape outShape = first.shape();

@@ -13,10 +13,7 @@ public:
     {
     }
 
-    std::unique_ptr<SubgraphRun> start(KernelContext& ctx) const override
-    {
-        return std::make_unique<Run>(ctx, m_body);
-    }
+    std::unique_ptr<SubgraphRun> start(KernelContext& ctx) const override { return std::make_unique<Run>(ctx, m_body); }
 
 private:
     class Run final : public SubgraphRun {
@@ -53,6 +50,9 @@ private:
 
 } // namespace
 
-std::unique_ptr<Kernel> makeFunctionCallKernel(const Graph& body) { return std::make_unique<FunctionCall>(body); }
+std::unique_ptr<Kernel> makeFunctionCallKernel(const Graph& body)
+{
+    return std::make_unique<FunctionCall>(body);
+}
 
 } // namespace onnxscope

@@ -67,6 +67,9 @@ private:
 
 } // namespace
 
-void registerIf(KernelRegistry& r) { r.add("", "If", 1, KernelRegistry::kLatest, makeFactory<If>()); }
+void registerIf(KernelRegistry& r)
+{
+    r.add("", "If", 1, KernelRegistry::kLatest, makeFactory<If>());
+}
 
 } // namespace onnxscope

@@ -92,7 +92,8 @@ private:
                 ? outputs[0].optionalValue()->tensor("Loop body condition")
                 : outputs.at(0).tensor("Loop \"" + m_name + "\" body condition");
             if (c.size() != 1)
-                throw Error("Loop \"" + m_name + "\": the body's condition must have one element, got " + c.typeString());
+                throw Error(
+                    "Loop \"" + m_name + "\": the body's condition must have one element, got " + c.typeString());
             if (m_useCond)
                 m_cond = c.dtype() == DataType::Bool ? c.data<bool>()[0] : c.toDouble(0) != 0.0;
             for (size_t i = 0; i < m_carried.size(); ++i)
@@ -144,6 +145,9 @@ private:
 
 } // namespace
 
-void registerLoop(KernelRegistry& r) { r.add("", "Loop", 1, KernelRegistry::kLatest, makeFactory<Loop>()); }
+void registerLoop(KernelRegistry& r)
+{
+    r.add("", "Loop", 1, KernelRegistry::kLatest, makeFactory<Loop>());
+}
 
 } // namespace onnxscope

@@ -25,8 +25,8 @@ public:
         m_numScanInputs = a.requireInt("num_scan_inputs");
         const int64_t inputs = static_cast<int64_t>(init.node.inputs.size()) - (m_batched ? 1 : 0);
         if (m_numScanInputs < 1 || m_numScanInputs > inputs)
-            throw a.error("num_scan_inputs", "must be between 1 and the number of inputs, got "
-                    + std::to_string(m_numScanInputs));
+            throw a.error("num_scan_inputs",
+                "must be between 1 and the number of inputs, got " + std::to_string(m_numScanInputs));
         m_numStates = inputs - m_numScanInputs;
         if (static_cast<int64_t>(m_body->inputs().size()) != m_numStates + m_numScanInputs)
             throw init.error("body takes " + std::to_string(m_body->inputs().size()) + " inputs, expected "
@@ -42,7 +42,8 @@ public:
             m_inputAxes = a.getInts("scan_input_axes", std::vector<int64_t>(static_cast<size_t>(m_numScanInputs), 0));
             m_outputDirections
                 = a.getInts("scan_output_directions", std::vector<int64_t>(static_cast<size_t>(m_numScanOutputs), 0));
-            m_outputAxes = a.getInts("scan_output_axes", std::vector<int64_t>(static_cast<size_t>(m_numScanOutputs), 0));
+            m_outputAxes
+                = a.getInts("scan_output_axes", std::vector<int64_t>(static_cast<size_t>(m_numScanOutputs), 0));
             if (m_inputAxes.size() != static_cast<size_t>(m_numScanInputs))
                 throw a.error("scan_input_axes", "expected " + std::to_string(m_numScanInputs) + " values");
             if (m_outputAxes.size() != static_cast<size_t>(m_numScanOutputs))
@@ -81,8 +82,8 @@ private:
                 }
                 for (auto& s : m_initialStates)
                     if (s.rank() < 1 || s.dim(0) != m_batch)
-                        throw ctx.error("state " + s.typeString() + " must have the batch size " + std::to_string(m_batch)
-                            + " as its first dimension");
+                        throw ctx.error("state " + s.typeString() + " must have the batch size "
+                            + std::to_string(m_batch) + " as its first dimension");
                 m_maxLen = maxLen;
                 m_lengths.assign(static_cast<size_t>(m_batch), maxLen);
                 if (ctx.hasInput(0)) {
@@ -157,8 +158,8 @@ private:
                 m_states[i] = outputs[i].tensor(what + " state output " + std::to_string(i));
             auto& outs = m_outputs[static_cast<size_t>(m_b)];
             for (int64_t k = 0; k < m_scan.m_numScanOutputs; ++k)
-                outs[static_cast<size_t>(k)].push_back(
-                    outputs[m_states.size() + static_cast<size_t>(k)].tensor(what + " scan output " + std::to_string(k)));
+                outs[static_cast<size_t>(k)].push_back(outputs[m_states.size() + static_cast<size_t>(k)].tensor(
+                    what + " scan output " + std::to_string(k)));
             ++m_t;
         }
 
@@ -170,7 +171,8 @@ private:
                     std::vector<Tensor> parts;
                     for (auto& fs : m_finalStates)
                         parts.push_back(fs[i]);
-                    ctx.setOutput(i, Value(stackAlongAxis(parts, 0, m_initialStates[i].dtype(), sliceShape(m_initialStates[i]))));
+                    ctx.setOutput(
+                        i, Value(stackAlongAxis(parts, 0, m_initialStates[i].dtype(), sliceShape(m_initialStates[i]))));
                 }
                 for (int64_t k = 0; k < m_scan.m_numScanOutputs; ++k) {
                     std::vector<Tensor> perBatch;
@@ -194,8 +196,8 @@ private:
                 int64_t rank = parts.empty() ? 0 : parts[0].rank();
                 int64_t axis = m_scan.m_outputAxes[static_cast<size_t>(k)];
                 if (axis < -(rank + 1) || axis > rank)
-                    throw ctx.error("scan_output_axes[" + std::to_string(k) + "] = " + std::to_string(axis)
-                        + " is out of range");
+                    throw ctx.error(
+                        "scan_output_axes[" + std::to_string(k) + "] = " + std::to_string(axis) + " is out of range");
                 if (axis < 0)
                     axis += rank + 1;
                 ctx.setOutput(states + static_cast<size_t>(k), Value(stackAlongAxis(parts, axis)));
@@ -237,6 +239,9 @@ private:
 
 } // namespace
 
-void registerScan(KernelRegistry& r) { r.add("", "Scan", 8, KernelRegistry::kLatest, makeFactory<Scan>()); }
+void registerScan(KernelRegistry& r)
+{
+    r.add("", "Scan", 8, KernelRegistry::kLatest, makeFactory<Scan>());
+}
 
 } // namespace onnxscope

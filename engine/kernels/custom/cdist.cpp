@@ -35,7 +35,8 @@ public:
         else if (m == "cosine")
             m_metric = Metric::Cosine;
         else
-            throw a.error("metric", "unsupported metric \"" + m
+            throw a.error("metric",
+                "unsupported metric \"" + m
                     + "\" (supported: sqeuclidean, euclidean, minkowski, cityblock, chebyshev, cosine)");
         m_p = a.getFloat("p", 2.0f);
         if (m_metric == Metric::Minkowski && !(m_p > 0))

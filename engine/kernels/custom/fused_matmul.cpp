@@ -89,8 +89,8 @@ private:
         const int64_t m = a.dim(a.rank() - 2), k = a.dim(a.rank() - 1);
         const int64_t k2 = b.dim(b.rank() - 2), n = b.dim(b.rank() - 1);
         if (k != k2)
-            throw ctx.error("inner dimensions differ: A' is " + shapeToString(a.shape()) + ", B' is "
-                + shapeToString(b.shape()));
+            throw ctx.error(
+                "inner dimensions differ: A' is " + shapeToString(a.shape()) + ", B' is " + shapeToString(b.shape()));
         Shape batchA(a.shape().begin(), a.shape().end() - 2), batchB(b.shape().begin(), b.shape().end() - 2);
         Shape batch;
         try {

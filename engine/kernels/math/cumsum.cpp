@@ -40,8 +40,7 @@ public:
                 inner *= x.dim(d);
         }
         Tensor& y = ctx.allocateOutput(0, x.dtype(), x.shape());
-        dispatch<NumericTypes>(
-            x.dtype(), ctx.node(), [&]<class T>() { run<T>(x, y, outer, x.dim(axis), inner); });
+        dispatch<NumericTypes>(x.dtype(), ctx.node(), [&]<class T>() { run<T>(x, y, outer, x.dim(axis), inner); });
     }
 
 private:

@@ -42,7 +42,8 @@ public:
         for (char c : init.attributes().requireString("equation"))
             if (c != ' ')
                 eq += c;
-        const auto bad = [&](const std::string& why) { return init.attributes().error("equation", why + " in \"" + eq + "\""); };
+        const auto bad
+            = [&](const std::string& why) { return init.attributes().error("equation", why + " in \"" + eq + "\""); };
         const size_t arrow = eq.find("->");
         m_explicit = arrow != std::string::npos;
         const std::string lhs = eq.substr(0, arrow);
@@ -98,8 +99,8 @@ public:
         for (size_t k = 0; k < nOps; ++k) {
             const Tensor& t = ctx.input(k);
             if (t.dtype() != type)
-                throw ctx.error("input " + std::to_string(k) + " has element type " + std::string(dataTypeName(t.dtype()))
-                    + ", input 0 has " + std::string(dataTypeName(type)));
+                throw ctx.error("input " + std::to_string(k) + " has element type "
+                    + std::string(dataTypeName(t.dtype())) + ", input 0 has " + std::string(dataTypeName(type)));
             const size_t letters = m_inputs[k].letters.size();
             const auto rank = static_cast<size_t>(t.rank());
             if (m_inputs[k].ellipsisAt < 0 ? rank != letters : rank < letters)

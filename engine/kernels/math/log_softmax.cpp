@@ -22,8 +22,8 @@ struct AxisRows {
         if (rank == 0)
             throw ctx.error("input must have rank 1 or more, got a scalar");
         if (axis < -rank || axis > (perAxis ? rank - 1 : rank))
-            throw ctx.error("attribute 'axis' " + std::to_string(axis) + " is out of range for input "
-                + shapeToString(shape));
+            throw ctx.error(
+                "attribute 'axis' " + std::to_string(axis) + " is out of range for input " + shapeToString(shape));
         if (axis < 0)
             axis += rank;
         for (int64_t d = 0; d < rank; ++d) {
@@ -106,9 +106,8 @@ private:
 
 KernelFactory axisOpFactory(bool hardmax)
 {
-    return [hardmax](const KernelInit& init) -> std::unique_ptr<Kernel> {
-        return std::make_unique<AxisOp>(init, hardmax);
-    };
+    return [hardmax](
+               const KernelInit& init) -> std::unique_ptr<Kernel> { return std::make_unique<AxisOp>(init, hardmax); };
 }
 
 } // namespace

@@ -11,10 +11,30 @@ namespace onnxscope {
 namespace {
 
 enum class UnaryOp {
-    Abs, Neg, Sign, Erf, // numeric
-    Reciprocal, Floor, Ceil, Round, Sqrt, Exp, Log, // floating point
-    Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh,
-    IsNaN, IsInf, // floating point to bool
+    Abs,
+    Neg,
+    Sign,
+    Erf, // numeric
+    Reciprocal,
+    Floor,
+    Ceil,
+    Round,
+    Sqrt,
+    Exp,
+    Log, // floating point
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    Asinh,
+    Acosh,
+    Atanh,
+    IsNaN,
+    IsInf, // floating point to bool
 };
 
 using SignedNumericTypes = TypeList<float, double, Float16, BFloat16, int8_t, int16_t, int32_t, int64_t>;
@@ -123,25 +143,44 @@ private:
         using F = MathType<T>;
         const auto run = [&](auto fn) { map<T, T>(x, y, [&](T v) { return static_cast<T>(fn(static_cast<F>(v))); }); };
         switch (m_op) {
-        case UnaryOp::Reciprocal: return run([](F v) { return F(1) / v; });
-        case UnaryOp::Floor: return run([](F v) { return std::floor(v); });
-        case UnaryOp::Ceil: return run([](F v) { return std::ceil(v); });
-        case UnaryOp::Round: return run([](F v) { return std::nearbyint(v); }); // default mode: half to even
-        case UnaryOp::Sqrt: return run([](F v) { return std::sqrt(v); });
-        case UnaryOp::Exp: return run([](F v) { return std::exp(v); });
-        case UnaryOp::Log: return run([](F v) { return std::log(v); });
-        case UnaryOp::Sin: return run([](F v) { return std::sin(v); });
-        case UnaryOp::Cos: return run([](F v) { return std::cos(v); });
-        case UnaryOp::Tan: return run([](F v) { return std::tan(v); });
-        case UnaryOp::Asin: return run([](F v) { return std::asin(v); });
-        case UnaryOp::Acos: return run([](F v) { return std::acos(v); });
-        case UnaryOp::Atan: return run([](F v) { return std::atan(v); });
-        case UnaryOp::Sinh: return run([](F v) { return std::sinh(v); });
-        case UnaryOp::Cosh: return run([](F v) { return std::cosh(v); });
-        case UnaryOp::Asinh: return run([](F v) { return std::asinh(v); });
-        case UnaryOp::Acosh: return run([](F v) { return std::acosh(v); });
-        case UnaryOp::Atanh: return run([](F v) { return std::atanh(v); });
-        default: return;
+        case UnaryOp::Reciprocal:
+            return run([](F v) { return F(1) / v; });
+        case UnaryOp::Floor:
+            return run([](F v) { return std::floor(v); });
+        case UnaryOp::Ceil:
+            return run([](F v) { return std::ceil(v); });
+        case UnaryOp::Round:
+            return run([](F v) { return std::nearbyint(v); }); // default mode: half to even
+        case UnaryOp::Sqrt:
+            return run([](F v) { return std::sqrt(v); });
+        case UnaryOp::Exp:
+            return run([](F v) { return std::exp(v); });
+        case UnaryOp::Log:
+            return run([](F v) { return std::log(v); });
+        case UnaryOp::Sin:
+            return run([](F v) { return std::sin(v); });
+        case UnaryOp::Cos:
+            return run([](F v) { return std::cos(v); });
+        case UnaryOp::Tan:
+            return run([](F v) { return std::tan(v); });
+        case UnaryOp::Asin:
+            return run([](F v) { return std::asin(v); });
+        case UnaryOp::Acos:
+            return run([](F v) { return std::acos(v); });
+        case UnaryOp::Atan:
+            return run([](F v) { return std::atan(v); });
+        case UnaryOp::Sinh:
+            return run([](F v) { return std::sinh(v); });
+        case UnaryOp::Cosh:
+            return run([](F v) { return std::cosh(v); });
+        case UnaryOp::Asinh:
+            return run([](F v) { return std::asinh(v); });
+        case UnaryOp::Acosh:
+            return run([](F v) { return std::acosh(v); });
+        case UnaryOp::Atanh:
+            return run([](F v) { return std::atanh(v); });
+        default:
+            return;
         }
     }
 

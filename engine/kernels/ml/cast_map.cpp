@@ -52,8 +52,8 @@ public:
         std::iota(order.begin(), order.end(), 0);
         std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return keys[x] < keys[y]; });
         const int64_t n = m_sparse ? m_maxMap : static_cast<int64_t>(keys.size());
-        const DataType outType = m_to == CastTo::Float ? DataType::Float
-                                                       : (m_to == CastTo::Int64 ? DataType::Int64 : DataType::String);
+        const DataType outType
+            = m_to == CastTo::Float ? DataType::Float : (m_to == CastTo::Int64 ? DataType::Int64 : DataType::String);
         Tensor& out = ctx.allocateOutput(0, outType, { 1, n });
         if (m_sparse && m_to == CastTo::String)
             std::fill(out.data<std::string>().begin(), out.data<std::string>().end(), "0.f");
@@ -63,8 +63,8 @@ public:
             if (m_sparse) {
                 col = keys[src];
                 if (col < 0 || col >= m_maxMap)
-                    throw ctx.error("map key " + std::to_string(col) + " is outside [0, max_map="
-                        + std::to_string(m_maxMap) + ")");
+                    throw ctx.error(
+                        "map key " + std::to_string(col) + " is outside [0, max_map=" + std::to_string(m_maxMap) + ")");
             }
             write(ctx, m.values, src, out, static_cast<size_t>(col));
         }

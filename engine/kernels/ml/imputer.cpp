@@ -46,9 +46,8 @@ public:
             if constexpr (std::is_floating_point_v<T>) {
                 if (m_floats.empty())
                     throw ctx.error("input is floating point but only 'imputed_value_int64s' is given");
-                run.template operator()<T>(m_floats, [&](T v) {
-                    return nanReplaced ? std::isnan(v) : v == static_cast<T>(m_replacedFloat);
-                });
+                run.template operator()<T>(
+                    m_floats, [&](T v) { return nanReplaced ? std::isnan(v) : v == static_cast<T>(m_replacedFloat); });
             } else {
                 if (m_ints.empty())
                     throw ctx.error("input is integer but only 'imputed_value_floats' is given");

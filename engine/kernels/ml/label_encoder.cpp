@@ -68,8 +68,9 @@ public:
         Tensor def = a.getTensor("default_tensor");
         if (def.defined()) {
             if (def.dtype() != m_table.values.dtype() || def.size() != 1)
-                throw a.error("default_tensor", "expected one value of the values' type "
-                        + std::string(dataTypeName(m_table.values.dtype())) + ", got " + def.typeString());
+                throw a.error("default_tensor",
+                    "expected one value of the values' type " + std::string(dataTypeName(m_table.values.dtype()))
+                        + ", got " + def.typeString());
             m_table.fallback = def.reshaped({});
         } else {
             switch (m_table.values.dtype()) {

@@ -42,11 +42,11 @@ public:
         if (m_targets < 1)
             throw a.error("targets", "must be at least 1, got " + std::to_string(m_targets));
         if (m_coef.size() % static_cast<size_t>(m_targets) != 0)
-            throw a.error("coefficients", std::to_string(m_coef.size()) + " values are not a multiple of targets = "
-                    + std::to_string(m_targets));
+            throw a.error("coefficients",
+                std::to_string(m_coef.size()) + " values are not a multiple of targets = " + std::to_string(m_targets));
         if (!m_intercepts.empty() && static_cast<int64_t>(m_intercepts.size()) != m_targets)
-            throw a.error("intercepts", "has " + std::to_string(m_intercepts.size()) + " values, expected "
-                    + std::to_string(m_targets));
+            throw a.error("intercepts",
+                "has " + std::to_string(m_intercepts.size()) + " values, expected " + std::to_string(m_targets));
     }
 
     void compute(KernelContext& ctx) const override
@@ -87,8 +87,9 @@ public:
         m_classes = m_intercepts.empty() ? static_cast<int64_t>(m_intLabels.size() + m_stringLabels.size())
                                          : static_cast<int64_t>(m_intercepts.size());
         if (m_classes < 1 || m_coef.size() % static_cast<size_t>(m_classes) != 0)
-            throw a.error("coefficients", std::to_string(m_coef.size()) + " values do not make "
-                    + std::to_string(m_classes) + " rows (one per intercept)");
+            throw a.error("coefficients",
+                std::to_string(m_coef.size()) + " values do not make " + std::to_string(m_classes)
+                    + " rows (one per intercept)");
         const size_t labels = m_intLabels.size() + m_stringLabels.size();
         if (m_classes > 1 && static_cast<size_t>(m_classes) != labels)
             throw init.error("has " + std::to_string(m_classes) + " rows of coefficients but " + std::to_string(labels)

@@ -22,8 +22,8 @@ PostTransform readPostTransform(const NodeAttributes& attributes)
         return PostTransform::SoftmaxZero;
     if (s == "PROBIT")
         return PostTransform::Probit;
-    throw attributes.error("post_transform",
-        "unknown value \"" + s + "\" (expected NONE, LOGISTIC, SOFTMAX, SOFTMAX_ZERO or PROBIT)");
+    throw attributes.error(
+        "post_transform", "unknown value \"" + s + "\" (expected NONE, LOGISTIC, SOFTMAX, SOFTMAX_ZERO or PROBIT)");
 }
 
 double logistic(double x)
@@ -35,8 +35,9 @@ double logistic(double x)
 double probit(double p)
 {
     if (!(p > 0.0 && p < 1.0))
-        return p == 0.0 ? -std::numeric_limits<double>::infinity()
-                        : (p == 1.0 ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN());
+        return p == 0.0
+            ? -std::numeric_limits<double>::infinity()
+            : (p == 1.0 ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN());
     // Acklam's rational approximation, then two Newton steps on erfc: accurate to double precision. Written by
     // hand because the standard library has no inverse normal CDF; onnxruntime uses a coarser erfinv (~1e-3).
     static const double a[] = { -3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
@@ -45,8 +46,8 @@ double probit(double p)
         6.680131188771972e+01, -1.328068155288572e+01 };
     static const double c[] = { -7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
         -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00 };
-    static const double d[] = { 7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
-        3.754408661907416e+00 };
+    static const double d[]
+        = { 7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00, 3.754408661907416e+00 };
     double x;
     if (p < 0.02425) {
         const double q = std::sqrt(-2 * std::log(p));
@@ -127,8 +128,8 @@ Rows readRows(const KernelContext& ctx, const Tensor& x)
     Rows rows;
     std::tie(rows.n, rows.features) = rowsAndFeatures(ctx, x);
     rows.values.resize(static_cast<size_t>(x.size()));
-    dispatch<TypeList<float, double, Float16, BFloat16, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t,
-        uint32_t, uint64_t, bool>>(x.dtype(), ctx.node(), ", input X", [&]<class T>() {
+    dispatch<TypeList<float, double, Float16, BFloat16, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t,
+        uint64_t, bool>>(x.dtype(), ctx.node(), ", input X", [&]<class T>() {
         auto d = x.data<T>();
         for (size_t i = 0; i < d.size(); ++i)
             rows.values[i] = static_cast<double>(d[i]);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include "engine/kernels/ml/ml_common.h"
 #include "engine/kernels/kernel_registry.h"
+#include "engine/kernels/ml/ml_common.h"
 
 #include <cmath>
 
@@ -49,7 +49,8 @@ public:
             if (m_norm == Norm::L2)
                 norm = std::sqrt(norm);
             for (int64_t j = 0; j < rows.features; ++j)
-                dst[static_cast<size_t>(r * rows.features + j)] = static_cast<float>(norm != 0 ? row[j] / norm : row[j]);
+                dst[static_cast<size_t>(r * rows.features + j)]
+                    = static_cast<float>(norm != 0 ? row[j] / norm : row[j]);
         }
     }
 

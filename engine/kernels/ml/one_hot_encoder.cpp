@@ -40,8 +40,8 @@ public:
             if (category >= 0)
                 dst[i * static_cast<size_t>(m_count) + static_cast<size_t>(category)] = 1.0f;
             else if (!m_zeros)
-                throw ctx.error("value " + what + " at index " + std::to_string(i)
-                    + " is not a known category (zeros=0)");
+                throw ctx.error(
+                    "value " + what + " at index " + std::to_string(i) + " is not a known category (zeros=0)");
         };
         if (x.dtype() == DataType::String) {
             if (m_strings.empty())

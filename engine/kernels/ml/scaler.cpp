@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include "engine/kernels/ml/ml_common.h"
 #include "engine/kernels/kernel_registry.h"
+#include "engine/kernels/ml/ml_common.h"
 
 namespace onnxscope {
 

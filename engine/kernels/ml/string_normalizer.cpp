@@ -107,8 +107,7 @@ public:
         for (int64_t r = 0; r < rows; ++r) {
             for (int64_t c = 0; c < cols; ++c) {
                 const std::string& s = src[static_cast<size_t>(r * cols + c)];
-                if (!m_stopwords.empty()
-                    && m_stopwords.count(m_caseSensitive ? s : changeCase(s, CaseChange::Lower)))
+                if (!m_stopwords.empty() && m_stopwords.count(m_caseSensitive ? s : changeCase(s, CaseChange::Lower)))
                     continue;
                 kept[static_cast<size_t>(r)].push_back(changeCase(s, m_case));
             }

@@ -65,8 +65,8 @@ struct SvmCommon {
 void checkFeatures(const KernelContext& ctx, const ml::Rows& x, int64_t expected)
 {
     if (x.features != expected)
-        throw ctx.error("X has " + std::to_string(x.features) + " features, the model expects "
-            + std::to_string(expected));
+        throw ctx.error(
+            "X has " + std::to_string(x.features) + " features, the model expects " + std::to_string(expected));
 }
 
 /// libsvm's pairwise coupling of the one-vs-one probabilities r (k x k) into class probabilities p (Wu, Lin and
@@ -135,8 +135,8 @@ public:
             throw init.error("exactly one of 'classlabels_ints' and 'classlabels_strings' must be given");
         m_classes = static_cast<int64_t>(m_intLabels.size() + m_stringLabels.size());
         if (m_probA.size() != m_probB.size())
-            throw a.error("prob_b", "has " + std::to_string(m_probB.size()) + " values but prob_a has "
-                    + std::to_string(m_probA.size()));
+            throw a.error("prob_b",
+                "has " + std::to_string(m_probB.size()) + " values but prob_a has " + std::to_string(m_probA.size()));
         if (m_coef.empty())
             throw a.error("coefficients", "is required");
         if (m_rho.empty())
@@ -151,20 +151,23 @@ public:
         m_svc = m_vectors > 0;
         if (m_svc) {
             if (static_cast<int64_t>(m_vectorsPerClass.size()) != m_classes)
-                throw a.error("vectors_per_class", "has " + std::to_string(m_vectorsPerClass.size())
-                        + " values, expected one per class (" + std::to_string(m_classes) + ")");
+                throw a.error("vectors_per_class",
+                    "has " + std::to_string(m_vectorsPerClass.size()) + " values, expected one per class ("
+                        + std::to_string(m_classes) + ")");
             if (m_sv.size() % static_cast<size_t>(m_vectors) != 0)
-                throw a.error("support_vectors", std::to_string(m_sv.size()) + " values do not make "
-                        + std::to_string(m_vectors) + " vectors");
+                throw a.error("support_vectors",
+                    std::to_string(m_sv.size()) + " values do not make " + std::to_string(m_vectors) + " vectors");
             m_features = static_cast<int64_t>(m_sv.size()) / m_vectors;
             if (static_cast<int64_t>(m_coef.size()) < (m_classes - 1) * m_vectors)
-                throw a.error("coefficients", "has " + std::to_string(m_coef.size()) + " values, expected "
+                throw a.error("coefficients",
+                    "has " + std::to_string(m_coef.size()) + " values, expected "
                         + std::to_string((m_classes - 1) * m_vectors));
             if (static_cast<int64_t>(m_rho.size()) < pairs)
-                throw a.error("rho", "has " + std::to_string(m_rho.size()) + " values, expected " + std::to_string(pairs));
+                throw a.error(
+                    "rho", "has " + std::to_string(m_rho.size()) + " values, expected " + std::to_string(pairs));
             if (!m_probA.empty() && static_cast<int64_t>(m_probA.size()) < pairs)
-                throw a.error("prob_a", "has " + std::to_string(m_probA.size()) + " values, expected "
-                        + std::to_string(pairs));
+                throw a.error(
+                    "prob_a", "has " + std::to_string(m_probA.size()) + " values, expected " + std::to_string(pairs));
         } else {
             if (m_coef.size() % static_cast<size_t>(m_classes) != 0)
                 throw a.error("coefficients", std::to_string(m_coef.size()) + " values do not make one row per class");
@@ -258,7 +261,8 @@ public:
         if (m_scoreType == DataType::Double)
             std::copy(z.begin(), z.end(), zt.data<double>().begin());
         else
-            std::transform(z.begin(), z.end(), zt.data<float>().begin(), [](double v) { return static_cast<float>(v); });
+            std::transform(
+                z.begin(), z.end(), zt.data<float>().begin(), [](double v) { return static_cast<float>(v); });
         if (!m_intLabels.empty()) {
             auto y = ctx.allocateOutput(0, DataType::Int64, { x.n }).data<int64_t>();
             for (size_t i = 0; i < labels.size(); ++i)
@@ -306,11 +310,11 @@ public:
             throw a.error("n_supports", "must not be negative");
         if (m_vectors > 0) {
             if (m_sv.size() % static_cast<size_t>(m_vectors) != 0)
-                throw a.error("support_vectors", std::to_string(m_sv.size()) + " values do not make "
-                        + std::to_string(m_vectors) + " vectors");
+                throw a.error("support_vectors",
+                    std::to_string(m_sv.size()) + " values do not make " + std::to_string(m_vectors) + " vectors");
             if (static_cast<int64_t>(m_coef.size()) < m_vectors)
-                throw a.error("coefficients", "has " + std::to_string(m_coef.size()) + " values, expected "
-                        + std::to_string(m_vectors));
+                throw a.error("coefficients",
+                    "has " + std::to_string(m_coef.size()) + " values, expected " + std::to_string(m_vectors));
             m_features = static_cast<int64_t>(m_sv.size()) / m_vectors;
         } else {
             m_features = static_cast<int64_t>(m_coef.size());
@@ -330,7 +334,8 @@ public:
             double acc = m_rho[0];
             if (m_vectors > 0) {
                 for (int64_t v = 0; v < m_vectors; ++v)
-                    acc += m_coef[static_cast<size_t>(v)] * m_common.apply(row, m_sv.data() + v * m_features, m_features);
+                    acc += m_coef[static_cast<size_t>(v)]
+                        * m_common.apply(row, m_sv.data() + v * m_features, m_features);
             } else {
                 for (int64_t f = 0; f < m_features; ++f)
                     acc += row[f] * m_coef[static_cast<size_t>(f)];
@@ -344,7 +349,8 @@ public:
         if (m_outType == DataType::Double)
             std::copy(y.begin(), y.end(), out.data<double>().begin());
         else
-            std::transform(y.begin(), y.end(), out.data<float>().begin(), [](double v) { return static_cast<float>(v); });
+            std::transform(
+                y.begin(), y.end(), out.data<float>().begin(), [](double v) { return static_cast<float>(v); });
     }
 
 private:

@@ -53,12 +53,13 @@ public:
             const int64_t end = k + 1 < counts.size() ? counts[k + 1] : static_cast<int64_t>(pool.size());
             const int64_t n = static_cast<int64_t>(k) + 1;
             if (begin < 0 || end < begin || end > static_cast<int64_t>(pool.size()) || (end - begin) % n != 0)
-                throw a.error("ngram_counts", "entry " + std::to_string(k) + " does not split the pool of "
-                        + std::to_string(pool.size()) + " items into " + std::to_string(n) + "-grams");
+                throw a.error("ngram_counts",
+                    "entry " + std::to_string(k) + " does not split the pool of " + std::to_string(pool.size())
+                        + " items into " + std::to_string(n) + "-grams");
             for (int64_t i = begin; i < end; i += n, ++ngram) {
                 if (ngram >= indexes.size())
-                    throw a.error("ngram_indexes", "has " + std::to_string(indexes.size())
-                            + " values, fewer than the n-grams in the pool");
+                    throw a.error("ngram_indexes",
+                        "has " + std::to_string(indexes.size()) + " values, fewer than the n-grams in the pool");
                 if (indexes[ngram] < 0)
                     throw a.error("ngram_indexes", "must not be negative");
                 std::string key;
@@ -69,8 +70,8 @@ public:
             }
         }
         if (!m_weights.empty() && m_weights.size() < static_cast<size_t>(m_outputSize))
-            throw a.error("weights", "has " + std::to_string(m_weights.size()) + " values, expected "
-                    + std::to_string(m_outputSize));
+            throw a.error("weights",
+                "has " + std::to_string(m_weights.size()) + " values, expected " + std::to_string(m_outputSize));
     }
 
     void compute(KernelContext& ctx) const override

@@ -27,9 +27,8 @@ void runTrees(const KernelContext& ctx, const TreeModel& model, Aggregate agg, s
     const size_t size = static_cast<size_t>(checkedMul(rows, model.targets, "score count"));
     scores.assign(size, 0.0);
     has.assign(size, 0);
-    dispatch<TypeList<float, double, int32_t, int64_t>>(x.dtype(), ctx.node(), ", input X", [&]<class T>() {
-        model.evaluate<T>(x.data<T>().data(), rows, features, agg, scores.data(), has.data());
-    });
+    dispatch<TypeList<float, double, int32_t, int64_t>>(x.dtype(), ctx.node(), ", input X",
+        [&]<class T>() { model.evaluate<T>(x.data<T>().data(), rows, features, agg, scores.data(), has.data()); });
 }
 
 template <class T> void writeScores(Tensor& out, const std::vector<double>& scores)
@@ -59,8 +58,8 @@ public:
         m_transform = ml::readPostTransform(a);
         m_base = ml::readFloatsOrTensor(a, "base_values");
         if (!m_base.empty() && static_cast<int64_t>(m_base.size()) != targets)
-            throw a.error("base_values", "has " + std::to_string(m_base.size()) + " values, expected n_targets = "
-                    + std::to_string(targets));
+            throw a.error("base_values",
+                "has " + std::to_string(m_base.size()) + " values, expected n_targets = " + std::to_string(targets));
         m_outType = ml::declaredElementType(init, 0, doubleOp ? DataType::Double : DataType::Float);
         if (m_outType != DataType::Float && m_outType != DataType::Double)
             throw init.error("output Y is declared " + std::string(dataTypeName(m_outType)) + ", expected float");
@@ -120,10 +119,10 @@ public:
         m_model = TreeModel::build(init, "class", classes);
         m_transform = ml::readPostTransform(a);
         m_base = ml::readFloatsOrTensor(a, "base_values");
-        if (!m_base.empty() && static_cast<int64_t>(m_base.size()) != classes
-            && !(classes == 2 && m_base.size() == 1))
-            throw a.error("base_values", "has " + std::to_string(m_base.size()) + " values, expected one per class ("
-                    + std::to_string(classes) + ")");
+        if (!m_base.empty() && static_cast<int64_t>(m_base.size()) != classes && !(classes == 2 && m_base.size() == 1))
+            throw a.error("base_values",
+                "has " + std::to_string(m_base.size()) + " values, expected one per class (" + std::to_string(classes)
+                    + ")");
         std::vector<bool> seen(static_cast<size_t>(classes), false);
         size_t distinct = 0;
         for (const auto& w : m_model.weights) {

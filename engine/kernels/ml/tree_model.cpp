@@ -86,7 +86,8 @@ TreeModel TreeModel::build(const KernelInit& init, const std::string& prefix, in
     const size_t count = treeIds.size();
     auto sameSize = [&](size_t size, const char* name, bool optional) {
         if (size != count && !(optional && size == 0))
-            throw a.error(name, "has " + std::to_string(size) + " values, expected " + std::to_string(count)
+            throw a.error(name,
+                "has " + std::to_string(size) + " values, expected " + std::to_string(count)
                     + " (one per node, as nodes_treeids)");
     };
     sameSize(nodeIds.size(), "nodes_nodeids", false);
@@ -102,8 +103,8 @@ TreeModel TreeModel::build(const KernelInit& init, const std::string& prefix, in
     std::map<std::pair<int64_t, int64_t>, size_t> byId; // (tree, node) -> attribute index
     for (size_t i = 0; i < count; ++i)
         if (!byId.emplace(std::pair { treeIds[i], nodeIds[i] }, i).second)
-            throw a.error("nodes_nodeids", "node " + std::to_string(nodeIds[i]) + " of tree "
-                    + std::to_string(treeIds[i]) + " is defined twice");
+            throw a.error("nodes_nodeids",
+                "node " + std::to_string(nodeIds[i]) + " of tree " + std::to_string(treeIds[i]) + " is defined twice");
     std::vector<NodeMode> parsed(count);
     std::vector<int64_t> trueIdx(count, -1), falseIdx(count, -1);
     std::vector<uint8_t> isChild(count, 0);
@@ -114,8 +115,9 @@ TreeModel TreeModel::build(const KernelInit& init, const std::string& prefix, in
         auto child = [&](int64_t id, const char* name) {
             auto it = byId.find({ treeIds[i], id });
             if (it == byId.end())
-                throw a.error(name, "node " + std::to_string(nodeIds[i]) + " of tree " + std::to_string(treeIds[i])
-                        + " points to node " + std::to_string(id) + ", which does not exist in that tree");
+                throw a.error(name,
+                    "node " + std::to_string(nodeIds[i]) + " of tree " + std::to_string(treeIds[i]) + " points to node "
+                        + std::to_string(id) + ", which does not exist in that tree");
             isChild[it->second] = 1;
             return static_cast<int64_t>(it->second);
         };
@@ -139,11 +141,13 @@ TreeModel TreeModel::build(const KernelInit& init, const std::string& prefix, in
     for (size_t k = 0; k < wTree.size(); ++k) {
         auto it = byId.find({ wTree[k], wNode[k] });
         if (it == byId.end())
-            throw a.error(prefix + "_nodeids", "weight " + std::to_string(k) + " refers to node "
-                    + std::to_string(wNode[k]) + " of tree " + std::to_string(wTree[k]) + ", which does not exist");
+            throw a.error(prefix + "_nodeids",
+                "weight " + std::to_string(k) + " refers to node " + std::to_string(wNode[k]) + " of tree "
+                    + std::to_string(wTree[k]) + ", which does not exist");
         if (wId[k] < 0 || wId[k] >= targets)
-            throw a.error(prefix + "_ids", "weight " + std::to_string(k) + " is for " + prefix + " "
-                    + std::to_string(wId[k]) + ", outside [0, " + std::to_string(targets) + ")");
+            throw a.error(prefix + "_ids",
+                "weight " + std::to_string(k) + " is for " + prefix + " " + std::to_string(wId[k]) + ", outside [0, "
+                    + std::to_string(targets) + ")");
         leafWeights[it->second].push_back({ static_cast<int32_t>(wId[k]), wValue[k] });
     }
 
@@ -151,8 +155,8 @@ TreeModel TreeModel::build(const KernelInit& init, const std::string& prefix, in
     std::map<int64_t, size_t> rootOf;
     for (const auto& [key, i] : byId)
         if (!isChild[i] && !rootOf.emplace(key.first, i).second)
-            throw a.error("nodes_treeids", "tree " + std::to_string(key.first)
-                    + " has more than one root (nodes no other node points to)");
+            throw a.error("nodes_treeids",
+                "tree " + std::to_string(key.first) + " has more than one root (nodes no other node points to)");
     std::vector<int32_t> pos(count, -1);
     m.nodes.reserve(count); // never reallocated below: the stack holds pointers into it
     m.leafWeights.reserve(count);
@@ -170,8 +174,9 @@ TreeModel TreeModel::build(const KernelInit& init, const std::string& prefix, in
             auto [i, patch, depth] = stack.back();
             stack.pop_back();
             if (pos[i] >= 0)
-                throw a.error("nodes_truenodeids", "tree " + std::to_string(tree) + " is not a tree: node "
-                        + std::to_string(nodeIds[i]) + " is reached twice");
+                throw a.error("nodes_truenodeids",
+                    "tree " + std::to_string(tree) + " is not a tree: node " + std::to_string(nodeIds[i])
+                        + " is reached twice");
             const int32_t p = static_cast<int32_t>(m.nodes.size());
             pos[i] = p;
             if (patch)
@@ -184,8 +189,8 @@ TreeModel TreeModel::build(const KernelInit& init, const std::string& prefix, in
             if (node.mode == NodeMode::Leaf) {
                 node.feature = 0;
                 node.truePos = node.falsePos = p;
-                m.leafWeights.emplace_back(static_cast<int32_t>(m.weights.size()),
-                    static_cast<int32_t>(leafWeights[i].size()));
+                m.leafWeights.emplace_back(
+                    static_cast<int32_t>(m.weights.size()), static_cast<int32_t>(leafWeights[i].size()));
                 m.weights.insert(m.weights.end(), leafWeights[i].begin(), leafWeights[i].end());
                 m.nodes.push_back(node);
                 treeDepth = std::max(treeDepth, depth);
@@ -204,13 +209,13 @@ TreeModel TreeModel::build(const KernelInit& init, const std::string& prefix, in
     }
     for (size_t i = 0; i < count; ++i)
         if (pos[i] < 0)
-            throw a.error("nodes_nodeids", "node " + std::to_string(nodeIds[i]) + " of tree "
-                    + std::to_string(treeIds[i]) + " cannot be reached from the root of its tree");
+            throw a.error("nodes_nodeids",
+                "node " + std::to_string(nodeIds[i]) + " of tree " + std::to_string(treeIds[i])
+                    + " cannot be reached from the root of its tree");
     if (m.weights.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max()))
         throw init.error("too many leaf weights");
-    const bool floatThresholds = std::all_of(m.nodes.begin(), m.nodes.end(), [](const FlatNode& nd) {
-        return static_cast<double>(static_cast<float>(nd.threshold)) == nd.threshold;
-    });
+    const bool floatThresholds = std::all_of(m.nodes.begin(), m.nodes.end(),
+        [](const FlatNode& nd) { return static_cast<double>(static_cast<float>(nd.threshold)) == nd.threshold; });
     if (m.allLeq && floatThresholds) {
         m.floatNodes.reserve(m.nodes.size());
         for (const FlatNode& nd : m.nodes)

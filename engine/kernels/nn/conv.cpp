@@ -33,8 +33,8 @@ public:
         const Tensor* b
             = folded ? (m_folding.bias ? &*m_folding.bias : nullptr) : (ctx.hasInput(2) ? &ctx.input(2) : nullptr);
         if (w.dtype() != x.dtype() || (b && b->dtype() != x.dtype()))
-            throw ctx.error("X, W and B must have the same element type, got " + x.typeString() + ", "
-                + w.typeString() + (b ? ", " + b->typeString() : std::string()));
+            throw ctx.error("X, W and B must have the same element type, got " + x.typeString() + ", " + w.typeString()
+                + (b ? ", " + b->typeString() : std::string()));
         if (x.rank() < 3 || w.rank() != x.rank())
             throw ctx.error("X " + shapeToString(x.shape()) + " and W " + shapeToString(w.shape())
                 + " must have the same rank, at least 3");
@@ -45,10 +45,10 @@ public:
         if (b && (b->rank() != 1 || b->dim(0) != m))
             throw ctx.error("B " + shapeToString(b->shape()) + " must be [" + std::to_string(m) + "]");
         const std::span<const int64_t> kernel(w.shape().begin() + 2, w.shape().end());
-        if (!m_window.kernelShape.empty() && !std::equal(kernel.begin(), kernel.end(), m_window.kernelShape.begin(),
-                m_window.kernelShape.end()))
-            throw ctx.error("attribute 'kernel_shape' " + shapeToString(m_window.kernelShape)
-                + " does not match W " + shapeToString(w.shape()));
+        if (!m_window.kernelShape.empty()
+            && !std::equal(kernel.begin(), kernel.end(), m_window.kernelShape.begin(), m_window.kernelShape.end()))
+            throw ctx.error("attribute 'kernel_shape' " + shapeToString(m_window.kernelShape) + " does not match W "
+                + shapeToString(w.shape()));
         const std::span<const int64_t> spatial(x.shape().begin() + 2, x.shape().end());
         const WindowGeometry g = resolveWindow(ctx, m_window, spatial, kernel);
         Shape outShape { x.dim(0), m };
@@ -66,8 +66,8 @@ public:
                 auto xf = convertElements<float>(x.data<T>()), wf = convertElements<float>(w.data<T>());
                 auto bf = b ? convertElements<float>(b->data<T>()) : std::vector<float>();
                 std::vector<float> yf(static_cast<size_t>(y.size()));
-                convolve<float>(xf.data(), wf.data(), b ? bf.data() : nullptr, yf.data(), x.dim(0), c, m, m_group, g,
-                    options);
+                convolve<float>(
+                    xf.data(), wf.data(), b ? bf.data() : nullptr, yf.data(), x.dim(0), c, m, m_group, g, options);
                 auto out = y.data<T>();
                 for (size_t i = 0; i < yf.size(); ++i)
                     out[i] = static_cast<T>(yf[i]);
@@ -88,6 +88,9 @@ std::unique_ptr<Kernel> makeFoldedConv(const KernelInit& init, ConvFolding foldi
     return std::make_unique<Conv>(init, std::move(folding));
 }
 
-void registerConv(KernelRegistry& r) { r.add("", "Conv", 1, KernelRegistry::kLatest, makeFactory<Conv>()); }
+void registerConv(KernelRegistry& r)
+{
+    r.add("", "Conv", 1, KernelRegistry::kLatest, makeFactory<Conv>());
+}
 
 } // namespace onnxscope

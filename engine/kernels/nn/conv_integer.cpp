@@ -13,15 +13,15 @@ namespace {
 
 /// Elements of a uint8/int8 tensor as doubles, minus a zero point that is a scalar or one value per slice of
 /// `sliceSize` elements (per output channel for weights).
-std::vector<double> centred(const KernelContext& ctx, const Tensor& t, const Tensor* zp, int64_t sliceSize,
-    const char* what)
+std::vector<double> centred(
+    const KernelContext& ctx, const Tensor& t, const Tensor* zp, int64_t sliceSize, const char* what)
 {
     std::vector<double> out(static_cast<size_t>(t.size()));
     std::vector<double> zeros { 0.0 };
     if (zp) {
         if (zp->dtype() != t.dtype())
-            throw ctx.error(std::string(what) + " zero point " + zp->typeString() + " must have the type of "
-                + t.typeString());
+            throw ctx.error(
+                std::string(what) + " zero point " + zp->typeString() + " must have the type of " + t.typeString());
         zeros.clear();
         dispatch<TypeList<uint8_t, int8_t>>(zp->dtype(), ctx.node(), [&]<class T>() {
             for (T v : zp->data<T>())
@@ -74,8 +74,8 @@ public:
         const std::vector<double> xd = centred(ctx, x, opt(2), x.size(), "x");
         const std::vector<double> wd = centred(ctx, w, opt(m_quantized ? 5 : 3), m == 0 ? 0 : w.size() / m, "w");
         const std::span<const int64_t> kernel(w.shape().begin() + 2, w.shape().end());
-        if (!m_window.kernelShape.empty() && !std::equal(kernel.begin(), kernel.end(), m_window.kernelShape.begin(),
-                m_window.kernelShape.end()))
+        if (!m_window.kernelShape.empty()
+            && !std::equal(kernel.begin(), kernel.end(), m_window.kernelShape.begin(), m_window.kernelShape.end()))
             throw ctx.error("attribute 'kernel_shape' " + shapeToString(m_window.kernelShape) + " does not match w "
                 + shapeToString(w.shape()));
         const std::span<const int64_t> spatial(x.shape().begin() + 2, x.shape().end());

@@ -9,7 +9,10 @@ namespace onnxscope {
 
 namespace {
 
-int64_t floorDiv2(int64_t v) { return v >= 0 ? v / 2 : -((-v + 1) / 2); }
+int64_t floorDiv2(int64_t v)
+{
+    return v >= 0 ? v / 2 : -((-v + 1) / 2);
+}
 
 /// ConvTranspose 1, 11: 1-D, 2-D and 3-D transposed convolution with group, strides, dilations, pads, auto_pad,
 /// output_padding and output_shape (which overrides pads; its total padding is split as the spec says, the odd
@@ -36,8 +39,8 @@ public:
         const Tensor& w = ctx.input(1);
         const Tensor* b = ctx.hasInput(2) ? &ctx.input(2) : nullptr;
         if (w.dtype() != x.dtype() || (b && b->dtype() != x.dtype()))
-            throw ctx.error("X, W and B must have the same element type, got " + x.typeString() + ", "
-                + w.typeString() + (b ? ", " + b->typeString() : std::string()));
+            throw ctx.error("X, W and B must have the same element type, got " + x.typeString() + ", " + w.typeString()
+                + (b ? ", " + b->typeString() : std::string()));
         if (x.rank() < 3 || x.rank() > 5 || w.rank() != x.rank())
             throw ctx.error("X " + shapeToString(x.shape()) + " and W " + shapeToString(w.shape())
                 + " must have the same rank, 3 to 5");
@@ -65,9 +68,8 @@ public:
                 auto xf = convertElements<float>(x.data<T>()), wf = convertElements<float>(w.data<T>());
                 auto bf = b ? convertElements<float>(b->data<T>()) : std::vector<float>();
                 std::vector<float> yf(static_cast<size_t>(y.size()));
-                convolveTranspose<float>(
-                    xf.data(), wf.data(), b ? bf.data() : nullptr, yf.data(), x.dim(0), c, m, m_group, g,
-                    ConvolveOptions { ctx.threadPool(), {} });
+                convolveTranspose<float>(xf.data(), wf.data(), b ? bf.data() : nullptr, yf.data(), x.dim(0), c, m,
+                    m_group, g, ConvolveOptions { ctx.threadPool(), {} });
                 auto out = y.data<T>();
                 for (size_t i = 0; i < yf.size(); ++i)
                     out[i] = static_cast<T>(yf[i]);
@@ -82,8 +84,8 @@ private:
         const int64_t r = x.rank() - 2;
         const auto expect = [&](const std::vector<int64_t>& v, int64_t n, const char* name) {
             if (!v.empty() && static_cast<int64_t>(v.size()) != n)
-                throw ctx.error(std::string("attribute '") + name + "': expected " + std::to_string(n)
-                    + " values, got " + std::to_string(v.size()));
+                throw ctx.error(std::string("attribute '") + name + "': expected " + std::to_string(n) + " values, got "
+                    + std::to_string(v.size()));
         };
         expect(m_window.kernelShape, r, "kernel_shape");
         expect(m_window.strides, r, "strides");
@@ -103,8 +105,8 @@ private:
             const size_t j = off + ui;
             const int64_t in = x.dim(2 + i), k = w.dim(2 + i);
             if (!m_window.kernelShape.empty() && m_window.kernelShape[ui] != k)
-                throw ctx.error("attribute 'kernel_shape' " + shapeToString(m_window.kernelShape)
-                    + " does not match W " + shapeToString(w.shape()));
+                throw ctx.error("attribute 'kernel_shape' " + shapeToString(m_window.kernelShape) + " does not match W "
+                    + shapeToString(w.shape()));
             const int64_t s = m_window.strides.empty() ? 1 : m_window.strides[ui];
             const int64_t d = m_window.dilations.empty() ? 1 : m_window.dilations[ui];
             const int64_t op = m_outputPadding.empty() ? 0 : m_outputPadding[ui];

@@ -39,8 +39,8 @@ public:
                 const Tensor& r = ctx.input(1);
                 if (r.size() != 1)
                     throw ctx.error("ratio must be a scalar, got " + r.typeString());
-                dispatch<FloatTypes>(r.dtype(), ctx.node(), ": ratio",
-                    [&]<class T>() { ratio = static_cast<double>(r.data<T>()[0]); });
+                dispatch<FloatTypes>(
+                    r.dtype(), ctx.node(), ": ratio", [&]<class T>() { ratio = static_cast<double>(r.data<T>()[0]); });
             }
             if (ctx.hasInput(2)) {
                 const Tensor& t = ctx.input(2);
@@ -90,6 +90,9 @@ private:
 
 } // namespace
 
-void registerDropout(KernelRegistry& r) { r.add("", "Dropout", 1, KernelRegistry::kLatest, makeFactory<Dropout>()); }
+void registerDropout(KernelRegistry& r)
+{
+    r.add("", "Dropout", 1, KernelRegistry::kLatest, makeFactory<Dropout>());
+}
 
 } // namespace onnxscope

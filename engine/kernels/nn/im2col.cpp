@@ -29,7 +29,10 @@ int64_t checkedProduct(const KernelContext& ctx, int64_t a, int64_t b)
     return r;
 }
 
-int64_t ceilDiv(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+int64_t ceilDiv(int64_t a, int64_t b)
+{
+    return a >= 0 ? (a + b - 1) / b : -((-a) / b);
+}
 
 std::vector<int64_t> positiveInts(const KernelInit& init, const std::string& name, bool allowZero)
 {
@@ -37,8 +40,9 @@ std::vector<int64_t> positiveInts(const KernelInit& init, const std::string& nam
     std::vector<int64_t> v = attrs.getInts(name);
     for (int64_t x : v)
         if (x < 0 || (x == 0 && !allowZero))
-            throw attrs.error(name, std::string("values must be ") + (allowZero ? "non-negative" : "positive") + ", got "
-                + shapeToString(v));
+            throw attrs.error(name,
+                std::string("values must be ") + (allowZero ? "non-negative" : "positive") + ", got "
+                    + shapeToString(v));
     return v;
 }
 
@@ -77,23 +81,26 @@ bool WindowGeometry::isPointwise() const
     return true;
 }
 
-Shape WindowGeometry::outSpatial() const { return Shape(out.end() - rank, out.end()); }
+Shape WindowGeometry::outSpatial() const
+{
+    return Shape(out.end() - rank, out.end());
+}
 
-WindowGeometry resolveWindow(const KernelContext& ctx, const WindowAttributes& attrs, std::span<const int64_t> inSpatial,
-    std::span<const int64_t> kernel)
+WindowGeometry resolveWindow(const KernelContext& ctx, const WindowAttributes& attrs,
+    std::span<const int64_t> inSpatial, std::span<const int64_t> kernel)
 {
     const auto r = static_cast<int64_t>(inSpatial.size());
     if (r < 1 || r > static_cast<int64_t>(WindowGeometry::kMaxRank))
-        throw ctx.error("only 1-D, 2-D and 3-D windows are supported, the input has " + std::to_string(r)
-            + " spatial dimensions");
+        throw ctx.error(
+            "only 1-D, 2-D and 3-D windows are supported, the input has " + std::to_string(r) + " spatial dimensions");
     const auto expect = [&](const std::vector<int64_t>& v, int64_t n, const char* name) {
         if (!v.empty() && static_cast<int64_t>(v.size()) != n)
             throw ctx.error(std::string("attribute '") + name + "': expected " + std::to_string(n) + " values, got "
                 + std::to_string(v.size()));
     };
     if (static_cast<int64_t>(kernel.size()) != r)
-        throw ctx.error("kernel has " + std::to_string(kernel.size()) + " spatial dimensions, the input has "
-            + std::to_string(r));
+        throw ctx.error(
+            "kernel has " + std::to_string(kernel.size()) + " spatial dimensions, the input has " + std::to_string(r));
     expect(attrs.strides, r, "strides");
     expect(attrs.dilations, r, "dilations");
     expect(attrs.pads, 2 * r, "pads");
@@ -166,8 +173,8 @@ inline void validRange(int64_t out, int64_t s, int64_t pad, int64_t koff, int64_
 /// one shifted copy of the image plane, with the padding filled in afterwards over whole rows (input row out of
 /// range) and over the |shiftW| columns at one edge of each row. Short rows cost no loop of their own.
 template <class T>
-void im2colSameWidth(const T* image, int64_t channels, const WindowGeometry& g, int64_t p0, int64_t p1, T* col,
-    T padValue)
+void im2colSameWidth(
+    const T* image, int64_t channels, const WindowGeometry& g, int64_t p0, int64_t p1, T* col, T padValue)
 {
     const int64_t width = p1 - p0, w = g.in[2], h = g.in[1], plane = g.inSize();
     for (int64_t c = 0; c < channels; ++c) {
@@ -204,8 +211,7 @@ void im2colSameWidth(const T* image, int64_t channels, const WindowGeometry& g, 
 /// worked out once, then applied to every channel. Element loops rather than std::fill and std::copy, which call
 /// memset and memmove: the rows are often a few elements long (silero_vad_v5: 4).
 template <class T>
-void im2colOneRow(const T* image, int64_t channels, const WindowGeometry& g, int64_t p0, int64_t p1, T* col,
-    T padValue)
+void im2colOneRow(const T* image, int64_t channels, const WindowGeometry& g, int64_t p0, int64_t p1, T* col, T padValue)
 {
     const int64_t width = p1 - p0, inSize = g.inSize(), taps = g.kernelSize(), stride = g.stride[2];
     int64_t t = 0;
@@ -414,12 +420,13 @@ void convolveFloat(const float* x, const float* w, const float* bias, float* y, 
     const simd::ActivationParams act = options.activation;
     const int64_t cg = channels / group, mg = outChannels / group;
     const int64_t inSize = g.inSize(), outSize = g.outSize(), rows = cg * g.kernelSize();
-    if (cg == 1 && mg == 1 && g.in[0] == 1 && g.kernel[0] == 1 && g.out[0] == 1 && g.padBegin[0] == 0 && !g.isPointwise()) {
+    if (cg == 1 && mg == 1 && g.in[0] == 1 && g.kernel[0] == 1 && g.out[0] == 1 && g.padBegin[0] == 0
+        && !g.isPointwise()) {
         simd::DepthwiseGeometry d { g.in[1], g.in[2], g.out[1], g.out[2], g.kernel[1], g.kernel[2], g.stride[1],
             g.stride[2], g.dilation[1], g.dilation[2], g.padBegin[1], g.padBegin[2] };
         const int64_t planeWork = std::max<int64_t>(1, outSize * g.kernelSize());
-        parallelFor(pool, batch * channels, std::max<int64_t>(1, simd::kGrainMacs / planeWork),
-            [&](int64_t p0, int64_t p1) {
+        parallelFor(
+            pool, batch * channels, std::max<int64_t>(1, simd::kGrainMacs / planeWork), [&](int64_t p0, int64_t p1) {
                 for (int64_t p = p0; p < p1; ++p)
                     ops.depthwise2d(x + p * inSize, w + (p % channels) * g.kernelSize(),
                         bias ? bias + p % channels : nullptr, y + p * outSize, 1, d, act);
@@ -462,8 +469,8 @@ void convolveFloat(const float* x, const float* w, const float* bias, float* y, 
     // grains (below that, parallelFor runs it on this thread, where smaller chunks would only cost more GEMM calls).
     const int64_t threads = pool ? pool->threads() : 1;
     const bool split = batch * group * mg * rows * outSize >= 2 * simd::kGrainMacs;
-    int64_t chunk = std::clamp<int64_t>(kFloatColumnBudget / std::max<int64_t>(rows, 1), std::min<int64_t>(16, outSize),
-        outSize);
+    int64_t chunk
+        = std::clamp<int64_t>(kFloatColumnBudget / std::max<int64_t>(rows, 1), std::min<int64_t>(16, outSize), outSize);
     if (threads > 1 && split && batch * group * ((outSize + chunk - 1) / chunk) < 4 * threads)
         chunk = std::max<int64_t>(16, (outSize + 4 * threads - 1) / (4 * threads));
     chunk = std::min(outSize, (chunk + 15) / 16 * 16);
@@ -515,7 +522,8 @@ void convolve(const F* x, const F* w, const F* bias, F* y, int64_t batch, int64_
         return;
     }
     const bool pointwise = g.isPointwise();
-    const int64_t chunk = pointwise ? outSize : std::clamp<int64_t>(kColumnBudget / std::max<int64_t>(rows, 1), 1, outSize);
+    const int64_t chunk
+        = pointwise ? outSize : std::clamp<int64_t>(kColumnBudget / std::max<int64_t>(rows, 1), 1, outSize);
     std::vector<F> col(pointwise ? 0 : static_cast<size_t>(rows * chunk));
     using Stride = Eigen::OuterStride<>;
     for (int64_t n = 0; n < batch; ++n)
@@ -524,7 +532,8 @@ void convolve(const F* x, const F* w, const F* bias, F* y, int64_t batch, int64_
             F* yg = y + (n * outChannels + gr * mg) * outSize;
             Eigen::Map<const RowMatrix<F>> wm(w + gr * mg * rows, mg, rows);
             if (pointwise) {
-                Eigen::Map<RowMatrix<F>>(yg, mg, outSize).noalias() = wm * Eigen::Map<const RowMatrix<F>>(xg, cg, outSize);
+                Eigen::Map<RowMatrix<F>>(yg, mg, outSize).noalias()
+                    = wm * Eigen::Map<const RowMatrix<F>>(xg, cg, outSize);
                 continue;
             }
             for (int64_t p0 = 0; p0 < outSize; p0 += chunk) {

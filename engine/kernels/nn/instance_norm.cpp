@@ -29,8 +29,8 @@ public:
         const int64_t c = x.dim(1);
         for (const Tensor* p : { &scale, &bias })
             if (p->rank() != 1 || p->dim(0) != c || p->dtype() != x.dtype())
-                throw ctx.error("scale and B must be [" + std::to_string(c) + "] of the input's type, got "
-                    + p->typeString());
+                throw ctx.error(
+                    "scale and B must be [" + std::to_string(c) + "] of the input's type, got " + p->typeString());
         Tensor& y = ctx.allocateOutput(0, x.dtype(), x.shape());
         const int64_t planes = x.dim(0) * c;
         const int64_t size = planes == 0 ? 0 : x.size() / planes;

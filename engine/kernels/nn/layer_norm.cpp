@@ -45,7 +45,8 @@ public:
                 throw ctx.error(std::string(i == 0 ? "Scale " : "B ") + p.typeString() + " does not broadcast to "
                     + shapeToString(normShape));
             for (int64_t d = 0; d < p.rank(); ++d)
-                if (p.dim(p.rank() - 1 - d) != 1 && p.dim(p.rank() - 1 - d) != normShape[normShape.size() - 1 - static_cast<size_t>(d)])
+                if (p.dim(p.rank() - 1 - d) != 1
+                    && p.dim(p.rank() - 1 - d) != normShape[normShape.size() - 1 - static_cast<size_t>(d)])
                     throw ctx.error(std::string(i == 0 ? "Scale " : "B ") + shapeToString(p.shape())
                         + " does not broadcast to " + shapeToString(normShape));
             params[i] = Tensor(x.dtype(), normShape);

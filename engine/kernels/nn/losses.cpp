@@ -49,7 +49,8 @@ public:
                 + " do not match (expected [N, C, d...] and [N, d...])");
         const int64_t n = x.dim(0), c = x.dim(1), d = c == 0 || n == 0 ? 0 : x.size() / n / c;
         if (weight && (weight->rank() != 1 || weight->dim(0) != c || weight->dtype() != x.dtype()))
-            throw ctx.error("weight " + weight->typeString() + " must be [" + std::to_string(c) + "] of the input's type");
+            throw ctx.error(
+                "weight " + weight->typeString() + " must be [" + std::to_string(c) + "] of the input's type");
         if (target.dtype() != DataType::Int64 && target.dtype() != DataType::Int32)
             throw ctx.error("target must be int32 or int64, got " + target.typeString());
         dispatch<FloatTypes>(x.dtype(), ctx.node(), [&]<class T>() {
@@ -74,8 +75,8 @@ public:
             for (int64_t i = 0; i < n; ++i)
                 for (int64_t j = 0; j < d; ++j) {
                     const auto k = static_cast<size_t>(i * d + j);
-                    const int64_t t = target.dtype() == DataType::Int64 ? target.data<int64_t>()[k]
-                                                                        : target.data<int32_t>()[k];
+                    const int64_t t
+                        = target.dtype() == DataType::Int64 ? target.data<int64_t>()[k] : target.data<int32_t>()[k];
                     if (m_ignore && t == *m_ignore)
                         continue;
                     if (t < 0 || t >= c)

@@ -35,7 +35,8 @@ public:
         dispatch<FloatTypes>(x.dtype(), ctx.node(), [&]<class T>() {
             auto in = x.data<T>();
             auto out = y.data<T>();
-            const auto at = [&](int64_t b, int64_t ch, int64_t i) { return static_cast<size_t>((b * c + ch) * inner + i); };
+            const auto at
+                = [&](int64_t b, int64_t ch, int64_t i) { return static_cast<size_t>((b * c + ch) * inner + i); };
             for (int64_t b = 0; b < n; ++b)
                 for (int64_t ch = 0; ch < c; ++ch) {
                     const int64_t lo = std::max<int64_t>(0, ch - before), hi = std::min(c - 1, ch + after);
@@ -59,6 +60,9 @@ private:
 
 } // namespace
 
-void registerLrn(KernelRegistry& r) { r.add("", "LRN", 1, KernelRegistry::kLatest, makeFactory<Lrn>()); }
+void registerLrn(KernelRegistry& r)
+{
+    r.add("", "LRN", 1, KernelRegistry::kLatest, makeFactory<Lrn>());
+}
 
 } // namespace onnxscope

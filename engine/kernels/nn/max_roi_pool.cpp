@@ -41,7 +41,9 @@ public:
             auto out = y.data<T>();
             size_t o = 0;
             for (int64_t roi = 0; roi < rois.dim(0); ++roi) {
-                const auto val = [&](int64_t k) { return static_cast<double>(static_cast<F>(r[static_cast<size_t>(roi * 5 + k)])); };
+                const auto val = [&](int64_t k) {
+                    return static_cast<double>(static_cast<F>(r[static_cast<size_t>(roi * 5 + k)]));
+                };
                 const double batch = val(0);
                 if (!(batch >= 0 && batch < static_cast<double>(n)))
                     throw ctx.error("roi " + std::to_string(roi) + " has batch index " + std::to_string(batch)
@@ -60,8 +62,10 @@ public:
                             const auto clampTo = [](double v, int64_t hi) {
                                 return static_cast<int64_t>(std::clamp(v, 0.0, static_cast<double>(hi)));
                             };
-                            const int64_t hs = clampTo(std::floor(i * binH) + y1, h), he = clampTo(std::ceil((i + 1) * binH) + y1, h);
-                            const int64_t ws = clampTo(std::floor(j * binW) + x1, w), we = clampTo(std::ceil((j + 1) * binW) + x1, w);
+                            const int64_t hs = clampTo(std::floor(i * binH) + y1, h),
+                                          he = clampTo(std::ceil((i + 1) * binH) + y1, h);
+                            const int64_t ws = clampTo(std::floor(j * binW) + x1, w),
+                                          we = clampTo(std::ceil((j + 1) * binW) + x1, w);
                             F best = (he <= hs || we <= ws) ? F(0) : -std::numeric_limits<F>::infinity();
                             for (int64_t yy = hs; yy < he; ++yy)
                                 for (int64_t xx = ws; xx < we; ++xx)

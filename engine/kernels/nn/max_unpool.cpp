@@ -37,7 +37,8 @@ public:
         for (int64_t i = 0; i < r; ++i) {
             const auto ui = static_cast<size_t>(i);
             const int64_t s = m_window.strides.empty() ? 1 : m_window.strides[ui];
-            const int64_t pads = m_window.pads.empty() ? 0 : m_window.pads[ui] + m_window.pads[ui + static_cast<size_t>(r)];
+            const int64_t pads
+                = m_window.pads.empty() ? 0 : m_window.pads[ui] + m_window.pads[ui + static_cast<size_t>(r)];
             const int64_t d = checkedMul(x.dim(2 + i) - 1, s, "output size") + m_window.kernelShape[ui] - pads;
             if (d < 0)
                 throw ctx.error("pads exceed the output size on spatial axis " + std::to_string(i));
@@ -47,8 +48,8 @@ public:
         if (ctx.hasInput(2)) {
             outShape = readIntList(ctx, 2, "output_shape");
             if (outShape.size() != inferred.size() || outShape[0] != x.dim(0) || outShape[1] != x.dim(1))
-                throw ctx.error("output_shape " + shapeToString(outShape) + " does not match X "
-                    + shapeToString(x.shape()));
+                throw ctx.error(
+                    "output_shape " + shapeToString(outShape) + " does not match X " + shapeToString(x.shape()));
             for (size_t i = 2; i < outShape.size(); ++i)
                 if (outShape[i] < inferred[i])
                     throw ctx.error("output_shape " + shapeToString(outShape) + " is smaller than the inferred "

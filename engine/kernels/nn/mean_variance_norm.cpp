@@ -57,7 +57,8 @@ public:
         dispatch<FloatTypes>(x.dtype(), ctx.node(), [&]<class T>() {
             auto in = x.data<T>();
             auto out = y.data<T>();
-            std::vector<double> sum(static_cast<size_t>(slots)), sq(static_cast<size_t>(slots)), count(static_cast<size_t>(slots));
+            std::vector<double> sum(static_cast<size_t>(slots)), sq(static_cast<size_t>(slots)),
+                count(static_cast<size_t>(slots));
             for (size_t i = 0; i < slot.size(); ++i) {
                 sum[static_cast<size_t>(slot[i])] += static_cast<double>(in[i]);
                 count[static_cast<size_t>(slot[i])] += 1;

@@ -36,8 +36,8 @@ public:
             ok = d == 1 || d == x.dim(x.rank() - 1 - i);
         }
         if (!ok)
-            throw ctx.error("slope " + shapeToString(slope.shape()) + " does not broadcast to X "
-                + shapeToString(x.shape()));
+            throw ctx.error(
+                "slope " + shapeToString(slope.shape()) + " does not broadcast to X " + shapeToString(x.shape()));
         Tensor& y = ctx.allocateOutput(0, x.dtype(), x.shape());
         dispatch<TypeList<float, double, Float16, BFloat16, int32_t, int64_t, uint32_t, uint64_t>>(
             x.dtype(), ctx.node(), [&]<class T>() {
@@ -58,6 +58,9 @@ private:
 
 } // namespace
 
-void registerPRelu(KernelRegistry& r) { r.add("", "PRelu", 1, KernelRegistry::kLatest, makeFactory<PRelu>()); }
+void registerPRelu(KernelRegistry& r)
+{
+    r.add("", "PRelu", 1, KernelRegistry::kLatest, makeFactory<PRelu>());
+}
 
 } // namespace onnxscope

@@ -44,8 +44,8 @@ public:
         else if (mode == "cubic" && m_opset >= 11)
             m_params.mode = ResizeMode::Cubic;
         else
-            throw a.error("mode", "expected nearest, linear" + std::string(m_opset >= 11 ? " or cubic" : "")
-                    + ", got \"" + mode + "\"");
+            throw a.error("mode",
+                "expected nearest, linear" + std::string(m_opset >= 11 ? " or cubic" : "") + ", got \"" + mode + "\"");
         if (m_opset < 11) {
             m_params.coordinates = CoordinateMode::Asymmetric;
             m_params.nearest = NearestMode::Legacy;
@@ -72,8 +72,8 @@ public:
             else if (policy == "not_smaller")
                 m_policy = AspectPolicy::NotSmaller;
             else
-                throw a.error("keep_aspect_ratio_policy", "expected stretch, not_larger or not_smaller, got \"" + policy
-                        + "\"");
+                throw a.error(
+                    "keep_aspect_ratio_policy", "expected stretch, not_larger or not_smaller, got \"" + policy + "\"");
         }
     }
 
@@ -89,7 +89,8 @@ public:
             std::vector<bool> seen(static_cast<size_t>(rank), false);
             for (int64_t a : m_axes) {
                 if (a < -rank || a >= rank)
-                    throw ctx.error("attribute 'axes': " + std::to_string(a) + " is out of range for " + x.typeString());
+                    throw ctx.error(
+                        "attribute 'axes': " + std::to_string(a) + " is out of range for " + x.typeString());
                 a = a < 0 ? a + rank : a;
                 if (seen[static_cast<size_t>(a)])
                     throw ctx.error("attribute 'axes': axis " + std::to_string(a) + " is repeated");
@@ -126,7 +127,8 @@ public:
                 throw ctx.error("tf_crop_and_resize needs the input 'roi'");
             const auto roi = readFloatList(ctx, 1, "roi");
             if (roi.size() != 2 * n)
-                throw ctx.error("'roi' has " + std::to_string(roi.size()) + " values, expected " + std::to_string(2 * n));
+                throw ctx.error(
+                    "'roi' has " + std::to_string(roi.size()) + " values, expected " + std::to_string(2 * n));
             for (size_t i = 0; i < n; ++i) {
                 ax[static_cast<size_t>(axes[i])].roiStart = roi[i];
                 ax[static_cast<size_t>(axes[i])].roiEnd = roi[i + n];
@@ -140,11 +142,12 @@ public:
                 if (!(s > 0) || !std::isfinite(s))
                     throw ctx.error("scales must be positive and finite, got " + std::to_string(s));
                 const double in = static_cast<double>(x.dim(axes[i]));
-                const double extent = m_params.coordinates == CoordinateMode::TfCropAndResize ? a.roiEnd - a.roiStart : 1.0;
+                const double extent
+                    = m_params.coordinates == CoordinateMode::TfCropAndResize ? a.roiEnd - a.roiStart : 1.0;
                 const double len = in * extent * s;
                 if (!(len < 9.0e15))
-                    throw ctx.error("scale " + std::to_string(s) + " makes axis " + std::to_string(axes[i])
-                        + " too large");
+                    throw ctx.error(
+                        "scale " + std::to_string(s) + " makes axis " + std::to_string(axes[i]) + " too large");
                 a.scale = s;
                 a.resizedLength = len;
                 a.outLength = static_cast<int64_t>(std::floor(std::max(len, 0.0)));

@@ -213,8 +213,8 @@ template <class T> T fromDouble(double v)
 
 /// Visits every output element in row-major order, passing its flat index and the flat index of its source
 /// element (nearest) computed from per-axis offsets.
-void gatherNearest(const Shape& inShape, const std::vector<AxisTaps>& taps, const Shape& outShape,
-    std::vector<int64_t>& sourceOut)
+void gatherNearest(
+    const Shape& inShape, const std::vector<AxisTaps>& taps, const Shape& outShape, std::vector<int64_t>& sourceOut)
 {
     const auto inStrides = stridesOf(inShape);
     const size_t rank = outShape.size();
@@ -261,8 +261,8 @@ std::vector<uint8_t> outsideMask(const std::vector<AxisTaps>& taps, const Shape&
 
 } // namespace
 
-Tensor resizeTensor(const KernelContext& ctx, const ResizeParams& params, const Tensor& x,
-    const std::vector<ResizeAxis>& axes)
+Tensor resizeTensor(
+    const KernelContext& ctx, const ResizeParams& params, const Tensor& x, const std::vector<ResizeAxis>& axes)
 {
     const size_t rank = static_cast<size_t>(x.rank());
     if (axes.size() != rank)
@@ -280,7 +280,8 @@ Tensor resizeTensor(const KernelContext& ctx, const ResizeParams& params, const 
         // The working buffers hold 8 bytes per element of the larger of input and output.
         const size_t work = static_cast<size_t>(std::max(out.size(), x.size()));
         if (work > Tensor::allocationLimit() / 8)
-            throw Error("resizing " + x.typeString() + " to " + shapeToString(outShape) + " needs more memory than allowed");
+            throw Error(
+                "resizing " + x.typeString() + " to " + shapeToString(outShape) + " needs more memory than allowed");
     } catch (const Error& e) {
         throw ctx.error(e.what());
     }
@@ -350,8 +351,8 @@ Tensor resizeTensor(const KernelContext& ctx, const ResizeParams& params, const 
                         if (mask[static_cast<size_t>(i)])
                             dst[static_cast<size_t>(i)] = fill;
                 } else {
-                    throw ctx.error("tf_crop_and_resize cannot extrapolate " + std::string(dataTypeName(x.dtype()))
-                        + " elements");
+                    throw ctx.error(
+                        "tf_crop_and_resize cannot extrapolate " + std::string(dataTypeName(x.dtype())) + " elements");
                 }
             }
         });
@@ -360,9 +361,8 @@ Tensor resizeTensor(const KernelContext& ctx, const ResizeParams& params, const 
 
     // Linear and cubic: separable passes over the axes, in double precision.
     std::vector<double> buf;
-    dispatch<NumericTypes>(x.dtype(), ctx.node().label() + ": " + (params.mode == ResizeMode::Linear ? "linear" : "cubic")
-            + " mode",
-        [&]<class T>() {
+    dispatch<NumericTypes>(x.dtype(),
+        ctx.node().label() + ": " + (params.mode == ResizeMode::Linear ? "linear" : "cubic") + " mode", [&]<class T>() {
             auto src = x.data<T>();
             buf.resize(src.size());
             for (size_t i = 0; i < src.size(); ++i)

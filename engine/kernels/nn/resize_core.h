@@ -47,8 +47,8 @@ struct ResizeAxis {
 
 /// Resizes `x` (any element type for nearest, numeric types for linear and cubic) into a new tensor of the same
 /// element type whose dims are axes[d].outLength. Errors name the node through `ctx`.
-Tensor resizeTensor(const KernelContext& ctx, const ResizeParams& params, const Tensor& x,
-    const std::vector<ResizeAxis>& axes);
+Tensor resizeTensor(
+    const KernelContext& ctx, const ResizeParams& params, const Tensor& x, const std::vector<ResizeAxis>& axes);
 
 /// Parses ResizeMode / CoordinateMode / NearestMode names; nullopt-like false return when unknown.
 bool parseCoordinateMode(const std::string& name, CoordinateMode& out);

@@ -33,8 +33,8 @@ public:
         if (init.opset() >= 16) {
             const std::string coord = a.getString("coordinate_transformation_mode", "half_pixel");
             if (coord != "half_pixel" && coord != "output_half_pixel")
-                throw a.error("coordinate_transformation_mode", "expected half_pixel or output_half_pixel, got \""
-                        + coord + "\"");
+                throw a.error("coordinate_transformation_mode",
+                    "expected half_pixel or output_half_pixel, got \"" + coord + "\"");
             m_halfPixel = coord == "half_pixel";
         }
     }
@@ -89,7 +89,8 @@ public:
                 const double gw = m_samplingRatio > 0 ? static_cast<double>(m_samplingRatio) : std::ceil(binW);
                 if (gh * gw > 1e8)
                     throw ctx.error("rois[" + std::to_string(n) + "] needs more than 1e8 sampling points per bin");
-                const int64_t gridH = static_cast<int64_t>(std::max(gh, 0.0)), gridW = static_cast<int64_t>(std::max(gw, 0.0));
+                const int64_t gridH = static_cast<int64_t>(std::max(gh, 0.0)),
+                              gridW = static_cast<int64_t>(std::max(gw, 0.0));
                 const double count = static_cast<double>(std::max<int64_t>(gridH * gridW, 1));
                 for (int64_t ch = 0; ch < c; ++ch) {
                     const T* plane = src.data() + (b * c + ch) * h * w;
@@ -107,7 +108,8 @@ public:
                                     double v[4], wt[4];
                                     bilinear(plane, h, w, yy, xx, v, wt);
                                     if (m_max) {
-                                        const double m = std::max({ wt[0] * v[0], wt[1] * v[1], wt[2] * v[2], wt[3] * v[3] });
+                                        const double m
+                                            = std::max({ wt[0] * v[0], wt[1] * v[1], wt[2] * v[2], wt[3] * v[3] });
                                         acc = first ? m : std::max(acc, m);
                                         first = false;
                                     } else {

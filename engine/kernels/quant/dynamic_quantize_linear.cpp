@@ -35,7 +35,9 @@ public:
         if (scale > 0 && std::isfinite(scale)) {
             zp = saturateRound<uint8_t>(0.0f - lo / scale);
             for (size_t i = 0; i < dst.size(); ++i)
-                dst[i] = std::isnan(src[i]) ? zp : saturateRound<uint8_t>(std::nearbyint(src[i] / scale) + static_cast<float>(zp));
+                dst[i] = std::isnan(src[i])
+                    ? zp
+                    : saturateRound<uint8_t>(std::nearbyint(src[i] / scale) + static_cast<float>(zp));
         }
         ctx.allocateOutput(1, DataType::Float, {}).data<float>()[0] = scale;
         ctx.allocateOutput(2, DataType::UInt8, {}).data<uint8_t>()[0] = zp;

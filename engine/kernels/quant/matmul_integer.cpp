@@ -8,8 +8,8 @@ namespace {
 
 /// A zero point of a matmul operand: a scalar (or one value), or one value per row of A (`perRows`) / per column
 /// of B.
-std::vector<int64_t> matmulZeroPoint(const KernelContext& ctx, size_t input, DataType operandType, int64_t perCount,
-    const char* what)
+std::vector<int64_t> matmulZeroPoint(
+    const KernelContext& ctx, size_t input, DataType operandType, int64_t perCount, const char* what)
 {
     if (!ctx.hasInput(input))
         return { 0 };
@@ -20,8 +20,8 @@ std::vector<int64_t> matmulZeroPoint(const KernelContext& ctx, size_t input, Dat
     if (z.size() == 1)
         return integerValues(ctx, z, what);
     if (z.rank() != 1 || z.dim(0) != perCount)
-        throw ctx.error(std::string(what) + " must be a scalar or 1-D of " + std::to_string(perCount) + ", got "
-            + z.typeString());
+        throw ctx.error(
+            std::string(what) + " must be a scalar or 1-D of " + std::to_string(perCount) + ", got " + z.typeString());
     return integerValues(ctx, z, what);
 }
 
@@ -121,8 +121,8 @@ private:
     {
         const Tensor& t = ctx.input(input);
         if (t.size() != 1 && (t.rank() != 1 || t.dim(0) != perCount || perCount == 1))
-            throw ctx.error(std::string(what) + " must be a scalar" + (perCount > 1 ? " or 1-D of " + std::to_string(perCount) : "")
-                + ", got " + t.typeString());
+            throw ctx.error(std::string(what) + " must be a scalar"
+                + (perCount > 1 ? " or 1-D of " + std::to_string(perCount) : "") + ", got " + t.typeString());
         std::vector<float> v;
         for (double d : floatValues(ctx, t, what))
             v.push_back(static_cast<float>(d));

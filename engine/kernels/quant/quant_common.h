@@ -72,7 +72,8 @@ inline MatMulPlan planMatMul(const KernelContext& ctx, const Shape& a, const Sha
     p.k = sa.back();
     p.n = sb.back();
     if (sb[sb.size() - 2] != p.k)
-        throw ctx.error("cannot multiply " + shapeToString(a) + " by " + shapeToString(b) + ": inner dimensions differ");
+        throw ctx.error(
+            "cannot multiply " + shapeToString(a) + " by " + shapeToString(b) + ": inner dimensions differ");
     const Shape ba(sa.begin(), sa.end() - 2), bb(sb.begin(), sb.end() - 2);
     Shape batch;
     try {
@@ -132,8 +133,8 @@ struct QuantAxis {
 
 /// Per-tensor (one value) or per-axis (1-D, one per element of x's `axis`) parameters of x; a zero point, if
 /// given, must match the scale's shape.
-inline QuantAxis quantAxis(const KernelContext& ctx, const Tensor& x, const Tensor& scale, const Tensor* zeroPoint,
-    int64_t axis)
+inline QuantAxis quantAxis(
+    const KernelContext& ctx, const Tensor& x, const Tensor& scale, const Tensor* zeroPoint, int64_t axis)
 {
     if (zeroPoint && zeroPoint->size() != scale.size())
         throw ctx.error("zero point " + zeroPoint->typeString() + " does not match scale " + scale.typeString());

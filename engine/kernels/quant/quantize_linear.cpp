@@ -41,26 +41,23 @@ public:
         const auto scales = floatValues(ctx, scale, "y_scale");
         const auto zeros = zp ? integerValues(ctx, *zp, "y_zero_point") : std::vector<int64_t>(scales.size(), 0);
         Tensor& y = ctx.allocateOutput(0, outType, x.shape());
-        dispatch<TypeList<uint8_t, int8_t, uint16_t, int16_t>>(outType, ctx.node(), ": output",
-            [&]<class Q>() {
-                auto dst = y.data<Q>();
-                dispatch<TypeList<float, double, Float16, BFloat16, int32_t>>(x.dtype(), ctx.node(), ": x",
-                    [&]<class T>() {
-                        auto src = x.data<T>();
-                        for (int64_t i = 0; i < x.size(); ++i) {
-                            const size_t p = static_cast<size_t>(q.index(i));
-                            const double z = static_cast<double>(zeros[p]);
-                            if constexpr (std::is_same_v<T, double> || std::is_same_v<T, int32_t>) {
-                                const double v = static_cast<double>(src[static_cast<size_t>(i)]) / scales[p];
-                                dst[static_cast<size_t>(i)] = saturateRound<Q>(std::nearbyint(v) + z);
-                            } else {
-                                const float v = static_cast<float>(src[static_cast<size_t>(i)])
-                                    / static_cast<float>(scales[p]);
-                                dst[static_cast<size_t>(i)] = saturateRound<Q>(static_cast<double>(std::nearbyint(v)) + z);
-                            }
-                        }
-                    });
+        dispatch<TypeList<uint8_t, int8_t, uint16_t, int16_t>>(outType, ctx.node(), ": output", [&]<class Q>() {
+            auto dst = y.data<Q>();
+            dispatch<TypeList<float, double, Float16, BFloat16, int32_t>>(x.dtype(), ctx.node(), ": x", [&]<class T>() {
+                auto src = x.data<T>();
+                for (int64_t i = 0; i < x.size(); ++i) {
+                    const size_t p = static_cast<size_t>(q.index(i));
+                    const double z = static_cast<double>(zeros[p]);
+                    if constexpr (std::is_same_v<T, double> || std::is_same_v<T, int32_t>) {
+                        const double v = static_cast<double>(src[static_cast<size_t>(i)]) / scales[p];
+                        dst[static_cast<size_t>(i)] = saturateRound<Q>(std::nearbyint(v) + z);
+                    } else {
+                        const float v = static_cast<float>(src[static_cast<size_t>(i)]) / static_cast<float>(scales[p]);
+                        dst[static_cast<size_t>(i)] = saturateRound<Q>(static_cast<double>(std::nearbyint(v)) + z);
+                    }
+                }
             });
+        });
     }
 
 private:

@@ -89,7 +89,8 @@ private:
 
 KernelFactory argFactory(bool isMax)
 {
-    return [isMax](const KernelInit& init) -> std::unique_ptr<Kernel> { return std::make_unique<ArgMinMax>(init, isMax); };
+    return
+        [isMax](const KernelInit& init) -> std::unique_ptr<Kernel> { return std::make_unique<ArgMinMax>(init, isMax); };
 }
 
 } // namespace

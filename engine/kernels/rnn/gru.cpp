@@ -56,6 +56,9 @@ private:
 
 } // namespace
 
-void registerGru(KernelRegistry& r) { r.add("", "GRU", 1, KernelRegistry::kLatest, makeFactory<Gru>()); }
+void registerGru(KernelRegistry& r)
+{
+    r.add("", "GRU", 1, KernelRegistry::kLatest, makeFactory<Gru>());
+}
 
 } // namespace onnxscope

@@ -57,6 +57,9 @@ private:
 
 } // namespace
 
-void registerLstm(KernelRegistry& r) { r.add("", "LSTM", 1, KernelRegistry::kLatest, makeFactory<Lstm>()); }
+void registerLstm(KernelRegistry& r)
+{
+    r.add("", "LSTM", 1, KernelRegistry::kLatest, makeFactory<Lstm>());
+}
 
 } // namespace onnxscope

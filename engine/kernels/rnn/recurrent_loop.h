@@ -39,8 +39,8 @@ void runRecurrent(KernelContext& ctx, const Attributes& a, const Dims& d, int64_
     const Tensor r = toComputeType(ctx.input(2), compute);
     const Tensor b = ctx.hasInput(3) ? toComputeType(ctx.input(3), compute) : Tensor();
     const Tensor h0 = ctx.hasInput(5) ? toComputeType(timeMajor(ctx.input(5), a.layout), compute) : Tensor();
-    const Tensor c0 = cellState && ctx.hasInput(6) ? toComputeType(timeMajor(ctx.input(6), a.layout), compute)
-                                                   : Tensor();
+    const Tensor c0
+        = cellState && ctx.hasInput(6) ? toComputeType(timeMajor(ctx.input(6), a.layout), compute) : Tensor();
     const Tensor p = cellState && ctx.hasInput(7) ? toComputeType(ctx.input(7), compute) : Tensor();
     const auto lens = sequenceLengths(ctx, d);
     const int64_t nd = a.numDirections, H = d.hidden, G = gates * H;
@@ -81,8 +81,7 @@ void runRecurrent(KernelContext& ctx, const Attributes& a, const Dims& d, int64_
                     continue;
                 const int64_t t = backward ? len - 1 - s : s;
                 Step<T> step { xw.data() + (t * d.batch + bi) * G, hr.data() + bi * G, rb, peephole, &rd,
-                    state.data() + bi * H, cstate.data() + bi * H, a.activations.data() + dir * perDirActs, H,
-                    a.clip };
+                    state.data() + bi * H, cstate.data() + bi * H, a.activations.data() + dir * perDirActs, H, a.clip };
                 cell(step);
                 std::copy_n(state.data() + bi * H, H, yOut + ((t * nd + dir) * d.batch + bi) * H);
             }

@@ -35,6 +35,9 @@ private:
 
 } // namespace
 
-void registerRnn(KernelRegistry& r) { r.add("", "RNN", 1, KernelRegistry::kLatest, makeFactory<Rnn>()); }
+void registerRnn(KernelRegistry& r)
+{
+    r.add("", "RNN", 1, KernelRegistry::kLatest, makeFactory<Rnn>());
+}
 
 } // namespace onnxscope

@@ -63,7 +63,8 @@ Attributes::Attributes(const KernelInit& init, const std::vector<std::string>& d
         for (int d = 0; d < numDirections; ++d)
             names.insert(names.end(), defaults.begin(), defaults.end());
     if (names.size() != defaults.size() * static_cast<size_t>(numDirections))
-        throw a.error("activations", "expected " + std::to_string(defaults.size() * numDirections) + " names, got "
+        throw a.error("activations",
+            "expected " + std::to_string(defaults.size() * numDirections) + " names, got "
                 + std::to_string(names.size()));
     auto alphas = a.getFloats("activation_alpha");
     auto betas = a.getFloats("activation_beta");

@@ -17,8 +17,19 @@ namespace onnxscope::rnn {
 /// An activation function of a recurrent cell (Sigmoid, Tanh, Relu, Affine, LeakyRelu, ThresholdedRelu,
 /// ScaledTanh, HardSigmoid, Elu, Softsign, Softplus) with its alpha/beta.
 struct Activation {
-    enum class Kind { Sigmoid, Tanh, Relu, Affine, LeakyRelu, ThresholdedRelu, ScaledTanh, HardSigmoid, Elu, Softsign,
-        Softplus };
+    enum class Kind {
+        Sigmoid,
+        Tanh,
+        Relu,
+        Affine,
+        LeakyRelu,
+        ThresholdedRelu,
+        ScaledTanh,
+        HardSigmoid,
+        Elu,
+        Softsign,
+        Softplus
+    };
     Kind kind = Kind::Sigmoid;
     float alpha = 0, beta = 0;
     template <class T> T operator()(T x) const

@@ -34,8 +34,9 @@ private:
             m_count = m_inputs.at(0).sequence(ctx.node().label() + ": input 0").items.size();
             for (size_t i = 1; i < m_inputs.size(); ++i)
                 if (m_inputs[i].isSequence() && m_inputs[i].sequence().items.size() != m_count)
-                    throw ctx.error("input " + std::to_string(i) + " has " + std::to_string(m_inputs[i].sequence().items.size())
-                        + " items but the input sequence has " + std::to_string(m_count));
+                    throw ctx.error("input " + std::to_string(i) + " has "
+                        + std::to_string(m_inputs[i].sequence().items.size()) + " items but the input sequence has "
+                        + std::to_string(m_count));
             m_outputs.resize(m_body->outputs().size());
         }
 

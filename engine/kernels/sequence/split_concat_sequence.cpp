@@ -74,8 +74,8 @@ public:
                     total += v;
                 }
                 if (total != n)
-                    throw ctx.error("split sizes add up to " + std::to_string(total) + " but axis " + std::to_string(axis)
-                        + " has " + std::to_string(n));
+                    throw ctx.error("split sizes add up to " + std::to_string(total) + " but axis "
+                        + std::to_string(axis) + " has " + std::to_string(n));
             }
         } else {
             sizes.assign(static_cast<size_t>(n), 1);
@@ -137,7 +137,8 @@ public:
         int64_t total = 0;
         for (const auto& p : parts) {
             if (p.dtype() != first.dtype() || p.rank() != parts[0].rank())
-                throw ctx.error("sequence items " + first.typeString() + " and " + p.typeString() + " cannot be joined");
+                throw ctx.error(
+                    "sequence items " + first.typeString() + " and " + p.typeString() + " cannot be joined");
             for (int64_t d = 0; d < p.rank(); ++d)
                 if (d != axis && p.dim(d) != parts[0].dim(d))
                     throw ctx.error("sequence items " + parts[0].typeString() + " and " + p.typeString()

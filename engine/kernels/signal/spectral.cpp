@@ -26,8 +26,8 @@ void fourierTransform(std::vector<std::complex<double>>& x, bool inverse)
     x.swap(out);
 }
 
-std::vector<std::complex<double>> readSignal(const KernelContext& ctx, const Tensor& t, const std::string& what,
-    Shape& signalShape)
+std::vector<std::complex<double>> readSignal(
+    const KernelContext& ctx, const Tensor& t, const std::string& what, Shape& signalShape)
 {
     if (t.rank() < 2 || (t.shape().back() != 1 && t.shape().back() != 2))
         throw ctx.error(what + " must end in a dimension of 1 (real) or 2 (complex), got " + t.typeString());

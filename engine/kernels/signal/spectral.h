@@ -16,8 +16,8 @@ void fourierTransform(std::vector<std::complex<double>>& x, bool inverse);
 
 /// A signal tensor [..., 1] (real) or [..., 2] (complex) of a float type as complex doubles (shape without the
 /// last dim in `signalShape`); Error naming the node and `what` otherwise.
-std::vector<std::complex<double>> readSignal(const KernelContext& ctx, const Tensor& t, const std::string& what,
-    Shape& signalShape);
+std::vector<std::complex<double>> readSignal(
+    const KernelContext& ctx, const Tensor& t, const std::string& what, Shape& signalShape);
 
 /// Writes complex doubles as a [..., 2] tensor of `type` (a float type).
 Tensor writeSpectrum(const KernelContext& ctx, DataType type, Shape shape, const std::vector<std::complex<double>>& v);

@@ -52,8 +52,8 @@ public:
             throw ctx.error("one of 'window' and 'frame_length' is required");
         }
         if (frameLength < 1 || frameLength > length)
-            throw ctx.error("frame length " + std::to_string(frameLength) + " must be in [1, "
-                + std::to_string(length) + "]");
+            throw ctx.error(
+                "frame length " + std::to_string(frameLength) + " must be in [1, " + std::to_string(length) + "]");
         if (window.empty())
             window.assign(static_cast<size_t>(frameLength), 1.0);
         const int64_t frames = (length - frameLength) / step + 1;

@@ -109,8 +109,8 @@ public:
         std::vector<int64_t> edge(static_cast<size_t>(mels + 2));
         for (int64_t i = 0; i < mels + 2; ++i) {
             const double hz = 700 * (std::pow(10.0, (static_cast<double>(i) * step + lowMel) / 2595) - 1);
-            edge[static_cast<size_t>(i)]
-                = static_cast<int64_t>(std::floor(static_cast<double>(dftLength + 1) * hz / static_cast<double>(sampleRate)));
+            edge[static_cast<size_t>(i)] = static_cast<int64_t>(
+                std::floor(static_cast<double>(dftLength + 1) * hz / static_cast<double>(sampleRate)));
         }
         std::vector<double> w(static_cast<size_t>(bins * mels), 0.0);
         auto set = [&](int64_t j, int64_t i, double value) {
@@ -142,8 +142,8 @@ private:
         if (t.size() != 1 || t.rank() > 1)
             throw ctx.error(what + " must be a scalar, got " + t.typeString());
         double v = 0;
-        dispatch<FloatTypes>(t.dtype(), ctx.node().label() + ": " + what,
-            [&]<class T>() { v = static_cast<double>(t.data<T>()[0]); });
+        dispatch<FloatTypes>(
+            t.dtype(), ctx.node().label() + ": " + what, [&]<class T>() { v = static_cast<double>(t.data<T>()[0]); });
         return v;
     }
 

@@ -53,8 +53,8 @@ struct Ops {
 
     /// C[m, n] (row stride ldc) = op(A)[m, k] * op(B)[k, n] (+ C when accumulate). op(A) is A[m, k] (row stride
     /// lda) or, with transA, the transpose of A[k, m]; likewise for B.
-    void (*gemm)(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, bool transA, const float* b,
-        int64_t ldb, bool transB, float* c, int64_t ldc, bool accumulate);
+    void (*gemm)(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, bool transA, const float* b, int64_t ldb,
+        bool transB, float* c, int64_t ldc, bool accumulate);
 
     /// C[m, n] (row stride ldc) = A[m, k] (row stride lda) * B[k, n] (row stride ldb) + bias[i] on row i (bias may
     /// be null), reading A and B in place: for small products such as a convolution's weights times one chunk of its

@@ -78,6 +78,9 @@ private:
 
 } // namespace
 
-void registerCompress(KernelRegistry& r) { r.add("", "Compress", 9, KernelRegistry::kLatest, makeFactory<Compress>()); }
+void registerCompress(KernelRegistry& r)
+{
+    r.add("", "Compress", 9, KernelRegistry::kLatest, makeFactory<Compress>());
+}
 
 } // namespace onnxscope

@@ -35,16 +35,16 @@ public:
         if (rank == 0)
             throw ctx.error("cannot concatenate scalars");
         if (m_axis < -rank || m_axis >= rank)
-            throw ctx.error("attribute 'axis' " + std::to_string(m_axis) + " is out of range for rank "
-                + std::to_string(rank));
+            throw ctx.error(
+                "attribute 'axis' " + std::to_string(m_axis) + " is out of range for rank " + std::to_string(rank));
         const size_t axis = static_cast<size_t>(m_axis < 0 ? m_axis + rank : m_axis);
         Shape outShape = first.shape();
         outShape[axis] = 0;
         for (size_t i = 0; i < inputs.size(); ++i) {
             const Tensor& t = *inputs[i];
             if (t.dtype() != first.dtype())
-                throw ctx.error("input " + std::to_string(i) + " is " + t.typeString() + ", input 0 is "
-                    + first.typeString());
+                throw ctx.error(
+                    "input " + std::to_string(i) + " is " + t.typeString() + ", input 0 is " + first.typeString());
             bool same = t.rank() == rank;
             for (size_t d = 0; same && d < static_cast<size_t>(rank); ++d)
                 same = d == axis || t.shape()[d] == first.shape()[d];

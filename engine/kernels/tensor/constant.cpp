@@ -29,7 +29,8 @@ public:
         }
         const std::string& name = present.front();
         if (name != "value" && init.opset() < (name == "sparse_value" ? 11 : 12))
-            throw init.error("attribute '" + name + "' is not part of Constant in opset " + std::to_string(init.opset()));
+            throw init.error(
+                "attribute '" + name + "' is not part of Constant in opset " + std::to_string(init.opset()));
         if (name == "value") {
             m_value = attrs.requireTensor("value");
         } else if (name == "sparse_value") {

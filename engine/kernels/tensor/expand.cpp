@@ -25,8 +25,8 @@ public:
         try {
             outShape = broadcastShapes(data.shape(), shape);
         } catch (const Error& e) {
-            throw ctx.error(std::string("cannot expand ") + data.typeString() + " to " + shapeToString(shape) + ": "
-                + e.what());
+            throw ctx.error(
+                std::string("cannot expand ") + data.typeString() + " to " + shapeToString(shape) + ": " + e.what());
         }
         Tensor& out = ctx.allocateOutput(0, data.dtype(), outShape);
         if (out.size() == 0)
@@ -36,13 +36,16 @@ public:
         std::vector<int64_t> strides(rank, 0);
         for (size_t d = 0; d < data.shape().size(); ++d)
             strides[offset + d] = data.shape()[d] == 1 ? 0 : own[d];
-        byElementSize(data.dtype(),
-            [&]<class W>() { stridedCopy(words<W>(data), mutableWords<W>(out), outShape, strides, 0); });
+        byElementSize(
+            data.dtype(), [&]<class W>() { stridedCopy(words<W>(data), mutableWords<W>(out), outShape, strides, 0); });
     }
 };
 
 } // namespace
 
-void registerExpand(KernelRegistry& r) { r.add("", "Expand", 8, KernelRegistry::kLatest, makeFactory<Expand>()); }
+void registerExpand(KernelRegistry& r)
+{
+    r.add("", "Expand", 8, KernelRegistry::kLatest, makeFactory<Expand>());
+}
 
 } // namespace onnxscope

@@ -46,6 +46,9 @@ private:
 
 } // namespace
 
-void registerEyeLike(KernelRegistry& r) { r.add("", "EyeLike", 9, KernelRegistry::kLatest, makeFactory<EyeLike>()); }
+void registerEyeLike(KernelRegistry& r)
+{
+    r.add("", "EyeLike", 9, KernelRegistry::kLatest, makeFactory<EyeLike>());
+}
 
 } // namespace onnxscope

@@ -41,14 +41,15 @@ public:
             const int64_t v = idx[i];
             if (v < -axisDim || v >= axisDim)
                 throw ctx.error("index " + std::to_string(v) + " at position " + std::to_string(i) + " of indices "
-                    + shapeToString(indices.shape()) + " is out of range for axis " + std::to_string(axis)
-                    + " of size " + std::to_string(axisDim));
+                    + shapeToString(indices.shape()) + " is out of range for axis " + std::to_string(axis) + " of size "
+                    + std::to_string(axisDim));
             idx[i] = v < 0 ? v + axisDim : v;
         }
 
         Shape outShape(data.shape().begin(), data.shape().begin() + static_cast<std::ptrdiff_t>(axis));
         outShape.insert(outShape.end(), indices.shape().begin(), indices.shape().end());
-        outShape.insert(outShape.end(), data.shape().begin() + static_cast<std::ptrdiff_t>(axis) + 1, data.shape().end());
+        outShape.insert(
+            outShape.end(), data.shape().begin() + static_cast<std::ptrdiff_t>(axis) + 1, data.shape().end());
         Tensor& out = ctx.allocateOutput(0, data.dtype(), outShape);
         if (out.size() == 0)
             return;

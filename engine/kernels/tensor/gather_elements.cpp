@@ -26,8 +26,8 @@ public:
         if (rank == 0)
             throw ctx.error("input 'data' must have rank 1 or more, got a scalar");
         if (indicesTensor.rank() != rank)
-            throw ctx.error("input 'indices' " + indicesTensor.typeString() + " must have the rank of data "
-                + data.typeString());
+            throw ctx.error(
+                "input 'indices' " + indicesTensor.typeString() + " must have the rank of data " + data.typeString());
         int64_t axis;
         try {
             axis = normalizeAxis(m_axis, rank);

@@ -79,6 +79,9 @@ private:
 
 } // namespace
 
-void registerGatherND(KernelRegistry& r) { r.add("", "GatherND", 11, KernelRegistry::kLatest, makeFactory<GatherND>()); }
+void registerGatherND(KernelRegistry& r)
+{
+    r.add("", "GatherND", 11, KernelRegistry::kLatest, makeFactory<GatherND>());
+}
 
 } // namespace onnxscope

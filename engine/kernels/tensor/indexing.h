@@ -8,17 +8,26 @@
 #include "engine/kernels/kernel.h"
 
 #include <cstdint>
-#include <type_traits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace onnxscope::indexing {
 
 // Element moves by size come from common/element_copy.h; these names are kept for the indexing kernels.
 using Word16 = Bytes16;
-template <class Fn> void byElementSize(DataType type, Fn&& fn) { dispatchByElementSize(type, std::forward<Fn>(fn)); }
-template <class W> const W* words(const Tensor& t) { return elementsOf<W>(t); }
-template <class W> W* mutableWords(Tensor& t) { return mutableElementsOf<W>(t); }
+template <class Fn> void byElementSize(DataType type, Fn&& fn)
+{
+    dispatchByElementSize(type, std::forward<Fn>(fn));
+}
+template <class W> const W* words(const Tensor& t)
+{
+    return elementsOf<W>(t);
+}
+template <class W> W* mutableWords(Tensor& t)
+{
+    return mutableElementsOf<W>(t);
+}
 
 /// The elements of an int32 or int64 tensor as int64 (any shape, row-major). Error naming `what` otherwise.
 inline std::vector<int64_t> toInt64s(const KernelContext& ctx, const Tensor& t, const std::string& what)
@@ -58,15 +67,16 @@ inline int64_t checkIndex(const KernelContext& ctx, int64_t index, int64_t dim, 
 {
     const int64_t fixed = index < 0 ? index + dim : index;
     if (fixed < 0 || fixed >= dim)
-        throw ctx.error(what + " " + std::to_string(index) + " is out of range for a dimension of size "
-            + std::to_string(dim));
+        throw ctx.error(
+            what + " " + std::to_string(index) + " is out of range for a dimension of size " + std::to_string(dim));
     return fixed;
 }
 
 /// out[i] = in[inOffset + sum_d index_d * inStrides[d]] for every index of `outShape` (row-major). The strides may
 /// be zero (broadcast) or negative (reversed slices); the caller guarantees every offset is within `in`.
 template <class W>
-void stridedCopy(const W* in, W* out, const Shape& givenShape, const std::vector<int64_t>& givenStrides, int64_t inOffset)
+void stridedCopy(
+    const W* in, W* out, const Shape& givenShape, const std::vector<int64_t>& givenStrides, int64_t inOffset)
 {
     int64_t n = 1;
     for (int64_t d : givenShape)
@@ -143,8 +153,9 @@ inline Reduction reductionAttribute(const KernelInit& init)
         return Reduction::Max;
     if (init.opset() >= 18 && r == "min")
         return Reduction::Min;
-    throw init.attributes().error("reduction", "expected none, add, mul" + std::string(init.opset() >= 18 ? ", max or min" : "")
-        + " (opset " + std::to_string(init.opset()) + "), got \"" + r + "\"");
+    throw init.attributes().error("reduction",
+        "expected none, add, mul" + std::string(init.opset() >= 18 ? ", max or min" : "") + " (opset "
+            + std::to_string(init.opset()) + "), got \"" + r + "\"");
 }
 
 /// dst = reduce(dst, src). Bool adds as "or" and multiplies as "and"; the caller refuses strings (and max/min on

@@ -52,6 +52,9 @@ public:
 
 } // namespace
 
-void registerNonZero(KernelRegistry& r) { r.add("", "NonZero", 9, KernelRegistry::kLatest, makeFactory<NonZero>()); }
+void registerNonZero(KernelRegistry& r)
+{
+    r.add("", "NonZero", 9, KernelRegistry::kLatest, makeFactory<NonZero>());
+}
 
 } // namespace onnxscope

@@ -53,10 +53,12 @@ public:
         dispatch<NumericTypes>(depthTensor.dtype(), ctx.node(), ": input 'depth'",
             [&]<class T>() { depth = asIndex(depthTensor.data<T>()[0]); });
         if (!depth || *depth < 0)
-            throw ctx.error("input 'depth' must be a non-negative integer, got " + std::to_string(depthTensor.toDouble(0)));
+            throw ctx.error(
+                "input 'depth' must be a non-negative integer, got " + std::to_string(depthTensor.toDouble(0)));
         const int64_t rank = indices.rank() + 1;
         if (m_axis < -rank || m_axis >= rank)
-            throw ctx.error("axis " + std::to_string(m_axis) + " is out of range for output rank " + std::to_string(rank));
+            throw ctx.error(
+                "axis " + std::to_string(m_axis) + " is out of range for output rank " + std::to_string(rank));
         const int64_t axis = m_axis < 0 ? m_axis + rank : m_axis;
         Shape outShape = indices.shape();
         outShape.insert(outShape.begin() + axis, *depth);
@@ -99,6 +101,9 @@ private:
 
 } // namespace
 
-void registerOneHot(KernelRegistry& r) { r.add("", "OneHot", 9, KernelRegistry::kLatest, makeFactory<OneHot>()); }
+void registerOneHot(KernelRegistry& r)
+{
+    r.add("", "OneHot", 9, KernelRegistry::kLatest, makeFactory<OneHot>());
+}
 
 } // namespace onnxscope

@@ -85,8 +85,8 @@ public:
             lo[d] = std::min(dim, std::max<int64_t>(0, -before[d]));
             hi[d] = std::max(lo[d], dim - std::max<int64_t>(0, -after[d]));
             if (m_mode != PadMode::Constant && hi[d] == lo[d] && size > 0)
-                throw ctx.error("cannot pad an empty axis " + std::to_string(d) + " of " + data.typeString()
-                    + " in " + modeName() + " mode");
+                throw ctx.error("cannot pad an empty axis " + std::to_string(d) + " of " + data.typeString() + " in "
+                    + modeName() + " mode");
         }
         Tensor& out = ctx.allocateOutput(0, data.dtype(), outShape);
         if (out.size() == 0)
@@ -201,10 +201,10 @@ private:
             if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
                 // Out-of-range float to integer conversion is undefined; saturate instead.
                 const double v = m_value;
-                t.data<T>()[0] = v != v ? T(0)
-                    : v <= static_cast<double>(std::numeric_limits<T>::min())   ? std::numeric_limits<T>::min()
-                    : v >= static_cast<double>(std::numeric_limits<T>::max())   ? std::numeric_limits<T>::max()
-                                                                                : static_cast<T>(v);
+                t.data<T>()[0] = v != v                                       ? T(0)
+                    : v <= static_cast<double>(std::numeric_limits<T>::min()) ? std::numeric_limits<T>::min()
+                    : v >= static_cast<double>(std::numeric_limits<T>::max()) ? std::numeric_limits<T>::max()
+                                                                              : static_cast<T>(v);
             } else if constexpr (std::is_same_v<T, bool>) {
                 t.data<T>()[0] = m_value != 0.0f;
             } else {
@@ -222,6 +222,9 @@ private:
 
 } // namespace
 
-void registerPad(KernelRegistry& r) { r.add("", "Pad", 1, KernelRegistry::kLatest, makeFactory<Pad>()); }
+void registerPad(KernelRegistry& r)
+{
+    r.add("", "Pad", 1, KernelRegistry::kLatest, makeFactory<Pad>());
+}
 
 } // namespace onnxscope

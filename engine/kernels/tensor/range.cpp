@@ -60,6 +60,9 @@ public:
 
 } // namespace
 
-void registerRange(KernelRegistry& r) { r.add("", "Range", 11, KernelRegistry::kLatest, makeFactory<Range>()); }
+void registerRange(KernelRegistry& r)
+{
+    r.add("", "Range", 11, KernelRegistry::kLatest, makeFactory<Range>());
+}
 
 } // namespace onnxscope

@@ -30,12 +30,12 @@ public:
         const std::vector<int64_t> lens = intListInput(ctx, 1, "input 'sequence_lens'");
         const int64_t batch = x.dim(m_batchAxis), steps = x.dim(m_timeAxis);
         if (static_cast<int64_t>(lens.size()) != batch)
-            throw ctx.error("input 'sequence_lens' has " + std::to_string(lens.size()) + " values but the batch size of "
-                + x.typeString() + " is " + std::to_string(batch));
+            throw ctx.error("input 'sequence_lens' has " + std::to_string(lens.size())
+                + " values but the batch size of " + x.typeString() + " is " + std::to_string(batch));
         for (int64_t len : lens)
             if (len < 0 || len > steps)
-                throw ctx.error("sequence length " + std::to_string(len) + " is out of range [0, "
-                    + std::to_string(steps) + "]");
+                throw ctx.error(
+                    "sequence length " + std::to_string(len) + " is out of range [0, " + std::to_string(steps) + "]");
         Tensor& out = ctx.allocateOutput(0, x.dtype(), x.shape());
         if (out.size() == 0)
             return;

@@ -31,14 +31,14 @@ public:
         if (rank == 0)
             throw ctx.error("input 'data' must have rank 1 or more, got a scalar");
         if (updates.dtype() != data.dtype())
-            throw ctx.error("input 'updates' " + updates.typeString() + " must have the element type of data "
-                + data.typeString());
+            throw ctx.error(
+                "input 'updates' " + updates.typeString() + " must have the element type of data " + data.typeString());
         if (indicesTensor.shape() != updates.shape())
-            throw ctx.error("inputs 'indices' " + indicesTensor.typeString() + " and 'updates' "
-                + updates.typeString() + " must have the same shape");
+            throw ctx.error("inputs 'indices' " + indicesTensor.typeString() + " and 'updates' " + updates.typeString()
+                + " must have the same shape");
         if (indicesTensor.rank() != rank)
-            throw ctx.error("input 'indices' " + indicesTensor.typeString() + " must have the rank of data "
-                + data.typeString());
+            throw ctx.error(
+                "input 'indices' " + indicesTensor.typeString() + " must have the rank of data " + data.typeString());
         int64_t axis;
         try {
             axis = normalizeAxis(m_axis, rank);

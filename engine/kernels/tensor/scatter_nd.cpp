@@ -27,8 +27,8 @@ public:
         const Tensor& updates = ctx.input(2);
         const int64_t r = data.rank(), q = indicesTensor.rank();
         if (updates.dtype() != data.dtype())
-            throw ctx.error("input 'updates' " + updates.typeString() + " must have the element type of data "
-                + data.typeString());
+            throw ctx.error(
+                "input 'updates' " + updates.typeString() + " must have the element type of data " + data.typeString());
         if (q < 1)
             throw ctx.error("input 'indices' must have rank 1 or more, got a scalar");
         const int64_t k = indicesTensor.dim(q - 1);
@@ -79,6 +79,9 @@ private:
 
 } // namespace
 
-void registerScatterND(KernelRegistry& r) { r.add("", "ScatterND", 11, KernelRegistry::kLatest, makeFactory<ScatterND>()); }
+void registerScatterND(KernelRegistry& r)
+{
+    r.add("", "ScatterND", 11, KernelRegistry::kLatest, makeFactory<ScatterND>());
+}
 
 } // namespace onnxscope

@@ -19,6 +19,9 @@ public:
 
 } // namespace
 
-void registerSize(KernelRegistry& r) { r.add("", "Size", 1, KernelRegistry::kLatest, makeFactory<Size>()); }
+void registerSize(KernelRegistry& r)
+{
+    r.add("", "Size", 1, KernelRegistry::kLatest, makeFactory<Size>());
+}
 
 } // namespace onnxscope

@@ -85,7 +85,8 @@ public:
             } else {
                 start = std::clamp<int64_t>(start, -1, dim - 1);
                 end = std::clamp<int64_t>(end, -1, dim - 1);
-                const int64_t stride = s == std::numeric_limits<int64_t>::min() ? std::numeric_limits<int64_t>::max() : -s;
+                const int64_t stride
+                    = s == std::numeric_limits<int64_t>::min() ? std::numeric_limits<int64_t>::max() : -s;
                 length = start > end ? 1 + (start - end - 1) / stride : 0;
             }
             outShape[a] = length;
@@ -103,9 +104,8 @@ public:
             offset += begin[d] * strides[d];
             inStrides[d] = step[d] * strides[d];
         }
-        byElementSize(data.dtype(), [&]<class W>() {
-            stridedCopy(words<W>(data), mutableWords<W>(out), outShape, inStrides, offset);
-        });
+        byElementSize(data.dtype(),
+            [&]<class W>() { stridedCopy(words<W>(data), mutableWords<W>(out), outShape, inStrides, offset); });
     }
 
 private:
@@ -116,6 +116,9 @@ private:
 
 } // namespace
 
-void registerSlice(KernelRegistry& r) { r.add("", "Slice", 1, KernelRegistry::kLatest, makeFactory<Slice>()); }
+void registerSlice(KernelRegistry& r)
+{
+    r.add("", "Slice", 1, KernelRegistry::kLatest, makeFactory<Slice>());
+}
 
 } // namespace onnxscope

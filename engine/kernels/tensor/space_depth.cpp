@@ -40,13 +40,15 @@ public:
         Shape outShape;
         if (m_toDepth) {
             if (h % b || w % b)
-                throw ctx.error("H and W of " + x.typeString() + " must be multiples of blocksize " + std::to_string(b));
+                throw ctx.error(
+                    "H and W of " + x.typeString() + " must be multiples of blocksize " + std::to_string(b));
             view = { n, c, h / b, b, w / b, b };
             perm = { 0, 3, 5, 1, 2, 4 };
             outShape = { n, depth, h / b, w / b };
         } else {
             if (c % bb)
-                throw ctx.error("C of " + x.typeString() + " must be a multiple of blocksize^2 = " + std::to_string(bb));
+                throw ctx.error(
+                    "C of " + x.typeString() + " must be a multiple of blocksize^2 = " + std::to_string(bb));
             const int64_t cc = c / bb;
             if (m_crd) {
                 view = { n, cc, b, b, h, w };
@@ -71,7 +73,8 @@ public:
             tShape[i] = view[static_cast<size_t>(perm[i])];
             tStrides[i] = viewStrides[static_cast<size_t>(perm[i])];
         }
-        byElementSize(x.dtype(), [&]<class W>() { stridedCopy(words<W>(x), mutableWords<W>(out), tShape, tStrides, 0); });
+        byElementSize(
+            x.dtype(), [&]<class W>() { stridedCopy(words<W>(x), mutableWords<W>(out), tShape, tStrides, 0); });
     }
 
 private:

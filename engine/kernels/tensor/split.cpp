@@ -114,6 +114,9 @@ private:
 
 } // namespace
 
-void registerSplit(KernelRegistry& r) { r.add("", "Split", 1, KernelRegistry::kLatest, makeFactory<Split>()); }
+void registerSplit(KernelRegistry& r)
+{
+    r.add("", "Split", 1, KernelRegistry::kLatest, makeFactory<Split>());
+}
 
 } // namespace onnxscope

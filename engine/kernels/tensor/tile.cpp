@@ -56,8 +56,8 @@ public:
         Tensor& out = ctx.allocateOutput(0, data.dtype(), outShape);
         if (out.size() == 0)
             return;
-        byElementSize(data.dtype(),
-            [&]<class W>() { stridedCopy(words<W>(data), mutableWords<W>(out), view, viewStrides, 0); });
+        byElementSize(
+            data.dtype(), [&]<class W>() { stridedCopy(words<W>(data), mutableWords<W>(out), view, viewStrides, 0); });
     }
 
 private:
@@ -66,6 +66,9 @@ private:
 
 } // namespace
 
-void registerTile(KernelRegistry& r) { r.add("", "Tile", 1, KernelRegistry::kLatest, makeFactory<Tile>()); }
+void registerTile(KernelRegistry& r)
+{
+    r.add("", "Tile", 1, KernelRegistry::kLatest, makeFactory<Tile>());
+}
 
 } // namespace onnxscope

@@ -110,6 +110,9 @@ private:
 
 } // namespace
 
-void registerTopK(KernelRegistry& r) { r.add("", "TopK", 1, KernelRegistry::kLatest, makeFactory<TopK>()); }
+void registerTopK(KernelRegistry& r)
+{
+    r.add("", "TopK", 1, KernelRegistry::kLatest, makeFactory<TopK>());
+}
 
 } // namespace onnxscope

@@ -72,7 +72,8 @@ public:
                 strides.push_back(s);
             }
         }
-        dispatchByElementSize(x.dtype(), [&]<class W>() { copy<W>(elementsOf<W>(x), mutableElementsOf<W>(out), dims, strides); });
+        dispatchByElementSize(
+            x.dtype(), [&]<class W>() { copy<W>(elementsOf<W>(x), mutableElementsOf<W>(out), dims, strides); });
     }
 
 private:

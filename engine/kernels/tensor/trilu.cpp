@@ -47,6 +47,9 @@ private:
 
 } // namespace
 
-void registerTrilu(KernelRegistry& r) { r.add("", "Trilu", 14, KernelRegistry::kLatest, makeFactory<Trilu>()); }
+void registerTrilu(KernelRegistry& r)
+{
+    r.add("", "Trilu", 14, KernelRegistry::kLatest, makeFactory<Trilu>());
+}
 
 } // namespace onnxscope

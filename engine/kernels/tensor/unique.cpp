@@ -122,7 +122,8 @@ public:
             W* o = mutableWords<W>(y);
             for (int64_t b = 0; b < outer; ++b)
                 for (int64_t p = 0; p < groups; ++p) {
-                    const W* src = in + (b * n + first[static_cast<size_t>(byPosition[static_cast<size_t>(p)])]) * inner;
+                    const W* src
+                        = in + (b * n + first[static_cast<size_t>(byPosition[static_cast<size_t>(p)])]) * inner;
                     std::copy(src, src + inner, o + (b * groups + p) * inner);
                 }
         });
@@ -150,6 +151,9 @@ private:
 
 } // namespace
 
-void registerUnique(KernelRegistry& r) { r.add("", "Unique", 11, KernelRegistry::kLatest, makeFactory<Unique>()); }
+void registerUnique(KernelRegistry& r)
+{
+    r.add("", "Unique", 11, KernelRegistry::kLatest, makeFactory<Unique>());
+}
 
 } // namespace onnxscope

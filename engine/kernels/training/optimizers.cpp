@@ -54,8 +54,8 @@ public:
         const Tensor& rt = ctx.input(0);
         const Tensor& tt = ctx.input(1);
         if (rt.size() != 1 || tt.size() != 1 || tt.dtype() != DataType::Int64)
-            throw ctx.error("R must be a float scalar and T an int64 scalar, got " + rt.typeString() + " and "
-                + tt.typeString());
+            throw ctx.error(
+                "R must be a float scalar and T an int64 scalar, got " + rt.typeString() + " and " + tt.typeString());
         double r = 0;
         dispatch<TypeList<float, double>>(rt.dtype(), ctx.node(), ": R", [&]<class T>() { r = rt.data<T>()[0]; });
         const double t = static_cast<double>(tt.data<int64_t>()[0]);

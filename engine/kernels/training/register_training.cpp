@@ -7,6 +7,9 @@ namespace onnxscope {
 // models using it fail at plan time with the registry's "not supported" error.
 void registerOptimizers(KernelRegistry& r);
 
-void registerTrainingKernels(KernelRegistry& r) { registerOptimizers(r); }
+void registerTrainingKernels(KernelRegistry& r)
+{
+    registerOptimizers(r);
+}
 
 } // namespace onnxscope

@@ -6,7 +6,7 @@
 #include "app/cli/commands.h"
 
 #include "engine/core/half.h"
-#include "engine/exec/compare.h"
+#include "engine/compare/run_comparison.h"
 #include "engine/io/input_reader.h"
 #include "engine/kernels/common/cast.h"
 #include "engine/model/model.h"

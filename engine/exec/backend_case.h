@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "engine/exec/value_compare.h"
+#include "engine/compare/expected_value_check.h"
 
 #include <filesystem>
 #include <string>

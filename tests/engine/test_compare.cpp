@@ -3,7 +3,7 @@
 // two input sets, renamed tensors, per-iteration values in Loop/If bodies, reference values from an .npz, and a side
 // that fails.
 #include "engine/core/half.h"
-#include "engine/exec/compare.h"
+#include "engine/compare/run_comparison.h"
 #include "engine/io/npy.h"
 
 #include <QTemporaryDir>

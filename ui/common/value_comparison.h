@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "engine/exec/compare.h"
+#include "engine/compare/run_comparison.h"
 
 #include <cstdint>
 #include <memory>

@@ -3,7 +3,7 @@
 
 #include "engine/core/value.h"
 #include "engine/exec/tensor_stats.h"
-#include "engine/exec/value_compare.h"
+#include "engine/compare/expected_value_check.h"
 
 #include <QWidget>
 

@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Comparison runs (compare.h): two executions, or one and reference values, compared value by value as they are
-// produced.
-#include "engine/exec/compare.h"
+#include "engine/compare/run_comparison.h"
 
 #include "engine/exec/session.h"
 
@@ -12,6 +10,19 @@
 #include <unordered_set>
 
 namespace onnxscope {
+
+std::string_view valueOriginName(ValueOrigin origin)
+{
+    switch (origin) {
+    case ValueOrigin::GraphInput:
+        return "input";
+    case ValueOrigin::Initializer:
+        return "initializer";
+    case ValueOrigin::NodeOutput:
+        return "node_output";
+    }
+    return "?";
+}
 
 size_t ComparisonResult::count(CompareStatus status) const
 {
@@ -43,9 +54,8 @@ bool ComparisonResult::hasDivergence() const
 
 std::map<std::pair<const Graph*, NodeId>, const NodeCompare*> ComparisonResult::worstByNode() const
 {
-    auto rank = [](const NodeCompare& n) {
-        return std::make_tuple(isDivergent(n.status), n.toleranceRatio, n.maxAbsError);
-    };
+    auto rank
+        = [](const NodeCompare& n) { return std::make_tuple(isDivergent(n.status), n.toleranceRatio, n.maxAbsError); };
     std::map<std::pair<const Graph*, NodeId>, const NodeCompare*> out;
     for (const auto& n : nodes) {
         auto [it, inserted] = out.try_emplace({ n.graph, n.nodeId }, &n);
@@ -547,13 +557,20 @@ private:
     static int severity(CompareStatus s)
     {
         switch (s) {
-        case CompareStatus::KindMismatch: return 6;
-        case CompareStatus::ShapeMismatch: return 5;
-        case CompareStatus::Mismatch: return 4;
-        case CompareStatus::Skipped: return 3;
-        case CompareStatus::Match: return 2;
-        case CompareStatus::OnlyA: return 1;
-        case CompareStatus::OnlyB: return 0;
+        case CompareStatus::KindMismatch:
+            return 6;
+        case CompareStatus::ShapeMismatch:
+            return 5;
+        case CompareStatus::Mismatch:
+            return 4;
+        case CompareStatus::Skipped:
+            return 3;
+        case CompareStatus::Match:
+            return 2;
+        case CompareStatus::OnlyA:
+            return 1;
+        case CompareStatus::OnlyB:
+            return 0;
         }
         return 0;
     }

@@ -8,6 +8,7 @@
 
 namespace onnxscope {
 
+/// How far an element may be from its expected or reference value e: |a - e| <= atol + rtol * |e|.
 struct Tolerance {
     double rtol = 1e-3;
     double atol = 1e-7;

@@ -50,11 +50,16 @@ private:
             });
         };
         switch (m_op) {
-        case CompareOp::Equal: return cmp([](const C& x, const C& y) { return x == y; });
-        case CompareOp::Greater: return cmp([](const C& x, const C& y) { return x > y; });
-        case CompareOp::GreaterOrEqual: return cmp([](const C& x, const C& y) { return x >= y; });
-        case CompareOp::Less: return cmp([](const C& x, const C& y) { return x < y; });
-        case CompareOp::LessOrEqual: return cmp([](const C& x, const C& y) { return x <= y; });
+        case CompareOp::Equal:
+            return cmp([](const C& x, const C& y) { return x == y; });
+        case CompareOp::Greater:
+            return cmp([](const C& x, const C& y) { return x > y; });
+        case CompareOp::GreaterOrEqual:
+            return cmp([](const C& x, const C& y) { return x >= y; });
+        case CompareOp::Less:
+            return cmp([](const C& x, const C& y) { return x < y; });
+        case CompareOp::LessOrEqual:
+            return cmp([](const C& x, const C& y) { return x <= y; });
         }
     }
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "engine/exec/value_compare.h"
+#include "engine/compare/expected_value_check.h"
 
 #include <cmath>
 #include <cstring>
@@ -71,7 +71,8 @@ std::optional<std::string> compareTensors(const Tensor& e, const Tensor& a, Tole
                 }
             }
             if (exact && ok && (e.dtype() == DataType::Int64 || e.dtype() == DataType::UInt64))
-                ok = std::memcmp(static_cast<const char*>(e.raw()) + i * 8, static_cast<const char*>(a.raw()) + i * 8, 8)
+                ok = std::memcmp(
+                         static_cast<const char*>(e.raw()) + i * 8, static_cast<const char*>(a.raw()) + i * 8, 8)
                     == 0;
             if (!ok) {
                 if (first < 0) {
@@ -132,7 +133,7 @@ std::optional<std::string> compareValues(const Value& expected, const Value& act
         if (!ev || !av)
             return (!ev && !av) ? std::nullopt
                                 : std::optional<std::string>(std::string("optional is ") + (av ? "set" : "empty")
-                                      + ", expected " + (ev ? "set" : "empty"));
+                                    + ", expected " + (ev ? "set" : "empty"));
         return compareValues(*ev, *av, tol);
     }
     default:

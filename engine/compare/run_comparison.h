@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "engine/compare/reference_values.h"
+#include "engine/compare/value_comparison.h"
 #include "engine/exec/session.h"
-#include "engine/exec/value_compare.h"
 
 #include <atomic>
 #include <filesystem>
@@ -14,50 +15,6 @@
 #include <vector>
 
 namespace onnxscope {
-
-/// How one compared value came out.
-enum class CompareStatus {
-    Match, // every element within tolerance, NaN/Inf in the same places
-    Mismatch, // same shape, some elements differ (see ValueStats)
-    ShapeMismatch, // both tensors, different shapes (or sequences of different lengths)
-    KindMismatch, // tensor vs sequence, number vs string, ...
-    OnlyA, // side A produced it, side B never did
-    OnlyB, // side B produced it (or the reference holds it), side A never did
-    Skipped, // present on both sides but not comparable (e.g. an unreadable reference file); see `note`
-};
-
-std::string_view compareStatusName(CompareStatus status);
-/// Mismatch, ShapeMismatch or KindMismatch.
-bool isDivergent(CompareStatus status);
-
-/// Element statistics of one compared pair, computed in float64 whatever the two element types are.
-/// Errors are |a - b|, relative errors |a - b| / |b| (elements where b == 0 are left out of maxRelError and governed
-/// by maxAbsError), b being side B (the reference). NaN/Inf elements do not enter the error numbers; they are
-/// counted, and a NaN on one side only, or an infinity that differs, is a mismatching element.
-struct ValueStats {
-    bool numeric = true; // false for strings: only `mismatches` is meaningful
-    int64_t elements = 0;
-    double maxAbsError = 0;
-    double maxRelError = 0;
-    double meanAbsError = 0;
-    double cosine = 1; // of the finite elements as vectors; 1 when both are all zero, 0 when only one is
-    int64_t mismatches = 0; // elements failing |a - b| <= atol + rtol * |b| (integers and bools: a != b)
-    int64_t nanA = 0, nanB = 0, infA = 0, infB = 0;
-    int64_t nonFiniteMismatches = 0; // NaN on one side only, or infinities that differ
-    int64_t worstIndex = -1; // flat index of maxAbsError (or of the first non-finite mismatch if that is all)
-    /// max over elements of |a - b| / (atol + rtol * |b|): <= 1 means within tolerance. Infinity when a NaN/Inf
-    /// differs.
-    double toleranceRatio = 0;
-};
-
-/// Element statistics of two values (tensors, sequences item by item, maps keys and values, optionals unwrapped)
-/// and the resulting status (Match, Mismatch, ShapeMismatch or KindMismatch). For the diff view as much as for runs.
-struct PairComparison {
-    CompareStatus status = CompareStatus::Match;
-    ValueStats stats;
-    std::string note; // why ShapeMismatch / KindMismatch
-};
-PairComparison compareValuePair(const Value& a, const Value& b, Tolerance tolerance);
 
 /// Where a compared value came from.
 enum class ValueOrigin { GraphInput, Initializer, NodeOutput };
@@ -131,42 +88,6 @@ struct ComparisonResult {
     std::map<std::pair<const Graph*, NodeId>, const NodeCompare*> worstByNode() const;
 };
 
-/// Values to compare against, instead of a second run: a `run --dump-all` folder (manifest.json + .npy files, read
-/// one at a time when needed) or an .npz archive (array names are value names of the main graph, or
-/// "<frame path> / <value name>" for values inside subgraphs).
-class ReferenceValues {
-public:
-    struct Entry {
-        std::string framePath;
-        std::string name;
-        std::string node; // producer recorded in the manifest, if any
-        std::string file; // for folders: the file in the folder
-        std::string type; // "float[1, 3]" when known without reading the value
-        std::string note; // why it cannot be read, if so
-    };
-
-    /// A folder with manifest.json, or an .npz file. Errors name the file and what is wrong.
-    static ReferenceValues load(const std::filesystem::path& path);
-    static ReferenceValues fromDumpFolder(const std::filesystem::path& dir);
-    static ReferenceValues fromNpz(const std::filesystem::path& file);
-    /// From values in memory, keyed by (frame path, name).
-    static ReferenceValues fromValues(std::vector<std::pair<std::pair<std::string, std::string>, Value>> values);
-
-    const std::vector<Entry>& entries() const { return m_entries; }
-    const std::string& description() const { return m_description; }
-    /// Index of the entry for this frame path and name, or -1.
-    int64_t find(const std::string& framePath, const std::string& name) const;
-    /// The entry's value, read from disk for folders; Error naming the file if it cannot be read.
-    Value read(size_t index) const;
-
-private:
-    std::filesystem::path m_dir;
-    std::string m_description;
-    std::vector<Entry> m_entries;
-    std::vector<Value> m_inMemory; // npz / fromValues
-    std::map<std::pair<std::string, std::string>, size_t> m_index;
-};
-
 /// One side of a comparison that is executed: a program and its inputs.
 struct RunSide {
     std::shared_ptr<const Program> program;
@@ -197,7 +118,7 @@ ComparisonResult compareRuns(const RunSide& a, const RunSide& b, const CompareOp
 
 /// Runs side A and compares every value it produces with the reference value of the same frame path and name.
 /// Reference values are read one at a time, when side A produces their counterpart.
-ComparisonResult compareWithReference(const RunSide& a, const ReferenceValues& reference,
-    const CompareOptions& options = {});
+ComparisonResult compareWithReference(
+    const RunSide& a, const ReferenceValues& reference, const CompareOptions& options = {});
 
 } // namespace onnxscope

@@ -1,32 +1,32 @@
 // SPDX-License-Identifier: MIT
-// Element statistics of a pair of values (compare.h: compareValuePair) and the reference-value sources.
-#include "engine/exec/compare.h"
+#include "engine/compare/value_comparison.h"
 
 #include "engine/core/half.h"
-#include "engine/io/npy.h"
-
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <limits>
-
-namespace fs = std::filesystem;
 
 namespace onnxscope {
 
 std::string_view compareStatusName(CompareStatus status)
 {
     switch (status) {
-    case CompareStatus::Match: return "match";
-    case CompareStatus::Mismatch: return "mismatch";
-    case CompareStatus::ShapeMismatch: return "shape_mismatch";
-    case CompareStatus::KindMismatch: return "kind_mismatch";
-    case CompareStatus::OnlyA: return "only_a";
-    case CompareStatus::OnlyB: return "only_b";
-    case CompareStatus::Skipped: return "skipped";
+    case CompareStatus::Match:
+        return "match";
+    case CompareStatus::Mismatch:
+        return "mismatch";
+    case CompareStatus::ShapeMismatch:
+        return "shape_mismatch";
+    case CompareStatus::KindMismatch:
+        return "kind_mismatch";
+    case CompareStatus::OnlyA:
+        return "only_a";
+    case CompareStatus::OnlyB:
+        return "only_b";
+    case CompareStatus::Skipped:
+        return "skipped";
     }
     return "?";
 }
@@ -35,16 +35,6 @@ bool isDivergent(CompareStatus status)
 {
     return status == CompareStatus::Mismatch || status == CompareStatus::ShapeMismatch
         || status == CompareStatus::KindMismatch;
-}
-
-std::string_view valueOriginName(ValueOrigin origin)
-{
-    switch (origin) {
-    case ValueOrigin::GraphInput: return "input";
-    case ValueOrigin::Initializer: return "initializer";
-    case ValueOrigin::NodeOutput: return "node_output";
-    }
-    return "?";
 }
 
 namespace {
@@ -59,19 +49,45 @@ void toDoubles(const Tensor& t, int64_t begin, int64_t count, double* out)
             out[i] = static_cast<double>(span[static_cast<size_t>(begin + i)]);
     };
     switch (t.dtype()) {
-    case DataType::Float: copy(t.data<float>()); break;
-    case DataType::Double: copy(t.data<double>()); break;
-    case DataType::Float16: copy(t.data<Float16>()); break;
-    case DataType::BFloat16: copy(t.data<BFloat16>()); break;
-    case DataType::Int8: copy(t.data<int8_t>()); break;
-    case DataType::Int16: copy(t.data<int16_t>()); break;
-    case DataType::Int32: copy(t.data<int32_t>()); break;
-    case DataType::Int64: copy(t.data<int64_t>()); break;
-    case DataType::UInt8: copy(t.data<uint8_t>()); break;
-    case DataType::UInt16: copy(t.data<uint16_t>()); break;
-    case DataType::UInt32: copy(t.data<uint32_t>()); break;
-    case DataType::UInt64: copy(t.data<uint64_t>()); break;
-    case DataType::Bool: copy(t.data<bool>()); break;
+    case DataType::Float:
+        copy(t.data<float>());
+        break;
+    case DataType::Double:
+        copy(t.data<double>());
+        break;
+    case DataType::Float16:
+        copy(t.data<Float16>());
+        break;
+    case DataType::BFloat16:
+        copy(t.data<BFloat16>());
+        break;
+    case DataType::Int8:
+        copy(t.data<int8_t>());
+        break;
+    case DataType::Int16:
+        copy(t.data<int16_t>());
+        break;
+    case DataType::Int32:
+        copy(t.data<int32_t>());
+        break;
+    case DataType::Int64:
+        copy(t.data<int64_t>());
+        break;
+    case DataType::UInt8:
+        copy(t.data<uint8_t>());
+        break;
+    case DataType::UInt16:
+        copy(t.data<uint16_t>());
+        break;
+    case DataType::UInt32:
+        copy(t.data<uint32_t>());
+        break;
+    case DataType::UInt64:
+        copy(t.data<uint64_t>());
+        break;
+    case DataType::Bool:
+        copy(t.data<bool>());
+        break;
     default:
         for (int64_t i = 0; i < count; ++i)
             out[i] = t.toDouble(begin + i);
@@ -164,8 +180,8 @@ struct Accumulator {
         }
         // Integers and bools compare exactly unless one side is floating point (then the tolerance applies).
         const bool exact = !isFloatingPoint(a.dtype()) && !isFloatingPoint(b.dtype());
-        const bool wide = a.dtype() == DataType::Int64 || a.dtype() == DataType::UInt64
-            || b.dtype() == DataType::Int64 || b.dtype() == DataType::UInt64;
+        const bool wide = a.dtype() == DataType::Int64 || a.dtype() == DataType::UInt64 || b.dtype() == DataType::Int64
+            || b.dtype() == DataType::UInt64;
         std::vector<double> ba(static_cast<size_t>(std::min(n, kChunk))), bb(ba.size());
         for (int64_t start = 0; start < n; start += kChunk) {
             const int64_t count = std::min(kChunk, n - start);
@@ -290,115 +306,6 @@ PairComparison compareValuePair(const Value& a, const Value& b, Tolerance tolera
     if (out.status == CompareStatus::Match && out.stats.mismatches > 0)
         out.status = CompareStatus::Mismatch;
     return out;
-}
-
-// ---- ReferenceValues ----
-
-ReferenceValues ReferenceValues::load(const fs::path& path)
-{
-    if (fs::is_directory(path))
-        return fromDumpFolder(path);
-    std::string ext = path.extension().string();
-    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
-    check(fs::exists(path), "reference \"" + path.string() + "\" does not exist");
-    check(ext == ".npz",
-        "reference \"" + path.string() + "\" is neither a folder with manifest.json (run --dump-all) nor an .npz file");
-    return fromNpz(path);
-}
-
-ReferenceValues ReferenceValues::fromDumpFolder(const fs::path& dir)
-{
-    ReferenceValues r;
-    r.m_dir = dir;
-    r.m_description = "reference folder " + dir.string();
-    const fs::path manifestPath = dir / "manifest.json";
-    std::ifstream in(manifestPath);
-    check(in.good(), "reference folder \"" + dir.string() + "\" has no readable manifest.json (write one with "
-                     "onnxscope-cli run --dump-all --output-dir DIR)");
-    nlohmann::json manifest;
-    try {
-        manifest = nlohmann::json::parse(in);
-    } catch (const std::exception& e) {
-        throw Error("\"" + manifestPath.string() + "\" is not valid JSON: " + e.what());
-    }
-    check(manifest.is_object() && manifest.contains("tensors") && manifest["tensors"].is_array(),
-        "\"" + manifestPath.string() + "\": expected an object with a \"tensors\" array");
-    size_t k = 0;
-    for (const auto& t : manifest["tensors"]) {
-        const std::string where = "\"" + manifestPath.string() + "\", tensors[" + std::to_string(k++) + "]";
-        check(t.is_object() && t.contains("name") && t["name"].is_string() && t.contains("file")
-                && t["file"].is_string(),
-            where + ": expected an object with string \"name\" and \"file\"");
-        Entry e;
-        e.name = t["name"].get<std::string>();
-        e.file = t["file"].get<std::string>();
-        e.framePath = t.contains("frame") && t["frame"].is_string() ? t["frame"].get<std::string>() : "main";
-        if (t.contains("node") && t["node"].is_string())
-            e.node = t["node"].get<std::string>();
-        if (t.contains("dtype") && t["dtype"].is_string() && t.contains("shape") && t["shape"].is_array()) {
-            Shape shape;
-            for (const auto& d : t["shape"])
-                if (d.is_number_integer())
-                    shape.push_back(d.get<int64_t>());
-            e.type = t["dtype"].get<std::string>() + shapeToString(shape);
-        }
-        const fs::path file(e.file);
-        if (file.is_absolute() || file.filename() != file || e.file == "." || e.file == "..")
-            e.note = "file \"" + e.file + "\" is not a plain file name inside the folder";
-        else if (file.extension() != ".npy")
-            e.note = "not a tensor (" + e.file + "); only .npy values are compared";
-        if (!r.m_index.emplace(std::make_pair(e.framePath, e.name), r.m_entries.size()).second)
-            continue; // a name repeated in one frame: the first one counts
-        r.m_entries.push_back(std::move(e));
-    }
-    return r;
-}
-
-ReferenceValues ReferenceValues::fromNpz(const fs::path& file)
-{
-    std::vector<std::pair<std::pair<std::string, std::string>, Value>> values;
-    for (auto& [key, tensor] : readNpz(file)) {
-        const auto sep = key.rfind(" / ");
-        if (sep == std::string::npos)
-            values.push_back({ { "main", key }, Value(std::move(tensor)) });
-        else
-            values.push_back({ { key.substr(0, sep), key.substr(sep + 3) }, Value(std::move(tensor)) });
-    }
-    ReferenceValues r = fromValues(std::move(values));
-    r.m_description = "reference archive " + file.string();
-    return r;
-}
-
-ReferenceValues ReferenceValues::fromValues(std::vector<std::pair<std::pair<std::string, std::string>, Value>> values)
-{
-    ReferenceValues r;
-    r.m_description = "reference values";
-    for (auto& [key, value] : values) {
-        if (!r.m_index.emplace(key, r.m_entries.size()).second)
-            continue;
-        Entry e;
-        e.framePath = key.first;
-        e.name = key.second;
-        e.type = value.typeString();
-        r.m_entries.push_back(std::move(e));
-        r.m_inMemory.push_back(std::move(value));
-    }
-    return r;
-}
-
-int64_t ReferenceValues::find(const std::string& framePath, const std::string& name) const
-{
-    auto it = m_index.find({ framePath, name });
-    return it == m_index.end() ? -1 : static_cast<int64_t>(it->second);
-}
-
-Value ReferenceValues::read(size_t index) const
-{
-    const Entry& e = m_entries.at(index);
-    if (index < m_inMemory.size())
-        return m_inMemory[index];
-    check(e.note.empty(), "reference \"" + e.name + "\": " + e.note);
-    return Value(readNpy(m_dir / e.file));
 }
 
 } // namespace onnxscope

@@ -4,7 +4,7 @@
 #include "engine/core/text.h"
 #include "engine/core/thread_pool.h"
 #include "engine/core/value.h"
-#include "engine/kernels/kernel.h"
+#include "engine/exec/session.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>

@@ -5,10 +5,10 @@
 #include "app/cli/cli_util.h"
 #include "app/cli/commands.h"
 
-#include "engine/core/half.h"
 #include "engine/compare/run_comparison.h"
+#include "engine/core/cast.h"
+#include "engine/core/half.h"
 #include "engine/io/input_reader.h"
-#include "engine/kernels/common/cast.h"
 #include "engine/model/model.h"
 
 #include <algorithm>

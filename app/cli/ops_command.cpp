@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "app/cli/commands.h"
 
-#include "engine/kernels/kernel_registry.h"
+#include "engine/exec/operator_support.h"
 
 #include <nlohmann/json.hpp>
 
@@ -20,19 +20,17 @@ struct OpsOptions {
 
 int runOps(const OpsOptions& o)
 {
-    auto entries = KernelRegistry::builtin().entries();
-    std::sort(entries.begin(), entries.end(), [](const KernelEntry& a, const KernelEntry& b) {
-        return std::tie(a.domain, a.opType, a.sinceVersion) < std::tie(b.domain, b.opType, b.sinceVersion);
-    });
+    auto entries = supportedOperators();
     auto domainName = [](const std::string& d) { return d.empty() ? std::string("ai.onnx") : d; };
     if (!o.domain.empty()) {
-        std::erase_if(entries, [&](const KernelEntry& e) { return domainName(e.domain) != o.domain; });
+        std::erase_if(entries, [&](const SupportedOperator& e) { return domainName(e.domain) != o.domain; });
     }
     if (o.json) {
         nlohmann::json list = nlohmann::json::array();
         for (const auto& e : entries) {
             nlohmann::json j { { "domain", domainName(e.domain) }, { "op", e.opType }, { "since", e.sinceVersion } };
-            j["until"] = e.lastVersion == KernelRegistry::kLatest ? nlohmann::json(nullptr) : nlohmann::json(e.lastVersion);
+            j["until"]
+                = e.lastVersion == SupportedOperator::kLatest ? nlohmann::json(nullptr) : nlohmann::json(e.lastVersion);
             list.push_back(std::move(j));
         }
         std::cout << nlohmann::json { { "ops", list } }.dump(2) << "\n";
@@ -43,13 +41,14 @@ int runOps(const OpsOptions& o)
         opWidth = std::max(opWidth, e.opType.size());
         domainWidth = std::max(domainWidth, domainName(e.domain).size());
     }
-    std::cout << std::left << std::setw(int(domainWidth)) << "domain" << "  " << std::setw(int(opWidth)) << "op"
+    std::cout << std::left << std::setw(int(domainWidth)) << "domain"
+              << "  " << std::setw(int(opWidth)) << "op"
               << "  opsets\n";
     for (const auto& e : entries) {
         std::string range = std::to_string(e.sinceVersion) + "-"
-            + (e.lastVersion == KernelRegistry::kLatest ? std::string() : std::to_string(e.lastVersion));
-        std::cout << std::setw(int(domainWidth)) << domainName(e.domain) << "  " << std::setw(int(opWidth))
-                  << e.opType << "  " << range << "\n";
+            + (e.lastVersion == SupportedOperator::kLatest ? std::string() : std::to_string(e.lastVersion));
+        std::cout << std::setw(int(domainWidth)) << domainName(e.domain) << "  " << std::setw(int(opWidth)) << e.opType
+                  << "  " << range << "\n";
     }
     std::cout << entries.size() << " kernels\n";
     return kOk;

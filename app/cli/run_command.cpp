@@ -14,9 +14,9 @@
 #include "engine/exec/observers/trace_observer.h"
 #include "engine/exec/program.h"
 #include "engine/exec/session.h"
+#include "engine/exec/simd_level.h"
 #include "engine/io/input_reader.h"
 #include "engine/io/value_writer.h"
-#include "engine/kernels/simd/simd.h"
 #include "engine/model/model.h"
 
 #include <algorithm>
@@ -426,7 +426,7 @@ int runModel(const RunOptions& o)
             writeOutputs(lastOutputs);
         if (!o.timingsFile.empty()) {
             nlohmann::json timings { { "mode", o.debugRun ? "debug" : (o.keepValues ? "keep-values" : "plain") },
-                { "threads", pool ? pool->threads() : 1 }, { "simd", simd::ops().name }, { "runs_ms", ms },
+                { "threads", pool ? pool->threads() : 1 }, { "simd", std::string(simdLevelName()) }, { "runs_ms", ms },
                 { "cpu_ms", cpuMs }, { "page_faults", faults }, { "median_ms", median }, { "min_ms", sorted.front() },
                 { "max_ms", sorted.back() }, { "nodes", counter.nodes() }, { "peak_rss_kib", peakResidentKib() } };
             if (!o.debugRun) {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "ui/common/input_spec.h"
 
+#include "engine/core/cast.h"
 #include "engine/io/input_reader.h"
-#include "engine/kernels/common/cast.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

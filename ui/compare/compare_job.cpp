@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "ui/compare/compare_job.h"
 
+#include "engine/core/cast.h"
 #include "engine/io/input_reader.h"
-#include "engine/kernels/common/cast.h"
 #include "engine/model/model.h"
 
 #include <QFileInfo>

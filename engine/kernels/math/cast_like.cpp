@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "engine/kernels/common/cast.h"
+#include "engine/core/cast.h"
 #include "engine/kernels/kernel_registry.h"
 
 namespace onnxscope {

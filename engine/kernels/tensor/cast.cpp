@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "engine/kernels/common/cast.h"
+#include "engine/core/cast.h"
 #include "engine/kernels/kernel_registry.h"
 
 #include <algorithm>
@@ -11,7 +11,7 @@ namespace {
 
 /// Cast 1 (`to` is a type name such as "FLOAT"), 6, 9, 13 (`to` is a TensorProto data type): every numeric type,
 /// bool and string, in both directions; complex types are refused. The conversions are castTensor()'s
-/// (common/cast.h, shared with CastLike): numpy's astype, which generated ONNX's test data, with round-to-nearest-even
+/// (core/cast.h, shared with CastLike): numpy's astype, which generated ONNX's test data, with round-to-nearest-even
 /// to float16/bfloat16, numpy str() formatting to string, and saturation for float -> integer.
 class Cast final : public Kernel {
 public:

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The element conversions of Cast, shared with CastLike. Taken from kernels/tensor/cast.cpp so that Cast can move
-// onto castTensor() and the two ops convert identically.
-#include "engine/kernels/common/cast.h"
-#include "engine/kernels/common/dispatch.h"
+// Element conversions as ONNX's Cast does them: the Cast and CastLike kernels, typed-in and converted inputs.
+#include "engine/core/cast.h"
+
+#include "engine/core/half.h"
 
 #include <algorithm>
 #include <bit>
@@ -17,6 +17,25 @@
 namespace onnxscope {
 
 namespace {
+
+template <class... Ts> struct TypeList {
+};
+
+/// Calls `fn.template operator()<T>()` for the C++ type T of `type` in `Ts`, else throws "<what>: element type X is
+/// not supported". The kernels' dispatch (kernels/common/dispatch.h) does the same; core cannot include kernel code.
+template <class Fn, class T, class... Rest> void dispatchIn(DataType type, const char* what, Fn& fn)
+{
+    if (type == DataTypeOf<T>::value)
+        fn.template operator()<T>();
+    else if constexpr (sizeof...(Rest) > 0)
+        dispatchIn<Fn, Rest...>(type, what, fn);
+    else
+        throw Error(std::string(what) + ": element type " + std::string(dataTypeName(type)) + " is not supported");
+}
+template <class List, class Fn> void dispatch(DataType type, const char* what, Fn&& fn)
+{
+    [&]<class... Ts>(TypeList<Ts...>) { dispatchIn<Fn, Ts...>(type, what, fn); }(List {});
+}
 
 using CastTypes = TypeList<float, double, Float16, BFloat16, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t,
     uint32_t, uint64_t, bool, std::string>;
@@ -134,8 +153,7 @@ template <class To> To saturate(double d)
 template <class To> To fromString(const std::string& s, size_t index)
 {
     auto bad = [&](const std::string& expected) {
-        return Error("element " + std::to_string(index) + " \"" + s.substr(0, 64)
-            + "\" cannot be read as " + expected);
+        return Error("element " + std::to_string(index) + " \"" + s.substr(0, 64) + "\" cannot be read as " + expected);
     };
     double d = 0;
     if constexpr (std::is_same_v<To, bool>) {

@@ -251,7 +251,7 @@ int runModel(const RunOptions& o)
         writer = std::make_unique<ValueWriter>(o.outputDir);
     }
 
-    // First run: the observed one (trace, NaN watch, dump); with --repeat it is the warm-up.
+    // First run: the observed one (trace, NaN and condition watches, dump); with --repeat it is the warm-up.
     TraceObserver trace(std::cout);
     NonFiniteWatch nan;
     ProfileObserver profile(true);

@@ -9,9 +9,18 @@
 
 namespace onnxscope {
 
-const char* onnxscopeVersion() { return ONNXSCOPE_VERSION; }
-const char* onnxLibraryVersion() { return ONNXSCOPE_ONNX_VERSION; }
-const char* protobufLibraryVersion() { return ONNXSCOPE_PROTOBUF_VERSION; }
+const char* onnxscopeVersion()
+{
+    return ONNXSCOPE_VERSION;
+}
+const char* onnxLibraryVersion()
+{
+    return ONNXSCOPE_ONNX_VERSION;
+}
+const char* protobufLibraryVersion()
+{
+    return ONNXSCOPE_PROTOBUF_VERSION;
+}
 
 std::string engineVersionLine(const std::string& program)
 {

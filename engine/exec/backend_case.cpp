@@ -155,7 +155,8 @@ BackendCaseResult runBackendCase(const fs::path& caseDir, Tolerance tolerance, T
                 const auto& v = graph.value(graph.outputs()[i]);
                 Value expected = readCaseValue(outputFiles[i], v.type);
                 const Value& actual = outputs.at(v.name);
-                auto mismatch = random ? compareRandomOutput(expected, actual) : compareValues(expected, actual, tolerance);
+                auto mismatch
+                    = random ? compareRandomOutput(expected, actual) : compareValues(expected, actual, tolerance);
                 if (mismatch)
                     throw Error(set.filename().string() + ", output \"" + v.name + "\": " + *mismatch);
             }

@@ -21,8 +21,8 @@ class ThreadPool;
 
 /// Runs every test_data_set of a backend test case folder and compares the outputs with `tolerance`, kernels on
 /// `pool` (null: one thread). Never throws: load, run and comparison errors become a Failed result with the message.
-BackendCaseResult runBackendCase(const std::filesystem::path& caseDir, Tolerance tolerance = {},
-    ThreadPool* pool = nullptr);
+BackendCaseResult runBackendCase(
+    const std::filesystem::path& caseDir, Tolerance tolerance = {}, ThreadPool* pool = nullptr);
 
 /// Case folders under `dir`: `dir` itself if it holds model.onnx, else its subfolders that do (sorted).
 std::vector<std::filesystem::path> findBackendCases(const std::filesystem::path& dir);

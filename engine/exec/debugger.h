@@ -205,8 +205,7 @@ private:
     std::optional<StopInfo> checkAfterNode();
     /// Adds a value, made in place from RecordedValue's constructor arguments (no temporary to move and destroy after
     /// every node), and drops the oldest ones beyond the memory budget. Defined in debugger.cpp, its only user.
-    template <class... Args>
-    void record(Args&&... args);
+    template <class... Args> void record(Args&&... args);
     /// Counts the value record() added last and drops the oldest ones beyond the memory budget (not a template).
     void countLastAndKeepToBudget();
     void forgetOldIterations(const Frame& entered);

@@ -5,10 +5,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <string_view>
-#include <unordered_set>
 #include <limits>
 #include <optional>
+#include <string_view>
+#include <unordered_set>
 
 namespace onnxscope {
 
@@ -27,8 +27,8 @@ bool isFoldable(const Node& node)
 {
     static const std::unordered_set<std::string_view> ops { "Constant", "Identity", "Cast", "Reshape", "Flatten",
         "Squeeze", "Unsqueeze", "Transpose", "Slice", "Gather", "Concat", "Split", "Shape", "Size", "Neg", "Abs",
-        "Sqrt", "Reciprocal", "Exp", "Log", "Floor", "Ceil", "Sign", "Not", "Equal", "Less", "Greater",
-        "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor", "Add", "Sub", "Mul", "Div", "Pow", "Min", "Max", "Where" };
+        "Sqrt", "Reciprocal", "Exp", "Log", "Floor", "Ceil", "Sign", "Not", "Equal", "Less", "Greater", "LessOrEqual",
+        "GreaterOrEqual", "And", "Or", "Xor", "Add", "Sub", "Mul", "Div", "Pow", "Min", "Max", "Where" };
     return (node.domain.empty() || node.domain == "ai.onnx") && !node.functionBody && node.subgraphs.empty()
         && node.implicitInputs.empty() && !node.outputs.empty() && ops.count(node.opType) != 0;
 }
@@ -284,8 +284,8 @@ private:
         }
         // Then any number of Mul and Add by known per-channel values (an affine layer, or a BatchNormalization that
         // the exporter wrote out as Mul and Add), with the conv's output as either operand.
-        for (const Node* affine = readerAt(step.output, at);
-             affine && readOnlyBy(step.output, { affine }) && foldAffine(*affine, step.output, *w, b, w->rank(), folding);
+        for (const Node* affine = readerAt(step.output, at); affine && readOnlyBy(step.output, { affine })
+             && foldAffine(*affine, step.output, *w, b, w->rank(), folding);
              affine = readerAt(step.output, at)) {
             absorb(*affine);
             at = skipConstants(static_cast<size_t>(affine->id) + 1, skipped);
@@ -372,8 +372,8 @@ private:
     /// Mul or Add of the conv's (folded) output `x` by a known float constant that is one value, or one per channel
     /// (shape broadcasting to [N, M, spatial...] with M or 1 values along the channels and 1 elsewhere), folded into
     /// the weights and bias: Mul scales a channel's weights and bias, Add shifts its bias. Equal up to float rounding.
-    bool foldAffine(const Node& node, ValueId x, const Tensor& w, const Tensor* b, int64_t rank, ConvFolding& folding)
-        const
+    bool foldAffine(
+        const Node& node, ValueId x, const Tensor& w, const Tensor* b, int64_t rank, ConvFolding& folding) const
     {
         const bool mul = isDefaultOp(node, "Mul"), add = isDefaultOp(node, "Add");
         if ((!mul && !add) || node.inputs.size() != 2)

@@ -68,8 +68,8 @@ public:
 
     /// Nodes of the model (any depth) with no kernel in `registry`: "node "x" (Foo, domain "", opset 13)", each once,
     /// with " (N times)" appended when a function body instantiated at N call sites holds it.
-    static std::vector<std::string> unsupportedNodes(const Model& model,
-        const KernelRegistry& registry = KernelRegistry::builtin());
+    static std::vector<std::string> unsupportedNodes(
+        const Model& model, const KernelRegistry& registry = KernelRegistry::builtin());
 
 private:
     void build(const Graph& graph, const KernelRegistry& registry, std::vector<std::string>& problems);

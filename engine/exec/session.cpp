@@ -30,7 +30,10 @@ std::string nodeFailureMessage(const Node& node, const std::exception& e)
 
 } // namespace
 
-Frame::~Frame() { SpareVectors<Value>::give(values); }
+Frame::~Frame()
+{
+    SpareVectors<Value>::give(values);
+}
 
 std::string describeValue(const Graph& graph, ValueId id)
 {
@@ -155,7 +158,10 @@ const Node* Session::nodeInProgress() const
     return f.pending && !f.atEnd() ? &f.graph().nodes()[f.pc] : nullptr;
 }
 
-std::string Session::framePath() const { return m_path; }
+std::string Session::framePath() const
+{
+    return m_path;
+}
 
 std::vector<std::string> Session::outputNames() const
 {
@@ -266,12 +272,12 @@ Session::StepResult Session::runNode(Frame& frame)
         frame.pendingOutputs.assign(node.outputs.size(), Value());
         frame.pendingStart = started;
         try {
-            KernelContext ctx(node, frame.pendingInputs, frame.pendingOutputs, m_options.threadPool, nullptr, &m_options.limits);
+            KernelContext ctx(
+                node, frame.pendingInputs, frame.pendingOutputs, m_options.threadPool, nullptr, &m_options.limits);
             frame.pending = sub->start(ctx);
         } catch (const Error& e) {
-            std::string message = std::string(e.what()).rfind(node.label(), 0) == 0
-                ? e.what()
-                : node.label() + ": " + e.what();
+            std::string message
+                = std::string(e.what()).rfind(node.label(), 0) == 0 ? e.what() : node.label() + ": " + e.what();
             NodeEvent ev { node, frame, m_frames.size(), refsTo(frame.pendingInputs), {}, {}, framePath() };
             for (auto* o : m_observers)
                 o->nodeFailed(ev, message);
@@ -314,8 +320,8 @@ Session::StepResult Session::runNode(Frame& frame)
         kernel->compute(ctx);
         for (size_t i = 0; i < node.outputs.size(); ++i)
             if (node.outputs[i] != kNoValue && m_results[i].isNone())
-                throw ctx.error("output " + std::to_string(i) + " (\""
-                    + frame.graph().value(node.outputs[i]).name + "\") was not produced");
+                throw ctx.error("output " + std::to_string(i) + " (\"" + frame.graph().value(node.outputs[i]).name
+                    + "\") was not produced");
     } catch (const std::exception& e) {
         const std::string message = nodeFailureMessage(node, e);
         NodeEvent ev { node, frame, m_frames.size(), m_inputRefs, {}, {}, path };
@@ -360,7 +366,8 @@ Session::StepResult Session::continuePending(Frame& frame)
     try {
         call = frame.pending->next();
         if (!call) {
-            KernelContext ctx(node, frame.pendingInputs, frame.pendingOutputs, m_options.threadPool, nullptr, &m_options.limits);
+            KernelContext ctx(
+                node, frame.pendingInputs, frame.pendingOutputs, m_options.threadPool, nullptr, &m_options.limits);
             frame.pending->complete(ctx);
         }
     } catch (const std::exception& e) {

@@ -27,22 +27,53 @@ template <class T> double asDouble(const T& v)
 template <class Fn> bool visit(const Tensor& t, Fn&& fn)
 {
     switch (t.dtype()) {
-    case DataType::Float: fn(t.data<float>()); return true;
-    case DataType::Double: fn(t.data<double>()); return true;
-    case DataType::Float16: fn(t.data<Float16>()); return true;
-    case DataType::BFloat16: fn(t.data<BFloat16>()); return true;
-    case DataType::Int8: fn(t.data<int8_t>()); return true;
-    case DataType::Int16: fn(t.data<int16_t>()); return true;
-    case DataType::Int32: fn(t.data<int32_t>()); return true;
-    case DataType::Int64: fn(t.data<int64_t>()); return true;
-    case DataType::UInt8: fn(t.data<uint8_t>()); return true;
-    case DataType::UInt16: fn(t.data<uint16_t>()); return true;
-    case DataType::UInt32: fn(t.data<uint32_t>()); return true;
-    case DataType::UInt64: fn(t.data<uint64_t>()); return true;
-    case DataType::Bool: fn(t.data<bool>()); return true;
-    case DataType::Complex64: fn(t.data<Complex64>()); return true;
-    case DataType::Complex128: fn(t.data<Complex128>()); return true;
-    default: return false;
+    case DataType::Float:
+        fn(t.data<float>());
+        return true;
+    case DataType::Double:
+        fn(t.data<double>());
+        return true;
+    case DataType::Float16:
+        fn(t.data<Float16>());
+        return true;
+    case DataType::BFloat16:
+        fn(t.data<BFloat16>());
+        return true;
+    case DataType::Int8:
+        fn(t.data<int8_t>());
+        return true;
+    case DataType::Int16:
+        fn(t.data<int16_t>());
+        return true;
+    case DataType::Int32:
+        fn(t.data<int32_t>());
+        return true;
+    case DataType::Int64:
+        fn(t.data<int64_t>());
+        return true;
+    case DataType::UInt8:
+        fn(t.data<uint8_t>());
+        return true;
+    case DataType::UInt16:
+        fn(t.data<uint16_t>());
+        return true;
+    case DataType::UInt32:
+        fn(t.data<uint32_t>());
+        return true;
+    case DataType::UInt64:
+        fn(t.data<uint64_t>());
+        return true;
+    case DataType::Bool:
+        fn(t.data<bool>());
+        return true;
+    case DataType::Complex64:
+        fn(t.data<Complex64>());
+        return true;
+    case DataType::Complex128:
+        fn(t.data<Complex128>());
+        return true;
+    default:
+        return false;
     }
 }
 

@@ -52,7 +52,10 @@ bool KernelContext::hasInput(size_t i) const
     return !v.isNone() && !(v.isOptional() && !v.optionalValue());
 }
 
-const Value& KernelContext::inputValue(size_t i) const { return i < inputCount() ? inputAt(i) : noneValue(); }
+const Value& KernelContext::inputValue(size_t i) const
+{
+    return i < inputCount() ? inputAt(i) : noneValue();
+}
 
 const Tensor& KernelContext::input(size_t i) const
 {
@@ -122,7 +125,10 @@ const std::optional<Value>* KernelContext::outputOverride(size_t i) const
     return &(*m_overrides)[i];
 }
 
-Error KernelContext::error(const std::string& message) const { return Error(m_node.label() + ": " + message); }
+Error KernelContext::error(const std::string& message) const
+{
+    return Error(m_node.label() + ": " + message);
+}
 
 void SubgraphKernel::compute(KernelContext& ctx) const
 {

@@ -22,9 +22,8 @@ struct ExecutionLimits {
 /// What a kernel sees while it runs: the node, its input values and its output values.
 class KernelContext {
 public:
-    KernelContext(const Node& node, std::span<const Value> inputs, std::span<Value> outputs,
-        ThreadPool* pool = nullptr, const std::vector<std::optional<Value>>* outputOverrides = nullptr,
-        const ExecutionLimits* limits = nullptr);
+    KernelContext(const Node& node, std::span<const Value> inputs, std::span<Value> outputs, ThreadPool* pool = nullptr,
+        const std::vector<std::optional<Value>>* outputOverrides = nullptr, const ExecutionLimits* limits = nullptr);
     /// Inputs given by address, as the executor does: it points at its frame's values instead of copying each one
     /// (a copy is two atomic reference-count changes, and two more to drop it, once the process has a second thread).
     KernelContext(const Node& node, std::span<const Value* const> inputs, std::span<Value> outputs,

@@ -33,13 +33,19 @@ Result run(const QString& program, const QStringList& args)
     return r;
 }
 
-Result cli(const QStringList& args) { return run(ONNXSCOPE_CLI, args); }
+Result cli(const QStringList& args)
+{
+    return run(ONNXSCOPE_CLI, args);
+}
 Result python(const QString& script, const QStringList& args)
 {
     return run("/usr/bin/python3", QStringList { "-c", script } + args);
 }
 
-QString describe(const Result& r) { return QString("exit %1\nstdout:\n%2\nstderr:\n%3").arg(r.code).arg(r.out, r.err); }
+QString describe(const Result& r)
+{
+    return QString("exit %1\nstdout:\n%2\nstderr:\n%3").arg(r.code).arg(r.out, r.err);
+}
 
 QJsonObject readJson(const QString& path)
 {
@@ -328,8 +334,8 @@ private slots:
         QCOMPARE(j["differing_sources"].toArray().size(), 1);
 
         // A looser tolerance accepts the difference: exit 0.
-        Result loose = cli({ "compare", path("mlp.onnx"), path("mlp_perturbed.onnx"), "--input",
-            "x=" + path("x.npy"), "--rtol", "0.01" });
+        Result loose = cli({ "compare", path("mlp.onnx"), path("mlp_perturbed.onnx"), "--input", "x=" + path("x.npy"),
+            "--rtol", "0.01" });
         QVERIFY2(loose.code == 0, qPrintable(describe(loose)));
     }
 
@@ -370,11 +376,11 @@ private slots:
 
     void referenceFolderFromDumpAllMatches()
     {
-        Result dump = cli({ "run", path("mlp.onnx"), "--input", "x=" + path("x.npy"), "--dump-all", "-o",
-            path("dump_mlp"), "-q" });
+        Result dump = cli(
+            { "run", path("mlp.onnx"), "--input", "x=" + path("x.npy"), "--dump-all", "-o", path("dump_mlp"), "-q" });
         QVERIFY2(dump.code == 0, qPrintable(describe(dump)));
-        Result r = cli({ "compare", path("mlp.onnx"), "--reference", path("dump_mlp"), "--input",
-            "x=" + path("x.npy"), "--json", path("ref.json") });
+        Result r = cli({ "compare", path("mlp.onnx"), "--reference", path("dump_mlp"), "--input", "x=" + path("x.npy"),
+            "--json", path("ref.json") });
         QVERIFY2(r.code == 0, qPrintable(describe(r)));
         validate(path("ref.json"));
         QJsonObject j = readJson(path("ref.json"));
@@ -383,8 +389,8 @@ private slots:
         QVERIFY(j["summary"].toObject()["all_match"].toBool());
 
         // Random inputs: the same seed gives the same values in run and compare.
-        dump = cli({ "run", path("cnn.onnx"), "--random-inputs", "--seed", "7", "--dump-all", "-o",
-            path("dump_cnn"), "-q" });
+        dump = cli(
+            { "run", path("cnn.onnx"), "--random-inputs", "--seed", "7", "--dump-all", "-o", path("dump_cnn"), "-q" });
         QVERIFY2(dump.code == 0, qPrintable(describe(dump)));
         r = cli({ "compare", path("cnn.onnx"), "--reference", path("dump_cnn"), "--random-inputs", "--seed", "7" });
         QVERIFY2(r.code == 0, qPrintable(describe(r)));
@@ -433,8 +439,9 @@ a = np.load(os.path.join(d, e['file'])); a[1] += 0.5; np.save(os.path.join(d, e[
         r = cli({ "compare", path("loop.onnx"), path("loop_perturbed.onnx"), "--input", "lx=" + path("lx.npy"),
             "--json", path("loop.json") });
         QVERIFY2(r.code == 1, qPrintable(describe(r)));
-        QVERIFY2(r.out.contains("first divergence: node \"k_const\" (Constant) at main / Loop \"loop\" iteration 2 / If "
-                                "\"branch\" then_branch"),
+        QVERIFY2(
+            r.out.contains("first divergence: node \"k_const\" (Constant) at main / Loop \"loop\" iteration 2 / If "
+                           "\"branch\" then_branch"),
             qPrintable(r.out));
         validate(path("loop.json"));
         j = readJson(path("loop.json"));

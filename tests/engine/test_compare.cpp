@@ -2,8 +2,8 @@
 // Comparison runs: pair statistics against hand-computed numbers, a model against itself, a perturbed initializer,
 // two input sets, renamed tensors, per-iteration values in Loop/If bodies, reference values from an .npz, and a side
 // that fails.
-#include "engine/core/half.h"
 #include "engine/compare/run_comparison.h"
+#include "engine/core/half.h"
 #include "engine/io/npy.h"
 
 #include <QTemporaryDir>
@@ -98,8 +98,8 @@ private slots:
         QVERIFY(std::abs(c.stats.toleranceRatio - 2.0 / (1e-6 + 1e-3 * 2)) < 1e-6);
 
         // Within tolerance: a match, with the error still reported.
-        PairComparison close = compareValuePair(Value(Tensor::vector1D<float>({ 1.0005f })),
-            Value(Tensor::vector1D<float>({ 1.0f })), { 1e-3, 0 });
+        PairComparison close = compareValuePair(
+            Value(Tensor::vector1D<float>({ 1.0005f })), Value(Tensor::vector1D<float>({ 1.0f })), { 1e-3, 0 });
         QCOMPARE(close.status, CompareStatus::Match);
         QVERIFY(close.stats.maxAbsError > 4e-4 && close.stats.maxAbsError < 6e-4);
     }
@@ -112,7 +112,8 @@ private slots:
         PairComparison c = compareValuePair(Value(h), Value(Tensor::vector1D<float>({ 0.1f })), { 1e-3, 0 });
         QCOMPARE(c.status, CompareStatus::Match);
         const double expected = static_cast<double>(0.1f) - 0.0999755859375;
-        QVERIFY2(std::abs(c.stats.maxAbsError - expected) < 1e-15, qPrintable(QString::number(c.stats.maxAbsError, 'g', 17)));
+        QVERIFY2(std::abs(c.stats.maxAbsError - expected) < 1e-15,
+            qPrintable(QString::number(c.stats.maxAbsError, 'g', 17)));
         QCOMPARE(compareValuePair(Value(h), Value(Tensor::vector1D<float>({ 0.1f })), { 1e-5, 0 }).status,
             CompareStatus::Mismatch);
     }
@@ -132,8 +133,8 @@ private slots:
         QCOMPARE(c.stats.mismatches, int64_t(3));
         QVERIFY(std::isinf(c.stats.toleranceRatio));
 
-        PairComparison same = compareValuePair(Value(Tensor::vector1D<float>({ NAN, INFINITY })),
-            Value(Tensor::vector1D<float>({ NAN, INFINITY })), {});
+        PairComparison same = compareValuePair(
+            Value(Tensor::vector1D<float>({ NAN, INFINITY })), Value(Tensor::vector1D<float>({ NAN, INFINITY })), {});
         QCOMPARE(same.status, CompareStatus::Match);
 
         PairComparison shape = compareValuePair(Value(Tensor::fromVector<float>({ 1, 2 }, { 1, 2 })),
@@ -178,8 +179,8 @@ private slots:
 
     void perturbedInitializerDivergesAtItsConsumer()
     {
-        ComparisonResult r = compareRuns({ compile(mlp("1.0, -2.0")), mlpInputs() },
-            { compile(mlp("1.0, -2.5")), mlpInputs() });
+        ComparisonResult r
+            = compareRuns({ compile(mlp("1.0, -2.0")), mlpInputs() }, { compile(mlp("1.0, -2.5")), mlpInputs() });
         QVERIFY(r.hasDivergence());
         const NodeCompare& n = first(r);
         QCOMPARE(n.opType, std::string("Mul"));
@@ -249,8 +250,9 @@ private slots:
 
     void subgraphValuesComparePerIteration()
     {
-        ComparisonResult r = compareRuns({ compile(loopModel("1.0, 1.0")), { { "x", Tensor::vector1D<float>({ 2, 3 }) } } },
-            { compile(loopModel("1.0, 1.5")), { { "x", Tensor::vector1D<float>({ 2, 3 }) } } });
+        ComparisonResult r
+            = compareRuns({ compile(loopModel("1.0, 1.0")), { { "x", Tensor::vector1D<float>({ 2, 3 }) } } },
+                { compile(loopModel("1.0, 1.5")), { { "x", Tensor::vector1D<float>({ 2, 3 }) } } });
         const std::string it = "main / Loop \"Loop_2\" iteration ";
         for (int i = 0; i < 3; ++i) {
             const CompareRow* s = findRow(r, it + std::to_string(i), "s");

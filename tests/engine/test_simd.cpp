@@ -18,8 +18,8 @@
 #include <array>
 #include <atomic>
 #include <cmath>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -191,7 +191,11 @@ private slots:
                     for (int64_t i = 0; i < n; ++i)
                         QVERIFY2(hits[static_cast<size_t>(i)] == 1,
                             qPrintable(QString("threads %1, n %2, grain %3: index %4 ran %5 times")
-                                           .arg(threads).arg(n).arg(grain).arg(i).arg(hits[i].load())));
+                                           .arg(threads)
+                                           .arg(n)
+                                           .arg(grain)
+                                           .arg(i)
+                                           .arg(hits[i].load())));
                     QVERIFY(!emptyRange);
                     QVERIFY(calls <= std::max<int64_t>(1, (n + grain - 1) / grain));
                 }
@@ -227,8 +231,8 @@ private slots:
     void poolStartsItsWorkersWithTheFirstSplitLoop()
     {
         const auto threadsOfProcess = [] {
-            return std::distance(std::filesystem::directory_iterator("/proc/self/task"),
-                std::filesystem::directory_iterator {});
+            return std::distance(
+                std::filesystem::directory_iterator("/proc/self/task"), std::filesystem::directory_iterator {});
         };
         const auto before = threadsOfProcess();
         ThreadPool pool(3);
@@ -549,10 +553,21 @@ private slots:
                                 * b[static_cast<size_t>(tb ? j * ldb + p : p * ldb + j)];
                         const double got = c[static_cast<size_t>(i * ldc + j)];
                         QVERIFY2(close(got, want, 1e-4, 1e-4),
-                            qPrintable(QString("%1: m %2 n %3 k %4 transA %5 transB %6 accumulate %7, seed %8: C[%9, %10] "
-                                               "= %11, expected %12")
-                                           .arg(ops->name).arg(m).arg(n).arg(k).arg(ta).arg(tb).arg(acc).arg(kSeed)
-                                           .arg(i).arg(j).arg(got).arg(want)));
+                            qPrintable(
+                                QString("%1: m %2 n %3 k %4 transA %5 transB %6 accumulate %7, seed %8: C[%9, %10] "
+                                        "= %11, expected %12")
+                                    .arg(ops->name)
+                                    .arg(m)
+                                    .arg(n)
+                                    .arg(k)
+                                    .arg(ta)
+                                    .arg(tb)
+                                    .arg(acc)
+                                    .arg(kSeed)
+                                    .arg(i)
+                                    .arg(j)
+                                    .arg(got)
+                                    .arg(want)));
                     }
                 // Columns past n in each row of C are left alone.
                 for (int64_t i = 0; i < m; ++i)
@@ -590,8 +605,16 @@ private slots:
                         const double got = c[static_cast<size_t>(i * ldc + j)];
                         QVERIFY2(close(got, want, 1e-4, 1e-4),
                             qPrintable(QString("%1: m %2 n %3 k %4 bias %5, seed %6: C[%7, %8] = %9, expected %10")
-                                           .arg(ops->name).arg(m).arg(n).arg(k).arg(withBias).arg(kSeed + 7).arg(i)
-                                           .arg(j).arg(got).arg(want)));
+                                           .arg(ops->name)
+                                           .arg(m)
+                                           .arg(n)
+                                           .arg(k)
+                                           .arg(withBias)
+                                           .arg(kSeed + 7)
+                                           .arg(i)
+                                           .arg(j)
+                                           .arg(got)
+                                           .arg(want)));
                     }
                     for (int64_t j = n; j < ldc; ++j) // columns past n are left alone
                         QCOMPARE(c[static_cast<size_t>(i * ldc + j)], c0[static_cast<size_t>(i * ldc + j)]);
@@ -607,10 +630,10 @@ private slots:
         const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
         for (float special : { nan, inf, -inf, 0.0f, -0.0f, 100.0f, -100.0f, 3.0f, -3.0f })
             x.push_back(special);
-        const simd::ActivationParams params[] = { { simd::Activation::None }, { simd::Activation::Relu },
-            { simd::Activation::LeakyRelu, 0.1f }, { simd::Activation::Clip, -0.5f, 2.0f },
-            { simd::Activation::Sigmoid }, { simd::Activation::Tanh }, { simd::Activation::HardSigmoid, 0.2f, 0.5f },
-            { simd::Activation::HardSwish } };
+        const simd::ActivationParams params[]
+            = { { simd::Activation::None }, { simd::Activation::Relu }, { simd::Activation::LeakyRelu, 0.1f },
+                  { simd::Activation::Clip, -0.5f, 2.0f }, { simd::Activation::Sigmoid }, { simd::Activation::Tanh },
+                  { simd::Activation::HardSigmoid, 0.2f, 0.5f }, { simd::Activation::HardSwish } };
         for (const simd::Ops* ops : simd::supportedOps())
             for (const auto& p : params) {
                 std::vector<float> y(x.size());
@@ -621,10 +644,18 @@ private slots:
                     const double want = activationRef(p, x[i]);
                     QVERIFY2(close(y[i], want, 2e-6, 1e-6),
                         qPrintable(QString("%1, activation %2: f(%3) = %4, expected %5")
-                                       .arg(ops->name).arg(int(p.kind)).arg(x[i]).arg(y[i]).arg(want)));
+                                       .arg(ops->name)
+                                       .arg(int(p.kind))
+                                       .arg(x[i])
+                                       .arg(y[i])
+                                       .arg(want)));
                     QVERIFY2(std::isnan(y[i]) ? std::isnan(inPlace[i]) : inPlace[i] == y[i],
                         qPrintable(QString("%1, activation %2 in place: f(%3) = %4, out of place %5")
-                                       .arg(ops->name).arg(int(p.kind)).arg(x[i]).arg(inPlace[i]).arg(y[i])));
+                                       .arg(ops->name)
+                                       .arg(int(p.kind))
+                                       .arg(x[i])
+                                       .arg(inPlace[i])
+                                       .arg(y[i])));
                 }
             }
     }
@@ -640,7 +671,8 @@ private slots:
             ops->biasActivation(y.data(), rows, size, bias.data(), { simd::Activation::Relu });
             for (int64_t r = 0; r < rows; ++r)
                 for (int64_t i = 0; i < size; ++i)
-                    QVERIFY(close(y[size_t(r * size + i)], std::max(0.0, double(y0[size_t(r * size + i)]) + bias[size_t(r)])));
+                    QVERIFY(close(
+                        y[size_t(r * size + i)], std::max(0.0, double(y0[size_t(r * size + i)]) + bias[size_t(r)])));
         }
     }
 
@@ -662,7 +694,13 @@ private slots:
                             const double want = binaryRef(op, a[sa ? i : 0], b[sb ? i : 0]);
                             QVERIFY2(close(y[i], want, 1e-6, 0),
                                 qPrintable(QString("%1, op %2, strides %3/%4: y[%5] = %6, expected %7")
-                                               .arg(ops->name).arg(int(op)).arg(sa).arg(sb).arg(i).arg(y[i]).arg(want)));
+                                               .arg(ops->name)
+                                               .arg(int(op))
+                                               .arg(sa)
+                                               .arg(sb)
+                                               .arg(i)
+                                               .arg(y[i])
+                                               .arg(want)));
                         }
                     }
     }
@@ -683,9 +721,13 @@ private slots:
                         std::vector<float> y = sa ? a : b;
                         ops->binary(op, sa ? y.data() : a.data(), sa, sa ? b.data() : y.data(), sb, y.data(),
                             int64_t(y.size()));
-                        QVERIFY2(y == expected, qPrintable(QString("%1, op %2, strides %3/%4, over %5")
-                                                               .arg(ops->name).arg(int(op)).arg(sa).arg(sb)
-                                                               .arg(sa ? "a" : "b")));
+                        QVERIFY2(y == expected,
+                            qPrintable(QString("%1, op %2, strides %3/%4, over %5")
+                                           .arg(ops->name)
+                                           .arg(int(op))
+                                           .arg(sa)
+                                           .arg(sb)
+                                           .arg(sa ? "a" : "b")));
                         if (sa && sb) {
                             std::vector<float> yb = b;
                             ops->binary(op, a.data(), 1, yb.data(), 1, yb.data(), int64_t(yb.size()));
@@ -767,15 +809,19 @@ private slots:
                         for (int64_t i = 0; i < cols; ++i) {
                             const double v = x[size_t(r * cols + i)];
                             s += op == simd::ReduceOp::SumSquare || op == simd::ReduceOp::L2 ? v * v
-                                : op == simd::ReduceOp::L1                                    ? std::abs(v)
-                                                                                              : v;
+                                : op == simd::ReduceOp::L1                                   ? std::abs(v)
+                                                                                             : v;
                         }
                         const double want = op == simd::ReduceOp::Mean ? s / double(cols)
                             : op == simd::ReduceOp::L2                 ? std::sqrt(s)
                                                                        : s;
                         QVERIFY2(close(y[size_t(r)], want, 1e-5, 1e-4),
                             qPrintable(QString("%1, reduce %2 over %3: %4, expected %5")
-                                           .arg(ops->name).arg(int(op)).arg(cols).arg(y[size_t(r)]).arg(want)));
+                                           .arg(ops->name)
+                                           .arg(int(op))
+                                           .arg(cols)
+                                           .arg(y[size_t(r)])
+                                           .arg(want)));
                     }
                 }
                 for (bool log : { false, true }) {
@@ -792,8 +838,11 @@ private slots:
                             const double want = log ? v - std::log(s) : std::exp(v) / s;
                             QVERIFY2(close(y[size_t(r * cols + i)], want, 1e-5, 1e-6),
                                 qPrintable(QString("%1, %2softmax over %3: %4, expected %5")
-                                               .arg(ops->name).arg(log ? "log" : "").arg(cols)
-                                               .arg(y[size_t(r * cols + i)]).arg(want)));
+                                               .arg(ops->name)
+                                               .arg(log ? "log" : "")
+                                               .arg(cols)
+                                               .arg(y[size_t(r * cols + i)])
+                                               .arg(want)));
                         }
                     }
                 }
@@ -849,10 +898,23 @@ private slots:
                             QVERIFY2(close(got, want, 1e-5, 1e-5),
                                 qPrintable(QString("%1: in %2x%3 kernel %4x%5 stride %6x%7 dilation %8x%9 pad %10,%11, "
                                                    "seed %12: y[%13, %14, %15] = %16, expected %17")
-                                               .arg(ops->name).arg(g.inH).arg(g.inW).arg(g.kernelH).arg(g.kernelW)
-                                               .arg(g.strideH).arg(g.strideW).arg(g.dilationH).arg(g.dilationW)
-                                               .arg(g.padTop).arg(g.padLeft).arg(kSeed + 5).arg(c).arg(oh).arg(ow)
-                                               .arg(got).arg(want)));
+                                               .arg(ops->name)
+                                               .arg(g.inH)
+                                               .arg(g.inW)
+                                               .arg(g.kernelH)
+                                               .arg(g.kernelW)
+                                               .arg(g.strideH)
+                                               .arg(g.strideW)
+                                               .arg(g.dilationH)
+                                               .arg(g.dilationW)
+                                               .arg(g.padTop)
+                                               .arg(g.padLeft)
+                                               .arg(kSeed + 5)
+                                               .arg(c)
+                                               .arg(oh)
+                                               .arg(ow)
+                                               .arg(got)
+                                               .arg(want)));
                         }
             }
     }
@@ -861,10 +923,10 @@ private slots:
     {
         std::mt19937 rng(kSeed + 6);
         ThreadPool pool(3);
-        const std::vector<std::pair<Shape, Shape>> cases { { { 2, 3, 4, 5 }, { 1, 3, 1, 1 } }, { { 2, 3, 4, 5 }, { 5 } },
-            { { 2, 3, 4, 5 }, { 4, 1 } }, { { 3, 1 }, { 1, 4 } }, { { 1, 64, 40, 40 }, { 1, 64, 1, 1 } },
-            { { 6, 1, 5 }, { 6, 7, 1 } }, { { 1 }, { 3, 2 } }, { { 2, 1, 3, 1 }, { 1, 4, 1, 6 } },
-            { { 8, 300 }, { 8, 1 } }, { { 4, 1, 1 }, { 4, 200, 300 } } };
+        const std::vector<std::pair<Shape, Shape>> cases { { { 2, 3, 4, 5 }, { 1, 3, 1, 1 } },
+            { { 2, 3, 4, 5 }, { 5 } }, { { 2, 3, 4, 5 }, { 4, 1 } }, { { 3, 1 }, { 1, 4 } },
+            { { 1, 64, 40, 40 }, { 1, 64, 1, 1 } }, { { 6, 1, 5 }, { 6, 7, 1 } }, { { 1 }, { 3, 2 } },
+            { { 2, 1, 3, 1 }, { 1, 4, 1, 6 } }, { { 8, 300 }, { 8, 1 } }, { { 4, 1, 1 }, { 4, 200, 300 } } };
         for (const auto& [sa, sb] : cases) {
             const Shape out = broadcastShapes(sa, sb);
             auto a = randomFloats(rng, size_t(elementCount(sa))), b = randomFloats(rng, size_t(elementCount(sb)));
@@ -883,8 +945,10 @@ private slots:
                         ib = ib * sb[d - offB] + (sb[d - offB] == 1 ? 0 : idx);
                 }
                 QVERIFY2(y[size_t(i)] == a[size_t(ia)] - b[size_t(ib)],
-                    qPrintable(QString("%1 - %2: element %3").arg(QString::fromStdString(shapeToString(sa)),
-                        QString::fromStdString(shapeToString(sb))).arg(i)));
+                    qPrintable(
+                        QString("%1 - %2: element %3")
+                            .arg(QString::fromStdString(shapeToString(sa)), QString::fromStdString(shapeToString(sb)))
+                            .arg(i)));
             }
         }
     }
@@ -898,7 +962,8 @@ private slots:
             std::vector<std::pair<std::string, Shape>> inputs;
         };
         const std::vector<Case> cases {
-            { "y = Conv <pads = [1, 1, 1, 1]> (x, w, b)", { { "x", { 2, 16, 33, 35 } }, { "w", { 24, 16, 3, 3 } }, { "b", { 24 } } } },
+            { "y = Conv <pads = [1, 1, 1, 1]> (x, w, b)",
+                { { "x", { 2, 16, 33, 35 } }, { "w", { 24, 16, 3, 3 } }, { "b", { 24 } } } },
             { "y = Conv <strides = [2, 2], pads = [1, 1, 1, 1], group = 16> (x, w, b)",
                 { { "x", { 1, 16, 65, 64 } }, { "w", { 16, 1, 3, 3 } }, { "b", { 16 } } } },
             { "y = Conv (x, w)", { { "x", { 1, 64, 40, 41 } }, { "w", { 32, 64, 1, 1 } } } },
@@ -913,7 +978,8 @@ private slots:
             { "y = Mul (a, b)", { { "a", { 4, 100, 300 } }, { "b", { 300 } } } },
             { "y = HardSwish (a)", { { "a", { 1, 64, 100, 100 } } } },
             { "y = Sigmoid (a)", { { "a", { 1, 64, 100, 100 } } } },
-            { "y = Resize <mode = \"nearest\", coordinate_transformation_mode = \"asymmetric\", nearest_mode = \"floor\"> "
+            { "y = Resize <mode = \"nearest\", coordinate_transformation_mode = \"asymmetric\", nearest_mode = "
+              "\"floor\"> "
               "(a, roi, s)",
                 { { "a", { 1, 8, 30, 40 } }, { "roi", { 0 } }, { "s", { 4 } } } },
         };
@@ -932,7 +998,10 @@ private slots:
             for (size_t i = 0; i < p1.size(); ++i)
                 QVERIFY2(close(p3[i], p1[i], 1e-5, 1e-5),
                     qPrintable(QString("%1: element %2 is %3 on three threads, %4 on one")
-                                   .arg(QString::fromStdString(c.node)).arg(i).arg(p3[i]).arg(p1[i])));
+                                   .arg(QString::fromStdString(c.node))
+                                   .arg(i)
+                                   .arg(p3[i])
+                                   .arg(p1[i])));
         }
     }
 };

@@ -50,8 +50,8 @@ private slots:
 
     void byName()
     {
-        const QMimeType type = QMimeDatabase().mimeTypeForFile(QStringLiteral("any/model.onnx"),
-            QMimeDatabase::MatchExtension);
+        const QMimeType type
+            = QMimeDatabase().mimeTypeForFile(QStringLiteral("any/model.onnx"), QMimeDatabase::MatchExtension);
         QCOMPARE(type.name(), kOnnx);
         QCOMPARE(type.comment(), QStringLiteral("ONNX model"));
         QVERIFY(type.globPatterns().contains(QStringLiteral("*.onnx")));
@@ -67,8 +67,12 @@ private slots:
         // ir_version 7, then the first field set: producer_name, producer_version, domain, model_version,
         // doc_string, or straight to the graph.
         QTest::newRow("producer_name") << QByteArray("\x08\x07\x12\x07pytorch", 10) << true;
-        QTest::newRow("producer_version") << QByteArray("\x08\x07\x1a\x03" "2.1", 7) << true;
-        QTest::newRow("domain") << QByteArray("\x08\x03\x22\x02" "ai", 6) << true;
+        QTest::newRow("producer_version") << QByteArray("\x08\x07\x1a\x03"
+                                                        "2.1",
+            7) << true;
+        QTest::newRow("domain") << QByteArray("\x08\x03\x22\x02"
+                                              "ai",
+            6) << true;
         QTest::newRow("model_version") << QByteArray("\x08\x0a\x28\x01", 4) << true;
         QTest::newRow("doc_string") << QByteArray("\x08\x08\x32\x01x", 5) << true;
         QTest::newRow("graph") << QByteArray("\x08\x08\x3a\x00\x42\x02\x10\x11", 8) << true;

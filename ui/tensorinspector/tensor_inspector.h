@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "engine/compare/expected_value_check.h"
 #include "engine/core/value.h"
 #include "engine/exec/tensor_stats.h"
-#include "engine/compare/expected_value_check.h"
 
 #include <QWidget>
 

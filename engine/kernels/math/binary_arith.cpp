@@ -67,8 +67,8 @@ private:
         Tensor& out = a.shape() == outShape ? ctx.reuseInputOrAllocate(0, 0, DataType::Float, outShape)
             : b.shape() == outShape         ? ctx.reuseInputOrAllocate(0, 1, DataType::Float, outShape)
                                             : ctx.allocateOutputUninitialized(0, DataType::Float, outShape);
-        static constexpr simd::BinaryOp ops[] = { simd::BinaryOp::Add, simd::BinaryOp::Sub, simd::BinaryOp::Mul,
-            simd::BinaryOp::Div };
+        static constexpr simd::BinaryOp ops[]
+            = { simd::BinaryOp::Add, simd::BinaryOp::Sub, simd::BinaryOp::Mul, simd::BinaryOp::Div };
         simd::broadcastBinary(ctx.threadPool(), ops[static_cast<int>(m_op)], a.data<float>().data(), a.shape(),
             b.data<float>().data(), b.shape(), out.data<float>().data(), outShape);
     }

@@ -55,8 +55,8 @@ private:
         auto in = x.data<T>();
         auto out = y.data<T>();
         if constexpr (std::is_same_v<T, float>) {
-            simd::parallelActivation(ctx.threadPool(), in.data(), out.data(), x.size(),
-                { simd::Activation::Clip, l, h });
+            simd::parallelActivation(
+                ctx.threadPool(), in.data(), out.data(), x.size(), { simd::Activation::Clip, l, h });
             return;
         }
         for (size_t i = 0; i < in.size(); ++i) {

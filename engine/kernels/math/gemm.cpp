@@ -13,8 +13,7 @@ namespace onnxscope {
 
 namespace {
 
-template <class T>
-using RowMajor = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <class T> using RowMajor = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 /// float16/bfloat16 are computed in float; signed integers in their unsigned counterpart (overflow wraps).
 template <class T> struct GemmCompute {
@@ -55,15 +54,17 @@ public:
         const Tensor& a = ctx.input(0);
         const Tensor& b = ctx.input(1);
         if (a.rank() != 2 || b.rank() != 2)
-            throw ctx.error("A and B must be 2-D, got " + shapeToString(a.shape()) + " and " + shapeToString(b.shape()));
+            throw ctx.error(
+                "A and B must be 2-D, got " + shapeToString(a.shape()) + " and " + shapeToString(b.shape()));
         if (a.dtype() != b.dtype())
             throw ctx.error("A and B have different element types (" + std::string(dataTypeName(a.dtype())) + " and "
                 + std::string(dataTypeName(b.dtype())) + ")");
         const int64_t m = m_transA ? a.dim(1) : a.dim(0), k = m_transA ? a.dim(0) : a.dim(1);
         const int64_t kb = m_transB ? b.dim(1) : b.dim(0), n = m_transB ? b.dim(0) : b.dim(1);
         if (k != kb)
-            throw ctx.error("inner dimensions do not match: A " + shapeToString(a.shape()) + (m_transA ? " (transposed)" : "")
-                + ", B " + shapeToString(b.shape()) + (m_transB ? " (transposed)" : ""));
+            throw ctx.error("inner dimensions do not match: A " + shapeToString(a.shape())
+                + (m_transA ? " (transposed)" : "") + ", B " + shapeToString(b.shape())
+                + (m_transB ? " (transposed)" : ""));
         const Tensor* c = ctx.hasInput(2) ? &ctx.input(2) : nullptr;
         const Shape outShape { m, n };
         if (c) {
@@ -79,15 +80,16 @@ public:
                 ok = c->dim(i) == want || c->dim(i) == 1;
             }
             if (!ok)
-                throw ctx.error("C " + shapeToString(c->shape()) + " cannot be broadcast to " + shapeToString(outShape));
+                throw ctx.error(
+                    "C " + shapeToString(c->shape()) + " cannot be broadcast to " + shapeToString(outShape));
         }
         Tensor& out = ctx.allocateOutputUninitialized(0, a.dtype(), outShape);
         if (a.dtype() == DataType::Float) {
             runFloat(ctx, a, b, c, out, m, k, n);
             return;
         }
-        dispatch<TypeList<float, double, Float16, BFloat16, int32_t, int64_t, uint32_t, uint64_t>>(a.dtype(),
-            ctx.node(), [&]<class T>() { run<T>(a, b, c, out, m, k, n); });
+        dispatch<TypeList<float, double, Float16, BFloat16, int32_t, int64_t, uint32_t, uint64_t>>(
+            a.dtype(), ctx.node(), [&]<class T>() { run<T>(a, b, c, out, m, k, n); });
     }
 
 private:
@@ -147,8 +149,10 @@ private:
             product(matrix<C, T>(a, a.dim(0), a.dim(1)), matrix<C, T>(b, b.dim(0), b.dim(1)));
             Eigen::Map<RowMajor<C>>(reinterpret_cast<C*>(out.data<T>().data()), m, n) = y;
         } else {
-            const RowMajor<C> ma = Eigen::Map<const RowMajor<T>>(a.data<T>().data(), a.dim(0), a.dim(1)).template cast<C>();
-            const RowMajor<C> mb = Eigen::Map<const RowMajor<T>>(b.data<T>().data(), b.dim(0), b.dim(1)).template cast<C>();
+            const RowMajor<C> ma
+                = Eigen::Map<const RowMajor<T>>(a.data<T>().data(), a.dim(0), a.dim(1)).template cast<C>();
+            const RowMajor<C> mb
+                = Eigen::Map<const RowMajor<T>>(b.data<T>().data(), b.dim(0), b.dim(1)).template cast<C>();
             product(ma, mb);
             Eigen::Map<RowMajor<T>>(out.data<T>().data(), m, n) = y.template cast<T>();
         }

@@ -13,8 +13,7 @@ namespace onnxscope {
 
 namespace {
 
-template <class T>
-using RowMajor = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <class T> using RowMajor = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 /// The type the product is computed in: float for float16/bfloat16 (float accumulation, as onnxruntime does), the
 /// unsigned counterpart for signed integers (overflow wraps instead of being undefined), T otherwise.
@@ -59,8 +58,8 @@ public:
             sb.push_back(1);
         const int64_t m = sa[sa.size() - 2], k = sa.back(), n = sb.back();
         if (sb[sb.size() - 2] != k)
-            throw ctx.error("inner dimensions do not match: A " + shapeToString(a.shape()) + ", B "
-                + shapeToString(b.shape()));
+            throw ctx.error(
+                "inner dimensions do not match: A " + shapeToString(a.shape()) + ", B " + shapeToString(b.shape()));
         const Shape batchA(sa.begin(), sa.end() - 2), batchB(sb.begin(), sb.end() - 2);
         Shape batch;
         try {
@@ -74,15 +73,14 @@ public:
         if (!promoteB)
             outShape.push_back(n);
         Tensor& out = ctx.allocateOutputUninitialized(0, a.dtype(), outShape);
-        dispatch<TypeList<float, double, Float16, BFloat16, int32_t, int64_t, uint32_t, uint64_t>>(a.dtype(),
-            ctx.node(), [&]<class T>() { run<T>(ctx, a, b, out, batchA, batchB, batch, m, k, n); });
+        dispatch<TypeList<float, double, Float16, BFloat16, int32_t, int64_t, uint32_t, uint64_t>>(
+            a.dtype(), ctx.node(), [&]<class T>() { run<T>(ctx, a, b, out, batchA, batchB, batch, m, k, n); });
     }
 
 private:
     template <class T>
     static void run(const KernelContext& ctx, const Tensor& a, const Tensor& b, Tensor& out, const Shape& batchA,
-        const Shape& batchB,
-        const Shape& batch, int64_t m, int64_t k, int64_t n)
+        const Shape& batchB, const Shape& batch, int64_t m, int64_t k, int64_t n)
     {
         using C = typename ComputeType<T>::type;
         const int64_t batches = elementCount(batch);

@@ -36,7 +36,8 @@ public:
             && (intExponent || y.dtype() == DataType::Float || y.dtype() == DataType::Double) && y.toDouble(0) == 2.0) {
             Tensor& out = ctx.allocateOutputUninitialized(0, x.dtype(), outShape);
             const float* in = x.data<float>().data();
-            simd::parallelBinary(ctx.threadPool(), simd::BinaryOp::Mul, in, 1, in, 1, out.data<float>().data(), x.size());
+            simd::parallelBinary(
+                ctx.threadPool(), simd::BinaryOp::Mul, in, 1, in, 1, out.data<float>().data(), x.size());
             return;
         }
         // The exponent is widened once to int64 or double so the loop is instantiated per base type only.

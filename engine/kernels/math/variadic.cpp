@@ -34,8 +34,9 @@ public:
         for (size_t i = 1; i < ctx.inputCount(); ++i) {
             const Tensor& t = ctx.input(i);
             if (t.dtype() != first.dtype())
-                throw ctx.error("input " + std::to_string(i) + " has element type " + std::string(dataTypeName(t.dtype()))
-                    + ", input 0 has " + std::string(dataTypeName(first.dtype())));
+                throw ctx.error("input " + std::to_string(i) + " has element type "
+                    + std::string(dataTypeName(t.dtype())) + ", input 0 has "
+                    + std::string(dataTypeName(first.dtype())));
             try {
                 outShape = broadcastShapes(outShape, t.shape());
             } catch (const Error& e) {

@@ -28,15 +28,15 @@ public:
         Tensor& y = x.dtype() == DataType::Float ? ctx.reuseInputOrAllocate(0, 0, x.dtype(), x.shape())
                                                  : ctx.allocateOutputUninitialized(0, x.dtype(), x.shape());
         if (x.dtype() == DataType::Float) {
-            static constexpr simd::Activation kinds[] = { simd::Activation::Relu, simd::Activation::Sigmoid,
-                simd::Activation::Tanh };
+            static constexpr simd::Activation kinds[]
+                = { simd::Activation::Relu, simd::Activation::Sigmoid, simd::Activation::Tanh };
             simd::parallelActivation(ctx.threadPool(), x.data<float>().data(), y.data<float>().data(), x.size(),
                 { kinds[static_cast<int>(m_kind)] });
             return;
         }
         if (m_kind == Activation::Relu)
-            dispatch<TypeList<float, double, Float16, BFloat16, int8_t, int16_t, int32_t, int64_t>>(x.dtype(),
-                ctx.node(), [&]<class T>() { apply<T>(x, y); });
+            dispatch<TypeList<float, double, Float16, BFloat16, int8_t, int16_t, int32_t, int64_t>>(
+                x.dtype(), ctx.node(), [&]<class T>() { apply<T>(x, y); });
         else
             dispatch<FloatTypes>(x.dtype(), ctx.node(), [&]<class T>() { apply<T>(x, y); });
     }

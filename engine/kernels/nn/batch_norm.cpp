@@ -85,10 +85,11 @@ public:
             Tensor& y = ctx.reuseInputOrAllocate(0, 0, x.dtype(), x.shape());
             const float* in = x.data<float>().data();
             float* out = y.data<float>().data();
-            parallelFor(ctx.threadPool(), batch * channels, std::max<int64_t>(1, simd::kGrainElements / std::max<int64_t>(inner, 1)),
-                [&](int64_t p0, int64_t p1) {
+            parallelFor(ctx.threadPool(), batch * channels,
+                std::max<int64_t>(1, simd::kGrainElements / std::max<int64_t>(inner, 1)), [&](int64_t p0, int64_t p1) {
                     for (int64_t p = p0; p < p1; ++p) {
-                        const float a = fa[static_cast<size_t>(p % channels)], b = fb[static_cast<size_t>(p % channels)];
+                        const float a = fa[static_cast<size_t>(p % channels)],
+                                    b = fb[static_cast<size_t>(p % channels)];
                         float* o = out + p * inner;
                         const float* src = in + p * inner;
                         if (o == src) // one pointer, so that the loop stays vectorised in place

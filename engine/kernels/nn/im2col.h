@@ -52,8 +52,8 @@ struct WindowGeometry {
 /// output size per auto_pad (SAME_* pads split with the extra pad at the end for SAME_UPPER, at the start for
 /// SAME_LOWER), explicit pads, ceil_mode (a last window must start inside the input or its begin padding).
 /// Errors (bad attribute lengths, rank beyond 3, empty output) name the node.
-WindowGeometry resolveWindow(const KernelContext& ctx, const WindowAttributes& attrs, std::span<const int64_t> inSpatial,
-    std::span<const int64_t> kernel);
+WindowGeometry resolveWindow(const KernelContext& ctx, const WindowAttributes& attrs,
+    std::span<const int64_t> inSpatial, std::span<const int64_t> kernel);
 
 /// Copies the windows of `image` (channels x geometry.in) into `col` (channels * kernelSize rows x (p1 - p0)
 /// columns, row-major), for output positions [p0, p1); positions in the padding get `padValue`.

@@ -11,7 +11,19 @@ namespace onnxscope {
 
 namespace {
 
-enum class Act { Elu, Selu, Celu, LeakyRelu, ThresholdedRelu, HardSigmoid, HardSwish, Softplus, Softsign, Shrink, Mish };
+enum class Act {
+    Elu,
+    Selu,
+    Celu,
+    LeakyRelu,
+    ThresholdedRelu,
+    HardSigmoid,
+    HardSwish,
+    Softplus,
+    Softsign,
+    Shrink,
+    Mish
+};
 
 /// Element-wise activations with float attributes: Elu 1, 6 (alpha 1), Selu 1, 6 (alpha 1.6733, gamma 1.0507),
 /// Celu 12 (alpha 1), LeakyRelu 1, 6, 16 (alpha 0.01), ThresholdedRelu 10 (alpha 1), HardSigmoid 1, 6 (alpha 0.2,
@@ -56,15 +68,14 @@ public:
     {
         const Tensor& x = ctx.input(0);
         const bool simdKind = m_kind == Act::LeakyRelu || m_kind == Act::HardSigmoid || m_kind == Act::HardSwish;
-        Tensor& y = x.dtype() == DataType::Float && simdKind
-            ? ctx.reuseInputOrAllocate(0, 0, x.dtype(), x.shape())
-            : ctx.allocateOutputUninitialized(0, x.dtype(), x.shape());
+        Tensor& y = x.dtype() == DataType::Float && simdKind ? ctx.reuseInputOrAllocate(0, 0, x.dtype(), x.shape())
+                                                             : ctx.allocateOutputUninitialized(0, x.dtype(), x.shape());
         if (x.dtype() == DataType::Float && simdKind) {
             const simd::Activation kind = m_kind == Act::LeakyRelu ? simd::Activation::LeakyRelu
                 : m_kind == Act::HardSigmoid                       ? simd::Activation::HardSigmoid
                                                                    : simd::Activation::HardSwish;
-            simd::parallelActivation(ctx.threadPool(), x.data<float>().data(), y.data<float>().data(), x.size(),
-                { kind, m_alpha, m_beta });
+            simd::parallelActivation(
+                ctx.threadPool(), x.data<float>().data(), y.data<float>().data(), x.size(), { kind, m_alpha, m_beta });
             return;
         }
         const auto run = [&]<class T>() { apply<T>(x.data<T>(), y.data<T>()); };

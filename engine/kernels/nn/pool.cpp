@@ -17,11 +17,20 @@ namespace {
 
 enum class PoolKind { Max, Average, Lp };
 
-int64_t ceilDiv(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+int64_t ceilDiv(int64_t a, int64_t b)
+{
+    return a >= 0 ? (a + b - 1) / b : -((-a) / b);
+}
 /// First kernel tap k >= 0 with start + k * d >= bound.
-int64_t tapsFrom(int64_t start, int64_t bound, int64_t d) { return start >= bound ? 0 : ceilDiv(bound - start, d); }
+int64_t tapsFrom(int64_t start, int64_t bound, int64_t d)
+{
+    return start >= bound ? 0 : ceilDiv(bound - start, d);
+}
 /// One past the last kernel tap with start + k * d < bound (0 if none); not capped by the kernel size.
-int64_t tapsUntil(int64_t start, int64_t bound, int64_t d) { return bound <= start ? 0 : ceilDiv(bound - start, d); }
+int64_t tapsUntil(int64_t start, int64_t bound, int64_t d)
+{
+    return bound <= start ? 0 : ceilDiv(bound - start, d);
+}
 
 /// maxPool2d for windows that tile the plane (kernel = stride, no padding) of one plane: each output element is the
 /// running maximum of its own block, taps in the same order as the general loop. KW: the kernel width if known, else 0.
@@ -74,7 +83,8 @@ void maxPool2d(ThreadPool* pool, const float* x, float* y, int64_t planes, const
                         for (int64_t kw = 0; kw < kW; ++kw) {
                             const int64_t shift = kw - padL; // input column = ow * sW + shift
                             const int64_t lo = std::min(outW, shift >= 0 ? 0 : ceilDiv(-shift, sW));
-                            const int64_t hi = std::clamp<int64_t>(inW - shift <= 0 ? 0 : ceilDiv(inW - shift, sW), lo, outW);
+                            const int64_t hi
+                                = std::clamp<int64_t>(inW - shift <= 0 ? 0 : ceilDiv(inW - shift, sW), lo, outW);
                             for (int64_t ow = lo; ow < hi; ++ow) {
                                 const float v = row[ow * sW + shift];
                                 o[ow] = v > o[ow] ? v : o[ow];
@@ -115,9 +125,8 @@ public:
         for (int64_t d : g.outSpatial())
             outShape.push_back(d);
         Tensor& y = ctx.allocateOutputUninitialized(0, x.dtype(), outShape);
-        Tensor* indices = ctx.hasOutput(1) && m_kind == PoolKind::Max
-            ? &ctx.allocateOutput(1, DataType::Int64, outShape)
-            : nullptr;
+        Tensor* indices
+            = ctx.hasOutput(1) && m_kind == PoolKind::Max ? &ctx.allocateOutput(1, DataType::Int64, outShape) : nullptr;
         if (m_kind == PoolKind::Max && !indices && x.dtype() == DataType::Float && g.in[0] == 1 && g.out[0] == 1
             && g.kernel[0] == 1 && g.padBegin[0] == 0 && g.dilation[1] == 1 && g.dilation[2] == 1) {
             maxPool2d(ctx.threadPool(), x.data<float>().data(), y.data<float>().data(), x.dim(0) * x.dim(1), g);
@@ -136,7 +145,8 @@ public:
     }
 
 private:
-    template <class T, class F> void pool(const T* x, T* y, int64_t* indices, int64_t planes, const WindowGeometry& g) const
+    template <class T, class F>
+    void pool(const T* x, T* y, int64_t* indices, int64_t planes, const WindowGeometry& g) const
     {
         const int64_t inSize = g.inSize();
         // Element strides of the spatial axes for Indices (storage_order 1 is column-major over the spatial axes).

@@ -38,7 +38,8 @@ public:
         m_axesInput = init.opset() >= (op == ReduceOp::Sum ? 13 : 18);
         if (m_axesInput) {
             if (attrs.has("axes"))
-                throw attrs.error("axes", "from opset " + std::to_string(op == ReduceOp::Sum ? 13 : 18)
+                throw attrs.error("axes",
+                    "from opset " + std::to_string(op == ReduceOp::Sum ? 13 : 18)
                         + " the axes are input 1, not an attribute");
             m_noopWithEmptyAxes = attrs.getInt("noop_with_empty_axes", 0) != 0;
         } else
@@ -92,17 +93,28 @@ public:
 private:
     /// float reductions over a suffix of the axes (the last axis, say) as rows of `count` elements; false if this
     /// op or these axes have no such path.
-    bool runTrailingFloat(const KernelContext& ctx, const Tensor& x, Tensor& y, const std::vector<bool>& seen,
-        int64_t count) const
+    bool runTrailingFloat(
+        const KernelContext& ctx, const Tensor& x, Tensor& y, const std::vector<bool>& seen, int64_t count) const
     {
         simd::ReduceOp op;
         switch (m_op) {
-        case ReduceOp::Sum: op = simd::ReduceOp::Sum; break;
-        case ReduceOp::Mean: op = simd::ReduceOp::Mean; break;
-        case ReduceOp::SumSquare: op = simd::ReduceOp::SumSquare; break;
-        case ReduceOp::L1: op = simd::ReduceOp::L1; break;
-        case ReduceOp::L2: op = simd::ReduceOp::L2; break;
-        default: return false;
+        case ReduceOp::Sum:
+            op = simd::ReduceOp::Sum;
+            break;
+        case ReduceOp::Mean:
+            op = simd::ReduceOp::Mean;
+            break;
+        case ReduceOp::SumSquare:
+            op = simd::ReduceOp::SumSquare;
+            break;
+        case ReduceOp::L1:
+            op = simd::ReduceOp::L1;
+            break;
+        case ReduceOp::L2:
+            op = simd::ReduceOp::L2;
+            break;
+        default:
+            return false;
         }
         size_t first = seen.size();
         while (first > 0 && seen[first - 1])
@@ -113,7 +125,8 @@ private:
         const float* in = x.data<float>().data();
         float* out = y.data<float>().data();
         const simd::Ops& ops = simd::ops();
-        parallelFor(ctx.threadPool(), y.size(), std::max<int64_t>(1, simd::kGrainElements / std::max<int64_t>(count, 1)),
+        parallelFor(ctx.threadPool(), y.size(),
+            std::max<int64_t>(1, simd::kGrainElements / std::max<int64_t>(count, 1)),
             [&](int64_t r0, int64_t r1) { ops.reduceRows(op, in + r0 * count, out + r0, r1 - r0, count); });
         return true;
     }
@@ -125,8 +138,10 @@ private:
         const size_t n = out.size();
         if constexpr (std::is_integral_v<T>) {
             using W = std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>;
-            const auto wrapAdd = [](W a, W b) { return static_cast<W>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)); };
-            const auto wrapMul = [](W a, W b) { return static_cast<W>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)); };
+            const auto wrapAdd
+                = [](W a, W b) { return static_cast<W>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)); };
+            const auto wrapMul
+                = [](W a, W b) { return static_cast<W>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b)); };
             switch (m_op) {
             case ReduceOp::Max:
             case ReduceOp::Min: {
@@ -146,10 +161,18 @@ private:
                 plan.run(in, acc, [&](W& a, T v, int64_t) {
                     const W w = static_cast<W>(v);
                     switch (op) {
-                    case ReduceOp::Prod: a = wrapMul(a, w); break;
-                    case ReduceOp::L1: a = wrapAdd(a, w < 0 ? wrapMul(w, W(-1)) : w); break;
-                    case ReduceOp::SumSquare: a = wrapAdd(a, wrapMul(w, w)); break;
-                    default: a = wrapAdd(a, w); break;
+                    case ReduceOp::Prod:
+                        a = wrapMul(a, w);
+                        break;
+                    case ReduceOp::L1:
+                        a = wrapAdd(a, w < 0 ? wrapMul(w, W(-1)) : w);
+                        break;
+                    case ReduceOp::SumSquare:
+                        a = wrapAdd(a, wrapMul(w, w));
+                        break;
+                    default:
+                        a = wrapAdd(a, w);
+                        break;
                     }
                 });
                 for (size_t i = 0; i < n; ++i) {
@@ -201,8 +224,9 @@ private:
             for (double& m : mx)
                 if (std::isinf(m))
                     m = 0; // all -inf (or an +inf): shifting by it would give NaN
-            plan.run(in, acc,
-                [&mx](double& a, T v, int64_t o) { a += std::exp(static_cast<double>(v) - mx[static_cast<size_t>(o)]); });
+            plan.run(in, acc, [&mx](double& a, T v, int64_t o) {
+                a += std::exp(static_cast<double>(v) - mx[static_cast<size_t>(o)]);
+            });
             for (size_t i = 0; i < n; ++i)
                 acc[i] = std::log(acc[i]) + mx[i];
             break;
@@ -226,10 +250,14 @@ private:
     double initial() const
     {
         switch (m_op) {
-        case ReduceOp::Prod: return 1.0;
-        case ReduceOp::Max: return -std::numeric_limits<double>::infinity();
-        case ReduceOp::Min: return std::numeric_limits<double>::infinity();
-        default: return 0.0;
+        case ReduceOp::Prod:
+            return 1.0;
+        case ReduceOp::Max:
+            return -std::numeric_limits<double>::infinity();
+        case ReduceOp::Min:
+            return std::numeric_limits<double>::infinity();
+        default:
+            return 0.0;
         }
     }
 

@@ -33,8 +33,8 @@ const Ops& choose()
     const std::string requested = env ? env : "";
     for (const Ops* o : levels)
         if ((requested == "baseline" || requested == "x86-64") ? o == levels.front()
-                                                                : (requested == "avx2" && std::string(o->name) == "AVX2")
-                || (requested == "avx512" && std::string(o->name) == "AVX-512"))
+                                                               : (requested == "avx2" && std::string(o->name) == "AVX2")
+                    || (requested == "avx512" && std::string(o->name) == "AVX-512"))
             return *o;
     return *levels.back();
 }

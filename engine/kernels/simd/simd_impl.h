@@ -32,9 +32,18 @@ using StridedOut = Eigen::Map<RowMatrix, 0, Eigen::OuterStride<>>;
 using ArrayMap = Eigen::Map<const Eigen::ArrayXf>;
 using ArrayOut = Eigen::Map<Eigen::ArrayXf>;
 
-inline int64_t minI(int64_t a, int64_t b) { return a < b ? a : b; }
-inline int64_t maxI(int64_t a, int64_t b) { return a > b ? a : b; }
-inline int64_t ceilDiv(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+inline int64_t minI(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+inline int64_t maxI(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
+inline int64_t ceilDiv(int64_t a, int64_t b)
+{
+    return a >= 0 ? (a + b - 1) / b : -((-a) / b);
+}
 
 template <class Lhs, class Rhs> void product(StridedOut& c, const Lhs& a, const Rhs& b, bool accumulate)
 {
@@ -76,31 +85,79 @@ void gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, bool tra
 using Vec = __m512;
 constexpr int kLanes = 16;
 constexpr int kTileRows = 8; // 8 x 2 accumulators of the 32 registers
-inline Vec vzero() { return _mm512_setzero_ps(); }
-inline Vec vset(float x) { return _mm512_set1_ps(x); }
-inline Vec vload(const float* p) { return _mm512_loadu_ps(p); }
-inline void vstore(float* p, Vec v) { _mm512_storeu_ps(p, v); }
-inline __mmask16 laneMask(int lanes) { return static_cast<__mmask16>((1u << lanes) - 1u); }
-inline Vec vloadPart(const float* p, int lanes) { return _mm512_maskz_loadu_ps(laneMask(lanes), p); }
-inline void vstorePart(float* p, Vec v, int lanes) { _mm512_mask_storeu_ps(p, laneMask(lanes), v); }
-inline Vec vfma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
-inline float vsum(Vec v) { return _mm512_reduce_add_ps(v); }
+inline Vec vzero()
+{
+    return _mm512_setzero_ps();
+}
+inline Vec vset(float x)
+{
+    return _mm512_set1_ps(x);
+}
+inline Vec vload(const float* p)
+{
+    return _mm512_loadu_ps(p);
+}
+inline void vstore(float* p, Vec v)
+{
+    _mm512_storeu_ps(p, v);
+}
+inline __mmask16 laneMask(int lanes)
+{
+    return static_cast<__mmask16>((1u << lanes) - 1u);
+}
+inline Vec vloadPart(const float* p, int lanes)
+{
+    return _mm512_maskz_loadu_ps(laneMask(lanes), p);
+}
+inline void vstorePart(float* p, Vec v, int lanes)
+{
+    _mm512_mask_storeu_ps(p, laneMask(lanes), v);
+}
+inline Vec vfma(Vec a, Vec b, Vec c)
+{
+    return _mm512_fmadd_ps(a, b, c);
+}
+inline float vsum(Vec v)
+{
+    return _mm512_reduce_add_ps(v);
+}
 #elif defined(__AVX2__) && defined(__FMA__)
 #define ONNXSCOPE_GEMM_TILES 1
 using Vec = __m256;
 constexpr int kLanes = 8;
 constexpr int kTileRows = 6; // 6 x 2 accumulators, 2 vectors of B and a broadcast: 15 of the 16 registers
-inline Vec vzero() { return _mm256_setzero_ps(); }
-inline Vec vset(float x) { return _mm256_set1_ps(x); }
-inline Vec vload(const float* p) { return _mm256_loadu_ps(p); }
-inline void vstore(float* p, Vec v) { _mm256_storeu_ps(p, v); }
+inline Vec vzero()
+{
+    return _mm256_setzero_ps();
+}
+inline Vec vset(float x)
+{
+    return _mm256_set1_ps(x);
+}
+inline Vec vload(const float* p)
+{
+    return _mm256_loadu_ps(p);
+}
+inline void vstore(float* p, Vec v)
+{
+    _mm256_storeu_ps(p, v);
+}
 inline __m256i laneMask(int lanes)
 {
     return _mm256_cmpgt_epi32(_mm256_set1_epi32(lanes), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
-inline Vec vloadPart(const float* p, int lanes) { return _mm256_maskload_ps(p, laneMask(lanes)); }
-inline void vstorePart(float* p, Vec v, int lanes) { _mm256_maskstore_ps(p, laneMask(lanes), v); }
-inline Vec vfma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
+inline Vec vloadPart(const float* p, int lanes)
+{
+    return _mm256_maskload_ps(p, laneMask(lanes));
+}
+inline void vstorePart(float* p, Vec v, int lanes)
+{
+    _mm256_maskstore_ps(p, laneMask(lanes), v);
+}
+inline Vec vfma(Vec a, Vec b, Vec c)
+{
+    return _mm256_fmadd_ps(a, b, c);
+}
 inline float vsum(Vec v)
 {
     __m128 q = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
@@ -683,8 +740,8 @@ void depthwise2d(const float* x, const float* w, const float* bias, float* y, in
 
 const Ops& table()
 {
-    static const Ops ops { ONNXSCOPE_SIMD_NAME, gemm, gemmBias, activation, biasActivation, binary, reduceRows, softmaxRows,
-        depthwise2d };
+    static const Ops ops { ONNXSCOPE_SIMD_NAME, gemm, gemmBias, activation, biasActivation, binary, reduceRows,
+        softmaxRows, depthwise2d };
     return ops;
 }
 

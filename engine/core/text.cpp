@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "engine/core/text.h"
 
+#include "engine/core/shape.h"
+
 #include <cstdint>
 #include <cstdio>
 
@@ -90,9 +92,7 @@ std::string formatMs(std::chrono::nanoseconds d)
 
 std::string formatIndex(const std::vector<int64_t>& shape, int64_t flat)
 {
-    std::vector<int64_t> strides(shape.size(), 1);
-    for (size_t d = shape.size(); d-- > 1;)
-        strides[d - 1] = strides[d] * shape[d];
+    const std::vector<int64_t> strides = stridesOf(shape);
     std::string s = "[";
     for (size_t d = 0; d < strides.size(); ++d) {
         s += (d ? ", " : "") + std::to_string(strides[d] ? flat / strides[d] : 0);

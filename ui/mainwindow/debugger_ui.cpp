@@ -39,15 +39,6 @@ namespace onnxscope {
 
 namespace {
 
-QDockWidget* makeDock(const QString& title, const QString& objectName, QWidget* content, QWidget* parent)
-{
-    auto* dock = new QDockWidget(title, parent);
-    dock->setObjectName(objectName);
-    dock->setWidget(content);
-    dock->setAllowedAreas(Qt::AllDockWidgetAreas);
-    return dock;
-}
-
 QString valueLabel(const RecordedValue& r)
 {
     QString label = QString::fromStdString(r.name);
@@ -116,24 +107,25 @@ DebuggerUi::~DebuggerUi() = default;
 void DebuggerUi::createDocks()
 {
     m_inputs = new InputsPanel(m_window);
-    m_inputsDock = makeDock(QStringLiteral("Inputs"), QStringLiteral("inputsDock"), m_inputs, m_window);
+    m_inputsDock = MainWindow::makeDock(QStringLiteral("Inputs"), QStringLiteral("inputsDock"), m_inputs, m_window);
     m_window->addDock(m_inputsDock, Qt::LeftDockWidgetArea);
 
     m_breakpointsPanel = new BreakpointsPanel(m_breakpoints, m_window);
-    m_breakpointsDock
-        = makeDock(QStringLiteral("Breakpoints"), QStringLiteral("breakpointsDock"), m_breakpointsPanel, m_window);
+    m_breakpointsDock = MainWindow::makeDock(
+        QStringLiteral("Breakpoints"), QStringLiteral("breakpointsDock"), m_breakpointsPanel, m_window);
     m_window->addDock(m_breakpointsDock, Qt::LeftDockWidgetArea);
 
     m_callStack = new CallStackPanel(m_window);
-    m_callStackDock = makeDock(QStringLiteral("Call Stack"), QStringLiteral("callStackDock"), m_callStack, m_window);
+    m_callStackDock
+        = MainWindow::makeDock(QStringLiteral("Call Stack"), QStringLiteral("callStackDock"), m_callStack, m_window);
     m_window->addDock(m_callStackDock, Qt::LeftDockWidgetArea);
 
     m_values = new ValuesPanel(m_window);
-    m_valuesDock = makeDock(QStringLiteral("Values"), QStringLiteral("valuesDock"), m_values, m_window);
+    m_valuesDock = MainWindow::makeDock(QStringLiteral("Values"), QStringLiteral("valuesDock"), m_values, m_window);
     m_window->addDock(m_valuesDock, Qt::BottomDockWidgetArea);
 
     m_profile = new ProfilePanel(m_window);
-    m_profileDock = makeDock(QStringLiteral("Profile"), QStringLiteral("profileDock"), m_profile, m_window);
+    m_profileDock = MainWindow::makeDock(QStringLiteral("Profile"), QStringLiteral("profileDock"), m_profile, m_window);
     m_window->addDock(m_profileDock, Qt::BottomDockWidgetArea);
 
     // Bottom: the values (tabbed with the profile and the window's Problems dock) beside the Tensor Inspector.

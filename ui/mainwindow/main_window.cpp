@@ -40,15 +40,6 @@ namespace {
 
 constexpr int kMaxRecent = 10;
 
-QDockWidget* makeDock(const QString& title, const QString& objectName, QWidget* content, QWidget* parent)
-{
-    auto* dock = new QDockWidget(title, parent);
-    dock->setObjectName(objectName);
-    dock->setWidget(content);
-    dock->setAllowedAreas(Qt::AllDockWidgetAreas);
-    return dock;
-}
-
 } // namespace
 
 MainWindow::MainWindow(QWidget* parent)
@@ -260,6 +251,15 @@ void MainWindow::createActions()
     m_toolBar->addAction(up);
     m_toolBar->addSeparator();
     m_toolBar->addAction(find);
+}
+
+QDockWidget* MainWindow::makeDock(const QString& title, const QString& objectName, QWidget* content, QWidget* parent)
+{
+    auto* dock = new QDockWidget(title, parent);
+    dock->setObjectName(objectName);
+    dock->setWidget(content);
+    dock->setAllowedAreas(Qt::AllDockWidgetAreas);
+    return dock;
 }
 
 void MainWindow::addDock(QDockWidget* dock, Qt::DockWidgetArea area, bool tabifyWithInspector)

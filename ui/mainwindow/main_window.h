@@ -51,6 +51,9 @@ public:
     /// Puts the selected node's, tensor's or group's name on the clipboard.
     void copySelectionName();
 
+    /// A dock around `content`, every area allowed. `objectName` is its key in the saved window layout only: code
+    /// reaches docks through typed accessors.
+    static QDockWidget* makeDock(const QString& title, const QString& objectName, QWidget* content, QWidget* parent);
     void addDock(QDockWidget* dock, Qt::DockWidgetArea area, bool tabifyWithInspector = false);
     void addToolBarAction(QAction* action);
     QToolBar* mainToolBar() const { return m_toolBar; }

@@ -7,6 +7,7 @@
 #include "engine/io/npy.h"
 #include "engine/model/model.h"
 #include "tests/common/run_python.h"
+#include "tests/common/test_models.h"
 #include "ui/common/elided_label.h"
 #include "ui/common/model_document.h"
 #include "ui/debugger/breakpoint_model.h"
@@ -57,6 +58,7 @@
 #include <thread>
 
 using namespace onnxscope;
+using onnxscope::testing::kLoopWithIf;
 using onnxscope::testing::runPython;
 
 namespace {
@@ -76,20 +78,6 @@ const char* kFoldedConstant = R"(<ir_version: 8, opset_import: ["" : 17]>
 agraph (float[3] x) => (float[3] y) {
     k = Constant <value = float[3] {1, 2, 3}> ()
     y = Mul(x, k)
-})";
-
-// A Loop of 3 iterations whose body holds an If (as in the engine's control-flow tests).
-const char* kLoopWithIf = R"(<ir_version: 8, opset_import: ["" : 17]>
-agraph (float[2] x) => (float[2] out, float[3, 2] trace) {
-    trip = Constant <value = int64 {3}> ()
-    cond = Constant <value = bool {1}> ()
-    out, trace = Loop (trip, cond, x) <body = loop_body (int64 i, bool c, float[2] acc) => (bool c_out, float[2] acc_out, float[2] s) {
-        c_out = Identity(c)
-        zero = Constant <value = int64 {0}> ()
-        later = Greater(i, zero)
-        acc_out = If (later) <then_branch = then_g () => (float[2] t) { t = Add(acc, x) }, else_branch = else_g () => (float[2] e) { e = Mul(acc, x) }>
-        s = Identity(acc_out)
-    }>
 })";
 
 const char* kNaN = R"(<ir_version: 8, opset_import: ["" : 17]>

@@ -351,15 +351,14 @@ public:
     }
 
     /// The schema-defined function body of `caller`'s op, instantiated for it (see Model::schemaFunctionBody).
-    std::shared_ptr<const Graph> schemaBody(
-        const onnx::OpSchema& schema, const Node& caller, const std::map<std::string, int64_t>& opsets)
+    std::shared_ptr<const Graph> schemaBody(const onnx::OpSchema& schema, const onnx::FunctionProto& function,
+        const Node& caller, const std::map<std::string, int64_t>& opsets)
     {
         std::map<std::string, onnx::AttributeProto> defaults;
         for (const auto& [name, attr] : schema.attributes())
             if (attr.default_value.type() != onnx::AttributeProto::UNDEFINED)
                 defaults[name] = attr.default_value;
-        auto body
-            = std::const_pointer_cast<Graph>(instantiateFunction(*schema.GetFunction(), caller, opsets, 1, &defaults));
+        auto body = std::const_pointer_cast<Graph>(instantiateFunction(function, caller, opsets, 1, &defaults));
         body->m_owner = &caller;
         return body;
     }
@@ -803,10 +802,14 @@ std::shared_ptr<const Graph> Model::schemaFunctionBody(const Node& node) const
         return it->second;
     std::shared_ptr<const Graph> body;
     const auto* schema = onnx::OpSchemaRegistry::Schema(node.opType, static_cast<int>(node.opset), node.domain);
-    if (schema && schema->HasFunction() && schema->GetFunction()) {
+    // The body written for the model's opset of the op's domain: onnx keeps one per opset in which an op that the
+    // body uses changed (e.g. LogSoftmax-13 has bodies for opsets 13 and 18, ReduceMax having changed in 18).
+    const onnx::FunctionProto* function
+        = schema && schema->HasFunction() ? schema->GetFunction(static_cast<int>(node.opset)) : nullptr;
+    if (function) {
         std::map<std::string, int64_t> opsets = m_opsets;
         GraphBuilder builder(const_cast<Model&>(*this), const_cast<Model*>(this)->m_functionBodies);
-        body = builder.schemaBody(*schema, node, opsets);
+        body = builder.schemaBody(*schema, *function, node, opsets);
     }
     m_schemaBodies[&node] = body;
     return body;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "engine/model/model.h"
 
+#include "engine/core/version.h"
+
 #include <onnx/checker.h>
 #include <onnx/defs/parser.h>
 #include <onnx/defs/schema.h>
@@ -741,43 +743,17 @@ uint64_t Model::initializerBytes() const
     return total;
 }
 
-namespace {
-
-/// onnx 1.12's shape inference divides by the 'strides' of convolutions and pools without checking them: a 0 kills
-/// the process with SIGFPE. In the copy given to inference, such nodes get an op_type onnx does not know, so that
-/// inference passes over them. Returns a description of each.
-std::vector<std::string> hideInferenceCrashers(onnx::ModelProto& model)
-{
-    std::vector<std::string> hidden;
-    std::function<void(google::protobuf::RepeatedPtrField<onnx::NodeProto>&)> visit = [&](auto& nodes) {
-        for (auto& node : nodes) {
-            for (auto& attr : *node.mutable_attribute()) {
-                if (attr.has_g())
-                    visit(*attr.mutable_g()->mutable_node());
-                for (auto& g : *attr.mutable_graphs())
-                    visit(*g.mutable_node());
-            }
-            for (const auto& attr : node.attribute())
-                if (attr.name() == "strides"
-                    && std::find(attr.ints().begin(), attr.ints().end(), 0) != attr.ints().end()) {
-                    hidden.push_back("node \"" + node.name() + "\" (" + node.op_type()
-                        + ") was left out of onnx's shape " + "inference: its attribute 'strides' holds a 0");
-                    node.set_op_type(node.op_type() + ".not-inferred");
-                    break;
-                }
-        }
-    };
-    visit(*model.mutable_graph()->mutable_node());
-    for (auto& fn : *model.mutable_functions())
-        visit(*fn.mutable_node());
-    return hidden;
-}
-
-} // namespace
-
 std::vector<Diagnostic> Model::diagnostics() const
 {
     std::vector<Diagnostic> out;
+    // onnx's schemas, checker and shape inference stop at the newest opset of each domain that the library knows.
+    const auto& known = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+    for (const auto& [domain, version] : m_opsets)
+        if (auto it = known.find(domain); it != known.end() && version > it->second.second)
+            out.push_back({ Diagnostic::Severity::Warning, "opset",
+                "the model imports opset " + std::to_string(version) + " of \"" + (domain.empty() ? "ai.onnx" : domain)
+                    + "\"; the newest that onnx " + onnxLibraryVersion() + " knows is "
+                    + std::to_string(it->second.second) });
     try {
         onnx::checker::check_model(*m_proto);
     } catch (const std::exception& e) {
@@ -785,8 +761,6 @@ std::vector<Diagnostic> Model::diagnostics() const
     }
     try {
         onnx::ModelProto copy = *m_proto;
-        for (auto& message : hideInferenceCrashers(copy))
-            out.push_back({ Diagnostic::Severity::Warning, "shape inference", std::move(message) });
         onnx::ShapeInferenceOptions options(true, 1, false);
         onnx::shape_inference::InferShapes(copy, onnx::OpSchemaRegistry::Instance(), options);
     } catch (const std::exception& e) {
@@ -819,7 +793,6 @@ std::map<std::string, ValueType> Model::inferredTypes() const
 {
     std::map<std::string, ValueType> out;
     onnx::ModelProto copy = *m_proto;
-    hideInferenceCrashers(copy);
     try {
         onnx::shape_inference::InferShapes(copy);
     } catch (const std::exception&) {

@@ -21,7 +21,9 @@ export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}"
 
 # -O1 with line tables: reports name file and line, at about a third of Release speed. No GUI: Qt is not
 # instrumented. ONNXSCOPE_FUZZ adds libFuzzer's coverage instrumentation, which the tests do not notice.
+# The same onnx as the Release build (scripts/onnx.env, installed by scripts/install_onnx.sh when missing).
 build_all() {
+    ONNXSCOPE_CACHE_DIR="$cache" bash "$root/scripts/install_onnx.sh"
     CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
         "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" \
         -DONNXSCOPE_FUZZ=ON -DONNXSCOPE_BUILD_GUI=OFF -DONNXSCOPE_CACHE_DIR="$cache"

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "engine/model/model.h"
 
+#include "engine/core/version.h"
+
 #include <onnx/checker.h>
 #include <onnx/defs/parser.h>
 #include <onnx/defs/schema.h>
@@ -351,15 +353,14 @@ public:
     }
 
     /// The schema-defined function body of `caller`'s op, instantiated for it (see Model::schemaFunctionBody).
-    std::shared_ptr<const Graph> schemaBody(
-        const onnx::OpSchema& schema, const Node& caller, const std::map<std::string, int64_t>& opsets)
+    std::shared_ptr<const Graph> schemaBody(const onnx::OpSchema& schema, const onnx::FunctionProto& function,
+        const Node& caller, const std::map<std::string, int64_t>& opsets)
     {
         std::map<std::string, onnx::AttributeProto> defaults;
         for (const auto& [name, attr] : schema.attributes())
             if (attr.default_value.type() != onnx::AttributeProto::UNDEFINED)
                 defaults[name] = attr.default_value;
-        auto body
-            = std::const_pointer_cast<Graph>(instantiateFunction(*schema.GetFunction(), caller, opsets, 1, &defaults));
+        auto body = std::const_pointer_cast<Graph>(instantiateFunction(function, caller, opsets, 1, &defaults));
         body->m_owner = &caller;
         return body;
     }
@@ -742,43 +743,17 @@ uint64_t Model::initializerBytes() const
     return total;
 }
 
-namespace {
-
-/// onnx 1.12's shape inference divides by the 'strides' of convolutions and pools without checking them: a 0 kills
-/// the process with SIGFPE. In the copy given to inference, such nodes get an op_type onnx does not know, so that
-/// inference passes over them. Returns a description of each.
-std::vector<std::string> hideInferenceCrashers(onnx::ModelProto& model)
-{
-    std::vector<std::string> hidden;
-    std::function<void(google::protobuf::RepeatedPtrField<onnx::NodeProto>&)> visit = [&](auto& nodes) {
-        for (auto& node : nodes) {
-            for (auto& attr : *node.mutable_attribute()) {
-                if (attr.has_g())
-                    visit(*attr.mutable_g()->mutable_node());
-                for (auto& g : *attr.mutable_graphs())
-                    visit(*g.mutable_node());
-            }
-            for (const auto& attr : node.attribute())
-                if (attr.name() == "strides"
-                    && std::find(attr.ints().begin(), attr.ints().end(), 0) != attr.ints().end()) {
-                    hidden.push_back("node \"" + node.name() + "\" (" + node.op_type()
-                        + ") was left out of onnx's shape " + "inference: its attribute 'strides' holds a 0");
-                    node.set_op_type(node.op_type() + ".not-inferred");
-                    break;
-                }
-        }
-    };
-    visit(*model.mutable_graph()->mutable_node());
-    for (auto& fn : *model.mutable_functions())
-        visit(*fn.mutable_node());
-    return hidden;
-}
-
-} // namespace
-
 std::vector<Diagnostic> Model::diagnostics() const
 {
     std::vector<Diagnostic> out;
+    // onnx's schemas, checker and shape inference stop at the newest opset of each domain that the library knows.
+    const auto& known = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+    for (const auto& [domain, version] : m_opsets)
+        if (auto it = known.find(domain); it != known.end() && version > it->second.second)
+            out.push_back({ Diagnostic::Severity::Warning, "opset",
+                "the model imports opset " + std::to_string(version) + " of \"" + (domain.empty() ? "ai.onnx" : domain)
+                    + "\"; the newest that onnx " + onnxLibraryVersion() + " knows is "
+                    + std::to_string(it->second.second) });
     try {
         onnx::checker::check_model(*m_proto);
     } catch (const std::exception& e) {
@@ -786,8 +761,6 @@ std::vector<Diagnostic> Model::diagnostics() const
     }
     try {
         onnx::ModelProto copy = *m_proto;
-        for (auto& message : hideInferenceCrashers(copy))
-            out.push_back({ Diagnostic::Severity::Warning, "shape inference", std::move(message) });
         onnx::ShapeInferenceOptions options(true, 1, false);
         onnx::shape_inference::InferShapes(copy, onnx::OpSchemaRegistry::Instance(), options);
     } catch (const std::exception& e) {
@@ -803,10 +776,14 @@ std::shared_ptr<const Graph> Model::schemaFunctionBody(const Node& node) const
         return it->second;
     std::shared_ptr<const Graph> body;
     const auto* schema = onnx::OpSchemaRegistry::Schema(node.opType, static_cast<int>(node.opset), node.domain);
-    if (schema && schema->HasFunction() && schema->GetFunction()) {
+    // The body written for the model's opset of the op's domain: onnx keeps one per opset in which an op that the
+    // body uses changed (e.g. LogSoftmax-13 has bodies for opsets 13 and 18, ReduceMax having changed in 18).
+    const onnx::FunctionProto* function
+        = schema && schema->HasFunction() ? schema->GetFunction(static_cast<int>(node.opset)) : nullptr;
+    if (function) {
         std::map<std::string, int64_t> opsets = m_opsets;
         GraphBuilder builder(const_cast<Model&>(*this), const_cast<Model*>(this)->m_functionBodies);
-        body = builder.schemaBody(*schema, node, opsets);
+        body = builder.schemaBody(*schema, *function, node, opsets);
     }
     m_schemaBodies[&node] = body;
     return body;
@@ -816,7 +793,6 @@ std::map<std::string, ValueType> Model::inferredTypes() const
 {
     std::map<std::string, ValueType> out;
     onnx::ModelProto copy = *m_proto;
-    hideInferenceCrashers(copy);
     try {
         onnx::shape_inference::InferShapes(copy);
     } catch (const std::exception&) {

@@ -23,7 +23,7 @@ namespace onnxscope {
 struct Diagnostic {
     enum class Severity { Warning, Error };
     Severity severity = Severity::Warning;
-    std::string source; // "checker", "shape inference", "loader"
+    std::string source; // "checker", "shape inference", "loader", "opset"
     std::string message;
 };
 

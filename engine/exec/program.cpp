@@ -23,10 +23,13 @@ void visitGraphs(const Graph& graph, const std::function<void(const Graph&)>& fn
     }
 }
 
-std::string describeUnsupported(const Node& node)
+/// `node "Gelu_0" (Gelu, domain "ai.onnx", opset 20)`, with the op's version when the opset resolves to an older one.
+std::string describeNode(const Node& node)
 {
+    const int64_t version = KernelRegistry::implementedVersion(node.domain, node.opType, node.opset);
     return "node \"" + node.displayName() + "\" (" + node.opType + ", domain \""
-        + (node.domain.empty() ? "ai.onnx" : node.domain) + "\", opset " + std::to_string(node.opset) + ")";
+        + (node.domain.empty() ? "ai.onnx" : node.domain) + "\", opset " + std::to_string(node.opset)
+        + (version != node.opset ? ", version " + std::to_string(version) : std::string()) + ")";
 }
 
 /// Each distinct text once, in order of first appearance, with " (N times)" when it repeats: a function body
@@ -83,7 +86,7 @@ std::vector<std::string> Program::unsupportedNodes(const Model& model, const Ker
         for (const auto& node : g.nodes())
             if (!node.functionBody && !registry.find(node.domain, node.opType, node.opset)
                 && !model.schemaFunctionBody(node))
-                out.push_back(describeUnsupported(node));
+                out.push_back(describeNode(node) + "; " + registry.describeVersions(node.domain, node.opType));
     });
     return distinctWithCounts(out);
 }
@@ -106,7 +109,8 @@ void Program::build(const Graph& graph, const KernelRegistry& registry, std::vec
                 plan->kernels[static_cast<size_t>(node.id)] = makeFunctionCallKernel(*body);
                 visitGraphs(*body, [&](const Graph& g) { build(g, registry, problems); });
             } else {
-                problems.push_back(describeUnsupported(node) + " is not supported");
+                problems.push_back(
+                    describeNode(node) + " is not supported; " + registry.describeVersions(node.domain, node.opType));
             }
         } catch (const Error& e) {
             problems.push_back(e.what());

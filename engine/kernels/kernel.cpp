@@ -2,6 +2,7 @@
 #include "engine/kernels/kernel.h"
 
 #include "engine/kernels/kernel_registry.h"
+#include "engine/model/op_schema.h"
 
 #include <algorithm>
 
@@ -141,24 +142,54 @@ void KernelRegistry::add(const std::string& domain, const std::string& opType, i
     m_entries[{ domain, opType }].push_back({ domain, opType, sinceVersion, lastVersion, std::move(factory) });
 }
 
+int64_t KernelRegistry::implementedVersion(const std::string& domain, const std::string& opType, int64_t opset)
+{
+    if (!isSchemaDomain(domain))
+        return opset;
+    const OpSchemaInfo& schema = lookupOpSchema(opType, domain, opset);
+    // An op that onnx does not define at this opset (a model that is not valid) keeps the opset as its version.
+    return schema.known ? schema.sinceVersion : opset;
+}
+
 const KernelEntry* KernelRegistry::find(const std::string& domain, const std::string& opType, int64_t opset) const
 {
     auto it = m_entries.find({ domain, opType });
     if (it == m_entries.end())
         return nullptr;
+    const int64_t version = implementedVersion(domain, opType, opset);
     for (const auto& e : it->second)
-        if (opset >= e.sinceVersion && opset <= e.lastVersion)
+        if (version >= e.sinceVersion && version <= e.lastVersion)
             return &e;
     return nullptr;
+}
+
+std::string KernelRegistry::describeVersions(const std::string& domain, const std::string& opType) const
+{
+    auto it = m_entries.find({ domain, opType });
+    if (it == m_entries.end())
+        return "no version of " + opType + " has a kernel";
+    std::string text;
+    for (const auto& e : it->second) {
+        text += text.empty() ? "" : ", ";
+        text += std::to_string(e.sinceVersion);
+        if (e.lastVersion == kLatest)
+            text += " and later";
+        else if (e.lastVersion != e.sinceVersion)
+            text += "-" + std::to_string(e.lastVersion);
+    }
+    return "the versions of " + opType + " with a kernel: " + text;
 }
 
 std::unique_ptr<Kernel> KernelRegistry::create(const Node& node, const Graph* graph) const
 {
     const KernelEntry* entry = find(node.domain, node.opType, node.opset);
-    if (!entry)
+    if (!entry) {
+        const int64_t version = implementedVersion(node.domain, node.opType, node.opset);
         throw Error(node.label() + ": operator " + node.opType + " (domain \""
             + (node.domain.empty() ? "ai.onnx" : node.domain) + "\", opset " + std::to_string(node.opset)
-            + ") is not supported");
+            + (version != node.opset ? ", version " + std::to_string(version) : std::string()) + ") is not supported; "
+            + describeVersions(node.domain, node.opType));
+    }
     return entry->factory(KernelInit { node, graph });
 }
 

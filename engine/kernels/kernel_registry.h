@@ -14,7 +14,10 @@ namespace onnxscope {
 
 using KernelFactory = std::function<std::unique_ptr<Kernel>(const KernelInit&)>;
 
-/// A registered kernel: (domain, op type, first opset, last opset) and its factory.
+/// A registered kernel and its factory. In the domains that onnx's schema registry defines (isSchemaDomain), the
+/// range is one of schema since-versions: the kernel implements the meaning of every version of the op whose
+/// since-version lies in [sinceVersion, lastVersion], and a node runs with it when its opset resolves to one of them.
+/// Elsewhere (custom domains) the range is one of opsets, and may be open (kLatest).
 struct KernelEntry {
     std::string domain; // "" for the default domain
     std::string opType;
@@ -32,9 +35,13 @@ public:
         KernelFactory factory);
     /// Removes every entry of (domain, op type); for tests and for builds that leave an op to its function body.
     void remove(const std::string& domain, const std::string& opType) { m_entries.erase({ domain, opType }); }
-    /// The entry covering `opset`, or null.
+    /// The version of the op that a node of `opset` has: the schema since-version in schema domains, else `opset`.
+    static int64_t implementedVersion(const std::string& domain, const std::string& opType, int64_t opset);
+    /// The entry implementing the version of the op that `opset` resolves to, or null.
     const KernelEntry* find(const std::string& domain, const std::string& opType, int64_t opset) const;
-    /// Builds the kernel for a node; Error naming op, domain, opset and node if unsupported.
+    /// "the versions of Op with a kernel: 1-13, 18", for messages about unsupported nodes.
+    std::string describeVersions(const std::string& domain, const std::string& opType) const;
+    /// Builds the kernel for a node; Error naming op, domain, opset, node and the supported versions if unsupported.
     std::unique_ptr<Kernel> create(const Node& node, const Graph* graph = nullptr) const;
     std::vector<KernelEntry> entries() const;
 

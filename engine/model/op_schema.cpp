@@ -73,6 +73,42 @@ const OpSchemaInfo& lookupOpSchema(const std::string& opType, const std::string&
     return cache.emplace(key, std::move(info)).first->second;
 }
 
+std::vector<SchemaVersion> allSchemaVersions()
+{
+    std::vector<SchemaVersion> out;
+    for (const onnx::OpSchema& schema : onnx::OpSchemaRegistry::get_all_schemas_with_history()) {
+        SchemaVersion v;
+        v.domain = schema.domain();
+        v.opType = schema.Name();
+        v.sinceVersion = schema.since_version();
+        v.deprecated = schema.Deprecated();
+        v.functionBody = schema.HasFunction() && schema.GetFunction(schema.since_version()) != nullptr;
+        out.push_back(std::move(v));
+    }
+    std::sort(out.begin(), out.end(), [](const SchemaVersion& a, const SchemaVersion& b) {
+        return std::tie(a.domain, a.opType, a.sinceVersion) < std::tie(b.domain, b.opType, b.sinceVersion);
+    });
+    return out;
+}
+
+std::vector<int> schemaVersions(const std::string& opType, const std::string& domain)
+{
+    static const std::map<std::pair<std::string, std::string>, std::vector<int>> versions = [] {
+        std::map<std::pair<std::string, std::string>, std::vector<int>> map;
+        for (const SchemaVersion& v : allSchemaVersions())
+            map[{ v.domain, v.opType }].push_back(v.sinceVersion);
+        return map;
+    }();
+    auto it = versions.find({ domain, opType });
+    return it == versions.end() ? std::vector<int>() : it->second;
+}
+
+bool isSchemaDomain(const std::string& domain)
+{
+    const auto& known = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+    return known.count(domain) > 0;
+}
+
 std::string inputPortName(const Node& node, size_t index)
 {
     const OpSchemaInfo& info = lookupOpSchema(node.opType, node.domain, node.opset);

@@ -585,7 +585,10 @@ sys.exit(1 if bad else 0)
     {
         Result r = cli({ "ops" });
         QVERIFY2(r.code == 0, qPrintable(describe(r)));
-        QVERIFY(r.out.contains(QRegularExpression("ai\\.onnx\\s+Add\\s+\\d+-")));
+        // Exact versions: Add's kernel implements every version onnx defines (1, 6, 7, 13, 14).
+        QVERIFY2(r.out.contains(QRegularExpression("ai\\.onnx\\s+Add\\s+1, 6, 7, 13, 14\\n")), qPrintable(r.out));
+        QVERIFY(r.out.contains(QRegularExpression("not supported \\(\\d+ operator versions\\)")));
+        QVERIFY(r.out.contains(QRegularExpression("ai\\.onnx\\.preview\\.training\\s+Gradient-1\\s+needs")));
         Result j = cli({ "ops", "--json" });
         QCOMPARE(j.code, 0);
         QJsonArray ops = QJsonDocument::fromJson(j.out.toUtf8()).object()["ops"].toArray();
@@ -593,10 +596,15 @@ sys.exit(1 if bad else 0)
         bool foundAdd = false, foundDebug = false;
         for (const auto& e : ops) {
             QJsonObject o = e.toObject();
-            foundAdd |= o["domain"] == "ai.onnx" && o["op"] == "Add" && o["since"].toInt() >= 1;
+            foundAdd |= o["domain"] == "ai.onnx" && o["op"] == "Add" && o["since"].toInt() == 1
+                && o["until"].toInt() == 14 && o["versions"].toArray().size() == 5;
             foundDebug |= o["op"] == "DEBUG";
         }
         QVERIFY(foundAdd && foundDebug);
+        const QJsonArray missing = QJsonDocument::fromJson(j.out.toUtf8()).object()["unsupported"].toArray();
+        QVERIFY(!missing.isEmpty());
+        for (const auto& e : missing)
+            QVERIFY(!e.toObject()["reason"].toString().isEmpty());
     }
 };
 

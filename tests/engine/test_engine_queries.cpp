@@ -36,15 +36,22 @@ private slots:
         QVERIFY(std::is_sorted(ops.begin(), ops.end(), [](const auto& a, const auto& b) {
             return std::tie(a.domain, a.opType, a.sinceVersion) < std::tie(b.domain, b.opType, b.sinceVersion);
         }));
-        for (const char* op : { "Add", "Conv", "Gemm", "Loop", "If", "Scan", "Cast", "Equal", "Softmax" })
-            QVERIFY2(find(ops, "", op, 17), op);
+        // In the default domain the ranges are of schema versions (Add: 1, 6, 7, 13, 14; Softmax: 1, 11, 13).
+        for (const auto& [op, version] :
+            std::vector<std::pair<const char*, int64_t>> { { "Add", 14 }, { "Conv", 22 }, { "Gemm", 13 },
+                { "Loop", 16 }, { "If", 21 }, { "Scan", 19 }, { "Cast", 13 }, { "Equal", 19 }, { "Softmax", 13 } })
+            QVERIFY2(find(ops, "", op, version), op);
         QVERIFY(find(ops, "ai.onnx.ml", "ZipMap", 1));
         QVERIFY(!find(ops, "", "FrobnicateXYZ", 17));
-        // Every range is well-formed, and the newest version of an op stays open-ended.
+        // Every range is well-formed and, in the schema domains, closed and listing the versions it implements.
         for (const SupportedOperator& o : ops)
             QVERIFY2(o.sinceVersion >= 1 && o.sinceVersion <= o.lastVersion, o.opType.c_str());
-        const SupportedOperator* add = find(ops, "", "Add", 1000);
-        QVERIFY(add && add->lastVersion == SupportedOperator::kLatest);
+        const SupportedOperator* add = find(ops, "", "Add", 14);
+        QVERIFY(add && add->lastVersion == 14);
+        QCOMPARE(add->versions, std::vector<int>({ 1, 6, 7, 13, 14 }));
+        // Custom domains have no schemas: their ranges are of opsets and may stay open.
+        const SupportedOperator* cdist = find(ops, "com.microsoft", "CDist", 1000);
+        QVERIFY(cdist && cdist->lastVersion == SupportedOperator::kLatest && cdist->versions.empty());
     }
 
     void simdLevelIsOneOfTheLevels()

@@ -69,7 +69,7 @@ private:
 
 void registerIf(KernelRegistry& r)
 {
-    r.add("", "If", 1, KernelRegistry::kLatest, makeFactory<If>());
+    r.add("", "If", 1, 25, makeFactory<If>());
 }
 
 } // namespace onnxscope

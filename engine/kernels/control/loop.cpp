@@ -147,7 +147,7 @@ private:
 
 void registerLoop(KernelRegistry& r)
 {
-    r.add("", "Loop", 1, KernelRegistry::kLatest, makeFactory<Loop>());
+    r.add("", "Loop", 1, 25, makeFactory<Loop>());
 }
 
 } // namespace onnxscope

@@ -241,7 +241,7 @@ private:
 
 void registerScan(KernelRegistry& r)
 {
-    r.add("", "Scan", 8, KernelRegistry::kLatest, makeFactory<Scan>());
+    r.add("", "Scan", 8, 25, makeFactory<Scan>());
 }
 
 } // namespace onnxscope

@@ -135,10 +135,10 @@ template <ArithOp Op> KernelFactory arithFactory()
 
 void registerBinaryArith(KernelRegistry& r)
 {
-    r.add("", "Add", 1, KernelRegistry::kLatest, arithFactory<ArithOp::Add>());
-    r.add("", "Sub", 1, KernelRegistry::kLatest, arithFactory<ArithOp::Sub>());
-    r.add("", "Mul", 1, KernelRegistry::kLatest, arithFactory<ArithOp::Mul>());
-    r.add("", "Div", 1, KernelRegistry::kLatest, arithFactory<ArithOp::Div>());
+    r.add("", "Add", 1, 14, arithFactory<ArithOp::Add>());
+    r.add("", "Sub", 1, 14, arithFactory<ArithOp::Sub>());
+    r.add("", "Mul", 1, 14, arithFactory<ArithOp::Mul>());
+    r.add("", "Div", 1, 14, arithFactory<ArithOp::Div>());
 }
 
 } // namespace onnxscope

@@ -50,7 +50,7 @@ private:
 
 void registerBitShift(KernelRegistry& r)
 {
-    r.add("", "BitShift", 11, KernelRegistry::kLatest, makeFactory<BitShift>());
+    r.add("", "BitShift", 11, 11, makeFactory<BitShift>());
 }
 
 } // namespace onnxscope

@@ -28,7 +28,7 @@ public:
 
 void registerCastLike(KernelRegistry& r)
 {
-    r.add("", "CastLike", 15, KernelRegistry::kLatest, makeFactory<CastLike>());
+    r.add("", "CastLike", 15, 25, makeFactory<CastLike>());
 }
 
 } // namespace onnxscope

@@ -111,7 +111,7 @@ private:
 
 void registerClip(KernelRegistry& r)
 {
-    r.add("", "Clip", 1, KernelRegistry::kLatest, makeFactory<Clip>());
+    r.add("", "Clip", 1, 13, makeFactory<Clip>());
 }
 
 } // namespace onnxscope

@@ -76,11 +76,11 @@ template <CompareOp Op> KernelFactory compareFactory()
 
 void registerCompare(KernelRegistry& r)
 {
-    r.add("", "Equal", 1, KernelRegistry::kLatest, compareFactory<CompareOp::Equal>());
-    r.add("", "Greater", 1, KernelRegistry::kLatest, compareFactory<CompareOp::Greater>());
-    r.add("", "GreaterOrEqual", 12, KernelRegistry::kLatest, compareFactory<CompareOp::GreaterOrEqual>());
-    r.add("", "Less", 1, KernelRegistry::kLatest, compareFactory<CompareOp::Less>());
-    r.add("", "LessOrEqual", 12, KernelRegistry::kLatest, compareFactory<CompareOp::LessOrEqual>());
+    r.add("", "Equal", 1, 19, compareFactory<CompareOp::Equal>());
+    r.add("", "Greater", 1, 13, compareFactory<CompareOp::Greater>());
+    r.add("", "GreaterOrEqual", 12, 16, compareFactory<CompareOp::GreaterOrEqual>());
+    r.add("", "Less", 1, 13, compareFactory<CompareOp::Less>());
+    r.add("", "LessOrEqual", 12, 16, compareFactory<CompareOp::LessOrEqual>());
 }
 
 } // namespace onnxscope

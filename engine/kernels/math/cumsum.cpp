@@ -74,7 +74,7 @@ private:
 
 void registerCumSum(KernelRegistry& r)
 {
-    r.add("", "CumSum", 11, KernelRegistry::kLatest, makeFactory<CumSum>());
+    r.add("", "CumSum", 11, 14, makeFactory<CumSum>());
 }
 
 } // namespace onnxscope

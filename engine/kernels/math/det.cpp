@@ -43,7 +43,7 @@ public:
 
 void registerDet(KernelRegistry& r)
 {
-    r.add("", "Det", 11, KernelRegistry::kLatest, makeFactory<Det>());
+    r.add("", "Det", 11, 22, makeFactory<Det>());
 }
 
 } // namespace onnxscope

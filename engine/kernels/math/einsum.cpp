@@ -278,7 +278,7 @@ private:
 
 void registerEinsum(KernelRegistry& r)
 {
-    r.add("", "Einsum", 12, KernelRegistry::kLatest, makeFactory<Einsum>());
+    r.add("", "Einsum", 12, 28, makeFactory<Einsum>());
 }
 
 } // namespace onnxscope

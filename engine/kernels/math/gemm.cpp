@@ -197,7 +197,7 @@ private:
 
 void registerGemm(KernelRegistry& r)
 {
-    r.add("", "Gemm", 1, KernelRegistry::kLatest, makeFactory<Gemm>());
+    r.add("", "Gemm", 1, 13, makeFactory<Gemm>());
 }
 
 } // namespace onnxscope

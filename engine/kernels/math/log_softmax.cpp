@@ -114,8 +114,8 @@ KernelFactory axisOpFactory(bool hardmax)
 
 void registerLogSoftmax(KernelRegistry& r)
 {
-    r.add("", "LogSoftmax", 1, KernelRegistry::kLatest, axisOpFactory(false));
-    r.add("", "Hardmax", 1, KernelRegistry::kLatest, axisOpFactory(true));
+    r.add("", "LogSoftmax", 1, 13, axisOpFactory(false));
+    r.add("", "Hardmax", 1, 13, axisOpFactory(true));
 }
 
 } // namespace onnxscope

@@ -53,9 +53,9 @@ template <LogicOp Op> KernelFactory logicalFactory()
 
 void registerLogical(KernelRegistry& r)
 {
-    r.add("", "And", 1, KernelRegistry::kLatest, logicalFactory<LogicOp::And>());
-    r.add("", "Or", 1, KernelRegistry::kLatest, logicalFactory<LogicOp::Or>());
-    r.add("", "Xor", 1, KernelRegistry::kLatest, logicalFactory<LogicOp::Xor>());
+    r.add("", "And", 1, 7, logicalFactory<LogicOp::And>());
+    r.add("", "Or", 1, 7, logicalFactory<LogicOp::Or>());
+    r.add("", "Xor", 1, 7, logicalFactory<LogicOp::Xor>());
 }
 
 } // namespace onnxscope

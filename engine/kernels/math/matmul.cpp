@@ -135,7 +135,7 @@ private:
 
 void registerMatMul(KernelRegistry& r)
 {
-    r.add("", "MatMul", 1, KernelRegistry::kLatest, makeFactory<MatMul>());
+    r.add("", "MatMul", 1, 13, makeFactory<MatMul>());
 }
 
 } // namespace onnxscope

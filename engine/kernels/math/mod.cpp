@@ -77,7 +77,7 @@ private:
 
 void registerMod(KernelRegistry& r)
 {
-    r.add("", "Mod", 10, KernelRegistry::kLatest, makeFactory<Mod>());
+    r.add("", "Mod", 10, 13, makeFactory<Mod>());
 }
 
 } // namespace onnxscope

@@ -111,7 +111,7 @@ private:
 
 void registerPow(KernelRegistry& r)
 {
-    r.add("", "Pow", 1, KernelRegistry::kLatest, makeFactory<Pow>());
+    r.add("", "Pow", 1, 15, makeFactory<Pow>());
 }
 
 } // namespace onnxscope

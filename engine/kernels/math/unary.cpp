@@ -230,32 +230,31 @@ template <UnaryOp Op> KernelFactory unaryFactory()
 
 void registerUnary(KernelRegistry& r)
 {
-    const int64_t latest = KernelRegistry::kLatest;
-    r.add("", "Abs", 1, latest, unaryFactory<UnaryOp::Abs>());
-    r.add("", "Neg", 1, latest, unaryFactory<UnaryOp::Neg>());
-    r.add("", "Sign", 9, latest, unaryFactory<UnaryOp::Sign>());
-    r.add("", "Erf", 9, latest, unaryFactory<UnaryOp::Erf>());
-    r.add("", "Reciprocal", 1, latest, unaryFactory<UnaryOp::Reciprocal>());
-    r.add("", "Floor", 1, latest, unaryFactory<UnaryOp::Floor>());
-    r.add("", "Ceil", 1, latest, unaryFactory<UnaryOp::Ceil>());
-    r.add("", "Round", 11, latest, unaryFactory<UnaryOp::Round>());
-    r.add("", "Sqrt", 1, latest, unaryFactory<UnaryOp::Sqrt>());
-    r.add("", "Exp", 1, latest, unaryFactory<UnaryOp::Exp>());
-    r.add("", "Log", 1, latest, unaryFactory<UnaryOp::Log>());
-    r.add("", "Sin", 7, latest, unaryFactory<UnaryOp::Sin>());
-    r.add("", "Cos", 7, latest, unaryFactory<UnaryOp::Cos>());
-    r.add("", "Tan", 7, latest, unaryFactory<UnaryOp::Tan>());
-    r.add("", "Asin", 7, latest, unaryFactory<UnaryOp::Asin>());
-    r.add("", "Acos", 7, latest, unaryFactory<UnaryOp::Acos>());
-    r.add("", "Atan", 7, latest, unaryFactory<UnaryOp::Atan>());
-    r.add("", "Sinh", 9, latest, unaryFactory<UnaryOp::Sinh>());
-    r.add("", "Cosh", 9, latest, unaryFactory<UnaryOp::Cosh>());
-    r.add("", "Asinh", 9, latest, unaryFactory<UnaryOp::Asinh>());
-    r.add("", "Acosh", 9, latest, unaryFactory<UnaryOp::Acosh>());
-    r.add("", "Atanh", 9, latest, unaryFactory<UnaryOp::Atanh>());
-    r.add("", "IsNaN", 9, latest, unaryFactory<UnaryOp::IsNaN>());
-    r.add("", "IsInf", 10, latest, unaryFactory<UnaryOp::IsInf>());
-    r.add("", "Not", 1, latest, makeFactory<Not>());
+    r.add("", "Abs", 1, 13, unaryFactory<UnaryOp::Abs>());
+    r.add("", "Neg", 1, 13, unaryFactory<UnaryOp::Neg>());
+    r.add("", "Sign", 9, 13, unaryFactory<UnaryOp::Sign>());
+    r.add("", "Erf", 9, 13, unaryFactory<UnaryOp::Erf>());
+    r.add("", "Reciprocal", 1, 13, unaryFactory<UnaryOp::Reciprocal>());
+    r.add("", "Floor", 1, 13, unaryFactory<UnaryOp::Floor>());
+    r.add("", "Ceil", 1, 13, unaryFactory<UnaryOp::Ceil>());
+    r.add("", "Round", 11, 22, unaryFactory<UnaryOp::Round>());
+    r.add("", "Sqrt", 1, 13, unaryFactory<UnaryOp::Sqrt>());
+    r.add("", "Exp", 1, 13, unaryFactory<UnaryOp::Exp>());
+    r.add("", "Log", 1, 13, unaryFactory<UnaryOp::Log>());
+    r.add("", "Sin", 7, 22, unaryFactory<UnaryOp::Sin>());
+    r.add("", "Cos", 7, 22, unaryFactory<UnaryOp::Cos>());
+    r.add("", "Tan", 7, 22, unaryFactory<UnaryOp::Tan>());
+    r.add("", "Asin", 7, 22, unaryFactory<UnaryOp::Asin>());
+    r.add("", "Acos", 7, 22, unaryFactory<UnaryOp::Acos>());
+    r.add("", "Atan", 7, 22, unaryFactory<UnaryOp::Atan>());
+    r.add("", "Sinh", 9, 22, unaryFactory<UnaryOp::Sinh>());
+    r.add("", "Cosh", 9, 22, unaryFactory<UnaryOp::Cosh>());
+    r.add("", "Asinh", 9, 22, unaryFactory<UnaryOp::Asinh>());
+    r.add("", "Acosh", 9, 22, unaryFactory<UnaryOp::Acosh>());
+    r.add("", "Atanh", 9, 22, unaryFactory<UnaryOp::Atanh>());
+    r.add("", "IsNaN", 9, 20, unaryFactory<UnaryOp::IsNaN>());
+    r.add("", "IsInf", 10, 20, unaryFactory<UnaryOp::IsInf>());
+    r.add("", "Not", 1, 1, makeFactory<Not>());
 }
 
 } // namespace onnxscope

@@ -130,10 +130,10 @@ template <VariadicOp Op> KernelFactory variadicFactory()
 
 void registerVariadic(KernelRegistry& r)
 {
-    r.add("", "Max", 1, KernelRegistry::kLatest, variadicFactory<VariadicOp::Max>());
-    r.add("", "Min", 1, KernelRegistry::kLatest, variadicFactory<VariadicOp::Min>());
-    r.add("", "Sum", 1, KernelRegistry::kLatest, variadicFactory<VariadicOp::Sum>());
-    r.add("", "Mean", 1, KernelRegistry::kLatest, variadicFactory<VariadicOp::Mean>());
+    r.add("", "Max", 1, 13, variadicFactory<VariadicOp::Max>());
+    r.add("", "Min", 1, 13, variadicFactory<VariadicOp::Min>());
+    r.add("", "Sum", 1, 13, variadicFactory<VariadicOp::Sum>());
+    r.add("", "Mean", 1, 13, variadicFactory<VariadicOp::Mean>());
 }
 
 } // namespace onnxscope

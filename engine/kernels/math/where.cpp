@@ -84,7 +84,7 @@ private:
 
 void registerWhere(KernelRegistry& r)
 {
-    r.add("", "Where", 9, KernelRegistry::kLatest, makeFactory<Where>());
+    r.add("", "Where", 9, 16, makeFactory<Where>());
 }
 
 } // namespace onnxscope

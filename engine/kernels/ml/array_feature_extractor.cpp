@@ -49,7 +49,7 @@ public:
 
 void registerArrayFeatureExtractor(KernelRegistry& r)
 {
-    r.add("ai.onnx.ml", "ArrayFeatureExtractor", 1, KernelRegistry::kLatest, makeFactory<ArrayFeatureExtractor>());
+    r.add("ai.onnx.ml", "ArrayFeatureExtractor", 1, 1, makeFactory<ArrayFeatureExtractor>());
 }
 
 } // namespace onnxscope

@@ -43,7 +43,7 @@ private:
 
 void registerBinarizer(KernelRegistry& r)
 {
-    r.add("ai.onnx.ml", "Binarizer", 1, KernelRegistry::kLatest, makeFactory<Binarizer>());
+    r.add("ai.onnx.ml", "Binarizer", 1, 1, makeFactory<Binarizer>());
 }
 
 } // namespace onnxscope

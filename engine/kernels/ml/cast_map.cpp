@@ -112,7 +112,7 @@ private:
 
 void registerCastMap(KernelRegistry& r)
 {
-    r.add("ai.onnx.ml", "CastMap", 1, KernelRegistry::kLatest, makeFactory<CastMap>());
+    r.add("ai.onnx.ml", "CastMap", 1, 1, makeFactory<CastMap>());
 }
 
 } // namespace onnxscope

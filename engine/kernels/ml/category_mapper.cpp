@@ -60,7 +60,7 @@ private:
 
 void registerCategoryMapper(KernelRegistry& r)
 {
-    r.add("ai.onnx.ml", "CategoryMapper", 1, KernelRegistry::kLatest, makeFactory<CategoryMapper>());
+    r.add("ai.onnx.ml", "CategoryMapper", 1, 1, makeFactory<CategoryMapper>());
 }
 
 } // namespace onnxscope

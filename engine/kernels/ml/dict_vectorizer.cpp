@@ -71,7 +71,7 @@ private:
 
 void registerDictVectorizer(KernelRegistry& r)
 {
-    r.add("ai.onnx.ml", "DictVectorizer", 1, KernelRegistry::kLatest, makeFactory<DictVectorizer>());
+    r.add("ai.onnx.ml", "DictVectorizer", 1, 1, makeFactory<DictVectorizer>());
 }
 
 } // namespace onnxscope

@@ -68,7 +68,7 @@ private:
 
 void registerFeatureVectorizer(KernelRegistry& r)
 {
-    r.add("ai.onnx.ml", "FeatureVectorizer", 1, KernelRegistry::kLatest, makeFactory<FeatureVectorizer>());
+    r.add("ai.onnx.ml", "FeatureVectorizer", 1, 1, makeFactory<FeatureVectorizer>());
 }
 
 } // namespace onnxscope

@@ -67,7 +67,7 @@ private:
 
 void registerImputer(KernelRegistry& r)
 {
-    r.add("ai.onnx.ml", "Imputer", 1, KernelRegistry::kLatest, makeFactory<Imputer>());
+    r.add("ai.onnx.ml", "Imputer", 1, 1, makeFactory<Imputer>());
 }
 
 } // namespace onnxscope

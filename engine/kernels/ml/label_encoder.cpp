@@ -167,7 +167,7 @@ private:
 
 void registerLabelEncoder(KernelRegistry& r)
 {
-    r.add("ai.onnx.ml", "LabelEncoder", 1, KernelRegistry::kLatest, makeFactory<LabelEncoder>());
+    r.add("ai.onnx.ml", "LabelEncoder", 1, 4, makeFactory<LabelEncoder>());
 }
 
 } // namespace onnxscope

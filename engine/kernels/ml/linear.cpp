@@ -162,8 +162,8 @@ private:
 
 void registerLinearModels(KernelRegistry& r)
 {
-    r.add("ai.onnx.ml", "LinearRegressor", 1, KernelRegistry::kLatest, makeFactory<LinearRegressor>());
-    r.add("ai.onnx.ml", "LinearClassifier", 1, KernelRegistry::kLatest, makeFactory<LinearClassifier>());
+    r.add("ai.onnx.ml", "LinearRegressor", 1, 1, makeFactory<LinearRegressor>());
+    r.add("ai.onnx.ml", "LinearClassifier", 1, 1, makeFactory<LinearClassifier>());
 }
 
 } // namespace onnxscope

@@ -62,7 +62,7 @@ private:
 
 void registerNormalizer(KernelRegistry& r)
 {
-    r.add("ai.onnx.ml", "Normalizer", 1, KernelRegistry::kLatest, makeFactory<Normalizer>());
+    r.add("ai.onnx.ml", "Normalizer", 1, 1, makeFactory<Normalizer>());
 }
 
 } // namespace onnxscope

@@ -82,7 +82,7 @@ private:
 
 void registerOneHotEncoder(KernelRegistry& r)
 {
-    r.add("ai.onnx.ml", "OneHotEncoder", 1, KernelRegistry::kLatest, makeFactory<OneHotEncoder>());
+    r.add("ai.onnx.ml", "OneHotEncoder", 1, 1, makeFactory<OneHotEncoder>());
 }
 
 } // namespace onnxscope

@@ -50,7 +50,7 @@ private:
 
 void registerScaler(KernelRegistry& r)
 {
-    r.add("ai.onnx.ml", "Scaler", 1, KernelRegistry::kLatest, makeFactory<Scaler>());
+    r.add("ai.onnx.ml", "Scaler", 1, 1, makeFactory<Scaler>());
 }
 
 } // namespace onnxscope

@@ -145,7 +145,7 @@ private:
 
 void registerStringNormalizer(KernelRegistry& r)
 {
-    r.add("", "StringNormalizer", 10, KernelRegistry::kLatest, makeFactory<StringNormalizer>());
+    r.add("", "StringNormalizer", 10, 10, makeFactory<StringNormalizer>());
 }
 
 } // namespace onnxscope

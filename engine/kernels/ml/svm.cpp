@@ -371,8 +371,8 @@ template <class K, bool Double> KernelFactory svmFactory()
 
 void registerSvms(KernelRegistry& r)
 {
-    r.add("ai.onnx.ml", "SVMClassifier", 1, KernelRegistry::kLatest, svmFactory<SvmClassifier, false>());
-    r.add("ai.onnx.ml", "SVMRegressor", 1, KernelRegistry::kLatest, svmFactory<SvmRegressor, false>());
+    r.add("ai.onnx.ml", "SVMClassifier", 1, 1, svmFactory<SvmClassifier, false>());
+    r.add("ai.onnx.ml", "SVMRegressor", 1, 1, svmFactory<SvmRegressor, false>());
     r.add("mlprodict", "SVMClassifierDouble", 1, KernelRegistry::kLatest, svmFactory<SvmClassifier, true>());
     r.add("mlprodict", "SVMRegressorDouble", 1, KernelRegistry::kLatest, svmFactory<SvmRegressor, true>());
 }

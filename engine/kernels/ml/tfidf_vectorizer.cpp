@@ -144,7 +144,7 @@ private:
 
 void registerTfIdfVectorizer(KernelRegistry& r)
 {
-    r.add("", "TfIdfVectorizer", 9, KernelRegistry::kLatest, makeFactory<TfIdfVectorizer>());
+    r.add("", "TfIdfVectorizer", 9, 9, makeFactory<TfIdfVectorizer>());
 }
 
 } // namespace onnxscope

@@ -229,8 +229,8 @@ template <class K, bool Double> KernelFactory treeFactory()
 
 void registerTreeEnsembles(KernelRegistry& r)
 {
-    r.add("ai.onnx.ml", "TreeEnsembleRegressor", 1, 4, treeFactory<TreeEnsembleRegressor, false>());
-    r.add("ai.onnx.ml", "TreeEnsembleClassifier", 1, 4, treeFactory<TreeEnsembleClassifier, false>());
+    r.add("ai.onnx.ml", "TreeEnsembleRegressor", 1, 3, treeFactory<TreeEnsembleRegressor, false>());
+    r.add("ai.onnx.ml", "TreeEnsembleClassifier", 1, 3, treeFactory<TreeEnsembleClassifier, false>());
     r.add("mlprodict", "TreeEnsembleRegressorDouble", 1, KernelRegistry::kLatest,
         treeFactory<TreeEnsembleRegressor, true>());
     r.add("mlprodict", "TreeEnsembleClassifierDouble", 1, KernelRegistry::kLatest,

@@ -51,7 +51,7 @@ private:
 
 void registerZipMap(KernelRegistry& r)
 {
-    r.add("ai.onnx.ml", "ZipMap", 1, KernelRegistry::kLatest, makeFactory<ZipMap>());
+    r.add("ai.onnx.ml", "ZipMap", 1, 1, makeFactory<ZipMap>());
 }
 
 } // namespace onnxscope

@@ -84,9 +84,9 @@ template <Activation A> KernelFactory activationFactory()
 
 void registerActivations(KernelRegistry& r)
 {
-    r.add("", "Relu", 1, KernelRegistry::kLatest, activationFactory<Activation::Relu>());
-    r.add("", "Sigmoid", 1, KernelRegistry::kLatest, activationFactory<Activation::Sigmoid>());
-    r.add("", "Tanh", 1, KernelRegistry::kLatest, activationFactory<Activation::Tanh>());
+    r.add("", "Relu", 1, 14, activationFactory<Activation::Relu>());
+    r.add("", "Sigmoid", 1, 13, activationFactory<Activation::Sigmoid>());
+    r.add("", "Tanh", 1, 13, activationFactory<Activation::Tanh>());
 }
 
 } // namespace onnxscope

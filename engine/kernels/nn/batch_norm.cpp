@@ -169,7 +169,7 @@ private:
 
 void registerBatchNorm(KernelRegistry& r)
 {
-    r.add("", "BatchNormalization", 1, KernelRegistry::kLatest, makeFactory<BatchNorm>());
+    r.add("", "BatchNormalization", 1, 15, makeFactory<BatchNorm>());
 }
 
 } // namespace onnxscope

@@ -90,7 +90,7 @@ std::unique_ptr<Kernel> makeFoldedConv(const KernelInit& init, ConvFolding foldi
 
 void registerConv(KernelRegistry& r)
 {
-    r.add("", "Conv", 1, KernelRegistry::kLatest, makeFactory<Conv>());
+    r.add("", "Conv", 1, 22, makeFactory<Conv>());
 }
 
 } // namespace onnxscope

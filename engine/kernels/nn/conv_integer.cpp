@@ -151,8 +151,8 @@ template <bool Q> KernelFactory convIntegerFactory()
 
 void registerConvInteger(KernelRegistry& r)
 {
-    r.add("", "ConvInteger", 10, KernelRegistry::kLatest, convIntegerFactory<false>());
-    r.add("", "QLinearConv", 10, KernelRegistry::kLatest, convIntegerFactory<true>());
+    r.add("", "ConvInteger", 10, 10, convIntegerFactory<false>());
+    r.add("", "QLinearConv", 10, 10, convIntegerFactory<true>());
 }
 
 } // namespace onnxscope

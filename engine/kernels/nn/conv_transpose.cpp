@@ -147,7 +147,7 @@ private:
 
 void registerConvTranspose(KernelRegistry& r)
 {
-    r.add("", "ConvTranspose", 1, KernelRegistry::kLatest, makeFactory<ConvTranspose>());
+    r.add("", "ConvTranspose", 1, 22, makeFactory<ConvTranspose>());
 }
 
 } // namespace onnxscope

@@ -92,7 +92,7 @@ private:
 
 void registerDropout(KernelRegistry& r)
 {
-    r.add("", "Dropout", 1, KernelRegistry::kLatest, makeFactory<Dropout>());
+    r.add("", "Dropout", 1, 22, makeFactory<Dropout>());
 }
 
 } // namespace onnxscope

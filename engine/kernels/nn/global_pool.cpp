@@ -109,9 +109,9 @@ template <GlobalKind K> KernelFactory globalFactory()
 
 void registerGlobalPool(KernelRegistry& r)
 {
-    r.add("", "GlobalMaxPool", 1, KernelRegistry::kLatest, globalFactory<GlobalKind::Max>());
-    r.add("", "GlobalAveragePool", 1, KernelRegistry::kLatest, globalFactory<GlobalKind::Average>());
-    r.add("", "GlobalLpPool", 1, KernelRegistry::kLatest, globalFactory<GlobalKind::Lp>());
+    r.add("", "GlobalMaxPool", 1, 22, globalFactory<GlobalKind::Max>());
+    r.add("", "GlobalAveragePool", 1, 22, globalFactory<GlobalKind::Average>());
+    r.add("", "GlobalLpPool", 1, 22, globalFactory<GlobalKind::Lp>());
 }
 
 } // namespace onnxscope

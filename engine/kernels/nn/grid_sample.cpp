@@ -181,7 +181,7 @@ private:
 
 void registerGridSample(KernelRegistry& r)
 {
-    r.add("", "GridSample", 16, KernelRegistry::kLatest, makeFactory<GridSample>());
+    r.add("", "GridSample", 16, 22, makeFactory<GridSample>());
 }
 
 } // namespace onnxscope

@@ -67,7 +67,7 @@ private:
 
 void registerInstanceNorm(KernelRegistry& r)
 {
-    r.add("", "InstanceNormalization", 1, KernelRegistry::kLatest, makeFactory<InstanceNorm>());
+    r.add("", "InstanceNormalization", 1, 22, makeFactory<InstanceNorm>());
 }
 
 } // namespace onnxscope

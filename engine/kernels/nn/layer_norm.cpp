@@ -109,7 +109,7 @@ private:
 
 void registerLayerNorm(KernelRegistry& r)
 {
-    r.add("", "LayerNormalization", 17, KernelRegistry::kLatest, makeFactory<LayerNorm>());
+    r.add("", "LayerNormalization", 17, 17, makeFactory<LayerNorm>());
 }
 
 } // namespace onnxscope

@@ -131,8 +131,8 @@ template <bool Softmax> KernelFactory lossFactory()
 
 void registerLosses(KernelRegistry& r)
 {
-    r.add("", "NegativeLogLikelihoodLoss", 12, KernelRegistry::kLatest, lossFactory<false>());
-    r.add("", "SoftmaxCrossEntropyLoss", 12, KernelRegistry::kLatest, lossFactory<true>());
+    r.add("", "NegativeLogLikelihoodLoss", 12, 22, lossFactory<false>());
+    r.add("", "SoftmaxCrossEntropyLoss", 12, 13, lossFactory<true>());
 }
 
 } // namespace onnxscope

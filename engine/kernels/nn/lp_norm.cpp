@@ -65,7 +65,7 @@ private:
 
 void registerLpNorm(KernelRegistry& r)
 {
-    r.add("", "LpNormalization", 1, KernelRegistry::kLatest, makeFactory<LpNorm>());
+    r.add("", "LpNormalization", 1, 22, makeFactory<LpNorm>());
 }
 
 } // namespace onnxscope

@@ -62,7 +62,7 @@ private:
 
 void registerLrn(KernelRegistry& r)
 {
-    r.add("", "LRN", 1, KernelRegistry::kLatest, makeFactory<Lrn>());
+    r.add("", "LRN", 1, 13, makeFactory<Lrn>());
 }
 
 } // namespace onnxscope

@@ -85,7 +85,7 @@ private:
 
 void registerMaxRoiPool(KernelRegistry& r)
 {
-    r.add("", "MaxRoiPool", 1, KernelRegistry::kLatest, makeFactory<MaxRoiPool>());
+    r.add("", "MaxRoiPool", 1, 22, makeFactory<MaxRoiPool>());
 }
 
 } // namespace onnxscope

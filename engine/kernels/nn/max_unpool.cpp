@@ -85,7 +85,7 @@ private:
 
 void registerMaxUnpool(KernelRegistry& r)
 {
-    r.add("", "MaxUnpool", 9, KernelRegistry::kLatest, makeFactory<MaxUnpool>());
+    r.add("", "MaxUnpool", 9, 22, makeFactory<MaxUnpool>());
 }
 
 } // namespace onnxscope

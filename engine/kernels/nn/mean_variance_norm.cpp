@@ -86,7 +86,7 @@ private:
 
 void registerMeanVarianceNorm(KernelRegistry& r)
 {
-    r.add("", "MeanVarianceNormalization", 9, KernelRegistry::kLatest, makeFactory<MeanVarianceNorm>());
+    r.add("", "MeanVarianceNormalization", 9, 13, makeFactory<MeanVarianceNorm>());
 }
 
 } // namespace onnxscope

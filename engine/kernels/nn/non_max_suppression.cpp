@@ -138,7 +138,7 @@ private:
 
 void registerNonMaxSuppression(KernelRegistry& r)
 {
-    r.add("", "NonMaxSuppression", 10, KernelRegistry::kLatest, makeFactory<NonMaxSuppression>());
+    r.add("", "NonMaxSuppression", 10, 11, makeFactory<NonMaxSuppression>());
 }
 
 } // namespace onnxscope

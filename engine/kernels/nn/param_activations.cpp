@@ -146,17 +146,17 @@ template <Act A> KernelFactory actFactory()
 
 void registerParamActivations(KernelRegistry& r)
 {
-    r.add("", "Elu", 1, KernelRegistry::kLatest, actFactory<Act::Elu>());
-    r.add("", "Selu", 1, KernelRegistry::kLatest, actFactory<Act::Selu>());
-    r.add("", "Celu", 12, KernelRegistry::kLatest, actFactory<Act::Celu>());
-    r.add("", "LeakyRelu", 1, KernelRegistry::kLatest, actFactory<Act::LeakyRelu>());
-    r.add("", "ThresholdedRelu", 10, KernelRegistry::kLatest, actFactory<Act::ThresholdedRelu>());
-    r.add("", "HardSigmoid", 1, KernelRegistry::kLatest, actFactory<Act::HardSigmoid>());
-    r.add("", "HardSwish", 14, KernelRegistry::kLatest, actFactory<Act::HardSwish>());
-    r.add("", "Softplus", 1, KernelRegistry::kLatest, actFactory<Act::Softplus>());
-    r.add("", "Softsign", 1, KernelRegistry::kLatest, actFactory<Act::Softsign>());
-    r.add("", "Shrink", 9, KernelRegistry::kLatest, actFactory<Act::Shrink>());
-    r.add("", "Mish", 18, KernelRegistry::kLatest, actFactory<Act::Mish>());
+    r.add("", "Elu", 1, 22, actFactory<Act::Elu>());
+    r.add("", "Selu", 1, 22, actFactory<Act::Selu>());
+    r.add("", "Celu", 12, 28, actFactory<Act::Celu>());
+    r.add("", "LeakyRelu", 1, 16, actFactory<Act::LeakyRelu>());
+    r.add("", "ThresholdedRelu", 10, 22, actFactory<Act::ThresholdedRelu>());
+    r.add("", "HardSigmoid", 1, 22, actFactory<Act::HardSigmoid>());
+    r.add("", "HardSwish", 14, 22, actFactory<Act::HardSwish>());
+    r.add("", "Softplus", 1, 22, actFactory<Act::Softplus>());
+    r.add("", "Softsign", 1, 22, actFactory<Act::Softsign>());
+    r.add("", "Shrink", 9, 9, actFactory<Act::Shrink>());
+    r.add("", "Mish", 18, 22, actFactory<Act::Mish>());
 }
 
 } // namespace onnxscope

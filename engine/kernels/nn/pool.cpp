@@ -225,9 +225,9 @@ template <PoolKind K> KernelFactory poolFactory()
 
 void registerPool(KernelRegistry& r)
 {
-    r.add("", "MaxPool", 1, KernelRegistry::kLatest, poolFactory<PoolKind::Max>());
-    r.add("", "AveragePool", 1, KernelRegistry::kLatest, poolFactory<PoolKind::Average>());
-    r.add("", "LpPool", 1, KernelRegistry::kLatest, poolFactory<PoolKind::Lp>());
+    r.add("", "MaxPool", 1, 22, poolFactory<PoolKind::Max>());
+    r.add("", "AveragePool", 1, 22, poolFactory<PoolKind::Average>());
+    r.add("", "LpPool", 1, 22, poolFactory<PoolKind::Lp>());
 }
 
 } // namespace onnxscope

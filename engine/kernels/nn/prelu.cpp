@@ -60,7 +60,7 @@ private:
 
 void registerPRelu(KernelRegistry& r)
 {
-    r.add("", "PRelu", 1, KernelRegistry::kLatest, makeFactory<PRelu>());
+    r.add("", "PRelu", 1, 16, makeFactory<PRelu>());
 }
 
 } // namespace onnxscope

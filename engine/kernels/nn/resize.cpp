@@ -193,7 +193,7 @@ private:
 
 void registerResize(KernelRegistry& r)
 {
-    r.add("", "Resize", 10, KernelRegistry::kLatest, makeFactory<Resize>());
+    r.add("", "Resize", 10, 19, makeFactory<Resize>());
 }
 
 } // namespace onnxscope

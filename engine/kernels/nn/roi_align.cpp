@@ -173,7 +173,7 @@ private:
 
 void registerRoiAlign(KernelRegistry& r)
 {
-    r.add("", "RoiAlign", 10, KernelRegistry::kLatest, makeFactory<RoiAlign>());
+    r.add("", "RoiAlign", 10, 22, makeFactory<RoiAlign>());
 }
 
 } // namespace onnxscope

@@ -93,7 +93,7 @@ private:
 
 void registerSoftmax(KernelRegistry& r)
 {
-    r.add("", "Softmax", 1, KernelRegistry::kLatest, makeFactory<Softmax>());
+    r.add("", "Softmax", 1, 13, makeFactory<Softmax>());
 }
 
 } // namespace onnxscope

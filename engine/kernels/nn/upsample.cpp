@@ -75,7 +75,7 @@ private:
 
 void registerUpsample(KernelRegistry& r)
 {
-    r.add("", "Upsample", 7, KernelRegistry::kLatest, makeFactory<Upsample>());
+    r.add("", "Upsample", 7, 10, makeFactory<Upsample>());
 }
 
 } // namespace onnxscope

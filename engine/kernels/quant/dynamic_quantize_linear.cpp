@@ -48,7 +48,7 @@ public:
 
 void registerDynamicQuantizeLinear(KernelRegistry& r)
 {
-    r.add("", "DynamicQuantizeLinear", 11, KernelRegistry::kLatest, makeFactory<DynamicQuantizeLinear>());
+    r.add("", "DynamicQuantizeLinear", 11, 11, makeFactory<DynamicQuantizeLinear>());
 }
 
 } // namespace onnxscope

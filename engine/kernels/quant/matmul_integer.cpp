@@ -134,8 +134,8 @@ private:
 
 void registerMatMulInteger(KernelRegistry& r)
 {
-    r.add("", "MatMulInteger", 10, KernelRegistry::kLatest, makeFactory<MatMulInteger>());
-    r.add("", "QLinearMatMul", 10, KernelRegistry::kLatest, makeFactory<QLinearMatMul>());
+    r.add("", "MatMulInteger", 10, 10, makeFactory<MatMulInteger>());
+    r.add("", "QLinearMatMul", 10, 21, makeFactory<QLinearMatMul>());
 }
 
 } // namespace onnxscope

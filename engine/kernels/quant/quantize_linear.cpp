@@ -116,8 +116,8 @@ private:
 
 void registerQuantizeLinear(KernelRegistry& r)
 {
-    r.add("", "QuantizeLinear", 10, KernelRegistry::kLatest, makeFactory<QuantizeLinear>());
-    r.add("", "DequantizeLinear", 10, KernelRegistry::kLatest, makeFactory<DequantizeLinear>());
+    r.add("", "QuantizeLinear", 10, 19, makeFactory<QuantizeLinear>());
+    r.add("", "DequantizeLinear", 10, 19, makeFactory<DequantizeLinear>());
 }
 
 } // namespace onnxscope

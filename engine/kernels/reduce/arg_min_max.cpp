@@ -97,8 +97,8 @@ KernelFactory argFactory(bool isMax)
 
 void registerArgMinMax(KernelRegistry& r)
 {
-    r.add("", "ArgMax", 1, KernelRegistry::kLatest, argFactory(true));
-    r.add("", "ArgMin", 1, KernelRegistry::kLatest, argFactory(false));
+    r.add("", "ArgMax", 1, 13, argFactory(true));
+    r.add("", "ArgMin", 1, 13, argFactory(false));
 }
 
 } // namespace onnxscope

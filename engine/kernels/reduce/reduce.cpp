@@ -277,17 +277,16 @@ template <ReduceOp Op> KernelFactory reduceFactory()
 
 void registerReduce(KernelRegistry& r)
 {
-    const int64_t latest = KernelRegistry::kLatest;
-    r.add("", "ReduceSum", 1, latest, reduceFactory<ReduceOp::Sum>());
-    r.add("", "ReduceMean", 1, latest, reduceFactory<ReduceOp::Mean>());
-    r.add("", "ReduceMax", 1, latest, reduceFactory<ReduceOp::Max>());
-    r.add("", "ReduceMin", 1, latest, reduceFactory<ReduceOp::Min>());
-    r.add("", "ReduceProd", 1, latest, reduceFactory<ReduceOp::Prod>());
-    r.add("", "ReduceL1", 1, latest, reduceFactory<ReduceOp::L1>());
-    r.add("", "ReduceL2", 1, latest, reduceFactory<ReduceOp::L2>());
-    r.add("", "ReduceLogSum", 1, latest, reduceFactory<ReduceOp::LogSum>());
-    r.add("", "ReduceLogSumExp", 1, latest, reduceFactory<ReduceOp::LogSumExp>());
-    r.add("", "ReduceSumSquare", 1, latest, reduceFactory<ReduceOp::SumSquare>());
+    r.add("", "ReduceSum", 1, 13, reduceFactory<ReduceOp::Sum>());
+    r.add("", "ReduceMean", 1, 18, reduceFactory<ReduceOp::Mean>());
+    r.add("", "ReduceMax", 1, 20, reduceFactory<ReduceOp::Max>());
+    r.add("", "ReduceMin", 1, 20, reduceFactory<ReduceOp::Min>());
+    r.add("", "ReduceProd", 1, 18, reduceFactory<ReduceOp::Prod>());
+    r.add("", "ReduceL1", 1, 18, reduceFactory<ReduceOp::L1>());
+    r.add("", "ReduceL2", 1, 18, reduceFactory<ReduceOp::L2>());
+    r.add("", "ReduceLogSum", 1, 28, reduceFactory<ReduceOp::LogSum>());
+    r.add("", "ReduceLogSumExp", 1, 28, reduceFactory<ReduceOp::LogSumExp>());
+    r.add("", "ReduceSumSquare", 1, 18, reduceFactory<ReduceOp::SumSquare>());
 }
 
 } // namespace onnxscope

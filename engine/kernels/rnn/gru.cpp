@@ -58,7 +58,7 @@ private:
 
 void registerGru(KernelRegistry& r)
 {
-    r.add("", "GRU", 1, KernelRegistry::kLatest, makeFactory<Gru>());
+    r.add("", "GRU", 1, 22, makeFactory<Gru>());
 }
 
 } // namespace onnxscope

@@ -59,7 +59,7 @@ private:
 
 void registerLstm(KernelRegistry& r)
 {
-    r.add("", "LSTM", 1, KernelRegistry::kLatest, makeFactory<Lstm>());
+    r.add("", "LSTM", 1, 22, makeFactory<Lstm>());
 }
 
 } // namespace onnxscope

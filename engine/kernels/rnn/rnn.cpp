@@ -37,7 +37,7 @@ private:
 
 void registerRnn(KernelRegistry& r)
 {
-    r.add("", "RNN", 1, KernelRegistry::kLatest, makeFactory<Rnn>());
+    r.add("", "RNN", 1, 22, makeFactory<Rnn>());
 }
 
 } // namespace onnxscope

@@ -64,9 +64,9 @@ public:
 
 void registerOptional(KernelRegistry& r)
 {
-    r.add("", "Optional", 15, KernelRegistry::kLatest, makeFactory<Optional>());
-    r.add("", "OptionalHasElement", 15, KernelRegistry::kLatest, makeFactory<OptionalHasElement>());
-    r.add("", "OptionalGetElement", 15, KernelRegistry::kLatest, makeFactory<OptionalGetElement>());
+    r.add("", "Optional", 15, 28, makeFactory<Optional>());
+    r.add("", "OptionalHasElement", 15, 28, makeFactory<OptionalHasElement>());
+    r.add("", "OptionalGetElement", 15, 28, makeFactory<OptionalGetElement>());
 }
 
 } // namespace onnxscope

@@ -6,8 +6,9 @@ namespace onnxscope {
 namespace {
 
 /// Position input of SequenceAt/Insert/Erase: a scalar int32/int64, negative counts from the end. `size` is the
-/// count of valid positions (items, or items + 1 for insertion).
-int64_t position(KernelContext& ctx, size_t input, int64_t size)
+/// count of valid positions (items, or items + 1 for insertion). A negative position counts from the back of the
+/// `items` present: -1 is the last item, also for insertion (where n, one past the last, is valid too).
+int64_t position(KernelContext& ctx, size_t input, int64_t size, int64_t items)
 {
     const Tensor& t = ctx.input(input);
     if (t.size() != 1 || (t.dtype() != DataType::Int64 && t.dtype() != DataType::Int32))
@@ -17,7 +18,7 @@ int64_t position(KernelContext& ctx, size_t input, int64_t size)
         p = t.data<int64_t>()[0];
     const int64_t original = p;
     if (p < 0)
-        p += size;
+        p += items;
     if (p < 0 || p >= size)
         throw ctx.error("position " + std::to_string(original) + " is out of range for a sequence of "
             + std::to_string(size) + (size == 1 ? " valid position" : " valid positions"));
@@ -72,7 +73,7 @@ public:
                 + std::string(dataTypeName(seq.elementType)));
         seq.elementType = t.dtype();
         const int64_t n = static_cast<int64_t>(seq.items.size());
-        int64_t p = ctx.hasInput(2) ? position(ctx, 2, n + 1) : n;
+        int64_t p = ctx.hasInput(2) ? position(ctx, 2, n + 1, n) : n;
         seq.items.insert(seq.items.begin() + p, Value(t));
         ctx.setOutput(0, Value(std::move(seq)));
     }
@@ -85,7 +86,8 @@ public:
     void compute(KernelContext& ctx) const override
     {
         const Sequence& seq = ctx.inputValue(0).sequence(ctx.node().label() + ": input 0");
-        int64_t p = position(ctx, 1, static_cast<int64_t>(seq.items.size()));
+        const int64_t n = static_cast<int64_t>(seq.items.size());
+        int64_t p = position(ctx, 1, n, n);
         ctx.setOutput(0, seq.items[static_cast<size_t>(p)]);
     }
 };
@@ -100,7 +102,7 @@ public:
         const int64_t n = static_cast<int64_t>(seq.items.size());
         if (n == 0)
             throw ctx.error("cannot erase from an empty sequence");
-        int64_t p = ctx.hasInput(1) ? position(ctx, 1, n) : n - 1;
+        int64_t p = ctx.hasInput(1) ? position(ctx, 1, n, n) : n - 1;
         seq.items.erase(seq.items.begin() + p);
         ctx.setOutput(0, Value(std::move(seq)));
     }
@@ -121,12 +123,12 @@ public:
 
 void registerSequenceBasic(KernelRegistry& r)
 {
-    r.add("", "SequenceEmpty", 11, KernelRegistry::kLatest, makeFactory<SequenceEmpty>());
-    r.add("", "SequenceConstruct", 11, KernelRegistry::kLatest, makeFactory<SequenceConstruct>());
-    r.add("", "SequenceInsert", 11, KernelRegistry::kLatest, makeFactory<SequenceInsert>());
-    r.add("", "SequenceAt", 11, KernelRegistry::kLatest, makeFactory<SequenceAt>());
-    r.add("", "SequenceErase", 11, KernelRegistry::kLatest, makeFactory<SequenceErase>());
-    r.add("", "SequenceLength", 11, KernelRegistry::kLatest, makeFactory<SequenceLength>());
+    r.add("", "SequenceEmpty", 11, 11, makeFactory<SequenceEmpty>());
+    r.add("", "SequenceConstruct", 11, 11, makeFactory<SequenceConstruct>());
+    r.add("", "SequenceInsert", 11, 11, makeFactory<SequenceInsert>());
+    r.add("", "SequenceAt", 11, 11, makeFactory<SequenceAt>());
+    r.add("", "SequenceErase", 11, 11, makeFactory<SequenceErase>());
+    r.add("", "SequenceLength", 11, 11, makeFactory<SequenceLength>());
 }
 
 } // namespace onnxscope

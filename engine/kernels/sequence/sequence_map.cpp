@@ -90,7 +90,7 @@ private:
 
 void registerSequenceMap(KernelRegistry& r)
 {
-    r.add("", "SequenceMap", 17, KernelRegistry::kLatest, makeFactory<SequenceMap>());
+    r.add("", "SequenceMap", 17, 17, makeFactory<SequenceMap>());
 }
 
 } // namespace onnxscope

@@ -174,8 +174,8 @@ private:
 
 void registerSplitConcatSequence(KernelRegistry& r)
 {
-    r.add("", "SplitToSequence", 11, KernelRegistry::kLatest, makeFactory<SplitToSequence>());
-    r.add("", "ConcatFromSequence", 11, KernelRegistry::kLatest, makeFactory<ConcatFromSequence>());
+    r.add("", "SplitToSequence", 11, 24, makeFactory<SplitToSequence>());
+    r.add("", "ConcatFromSequence", 11, 11, makeFactory<ConcatFromSequence>());
 }
 
 } // namespace onnxscope

@@ -86,7 +86,7 @@ private:
 
 void registerDft(KernelRegistry& r)
 {
-    r.add("", "DFT", 17, KernelRegistry::kLatest, makeFactory<Dft>());
+    r.add("", "DFT", 17, 20, makeFactory<Dft>());
 }
 
 } // namespace onnxscope

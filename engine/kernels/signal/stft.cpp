@@ -84,7 +84,7 @@ private:
 
 void registerStft(KernelRegistry& r)
 {
-    r.add("", "STFT", 17, KernelRegistry::kLatest, makeFactory<Stft>());
+    r.add("", "STFT", 17, 17, makeFactory<Stft>());
 }
 
 } // namespace onnxscope

@@ -166,10 +166,10 @@ template <int Kind> KernelFactory windowFactory()
 
 void registerWindows(KernelRegistry& r)
 {
-    r.add("", "HannWindow", 17, KernelRegistry::kLatest, windowFactory<0>());
-    r.add("", "HammingWindow", 17, KernelRegistry::kLatest, windowFactory<1>());
-    r.add("", "BlackmanWindow", 17, KernelRegistry::kLatest, windowFactory<2>());
-    r.add("", "MelWeightMatrix", 17, KernelRegistry::kLatest, makeFactory<MelWeightMatrix>());
+    r.add("", "HannWindow", 17, 17, windowFactory<0>());
+    r.add("", "HammingWindow", 17, 17, windowFactory<1>());
+    r.add("", "BlackmanWindow", 17, 17, windowFactory<2>());
+    r.add("", "MelWeightMatrix", 17, 17, makeFactory<MelWeightMatrix>());
 }
 
 } // namespace onnxscope

@@ -52,7 +52,7 @@ private:
 
 void registerCast(KernelRegistry& r)
 {
-    r.add("", "Cast", 1, KernelRegistry::kLatest, makeFactory<Cast>());
+    r.add("", "Cast", 1, 28, makeFactory<Cast>());
 }
 
 } // namespace onnxscope

@@ -80,7 +80,7 @@ private:
 
 void registerCompress(KernelRegistry& r)
 {
-    r.add("", "Compress", 9, KernelRegistry::kLatest, makeFactory<Compress>());
+    r.add("", "Compress", 9, 28, makeFactory<Compress>());
 }
 
 } // namespace onnxscope

@@ -84,7 +84,7 @@ private:
 
 void registerConcat(KernelRegistry& r)
 {
-    r.add("", "Concat", 1, KernelRegistry::kLatest, makeFactory<Concat>());
+    r.add("", "Concat", 1, 13, makeFactory<Concat>());
 }
 
 } // namespace onnxscope

@@ -60,7 +60,7 @@ private:
 
 void registerConstant(KernelRegistry& r)
 {
-    r.add("", "Constant", 1, KernelRegistry::kLatest, makeFactory<Constant>());
+    r.add("", "Constant", 1, 25, makeFactory<Constant>());
 }
 
 } // namespace onnxscope

@@ -47,7 +47,7 @@ private:
 
 void registerConstantOfShape(KernelRegistry& r)
 {
-    r.add("", "ConstantOfShape", 9, KernelRegistry::kLatest, makeFactory<ConstantOfShape>());
+    r.add("", "ConstantOfShape", 9, 25, makeFactory<ConstantOfShape>());
 }
 
 } // namespace onnxscope

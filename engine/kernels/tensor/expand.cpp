@@ -45,7 +45,7 @@ public:
 
 void registerExpand(KernelRegistry& r)
 {
-    r.add("", "Expand", 8, KernelRegistry::kLatest, makeFactory<Expand>());
+    r.add("", "Expand", 8, 13, makeFactory<Expand>());
 }
 
 } // namespace onnxscope

@@ -48,7 +48,7 @@ private:
 
 void registerEyeLike(KernelRegistry& r)
 {
-    r.add("", "EyeLike", 9, KernelRegistry::kLatest, makeFactory<EyeLike>());
+    r.add("", "EyeLike", 9, 22, makeFactory<EyeLike>());
 }
 
 } // namespace onnxscope

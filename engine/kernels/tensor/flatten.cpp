@@ -45,7 +45,7 @@ private:
 
 void registerFlatten(KernelRegistry& r)
 {
-    r.add("", "Flatten", 1, KernelRegistry::kLatest, makeFactory<Flatten>());
+    r.add("", "Flatten", 1, 25, makeFactory<Flatten>());
 }
 
 } // namespace onnxscope

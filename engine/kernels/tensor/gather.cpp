@@ -77,7 +77,7 @@ private:
 
 void registerGather(KernelRegistry& r)
 {
-    r.add("", "Gather", 1, KernelRegistry::kLatest, makeFactory<Gather>());
+    r.add("", "Gather", 1, 13, makeFactory<Gather>());
 }
 
 } // namespace onnxscope

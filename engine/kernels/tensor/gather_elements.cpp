@@ -73,7 +73,7 @@ private:
 
 void registerGatherElements(KernelRegistry& r)
 {
-    r.add("", "GatherElements", 11, KernelRegistry::kLatest, makeFactory<GatherElements>());
+    r.add("", "GatherElements", 11, 13, makeFactory<GatherElements>());
 }
 
 } // namespace onnxscope

@@ -81,7 +81,7 @@ private:
 
 void registerGatherND(KernelRegistry& r)
 {
-    r.add("", "GatherND", 11, KernelRegistry::kLatest, makeFactory<GatherND>());
+    r.add("", "GatherND", 11, 13, makeFactory<GatherND>());
 }
 
 } // namespace onnxscope

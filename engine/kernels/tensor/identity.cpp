@@ -24,7 +24,7 @@ public:
 
 void registerIdentity(KernelRegistry& r)
 {
-    r.add("", "Identity", 1, KernelRegistry::kLatest, makeFactory<Identity>());
+    r.add("", "Identity", 1, 25, makeFactory<Identity>());
 }
 
 } // namespace onnxscope

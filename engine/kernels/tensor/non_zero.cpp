@@ -54,7 +54,7 @@ public:
 
 void registerNonZero(KernelRegistry& r)
 {
-    r.add("", "NonZero", 9, KernelRegistry::kLatest, makeFactory<NonZero>());
+    r.add("", "NonZero", 9, 13, makeFactory<NonZero>());
 }
 
 } // namespace onnxscope

@@ -103,7 +103,7 @@ private:
 
 void registerOneHot(KernelRegistry& r)
 {
-    r.add("", "OneHot", 9, KernelRegistry::kLatest, makeFactory<OneHot>());
+    r.add("", "OneHot", 9, 28, makeFactory<OneHot>());
 }
 
 } // namespace onnxscope

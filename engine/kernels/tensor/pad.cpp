@@ -224,7 +224,7 @@ private:
 
 void registerPad(KernelRegistry& r)
 {
-    r.add("", "Pad", 1, KernelRegistry::kLatest, makeFactory<Pad>());
+    r.add("", "Pad", 1, 25, makeFactory<Pad>());
 }
 
 } // namespace onnxscope

@@ -191,12 +191,12 @@ template <RandomOp Op> KernelFactory randomFactory()
 
 void registerRandom(KernelRegistry& r)
 {
-    r.add("", "RandomUniform", 1, KernelRegistry::kLatest, randomFactory<RandomOp::Uniform>());
-    r.add("", "RandomNormal", 1, KernelRegistry::kLatest, randomFactory<RandomOp::Normal>());
-    r.add("", "RandomUniformLike", 1, KernelRegistry::kLatest, randomFactory<RandomOp::UniformLike>());
-    r.add("", "RandomNormalLike", 1, KernelRegistry::kLatest, randomFactory<RandomOp::NormalLike>());
-    r.add("", "Bernoulli", 15, KernelRegistry::kLatest, randomFactory<RandomOp::Bernoulli>());
-    r.add("", "Multinomial", 7, KernelRegistry::kLatest, randomFactory<RandomOp::Multinomial>());
+    r.add("", "RandomUniform", 1, 22, randomFactory<RandomOp::Uniform>());
+    r.add("", "RandomNormal", 1, 22, randomFactory<RandomOp::Normal>());
+    r.add("", "RandomUniformLike", 1, 22, randomFactory<RandomOp::UniformLike>());
+    r.add("", "RandomNormalLike", 1, 22, randomFactory<RandomOp::NormalLike>());
+    r.add("", "Bernoulli", 15, 22, randomFactory<RandomOp::Bernoulli>());
+    r.add("", "Multinomial", 7, 22, randomFactory<RandomOp::Multinomial>());
 }
 
 } // namespace onnxscope

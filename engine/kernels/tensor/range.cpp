@@ -62,7 +62,7 @@ public:
 
 void registerRange(KernelRegistry& r)
 {
-    r.add("", "Range", 11, KernelRegistry::kLatest, makeFactory<Range>());
+    r.add("", "Range", 11, 11, makeFactory<Range>());
 }
 
 } // namespace onnxscope

@@ -79,7 +79,7 @@ private:
 
 void registerReshape(KernelRegistry& r)
 {
-    r.add("", "Reshape", 1, KernelRegistry::kLatest, makeFactory<Reshape>());
+    r.add("", "Reshape", 1, 25, makeFactory<Reshape>());
 }
 
 } // namespace onnxscope

@@ -63,7 +63,7 @@ private:
 
 void registerReverseSequence(KernelRegistry& r)
 {
-    r.add("", "ReverseSequence", 10, KernelRegistry::kLatest, makeFactory<ReverseSequence>());
+    r.add("", "ReverseSequence", 10, 28, makeFactory<ReverseSequence>());
 }
 
 } // namespace onnxscope

@@ -94,8 +94,8 @@ private:
 
 void registerScatterElements(KernelRegistry& r)
 {
-    r.add("", "ScatterElements", 11, KernelRegistry::kLatest, makeFactory<ScatterElements>());
-    r.add("", "Scatter", 9, KernelRegistry::kLatest, makeFactory<ScatterElements>());
+    r.add("", "ScatterElements", 11, 18, makeFactory<ScatterElements>());
+    r.add("", "Scatter", 9, 11, makeFactory<ScatterElements>());
 }
 
 } // namespace onnxscope

@@ -81,7 +81,7 @@ private:
 
 void registerScatterND(KernelRegistry& r)
 {
-    r.add("", "ScatterND", 11, KernelRegistry::kLatest, makeFactory<ScatterND>());
+    r.add("", "ScatterND", 11, 18, makeFactory<ScatterND>());
 }
 
 } // namespace onnxscope

@@ -44,7 +44,7 @@ private:
 
 void registerShape(KernelRegistry& r)
 {
-    r.add("", "Shape", 1, KernelRegistry::kLatest, makeFactory<ShapeOp>());
+    r.add("", "Shape", 1, 25, makeFactory<ShapeOp>());
 }
 
 } // namespace onnxscope

@@ -21,7 +21,7 @@ public:
 
 void registerSize(KernelRegistry& r)
 {
-    r.add("", "Size", 1, KernelRegistry::kLatest, makeFactory<Size>());
+    r.add("", "Size", 1, 25, makeFactory<Size>());
 }
 
 } // namespace onnxscope

@@ -118,7 +118,7 @@ private:
 
 void registerSlice(KernelRegistry& r)
 {
-    r.add("", "Slice", 1, KernelRegistry::kLatest, makeFactory<Slice>());
+    r.add("", "Slice", 1, 13, makeFactory<Slice>());
 }
 
 } // namespace onnxscope

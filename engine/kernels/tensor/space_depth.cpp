@@ -87,9 +87,9 @@ private:
 
 void registerSpaceDepth(KernelRegistry& r)
 {
-    r.add("", "SpaceToDepth", 1, KernelRegistry::kLatest,
+    r.add("", "SpaceToDepth", 1, 13,
         [](const KernelInit& init) -> std::unique_ptr<Kernel> { return std::make_unique<SpaceDepth>(init, true); });
-    r.add("", "DepthToSpace", 1, KernelRegistry::kLatest,
+    r.add("", "DepthToSpace", 1, 28,
         [](const KernelInit& init) -> std::unique_ptr<Kernel> { return std::make_unique<SpaceDepth>(init, false); });
 }
 

@@ -116,7 +116,7 @@ private:
 
 void registerSplit(KernelRegistry& r)
 {
-    r.add("", "Split", 1, KernelRegistry::kLatest, makeFactory<Split>());
+    r.add("", "Split", 1, 18, makeFactory<Split>());
 }
 
 } // namespace onnxscope

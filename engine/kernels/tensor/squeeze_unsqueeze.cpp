@@ -108,8 +108,8 @@ private:
 
 void registerSqueezeUnsqueeze(KernelRegistry& r)
 {
-    r.add("", "Squeeze", 1, KernelRegistry::kLatest, makeFactory<Squeeze>());
-    r.add("", "Unsqueeze", 1, KernelRegistry::kLatest, makeFactory<Unsqueeze>());
+    r.add("", "Squeeze", 1, 25, makeFactory<Squeeze>());
+    r.add("", "Unsqueeze", 1, 25, makeFactory<Unsqueeze>());
 }
 
 } // namespace onnxscope

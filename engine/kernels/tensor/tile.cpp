@@ -68,7 +68,7 @@ private:
 
 void registerTile(KernelRegistry& r)
 {
-    r.add("", "Tile", 1, KernelRegistry::kLatest, makeFactory<Tile>());
+    r.add("", "Tile", 1, 13, makeFactory<Tile>());
 }
 
 } // namespace onnxscope

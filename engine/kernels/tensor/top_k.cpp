@@ -112,7 +112,7 @@ private:
 
 void registerTopK(KernelRegistry& r)
 {
-    r.add("", "TopK", 1, KernelRegistry::kLatest, makeFactory<TopK>());
+    r.add("", "TopK", 1, 24, makeFactory<TopK>());
 }
 
 } // namespace onnxscope

@@ -138,7 +138,7 @@ private:
 
 void registerTranspose(KernelRegistry& r)
 {
-    r.add("", "Transpose", 1, KernelRegistry::kLatest, makeFactory<Transpose>());
+    r.add("", "Transpose", 1, 25, makeFactory<Transpose>());
 }
 
 } // namespace onnxscope

@@ -49,7 +49,7 @@ private:
 
 void registerTrilu(KernelRegistry& r)
 {
-    r.add("", "Trilu", 14, KernelRegistry::kLatest, makeFactory<Trilu>());
+    r.add("", "Trilu", 14, 14, makeFactory<Trilu>());
 }
 
 } // namespace onnxscope

@@ -153,7 +153,7 @@ private:
 
 void registerUnique(KernelRegistry& r)
 {
-    r.add("", "Unique", 11, KernelRegistry::kLatest, makeFactory<Unique>());
+    r.add("", "Unique", 11, 28, makeFactory<Unique>());
 }
 
 } // namespace onnxscope

@@ -132,9 +132,9 @@ template <Optimizer O> KernelFactory optimizerFactory()
 void registerOptimizers(KernelRegistry& r)
 {
     const std::string domain = "ai.onnx.preview.training";
-    r.add(domain, "Adagrad", 1, KernelRegistry::kLatest, optimizerFactory<Optimizer::Adagrad>());
-    r.add(domain, "Adam", 1, KernelRegistry::kLatest, optimizerFactory<Optimizer::Adam>());
-    r.add(domain, "Momentum", 1, KernelRegistry::kLatest, optimizerFactory<Optimizer::Momentum>());
+    r.add(domain, "Adagrad", 1, 1, optimizerFactory<Optimizer::Adagrad>());
+    r.add(domain, "Adam", 1, 1, optimizerFactory<Optimizer::Adam>());
+    r.add(domain, "Momentum", 1, 1, optimizerFactory<Optimizer::Momentum>());
 }
 
 } // namespace onnxscope

@@ -27,6 +27,7 @@ void registerUpsample(KernelRegistry& r);
 void registerGridSample(KernelRegistry& r);
 void registerRoiAlign(KernelRegistry& r);
 void registerNonMaxSuppression(KernelRegistry& r);
+void registerAttention(KernelRegistry& r);
 
 void registerNnKernels(KernelRegistry& r)
 {
@@ -54,6 +55,7 @@ void registerNnKernels(KernelRegistry& r)
     registerGridSample(r);
     registerRoiAlign(r);
     registerNonMaxSuppression(r);
+    registerAttention(r);
 }
 
 } // namespace onnxscope

@@ -28,6 +28,9 @@ void registerGridSample(KernelRegistry& r);
 void registerRoiAlign(KernelRegistry& r);
 void registerNonMaxSuppression(KernelRegistry& r);
 void registerAttention(KernelRegistry& r);
+void registerRmsNormalization(KernelRegistry& r);
+void registerRotaryEmbedding(KernelRegistry& r);
+void registerTensorScatter(KernelRegistry& r);
 
 void registerNnKernels(KernelRegistry& r)
 {
@@ -56,6 +59,9 @@ void registerNnKernels(KernelRegistry& r)
     registerRoiAlign(r);
     registerNonMaxSuppression(r);
     registerAttention(r);
+    registerRmsNormalization(r);
+    registerRotaryEmbedding(r);
+    registerTensorScatter(r);
 }
 
 } // namespace onnxscope

@@ -31,6 +31,8 @@ void registerAttention(KernelRegistry& r);
 void registerRmsNormalization(KernelRegistry& r);
 void registerRotaryEmbedding(KernelRegistry& r);
 void registerTensorScatter(KernelRegistry& r);
+void registerLinearAttention(KernelRegistry& r);
+void registerCausalConvWithState(KernelRegistry& r);
 
 void registerNnKernels(KernelRegistry& r)
 {
@@ -62,6 +64,8 @@ void registerNnKernels(KernelRegistry& r)
     registerRmsNormalization(r);
     registerRotaryEmbedding(r);
     registerTensorScatter(r);
+    registerLinearAttention(r);
+    registerCausalConvWithState(r);
 }
 
 } // namespace onnxscope

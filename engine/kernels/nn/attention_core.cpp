@@ -76,22 +76,46 @@ template <class F> void softmaxRow(F* row, int64_t n)
     }
 }
 
-template <class F> void oneHead(const Problem<F>& p, int64_t b, int64_t h, std::vector<F>& s)
+/// sc[qLen, ldc] = Q·Kᵀ·scale of head (b, h).
+template <class F> void headScores(const Problem<F>& p, int64_t b, int64_t h, F* sc, int64_t ldc)
 {
     const int64_t group = p.qHeads / p.kvHeads;
     const int64_t lq = p.qLen, lk = p.kvLen;
-    const F* q = p.q.head(b, h);
-    const F* k = p.k.head(b, h / group);
-    const F* v = p.v.head(b, h / group);
+    if (lk == 0)
+        return;
+    if (p.headSize == 0) {
+        for (int64_t i = 0; i < lq; ++i)
+            std::fill(sc + i * ldc, sc + i * ldc + lk, F(0));
+        return;
+    }
+    product<F>(lq, lk, p.headSize, p.q.head(b, h), p.q.rowStride, p.k.head(b, h / group), p.k.rowStride, true, sc, ldc);
+    for (int64_t i = 0; i < lq; ++i)
+        for (int64_t j = 0; j < lk; ++j)
+            sc[i * ldc + j] *= p.scale;
+}
+
+/// y of head (b, h) = P·V, P [qLen, kvLen] with row stride ldp.
+template <class F> void headOutput(const Problem<F>& p, int64_t b, int64_t h, const F* probs, int64_t ldp)
+{
+    const int64_t group = p.qHeads / p.kvHeads;
     F* y = p.y.head(b, h);
+    if (p.vHeadSize == 0)
+        return;
+    if (p.kvLen == 0) {
+        for (int64_t i = 0; i < p.qLen; ++i)
+            std::fill(y + i * p.y.rowStride, y + i * p.y.rowStride + p.vHeadSize, F(0));
+        return;
+    }
+    product<F>(
+        p.qLen, p.vHeadSize, p.kvLen, probs, ldp, p.v.head(b, h / group), p.v.rowStride, false, y, p.y.rowStride);
+}
+
+template <class F> void oneHead(const Problem<F>& p, int64_t b, int64_t h, std::vector<F>& s)
+{
+    const int64_t lq = p.qLen, lk = p.kvLen;
     s.resize(static_cast<size_t>(lq * lk));
     F* sc = s.data();
-    if (lk == 0 || p.headSize == 0)
-        std::fill(s.begin(), s.end(), F(0));
-    else
-        product<F>(lq, lk, p.headSize, q, p.q.rowStride, k, p.k.rowStride, true, sc, lk);
-    for (F& x : s)
-        x *= p.scale;
+    headScores(p, b, h, sc, lk);
     if (p.tap == ScoresTap::Raw)
         copyRows(sc, lq, lk, p.scores.head(b, h), p.scores.rowStride);
     if (p.softcap > 0)
@@ -123,33 +147,56 @@ template <class F> void oneHead(const Problem<F>& p, int64_t b, int64_t h, std::
     }
     if (p.tap == ScoresTap::Probabilities)
         copyRows(sc, lq, lk, p.scores.head(b, h), p.scores.rowStride);
-    if (p.vHeadSize == 0)
-        return;
-    if (lk == 0) {
-        for (int64_t i = 0; i < lq; ++i)
-            std::fill(y + i * p.y.rowStride, y + i * p.y.rowStride + p.vHeadSize, F(0));
-        return;
-    }
-    product<F>(lq, p.vHeadSize, lk, sc, lk, v, p.v.rowStride, false, y, p.y.rowStride);
+    headOutput(p, b, h, sc, lk);
 }
 
-} // namespace
-
-template <class F> void scaledDotProductAttention(ThreadPool* pool, const Problem<F>& p)
+/// fn(b, h) over every (batch, query head), in parallel when a pool is given.
+template <class F, class Fn> void forEachHead(ThreadPool* pool, const Problem<F>& p, Fn&& fn)
 {
     const int64_t heads = p.batch * p.qHeads;
     if (heads == 0 || p.qLen == 0)
         return;
     const int64_t work = std::max<int64_t>(1, p.qLen * p.kvLen * (p.headSize + p.vHeadSize));
     parallelFor(pool, heads, std::max<int64_t>(1, simd::kGrainMacs / work), [&](int64_t h0, int64_t h1) {
-        std::vector<F> scratch;
         for (int64_t i = h0; i < h1; ++i)
-            oneHead(p, i / p.qHeads, i % p.qHeads, scratch);
+            fn(i / p.qHeads, i % p.qHeads);
     });
+}
+
+} // namespace
+
+template <class F> void scaledDotProductAttention(ThreadPool* pool, const Problem<F>& p)
+{
+    forEachHead(pool, p, [&](int64_t b, int64_t h) {
+        thread_local std::vector<F> scratch;
+        oneHead(p, b, h, scratch);
+    });
+}
+
+template <class F> void attentionScores(ThreadPool* pool, const Problem<F>& p)
+{
+    forEachHead(pool, p, [&](int64_t b, int64_t h) { headScores(p, b, h, p.scores.head(b, h), p.scores.rowStride); });
+}
+
+template <class F> void softmaxRows(F* rows, int64_t count, int64_t len)
+{
+    for (int64_t r = 0; r < count; ++r)
+        softmaxRow(rows + r * len, len);
+}
+
+template <class F> void attentionOutput(ThreadPool* pool, const Problem<F>& p)
+{
+    forEachHead(pool, p, [&](int64_t b, int64_t h) { headOutput(p, b, h, p.scores.head(b, h), p.scores.rowStride); });
 }
 
 template void scaledDotProductAttention<float>(ThreadPool*, const Problem<float>&);
 template void scaledDotProductAttention<double>(ThreadPool*, const Problem<double>&);
+template void attentionScores<float>(ThreadPool*, const Problem<float>&);
+template void attentionScores<double>(ThreadPool*, const Problem<double>&);
+template void softmaxRows<float>(float*, int64_t, int64_t);
+template void softmaxRows<double>(double*, int64_t, int64_t);
+template void attentionOutput<float>(ThreadPool*, const Problem<float>&);
+template void attentionOutput<double>(ThreadPool*, const Problem<double>&);
 
 template <class F> const F* elementsAs(const Tensor& t, std::vector<F>& buffer)
 {

@@ -54,8 +54,22 @@ template <class F> struct Problem {
 /// Runs the problem, in parallel over (batch, query head) when a pool is given.
 template <class F> void scaledDotProductAttention(ThreadPool* pool, const Problem<F>& p);
 
+/// The stages of scaledDotProductAttention for callers that change the scores or the probabilities in between (as
+/// FlexAttention's modifier graphs do). attentionScores writes p.scores = Q·Kᵀ·scale (no soft cap, no bias);
+/// softmaxRows normalises `rows` rows of `len` in place (a row whose maximum is -inf becomes 0); attentionOutput
+/// writes p.y = P·V with the probabilities P read from p.scores.
+template <class F> void attentionScores(ThreadPool* pool, const Problem<F>& p);
+template <class F> void softmaxRows(F* rows, int64_t count, int64_t len);
+template <class F> void attentionOutput(ThreadPool* pool, const Problem<F>& p);
+
 extern template void scaledDotProductAttention<float>(ThreadPool*, const Problem<float>&);
 extern template void scaledDotProductAttention<double>(ThreadPool*, const Problem<double>&);
+extern template void attentionScores<float>(ThreadPool*, const Problem<float>&);
+extern template void attentionScores<double>(ThreadPool*, const Problem<double>&);
+extern template void softmaxRows<float>(float*, int64_t, int64_t);
+extern template void softmaxRows<double>(double*, int64_t, int64_t);
+extern template void attentionOutput<float>(ThreadPool*, const Problem<float>&);
+extern template void attentionOutput<double>(ThreadPool*, const Problem<double>&);
 
 /// The elements of a float, double, float16 or bfloat16 tensor as F: the tensor's own storage when it already holds
 /// F, otherwise converted into `buffer`. Error for other element types.

@@ -33,8 +33,8 @@ public:
         if (ctx.hasInput(2) && ctx.input(2).shape() != Shape { c })
             throw ctx.error("bias must be [" + std::to_string(c) + "], got " + shapeToString(ctx.input(2).shape()));
         if (ctx.hasInput(3) && ctx.input(3).shape() != Shape { b, c, keep })
-            throw ctx.error("past_state must be " + shapeToString({ b, c, keep }) + ", got "
-                + shapeToString(ctx.input(3).shape()));
+            throw ctx.error(
+                "past_state must be " + shapeToString({ b, c, keep }) + ", got " + shapeToString(ctx.input(3).shape()));
         for (size_t i = 1; i < 4; ++i)
             if (ctx.hasInput(i) && ctx.input(i).dtype() != x.dtype())
                 throw ctx.error("every input must have the input's element type");

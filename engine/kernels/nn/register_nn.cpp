@@ -33,6 +33,7 @@ void registerRotaryEmbedding(KernelRegistry& r);
 void registerTensorScatter(KernelRegistry& r);
 void registerLinearAttention(KernelRegistry& r);
 void registerCausalConvWithState(KernelRegistry& r);
+void registerFlexAttention(KernelRegistry& r);
 
 void registerNnKernels(KernelRegistry& r)
 {
@@ -66,6 +67,7 @@ void registerNnKernels(KernelRegistry& r)
     registerTensorScatter(r);
     registerLinearAttention(r);
     registerCausalConvWithState(r);
+    registerFlexAttention(r);
 }
 
 } // namespace onnxscope

@@ -4,6 +4,7 @@
 #include "engine/kernels/kernel_registry.h"
 #include "engine/kernels/nn/attention_core.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>

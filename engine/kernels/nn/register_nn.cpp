@@ -27,6 +27,13 @@ void registerUpsample(KernelRegistry& r);
 void registerGridSample(KernelRegistry& r);
 void registerRoiAlign(KernelRegistry& r);
 void registerNonMaxSuppression(KernelRegistry& r);
+void registerAttention(KernelRegistry& r);
+void registerRmsNormalization(KernelRegistry& r);
+void registerRotaryEmbedding(KernelRegistry& r);
+void registerTensorScatter(KernelRegistry& r);
+void registerLinearAttention(KernelRegistry& r);
+void registerCausalConvWithState(KernelRegistry& r);
+void registerFlexAttention(KernelRegistry& r);
 
 void registerNnKernels(KernelRegistry& r)
 {
@@ -54,6 +61,13 @@ void registerNnKernels(KernelRegistry& r)
     registerGridSample(r);
     registerRoiAlign(r);
     registerNonMaxSuppression(r);
+    registerAttention(r);
+    registerRmsNormalization(r);
+    registerRotaryEmbedding(r);
+    registerTensorScatter(r);
+    registerLinearAttention(r);
+    registerCausalConvWithState(r);
+    registerFlexAttention(r);
 }
 
 } // namespace onnxscope

@@ -32,6 +32,8 @@ void registerSpaceDepth(KernelRegistry& r);
 void registerConstantOfShape(KernelRegistry& r);
 void registerEyeLike(KernelRegistry& r);
 void registerRange(KernelRegistry& r);
+void registerBitCast(KernelRegistry& r);
+void registerCenterCropPad(KernelRegistry& r);
 void registerSize(KernelRegistry& r);
 void registerReverseSequence(KernelRegistry& r);
 void registerRandom(KernelRegistry& r);
@@ -67,6 +69,8 @@ void registerTensorKernels(KernelRegistry& r)
     registerConstantOfShape(r);
     registerEyeLike(r);
     registerRange(r);
+    registerBitCast(r);
+    registerCenterCropPad(r);
     registerSize(r);
     registerReverseSequence(r);
     registerRandom(r);

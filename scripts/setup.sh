@@ -21,7 +21,8 @@ packages=(
     build-essential cmake ninja-build ccache pkg-config git
     qt6-base-dev qt6-svg-dev libgl-dev
     libprotobuf-dev protobuf-compiler libeigen3-dev libgraphviz-dev
-    nlohmann-json3-dev libcli11-dev libzip-dev
+    nlohmann-json3-dev libcli11-dev libzip-dev libre2-dev
+    libjpeg62-turbo-dev libpng-dev libwebp-dev libtiff-dev libopenjp2-7-dev
     python3 python3-venv
 )
 test_packages=(python3-onnx python3-numpy python3-scipy xvfb xauth imagemagick clang-format-14

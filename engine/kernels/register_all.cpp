@@ -13,6 +13,7 @@ void registerControlKernels(KernelRegistry& r);
 void registerSequenceKernels(KernelRegistry& r);
 void registerTrainingKernels(KernelRegistry& r);
 void registerMlKernels(KernelRegistry& r);
+void registerImageKernels(KernelRegistry& r);
 void registerRnnKernels(KernelRegistry& r);
 void registerQuantKernels(KernelRegistry& r);
 void registerSignalKernels(KernelRegistry& r);
@@ -28,6 +29,7 @@ void registerAllKernels(KernelRegistry& r)
     registerSequenceKernels(r);
     registerTrainingKernels(r);
     registerMlKernels(r);
+    registerImageKernels(r);
     registerRnnKernels(r);
     registerQuantKernels(r);
     registerSignalKernels(r);

@@ -117,7 +117,7 @@ deb)
     dpkg-deb --info "$deb"
     depends="$(dpkg-deb --field "$deb" Depends)"
     # Derived from the linked libraries by dpkg-shlibdeps, so each of them must be named.
-    for lib in libc6 libstdc++6 libqt6widgets6 libqt6gui6 libqt6core6 libqt6svg6 libgvc6 libcgraph6 libprotobuf; do
+    for lib in libc6 libstdc++6 libqt6widgets6 libqt6gui6 libqt6core6 libqt6svg6 libgvc6 libcgraph6 libprotobuf libre2 libjpeg62-turbo libpng16 libwebp7 libtiff6 libopenjp2-7; do
         echo "$depends" | grep -q "$lib" || fail "Depends lacks $lib: $depends"
     done
     # onnx is linked statically (Debian's libonnx1 is an older release): no package of it, and no library.

@@ -4,12 +4,29 @@
 #include "engine/kernels/common/elementwise.h"
 #include "engine/kernels/kernel_registry.h"
 
+#include <type_traits>
+
 namespace onnxscope {
 
 namespace {
 
-/// BitShift 11: X shifted by Y bits (numpy broadcasting), uint8, uint16, uint32, uint64. `direction` is required,
-/// "LEFT" or "RIGHT". A shift by the element width or more gives 0 (in C++ it would be undefined).
+template <class T> bool isNegative(T v)
+{
+    if constexpr (std::is_signed_v<T>)
+        return v < 0;
+    else
+        return false;
+}
+
+template <class T> bool outOfRange(T shift, T bits)
+{
+    return isNegative(shift) || shift >= bits;
+}
+
+/// BitShift 11, 28: X shifted by Y bits (numpy broadcasting). `direction` is required, "LEFT" or "RIGHT". 11: uint8,
+/// uint16, uint32, uint64; 28 adds int8, int16, int32, int64, where a right shift is arithmetic (sign-extending) and
+/// a left shift drops the bits shifted past the sign bit. A shift by a negative amount or by the element width or
+/// more gives what the sign fill alone gives: -1 for a right shift of a negative X, else 0.
 class BitShift final : public Kernel {
 public:
     explicit BitShift(const KernelInit& init)
@@ -33,12 +50,20 @@ public:
             throw ctx.error(e.what());
         }
         Tensor& out = ctx.allocateOutput(0, x.dtype(), outShape);
-        dispatch<UnsignedIntTypes>(x.dtype(), ctx.node(), [&]<class T>() {
+        if (ctx.node().opset < 28 && isSignedInteger(x.dtype()))
+            throw ctx.error("signed element types need opset 28, got " + x.typeString());
+        dispatch<IntTypes>(x.dtype(), ctx.node(), [&]<class T>() {
+            using U = std::make_unsigned_t<T>;
             constexpr T bits = static_cast<T>(sizeof(T) * 8);
             if (m_left)
-                broadcastBinary<T, T, T>(x, y, out, [](T v, T s) { return s >= bits ? T(0) : static_cast<T>(v << s); });
+                broadcastBinary<T, T, T>(x, y, out,
+                    [](T v, T s) { return outOfRange(s, bits) ? T(0) : static_cast<T>(static_cast<U>(v) << s); });
             else
-                broadcastBinary<T, T, T>(x, y, out, [](T v, T s) { return s >= bits ? T(0) : static_cast<T>(v >> s); });
+                broadcastBinary<T, T, T>(x, y, out, [](T v, T s) {
+                    if (outOfRange(s, bits))
+                        return isNegative(v) ? static_cast<T>(-1) : T(0);
+                    return static_cast<T>(v >> s); // arithmetic for signed T (C++20)
+                });
         });
     }
 
@@ -50,7 +75,7 @@ private:
 
 void registerBitShift(KernelRegistry& r)
 {
-    r.add("", "BitShift", 11, 11, makeFactory<BitShift>());
+    r.add("", "BitShift", 11, 28, makeFactory<BitShift>());
 }
 
 } // namespace onnxscope

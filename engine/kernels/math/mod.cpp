@@ -13,8 +13,10 @@ namespace onnxscope {
 namespace {
 
 /// Mod 10, 13: element-wise remainder with numpy broadcasting, every numeric type. fmod=1: the sign of the dividend
-/// (C fmod / truncated division); fmod=0 (integers only, as the spec requires): the sign of the divisor, as
-/// Python's %. Half types are computed in float. An integer zero divisor is an error, not a crash; MIN % -1 is 0.
+/// (C fmod / truncated division); fmod=0: the sign of the divisor, as Python's % and numpy.mod (for floats: a zero
+/// result takes the divisor's sign, x % inf of the other sign is inf, x % 0 and inf % y are NaN; the spec asks for
+/// fmod=1 on floats, onnx's own cases run fmod=0 with numpy.mod's meaning). Half types are computed in float. An
+/// integer zero divisor is an error, not a crash; MIN % -1 is 0.
 class Mod final : public Kernel {
 public:
     explicit Mod(const KernelInit& init)
@@ -31,8 +33,6 @@ public:
         const Tensor& b = ctx.input(1);
         if (a.dtype() != b.dtype())
             throw typeMismatch(ctx, a, b);
-        if (isFloatingPoint(a.dtype()) && !m_fmod)
-            throw ctx.error("floating-point inputs need the attribute fmod=1, got fmod=0");
         Shape outShape;
         try {
             outShape = broadcastShapes(a.shape(), b.shape());
@@ -65,8 +65,20 @@ private:
             }
         } else {
             using F = MathType<T>;
-            broadcastBinary<T, T, T>(
-                a, b, out, [](T x, T y) { return static_cast<T>(std::fmod(static_cast<F>(x), static_cast<F>(y))); });
+            if (m_fmod) {
+                broadcastBinary<T, T, T>(a, b, out,
+                    [](T x, T y) { return static_cast<T>(std::fmod(static_cast<F>(x), static_cast<F>(y))); });
+                return;
+            }
+            broadcastBinary<T, T, T>(a, b, out, [](T x, T y) {
+                const F fy = static_cast<F>(y);
+                F r = std::fmod(static_cast<F>(x), fy);
+                if (r == F(0))
+                    r = std::copysign(F(0), fy);
+                else if ((r < F(0)) != (fy < F(0)))
+                    r += fy;
+                return static_cast<T>(r);
+            });
         }
     }
 
@@ -77,7 +89,7 @@ private:
 
 void registerMod(KernelRegistry& r)
 {
-    r.add("", "Mod", 10, 13, makeFactory<Mod>());
+    r.add("", "Mod", 10, 28, makeFactory<Mod>());
 }
 
 } // namespace onnxscope

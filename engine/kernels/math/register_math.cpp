@@ -16,6 +16,8 @@ void registerCompare(KernelRegistry& r);
 void registerWhere(KernelRegistry& r);
 void registerClip(KernelRegistry& r);
 void registerCumSum(KernelRegistry& r);
+void registerCumProd(KernelRegistry& r);
+void registerBitwise(KernelRegistry& r);
 void registerLogSoftmax(KernelRegistry& r);
 void registerEinsum(KernelRegistry& r);
 void registerDet(KernelRegistry& r);
@@ -36,6 +38,8 @@ void registerMathKernels(KernelRegistry& r)
     registerWhere(r);
     registerClip(r);
     registerCumSum(r);
+    registerCumProd(r);
+    registerBitwise(r);
     registerLogSoftmax(r);
     registerEinsum(r);
     registerDet(r);

@@ -18,6 +18,7 @@ void registerZipMap(KernelRegistry& r);
 void registerLinearModels(KernelRegistry& r);
 void registerSvms(KernelRegistry& r);
 void registerTreeEnsembles(KernelRegistry& r);
+void registerTreeEnsemble5(KernelRegistry& r);
 void registerTfIdfVectorizer(KernelRegistry& r);
 void registerStringNormalizer(KernelRegistry& r);
 
@@ -39,6 +40,7 @@ void registerMlKernels(KernelRegistry& r)
     registerLinearModels(r);
     registerSvms(r);
     registerTreeEnsembles(r);
+    registerTreeEnsemble5(r);
     registerTfIdfVectorizer(r); // default domain, but only classic-ML text pipelines use it
     registerStringNormalizer(r);
 }

@@ -24,11 +24,12 @@ double reflect(double x, double twiceLow, double twiceHigh)
     return std::fmod(flips, 2.0) == 0 ? extra + lo : span - extra + lo;
 }
 
-/// GridSample 16 (and the 4-D form of 20, whose modes are named linear/cubic): X [N, C, H, W] sampled at grid
-/// [N, H_out, W_out, 2] of normalised (x, y) in [-1, 1]. Modes bilinear, nearest (round half to even), bicubic
+/// GridSample 16 and 20 (20 names the modes linear/cubic, and adds the volumetric form: X [N, C, D, H, W], grid [N,
+/// D_out, H_out, W_out, 3] of (x, y, z), linear or nearest): X [N, C, H, W] sampled at grid [N, H_out, W_out, 2] of
+/// normalised (x, y) in [-1, 1]. Modes bilinear, nearest (round half to even), bicubic
 /// (A = -0.75); padding zeros, border, reflection; align_corners. Follows PyTorch's grid_sampler, which produced
 /// ONNX's expected outputs: bicubic applies the padding to each of its 16 taps. Float element types; computed in
-/// double. Deviation: opset 20's 5-D (volumetric) form is refused.
+/// double.
 class GridSample final : public Kernel {
 public:
     explicit GridSample(const KernelInit& init)
@@ -59,18 +60,24 @@ public:
     {
         const Tensor& x = ctx.input(0);
         const Tensor& grid = ctx.input(1);
-        if (x.rank() != 4)
-            throw ctx.error("X must be 4-D [N, C, H, W], got " + x.typeString()
-                + (x.rank() == 5 ? " (volumetric GridSample is not supported yet)" : ""));
-        if (grid.rank() != 4 || grid.dim(3) != 2 || grid.dim(0) != x.dim(0))
-            throw ctx.error("grid must be [N, H_out, W_out, 2] with N = " + std::to_string(x.dim(0)) + ", got "
-                + grid.typeString());
+        const int64_t spatial = x.rank() - 2;
+        if (spatial != 2 && spatial != 3)
+            throw ctx.error("X must be [N, C, H, W] or [N, C, D, H, W], got " + x.typeString());
+        if (spatial == 3 && m_mode == GridMode::Bicubic)
+            throw ctx.error("cubic mode is defined for 4-D X only, got " + x.typeString());
+        if (grid.rank() != x.rank() || grid.dim(grid.rank() - 1) != spatial || grid.dim(0) != x.dim(0))
+            throw ctx.error("grid must be [N, " + std::string(spatial == 3 ? "D_out, " : "") + "H_out, W_out, "
+                + std::to_string(spatial) + "] with N = " + std::to_string(x.dim(0)) + ", got " + grid.typeString());
         std::vector<double> g(static_cast<size_t>(grid.size()));
         dispatch<FloatTypes>(grid.dtype(), ctx.node(), ": grid", [&]<class T>() {
             auto s = grid.data<T>();
             for (size_t i = 0; i < s.size(); ++i)
                 g[i] = static_cast<double>(s[i]);
         });
+        if (spatial == 3) {
+            computeVolume(ctx, x, grid, g);
+            return;
+        }
         const int64_t n = x.dim(0), c = x.dim(1), h = x.dim(2), w = x.dim(3);
         const int64_t ho = grid.dim(1), wo = grid.dim(2);
         Tensor& y = ctx.allocateOutput(0, x.dtype(), { n, c, ho, wo });
@@ -90,6 +97,53 @@ public:
     }
 
 private:
+    /// The volumetric form of GridSample 20: X [N, C, D, H, W], grid [N, D_out, H_out, W_out, 3] of (x, y, z).
+    void computeVolume(KernelContext& ctx, const Tensor& x, const Tensor& grid, const std::vector<double>& g) const
+    {
+        const int64_t n = x.dim(0), c = x.dim(1), d = x.dim(2), h = x.dim(3), w = x.dim(4);
+        const int64_t outSize = grid.dim(1) * grid.dim(2) * grid.dim(3);
+        Tensor& y = ctx.allocateOutput(0, x.dtype(), { n, c, grid.dim(1), grid.dim(2), grid.dim(3) });
+        dispatch<FloatTypes>(x.dtype(), ctx.node(), [&]<class T>() {
+            auto src = x.data<T>();
+            auto dst = y.data<T>();
+            for (int64_t b = 0; b < n; ++b)
+                for (int64_t ch = 0; ch < c; ++ch) {
+                    const T* vol = src.data() + (b * c + ch) * d * h * w;
+                    T* out = dst.data() + (b * c + ch) * outSize;
+                    for (int64_t i = 0; i < outSize; ++i) {
+                        const size_t gi = static_cast<size_t>((b * outSize + i) * 3);
+                        out[i] = static_cast<T>(sampleVolume(
+                            vol, d, h, w, unnormalize(g[gi], w), unnormalize(g[gi + 1], h), unnormalize(g[gi + 2], d)));
+                    }
+                }
+        });
+    }
+
+    template <class T>
+    double sampleVolume(const T* vol, int64_t d, int64_t h, int64_t w, double ix, double iy, double iz) const
+    {
+        if (std::isnan(ix) || std::isnan(iy) || std::isnan(iz))
+            return NAN;
+        ix = pad(std::clamp(ix, -1e15, 1e15), w);
+        iy = pad(std::clamp(iy, -1e15, 1e15), h);
+        iz = pad(std::clamp(iz, -1e15, 1e15), d);
+        const auto at3 = [&](int64_t zi, int64_t yi, int64_t xi) {
+            return zi < 0 || zi >= d ? 0.0 : at(vol + zi * h * w, h, w, yi, xi);
+        };
+        if (m_mode == GridMode::Nearest)
+            return at3(static_cast<int64_t>(std::nearbyint(iz)), static_cast<int64_t>(std::nearbyint(iy)),
+                static_cast<int64_t>(std::nearbyint(ix)));
+        const double fx = std::floor(ix), fy = std::floor(iy), fz = std::floor(iz);
+        const auto x0 = static_cast<int64_t>(fx), y0 = static_cast<int64_t>(fy), z0 = static_cast<int64_t>(fz);
+        const double tx = ix - fx, ty = iy - fy, tz = iz - fz;
+        double sum = 0;
+        for (int k = 0; k < 2; ++k)
+            for (int j = 0; j < 2; ++j)
+                for (int i = 0; i < 2; ++i)
+                    sum += (k ? tz : 1 - tz) * (j ? ty : 1 - ty) * (i ? tx : 1 - tx) * at3(z0 + k, y0 + j, x0 + i);
+        return sum;
+    }
+
     double unnormalize(double coord, int64_t size) const
     {
         const double s = static_cast<double>(size);

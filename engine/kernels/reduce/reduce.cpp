@@ -19,15 +19,15 @@ namespace {
 enum class ReduceOp { Sum, Mean, Max, Min, Prod, L1, L2, LogSum, LogSumExp, SumSquare };
 
 /// ReduceSum (1, 11, 13), ReduceMean, ReduceMax, ReduceMin, ReduceProd, ReduceL1, ReduceL2, ReduceLogSum,
-/// ReduceLogSumExp, ReduceSumSquare (1, 11, 13, 18; Max/Min also 12): reduce over `axes` (all axes when none are
-/// given), keeping the reduced axes as 1 when keepdims=1. `axes` is an attribute up to opset 12 (ReduceSum) or 17
-/// (the others) and an optional int64 input from then on, where noop_with_empty_axes=1 with no or empty axes makes
-/// the op an identity. Every numeric type. Floating types accumulate in double; integer Sum, Mean, Prod, L1 and
-/// SumSquare wrap (Mean truncates), L2 and the Log reductions go through double and convert back saturating. Max and
-/// Min propagate NaN. An empty reduction gives 0 (Sum, L1, L2, SumSquare), 1 (Prod), NaN (Mean; 0 for integers),
-/// -inf (LogSum, LogSumExp, Max; the lowest value for integers) or +inf (Min; the highest value for integers).
-/// float Sum, Mean, SumSquare, L1 and L2 over trailing axes run on the SIMD row reductions, which accumulate in
-/// float vector lanes rather than in double.
+/// ReduceLogSumExp, ReduceSumSquare (1, 11, 13, 18; Max/Min also 12 and 20, which adds bool): reduce over `axes` (all
+/// axes when none are given), keeping the reduced axes as 1 when keepdims=1. `axes` is an attribute up to opset 12
+/// (ReduceSum) or 17 (the others) and an optional int64 input from then on, where noop_with_empty_axes=1 with no or
+/// empty axes makes the op an identity. Every numeric type. Floating types accumulate in double; integer Sum, Mean,
+/// Prod, L1 and SumSquare wrap (Mean truncates), L2 and the Log reductions go through double and convert back
+/// saturating. Max and Min propagate NaN. An empty reduction gives 0 (Sum, L1, L2, SumSquare), 1 (Prod), NaN (Mean; 0
+/// for integers), -inf (LogSum, LogSumExp, Max; the lowest value for integers) or +inf (Min; the highest value for
+/// integers). float Sum, Mean, SumSquare, L1 and L2 over trailing axes run on the SIMD row reductions, which accumulate
+/// in float vector lanes rather than in double.
 class Reduce final : public Kernel {
 public:
     Reduce(const KernelInit& init, ReduceOp op)
@@ -87,6 +87,10 @@ public:
         if (x.dtype() == DataType::Float && y.size() > 0 && runTrailingFloat(ctx, x, y, seen, count))
             return;
         const ReducePlan plan(x.shape(), axes);
+        if (x.dtype() == DataType::Bool && (m_op == ReduceOp::Max || m_op == ReduceOp::Min)) {
+            runBool(x, y, plan);
+            return;
+        }
         dispatch<NumericTypes>(x.dtype(), ctx.node(), [&]<class T>() { run<T>(x, y, plan, count); });
     }
 
@@ -129,6 +133,16 @@ private:
             std::max<int64_t>(1, simd::kGrainElements / std::max<int64_t>(count, 1)),
             [&](int64_t r0, int64_t r1) { ops.reduceRows(op, in + r0 * count, out + r0, r1 - r0, count); });
         return true;
+    }
+
+    /// ReduceMax (any) and ReduceMin (all) of bool, opset 20; an empty reduction gives false and true.
+    void runBool(const Tensor& x, Tensor& y, const ReducePlan& plan) const
+    {
+        const bool isMax = m_op == ReduceOp::Max;
+        auto out = y.data<bool>();
+        std::vector<uint8_t> acc(out.size(), isMax ? 0 : 1);
+        plan.run(x.data<bool>().data(), acc, [isMax](uint8_t& a, bool v, int64_t) { a = isMax ? (a | v) : (a & v); });
+        std::copy(acc.begin(), acc.end(), out.begin());
     }
 
     template <class T> void run(const Tensor& x, Tensor& y, const ReducePlan& plan, int64_t count) const

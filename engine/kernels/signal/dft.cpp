@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include "engine/kernels/common/dispatch.h"
 #include "engine/kernels/kernel_registry.h"
 #include "engine/kernels/signal/spectral.h"
 
@@ -11,8 +12,10 @@ namespace {
 /// DFT 17 (axis attribute, counted from the batch dim, default 1) and 20+ (axis as input 2, default -2): a real
 /// [..., 1] or complex [..., 2] signal of a float type, transformed along `axis` after zero-padding or cropping it
 /// to dft_length; inverse scales by 1/n (numpy.fft.ifft); onesided keeps the first floor(n/2) + 1 outputs. Output
-/// [..., 2] of the input's type, computed in double. Deviation: onesided together with inverse is refused, since
-/// the spec leaves that combination undefined.
+/// [..., 2] of the input's type, computed in double. onesided with inverse is the inverse real transform
+/// (numpy.fft.irfft, the meaning DFT 20 gives it and onnx's reference gives 17 too): the first floor(n/2) + 1 complex
+/// values (cropped or zero-padded) are completed by conjugate symmetry and transformed back to a real [..., n, ...,
+/// 1] signal, n = dft_length, by default 2 * (length - 1).
 class Dft final : public Kernel {
 public:
     explicit Dft(const KernelInit& init)
@@ -23,8 +26,6 @@ public:
         m_onesided = a.getInt("onesided", 0) != 0;
         if (m_opset < 20)
             m_axis = a.getInt("axis", 1);
-        if (m_inverse && m_onesided)
-            throw init.error("onesided=1 with inverse=1 is not supported");
     }
 
     void compute(KernelContext& ctx) const override
@@ -44,13 +45,14 @@ public:
         if (axis < 0 || axis >= rank)
             throw ctx.error("axis " + std::to_string(axis) + " is out of range for " + x.typeString());
         const int64_t len = sig[static_cast<size_t>(axis)];
-        int64_t n = len;
-        if (ctx.hasInput(1) && ctx.input(1).size() > 0) {
+        const bool irfft = m_inverse && m_onesided;
+        int64_t n = irfft ? 2 * (len - 1) : len;
+        if (ctx.hasInput(1) && ctx.input(1).size() > 0)
             n = readIntScalar(ctx, 1, "dft_length");
-            if (n < 1)
-                throw ctx.error("dft_length must be positive, got " + std::to_string(n));
-        }
-        const int64_t keep = m_onesided ? n / 2 + 1 : n;
+        if (n < 1)
+            throw ctx.error("dft_length must be positive, got " + std::to_string(n));
+        const int64_t keep = m_onesided && !irfft ? n / 2 + 1 : n;
+        const int64_t used = irfft ? std::min(n / 2 + 1, len) : std::min(n, len); // input values read per line
         int64_t outer = 1, inner = 1;
         for (int64_t d = 0; d < axis; ++d)
             outer *= sig[static_cast<size_t>(d)];
@@ -66,13 +68,26 @@ public:
         for (int64_t o = 0; o < outer; ++o)
             for (int64_t i = 0; i < inner; ++i) {
                 line.assign(static_cast<size_t>(n), {});
-                for (int64_t k = 0; k < std::min(n, len); ++k)
+                for (int64_t k = 0; k < used; ++k)
                     line[static_cast<size_t>(k)] = v[static_cast<size_t>((o * len + k) * inner + i)];
+                if (irfft)
+                    for (int64_t k = n / 2 + 1; k < n; ++k)
+                        line[static_cast<size_t>(k)] = std::conj(line[static_cast<size_t>(n - k)]);
                 fourierTransform(line, m_inverse);
                 for (int64_t k = 0; k < keep; ++k)
                     out[static_cast<size_t>((o * keep + k) * inner + i)] = line[static_cast<size_t>(k)];
             }
-        ctx.setOutput(0, writeSpectrum(ctx, x.dtype(), outShape, out));
+        if (!irfft) {
+            ctx.setOutput(0, writeSpectrum(ctx, x.dtype(), outShape, out));
+            return;
+        }
+        outShape.push_back(1);
+        Tensor& y = ctx.allocateOutputUninitialized(0, x.dtype(), outShape);
+        dispatch<FloatTypes>(x.dtype(), ctx.node(), [&]<class T>() {
+            auto d = y.data<T>();
+            for (size_t k = 0; k < out.size(); ++k)
+                d[k] = static_cast<T>(out[k].real());
+        });
     }
 
 private:

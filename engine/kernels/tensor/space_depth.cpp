@@ -8,8 +8,9 @@ namespace {
 
 using namespace indexing;
 
-/// SpaceToDepth (opsets 1, 13) and DepthToSpace (opsets 1, 11 with mode DCR/CRD, 13), every element type, on
-/// [N, C, H, W] inputs. Both are a reshape to 6-D, a transpose and a reshape, done here as one strided copy.
+/// SpaceToDepth (opsets 1, 13, 28 with mode DCR/CRD) and DepthToSpace (opsets 1, 11 with mode DCR/CRD, 13, 28), every
+/// element type, on [N, C, H, W] inputs. Both are a reshape to 6-D, a transpose and a reshape, done here as one strided
+/// copy.
 class SpaceDepth final : public Kernel {
 public:
     SpaceDepth(const KernelInit& init, bool toDepth)
@@ -18,7 +19,7 @@ public:
         m_block = init.attributes().requireInt("blocksize");
         if (m_block < 1)
             throw init.attributes().error("blocksize", "must be positive, got " + std::to_string(m_block));
-        if (!toDepth && init.opset() >= 11) {
+        if (init.opset() >= (toDepth ? 28 : 11)) {
             const std::string mode = init.attributes().getString("mode", "DCR");
             if (mode != "DCR" && mode != "CRD")
                 throw init.attributes().error("mode", "expected DCR or CRD, got \"" + mode + "\"");
@@ -43,7 +44,7 @@ public:
                 throw ctx.error(
                     "H and W of " + x.typeString() + " must be multiples of blocksize " + std::to_string(b));
             view = { n, c, h / b, b, w / b, b };
-            perm = { 0, 3, 5, 1, 2, 4 };
+            perm = m_crd ? std::vector<int> { 0, 1, 3, 5, 2, 4 } : std::vector<int> { 0, 3, 5, 1, 2, 4 };
             outShape = { n, depth, h / b, w / b };
         } else {
             if (c % bb)
@@ -87,7 +88,7 @@ private:
 
 void registerSpaceDepth(KernelRegistry& r)
 {
-    r.add("", "SpaceToDepth", 1, 13,
+    r.add("", "SpaceToDepth", 1, 28,
         [](const KernelInit& init) -> std::unique_ptr<Kernel> { return std::make_unique<SpaceDepth>(init, true); });
     r.add("", "DepthToSpace", 1, 28,
         [](const KernelInit& init) -> std::unique_ptr<Kernel> { return std::make_unique<SpaceDepth>(init, false); });

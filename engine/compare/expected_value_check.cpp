@@ -32,7 +32,7 @@ std::optional<std::string> compareTensors(const Tensor& e, const Tensor& a, Tole
                 ++bad;
             }
     } else {
-        const bool exact = !isFloatingPoint(e.dtype()) && !isComplex(e.dtype());
+        const bool exact = !isFloatingPoint(e.dtype()) && !isNarrowFloat(e.dtype()) && !isComplex(e.dtype());
         const bool complex = isComplex(e.dtype());
         for (int64_t i = 0; i < e.size(); ++i) {
             auto pairAt = [&](int part) {

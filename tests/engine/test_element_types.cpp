@@ -14,6 +14,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 using namespace onnxscope;

@@ -224,7 +224,8 @@ private:
 /// `block_size`, int4/uint4, int16/uint16), 23 (float4e2m1, `output_dtype`), 24 (float8e8m0 scales), 25 (int2/uint2),
 /// 28 (float6*): y = (x - x_zero_point) * x_scale, in y's type: output_dtype if set, else the scale's. The
 /// subtraction is exact, the product in the scale's precision (float for the half and e8m0 scales), as numpy does in
-/// onnx's reference. int32 x needs a zero point of 0, and so do float8 x (whose zero point is ignored).
+/// onnx's reference. int32 x needs a zero point of 0, and so do float8 x (whose zero point is ignored); a float4e2m1
+/// zero point is ignored.
 class DequantizeLinear final : public Kernel {
 public:
     explicit DequantizeLinear(const KernelInit& init)
@@ -267,6 +268,8 @@ public:
                         + std::to_string(z));
             zeros.assign(zeros.size(), 0.0);
         }
+        if (xt == DataType::Float4E2M1) // onnx's reference ignores a float4e2m1 zero point
+            zeros.assign(zeros.size(), 0.0);
         const auto xs = doubleValues(ctx, x, "x");
         const auto scales = doubleValues(ctx, scale, "x_scale");
         const DataType acc = scale.dtype() == DataType::Double ? DataType::Double : DataType::Float;

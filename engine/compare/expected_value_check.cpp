@@ -33,7 +33,7 @@ std::optional<std::string> compareTensors(const Tensor& e, const Tensor& a, Tole
                 ++bad;
             }
     } else {
-        const bool exact = !isFloatingPoint(e.dtype()) && !isComplex(e.dtype());
+        const bool exact = !isFloatingPoint(e.dtype()) && !isNarrowFloat(e.dtype()) && !isComplex(e.dtype());
         // bfloat16 keeps 8 significant bits, so one rounding step is 2^-8 relative and a few steps of a computation
         // in bfloat16 drift further: as onnx's own backend runner does, its relative tolerance is at least 2^-6.
         const Tolerance tol = e.dtype() == DataType::BFloat16

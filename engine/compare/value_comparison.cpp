@@ -178,8 +178,10 @@ struct Accumulator {
             offset += n;
             return;
         }
-        // Integers and bools compare exactly unless one side is floating point (then the tolerance applies).
-        const bool exact = !isFloatingPoint(a.dtype()) && !isFloatingPoint(b.dtype());
+        // Integers and bools compare exactly unless one side is floating point (then the tolerance applies). The
+        // narrow types compare by their values (toDouble()): float8 & co. as floats, int4 & co. as integers.
+        auto floating = [](DataType t) { return isFloatingPoint(t) || isNarrowFloat(t); };
+        const bool exact = !floating(a.dtype()) && !floating(b.dtype());
         const bool wide = a.dtype() == DataType::Int64 || a.dtype() == DataType::UInt64 || b.dtype() == DataType::Int64
             || b.dtype() == DataType::UInt64;
         std::vector<double> ba(static_cast<size_t>(std::min(n, kChunk))), bb(ba.size());

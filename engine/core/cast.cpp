@@ -10,6 +10,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -230,8 +231,79 @@ template <class From, class To> To convert(const From& v, size_t index)
 
 Tensor castTensor(const Tensor& x, DataType to)
 {
+    return castTensor(x, to, CastOptions {});
+}
+
+namespace {
+
+/// A narrow tensor widened exactly: narrow floats to float, int4/int2 to int8, uint4/uint2 to uint8.
+Tensor widen(const Tensor& x)
+{
+    const DataType from = x.dtype();
+    const auto* src = static_cast<const uint8_t*>(x.raw());
+    if (isNarrowFloat(from)) {
+        Tensor w(DataType::Float, x.shape());
+        auto out = w.data<float>();
+        for (size_t i = 0; i < out.size(); ++i)
+            out[i] = static_cast<float>(narrowToDouble(from, src[i]));
+        return w;
+    }
+    Tensor w(from == DataType::Int4 || from == DataType::Int2 ? DataType::Int8 : DataType::UInt8, x.shape());
+    if (x.size() > 0)
+        std::memcpy(w.mutableRaw(), src, static_cast<size_t>(x.size()));
+    return w;
+}
+
+/// `x` (not narrow, not complex) converted to the narrow type `to`.
+Tensor narrowed(const Tensor& x, DataType to, const CastOptions& options)
+{
+    Tensor y(to, x.shape());
+    auto* out = static_cast<uint8_t*>(y.mutableRaw());
+    auto fromDouble = [&](double v) {
+        if (to == DataType::Float8E8M0)
+            return float8e8m0FromFloat(static_cast<float>(v), options.saturate, options.round);
+        return narrowFromDouble(to, v, options.saturate);
+    };
+    dispatch<CastTypes>(x.dtype(), "cast input", [&]<class From>() {
+        auto in = x.data<From>();
+        for (size_t i = 0; i < in.size(); ++i) {
+            if constexpr (std::is_same_v<From, std::string>) {
+                double d = 0;
+                if (!parseDouble(in[i], d))
+                    throw Error("element " + std::to_string(i) + " \"" + in[i].substr(0, 64) + "\" cannot be read as "
+                        + std::string(dataTypeName(to)));
+                out[i] = fromDouble(d);
+            } else if constexpr (std::is_same_v<From, bool>) {
+                out[i] = fromDouble(in[i] ? 1.0 : 0.0);
+            } else if constexpr (std::is_integral_v<From>) {
+                out[i] = isNarrowInteger(to) ? narrowFromInteger(to, static_cast<int64_t>(in[i]))
+                                             : fromDouble(static_cast<double>(in[i]));
+            } else if constexpr (isHalf<From>) {
+                out[i] = fromDouble(static_cast<double>(static_cast<float>(in[i])));
+            } else {
+                out[i] = fromDouble(static_cast<double>(in[i]));
+            }
+        }
+    });
+    return y;
+}
+
+} // namespace
+
+Tensor castTensor(const Tensor& x, DataType to, const CastOptions& options)
+{
     if (x.dtype() == to)
         return x;
+    if (isNarrow(x.dtype())) {
+        Tensor w = widen(x);
+        return w.dtype() == to ? w : castTensor(w, to, options);
+    }
+    if (isNarrow(to)) {
+        if (isComplex(x.dtype()))
+            throw Error("casting from " + std::string(dataTypeName(x.dtype())) + " to " + std::string(dataTypeName(to))
+                + " is not supported");
+        return narrowed(x, to, options);
+    }
     if (isComplex(to) || isComplex(x.dtype()))
         throw Error("casting from " + std::string(dataTypeName(x.dtype())) + " to " + std::string(dataTypeName(to))
             + " is not supported");

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "engine/core/narrow_types.h"
 #include "engine/core/tensor.h"
 
 namespace onnxscope {
@@ -15,5 +16,17 @@ namespace onnxscope {
 /// Every numeric type, bool and string; complex types are refused. A tensor already of type `to` is returned as is
 /// (shared storage). Throws Error (without a node prefix) naming the element that cannot be converted.
 Tensor castTensor(const Tensor& x, DataType to);
+
+/// Cast's attributes for the narrow types (opset 19 `saturate`, opset 24 `round_mode`).
+struct CastOptions {
+    bool saturate = true;
+    E8M0Rounding round = E8M0Rounding::Up;
+};
+/// castTensor() with the narrow types too (docs/element-types.md): from a narrow type, the exact value (narrow
+/// floats as float, narrow integers as int8/uint8) converted on as above; to a narrow float, the nearest value with
+/// `options.saturate`'s overflow rules (narrowFromDouble()), to float8e8m0 as float8e8m0FromFloat() does; to a
+/// narrow integer, integers wrap and floats truncate (0 when out of range), as ml_dtypes' astype does. Strings are
+/// read as numbers.
+Tensor castTensor(const Tensor& x, DataType to, const CastOptions& options);
 
 } // namespace onnxscope

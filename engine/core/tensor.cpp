@@ -2,6 +2,7 @@
 #include "engine/core/tensor.h"
 
 #include "engine/core/half.h"
+#include "engine/core/narrow_types.h"
 #include "engine/core/small_block_cache.h"
 #include "engine/core/storage_cache.h"
 
@@ -323,6 +324,8 @@ double Tensor::toDouble(int64_t i) const
     case DataType::Complex128:
         return data<Complex128>()[i].real();
     default:
+        if (isNarrow(m_type))
+            return narrowToDouble(m_type, static_cast<const uint8_t*>(raw())[i]);
         return std::numeric_limits<double>::quiet_NaN();
     }
 }

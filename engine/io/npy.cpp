@@ -2,6 +2,7 @@
 #include "engine/io/npy.h"
 
 #include "engine/core/half.h"
+#include "engine/core/narrow_types.h"
 #include "engine/io/tensor_proto.h"
 
 #include <zip.h>
@@ -205,6 +206,24 @@ NpyDtype parseDescr(const std::string& descr, const std::string& what)
 {
     auto refuse = [&](const std::string& why) -> NpyDtype { throw Error(what + ": dtype '" + descr + "' " + why); };
     NpyDtype d;
+    // ml_dtypes' names (docs/element-types.md): one byte per element, the bit pattern in the low bits.
+    const DataType narrow = dataTypeFromName(descr.substr(!descr.empty() && std::strchr("<>|=", descr[0]) ? 1 : 0));
+    if (isNarrow(narrow) && descr.find('_') != std::string::npos) {
+        d.kind = 'n';
+        d.itemSize = 1;
+        d.type = narrow;
+        return d;
+    }
+    if (descr == "int4" || descr == "uint4" || descr == "int2" || descr == "uint2") {
+        d.kind = 'n';
+        d.itemSize = 1;
+        d.type = dataTypeFromName(descr);
+        return d;
+    }
+    if (descr.size() >= 2 && descr[descr.size() - 2] == 'V')
+        return refuse(
+            "is raw bytes (numpy's view of an ml_dtypes array saved without its type); view it as its ml_dtypes "
+            "type (e.g. float8_e4m3fn) and save it again, or convert it to float32");
     size_t pos = 0;
     if (!descr.empty() && std::strchr("<>|=", descr[0])) {
         d.bigEndian = descr[0] == '>';
@@ -483,6 +502,10 @@ Tensor parseNpy(std::string_view bytes, const std::string& displayName)
         auto out = t.data<bool>();
         for (int64_t i = 0; i < count; ++i)
             out[static_cast<size_t>(i)] = data[i] != 0;
+    } else if (dtype.kind == 'n') {
+        auto* out = static_cast<uint8_t*>(t.mutableRaw());
+        for (int64_t i = 0; i < count; ++i)
+            out[i] = narrowFromBits(dtype.type, static_cast<uint8_t>(data[i]));
     } else if (dataBytes > 0) {
         std::memcpy(t.mutableRaw(), data, dataBytes);
     }
@@ -540,6 +563,8 @@ std::string npyDescr(const Tensor& tensor)
     case DataType::BFloat16:
         throw Error("numpy has no bfloat16 dtype; convert the tensor to float32 first");
     default:
+        if (isNarrow(tensor.dtype()))
+            return std::string(numpyTypeName(tensor.dtype()));
         throw Error("cannot write an undefined tensor as .npy");
     }
 }
@@ -599,6 +624,10 @@ std::string serializeNpy(const Tensor& tensor, NpyWriteOptions options)
     } else if (tensor.dtype() == DataType::Bool) {
         for (bool b : tensor.data<bool>())
             out += static_cast<char>(b ? 1 : 0);
+    } else if (isNarrow(tensor.dtype())) {
+        const auto* in = static_cast<const uint8_t*>(tensor.raw());
+        for (int64_t i = 0; i < tensor.size(); ++i)
+            out += static_cast<char>(narrowBits(tensor.dtype(), in[i]));
     } else {
         out.append(static_cast<const char*>(tensor.raw()), tensor.byteSize());
     }

@@ -30,14 +30,16 @@ Tensor readNpy(const std::filesystem::path& path);
 
 /// Serialises a tensor as `.npy` bytes (little-endian, C order). Strings become a '<U' array (the longest string
 /// decides the width); invalid UTF-8 is an Error. bfloat16 has no numpy dtype and is an Error (see
-/// npyCompatible()).
+/// npyCompatible()). The narrow types are written as ml_dtypes saves them, one byte per element, with ml_dtypes'
+/// name as the descr ('float8_e4m3fn', 'int4', ...): numpy reads them once ml_dtypes is imported
+/// (docs/element-types.md); parseNpy() reads them back.
 std::string serializeNpy(const Tensor& tensor, NpyWriteOptions options = {});
 void writeNpy(const std::filesystem::path& path, const Tensor& tensor, NpyWriteOptions options = {});
 
 /// The tensor itself, or for bfloat16 (which numpy lacks) the same values as float32.
 Tensor npyCompatible(const Tensor& tensor);
 
-/// The numpy dtype string a tensor is written with: "<f4", "|b1", "<U7", ...
+/// The numpy dtype string a tensor is written with: "<f4", "|b1", "<U7", "float8_e4m3fn", ...
 std::string npyDescr(const Tensor& tensor);
 
 /// Reads every array of a `.npz` archive (numpy.savez / savez_compressed), in archive order, with the names numpy

@@ -2,6 +2,7 @@
 #include "engine/io/tensor_proto.h"
 
 #include "engine/core/half.h"
+#include "engine/core/narrow_types.h"
 
 #include <onnx/onnx_pb.h>
 
@@ -137,6 +138,8 @@ template <class C, class Field> void copyComplex(Tensor& t, const Field& field, 
 /// How many values the typed field that `type` is stored in holds (2 per element for complex types).
 int64_t storedValueCount(const onnx::TensorProto& proto, DataType type)
 {
+    if (isNarrow(type))
+        return proto.int32_data_size();
     switch (type) {
     case DataType::Float:
     case DataType::Complex64:
@@ -207,8 +210,10 @@ Tensor tensorFromProto(const onnx::TensorProto& proto, ExternalDataStore* extern
         }
         check(external != nullptr, "tensor \"" + name + "\" uses external data, but no model folder is known");
         // Overflow-checked: a wrapped byte count would let a small file back a tensor of huge dims.
-        const auto needed = static_cast<uint64_t>(checkedMul(count, static_cast<int64_t>(elementSize(type)),
-            "tensor \"" + name + "\": byte size of " + std::string(dataTypeName(type)) + shapeToString(shape)));
+        const auto needed = isNarrow(type)
+            ? static_cast<uint64_t>(packedByteSize(type, count))
+            : static_cast<uint64_t>(checkedMul(count, static_cast<int64_t>(elementSize(type)),
+                "tensor \"" + name + "\": byte size of " + std::string(dataTypeName(type)) + shapeToString(shape)));
         if (length < 0) {
             uint64_t size = external->fileSize(location, name);
             check(offset <= size,
@@ -220,6 +225,12 @@ Tensor tensorFromProto(const onnx::TensorProto& proto, ExternalDataStore* extern
             "tensor \"" + name + "\": external data length " + std::to_string(length) + " bytes, but "
                 + std::string(dataTypeName(type)) + shapeToString(shape) + " needs " + std::to_string(needed));
         auto bytes = external->bytes(location, offset, static_cast<uint64_t>(length), name);
+        if (isNarrow(type)) {
+            Tensor t(type, shape);
+            unpackElements(
+                type, static_cast<const uint8_t*>(bytes.get()), count, static_cast<uint8_t*>(t.mutableRaw()));
+            return t;
+        }
         if (reinterpret_cast<uintptr_t>(bytes.get()) % 64 != 0) {
             Tensor t(type, shape);
             std::memcpy(t.mutableRaw(), bytes.get(), needed);
@@ -234,14 +245,21 @@ Tensor tensorFromProto(const onnx::TensorProto& proto, ExternalDataStore* extern
     if (proto.has_raw_data()) {
         check(type != DataType::String, "tensor \"" + name + "\": string tensors cannot use raw_data");
         const std::string& raw = proto.raw_data();
-        const auto needed = static_cast<uint64_t>(checkedMul(
-            count, static_cast<int64_t>(elementSize(type)), "tensor \"" + name + "\": byte size of " + described));
+        const auto needed = isNarrow(type)
+            ? static_cast<uint64_t>(packedByteSize(type, count))
+            : static_cast<uint64_t>(checkedMul(
+                count, static_cast<int64_t>(elementSize(type)), "tensor \"" + name + "\": byte size of " + described));
         check(raw.size() == needed,
             "tensor \"" + name + "\": raw_data has " + std::to_string(raw.size()) + " bytes but " + described
                 + " needs " + std::to_string(needed));
     } else {
         const int64_t stored = storedValueCount(proto, type);
-        const int64_t needed = isComplex(type) ? checkedMul(count, 2, "tensor \"" + name + "\" size") : count;
+        // int32_data holds narrow types packed as raw_data does, one byte per value, except float6 (one element per
+        // value).
+        const int64_t needed = isComplex(type) ? checkedMul(count, 2, "tensor \"" + name + "\" size")
+            : isNarrow(type) && bitWidth(type) < 8 && bitWidth(type) != 6
+            ? static_cast<int64_t>(packedByteSize(type, count))
+            : count;
         check(stored == needed,
             "tensor \"" + name + "\": " + std::to_string(stored) + (type == DataType::String ? " strings" : " values")
                 + " stored but its shape " + shapeToString(shape) + " needs " + std::to_string(needed));
@@ -254,8 +272,25 @@ Tensor tensorFromProto(const onnx::TensorProto& proto, ExternalDataStore* extern
     }
     if (proto.has_raw_data()) {
         const std::string& raw = proto.raw_data();
-        if (!raw.empty())
+        if (isNarrow(type))
+            unpackElements(
+                type, reinterpret_cast<const uint8_t*>(raw.data()), count, static_cast<uint8_t*>(t.mutableRaw()));
+        else if (!raw.empty())
             std::memcpy(t.mutableRaw(), raw.data(), raw.size());
+        return t;
+    }
+    if (isNarrow(type)) {
+        auto* out = static_cast<uint8_t*>(t.mutableRaw());
+        const auto& field = proto.int32_data();
+        if (bitWidth(type) == 6) {
+            for (int64_t i = 0; i < count; ++i)
+                out[i] = narrowFromBits(type, static_cast<uint32_t>(field.Get(static_cast<int>(i))));
+        } else {
+            std::string packed(static_cast<size_t>(field.size()), '\0');
+            for (int i = 0; i < field.size(); ++i)
+                packed[static_cast<size_t>(i)] = static_cast<char>(field.Get(i) & 0xFF);
+            unpackElements(type, reinterpret_cast<const uint8_t*>(packed.data()), count, out);
+        }
         return t;
     }
     switch (type) {
@@ -330,6 +365,13 @@ void tensorToProto(const Tensor& tensor, onnx::TensorProto& proto, const std::st
     if (tensor.dtype() == DataType::String) {
         for (const auto& s : tensor.data<std::string>())
             proto.add_string_data(s);
+        return;
+    }
+    if (isNarrow(tensor.dtype())) {
+        std::string packed(packedByteSize(tensor.dtype(), tensor.size()), '\0');
+        packElements(tensor.dtype(), static_cast<const uint8_t*>(tensor.raw()), tensor.size(),
+            reinterpret_cast<uint8_t*>(packed.data()));
+        proto.set_raw_data(std::move(packed));
         return;
     }
     proto.set_raw_data(std::string(static_cast<const char*>(tensor.raw()), tensor.byteSize()));

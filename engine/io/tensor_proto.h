@@ -46,7 +46,8 @@ private:
 /// when the tensor is known to be internal; an external tensor then is an Error. Every size mismatch is an Error
 /// naming the tensor.
 Tensor tensorFromProto(const onnx::TensorProto& proto, ExternalDataStore* external = nullptr);
-/// Converts a Tensor to a TensorProto (raw_data for numeric types, string_data for strings).
+/// Converts a Tensor to a TensorProto (raw_data for numeric types, packed for the 4-, 2- and 6-bit types;
+/// string_data for strings).
 void tensorToProto(const Tensor& tensor, onnx::TensorProto& proto, const std::string& name = {});
 
 /// Reads a serialized TensorProto file (.pb, as in ONNX backend test cases).

@@ -91,7 +91,7 @@ std::string csvCell(const Tensor& t, int64_t i)
         break;
     }
     const double v = t.toDouble(i);
-    if (isInteger(t.dtype()))
+    if (isInteger(t.dtype()) || isNarrowInteger(t.dtype()))
         return std::to_string(static_cast<long long>(v));
     if (std::isnan(v))
         return "nan";
@@ -160,7 +160,7 @@ nlohmann::json tensorJson(const Tensor& t)
                 { elementNumber(t.data<Complex128>()[i].real()), elementNumber(t.data<Complex128>()[i].imag()) });
             break;
         default:
-            if (isInteger(t.dtype()))
+            if (isInteger(t.dtype()) || isNarrowInteger(t.dtype()))
                 data.push_back(static_cast<int64_t>(t.toDouble(i)));
             else
                 data.push_back(elementNumber(t.toDouble(i)));

@@ -94,7 +94,7 @@ QString formatElement(const Tensor& tensor, int64_t index)
             .arg(c.imag(), 0, 'g', 8);
     }
     const double v = tensor.toDouble(index);
-    if (isInteger(t))
+    if (isInteger(t) || isNarrowInteger(t))
         return QString::number(static_cast<long long>(v));
     if (std::isnan(v))
         return QStringLiteral("NaN");

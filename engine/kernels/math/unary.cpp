@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include "engine/core/narrow_types.h"
 #include "engine/kernels/common/dispatch.h"
 #include "engine/kernels/common/elementwise.h"
 #include "engine/kernels/kernel_registry.h"
@@ -43,7 +44,8 @@ using SignedNumericTypes = TypeList<float, double, Float16, BFloat16, int8_t, in
 /// Round 11; trigonometric and hyperbolic 7/9; IsNaN 9, 13; IsInf 10). Abs, Sign and Erf take every numeric type,
 /// Neg every signed one, the rest float, double, float16 and bfloat16 (a superset of the older constraints).
 /// Half types are computed in float. Round rounds half to even. Integer Abs/Neg of the minimum value wrap, as two's
-/// complement does. IsInf honours detect_negative/detect_positive. The legacy `consumed_inputs` is ignored.
+/// complement does. IsInf honours detect_negative/detect_positive; IsNaN and IsInf 20 also take the float8 types. The
+/// legacy `consumed_inputs` is ignored.
 class Unary final : public Kernel {
 public:
     Unary(const KernelInit& init, UnaryOp op)
@@ -75,7 +77,10 @@ public:
         case UnaryOp::IsNaN:
         case UnaryOp::IsInf: {
             Tensor& y = ctx.allocateOutput(0, DataType::Bool, x.shape());
-            dispatch<FloatTypes>(x.dtype(), what, [&]<class T>() { classify<T>(x, y); });
+            if (isNarrowFloat(x.dtype()) && x.dtype() != DataType::Float4E2M1)
+                classifyNarrow(x, y);
+            else
+                dispatch<FloatTypes>(x.dtype(), what, [&]<class T>() { classify<T>(x, y); });
             break;
         }
         default: {
@@ -196,6 +201,18 @@ private:
             const F f = static_cast<F>(v);
             return std::isinf(f) && (f > 0 ? pos : neg);
         });
+    }
+
+    /// IsNaN/IsInf 20 of the float8 types, from their exact values.
+    void classifyNarrow(const Tensor& x, Tensor& y) const
+    {
+        const auto* in = static_cast<const uint8_t*>(x.raw());
+        auto out = y.data<bool>();
+        for (size_t i = 0; i < out.size(); ++i) {
+            const double v = narrowToDouble(x.dtype(), in[i]);
+            out[i] = m_op == UnaryOp::IsNaN ? std::isnan(v)
+                                            : std::isinf(v) && (v > 0 ? m_detectPositive : m_detectNegative);
+        }
     }
 
     UnaryOp m_op;

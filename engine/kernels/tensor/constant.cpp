@@ -5,10 +5,10 @@ namespace onnxscope {
 
 namespace {
 
-/// Constant 1, 9, 11, 12, 13: outputs the tensor given by exactly one attribute: `value` (every version),
-/// `value_float(s)`, `value_int(s)`, `value_string(s)` (12+; scalars and 1-D float, int64 and string tensors).
-/// `sparse_value` (11+) is refused with a clear error: sparse tensors are not supported. The tensor is read once,
-/// when the plan is built.
+/// Constant 1, 9, 11, 12, 13, 19, 21, 23, 24, 25 (the later ones add the narrow element types): outputs the tensor
+/// given by exactly one attribute: `value` (every version), `value_float(s)`, `value_int(s)`, `value_string(s)` (12+;
+/// scalars and 1-D float, int64 and string tensors). `sparse_value` (11+) is refused with a clear error: sparse tensors
+/// are not supported. The tensor is read once, when the plan is built.
 class Constant final : public Kernel {
 public:
     explicit Constant(const KernelInit& init)

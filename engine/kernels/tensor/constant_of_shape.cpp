@@ -8,9 +8,10 @@ namespace {
 
 using namespace indexing;
 
-/// ConstantOfShape, opset 9 onwards: a tensor of the shape given by the 1-D int64 input, filled with the single
-/// element of the `value` attribute (float 0 by default), whose type it takes. The size is checked against the
-/// allocation limit before allocation, so an absurd shape is an Error naming it.
+/// ConstantOfShape 9, 20, 21, 23, 24, 25 (bfloat16 and the narrow types, one byte each in memory): a tensor of the
+/// shape given by the 1-D int64 input, filled with the single element of the `value` attribute (float 0 by default),
+/// whose type it takes. The size is checked against the allocation limit before allocation, so an absurd shape is an
+/// Error naming it.
 class ConstantOfShape final : public Kernel {
 public:
     explicit ConstantOfShape(const KernelInit& init)

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include "engine/core/cast.h"
 #include "engine/kernels/common/dispatch.h"
 #include "engine/kernels/kernel_registry.h"
 #include "engine/kernels/tensor/indexing.h"
@@ -193,6 +194,8 @@ private:
                 throw ctx.error("input 'constant_value' must hold one value, got " + v.typeString());
             return v;
         }
+        if (isNarrow(type)) // float8, int4, ... (docs/element-types.md): the value converted as Cast does
+            return castTensor(Tensor::scalar<float>(m_value), type);
         Tensor t(type, {});
         if (type == DataType::String)
             return t;

@@ -40,11 +40,11 @@ def write_weights(recipe, path):
         f.write(buffer)
 
 
-def make_input(value_info, seed):
+def make_input(value_info, shape, seed):
     tensor_type = value_info.type.tensor_type
-    shape = [d.dim_value for d in tensor_type.shape.dim]
+    shape = shape or [d.dim_value for d in tensor_type.shape.dim]
     if any(d <= 0 for d in shape):
-        raise SystemExit(f"input {value_info.name} has a symbolic dimension; give the export static shapes")
+        raise SystemExit(f"input {value_info.name} has a symbolic dimension and no shape in the recipe")
     rng = np.random.default_rng(seed)
     name = value_info.name
     dtype = onnx.helper.tensor_dtype_to_np_dtype(tensor_type.elem_type)
@@ -76,7 +76,8 @@ def make_case(models_dir, name, out_dir):
     initializers = {i.name for i in model.graph.initializer}
     feeds = {}
     for index, value_info in enumerate(v for v in model.graph.input if v.name not in initializers):
-        feeds[value_info.name] = make_input(value_info, zlib.crc32(f"{name}/{value_info.name}".encode()))
+        shape = recipe.get("inputs", {}).get(value_info.name)
+        feeds[value_info.name] = make_input(value_info, shape, zlib.crc32(f"{name}/{value_info.name}".encode()))
         onnx.save_tensor(numpy_helper.from_array(feeds[value_info.name], value_info.name),
                          os.path.join(data_dir, f"input_{index}.pb"))
 

@@ -68,11 +68,12 @@ def split_weights(model, name, out_dir):
     return recipe
 
 
-def export(name, module, args, opset, out_dir, input_names=None, output_names=None, optimize=True):
+def export(name, module, args, opset, out_dir, input_names=None, output_names=None, optimize=True,
+           dynamic_shapes=None, test_shape=None):
     module.eval()
     with torch.no_grad():
         program = torch.onnx.export(module, args, dynamo=True, opset_version=opset, input_names=input_names,
-                                    output_names=output_names, optimize=optimize)
+                                    output_names=output_names, optimize=optimize, dynamic_shapes=dynamic_shapes)
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "m.onnx")
         program.save(path)
@@ -81,6 +82,8 @@ def export(name, module, args, opset, out_dir, input_names=None, output_names=No
     model.doc_string = f"onnxscope test model {name}: torch {torch.__version__} dynamo export, opset {opset}, " \
         "random weights (tests/models/exports/make_exports.py)"
     recipe = split_weights(model, name, out_dir)
+    # The shapes of the inputs the test feeds: the example's, or test_shape for every input of a symbolic graph.
+    recipe["inputs"] = {n: list(test_shape or a.shape) for n, a in zip(input_names or [], args)}
     onnx.save(model, os.path.join(out_dir, name + ".onnx"))
     with open(os.path.join(out_dir, name + ".recipe.json"), "w") as f:
         json.dump(recipe, f, indent=1)
@@ -136,6 +139,12 @@ def bert(out_dir, opset=18):
     export(f"bert_opset{opset}", module, (ids, mask, types), opset, out_dir,
            input_names=["input_ids", "attention_mask", "token_type_ids"],
            output_names=["last_hidden_state", "pooler_output"])
+    # The same encoder with a symbolic batch and sequence length, as exports for serving are made.
+    batch, sequence = torch.export.Dim("batch", max=64), torch.export.Dim("sequence", max=128)
+    dims = {0: batch, 1: sequence}
+    export(f"bert_dynamic_opset20", module, (ids, mask, types), 20, out_dir,
+           input_names=["input_ids", "attention_mask", "token_type_ids"],
+           output_names=["last_hidden_state", "pooler_output"], dynamic_shapes=(dims, dims, dims), test_shape=[3, 11])
 
 
 class GPT2WithPast(torch.nn.Module):

@@ -53,8 +53,8 @@ def split_weights(model, name, out_dir):
             "offset": offset,
             "length": length,
             "seed": index,
-            "mean": [float(f"{v:.6g}") for v in np.atleast_1d(values.mean(axis=axes))],
-            "std": [float(f"{v:.6g}") for v in np.atleast_1d(values.std(axis=axes))],
+            "mean": [float(f"{v:.4g}") for v in np.atleast_1d(values.mean(axis=axes))],
+            "std": [float(f"{v:.4g}") for v in np.atleast_1d(values.std(axis=axes))],
         })
         init.ClearField("raw_data")
         init.ClearField("float_data")
@@ -86,8 +86,9 @@ def export(name, module, args, opset, out_dir, input_names=None, output_names=No
     recipe["inputs"] = {n: list(test_shape or a.shape) for n, a in zip(input_names or [], args)}
     onnx.save(model, os.path.join(out_dir, name + ".onnx"))
     with open(os.path.join(out_dir, name + ".recipe.json"), "w") as f:
-        json.dump(recipe, f, indent=1)
-        f.write("\n")
+        tensors = ",\n".join(json.dumps(t, separators=(",", ":")) for t in recipe["tensors"])
+        f.write(f'{{"weights": {json.dumps(recipe["weights"])},\n"inputs": {json.dumps(recipe["inputs"])},\n'
+                f'"tensors": [\n{tensors}\n]}}\n')
     nodes = len(model.graph.node)
     print(f"{name}: opset {opset}, {nodes} nodes, {len(model.functions)} functions, "
           f"{os.path.getsize(os.path.join(out_dir, name + '.onnx'))} bytes, {len(recipe['tensors'])} external",

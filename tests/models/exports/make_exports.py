@@ -1,16 +1,21 @@
 """Writes the real exported models that tests/models/exports tests (run by hand, with torch; CTest never needs it).
 
-    HF_HUB_OFFLINE=1 /work/venv-torch/bin/python tests/models/exports/make_exports.py tests/models/exports/models
+    HF_HUB_OFFLINE=1 <python> tests/models/exports/make_exports.py tests/models/exports/models [family ...]
+
+<python> is a venv with torch 2.15.0, torchvision 0.29.2, onnxscript 0.7.2, transformers 5.24.0 and onnx 1.23.2
+(the committed models were made with those); the families are resnet18, mobilenet_v3_small, bert, gpt2, whisper
+(default: all, about a minute on 2 cores). Then run make_cases.py once to see that they still pass.
 
 Each model is exported with torch.onnx.export(..., dynamo=True) from random weights (torch.manual_seed), in eval
 mode; nothing is downloaded. transformers models are built from config objects written here.
 
 To keep git small, every float initializer over 4 KiB leaves the graph: it becomes ONNX external data in
-`<name>.weights` (a file that is not committed), and `<name>.recipe.json` records how materialize.py rewrites it
-deterministically: its offset and length in that file, its shape, and the mean and standard deviation of the
-exported tensor, per output channel for convolution kernels (the regenerated tensor is seeded normal noise with
-those moments, which keeps the network as numerically sane as the exported one). Batch-norm statistics are
-calibrated on random images before export, so that activations neither vanish nor explode. Small tensors and every non-float tensor stay inline, exact.
+`<name>.weights` (never committed), and `<name>.recipe.json` records how make_cases.py writes that file again: each
+tensor's offset and length, shape, seed, and the mean and standard deviation of the exported tensor (per output
+channel for convolution kernels, into which the exporter folds batch norm). The regenerated tensor is seeded normal
+noise with those moments: other values than torch's, but as numerically sane (batch-norm statistics are
+calibrated on random images before export, so activations neither vanish nor explode). onnxruntime on the same
+graph and weights gives the expected outputs. Small tensors and every non-float tensor stay inline and exact.
 The committed .onnx is a valid ONNX model that loads once the weights file exists.
 """
 
@@ -143,7 +148,7 @@ def bert(out_dir, opset=18):
     # The same encoder with a symbolic batch and sequence length, as exports for serving are made.
     batch, sequence = torch.export.Dim("batch", max=64), torch.export.Dim("sequence", max=128)
     dims = {0: batch, 1: sequence}
-    export(f"bert_dynamic_opset20", module, (ids, mask, types), 20, out_dir,
+    export("bert_dynamic_opset20", module, (ids, mask, types), 20, out_dir,
            input_names=["input_ids", "attention_mask", "token_type_ids"],
            output_names=["last_hidden_state", "pooler_output"], dynamic_shapes=(dims, dims, dims), test_shape=[3, 11])
 

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <span>
+#include <vector>
 
 namespace onnxscope {
 
@@ -23,9 +25,17 @@ template <class T> double asDouble(const T& v)
         return static_cast<double>(v);
 }
 
-/// Calls `fn(span)` with the tensor's elements typed; false for strings and undefined tensors.
+/// Calls `fn(span)` with the tensor's elements typed; false for strings and undefined tensors. The narrow types
+/// (float8, int4, float4, ...) come as their values in doubles.
 template <class Fn> bool visit(const Tensor& t, Fn&& fn)
 {
+    if (isNarrow(t.dtype())) {
+        std::vector<double> values(static_cast<size_t>(t.size()));
+        for (int64_t i = 0; i < t.size(); ++i)
+            values[static_cast<size_t>(i)] = t.toDouble(i);
+        fn(std::span<const double>(values));
+        return true;
+    }
     switch (t.dtype()) {
     case DataType::Float:
         fn(t.data<float>());

@@ -851,7 +851,12 @@ std::vector<Diagnostic> Model::diagnostics() const
                     + "\"; the newest that onnx " + onnxLibraryVersion() + " knows is "
                     + std::to_string(it->second.second) });
     try {
-        onnx::checker::check_model(*m_proto);
+        // From a file, the checker is given its path: it looks external data up next to the model (given the
+        // proto alone, it would look in the working directory and report the weights as missing).
+        if (!m_path.empty())
+            onnx::checker::check_model(m_path.string());
+        else
+            onnx::checker::check_model(*m_proto);
     } catch (const std::exception& e) {
         out.push_back({ Diagnostic::Severity::Error, "checker", e.what() });
     }

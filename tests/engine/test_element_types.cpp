@@ -6,6 +6,7 @@
 // generated ONNX's test data; never from our own output.
 #include "engine/core/narrow_types.h"
 #include "engine/exec/session.h"
+#include "engine/exec/tensor_stats.h"
 #include "engine/io/npy.h"
 #include "engine/io/tensor_proto.h"
 
@@ -315,6 +316,32 @@ private slots:
         QCOMPARE(g.toDouble(0), 1.0);
         QCOMPARE(g.toDouble(1), 2.0);
         QCOMPARE(g.toDouble(2), -4.0);
+    }
+
+    void statisticsAndDiffSeeNarrowValues()
+    {
+        // float8e4m3fn bytes: 0x7E = 448, 0xB0 = -0.5, 0x7F = NaN, 0x00 = 0, 0x38 = 1 (S.EEEE.MMM, bias 7).
+        const Tensor f = narrowTensor(DataType::Float8E4M3FN, { 0x7E, 0xB0, 0x7F, 0x00, 0x38 }, { 5 });
+        const TensorStats s = computeStats(f);
+        QVERIFY(s.numeric);
+        QCOMPARE(s.count, int64_t(5));
+        QCOMPARE(s.nan, int64_t(1));
+        QCOMPARE(s.zeros, int64_t(1));
+        QCOMPARE(s.min, -0.5);
+        QCOMPARE(s.max, 448.0);
+        QCOMPARE(s.mean, (448.0 - 0.5 + 0.0 + 1.0) / 4);
+        // int4 holds -8..7: [-8, 7, -1] has min -8, max 7, mean -2/3.
+        const TensorStats i = computeStats(narrowTensor(DataType::Int4, { 0xF8, 0x07, 0xFF }, { 3 }));
+        QCOMPARE(i.min, -8.0);
+        QCOMPARE(i.max, 7.0);
+        // A diff of two float8 tensors finds the element that differs (1 vs 2 at index 4: 0x40 = 2).
+        const Tensor g = narrowTensor(DataType::Float8E4M3FN, { 0x7E, 0xB0, 0x7F, 0x00, 0x40 }, { 5 });
+        const TensorDiff d = compareTensors(f, g);
+        QCOMPARE(d.worstIndex, int64_t(4));
+        QCOMPARE(d.maxAbs, 1.0);
+        QCOMPARE(d.mismatchedNonFinite, int64_t(0));
+        const Histogram h = computeHistogram(f, 2, -1, 1);
+        QCOMPARE(h.counts, std::vector<int64_t>({ 1, 2 })); // -0.5 | 0 and 1
     }
 
     void dataMovementKernels()

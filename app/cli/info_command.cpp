@@ -86,9 +86,20 @@ nlohmann::json collectInfo(const Model& model, bool withDiagnostics)
         nlohmann::json fj;
         fj["domain"] = f.domain;
         fj["name"] = f.name;
+        if (!f.overload.empty())
+            fj["overload"] = f.overload;
         fj["inputs"] = f.inputs;
         fj["outputs"] = f.outputs;
+        fj["attributes"] = f.attributes;
         fj["node_count"] = f.nodeCount;
+        if (!f.doc.empty())
+            fj["doc_string"] = f.doc;
+        if (!f.metadata.empty()) {
+            nlohmann::json metadata = nlohmann::json::object();
+            for (const auto& [key, value] : f.metadata)
+                metadata[key] = value;
+            fj["metadata_props"] = metadata;
+        }
         functions.push_back(std::move(fj));
     }
     j["functions"] = functions;
@@ -157,7 +168,9 @@ void printInfo(const Model& model, const nlohmann::json& j)
     std::cout << "model-local functions: " << functions.size() << "\n";
     for (const auto& f : functions)
         std::cout << "  " << (f["domain"].get<std::string>().empty() ? "" : f["domain"].get<std::string>() + ".")
-                  << f["name"].get<std::string>() << " (" << f["node_count"].get<int>() << " nodes)\n";
+                  << f["name"].get<std::string>()
+                  << (f.contains("overload") ? ":" + f["overload"].get<std::string>() : std::string()) << " ("
+                  << f["node_count"].get<int>() << " nodes)\n";
     const auto& unsupported = j["unsupported"];
     if (unsupported.empty()) {
         std::cout << "unsupported ops: none, this build can run every node\n";

@@ -19,6 +19,7 @@
 #include <limits>
 #include <queue>
 #include <set>
+#include <sstream>
 
 namespace fs = std::filesystem;
 
@@ -282,7 +283,7 @@ public:
         }
         for (auto& n : nodes) {
             auto opsetIt = opsets.find(n.domain);
-            bool isLocalFunction = m_model.m_functions.count({ n.domain, n.opType }) > 0;
+            const bool isLocalFunction = localFunction(n) != nullptr;
             if (opsetIt == opsets.end() && !isLocalFunction)
                 throw Error(n.label() + " uses domain \"" + (n.domain.empty() ? "ai.onnx" : n.domain)
                     + "\", which the model does not import (opset_import)");
@@ -344,8 +345,12 @@ public:
                             n.implicitInputs.push_back(id);
                 }
             }
-            if (auto fit = m_model.m_functions.find({ n.domain, n.opType }); fit != m_model.m_functions.end())
-                n.functionBody = instantiateFunction(*fit->second, n, opsets, depth + 1);
+            if (const onnx::FunctionProto* fn = localFunction(n)) {
+                std::map<std::string, onnx::AttributeProto> defaults;
+                for (const auto& attr : fn->attribute_proto())
+                    defaults[attr.name()] = attr;
+                n.functionBody = instantiateFunction(*fn, n, opsets, depth + 1, &defaults);
+            }
         }
 
         sortAndIndex(*g, std::move(nodes), where);
@@ -367,6 +372,59 @@ public:
 
 private:
     static constexpr int kMaxDepth = 256;
+
+    /// The model-local function that `node` calls: (domain, op type, overload). Null if the model defines no function
+    /// of that domain and name; an error naming the overload if it defines some, but not the one the node names.
+    const onnx::FunctionProto* localFunction(const Node& node) const
+    {
+        const std::string& overload = node.m_proto->overload();
+        const auto& functions = m_model.m_functions;
+        if (auto it = functions.find({ node.domain, node.opType, overload }); it != functions.end())
+            return it->second;
+        std::string defined;
+        for (auto it = functions.lower_bound({ node.domain, node.opType, std::string() });
+             it != functions.end() && std::get<0>(it->first) == node.domain && std::get<1>(it->first) == node.opType;
+             ++it)
+            defined += (defined.empty() ? "\"" : ", \"") + std::get<2>(it->first) + "\"";
+        if (defined.empty())
+            return nullptr;
+        const std::string qualified = (node.domain.empty() ? std::string() : node.domain + ".") + node.opType;
+        throw Error(node.label() + " calls "
+            + (overload.empty() ? std::string("function \"") + qualified + "\" without an overload"
+                                : "overload \"" + overload + "\" of function \"" + qualified + "\"")
+            + ", which the model does not define (its overloads: " + defined + ")");
+    }
+
+    /// Replaces the attribute references (ref_attr_name) of `node`, and of the nodes of its subgraphs at any depth,
+    /// by the caller's value or the function's default; a reference to an attribute that neither sets is dropped.
+    static void substituteAttributeReferences(
+        onnx::NodeProto& node, const Node& caller, const std::map<std::string, onnx::AttributeProto>* defaults)
+    {
+        auto* attributes = node.mutable_attribute();
+        for (int i = 0; i < attributes->size();) {
+            onnx::AttributeProto& attr = *attributes->Mutable(i);
+            if (!attr.ref_attr_name().empty()) {
+                const onnx::AttributeProto* value = caller.attributes.find(attr.ref_attr_name());
+                if (!value && defaults)
+                    if (auto it = defaults->find(attr.ref_attr_name()); it != defaults->end())
+                        value = &it->second;
+                if (!value) {
+                    attributes->DeleteSubrange(i, 1);
+                    continue;
+                }
+                const std::string name = attr.name();
+                attr = *value;
+                attr.set_name(name);
+            }
+            if (attr.has_g())
+                for (auto& inner : *attr.mutable_g()->mutable_node())
+                    substituteAttributeReferences(inner, caller, defaults);
+            for (auto& g : *attr.mutable_graphs())
+                for (auto& inner : *g.mutable_node())
+                    substituteAttributeReferences(inner, caller, defaults);
+            ++i;
+        }
+    }
 
     /// Thrown where the budget runs out; the outermost function call turns it into an Error naming its node.
     struct FunctionExpansionError : Error {
@@ -396,7 +454,9 @@ private:
         const std::map<std::string, onnx::AttributeProto>* defaults = nullptr)
     {
         auto body = std::make_unique<onnx::GraphProto>();
-        body->set_name(fn.name());
+        // The overload names the frame too, so that the debugger tells two overloads' bodies apart.
+        body->set_name(fn.overload().empty() ? fn.name() : fn.name() + ":" + fn.overload());
+        body->set_doc_string(fn.doc_string());
         for (int i = 0; i < fn.input_size(); ++i)
             body->add_input()->set_name(fn.input(i));
         for (int i = 0; i < fn.output_size(); ++i)
@@ -404,23 +464,10 @@ private:
         for (const auto& np : fn.node()) {
             auto* copy = body->add_node();
             *copy = np;
-            copy->clear_attribute();
-            for (const auto& attr : np.attribute()) {
-                if (attr.ref_attr_name().empty()) {
-                    *copy->add_attribute() = attr;
-                    continue;
-                }
-                const onnx::AttributeProto* value = caller.attributes.find(attr.ref_attr_name());
-                if (!value && defaults)
-                    if (auto it = defaults->find(attr.ref_attr_name()); it != defaults->end())
-                        value = &it->second;
-                if (value) {
-                    auto* a = copy->add_attribute();
-                    *a = *value;
-                    a->set_name(attr.name());
-                }
-            }
+            substituteAttributeReferences(*copy, caller, defaults);
         }
+        // IR 10: the declared types of the body's values, like a graph's value_info.
+        *body->mutable_value_info() = fn.value_info();
         std::map<std::string, int64_t> opsets = callerOpsets;
         for (const auto& imp : fn.opset_import())
             opsets[normalizeDomain(imp.domain())] = imp.version();
@@ -448,7 +495,7 @@ private:
             throw Error(expansionTooLarge(caller));
         } catch (const Error& e) {
             --m_functionDepth;
-            throw Error(caller.label() + ", function \"" + fn.name() + "\": " + e.what());
+            throw Error(caller.label() + ", function \"" + ref.name() + "\": " + e.what());
         }
     }
 
@@ -478,7 +525,8 @@ private:
                           for (const auto& g : attr.graphs())
                               add(count(g.node()));
                       }
-                      if (auto it = m_model.m_functions.find({ normalizeDomain(node.domain()), node.op_type() });
+                      if (auto it = m_model.m_functions.find(
+                              { normalizeDomain(node.domain()), node.op_type(), node.overload() });
                           it != m_model.m_functions.end())
                           add(expansionSize(*it->second));
                   }
@@ -662,8 +710,14 @@ std::shared_ptr<Model> Model::fromProto(
         model->m_opsets[normalizeDomain(imp.domain())] = imp.version();
     if (mp.opset_import_size() == 0 && mp.ir_version() < 3)
         model->m_opsets[""] = 1; // IR 1-2 predate opset_import and mean opset 1
-    for (const auto& fn : mp.functions())
-        model->m_functions[{ normalizeDomain(fn.domain()), fn.name() }] = &fn;
+    for (const auto& fn : mp.functions()) {
+        const bool added
+            = model->m_functions.emplace(std::tuple { normalizeDomain(fn.domain()), fn.name(), fn.overload() }, &fn)
+                  .second;
+        check(added,
+            "\"" + displayName + "\" defines function \"" + (fn.domain().empty() ? "" : fn.domain() + ".") + fn.name()
+                + "\"" + (fn.overload().empty() ? std::string() : " overload \"" + fn.overload() + "\"") + " twice");
+    }
     check(mp.has_graph(), "\"" + displayName + "\" has no graph");
     try {
         GraphBuilder builder(*model, model->m_functionBodies);
@@ -705,6 +759,41 @@ ModelMetadata Model::metadata() const
     return m;
 }
 
+namespace {
+/// A function attribute's default value as text: numbers, strings and their lists; other kinds by their type name.
+std::string attributeDefaultText(const onnx::AttributeProto& attr)
+{
+    auto number = [](double v) {
+        std::ostringstream out;
+        out << v;
+        return out.str();
+    };
+    auto list = [](const auto& values, const auto& text) {
+        std::string out = "[";
+        for (int i = 0; i < values.size(); ++i)
+            out += (i ? ", " : "") + text(values.Get(i));
+        return out + "]";
+    };
+    auto quoted = [](const std::string& s) { return "\"" + s + "\""; };
+    switch (attr.type()) {
+    case onnx::AttributeProto::FLOAT:
+        return number(attr.f());
+    case onnx::AttributeProto::INT:
+        return std::to_string(attr.i());
+    case onnx::AttributeProto::STRING:
+        return quoted(attr.s());
+    case onnx::AttributeProto::FLOATS:
+        return list(attr.floats(), number);
+    case onnx::AttributeProto::INTS:
+        return list(attr.ints(), [](int64_t v) { return std::to_string(v); });
+    case onnx::AttributeProto::STRINGS:
+        return list(attr.strings(), quoted);
+    default:
+        return onnx::AttributeProto::AttributeType_Name(attr.type());
+    }
+}
+} // namespace
+
 std::vector<FunctionInfo> Model::functions() const
 {
     std::vector<FunctionInfo> out;
@@ -712,9 +801,16 @@ std::vector<FunctionInfo> Model::functions() const
         FunctionInfo f;
         f.domain = fn.domain();
         f.name = fn.name();
+        f.overload = fn.overload();
         f.inputs.assign(fn.input().begin(), fn.input().end());
         f.outputs.assign(fn.output().begin(), fn.output().end());
+        f.attributes.assign(fn.attribute().begin(), fn.attribute().end());
+        for (const auto& attr : fn.attribute_proto())
+            f.attributes.push_back(attr.name() + " = " + attributeDefaultText(attr));
         f.nodeCount = static_cast<size_t>(fn.node_size());
+        f.doc = fn.doc_string();
+        for (const auto& entry : fn.metadata_props())
+            f.metadata.emplace_back(entry.key(), entry.value());
         out.push_back(std::move(f));
     }
     return out;

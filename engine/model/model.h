@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace onnx {
@@ -42,9 +43,13 @@ struct ModelMetadata {
 struct FunctionInfo {
     std::string domain; // as the file spells it
     std::string name;
+    std::string overload; // IR 10: which of several functions with this (domain, name); "" if not overloaded
     std::vector<std::string> inputs;
     std::vector<std::string> outputs;
+    std::vector<std::string> attributes; // attribute names, those with a default value as "name = value"
     size_t nodeCount = 0;
+    std::string doc; // doc_string
+    std::vector<std::pair<std::string, std::string>> metadata; // IR 10 metadata_props (key, value), in file order
 };
 
 /// A loaded ONNX model: the ModelProto, its opset imports, and the main graph with every subgraph built.
@@ -108,7 +113,8 @@ private:
     std::string m_displayName;
     std::filesystem::path m_path;
     std::map<std::string, int64_t> m_opsets;
-    std::map<std::pair<std::string, std::string>, const onnx::FunctionProto*> m_functions; // (domain, name)
+    /// (domain, name, overload); the domain normalized.
+    std::map<std::tuple<std::string, std::string, std::string>, const onnx::FunctionProto*> m_functions;
     std::unique_ptr<ExternalDataStore> m_external;
     // Function bodies instantiated per call site; the graphs built from them point into these.
     std::vector<std::unique_ptr<onnx::GraphProto>> m_functionBodies;

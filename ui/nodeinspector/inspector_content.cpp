@@ -371,8 +371,25 @@ std::vector<PropertySection> describeModel(const Model& model, const QString& pa
 
     if (const std::vector<FunctionInfo> modelFunctions = model.functions(); !modelFunctions.empty()) {
         PropertySection functions { QStringLiteral("Functions"), {} };
-        for (const auto& f : modelFunctions)
-            add(functions, qs(f.name), QStringLiteral("%1 nodes").arg(f.nodeCount), qs(f.domain));
+        for (const auto& f : modelFunctions) {
+            // "name:overload" (IR 10); the signature, attributes, doc_string and metadata_props in the tooltip.
+            add(functions, qs(f.overload.empty() ? f.name : f.name + ":" + f.overload),
+                QStringLiteral("%1 nodes").arg(f.nodeCount), qs(f.domain));
+            auto join = [](const std::vector<std::string>& parts) {
+                QStringList out;
+                for (const auto& p : parts)
+                    out << qs(p);
+                return out.join(QStringLiteral(", "));
+            };
+            QString tip = QStringLiteral("%1(%2) \u2192 (%3)").arg(qs(f.name), join(f.inputs), join(f.outputs));
+            if (!f.attributes.empty())
+                tip += QStringLiteral("\nattributes: ") + join(f.attributes);
+            if (!f.doc.empty())
+                tip += QStringLiteral("\n") + qs(f.doc);
+            for (const auto& [key, value] : f.metadata)
+                tip += QStringLiteral("\n%1: %2").arg(qs(key), qs(value));
+            functions.rows.back().toolTip = tip;
+        }
         sections.push_back(std::move(functions));
     }
     std::map<std::string, int> counts;

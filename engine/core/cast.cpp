@@ -17,6 +17,16 @@
 
 namespace onnxscope {
 
+float roundToOddFloat(double d)
+{
+    float f = static_cast<float>(d);
+    if (!std::isfinite(d) || static_cast<double>(f) == d || !std::isfinite(f))
+        return f;
+    if (std::fabs(static_cast<double>(f)) > std::fabs(d))
+        f = std::nextafter(f, 0.0f);
+    return std::bit_cast<float>(std::bit_cast<uint32_t>(f) | 1u);
+}
+
 namespace {
 
 template <class... Ts> struct TypeList {
@@ -42,19 +52,6 @@ using CastTypes = TypeList<float, double, Float16, BFloat16, int8_t, int16_t, in
     uint32_t, uint64_t, bool, std::string>;
 
 template <class T> constexpr bool isHalf = std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>;
-
-/// double -> float rounded to odd: the float nearest toward zero, with its last bit set when inexact. Rounding that
-/// to a narrower type (float16, bfloat16) gives the correctly rounded result of rounding the double directly,
-/// as numpy does, with no double-rounding error.
-float roundToOddFloat(double d)
-{
-    float f = static_cast<float>(d);
-    if (!std::isfinite(d) || static_cast<double>(f) == d || !std::isfinite(f))
-        return f;
-    if (std::fabs(static_cast<double>(f)) > std::fabs(d))
-        f = std::nextafter(f, 0.0f);
-    return std::bit_cast<float>(std::bit_cast<uint32_t>(f) | 1u);
-}
 
 /// Shortest decimal digits that read back as `v` in type T: the digits without a point and the decimal exponent
 /// of the first digit.

@@ -17,6 +17,11 @@ namespace onnxscope {
 /// (shared storage). Throws Error (without a node prefix) naming the element that cannot be converted.
 Tensor castTensor(const Tensor& x, DataType to);
 
+/// double -> float rounded to odd: the float nearest toward zero, with its last bit set when inexact. Rounding that
+/// to a narrower type (float16, bfloat16) gives the correctly rounded result of rounding the double directly, as
+/// numpy does, with no double-rounding error.
+float roundToOddFloat(double d);
+
 /// Cast's attributes for the narrow types (opset 19 `saturate`, opset 24 `round_mode`).
 struct CastOptions {
     bool saturate = true;

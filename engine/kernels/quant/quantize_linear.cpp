@@ -82,18 +82,6 @@ std::vector<double> doubleValues(const KernelContext& ctx, const Tensor& t, cons
     return { s.begin(), s.end() };
 }
 
-/// double -> float rounded to odd (the float toward zero, last bit set if inexact): rounding that to a half type
-/// rounds the double correctly.
-float roundToOddFloat(double d)
-{
-    float f = static_cast<float>(d);
-    if (!std::isfinite(d) || static_cast<double>(f) == d || !std::isfinite(f))
-        return f;
-    if (std::fabs(static_cast<double>(f)) > std::fabs(d))
-        f = std::nextafter(f, 0.0f);
-    return std::bit_cast<float>(std::bit_cast<uint32_t>(f) | 1u);
-}
-
 /// `v` rounded to the floating type `type` (float, double, float16, bfloat16), back as a double.
 double roundTo(DataType type, double v)
 {

@@ -9,13 +9,24 @@ namespace onnxscope {
 
 namespace {
 
-/// CumProd 26: running product of X along the axis given by input 1 (an int32/int64 scalar or one-element 1-D
-/// tensor, negative counts from the back). exclusive=1 leaves the current element out (the first output is 1),
-/// reverse=1 runs from the end. int32, int64, uint32, uint64 (products wrap), float, double, float16, bfloat16
-/// (products accumulate in double).
-class CumProd final : public Kernel {
+/// The running sum and the running product: the combining operation and its identity.
+struct SumOp {
+    static constexpr int identity = 0;
+    template <class A> static void combine(A& acc, A v) { acc += v; }
+};
+struct ProductOp {
+    static constexpr int identity = 1;
+    template <class A> static void combine(A& acc, A v) { acc *= v; }
+};
+
+/// CumSum 11, 14 and CumProd 26: the running sum (product) of X along the axis given by input 1 (an int32/int64
+/// scalar or one-element 1-D tensor, negative counts from the back). exclusive=1 leaves the current element out (the
+/// first output is the identity, 0 or 1), reverse=1 runs from the end. Floating types accumulate in double; integer
+/// results wrap. `Types` lists the element types of the op: CumSum takes every numeric type, CumProd int32, int64,
+/// uint32, uint64, float, double, float16 and bfloat16.
+template <class Op, class Types> class Cumulative final : public Kernel {
 public:
-    explicit CumProd(const KernelInit& init)
+    explicit Cumulative(const KernelInit& init)
     {
         m_exclusive = init.attributes().getInt("exclusive", 0) != 0;
         m_reverse = init.attributes().getInt("reverse", 0) != 0;
@@ -41,8 +52,7 @@ public:
                 inner *= x.dim(d);
         }
         Tensor& y = ctx.allocateOutput(0, x.dtype(), x.shape());
-        dispatch<TypeList<float, double, Float16, BFloat16, int32_t, int64_t, uint32_t, uint64_t>>(
-            x.dtype(), ctx.node(), [&]<class T>() { run<T>(x, y, outer, x.dim(axis), inner); });
+        dispatch<Types>(x.dtype(), ctx.node(), [&]<class T>() { run<T>(x, y, outer, x.dim(axis), inner); });
     }
 
 private:
@@ -54,15 +64,15 @@ private:
         for (int64_t o = 0; o < outer; ++o)
             for (int64_t i = 0; i < inner; ++i) {
                 const int64_t base = o * len * inner + i;
-                A prod = 1;
+                A acc = static_cast<A>(Op::identity);
                 for (int64_t k = 0; k < len; ++k) {
                     const int64_t at = base + (m_reverse ? len - 1 - k : k) * inner;
-                    const A v = static_cast<A>(in[at]); // integer: modular, so the product wraps
+                    const A v = static_cast<A>(in[at]); // integer: modular, so the result wraps
                     if (!m_exclusive)
-                        prod *= v;
-                    out[at] = static_cast<T>(prod);
+                        Op::combine(acc, v);
+                    out[at] = static_cast<T>(acc);
                     if (m_exclusive)
-                        prod *= v;
+                        Op::combine(acc, v);
                 }
             }
     }
@@ -71,11 +81,18 @@ private:
     bool m_reverse = false;
 };
 
+using CumProdTypes = TypeList<float, double, Float16, BFloat16, int32_t, int64_t, uint32_t, uint64_t>;
+
 } // namespace
+
+void registerCumSum(KernelRegistry& r)
+{
+    r.add("", "CumSum", 11, 14, makeFactory<Cumulative<SumOp, NumericTypes>>());
+}
 
 void registerCumProd(KernelRegistry& r)
 {
-    r.add("", "CumProd", 26, 26, makeFactory<CumProd>());
+    r.add("", "CumProd", 26, 26, makeFactory<Cumulative<ProductOp, CumProdTypes>>());
 }
 
 } // namespace onnxscope

@@ -15,6 +15,16 @@
 
 namespace onnxscope {
 
+/// The shape numpy broadcasting gives shapes a and b; an error naming the node when they don't broadcast.
+inline Shape broadcastShapesOf(const KernelContext& ctx, const Shape& a, const Shape& b)
+{
+    try {
+        return broadcastShapes(a, b);
+    } catch (const Error& e) {
+        throw ctx.error(e.what());
+    }
+}
+
 /// The `broadcast`/`axis` attributes of binary ops before opset 7: with broadcast=1, B is aligned to A at `axis`
 /// (default: the trailing dimensions). With broadcast=0 we fall back to numpy broadcasting, which accepts every
 /// model the old rule accepts.
@@ -37,13 +47,8 @@ struct LegacyBroadcast {
     /// numpy broadcasting does the alignment. Errors name the node.
     Shape apply(const KernelContext& ctx, const Tensor& a, Tensor& b) const
     {
-        if (!enabled) {
-            try {
-                return broadcastShapes(a.shape(), b.shape());
-            } catch (const Error& e) {
-                throw ctx.error(e.what());
-            }
-        }
+        if (!enabled)
+            return broadcastShapesOf(ctx, a.shape(), b.shape());
         int64_t ax = axis ? *axis : a.rank() - b.rank();
         if (ax < 0)
             ax += a.rank();
@@ -90,6 +95,15 @@ inline Error typeMismatch(
 {
     return ctx.error(what + " have different element types (" + std::string(dataTypeName(a.dtype())) + " and "
         + std::string(dataTypeName(b.dtype())) + ")");
+}
+
+/// Output 0 of a binary op whose inputs share one element type, with numpy broadcasting: checks that a and b have
+/// the same type and broadcast, then allocates the output (zeroed) of that type and the broadcast shape.
+inline Tensor& allocateBinaryOutput(KernelContext& ctx, const Tensor& a, const Tensor& b)
+{
+    if (a.dtype() != b.dtype())
+        throw typeMismatch(ctx, a, b);
+    return ctx.allocateOutput(0, a.dtype(), broadcastShapesOf(ctx, a.shape(), b.shape()));
 }
 
 } // namespace onnxscope

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "engine/kernels/common/broadcast.h"
 #include "engine/kernels/common/dispatch.h"
+#include "engine/kernels/common/elementwise.h"
 #include "engine/kernels/kernel_registry.h"
 #include "engine/kernels/simd/simd.h"
 
@@ -19,36 +20,21 @@ class BinaryArith final : public Kernel {
 public:
     BinaryArith(const KernelInit& init, ArithOp op)
         : m_op(op)
+        , m_legacy(LegacyBroadcast::parse(init))
     {
-        if (init.opset() < 7) {
-            m_legacyBroadcast = init.attributes().getInt("broadcast", 0) != 0;
-            m_axis = init.attributes().has("axis") ? std::optional<int64_t>(init.attributes().getInt("axis", 0))
-                                                   : std::nullopt;
-        }
     }
 
     void compute(KernelContext& ctx) const override
     {
         const Tensor& a = ctx.input(0);
-        if (a.dtype() == DataType::Float && !m_legacyBroadcast && ctx.input(1).dtype() == DataType::Float) {
+        if (a.dtype() == DataType::Float && !m_legacy.enabled && ctx.input(1).dtype() == DataType::Float) {
             computeFloat(ctx, a, ctx.input(1));
             return;
         }
         Tensor b = ctx.input(1);
         if (a.dtype() != b.dtype())
-            throw ctx.error("inputs have different element types (" + std::string(dataTypeName(a.dtype())) + " and "
-                + std::string(dataTypeName(b.dtype())) + ")");
-        Shape outShape;
-        if (m_legacyBroadcast) {
-            b = alignLegacy(ctx, a, b);
-            outShape = a.shape();
-        } else {
-            try {
-                outShape = broadcastShapes(a.shape(), b.shape());
-            } catch (const Error& e) {
-                throw ctx.error(e.what());
-            }
-        }
+            throw typeMismatch(ctx, a, b);
+        const Shape outShape = m_legacy.apply(ctx, a, b);
         Tensor& out = ctx.allocateOutputUninitialized(0, a.dtype(), outShape);
         dispatch<TypeList<float, double, Float16, BFloat16, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t,
             uint32_t, uint64_t>>(a.dtype(), ctx.node(), [&]<class T>() { run<T>(ctx, a, b, out); });
@@ -58,12 +44,7 @@ private:
     /// float with numpy broadcasting: written over an input of the output's shape when the executor gave it away.
     void computeFloat(KernelContext& ctx, const Tensor& a, const Tensor& b) const
     {
-        Shape outShape;
-        try {
-            outShape = broadcastShapes(a.shape(), b.shape());
-        } catch (const Error& e) {
-            throw ctx.error(e.what());
-        }
+        const Shape outShape = broadcastShapesOf(ctx, a.shape(), b.shape());
         Tensor& out = a.shape() == outShape ? ctx.reuseInputOrAllocate(0, 0, DataType::Float, outShape)
             : b.shape() == outShape         ? ctx.reuseInputOrAllocate(0, 1, DataType::Float, outShape)
                                             : ctx.allocateOutputUninitialized(0, DataType::Float, outShape);
@@ -71,24 +52,6 @@ private:
             = { simd::BinaryOp::Add, simd::BinaryOp::Sub, simd::BinaryOp::Mul, simd::BinaryOp::Div };
         simd::broadcastBinary(ctx.threadPool(), ops[static_cast<int>(m_op)], a.data<float>().data(), a.shape(),
             b.data<float>().data(), b.shape(), out.data<float>().data(), outShape);
-    }
-
-    Tensor alignLegacy(KernelContext& ctx, const Tensor& a, const Tensor& b) const
-    {
-        int64_t axis = m_axis ? *m_axis : a.rank() - b.rank();
-        if (axis < 0)
-            axis += a.rank();
-        if (axis < 0 || axis + b.rank() > a.rank())
-            throw ctx.error("cannot broadcast B " + shapeToString(b.shape()) + " to A " + shapeToString(a.shape())
-                + " at axis " + std::to_string(axis));
-        Shape s(static_cast<size_t>(a.rank()), 1);
-        for (int64_t i = 0; i < b.rank(); ++i) {
-            if (b.dim(i) != a.dim(axis + i) && b.dim(i) != 1)
-                throw ctx.error("cannot broadcast B " + shapeToString(b.shape()) + " to A " + shapeToString(a.shape())
-                    + " at axis " + std::to_string(axis));
-            s[static_cast<size_t>(axis + i)] = b.dim(i);
-        }
-        return b.reshaped(s);
     }
 
     template <class T> void run(KernelContext& ctx, const Tensor& a, const Tensor& b, Tensor& out) const
@@ -122,8 +85,7 @@ private:
     }
 
     ArithOp m_op;
-    bool m_legacyBroadcast = false;
-    std::optional<int64_t> m_axis;
+    LegacyBroadcast m_legacy;
 };
 
 template <ArithOp Op> KernelFactory arithFactory()

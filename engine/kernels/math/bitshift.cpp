@@ -41,15 +41,7 @@ public:
     {
         const Tensor& x = ctx.input(0);
         const Tensor& y = ctx.input(1);
-        if (x.dtype() != y.dtype())
-            throw typeMismatch(ctx, x, y);
-        Shape outShape;
-        try {
-            outShape = broadcastShapes(x.shape(), y.shape());
-        } catch (const Error& e) {
-            throw ctx.error(e.what());
-        }
-        Tensor& out = ctx.allocateOutput(0, x.dtype(), outShape);
+        Tensor& out = allocateBinaryOutput(ctx, x, y);
         if (ctx.node().opset < 28 && isSignedInteger(x.dtype()))
             throw ctx.error("signed element types need opset 28, got " + x.typeString());
         dispatch<IntTypes>(x.dtype(), ctx.node(), [&]<class T>() {

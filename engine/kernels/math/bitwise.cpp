@@ -33,15 +33,7 @@ public:
             return;
         }
         const Tensor& y = ctx.input(1);
-        if (x.dtype() != y.dtype())
-            throw typeMismatch(ctx, x, y);
-        Shape outShape;
-        try {
-            outShape = broadcastShapes(x.shape(), y.shape());
-        } catch (const Error& e) {
-            throw ctx.error(e.what());
-        }
-        Tensor& out = ctx.allocateOutput(0, x.dtype(), outShape);
+        Tensor& out = allocateBinaryOutput(ctx, x, y);
         dispatch<IntTypes>(x.dtype(), ctx.node(), [&]<class T>() {
             switch (m_op) {
             case BitOp::And:

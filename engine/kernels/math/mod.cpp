@@ -31,15 +31,7 @@ public:
     {
         const Tensor& a = ctx.input(0);
         const Tensor& b = ctx.input(1);
-        if (a.dtype() != b.dtype())
-            throw typeMismatch(ctx, a, b);
-        Shape outShape;
-        try {
-            outShape = broadcastShapes(a.shape(), b.shape());
-        } catch (const Error& e) {
-            throw ctx.error(e.what());
-        }
-        Tensor& out = ctx.allocateOutput(0, a.dtype(), outShape);
+        Tensor& out = allocateBinaryOutput(ctx, a, b);
         dispatch<NumericTypes>(a.dtype(), ctx.node(), [&]<class T>() { run<T>(ctx, a, b, out); });
     }
 

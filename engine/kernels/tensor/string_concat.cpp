@@ -19,13 +19,7 @@ public:
         const Tensor& y = ctx.input(1);
         if (x.dtype() != DataType::String || y.dtype() != DataType::String)
             throw ctx.error("inputs must be string tensors, got " + x.typeString() + " and " + y.typeString());
-        Shape outShape;
-        try {
-            outShape = broadcastShapes(x.shape(), y.shape());
-        } catch (const Error& e) {
-            throw ctx.error(e.what());
-        }
-        Tensor& out = ctx.allocateOutput(0, DataType::String, outShape);
+        Tensor& out = ctx.allocateOutput(0, DataType::String, broadcastShapesOf(ctx, x.shape(), y.shape()));
         broadcastBinary<std::string, std::string, std::string>(
             x, y, out, [](const std::string& a, const std::string& b) { return a + b; });
     }

@@ -134,16 +134,6 @@ private:
         return s;
     }
 
-    /// The layout of a Q, K or V input of `heads` heads of width `width`, 3-D or 4-D.
-    template <class F>
-    static attention::HeadLayout<const F> layout(
-        const F* data, const Dims& s, int64_t heads, int64_t len, int64_t width)
-    {
-        if (s.packed)
-            return { data, len * heads * width, width, heads * width };
-        return { data, heads * len * width, len * width, width };
-    }
-
     /// past ++ new along the sequence, as [B, Hkv, total, width]; written to output `out` when the graph uses it.
     template <class F>
     static attention::HeadLayout<const F> present(KernelContext& ctx, size_t pastInput, size_t out,
@@ -265,16 +255,15 @@ private:
         p.kvLen = s.total;
         p.headSize = s.d;
         p.vHeadSize = s.dv;
-        p.q = layout<F>(attention::elementsAs<F>(qt, qb), s, s.hq, s.lq, s.d);
-        p.k = present<F>(
-            ctx, 4, 1, layout<F>(attention::elementsAs<F>(ctx.input(1), kb), s, s.hkv, s.lkv, s.d), s, s.d, t1, pk);
-        p.v = present<F>(
-            ctx, 5, 2, layout<F>(attention::elementsAs<F>(ctx.input(2), vb), s, s.hkv, s.lkv, s.dv), s, s.dv, t2, pv);
-        // As onnx: Q and K are each multiplied by sqrt(scale) rounded to Q's element type.
-        const double root = std::sqrt(m_scale ? double(*m_scale) : 1.0 / std::sqrt(double(s.d)));
-        double rounded = root;
-        dispatch<FloatTypes>(t1, ctx.node(), [&]<class T>() { rounded = static_cast<double>(static_cast<T>(root)); });
-        p.scale = static_cast<F>(rounded * rounded);
+        p.q = attention::headsOf(attention::elementsAs<F>(qt, qb), s.hq, s.lq, s.d, s.packed);
+        p.k = present<F>(ctx, 4, 1,
+            attention::headsOf(attention::elementsAs<F>(ctx.input(1), kb), s.hkv, s.lkv, s.d, s.packed), s, s.d, t1,
+            pk);
+        p.v = present<F>(ctx, 5, 2,
+            attention::headsOf(attention::elementsAs<F>(ctx.input(2), vb), s.hkv, s.lkv, s.dv, s.packed), s, s.dv, t2,
+            pv);
+        p.scale = static_cast<F>(
+            attention::roundedScale(std::sqrt(m_scale ? double(*m_scale) : 1.0 / std::sqrt(double(s.d))), t1));
         p.softcap = static_cast<F>(m_softcap);
         int64_t bb = 1, hb = 1;
         const std::vector<F> bias = this->bias<F>(ctx, s, bb, hb);
@@ -284,13 +273,12 @@ private:
         Tensor& y = ctx.allocateOutputUninitialized(0, t1, yShape);
         std::vector<F> yb;
         F* yp = t1 == DataTypeOf<F>::value ? y.data<F>().data() : (yb.resize(static_cast<size_t>(y.size())), yb.data());
-        p.y = s.packed ? attention::HeadLayout<F> { yp, s.lq * s.hq * s.dv, s.dv, s.hq * s.dv }
-                       : attention::HeadLayout<F> { yp, s.hq * s.lq * s.dv, s.lq * s.dv, s.dv };
+        p.y = attention::headsOf(yp, s.hq, s.lq, s.dv, s.packed);
         std::vector<F> scores;
         if (ctx.outputCount() > 3 && ctx.hasOutput(3)) {
             scores.resize(static_cast<size_t>(s.b * s.hq * s.lq * s.total));
             p.tap = m_tap;
-            p.scores = { scores.data(), s.hq * s.lq * s.total, s.lq * s.total, s.total };
+            p.scores = attention::headsOf(scores.data(), s.hq, s.lq, s.total);
         }
         attention::scaledDotProductAttention<F>(ctx.threadPool(), p);
         if (!yb.empty())

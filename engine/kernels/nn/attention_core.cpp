@@ -223,6 +223,15 @@ template <class F> void storeAs(const F* values, int64_t n, Tensor& out)
     });
 }
 
+double roundedScale(double root, DataType qType)
+{
+    double rounded = root;
+    if (isFloatingPoint(qType))
+        dispatch<FloatTypes>(
+            qType, "attention scale", [&]<class T>() { rounded = static_cast<double>(static_cast<T>(root)); });
+    return rounded * rounded;
+}
+
 template const float* elementsAs<float>(const Tensor&, std::vector<float>&);
 template const double* elementsAs<double>(const Tensor&, std::vector<double>&);
 template void storeAs<float>(const float*, int64_t, Tensor&);

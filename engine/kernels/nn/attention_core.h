@@ -5,6 +5,8 @@
 // kernels of other domains. Computed in F (float or double); kernels of float16/bfloat16 models convert to float
 // first (float accumulation). Include only from kernel .cpp files.
 
+#include "engine/core/data_type.h"
+
 #include <cstdint>
 #include <vector>
 
@@ -50,6 +52,18 @@ template <class F> struct Problem {
     ScoresTap tap = ScoresTap::None;
     HeadLayout<F> scores; // [qLen, kvLen] per (batch, query head), written when tap != None
 };
+
+/// The heads of a tensor [batch, heads, len, width], or of [batch, len, heads * width] when `packed`.
+template <class P> HeadLayout<P> headsOf(P* data, int64_t heads, int64_t len, int64_t width, bool packed = false)
+{
+    if (packed)
+        return { data, len * heads * width, width, heads * width };
+    return { data, heads * len * width, len * width, width };
+}
+
+/// The factor of Q·Kᵀ when, as onnx does, Q and K are each multiplied by `root` (the square root of the scale)
+/// rounded to Q's element type `qType`: that rounded root, squared.
+double roundedScale(double root, DataType qType);
 
 /// Runs the problem, in parallel over (batch, query head) when a pool is given.
 template <class F> void scaledDotProductAttention(ThreadPool* pool, const Problem<F>& p);

@@ -80,16 +80,13 @@ private:
             p.vHeadSize = m_v.dim(3);
             // As onnx: Q and K are each multiplied by sqrt(scale) (computed in float) rounded to Q's element type.
             const float root = std::sqrt(op.m_scale.value_or(1.0f / std::sqrt(static_cast<float>(p.headSize))));
-            double rounded = root;
-            dispatch<FloatTypes>(
-                q.dtype(), ctx.node(), [&]<class T>() { rounded = static_cast<double>(static_cast<T>(root)); });
-            p.scale = static_cast<F>(rounded * rounded);
+            p.scale = static_cast<F>(attention::roundedScale(root, q.dtype()));
             const int64_t lq = p.qLen, lk = p.kvLen;
-            p.q = { attention::elementsAs<F>(m_q, m_qb), p.qHeads * lq * p.headSize, lq * p.headSize, p.headSize };
-            p.k = { attention::elementsAs<F>(m_k, m_kb), p.kvHeads * lk * p.headSize, lk * p.headSize, p.headSize };
-            p.v = { attention::elementsAs<F>(m_v, m_vb), p.kvHeads * lk * p.vHeadSize, lk * p.vHeadSize, p.vHeadSize };
+            p.q = attention::headsOf(attention::elementsAs<F>(m_q, m_qb), p.qHeads, lq, p.headSize);
+            p.k = attention::headsOf(attention::elementsAs<F>(m_k, m_kb), p.kvHeads, lk, p.headSize);
+            p.v = attention::headsOf(attention::elementsAs<F>(m_v, m_vb), p.kvHeads, lk, p.vHeadSize);
             m_scores.resize(static_cast<size_t>(p.batch * p.qHeads * lq * lk));
-            p.scores = { m_scores.data(), p.qHeads * lq * lk, lq * lk, lk };
+            p.scores = attention::headsOf(m_scores.data(), p.qHeads, lq, lk);
             attention::attentionScores<F>(m_pool, p);
             roundToPrecision();
             if (!op.m_scoreMod)
@@ -129,7 +126,7 @@ private:
             Tensor& y = ctx.allocateOutputUninitialized(0, m_v.dtype(), { p.batch, p.qHeads, p.qLen, p.vHeadSize });
             std::vector<F> yb(static_cast<size_t>(y.size()));
             attention::Problem<F> out = p;
-            out.y = { yb.data(), p.qHeads * p.qLen * p.vHeadSize, p.qLen * p.vHeadSize, p.vHeadSize };
+            out.y = attention::headsOf(yb.data(), p.qHeads, p.qLen, p.vHeadSize);
             attention::attentionOutput<F>(m_pool, out);
             attention::storeAs<F>(yb.data(), y.size(), y);
         }

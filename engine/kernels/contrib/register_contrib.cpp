@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: MIT
+#include "engine/kernels/kernel_registry.h"
+
+namespace onnxscope {
+
+void registerContribNorms(KernelRegistry& r);
+void registerContribGelu(KernelRegistry& r);
+
+/// onnxruntime's contrib operators (domain com.microsoft) of transformer and LLM graphs.
+void registerContribKernels(KernelRegistry& r)
+{
+    registerContribNorms(r);
+    registerContribGelu(r);
+}
+
+} // namespace onnxscope

@@ -1,0 +1,204 @@
+"""Writes ONNX backend test-case folders for onnxruntime's com.microsoft contrib operators.
+
+    <test venv python> make_contrib_cases.py <output dir>
+
+Each case is a one-node model built with onnx.helper for one operator and one combination of attributes and
+optional inputs, with seeded inputs; its expected outputs are computed by onnxruntime (pinned in
+scripts/test-requirements.txt; CPU execution provider, graph optimizations disabled). Cases land in
+<output>/<group>/<case>/, one group per operator and precision, so that CTest can set a tolerance per group.
+Needs onnx, onnxruntime and numpy; no torch.
+"""
+
+import os
+import shutil
+import sys
+import zlib
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import helper, numpy_helper
+
+MS = "com.microsoft"
+CASES = []
+
+
+def rng_for(name):
+    return np.random.default_rng(zlib.crc32(name.encode()))
+
+
+class Case:
+    """One node. inputs: (name, array, is_initializer) or None for an omitted optional input; outputs: names, ""
+    for an omitted optional output."""
+
+    def __init__(self, group, name, op, inputs, outputs, domain=MS, out_types=None, **attrs):
+        self.group, self.name, self.op, self.domain = group, name, op, domain
+        self.inputs, self.outputs, self.attrs = inputs, outputs, attrs
+        self.out_types = out_types or {}
+
+
+def case(group, name, op, inputs, outputs, domain=MS, out_types=None, **attrs):
+    """out_types: element types of outputs (numpy dtypes) by name; the default is float for mean and inv_std_var
+    and the first input's type for the others."""
+    CASES.append(Case(group, name, op, inputs, outputs, domain, out_types, **attrs))
+
+
+def output_type(c, name):
+    if name in c.out_types:
+        return np.dtype(c.out_types[name])
+    if name in ("mean", "inv_std_var"):
+        return np.dtype(np.float32)
+    return c.inputs[0][1].dtype
+
+
+def inp(name, array):
+    return (name, array, False)
+
+
+def const(name, array):
+    return (name, array, True)
+
+
+def value_info(name, array):
+    return helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(array.dtype), list(array.shape))
+
+
+def build(c):
+    node_inputs, graph_inputs, inits, feeds = [], [], [], {}
+    for i in c.inputs:
+        if i is None:
+            node_inputs.append("")
+            continue
+        name, array, is_init = i
+        node_inputs.append(name)
+        if is_init:
+            inits.append(numpy_helper.from_array(array, name))
+        else:
+            graph_inputs.append(value_info(name, array))
+            feeds[name] = array
+    node = helper.make_node(c.op, node_inputs, c.outputs, name=c.name, domain=c.domain, **c.attrs)
+    outputs = [helper.make_tensor_value_info(o, helper.np_dtype_to_tensor_dtype(output_type(c, o)), None)
+               for o in c.outputs if o]
+    graph = helper.make_graph([node], c.name, graph_inputs, outputs, initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21), helper.make_opsetid(MS, 1)])
+    model.ir_version = 10
+    return model, feeds
+
+
+def write(c, out_dir):
+    model, feeds = build(c)
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    options.intra_op_num_threads = 1
+    session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    names = [o for o in c.outputs if o]
+    results = session.run(names, feeds)
+    # The declared output types are onnxruntime's.
+    del model.graph.output[:]
+    for n, r in zip(names, results):
+        model.graph.output.append(value_info(n, np.asarray(r)))
+    case_dir = os.path.join(out_dir, c.group, c.name)
+    shutil.rmtree(case_dir, ignore_errors=True)
+    data_dir = os.path.join(case_dir, "test_data_set_0")
+    os.makedirs(data_dir)
+    onnx.save(model, os.path.join(case_dir, "model.onnx"))
+    for index, vi in enumerate(model.graph.input):
+        onnx.save_tensor(numpy_helper.from_array(feeds[vi.name], vi.name), os.path.join(data_dir, f"input_{index}.pb"))
+    for index, (n, r) in enumerate(zip(names, results)):
+        r = np.asarray(r)
+        if r.dtype.kind == "f" and not np.all(np.isfinite(r)):
+            raise SystemExit(f"{c.name}: onnxruntime's output {n} holds non-finite values")
+        onnx.save_tensor(numpy_helper.from_array(r, n), os.path.join(data_dir, f"output_{index}.pb"))
+
+
+def randn(r, *shape, dtype=np.float32):
+    return r.standard_normal(shape).astype(dtype)
+
+
+# ---- layer normalisations ------------------------------------------------------------------------------------
+
+
+def norm_cases():
+    for dt, suffix in ((np.float32, ""), (np.float16, "_fp16")):
+        g = "norms" + suffix
+        for variant in ("plain", "beta", "bias", "beta_bias", "all_outputs", "skip_broadcast", "skip_2d", "rank2"):
+            name = f"skip_layer_norm_{variant}{suffix}"
+            r = rng_for(name)
+            shape = (4, 8) if variant == "rank2" else (2, 3, 16)
+            h = shape[-1]
+            x = randn(r, *shape, dtype=dt)
+            skip_shape = {"skip_broadcast": (1, 3, h), "skip_2d": (3, h)}.get(variant, shape)
+            skip = randn(r, *skip_shape, dtype=dt)
+            gamma = randn(r, h, dtype=dt)
+            beta = randn(r, h, dtype=dt) if "beta" in variant or variant in ("all_outputs", "skip_2d") else None
+            bias = randn(r, h, dtype=dt) if "bias" in variant or variant == "all_outputs" else None
+            ins = [inp("input", x), inp("skip", skip), inp("gamma", gamma),
+                   inp("beta", beta) if beta is not None else None, inp("bias", bias) if bias is not None else None]
+            while ins[-1] is None:
+                ins.pop()
+            outs = ["output"]
+            if variant == "all_outputs":
+                outs = ["output", "mean", "inv_std_var", "input_skip_bias_sum"]
+            elif variant in ("bias", "skip_broadcast"):
+                outs = ["output", "", "", "input_skip_bias_sum"]
+            attrs = {"epsilon": 1e-5} if variant in ("beta", "all_outputs") else {}
+            case(g, name, "SkipLayerNormalization", ins, outs, **attrs)
+        for variant in ("plain", "bias", "all_outputs", "skip_broadcast", "rank2"):
+            name = f"skip_simplified_layer_norm_{variant}{suffix}"
+            r = rng_for(name)
+            shape = (4, 8) if variant == "rank2" else (2, 3, 16)
+            h = shape[-1]
+            x = randn(r, *shape, dtype=dt)
+            skip = randn(r, *((1, 3, h) if variant == "skip_broadcast" else shape), dtype=dt)
+            ins = [inp("input", x), inp("skip", skip), inp("gamma", randn(r, h, dtype=dt))]
+            if variant in ("bias", "all_outputs"):
+                ins.append(inp("bias", randn(r, h, dtype=dt)))
+            outs = ["output", "mean", "inv_std_var", "input_skip_bias_sum"] if variant == "all_outputs" else (
+                ["output", "", "", "input_skip_bias_sum"] if variant == "skip_broadcast" else ["output"])
+            attrs = {"epsilon": 1e-6} if variant == "all_outputs" else {}
+            case(g, name, "SkipSimplifiedLayerNormalization", ins, outs, **attrs)
+        for variant, shape, attrs, outs in (("plain", (2, 3, 16), {}, ["Y"]),
+                                            ("inv_std", (2, 3, 16), {"epsilon": 1e-6}, ["Y", "inv_std_var"]),
+                                            ("axis1", (2, 3, 8), {"axis": 1}, ["Y", "inv_std_var"]),
+                                            ("rank2", (5, 32), {"axis": -1, "stash_type": 1}, ["Y"])):
+            name = f"simplified_layer_norm_{variant}{suffix}"
+            r = rng_for(name)
+            x = randn(r, *shape, dtype=dt)
+            axis = attrs.get("axis", -1)
+            scale = randn(r, *shape[axis:], dtype=dt)
+            case(g, name, "SimplifiedLayerNormalization", [inp("X", x), inp("scale", scale)], outs, domain="",
+                 **attrs)
+
+
+def gelu_cases():
+    for dt, suffix in ((np.float32, ""), (np.float16, "_fp16")):
+        g = "gelu" + suffix
+        r = rng_for("gelu" + suffix)
+        x = randn(r, 2, 3, 16, dtype=dt) * np.asarray(2, dtype=dt)
+        b = randn(r, 16, dtype=dt)
+        if dt == np.float32:
+            case(g, "gelu" + suffix, "Gelu", [inp("X", x)], ["Y"])
+            case(g, "bias_gelu" + suffix, "BiasGelu", [inp("A", x), inp("B", b)], ["C"])
+            case(g, "quick_gelu" + suffix, "QuickGelu", [inp("X", x)], ["Y"])
+            case(g, "quick_gelu_alpha" + suffix, "QuickGelu", [inp("X", x)], ["Y"], alpha=1.2)
+        case(g, "fast_gelu" + suffix, "FastGelu", [inp("X", x)], ["Y"])
+        case(g, "fast_gelu_bias" + suffix, "FastGelu", [inp("X", x), inp("bias", b)], ["Y"])
+
+
+def main():
+    out_dir = sys.argv[1]
+    only = set(sys.argv[2:])
+    norm_cases()
+    gelu_cases()
+    os.makedirs(out_dir, exist_ok=True)
+    counts = {}
+    for c in CASES:
+        if only and c.group not in only:
+            continue
+        write(c, out_dir)
+        counts[c.group] = counts.get(c.group, 0) + 1
+    print(", ".join(f"{g}: {n}" for g, n in sorted(counts.items())))
+
+
+if __name__ == "__main__":
+    main()

@@ -5,12 +5,14 @@ namespace onnxscope {
 
 void registerContribNorms(KernelRegistry& r);
 void registerContribGelu(KernelRegistry& r);
+void registerMatMulNBits(KernelRegistry& r);
 
 /// onnxruntime's contrib operators (domain com.microsoft) of transformer and LLM graphs.
 void registerContribKernels(KernelRegistry& r)
 {
     registerContribNorms(r);
     registerContribGelu(r);
+    registerMatMulNBits(r);
 }
 
 } // namespace onnxscope

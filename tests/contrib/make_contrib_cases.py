@@ -246,12 +246,57 @@ def matmul_nbits_cases():
                               dt=np.float16)
 
 
+# ---- RotaryEmbedding ------------------------------------------------------------------------------------------
+
+
+def rotary_caches(max_pos, half, dt, base=10000.0):
+    inv = 1.0 / base ** (np.arange(half, dtype=np.float64) / half)
+    angles = np.outer(np.arange(max_pos, dtype=np.float64), inv)
+    return np.cos(angles).astype(dt), np.sin(angles).astype(dt)
+
+
+def rotary_cases():
+    for dt, suffix in ((np.float32, ""), (np.float16, "_fp16")):
+        g = "rotary" + suffix
+        for variant, shape, attrs, pos_kind in (
+                ("bsh", (2, 5, 32), {"num_heads": 4}, "2d"),
+                ("bsh_no_heads", (2, 5, 32), {}, "2d"),
+                ("bsh_interleaved", (2, 5, 32), {"num_heads": 4, "interleaved": 1}, "2d"),
+                ("bsh_offset", (2, 5, 32), {"num_heads": 4}, "1d"),
+                ("bsh_scalar_offset", (1, 3, 32), {}, "scalar"),
+                ("bnsh", (2, 4, 5, 8), {}, "2d"),
+                ("bnsh_interleaved_offset", (2, 4, 5, 8), {"interleaved": 1}, "1d"),
+                ("partial", (2, 5, 64), {"num_heads": 4, "rotary_embedding_dim": 8}, "2d"),
+                ("partial_interleaved", (1, 3, 64), {"num_heads": 2, "rotary_embedding_dim": 16, "interleaved": 1},
+                 "1d"),
+                ("scale_packed_attrs", (2, 5, 32), {"num_heads": 4, "scale": 0.5, "is_packed_batching": 1}, "2d")):
+            name = f"rotary_{variant}{suffix}"
+            r = rng_for(name)
+            x = randn(r, *shape, dtype=dt)
+            if len(shape) == 4:
+                head = shape[3]
+            else:
+                head = shape[2] // attrs.get("num_heads", 4)
+            rd = attrs.get("rotary_embedding_dim", head)
+            cos, sin = rotary_caches(16, rd // 2, dt)
+            b, s = shape[0], shape[2] if len(shape) == 4 else shape[1]
+            if pos_kind == "2d":
+                pos = r.integers(0, 16, (b, s)).astype(np.int64)
+            elif pos_kind == "1d":
+                pos = np.array([7], dtype=np.int64)
+            else:
+                pos = np.array(4, dtype=np.int64)
+            case(g, name, "RotaryEmbedding", [inp("input", x), inp("position_ids", pos), inp("cos_cache", cos),
+                                              inp("sin_cache", sin)], ["output"], **attrs)
+
+
 def main():
     out_dir = sys.argv[1]
     only = set(sys.argv[2:])
     norm_cases()
     gelu_cases()
     matmul_nbits_cases()
+    rotary_cases()
     os.makedirs(out_dir, exist_ok=True)
     counts = {}
     for c in CASES:

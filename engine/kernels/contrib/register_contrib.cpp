@@ -6,6 +6,7 @@ namespace onnxscope {
 void registerContribNorms(KernelRegistry& r);
 void registerContribGelu(KernelRegistry& r);
 void registerMatMulNBits(KernelRegistry& r);
+void registerContribRotaryEmbedding(KernelRegistry& r);
 
 /// onnxruntime's contrib operators (domain com.microsoft) of transformer and LLM graphs.
 void registerContribKernels(KernelRegistry& r)
@@ -13,6 +14,7 @@ void registerContribKernels(KernelRegistry& r)
     registerContribNorms(r);
     registerContribGelu(r);
     registerMatMulNBits(r);
+    registerContribRotaryEmbedding(r);
 }
 
 } // namespace onnxscope

@@ -290,6 +290,87 @@ def rotary_cases():
                                               inp("sin_cache", sin)], ["output"], **attrs)
 
 
+# ---- GroupQueryAttention ------------------------------------------------------------------------------------
+
+
+def gqa_case(name, b=2, s=5, n=4, nk=2, h=8, past=0, seqlens=None, total=None, packed=False, rotary=None,
+             position_ids=False, bias=None, head_sink=False, qk_norm=False, dt=np.float32, group="gqa", **attrs):
+    """past: rows of the past buffer (0: none); seqlens: total length per batch entry (default past + s);
+    rotary: None, "full" or "partial" (cos/sin caches, do_rotary=1)."""
+    r = rng_for(name)
+    seqlens = seqlens or [past + s] * b
+    total = total or max(seqlens)
+    if packed:
+        ins = [inp("query", randn(r, b, s, (n + 2 * nk) * h, dtype=dt)), None, None]
+    else:
+        ins = [inp("query", randn(r, b, s, n * h, dtype=dt)), inp("key", randn(r, b, s, nk * h, dtype=dt)),
+               inp("value", randn(r, b, s, nk * h, dtype=dt))]
+    if past:
+        ins += [inp("past_key", randn(r, b, nk, past, h, dtype=dt)), inp("past_value", randn(r, b, nk, past, h, dtype=dt))]
+    else:
+        ins += [None, None]
+    ins += [inp("seqlens_k", np.array(seqlens, dtype=np.int32) - 1), inp("total_sequence_length",
+                                                                         np.array(total, dtype=np.int32))]
+    if rotary:
+        half = h // 2 if rotary == "full" else h // 4
+        cos, sin = rotary_caches(32, half, dt)
+        ins += [inp("cos_cache", cos), inp("sin_cache", sin)]
+        attrs["do_rotary"] = 1
+    else:
+        ins += [None, None]
+    ins.append(inp("position_ids", r.integers(0, 32, (b, s)).astype(np.int64)) if position_ids else None)
+    if bias:
+        ins.append(inp("attention_bias", randn(r, b if bias == "full" else 1, n if bias == "full" else 1, s, total,
+                                               dtype=dt)))
+    else:
+        ins.append(None)
+    ins.append(inp("head_sink", randn(r, n, dtype=dt)) if head_sink else None)
+    ins += [None, None]
+    if qk_norm:
+        ins += [inp("q_norm_weight", randn(r, h, dtype=dt)), inp("k_norm_weight", randn(r, h, dtype=dt))]
+    while ins[-1] is None:
+        ins.pop()
+    case(group, name, "GroupQueryAttention", ins, ["output", "present_key", "present_value"], num_heads=n,
+         kv_num_heads=nk, **attrs)
+
+
+def gqa_cases():
+    gqa_case("gqa_prompt")
+    gqa_case("gqa_prompt_padded", seqlens=[5, 3])
+    gqa_case("gqa_prompt_mqa", n=4, nk=1)
+    gqa_case("gqa_prompt_mha", n=2, nk=2, h=16)
+    gqa_case("gqa_decode", s=1, past=5, seqlens=[6, 4])
+    gqa_case("gqa_decode_shared_buffer", s=1, past=8, seqlens=[6, 3])
+    gqa_case("gqa_decode_total_bound", s=1, past=5, seqlens=[6, 6], total=6)
+    gqa_case("gqa_chunked_prompt", b=1, s=3, past=4, seqlens=[7])
+    gqa_case("gqa_packed_prompt", packed=True)
+    gqa_case("gqa_packed_decode", s=1, past=4, packed=True, seqlens=[5, 3])
+    # onnxruntime's rotary embedding in GroupQueryAttention wants a head size that is a multiple of 16.
+    gqa_case("gqa_rotary_prompt", rotary="full", h=16)
+    gqa_case("gqa_rotary_interleaved", rotary="full", rotary_interleaved=1, h=16)
+    gqa_case("gqa_rotary_decode", s=1, past=6, rotary="full", seqlens=[7, 5], h=16)
+    gqa_case("gqa_rotary_partial", rotary="partial", h=32)
+    gqa_case("gqa_rotary_packed_decode", s=1, past=3, packed=True, rotary="full", rotary_interleaved=1, h=16)
+    gqa_case("gqa_rotary_position_ids", rotary="full", position_ids=True, h=16)
+    gqa_case("gqa_rotary_chunked", b=1, s=4, past=5, seqlens=[9], rotary="full", h=16)
+    gqa_case("gqa_rotary_prompt_padded", seqlens=[5, 2], rotary="full", h=16)
+    gqa_case("gqa_local_window_prompt", s=7, local_window_size=2)
+    gqa_case("gqa_local_window_decode", s=1, past=7, seqlens=[8, 6], local_window_size=3)
+    gqa_case("gqa_softcap", softcap=2.0)
+    gqa_case("gqa_scale", scale=0.2)
+    gqa_case("gqa_softcap_scale_decode", s=1, past=4, softcap=3.0, scale=0.5)
+    gqa_case("gqa_bias_broadcast", bias="broadcast")
+    gqa_case("gqa_bias_full_decode", s=1, past=4, bias="full")
+    gqa_case("gqa_smooth_softmax", smooth_softmax=1)
+    gqa_case("gqa_head_sink", head_sink=True)
+    gqa_case("gqa_non_causal", causal=0)
+    gqa_case("gqa_rotary_position_ids_decode", s=1, past=5, seqlens=[6, 4], rotary="full", position_ids=True, h=16)
+    gqa_case("gqa_prompt_fp16", dt=np.float16, group="gqa_fp16")
+    gqa_case("gqa_rotary_decode_fp16", s=1, past=6, rotary="full", seqlens=[7, 5], h=16, dt=np.float16,
+             group="gqa_fp16")
+    gqa_case("gqa_packed_rotary_fp16", packed=True, rotary="full", h=16, dt=np.float16, group="gqa_fp16")
+
+
 def main():
     out_dir = sys.argv[1]
     only = set(sys.argv[2:])
@@ -297,6 +378,7 @@ def main():
     gelu_cases()
     matmul_nbits_cases()
     rotary_cases()
+    gqa_cases()
     os.makedirs(out_dir, exist_ok=True)
     counts = {}
     for c in CASES:

@@ -7,6 +7,7 @@ void registerContribNorms(KernelRegistry& r);
 void registerContribGelu(KernelRegistry& r);
 void registerMatMulNBits(KernelRegistry& r);
 void registerContribRotaryEmbedding(KernelRegistry& r);
+void registerGroupQueryAttention(KernelRegistry& r);
 
 /// onnxruntime's contrib operators (domain com.microsoft) of transformer and LLM graphs.
 void registerContribKernels(KernelRegistry& r)
@@ -15,6 +16,7 @@ void registerContribKernels(KernelRegistry& r)
     registerContribGelu(r);
     registerMatMulNBits(r);
     registerContribRotaryEmbedding(r);
+    registerGroupQueryAttention(r);
 }
 
 } // namespace onnxscope

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The attention step shared by onnxruntime's attention contrib kernels (GroupQueryAttention, MultiHeadAttention,
+// Attention): scores from the shared core, then a per-row hook that soft-caps, biases and masks them as each op
+// defines, a softmax with an optional sink logit, and the weighted sum of V. Include only from kernel .cpp files.
+
+#include "engine/kernels/nn/attention_core.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace onnxscope::contrib {
+
+/// Softmax of a row in place with an extra logit `sink` in the denominator (-inf: none). A row whose logits are all
+/// -inf, with no sink, becomes 0.
+inline void softmaxWithSink(float* row, int64_t n, float sink)
+{
+    float mx = sink;
+    for (int64_t j = 0; j < n; ++j)
+        mx = std::max(mx, row[j]);
+    if (mx == -std::numeric_limits<float>::infinity()) {
+        std::fill(row, row + n, 0.0f);
+        return;
+    }
+    double sum = sink == -std::numeric_limits<float>::infinity() ? 0.0 : std::exp(static_cast<double>(sink - mx));
+    for (int64_t j = 0; j < n; ++j) {
+        row[j] = std::exp(row[j] - mx);
+        sum += row[j];
+    }
+    const float inv = static_cast<float>(1.0 / sum);
+    for (int64_t j = 0; j < n; ++j)
+        row[j] *= inv;
+}
+
+/// Runs p (p.scores and p.tap are set here): scores = Q·Kᵀ·scale, then rowHook(b, h, s, row) turns each row of
+/// kvLen scores into probabilities, then Y = P·V. `scores` receives the probabilities [B, Hq, qLen, kvLen].
+template <class RowHook>
+void runAttention(ThreadPool* pool, attention::Problem<float>& p, std::vector<float>& scores, RowHook&& rowHook)
+{
+    scores.assign(static_cast<size_t>(p.batch * p.qHeads * p.qLen * p.kvLen), 0.0f);
+    p.scores = { scores.data(), p.qHeads * p.qLen * p.kvLen, p.qLen * p.kvLen, p.kvLen };
+    attention::attentionScores<float>(pool, p);
+    for (int64_t b = 0; b < p.batch; ++b)
+        for (int64_t h = 0; h < p.qHeads; ++h)
+            for (int64_t s = 0; s < p.qLen; ++s)
+                rowHook(b, h, s, p.scores.head(b, h) + s * p.kvLen);
+    attention::attentionOutput<float>(pool, p);
+}
+
+/// The rotation of rotary embedding on one head vector x of `rd` rotated elements with the cache rows cs, sn
+/// (rd/2 values each): halves (x[i], x[i + rd/2]) or interleaved pairs (x[2i], x[2i+1]).
+inline void rotate(float* x, int64_t rd, const float* cs, const float* sn, bool interleaved)
+{
+    const int64_t half = rd / 2;
+    for (int64_t i = 0; i < half; ++i) {
+        const int64_t ia = interleaved ? 2 * i : i, ib = interleaved ? 2 * i + 1 : i + half;
+        const float a = x[ia], b = x[ib];
+        x[ia] = a * cs[i] - b * sn[i];
+        x[ib] = b * cs[i] + a * sn[i];
+    }
+}
+
+} // namespace onnxscope::contrib

@@ -31,16 +31,18 @@ class Case:
     """One node. inputs: (name, array, is_initializer) or None for an omitted optional input; outputs: names, ""
     for an omitted optional output."""
 
-    def __init__(self, group, name, op, inputs, outputs, domain=MS, out_types=None, **attrs):
+    def __init__(self, group, name, op, inputs, outputs, domain=MS, out_types=None, reference=None, **attrs):
         self.group, self.name, self.op, self.domain = group, name, op, domain
         self.inputs, self.outputs, self.attrs = inputs, outputs, attrs
         self.out_types = out_types or {}
+        self.reference = reference
 
 
-def case(group, name, op, inputs, outputs, domain=MS, out_types=None, **attrs):
+def case(group, name, op, inputs, outputs, domain=MS, out_types=None, reference=None, **attrs):
     """out_types: element types of outputs (numpy dtypes) by name; the default is float for mean and inv_std_var
-    and the first input's type for the others."""
-    CASES.append(Case(group, name, op, inputs, outputs, domain, out_types, **attrs))
+    and the first input's type for the others. reference: other inputs of the same node whose outputs onnxruntime
+    computes in its place, for a layout that its CPU provider does not run (packed Q/K/V run unpacked)."""
+    CASES.append(Case(group, name, op, inputs, outputs, domain, out_types, reference, **attrs))
 
 
 def output_type(c, name):
@@ -85,14 +87,23 @@ def build(c):
     return model, feeds
 
 
-def write(c, out_dir):
+def run_onnxruntime(c):
     model, feeds = build(c)
     options = ort.SessionOptions()
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     options.intra_op_num_threads = 1
     session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    return session.run([o for o in c.outputs if o], feeds)
+
+
+def write(c, out_dir):
+    model, feeds = build(c)
     names = [o for o in c.outputs if o]
-    results = session.run(names, feeds)
+    if c.reference is None:
+        results = run_onnxruntime(c)
+    else:
+        results = run_onnxruntime(Case(c.group, c.name, c.op, c.reference, c.outputs, c.domain, c.out_types,
+                                       **c.attrs))
     # The declared output types are onnxruntime's.
     del model.graph.output[:]
     for n, r in zip(names, results):
@@ -371,6 +382,87 @@ def gqa_cases():
     gqa_case("gqa_packed_rotary_fp16", packed=True, rotary="full", h=16, dt=np.float16, group="gqa_fp16")
 
 
+# ---- MultiHeadAttention --------------------------------------------------------------------------------------
+
+
+def mha_case(name, b=2, s=4, l=None, n=2, h=8, hv=None, form="separate", bias=False, mask=None, past=0,
+             attn_bias=None, dt=np.float32, group="mha", outputs=("output",), **attrs):
+    """form: separate (3-D Q, K, V), packed_qkv, packed_kv, bnsh_kv (K and V in heads). mask: None, "lengths",
+    "start_end", "2d", "3d"."""
+    r = rng_for(name)
+    l = l or s
+    hv = hv or h
+    reference = None
+    if form == "packed_qkv":
+        qkv = randn(r, b, s, n, 3, h, dtype=dt)
+        ins = [inp("query", qkv), None, None]
+        reference = [inp("query", qkv[:, :, :, 0].reshape(b, s, n * h)),
+                     inp("key", qkv[:, :, :, 1].reshape(b, s, n * h)), inp("value", qkv[:, :, :, 2].reshape(b, s, n * h))]
+    elif form == "packed_kv":
+        query, kv = randn(r, b, s, n * h, dtype=dt), randn(r, b, l, n, 2, h, dtype=dt)
+        ins = [inp("query", query), inp("key", kv), None]
+        reference = [inp("query", query), inp("key", kv[:, :, :, 0].reshape(b, l, n * h)),
+                     inp("value", kv[:, :, :, 1].reshape(b, l, n * h))]
+    elif form == "bnsh_kv":
+        ins = [inp("query", randn(r, b, s, n * h, dtype=dt)), inp("key", randn(r, b, n, l, h, dtype=dt)),
+               inp("value", randn(r, b, n, l, hv, dtype=dt))]
+    else:
+        ins = [inp("query", randn(r, b, s, n * h, dtype=dt)), inp("key", randn(r, b, l, n * h, dtype=dt)),
+               inp("value", randn(r, b, l, n * hv, dtype=dt))]
+    ins.append(inp("bias", randn(r, 2 * n * h + n * hv, dtype=dt)) if bias else None)
+    t = past + l
+    if mask == "lengths":
+        ins.append(inp("key_padding_mask", np.array([t, t - 2][:b], dtype=np.int32)))
+    elif mask == "start_end":
+        ins.append(inp("key_padding_mask", np.array([t, t - 1, 1, 0][:2 * b], dtype=np.int32)))
+    elif mask == "2d":
+        m = np.ones((b, t), dtype=np.int32)
+        m[-1, -2:] = 0
+        m[0, 0] = 0
+        ins.append(inp("key_padding_mask", m))
+    elif mask == "3d":
+        ins.append(inp("key_padding_mask", r.integers(0, 2, (b, s, t)).astype(np.int32)))
+    else:
+        ins.append(None)
+    if attn_bias:
+        ins.append(inp("attention_bias", randn(r, b if attn_bias == "full" else 1, n if attn_bias == "full" else 1,
+                                               s, t, dtype=dt)))
+    else:
+        ins.append(None)
+    if past:
+        ins += [inp("past_key", randn(r, b, n, past, h, dtype=dt)), inp("past_value", randn(r, b, n, past, hv, dtype=dt))]
+    while ins[-1] is None:
+        ins.pop()
+    if reference:
+        reference += ins[3:]
+    case(group, name, "MultiHeadAttention", ins, list(outputs), num_heads=n, reference=reference, **attrs)
+
+
+def mha_cases():
+    mha_case("mha_self")
+    mha_case("mha_cross", s=3, l=6, hv=4)
+    mha_case("mha_bias", bias=True)
+    mha_case("mha_packed_qkv", form="packed_qkv")
+    mha_case("mha_packed_qkv_mask", form="packed_qkv", mask="2d")
+    mha_case("mha_packed_kv", form="packed_kv", l=5)
+    mha_case("mha_packed_kv_bias", form="packed_kv", l=5, bias=True)
+    mha_case("mha_bnsh_kv", form="bnsh_kv", l=6)
+    mha_case("mha_mask_lengths", mask="lengths")
+    mha_case("mha_mask_2d", mask="2d", bias=True)
+    mha_case("mha_mask_3d", mask="3d")
+    mha_case("mha_attention_bias", attn_bias="broadcast")
+    mha_case("mha_attention_bias_full_mask", attn_bias="full", mask="2d")
+    mha_case("mha_unidirectional", unidirectional=1)
+    mha_case("mha_scale_filter", scale=0.3, mask="2d", mask_filter_value=-50.0)
+    mha_case("mha_past", s=1, past=5, bias=True, outputs=("output", "present_key", "present_value"))
+    mha_case("mha_past_unidirectional_mask", s=3, past=4, mask="2d", unidirectional=1,
+             outputs=("output", "present_key", "present_value"))
+    mha_case("mha_present_no_past", outputs=("output", "present_key", "present_value"))
+    mha_case("mha_self_fp16", dt=np.float16, group="mha_fp16", bias=True, mask="2d")
+    mha_case("mha_past_fp16", s=1, past=5, dt=np.float16, group="mha_fp16",
+             outputs=("output", "present_key", "present_value"))
+
+
 def main():
     out_dir = sys.argv[1]
     only = set(sys.argv[2:])
@@ -379,6 +471,7 @@ def main():
     matmul_nbits_cases()
     rotary_cases()
     gqa_cases()
+    mha_cases()
     os.makedirs(out_dir, exist_ok=True)
     counts = {}
     for c in CASES:

@@ -7,6 +7,8 @@
 
 #include "engine/kernels/nn/attention_core.h"
 
+#include "engine/core/tensor.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -63,5 +65,13 @@ inline void rotate(float* x, int64_t rd, const float* cs, const float* sn, bool 
         x[ib] = b * cs[i] + a * sn[i];
     }
 }
+
+/// The additive mask [B, S, T] of onnxruntime's Attention and MultiHeadAttention (CPU): a key masked out by the mask
+/// input gets mask_filter_value (the scores stay finite, so a row masked everywhere still averages its keys), a key
+/// after the query under unidirectional gets -inf. Mask forms by shape: [B] key lengths (right padding), [2B] end
+/// then start positions (left padding too), [B, T] or [B, S, T] values 0 (masked) / 1. Empty without mask and
+/// causality. Throws a message naming the mask form otherwise; the [2B] form only when allowStartEnd.
+std::vector<float> additiveMask(const Tensor* mask, int64_t batch, int64_t qLen, int64_t total, int64_t past,
+    bool causal, float filter, const char* inputName, bool allowStartEnd);
 
 } // namespace onnxscope::contrib

@@ -8,6 +8,7 @@ void registerContribGelu(KernelRegistry& r);
 void registerMatMulNBits(KernelRegistry& r);
 void registerContribRotaryEmbedding(KernelRegistry& r);
 void registerGroupQueryAttention(KernelRegistry& r);
+void registerMultiHeadAttention(KernelRegistry& r);
 
 /// onnxruntime's contrib operators (domain com.microsoft) of transformer and LLM graphs.
 void registerContribKernels(KernelRegistry& r)
@@ -17,6 +18,7 @@ void registerContribKernels(KernelRegistry& r)
     registerMatMulNBits(r);
     registerContribRotaryEmbedding(r);
     registerGroupQueryAttention(r);
+    registerMultiHeadAttention(r);
 }
 
 } // namespace onnxscope

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: MIT
+#include "engine/kernels/contrib/contrib_attention.h"
+
+#include "engine/core/error.h"
+
+#include <limits>
+#include <string>
+
+namespace onnxscope::contrib {
+
+std::vector<float> additiveMask(const Tensor* mask, int64_t batch, int64_t qLen, int64_t total, int64_t past,
+    bool causal, float filter, const char* inputName, bool allowStartEnd)
+{
+    if (!mask && !causal)
+        return {};
+    std::vector<float> out(static_cast<size_t>(batch * qLen * total), 0.0f);
+    if (mask) {
+        const std::string name = inputName;
+        if (mask->dtype() != DataType::Int32)
+            throw Error(name + " must be int32, got " + mask->typeString());
+        const int32_t* m = mask->data<int32_t>().data();
+        const Shape& shape = mask->shape();
+        if (shape == Shape { batch } || (allowStartEnd && shape == Shape { 2 * batch })) {
+            const bool start = shape[0] == 2 * batch && batch > 0;
+            for (int64_t b = 0; b < batch; ++b) {
+                const int64_t end = m[b];
+                const int64_t first = start ? std::min<int64_t>(m[batch + b], total) : 0;
+                for (int64_t s = 0; s < qLen; ++s)
+                    for (int64_t j = 0; j < total; ++j)
+                        if (j >= end || j < first)
+                            out[static_cast<size_t>((b * qLen + s) * total + j)] = filter;
+            }
+        } else if (shape == Shape { batch, total } || shape == Shape { batch, qLen, total }) {
+            const bool perQuery = shape.size() == 3;
+            for (int64_t b = 0; b < batch; ++b)
+                for (int64_t s = 0; s < qLen; ++s)
+                    for (int64_t j = 0; j < total; ++j) {
+                        const int32_t v = m[perQuery ? (b * qLen + s) * total + j : b * total + j];
+                        out[static_cast<size_t>((b * qLen + s) * total + j)] = v > 0 ? 0.0f : filter;
+                    }
+        } else {
+            throw Error(name + " " + shapeToString(shape) + " is not a supported form: [B] key lengths, "
+                + (allowStartEnd ? "[2B] end and start positions, " : "")
+                + "[B, T] or [B, S, T] of 0/1 with B = " + std::to_string(batch) + ", S = " + std::to_string(qLen)
+                + ", T = " + std::to_string(total) + " ([3B + 2] and the 4-D Megatron mask are not supported)");
+        }
+    }
+    if (causal)
+        for (int64_t b = 0; b < batch; ++b)
+            for (int64_t s = 0; s < qLen; ++s)
+                for (int64_t j = past + s + 1; j < total; ++j)
+                    out[static_cast<size_t>((b * qLen + s) * total + j)] = -std::numeric_limits<float>::infinity();
+    return out;
+}
+
+} // namespace onnxscope::contrib

@@ -463,6 +463,66 @@ def mha_cases():
              outputs=("output", "present_key", "present_value"))
 
 
+# ---- Attention ----------------------------------------------------------------------------------------------
+
+
+def attention_case(name, b=2, s=4, din=16, n=2, sizes=(16, 16, 16), bias=True, mask=None, past=0, attn_bias=None,
+                   dt=np.float32, group="attention", present=False, **attrs):
+    r = rng_for(name)
+    width = sum(sizes)
+    ins = [inp("input", randn(r, b, s, din, dtype=dt)), inp("weights", (randn(r, din, width) * 0.3).astype(dt)),
+           inp("bias", randn(r, width, dtype=dt)) if bias else None]
+    t = past + s
+    if mask == "lengths":
+        ins.append(inp("mask_index", np.array([t, t - 2][:b], dtype=np.int32)))
+    elif mask == "start_end":
+        ins.append(inp("mask_index", np.array([t, t - 1, 1, 0][:2 * b], dtype=np.int32)))
+    elif mask == "2d":
+        m = np.ones((b, t), dtype=np.int32)
+        m[-1, -2:] = 0
+        ins.append(inp("mask_index", m))
+    elif mask == "2d_all_masked":
+        m = np.ones((b, t), dtype=np.int32)
+        m[-1, :] = 0
+        ins.append(inp("mask_index", m))
+    elif mask == "3d":
+        ins.append(inp("mask_index", r.integers(0, 2, (b, s, t)).astype(np.int32)))
+    else:
+        ins.append(None)
+    ins.append(inp("past", randn(r, 2, b, n, past, sizes[0] // n, dtype=dt)) if past else None)
+    if attn_bias:
+        ins.append(inp("attention_bias", randn(r, b if attn_bias == "full" else 1, n if attn_bias == "full" else 1,
+                                               s, t, dtype=dt)))
+    while ins[-1] is None:
+        ins.pop()
+    explicit = attrs.pop("explicit_sizes", False)
+    if tuple(sizes) != (width // 3,) * 3 or explicit:
+        attrs["qkv_hidden_sizes"] = list(sizes)
+    case(group, name, "Attention", ins, ["output", "present"] if present or past else ["output"], num_heads=n,
+         **attrs)
+
+
+def attention_cases():
+    attention_case("attention_plain")
+    attention_case("attention_no_bias", bias=False)
+    attention_case("attention_qkv_sizes", sizes=(16, 16, 8), explicit_sizes=True)
+    attention_case("attention_mask_lengths", mask="lengths")
+    attention_case("attention_mask_start_end", mask="start_end")
+    attention_case("attention_mask_2d", mask="2d")
+    attention_case("attention_mask_2d_all_masked", mask="2d_all_masked")
+    attention_case("attention_mask_3d", mask="3d")
+    attention_case("attention_unidirectional", unidirectional=1)
+    attention_case("attention_unidirectional_mask", unidirectional=1, mask="2d")
+    attention_case("attention_scale_filter", scale=0.25, mask="2d", mask_filter_value=-30.0)
+    attention_case("attention_bias_broadcast", attn_bias="broadcast")
+    attention_case("attention_bias_full", attn_bias="full", mask="lengths")
+    attention_case("attention_present", present=True, unidirectional=1)
+    attention_case("attention_past_decode", s=1, past=5, unidirectional=1, mask="2d")
+    attention_case("attention_past_prompt", s=3, past=4, unidirectional=1)
+    attention_case("attention_fp16", dt=np.float16, group="attention_fp16", mask="2d")
+    attention_case("attention_past_fp16", s=1, past=5, unidirectional=1, dt=np.float16, group="attention_fp16")
+
+
 def main():
     out_dir = sys.argv[1]
     only = set(sys.argv[2:])
@@ -472,6 +532,7 @@ def main():
     rotary_cases()
     gqa_cases()
     mha_cases()
+    attention_cases()
     os.makedirs(out_dir, exist_ok=True)
     counts = {}
     for c in CASES:

@@ -9,6 +9,7 @@ void registerMatMulNBits(KernelRegistry& r);
 void registerContribRotaryEmbedding(KernelRegistry& r);
 void registerGroupQueryAttention(KernelRegistry& r);
 void registerMultiHeadAttention(KernelRegistry& r);
+void registerContribAttention(KernelRegistry& r);
 
 /// onnxruntime's contrib operators (domain com.microsoft) of transformer and LLM graphs.
 void registerContribKernels(KernelRegistry& r)
@@ -19,6 +20,7 @@ void registerContribKernels(KernelRegistry& r)
     registerContribRotaryEmbedding(r);
     registerGroupQueryAttention(r);
     registerMultiHeadAttention(r);
+    registerContribAttention(r);
 }
 
 } // namespace onnxscope

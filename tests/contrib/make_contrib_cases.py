@@ -523,6 +523,45 @@ def attention_cases():
     attention_case("attention_past_fp16", s=1, past=5, unidirectional=1, dt=np.float16, group="attention_fp16")
 
 
+# ---- EmbedLayerNormalization ----------------------------------------------------------------------------------
+
+
+def embed_case(name, b=2, s=5, h=16, segments=True, mask=False, position_ids=None, beta=True, outputs=None,
+               dt=np.float32, group="embed", **attrs):
+    r = rng_for(name)
+    ins = [inp("input_ids", r.integers(0, 30, (b, s)).astype(np.int32)),
+           inp("segment_ids", r.integers(0, 2, (b, s)).astype(np.int32)) if segments else None,
+           inp("word_embedding", randn(r, 30, h, dtype=dt)), inp("position_embedding", randn(r, 16, h, dtype=dt)),
+           inp("segment_embedding", randn(r, 2, h, dtype=dt)) if segments else None,
+           inp("gamma", randn(r, h, dtype=dt)), inp("beta", randn(r, h, dtype=dt)) if beta else None]
+    if mask:
+        m = np.ones((b, s), dtype=np.int32)
+        m[-1, -2:] = 0
+        ins.append(inp("mask", m))
+    else:
+        ins.append(None)
+    if position_ids == "full":
+        ins.append(inp("position_ids", r.integers(0, 16, (b, s)).astype(np.int32)))
+    elif position_ids == "shared":
+        ins.append(inp("position_ids", r.integers(0, 16, (1, s)).astype(np.int32)))
+    while ins[-1] is None:
+        ins.pop()
+    outputs = outputs or ["output", "mask_index"]
+    case(group, name, "EmbedLayerNormalization", ins, outputs, out_types={"mask_index": np.int32, "output": dt,
+                                                                           "embedding_sum": dt}, **attrs)
+
+
+def embed_cases():
+    embed_case("embed_plain")
+    embed_case("embed_no_segments", segments=False)
+    embed_case("embed_mask", mask=True)
+    embed_case("embed_mask_sum", mask=True, outputs=["output", "mask_index", "embedding_sum"], epsilon=1e-5)
+    embed_case("embed_position_ids", position_ids="full", outputs=["output", "", "embedding_sum"])
+    embed_case("embed_position_ids_shared", position_ids="shared", mask=True)
+    embed_case("embed_fp16", dt=np.float16, group="embed_fp16", mask=True,
+               outputs=["output", "mask_index", "embedding_sum"])
+
+
 def main():
     out_dir = sys.argv[1]
     only = set(sys.argv[2:])
@@ -533,6 +572,7 @@ def main():
     gqa_cases()
     mha_cases()
     attention_cases()
+    embed_cases()
     os.makedirs(out_dir, exist_ok=True)
     counts = {}
     for c in CASES:

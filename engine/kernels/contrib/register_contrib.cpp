@@ -10,6 +10,7 @@ void registerContribRotaryEmbedding(KernelRegistry& r);
 void registerGroupQueryAttention(KernelRegistry& r);
 void registerMultiHeadAttention(KernelRegistry& r);
 void registerContribAttention(KernelRegistry& r);
+void registerEmbedLayerNorm(KernelRegistry& r);
 
 /// onnxruntime's contrib operators (domain com.microsoft) of transformer and LLM graphs.
 void registerContribKernels(KernelRegistry& r)
@@ -21,6 +22,7 @@ void registerContribKernels(KernelRegistry& r)
     registerGroupQueryAttention(r);
     registerMultiHeadAttention(r);
     registerContribAttention(r);
+    registerEmbedLayerNorm(r);
 }
 
 } // namespace onnxscope

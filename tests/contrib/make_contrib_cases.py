@@ -562,6 +562,71 @@ def embed_cases():
                outputs=["output", "mask_index", "embedding_sum"])
 
 
+# ---- GatherBlockQuantized -------------------------------------------------------------------------------------
+
+
+def gbq_case(name, kind, shape, block=16, gather_axis=0, quantize_axis=1, bits=4, zp=True, indices=None,
+             dt=np.float32, group="gather_block_quantized", broadcast_scale=False):
+    import ml_dtypes
+    r = rng_for(name)
+    logical = list(shape)
+    qa = quantize_axis % len(shape)
+    scale_shape = list(logical)
+    scale_shape[qa] = (logical[qa] + block - 1) // block if block else 1
+    scales = (r.random(scale_shape) * 0.2 + 0.05).astype(dt)
+    if kind == "float8":
+        if block == 0:
+            scale_shape[qa] = 1
+        if broadcast_scale:
+            scale_shape = [1 if d != qa else n for d, n in enumerate(scale_shape)]
+        scales = (r.random(scale_shape) * 0.2 + 0.05).astype(dt)
+        data = r.standard_normal(logical).astype(ml_dtypes.float8_e4m3fn)
+        zero = None
+    elif kind in ("int4", "uint4"):
+        lo, hi = (-8, 8) if kind == "int4" else (0, 16)
+        np_type = ml_dtypes.int4 if kind == "int4" else ml_dtypes.uint4
+        data = r.integers(lo, hi, logical).astype(np_type)
+        zero = r.integers(lo, hi, scale_shape).astype(np_type) if zp else None
+    else:
+        per = 8 // bits
+        packed = list(logical)
+        packed[-1] //= per
+        data = r.integers(0, 256, packed, dtype=np.uint8)
+        zshape = list(scale_shape)
+        zshape[-1] = (zshape[-1] + per - 1) // per
+        zero = r.integers(0, 256, zshape, dtype=np.uint8) if zp else None
+    axis_len = logical[gather_axis % len(shape)]
+    idx = indices if indices is not None else r.integers(-axis_len, axis_len, (2, 3)).astype(np.int64)
+    ins = [const("data", data), inp("indices", idx), const("scales", scales)]
+    if zero is not None:
+        ins.append(const("zero_points", zero))
+    attrs = {"block_size": block, "gather_axis": gather_axis, "quantize_axis": quantize_axis}
+    if kind == "uint8":
+        attrs["bits"] = bits
+    case(group, name, "GatherBlockQuantized", ins, ["output"], out_types={"output": dt},
+         **attrs)
+
+
+def gbq_cases():
+    gbq_case("gbq_int4", "int4", (8, 32))
+    gbq_case("gbq_int4_no_zp", "int4", (8, 32), zp=False)
+    gbq_case("gbq_uint4", "uint4", (6, 48), block=16)
+    gbq_case("gbq_uint4_gather1_quant0", "uint4", (32, 5), gather_axis=1, quantize_axis=0)
+    gbq_case("gbq_int4_rank3", "int4", (3, 4, 32), gather_axis=1, quantize_axis=2, indices=np.array([3, -1, 0],
+                                                                                                    dtype=np.int32))
+    gbq_case("gbq_uint8_4bit", "uint8", (10, 64), block=32, bits=4)
+    gbq_case("gbq_uint8_4bit_no_zp", "uint8", (10, 64), block=32, bits=4, zp=False)
+    gbq_case("gbq_uint8_8bit", "uint8", (10, 32), block=16, bits=8)
+    gbq_case("gbq_uint8_2bit", "uint8", (7, 64), block=16, bits=2)
+    gbq_case("gbq_uint8_quant_last_neg", "uint8", (10, 64), block=16, bits=4, quantize_axis=-1)
+    gbq_case("gbq_out_of_range", "int4", (8, 32), indices=np.array([[0, 9], [-9, 7]], dtype=np.int64))
+    gbq_case("gbq_float8", "float8", (8, 32))
+    gbq_case("gbq_float8_whole_axis", "float8", (8, 32), block=0)
+    gbq_case("gbq_float8_broadcast_scale", "float8", (8, 32), broadcast_scale=True)
+    gbq_case("gbq_int4_fp16", "int4", (8, 32), dt=np.float16, group="gather_block_quantized_fp16")
+    gbq_case("gbq_uint8_fp16", "uint8", (10, 64), block=32, bits=4, dt=np.float16, group="gather_block_quantized_fp16")
+
+
 def main():
     out_dir = sys.argv[1]
     only = set(sys.argv[2:])
@@ -573,6 +638,7 @@ def main():
     mha_cases()
     attention_cases()
     embed_cases()
+    gbq_cases()
     os.makedirs(out_dir, exist_ok=True)
     counts = {}
     for c in CASES:

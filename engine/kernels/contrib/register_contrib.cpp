@@ -11,6 +11,7 @@ void registerGroupQueryAttention(KernelRegistry& r);
 void registerMultiHeadAttention(KernelRegistry& r);
 void registerContribAttention(KernelRegistry& r);
 void registerEmbedLayerNorm(KernelRegistry& r);
+void registerGatherBlockQuantized(KernelRegistry& r);
 
 /// onnxruntime's contrib operators (domain com.microsoft) of transformer and LLM graphs.
 void registerContribKernels(KernelRegistry& r)
@@ -23,6 +24,7 @@ void registerContribKernels(KernelRegistry& r)
     registerMultiHeadAttention(r);
     registerContribAttention(r);
     registerEmbedLayerNorm(r);
+    registerGatherBlockQuantized(r);
 }
 
 } // namespace onnxscope

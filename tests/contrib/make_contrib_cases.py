@@ -627,6 +627,48 @@ def gbq_cases():
     gbq_case("gbq_uint8_fp16", "uint8", (10, 64), block=32, bits=4, dt=np.float16, group="gather_block_quantized_fp16")
 
 
+# ---- DynamicQuantizeMatMul, MatMulIntegerToFloat -------------------------------------------------------------
+
+
+def qint(r, dtype, *shape):
+    return r.integers(-128, 128, shape).astype(np.int8) if dtype == np.int8 else r.integers(0, 256, shape).astype(
+        np.uint8)
+
+
+def quant_matmul_cases():
+    g = "quantized_matmul"
+    for bt in (np.int8, np.uint8):
+        t = np.dtype(bt).name
+        for variant in ("plain", "zp_scalar", "per_column", "bias", "batched"):
+            name = f"dqmm_{t}_{variant}"
+            r = rng_for(name)
+            a = randn(r, *((2, 3, 16) if variant == "batched" else (4, 16)))
+            b = qint(r, bt, 16, 8)
+            ins = [inp("A", a), const("B", b)]
+            per = variant in ("per_column", "bias")
+            ins.append(const("b_scale", (r.random(8 if per else ()) * 0.05 + 0.01).astype(np.float32)))
+            if variant != "plain":
+                ins.append(const("b_zero_point", qint(r, bt, 8) if per else qint(r, bt)))
+            if variant == "bias":
+                ins.append(const("bias", randn(r, 8)))
+            case(g, name, "DynamicQuantizeMatMul", ins, ["Y"])
+    for at, bt in ((np.uint8, np.int8), (np.uint8, np.uint8), (np.int8, np.int8)):
+        for variant in ("plain", "zero_points", "per_column_bias", "batched", "fp16"):
+            name = f"mmitf_{np.dtype(at).name}_{np.dtype(bt).name}_{variant}"
+            r = rng_for(name)
+            st = np.float16 if variant == "fp16" else np.float32
+            a = qint(r, at, *((2, 3, 16) if variant == "batched" else (4, 16)))
+            per = variant in ("per_column_bias", "fp16")
+            ins = [inp("A", a), const("B", qint(r, bt, 16, 8)), const("a_scale", np.array(0.02, dtype=st)),
+                   const("b_scale", (r.random(8 if per else ()) * 0.05 + 0.01).astype(st))]
+            if variant != "plain":
+                ins += [const("a_zero_point", qint(r, at)), const("b_zero_point", qint(r, bt, 8) if per else qint(r, bt))]
+            if per:
+                ins.append(const("bias", randn(r, 8, dtype=st)))
+            case(g + ("_fp16" if variant == "fp16" else ""), name, "MatMulIntegerToFloat", ins, ["Y"],
+                 out_types={"Y": st})
+
+
 def main():
     out_dir = sys.argv[1]
     only = set(sys.argv[2:])
@@ -639,6 +681,7 @@ def main():
     attention_cases()
     embed_cases()
     gbq_cases()
+    quant_matmul_cases()
     os.makedirs(out_dir, exist_ok=True)
     counts = {}
     for c in CASES:

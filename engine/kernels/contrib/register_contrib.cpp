@@ -12,6 +12,7 @@ void registerMultiHeadAttention(KernelRegistry& r);
 void registerContribAttention(KernelRegistry& r);
 void registerEmbedLayerNorm(KernelRegistry& r);
 void registerGatherBlockQuantized(KernelRegistry& r);
+void registerQuantizedMatMuls(KernelRegistry& r);
 
 /// onnxruntime's contrib operators (domain com.microsoft) of transformer and LLM graphs.
 void registerContribKernels(KernelRegistry& r)
@@ -25,6 +26,7 @@ void registerContribKernels(KernelRegistry& r)
     registerContribAttention(r);
     registerEmbedLayerNorm(r);
     registerGatherBlockQuantized(r);
+    registerQuantizedMatMuls(r);
 }
 
 } // namespace onnxscope

@@ -669,6 +669,80 @@ def quant_matmul_cases():
                  out_types={"Y": st})
 
 
+# ---- Refusals ---------------------------------------------------------------------------------------------------
+# Attribute values and input layouts that the kernels do not implement: onnxscope-cli run must exit 1 with an error
+# naming the node, the attribute or input, and what is supported (check_refusals.py). Not run by onnxruntime.
+
+REFUSALS = []
+
+
+def refusal(name, op, inputs, outputs, expected, **attrs):
+    """expected: substrings of the error message."""
+    REFUSALS.append((Case("refused", name, op, inputs, outputs, MS, None, None, **attrs), expected))
+
+
+def refusal_cases():
+    r = rng_for("refusals")
+    a = randn(r, 2, 32)
+    nbits = [inp("A", a), const("B", np.zeros((4, 2, 8), np.uint8)), const("scales", np.ones((4, 2), np.float32))]
+    refusal("matmul_nbits_bits3", "MatMulNBits", nbits, ["Y"],
+            ['"matmul_nbits_bits3"', "'bits'", "2, 4 and 8"], K=32, N=4, bits=3, block_size=16)
+    refusal("matmul_nbits_prepacked", "MatMulNBits", nbits, ["Y"],
+            ['"matmul_nbits_prepacked"', "'weight_prepacked'", "only 0"], K=32, N=4, bits=4, block_size=16,
+            weight_prepacked=1)
+    refusal("matmul_nbits_block8", "MatMulNBits", nbits, ["Y"], ['"matmul_nbits_block8"', "'block_size'"], K=32, N=4,
+            bits=4, block_size=8)
+    q, kv = randn(r, 1, 2, 32), randn(r, 1, 2, 16)
+    gqa = [inp("query", q), inp("key", kv), inp("value", kv), None, None,
+           inp("seqlens_k", np.array([1], np.int32)), inp("total_sequence_length", np.array(2, np.int32))]
+    refusal("gqa_quantized_cache", "GroupQueryAttention", gqa, ["output"],
+            ['"gqa_quantized_cache"', "'k_quant_type'", "NONE"], num_heads=2, kv_num_heads=1, k_quant_type="PER_TENSOR")
+    refusal("gqa_sliding_window_cache", "GroupQueryAttention", gqa, ["output"],
+            ['"gqa_sliding_window_cache"', "'sliding_window_cache'", "only 0"], num_heads=2, kv_num_heads=1,
+            sliding_window_cache=1, local_window_size=2)
+    refusal("gqa_qk_output", "GroupQueryAttention", gqa, ["output"], ['"gqa_qk_output"', "'qk_output'", "only 0"],
+            num_heads=2, kv_num_heads=1, qk_output=1)
+    refusal("gqa_qk_norm", "GroupQueryAttention",
+            gqa + [None] * 7 + [inp("q_norm_weight", np.ones(16, np.float32)),
+                                inp("k_norm_weight", np.ones(16, np.float32))], ["output"],
+            ['"gqa_qk_norm"', "q_norm_weight", "not supported"], num_heads=2, kv_num_heads=1)
+    att = [inp("input", randn(r, 1, 3, 8)), inp("weights", randn(r, 8, 24)), inp("bias", randn(r, 24))]
+    refusal("attention_mask_4d", "Attention", att + [inp("mask_index", np.ones((1, 1, 3, 3), np.int32))], ["output"],
+            ['"attention_mask_4d"', "mask_index", "[B] key lengths", "4-D"], num_heads=2)
+    refusal("attention_mask_3b2", "Attention", att + [inp("mask_index", np.ones(5, np.int32))], ["output"],
+            ['"attention_mask_3b2"', "mask_index", "[3B + 2]"], num_heads=2)
+    refusal("attention_rotary", "Attention", att, ["output"], ['"attention_rotary"', "'do_rotary'", "only 0"],
+            num_heads=2, do_rotary=1)
+    refusal("attention_shared_buffer", "Attention", att, ["output"],
+            ['"attention_shared_buffer"', "'past_present_share_buffer'", "only 0"], num_heads=2,
+            past_present_share_buffer=1)
+    mq = randn(r, 1, 3, 8)
+    refusal("mha_cache_indirection", "MultiHeadAttention",
+            [inp("query", mq), inp("key", mq), inp("value", mq)] + [None] * 6
+            + [inp("cache_indirection", np.zeros((1, 1, 3), np.int32))], ["output"],
+            ['"mha_cache_indirection"', "cache_indirection", "not supported"], num_heads=2)
+    refusal("gbq_bits3", "GatherBlockQuantized",
+            [const("data", np.zeros((4, 16), np.uint8)), inp("indices", np.array([0], np.int64)),
+             const("scales", np.ones((4, 1), np.float32))], ["output"], ['"gbq_bits3"', "'bits'", "2, 4 and 8"],
+            bits=3, block_size=16)
+
+
+def write_refusals(out_dir):
+    import json
+    folder = os.path.join(out_dir, "refused")
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    expected = {}
+    for c, messages in REFUSALS:
+        model, _ = build(c)
+        for o in model.graph.output:
+            o.type.tensor_type.elem_type = onnx.TensorProto.FLOAT
+        onnx.save(model, os.path.join(folder, c.name + ".onnx"))
+        expected[c.name] = messages
+    with open(os.path.join(folder, "expected.json"), "w") as f:
+        json.dump(expected, f, indent=1)
+
+
 def main():
     out_dir = sys.argv[1]
     only = set(sys.argv[2:])
@@ -682,7 +756,10 @@ def main():
     embed_cases()
     gbq_cases()
     quant_matmul_cases()
+    refusal_cases()
     os.makedirs(out_dir, exist_ok=True)
+    if not only or "refused" in only:
+        write_refusals(out_dir)
     counts = {}
     for c in CASES:
         if only and c.group not in only:

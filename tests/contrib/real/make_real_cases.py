@@ -106,6 +106,28 @@ def kv_head_size(model, past_name):
     raise SystemExit(f"cannot tell the head size of {past_name}")
 
 
+def encoder_case(models_dir, name, out_dir, batch=2, length=8):
+    """Two sequences of `length` tokens, the last three of the second one padding."""
+    path = os.path.join(models_dir, name + ".onnx")
+    model = onnx.load(path)
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    feeds = {}
+    for vi in model.graph.input:
+        dtype = float_type(vi)
+        if vi.name == "input_ids":
+            feeds[vi.name] = rng.integers(0, 128, (batch, length)).astype(dtype)
+        elif vi.name == "attention_mask":
+            mask = np.ones((batch, length), dtype=dtype)
+            mask[-1, -3:] = 0
+            feeds[vi.name] = mask
+        elif vi.name == "token_type_ids":
+            feeds[vi.name] = (np.arange(length)[None, :] >= length // 2).repeat(batch, 0).astype(dtype)
+        else:
+            raise SystemExit(f"{name}: no recipe for input {vi.name}")
+    names = [o.name for o in model.graph.output]
+    write_case(out_dir, name, path, model, feeds, names, session(path).run(names, feeds))
+
+
 def main():
     models_dir, out_dir = sys.argv[1], sys.argv[2]
     os.makedirs(out_dir, exist_ok=True)
@@ -115,6 +137,8 @@ def main():
         name = f[:-5]
         if name.startswith("llama"):
             decoder_cases(models_dir, name, out_dir)
+        elif name.startswith("bert"):
+            encoder_case(models_dir, name, out_dir)
 
 
 if __name__ == "__main__":

@@ -48,11 +48,48 @@ def make_llama(models_dir, work):
         save_single_file(os.path.join(out, "model.onnx"), os.path.join(models_dir, f"llama_{precision}.onnx"))
 
 
+def make_bert(models_dir, work):
+    """bert: a BERT encoder (hidden 64, 2 layers, 4 heads) exported by torch.onnx (TorchScript exporter, eager
+    attention, so that onnxruntime's fusions recognise it); bert_optimized: after onnxruntime.transformers'
+    optimize_model (EmbedLayerNormalization, Attention, SkipLayerNormalization, BiasGelu); bert_optimized_fp16: that
+    one converted to float16 with float inputs and outputs kept."""
+    from onnxruntime.transformers.optimizer import optimize_model
+    from transformers import BertConfig, BertModel
+
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=128, hidden_size=64, num_hidden_layers=2, num_attention_heads=4,
+                        intermediate_size=128, max_position_embeddings=64, type_vocab_size=2, hidden_act="gelu")
+    config._attn_implementation = "eager"
+    bert = BertModel(config, add_pooling_layer=True).eval()
+
+    class Outputs(torch.nn.Module):
+        def __init__(self, model):
+            super().__init__()
+            self.model = model
+
+        def forward(self, input_ids, attention_mask, token_type_ids):
+            out = self.model(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids)
+            return out.last_hidden_state, out.pooler_output
+
+    ids = torch.randint(0, 128, (2, 8))
+    axes = {0: "batch", 1: "sequence"}
+    path = os.path.join(models_dir, "bert.onnx")
+    torch.onnx.export(Outputs(bert), (ids, torch.ones_like(ids), torch.zeros_like(ids)), path, dynamo=False,
+                      input_names=["input_ids", "attention_mask", "token_type_ids"],
+                      output_names=["last_hidden_state", "pooler_output"], opset_version=17,
+                      dynamic_axes={"input_ids": axes, "attention_mask": axes, "token_type_ids": axes})
+    optimized = optimize_model(path, model_type="bert", num_heads=4, hidden_size=64)
+    optimized.save_model_to_file(os.path.join(models_dir, "bert_optimized.onnx"))
+    optimized.convert_float_to_float16(keep_io_types=True)
+    optimized.save_model_to_file(os.path.join(models_dir, "bert_optimized_fp16.onnx"))
+
+
 def main():
     models_dir = os.path.abspath(sys.argv[1])
     os.makedirs(models_dir, exist_ok=True)
     with tempfile.TemporaryDirectory() as work:
         make_llama(models_dir, work)
+        make_bert(models_dir, work)
     import importlib.metadata as md
     with open(os.path.join(models_dir, "VERSIONS.txt"), "w") as f:
         for package in ("torch", "transformers", "onnx", "onnxruntime", "onnxruntime-genai"):

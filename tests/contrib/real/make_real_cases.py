@@ -3,9 +3,9 @@ backend test-case folders whose expected outputs onnxruntime computes.
 
     <test venv python> make_real_cases.py <models dir> <output dir>
 
-Decoders from the onnxruntime-genai model builder (llama_*) run as a prefill of 16 tokens with an empty KV cache
-(<name>_prefill), then one decode step fed onnxruntime's present key/values as past (<name>_decode). Encoders (bert*)
-run once on two sequences, the second padded; GPT-2 (gpt2*) runs a prefill and a decode step like the decoders.
+Decoders (llama_* from the onnxruntime-genai model builder, gpt2*) run as a prefill of 16 tokens with an empty KV
+cache (<name>_prefill), then one decode step fed onnxruntime's present key/values as past (<name>_decode). Encoders
+(bert*) run once on two sequences, the second padded.
 onnxruntime runs on the CPU execution provider with graph optimizations disabled, so that it computes the graph as
 written. Needs onnx, onnxruntime and numpy (scripts/test-requirements.txt); no torch.
 """
@@ -135,7 +135,7 @@ def main():
         if not f.endswith(".onnx"):
             continue
         name = f[:-5]
-        if name.startswith("llama"):
+        if name.startswith("llama") or name.startswith("gpt2"):
             decoder_cases(models_dir, name, out_dir)
         elif name.startswith("bert"):
             encoder_case(models_dir, name, out_dir)

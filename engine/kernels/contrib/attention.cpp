@@ -117,19 +117,8 @@ public:
         } catch (const Error& e) {
             throw ctx.error(e.what());
         }
-        std::vector<float> abBuf;
-        const float* ab = nullptr;
-        int64_t abB = 0, abH = 0;
-        if (ctx.hasInput(5)) {
-            const Tensor& t = ctx.input(5);
-            if (t.rank() != 4 || (t.dim(0) != 1 && t.dim(0) != B) || (t.dim(1) != 1 && t.dim(1) != N) || t.dim(2) != S
-                || t.dim(3) != T)
-                throw ctx.error(
-                    "attention_bias must be [B or 1, num_heads or 1, S, T], got " + shapeToString(t.shape()));
-            ab = contrib::floats(ctx, t, abBuf, "attention_bias");
-            abH = t.dim(1) == 1 ? 0 : S * T;
-            abB = t.dim(0) == 1 ? 0 : t.dim(1) * S * T;
-        }
+        std::vector<float> attnBiasBuf;
+        const contrib::AttentionBias attnBias = contrib::attentionBias(ctx, 5, B, N, S, T, attnBiasBuf);
 
         attention::Problem<float> p;
         p.batch = B;
@@ -146,15 +135,8 @@ public:
         p.y = { y.data(), S * N * Hv, Hv, N * Hv };
         std::vector<float> scores;
         contrib::runAttention(ctx.threadPool(), p, scores, [&](int64_t b, int64_t h, int64_t s, float* row) {
-            const float* mr = mask.empty() ? nullptr : mask.data() + (b * S + s) * T;
-            const float* br = ab ? ab + b * abB + h * abH + s * T : nullptr;
-            for (int64_t j = 0; j < T; ++j) {
-                if (mr && mr[j] == -std::numeric_limits<float>::infinity())
-                    row[j] = mr[j];
-                else
-                    row[j] += (mr ? mr[j] : 0.0f) + (br ? br[j] : 0.0f);
-            }
-            contrib::softmaxWithSink(row, T, -std::numeric_limits<float>::infinity());
+            contrib::maskBiasSoftmax(
+                row, T, mask.empty() ? nullptr : mask.data() + (b * S + s) * T, attnBias.row(b, h, s));
         });
         contrib::storeOutput(ctx, 0, input.dtype(), { B, S, N * Hv }, y.data());
         if (ctx.hasOutput(1)) {

@@ -8,6 +8,27 @@
 
 namespace onnxscope::contrib {
 
+AttentionBias attentionBias(const KernelContext& ctx, size_t input, int64_t batch, int64_t heads, int64_t qLen,
+    int64_t total, std::vector<float>& buffer)
+{
+    AttentionBias bias;
+    if (!ctx.hasInput(input))
+        return bias;
+    const Tensor& t = ctx.input(input);
+    if (t.rank() != 4 || (t.dim(0) != 1 && t.dim(0) != batch) || (t.dim(1) != 1 && t.dim(1) != heads)
+        || t.dim(2) != qLen || t.dim(3) != total)
+        throw ctx.error("attention_bias must be [B or 1, num_heads or 1, S, T] = [" + std::to_string(batch) + ", "
+            + std::to_string(heads) + ", " + std::to_string(qLen) + ", " + std::to_string(total) + "], got "
+            + shapeToString(t.shape()));
+    if (!isFloatingPoint(t.dtype()))
+        throw ctx.error("attention_bias must be a floating-point tensor, got " + t.typeString());
+    bias.data = attention::elementsAs<float>(t, buffer);
+    bias.length = total;
+    bias.headStride = t.dim(1) == 1 ? 0 : qLen * total;
+    bias.batchStride = t.dim(0) == 1 ? 0 : t.dim(1) * qLen * total;
+    return bias;
+}
+
 std::vector<float> additiveMask(const Tensor* mask, int64_t batch, int64_t qLen, int64_t total, int64_t past,
     bool causal, float filter, const char* inputName, bool allowStartEnd)
 {

@@ -8,6 +8,7 @@
 #include "engine/kernels/nn/attention_core.h"
 
 #include "engine/core/tensor.h"
+#include "engine/kernels/kernel.h"
 
 #include <algorithm>
 #include <cmath>
@@ -64,6 +65,35 @@ inline void rotate(float* x, int64_t rd, const float* cs, const float* sn, bool 
         x[ia] = a * cs[i] - b * sn[i];
         x[ib] = b * cs[i] + a * sn[i];
     }
+}
+
+/// The optional attention_bias input [B or 1, N or 1, S, T] of the attention ops, as float rows.
+struct AttentionBias {
+    const float* data = nullptr;
+    int64_t batchStride = 0, headStride = 0, length = 0;
+    /// Row (b, h, s) of T values, or null without bias.
+    const float* row(int64_t b, int64_t h, int64_t s) const
+    {
+        return data ? data + b * batchStride + h * headStride + s * length : nullptr;
+    }
+};
+
+/// Input `input` as an attention bias for B batches, N heads, S queries and T keys (absent: no bias). Throws a
+/// message naming the expected shape.
+AttentionBias attentionBias(const KernelContext& ctx, size_t input, int64_t batch, int64_t heads, int64_t qLen,
+    int64_t total, std::vector<float>& buffer);
+
+/// One score row of onnxruntime's Attention and MultiHeadAttention: keys the mask row marks -inf drop out, the other
+/// mask values and the bias row add (either may be null), then the softmax.
+inline void maskBiasSoftmax(float* row, int64_t n, const float* mask, const float* bias)
+{
+    for (int64_t j = 0; j < n; ++j) {
+        if (mask && mask[j] == -std::numeric_limits<float>::infinity())
+            row[j] = mask[j];
+        else
+            row[j] += (mask ? mask[j] : 0.0f) + (bias ? bias[j] : 0.0f);
+    }
+    softmaxWithSink(row, n, -std::numeric_limits<float>::infinity());
 }
 
 /// The additive mask [B, S, T] of onnxruntime's Attention and MultiHeadAttention (CPU): a key masked out by the mask

@@ -163,18 +163,7 @@ public:
             }
 
         std::vector<float> biasBuf, sinkBuf;
-        const float* bias = nullptr;
-        int64_t biasB = 0, biasH = 0;
-        if (ctx.hasInput(10)) {
-            const Tensor& ab = ctx.input(10);
-            if (ab.rank() != 4 || (ab.dim(0) != 1 && ab.dim(0) != B) || (ab.dim(1) != 1 && ab.dim(1) != N)
-                || ab.dim(2) != S || ab.dim(3) != total)
-                throw ctx.error("attention_bias must be [B or 1, num_heads or 1, S, total_sequence_length], got "
-                    + shapeToString(ab.shape()));
-            bias = contrib::floats(ctx, ab, biasBuf, "attention_bias");
-            biasH = ab.dim(1) == 1 ? 0 : S * total;
-            biasB = ab.dim(0) == 1 ? 0 : ab.dim(1) * S * total;
-        }
+        const contrib::AttentionBias bias = contrib::attentionBias(ctx, 10, B, N, S, total, biasBuf);
         const Shape sinkShape { N };
         const float* sink = contrib::optionalFloats(ctx, 11, sinkBuf, "head_sink", &sinkShape);
 
@@ -203,8 +192,8 @@ public:
                 float x = row[j];
                 if (m_softcap > 0)
                     x = m_softcap * std::tanh(x / m_softcap);
-                if (bias && j < total)
-                    x += bias[b * biasB + h * biasH + s * total + j];
+                if (bias.data && j < total)
+                    x += bias.row(b, h, s)[j];
                 row[j] = x;
             }
             for (int64_t j = 0; j < presentLen; ++j)

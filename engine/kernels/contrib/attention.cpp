@@ -110,16 +110,6 @@ public:
                 }
             }
 
-        std::vector<float> mask;
-        try {
-            mask = contrib::additiveMask(
-                ctx.hasInput(3) ? &ctx.input(3) : nullptr, B, S, T, P, m_causal, m_filter, "mask_index", true);
-        } catch (const Error& e) {
-            throw ctx.error(e.what());
-        }
-        std::vector<float> attnBiasBuf;
-        const contrib::AttentionBias attnBias = contrib::attentionBias(ctx, 5, B, N, S, T, attnBiasBuf);
-
         attention::Problem<float> p;
         p.batch = B;
         p.qHeads = p.kvHeads = N;
@@ -133,11 +123,7 @@ public:
         p.v = { v.data(), N * T * Hv, T * Hv, Hv };
         std::vector<float> y(static_cast<size_t>(B * S * N * Hv));
         p.y = { y.data(), S * N * Hv, Hv, N * Hv };
-        std::vector<float> scores;
-        contrib::runAttention(ctx.threadPool(), p, scores, [&](int64_t b, int64_t h, int64_t s, float* row) {
-            contrib::maskBiasSoftmax(
-                row, T, mask.empty() ? nullptr : mask.data() + (b * S + s) * T, attnBias.row(b, h, s));
-        });
+        contrib::runMaskedAttention(ctx, p, 3, "mask_index", true, 5, P, m_causal, m_filter);
         contrib::storeOutput(ctx, 0, input.dtype(), { B, S, N * Hv }, y.data());
         if (ctx.hasOutput(1)) {
             std::vector<float> present(k);

@@ -74,4 +74,22 @@ std::vector<float> additiveMask(const Tensor* mask, int64_t batch, int64_t qLen,
     return out;
 }
 
+void runMaskedAttention(KernelContext& ctx, attention::Problem<float>& p, size_t maskInput, const char* maskName,
+    bool allowStartEnd, size_t biasInput, int64_t past, bool causal, float filter)
+{
+    const int64_t S = p.qLen, T = p.kvLen;
+    std::vector<float> mask;
+    try {
+        mask = additiveMask(ctx.hasInput(maskInput) ? &ctx.input(maskInput) : nullptr, p.batch, S, T, past, causal,
+            filter, maskName, allowStartEnd);
+    } catch (const Error& e) {
+        throw ctx.error(e.what());
+    }
+    std::vector<float> biasBuffer, scores;
+    const AttentionBias bias = attentionBias(ctx, biasInput, p.batch, p.qHeads, S, T, biasBuffer);
+    runAttention(ctx.threadPool(), p, scores, [&](int64_t b, int64_t h, int64_t s, float* row) {
+        maskBiasSoftmax(row, T, mask.empty() ? nullptr : mask.data() + (b * S + s) * T, bias.row(b, h, s));
+    });
+}
+
 } // namespace onnxscope::contrib

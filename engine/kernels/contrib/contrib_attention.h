@@ -96,6 +96,12 @@ inline void maskBiasSoftmax(float* row, int64_t n, const float* mask, const floa
     softmaxWithSink(row, n, -std::numeric_limits<float>::infinity());
 }
 
+/// Runs p (B = p.batch, N = p.qHeads, S = p.qLen, T = p.kvLen) as onnxruntime's Attention and MultiHeadAttention
+/// do: the additiveMask of input maskInput (past: the number of past keys), the attention_bias of input biasInput,
+/// then maskBiasSoftmax on every row.
+void runMaskedAttention(KernelContext& ctx, attention::Problem<float>& p, size_t maskInput, const char* maskName,
+    bool allowStartEnd, size_t biasInput, int64_t past, bool causal, float filter);
+
 /// The additive mask [B, S, T] of onnxruntime's Attention and MultiHeadAttention (CPU): a key masked out by the mask
 /// input gets mask_filter_value (the scores stay finite, so a row masked everywhere still averages its keys), a key
 /// after the query under unidirectional gets -inf. Mask forms by shape: [B] key lengths (right padding), [2B] end

@@ -161,16 +161,6 @@ public:
         }
         const int64_t T = P + L;
 
-        std::vector<float> mask;
-        try {
-            mask = contrib::additiveMask(
-                ctx.hasInput(4) ? &ctx.input(4) : nullptr, B, S, T, P, m_causal, m_filter, "key_padding_mask", false);
-        } catch (const Error& e) {
-            throw ctx.error(e.what());
-        }
-        std::vector<float> attnBiasBuf;
-        const contrib::AttentionBias attnBias = contrib::attentionBias(ctx, 5, B, N, S, T, attnBiasBuf);
-
         attention::Problem<float> p;
         p.batch = B;
         p.qHeads = p.kvHeads = N;
@@ -184,11 +174,7 @@ public:
         p.v = { v.data(), N * T * Hv, T * Hv, Hv };
         std::vector<float> y(static_cast<size_t>(B * S * N * Hv));
         p.y = { y.data(), S * N * Hv, Hv, N * Hv };
-        std::vector<float> scores;
-        contrib::runAttention(ctx.threadPool(), p, scores, [&](int64_t b, int64_t h, int64_t s, float* row) {
-            contrib::maskBiasSoftmax(
-                row, T, mask.empty() ? nullptr : mask.data() + (b * S + s) * T, attnBias.row(b, h, s));
-        });
+        contrib::runMaskedAttention(ctx, p, 4, "key_padding_mask", false, 5, P, m_causal, m_filter);
         contrib::storeOutput(ctx, 0, query.dtype(), { B, S, N * Hv }, y.data());
         if (ctx.hasOutput(1))
             contrib::storeOutput(ctx, 1, query.dtype(), { B, N, T, H }, k.data());

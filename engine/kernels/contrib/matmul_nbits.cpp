@@ -2,6 +2,8 @@
 #include "engine/kernels/contrib/contrib_util.h"
 #include "engine/kernels/kernel_registry.h"
 
+#include "engine/core/thread_pool.h"
+
 #include <Eigen/Core>
 
 #include <algorithm>
@@ -76,17 +78,28 @@ public:
         if (scales.size() != m_n * m_kBlocks)
             throw ctx.error("scales " + shapeToString(scales.shape())
                 + " must hold N * k_blocks = " + std::to_string(m_n * m_kBlocks) + " values");
-        const std::vector<float> w = dequantize(ctx, b, scales);
         std::vector<float> aBuf;
         const float* av = contrib::floats(ctx, a, aBuf, "A");
         const bool floatZeroPoints = ctx.hasInput(3) && ctx.input(3).dtype() != DataType::UInt8;
         if (m_int8A && !floatZeroPoints && !ctx.hasInput(4))
             av = quantizedRows(av, m, aBuf);
+        // The weights are dequantized a chunk of output columns at a time (W [chunk, K], a row per column), so that
+        // memory stays bounded by the chunk rather than by K * N floats.
+        const Weights weights = weightsOf(ctx, b, scales);
+        constexpr int64_t kChunk = 64;
         using Mat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-        Eigen::Map<const Mat> ma(av, m, m_k);
-        Eigen::Map<const Mat> mw(w.data(), m_k, m_n);
-        Eigen::Map<Mat> my(y.data(), m, m_n);
-        my.noalias() = ma * mw;
+        using OutMap = Eigen::Map<Mat, 0, Eigen::OuterStride<>>;
+        const Eigen::Map<const Mat> ma(av, m, m_k);
+        parallelFor(ctx.threadPool(), (m_n + kChunk - 1) / kChunk, 1, [&](int64_t c0, int64_t c1) {
+            std::vector<float> w(static_cast<size_t>(kChunk * m_k));
+            for (int64_t c = c0; c < c1; ++c) {
+                const int64_t n0 = c * kChunk, count = std::min(kChunk, m_n - n0);
+                for (int64_t n = n0; n < n0 + count; ++n)
+                    dequantizeColumn(weights, n, w.data() + (n - n0) * m_k);
+                OutMap(y.data() + n0, m, count, Eigen::OuterStride<>(m_n)).noalias()
+                    = ma * Eigen::Map<const Mat>(w.data(), count, m_k).transpose();
+            }
+        });
         if (bias)
             for (int64_t r = 0; r < m; ++r)
                 for (int64_t n = 0; n < m_n; ++n)
@@ -116,16 +129,23 @@ private:
         return buffer.data();
     }
 
-    /// W [K, N] as float.
-    std::vector<float> dequantize(const KernelContext& ctx, const Tensor& b, const Tensor& scales) const
+    /// What dequantizing a column of W needs: B's codes, the scales, the zero point of every (column, block) and the
+    /// block of every k.
+    struct Weights {
+        const uint8_t* codes = nullptr;
+        const float* scales = nullptr;
+        std::vector<float> scaleBuffer, zero;
+        std::vector<int64_t> group;
+    };
+
+    Weights weightsOf(const KernelContext& ctx, const Tensor& b, const Tensor& scales) const
     {
-        std::vector<float> scaleBuf, zpBuf;
-        const float* sc = contrib::floats(ctx, scales, scaleBuf, "scales");
-        const uint8_t* codes = b.data<uint8_t>().data();
+        Weights w;
+        w.scales = contrib::floats(ctx, scales, w.scaleBuffer, "scales");
+        w.codes = b.data<uint8_t>().data();
         const int64_t mask = (int64_t(1) << m_bits) - 1;
         const int64_t perByte = 8 / m_bits;
-        // Zero point of (n, block).
-        std::vector<float> zero(static_cast<size_t>(m_n * m_kBlocks), static_cast<float>(int64_t(1) << (m_bits - 1)));
+        w.zero.assign(static_cast<size_t>(m_n * m_kBlocks), static_cast<float>(int64_t(1) << (m_bits - 1)));
         if (ctx.hasInput(3)) {
             const Tensor& zp = ctx.input(3);
             if (zp.dtype() == DataType::UInt8) {
@@ -137,20 +157,21 @@ private:
                 for (int64_t n = 0; n < m_n; ++n)
                     for (int64_t j = 0; j < m_kBlocks; ++j) {
                         const uint8_t byte = z[n * rowBytes + j / perByte];
-                        zero[static_cast<size_t>(n * m_kBlocks + j)]
+                        w.zero[static_cast<size_t>(n * m_kBlocks + j)]
                             = static_cast<float>((byte >> ((j % perByte) * m_bits)) & mask);
                     }
             } else {
                 if (zp.size() != m_n * m_kBlocks)
                     throw ctx.error("zero_points " + shapeToString(zp.shape())
                         + " must hold N * k_blocks = " + std::to_string(m_n * m_kBlocks) + " values");
+                std::vector<float> zpBuf;
                 const float* z = contrib::floats(ctx, zp, zpBuf, "zero_points");
-                std::copy(z, z + zp.size(), zero.begin());
+                std::copy(z, z + zp.size(), w.zero.begin());
             }
         }
-        std::vector<int64_t> group(static_cast<size_t>(m_k));
+        w.group.resize(static_cast<size_t>(m_k));
         for (int64_t k = 0; k < m_k; ++k)
-            group[static_cast<size_t>(k)] = k / m_blockSize;
+            w.group[static_cast<size_t>(k)] = k / m_blockSize;
         if (ctx.hasInput(4)) {
             const Tensor& g = ctx.input(4);
             if (g.dtype() != DataType::Int32 || g.size() != m_k)
@@ -159,21 +180,25 @@ private:
                 const int32_t j = g.data<int32_t>()[static_cast<size_t>(k)];
                 if (j < 0 || j >= m_kBlocks)
                     throw ctx.error("g_idx[" + std::to_string(k) + "] = " + std::to_string(j) + " is not a block");
-                group[static_cast<size_t>(k)] = j;
-            }
-        }
-        std::vector<float> w(static_cast<size_t>(m_k * m_n));
-        for (int64_t n = 0; n < m_n; ++n) {
-            const uint8_t* row = codes + n * m_kBlocks * m_blobSize;
-            for (int64_t k = 0; k < m_k; ++k) {
-                const int64_t bit = (k % m_blockSize) * m_bits;
-                const uint8_t byte = row[(k / m_blockSize) * m_blobSize + bit / 8];
-                const int64_t q = (byte >> (bit % 8)) & mask;
-                const size_t j = static_cast<size_t>(n * m_kBlocks + group[static_cast<size_t>(k)]);
-                w[static_cast<size_t>(k * m_n + n)] = (static_cast<float>(q) - zero[j]) * sc[j];
+                w.group[static_cast<size_t>(k)] = j;
             }
         }
         return w;
+    }
+
+    /// Column n of W (K values) into out.
+    void dequantizeColumn(const Weights& w, int64_t n, float* out) const
+    {
+        const int64_t mask = (int64_t(1) << m_bits) - 1;
+        const uint8_t* row = w.codes + n * m_kBlocks * m_blobSize;
+        const float* zero = w.zero.data() + n * m_kBlocks;
+        const float* scale = w.scales + n * m_kBlocks;
+        for (int64_t k = 0; k < m_k; ++k) {
+            const int64_t bit = (k % m_blockSize) * m_bits;
+            const int64_t q = (row[(k / m_blockSize) * m_blobSize + bit / 8] >> (bit % 8)) & mask;
+            const int64_t j = w.group[static_cast<size_t>(k)];
+            out[k] = (static_cast<float>(q) - zero[j]) * scale[j];
+        }
     }
 
     int64_t m_k = 0, m_n = 0, m_bits = 4, m_blockSize = 0, m_kBlocks = 0, m_blobSize = 0;

@@ -17,6 +17,7 @@ void registerImageKernels(KernelRegistry& r);
 void registerRnnKernels(KernelRegistry& r);
 void registerQuantKernels(KernelRegistry& r);
 void registerSignalKernels(KernelRegistry& r);
+void registerContribKernels(KernelRegistry& r);
 
 void registerAllKernels(KernelRegistry& r)
 {
@@ -33,6 +34,7 @@ void registerAllKernels(KernelRegistry& r)
     registerRnnKernels(r);
     registerQuantKernels(r);
     registerSignalKernels(r);
+    registerContribKernels(r);
 }
 
 } // namespace onnxscope

@@ -103,6 +103,9 @@ private slots:
                 continue;
             const std::string what = name(o.domain, o.opType, int(o.sinceVersion));
             const std::vector<int> versions = schemaVersions(o.opType, o.domain);
+            // onnxruntime defines a few ops of its own in the default domain; they keep opset ranges.
+            if (versions.empty() && o.domain.empty() && o.opType == "SimplifiedLayerNormalization")
+                continue;
             QVERIFY2(!versions.empty(), ("no onnx schema: " + what).c_str());
             QVERIFY2(o.lastVersion != SupportedOperator::kLatest, ("open-ended range: " + what).c_str());
             // Both ends are versions onnx defines, so that a range says exactly which meanings the kernel has.

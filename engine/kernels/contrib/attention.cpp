@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT
+#include "engine/kernels/contrib/contrib_attention.h"
+#include "engine/kernels/contrib/contrib_util.h"
+#include "engine/kernels/kernel_registry.h"
+
+#include <Eigen/Core>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace onnxscope {
+
+namespace {
+
+/// Attention (com.microsoft 1), as onnxruntime's CPU provider computes it: Q, K, V = input [B, S, Din] · weights
+/// [Din, Dq + Dk + Dv] (+ bias), sizes from qkv_hidden_sizes or three equal parts, num_heads heads each. past
+/// [2, B, N, P, H] is prepended to K and V, which become present [2, B, N, P + S, H]. mask_index: [B] key lengths,
+/// [2B] end then start positions, [B, T] or [B, S, T] of 0/1; masked keys get mask_filter_value, keys after the query
+/// -inf with unidirectional; attention_bias [B or 1, N or 1, S, T] adds. float, float16, bfloat16, computed in float.
+/// Refused: do_rotary, past_present_share_buffer, past_sequence_length, the [3B + 2] and 4-D masks.
+class ContribAttention final : public Kernel {
+public:
+    explicit ContribAttention(const KernelInit& init)
+    {
+        const auto& a = init.attributes();
+        m_heads = a.requireInt("num_heads");
+        m_scale = a.getFloat("scale", 0.0f);
+        m_filter = a.getFloat("mask_filter_value", -10000.0f);
+        m_causal = a.getInt("unidirectional", 0) != 0;
+        m_sizes = a.getInts("qkv_hidden_sizes");
+        if (m_heads <= 0)
+            throw a.error("num_heads", "must be positive");
+        if (!m_sizes.empty()
+            && (m_sizes.size() != 3 || m_sizes[0] != m_sizes[1]
+                || std::any_of(m_sizes.begin(), m_sizes.end(), [&](int64_t s) { return s <= 0 || s % m_heads; })))
+            throw a.error("qkv_hidden_sizes", "must be 3 positive multiples of num_heads, Q's and K's equal");
+        if (a.getInt("do_rotary", 0) != 0)
+            throw a.error("do_rotary", "only 0 is supported");
+        if (a.getInt("past_present_share_buffer", 0) != 0)
+            throw a.error("past_present_share_buffer", "only 0 is supported");
+    }
+
+    void compute(KernelContext& ctx) const override
+    {
+        if (ctx.hasInput(6))
+            throw ctx.error("past_sequence_length (a shared past/present buffer) is not supported");
+        const Tensor& input = ctx.input(0);
+        const Tensor& weights = ctx.input(1);
+        contrib::requireSameType(ctx, input.dtype(), { 1, 2, 4, 5 });
+        if (input.rank() != 3 || weights.rank() != 2 || weights.dim(0) != input.dim(2))
+            throw ctx.error("input [B, S, Din] and weights [Din, Dq + Dk + Dv] do not fit: "
+                + shapeToString(input.shape()) + " and " + shapeToString(weights.shape()));
+        const int64_t width = weights.dim(1);
+        std::vector<int64_t> sizes = m_sizes;
+        if (sizes.empty()) {
+            if (width % 3 || (width / 3) % m_heads)
+                throw ctx.error("weights' second dimension " + std::to_string(width)
+                    + " is not three multiples of num_heads (give qkv_hidden_sizes)");
+            sizes = { width / 3, width / 3, width / 3 };
+        }
+        if (sizes[0] + sizes[1] + sizes[2] != width)
+            throw ctx.error("qkv_hidden_sizes do not add up to the weights' second dimension " + std::to_string(width));
+        const int64_t B = input.dim(0), S = input.dim(1), Din = input.dim(2), N = m_heads;
+        const int64_t H = sizes[0] / N, Hv = sizes[2] / N;
+
+        std::vector<float> ib, wb, bb;
+        const float* x = contrib::floats(ctx, input, ib, "input");
+        const float* w = contrib::floats(ctx, weights, wb, "weights");
+        const Shape biasShape { width };
+        const float* bias = contrib::optionalFloats(ctx, 2, bb, "bias", &biasShape);
+        std::vector<float> qkv(static_cast<size_t>(B * S * width));
+        using Mat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+        Eigen::Map<Mat>(qkv.data(), B * S, width).noalias()
+            = Eigen::Map<const Mat>(x, B * S, Din) * Eigen::Map<const Mat>(w, Din, width);
+        if (bias)
+            for (int64_t r = 0; r < B * S; ++r)
+                for (int64_t c = 0; c < width; ++c)
+                    qkv[static_cast<size_t>(r * width + c)] += bias[c];
+
+        // K and V as [B, N, P + S, H*], the past rows first.
+        int64_t P = 0;
+        std::vector<float> pb;
+        const float* past = nullptr;
+        if (ctx.hasInput(4)) {
+            const Tensor& pt = ctx.input(4);
+            if (pt.rank() != 5 || pt.dim(0) != 2 || pt.dim(1) != B || pt.dim(2) != N || pt.dim(4) != H || Hv != H)
+                throw ctx.error("past must be [2, B, num_heads, P, H] = [2, " + std::to_string(B) + ", "
+                    + std::to_string(N) + ", P, " + std::to_string(H) + "] with equal K and V head sizes, got "
+                    + shapeToString(pt.shape()));
+            P = pt.dim(3);
+            past = contrib::floats(ctx, pt, pb, "past");
+        }
+        const int64_t T = P + S;
+        std::vector<float> k(static_cast<size_t>(B * N * T * H)), v(static_cast<size_t>(B * N * T * Hv));
+        for (int64_t b = 0; b < B; ++b)
+            for (int64_t n = 0; n < N; ++n) {
+                float* kd = k.data() + (b * N + n) * T * H;
+                float* vd = v.data() + (b * N + n) * T * Hv;
+                if (P) {
+                    std::copy(past + (b * N + n) * P * H, past + (b * N + n + 1) * P * H, kd);
+                    std::copy(past + ((B + b) * N + n) * P * H, past + ((B + b) * N + n + 1) * P * H, vd);
+                }
+                for (int64_t s = 0; s < S; ++s) {
+                    const float* row = qkv.data() + (b * S + s) * width;
+                    std::copy(row + sizes[0] + n * H, row + sizes[0] + (n + 1) * H, kd + (P + s) * H);
+                    std::copy(row + sizes[0] + sizes[1] + n * Hv, row + sizes[0] + sizes[1] + (n + 1) * Hv,
+                        vd + (P + s) * Hv);
+                }
+            }
+
+        attention::Problem<float> p;
+        p.batch = B;
+        p.qHeads = p.kvHeads = N;
+        p.qLen = S;
+        p.kvLen = T;
+        p.headSize = H;
+        p.vHeadSize = Hv;
+        p.scale = m_scale == 0.0f ? 1.0f / std::sqrt(static_cast<float>(H)) : m_scale;
+        p.q = { qkv.data(), S * width, H, width };
+        p.k = { k.data(), N * T * H, T * H, H };
+        p.v = { v.data(), N * T * Hv, T * Hv, Hv };
+        std::vector<float> y(static_cast<size_t>(B * S * N * Hv));
+        p.y = { y.data(), S * N * Hv, Hv, N * Hv };
+        contrib::runMaskedAttention(ctx, p, 3, "mask_index", true, 5, P, m_causal, m_filter);
+        contrib::storeOutput(ctx, 0, input.dtype(), { B, S, N * Hv }, y.data());
+        if (ctx.hasOutput(1)) {
+            std::vector<float> present(k);
+            present.insert(present.end(), v.begin(), v.end());
+            contrib::storeOutput(ctx, 1, input.dtype(), { 2, B, N, T, H }, present.data());
+        }
+    }
+
+private:
+    int64_t m_heads = 0;
+    float m_scale = 0, m_filter = -10000.0f;
+    bool m_causal = false;
+    std::vector<int64_t> m_sizes;
+};
+
+} // namespace
+
+void registerContribAttention(KernelRegistry& r)
+{
+    r.add("com.microsoft", "Attention", 1, KernelRegistry::kLatest, makeFactory<ContribAttention>());
+}
+
+} // namespace onnxscope

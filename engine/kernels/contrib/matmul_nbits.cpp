@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: MIT
+#include "engine/kernels/contrib/contrib_util.h"
+#include "engine/kernels/kernel_registry.h"
+
+#include "engine/core/thread_pool.h"
+
+#include <Eigen/Core>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace onnxscope {
+
+namespace {
+
+/// MatMulNBits (com.microsoft 1): Y = A · W (+ bias), W [K, N] dequantized from B, uint8 [N, k_blocks, blob_size]
+/// holding `bits`-bit codes packed along K, lowest bits first. Code q of (k, n) in block j (k / block_size, or
+/// g_idx[k]) is (q - zero_point) * scale[n, j]; the zero point is packed like B (uint8 [N, ceil(k_blocks * bits /
+/// 8)]), or unpacked in A's type [N, k_blocks], or 2^(bits-1) when absent. A float, float16 or bfloat16, computed in
+/// float with the weights dequantized to float. accuracy_level 4 (int8 A) quantizes each block of block_size
+/// values of a row of A to int8 (symmetric, scale max|a| / 127) as onnxruntime's CPU provider does where it has an
+/// int8 kernel (no g_idx, no float zero points, not 2 bits with blocks of 16); levels 0-3 compute with A as is.
+class MatMulNBits final : public Kernel {
+public:
+    explicit MatMulNBits(const KernelInit& init)
+    {
+        const auto& a = init.attributes();
+        m_k = a.requireInt("K");
+        m_n = a.requireInt("N");
+        m_bits = a.getInt("bits", 4);
+        m_blockSize = a.requireInt("block_size");
+        const int64_t accuracy = a.getInt("accuracy_level", 0);
+        const int64_t prepacked = a.getInt("weight_prepacked", 0);
+        if (m_bits != 2 && m_bits != 4 && m_bits != 8)
+            throw a.error("bits", "supported values are 2, 4 and 8, got " + std::to_string(m_bits));
+        if (m_blockSize < 16 || (m_blockSize & (m_blockSize - 1)))
+            throw a.error("block_size", "must be a power of two of at least 16, got " + std::to_string(m_blockSize));
+        if (m_k <= 0 || m_n <= 0)
+            throw a.error(m_k <= 0 ? "K" : "N", "must be positive");
+        if (accuracy < 0 || accuracy > 4)
+            throw a.error("accuracy_level", "supported values are 0 to 4, got " + std::to_string(accuracy));
+        if (prepacked != 0)
+            throw a.error("weight_prepacked",
+                "only 0 (B in the portable layout) is supported, got " + std::to_string(prepacked)
+                    + " (a layout of one execution provider)");
+        m_int8A = accuracy == 4 && !(m_bits == 2 && m_blockSize < 32);
+        m_kBlocks = (m_k + m_blockSize - 1) / m_blockSize;
+        m_blobSize = m_blockSize * m_bits / 8;
+    }
+
+    void compute(KernelContext& ctx) const override
+    {
+        const Tensor& a = ctx.input(0);
+        const Tensor& b = ctx.input(1);
+        const Tensor& scales = ctx.input(2);
+        if (a.rank() < 1 || a.dim(a.rank() - 1) != m_k)
+            throw ctx.error("A " + shapeToString(a.shape()) + " must end in K = " + std::to_string(m_k));
+        if (b.dtype() != DataType::UInt8)
+            throw ctx.error("B must be uint8, got " + b.typeString());
+        Shape outShape = a.shape();
+        outShape.back() = m_n;
+        const int64_t m = a.size() / m_k;
+        std::vector<float> biasBuf;
+        const Shape nShape { m_n };
+        const float* bias = contrib::optionalFloats(ctx, 5, biasBuf, "bias", &nShape);
+        std::vector<float> y(static_cast<size_t>(m * m_n));
+        if (b.size() == 0) { // an omitted projection: Y is the bias
+            for (int64_t r = 0; r < m; ++r)
+                for (int64_t n = 0; n < m_n; ++n)
+                    y[static_cast<size_t>(r * m_n + n)] = bias ? bias[n] : 0.0f;
+            contrib::storeOutput(ctx, 0, a.dtype(), outShape, y.data());
+            return;
+        }
+        if (b.size() != m_n * m_kBlocks * m_blobSize)
+            throw ctx.error("B " + shapeToString(b.shape()) + " must hold [N, k_blocks, blob_size] = ["
+                + std::to_string(m_n) + ", " + std::to_string(m_kBlocks) + ", " + std::to_string(m_blobSize) + "]");
+        if (scales.size() != m_n * m_kBlocks)
+            throw ctx.error("scales " + shapeToString(scales.shape())
+                + " must hold N * k_blocks = " + std::to_string(m_n * m_kBlocks) + " values");
+        std::vector<float> aBuf;
+        const float* av = contrib::floats(ctx, a, aBuf, "A");
+        const bool floatZeroPoints = ctx.hasInput(3) && ctx.input(3).dtype() != DataType::UInt8;
+        if (m_int8A && !floatZeroPoints && !ctx.hasInput(4))
+            av = quantizedRows(av, m, aBuf);
+        // The weights are dequantized a chunk of output columns at a time (W [chunk, K], a row per column), so that
+        // memory stays bounded by the chunk rather than by K * N floats.
+        const Weights weights = weightsOf(ctx, b, scales);
+        constexpr int64_t kChunk = 64;
+        using Mat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+        using OutMap = Eigen::Map<Mat, 0, Eigen::OuterStride<>>;
+        const Eigen::Map<const Mat> ma(av, m, m_k);
+        parallelFor(ctx.threadPool(), (m_n + kChunk - 1) / kChunk, 1, [&](int64_t c0, int64_t c1) {
+            std::vector<float> w(static_cast<size_t>(kChunk * m_k));
+            for (int64_t c = c0; c < c1; ++c) {
+                const int64_t n0 = c * kChunk, count = std::min(kChunk, m_n - n0);
+                for (int64_t n = n0; n < n0 + count; ++n)
+                    dequantizeColumn(weights, n, w.data() + (n - n0) * m_k);
+                OutMap(y.data() + n0, m, count, Eigen::OuterStride<>(m_n)).noalias()
+                    = ma * Eigen::Map<const Mat>(w.data(), count, m_k).transpose();
+            }
+        });
+        if (bias)
+            for (int64_t r = 0; r < m; ++r)
+                for (int64_t n = 0; n < m_n; ++n)
+                    y[static_cast<size_t>(r * m_n + n)] += bias[n];
+        contrib::storeOutput(ctx, 0, a.dtype(), outShape, y.data());
+    }
+
+private:
+    /// A [m, K] with each block of a row rounded to int8 steps of max|block| / 127.
+    const float* quantizedRows(const float* a, int64_t m, std::vector<float>& buffer) const
+    {
+        std::vector<float> out(static_cast<size_t>(m * m_k));
+        for (int64_t r = 0; r < m; ++r)
+            for (int64_t k0 = 0; k0 < m_k; k0 += m_blockSize) {
+                const int64_t end = std::min(m_k, k0 + m_blockSize);
+                const float* in = a + r * m_k;
+                float amax = 0;
+                for (int64_t k = k0; k < end; ++k)
+                    amax = std::max(amax, std::fabs(in[k]));
+                const float scale = amax / 127.0f;
+                const float inverse = amax != 0 ? 127.0f / amax : 0.0f;
+                for (int64_t k = k0; k < end; ++k)
+                    out[static_cast<size_t>(r * m_k + k)]
+                        = std::clamp(std::nearbyint(in[k] * inverse), -127.0f, 127.0f) * scale;
+            }
+        buffer = std::move(out);
+        return buffer.data();
+    }
+
+    /// What dequantizing a column of W needs: B's codes, the scales, the zero point of every (column, block) and the
+    /// block of every k.
+    struct Weights {
+        const uint8_t* codes = nullptr;
+        const float* scales = nullptr;
+        std::vector<float> scaleBuffer, zero;
+        std::vector<int64_t> group;
+    };
+
+    Weights weightsOf(const KernelContext& ctx, const Tensor& b, const Tensor& scales) const
+    {
+        Weights w;
+        w.scales = contrib::floats(ctx, scales, w.scaleBuffer, "scales");
+        w.codes = b.data<uint8_t>().data();
+        const int64_t mask = (int64_t(1) << m_bits) - 1;
+        const int64_t perByte = 8 / m_bits;
+        w.zero.assign(static_cast<size_t>(m_n * m_kBlocks), static_cast<float>(int64_t(1) << (m_bits - 1)));
+        if (ctx.hasInput(3)) {
+            const Tensor& zp = ctx.input(3);
+            if (zp.dtype() == DataType::UInt8) {
+                const int64_t rowBytes = (m_kBlocks * m_bits + 7) / 8;
+                if (zp.size() != m_n * rowBytes)
+                    throw ctx.error("packed zero_points " + shapeToString(zp.shape()) + " must hold [N, "
+                        + std::to_string(rowBytes) + "] bytes");
+                const uint8_t* z = zp.data<uint8_t>().data();
+                for (int64_t n = 0; n < m_n; ++n)
+                    for (int64_t j = 0; j < m_kBlocks; ++j) {
+                        const uint8_t byte = z[n * rowBytes + j / perByte];
+                        w.zero[static_cast<size_t>(n * m_kBlocks + j)]
+                            = static_cast<float>((byte >> ((j % perByte) * m_bits)) & mask);
+                    }
+            } else {
+                if (zp.size() != m_n * m_kBlocks)
+                    throw ctx.error("zero_points " + shapeToString(zp.shape())
+                        + " must hold N * k_blocks = " + std::to_string(m_n * m_kBlocks) + " values");
+                std::vector<float> zpBuf;
+                const float* z = contrib::floats(ctx, zp, zpBuf, "zero_points");
+                std::copy(z, z + zp.size(), w.zero.begin());
+            }
+        }
+        w.group.resize(static_cast<size_t>(m_k));
+        for (int64_t k = 0; k < m_k; ++k)
+            w.group[static_cast<size_t>(k)] = k / m_blockSize;
+        if (ctx.hasInput(4)) {
+            const Tensor& g = ctx.input(4);
+            if (g.dtype() != DataType::Int32 || g.size() != m_k)
+                throw ctx.error("g_idx must be int32 of K = " + std::to_string(m_k) + " values, got " + g.typeString());
+            for (int64_t k = 0; k < m_k; ++k) {
+                const int32_t j = g.data<int32_t>()[static_cast<size_t>(k)];
+                if (j < 0 || j >= m_kBlocks)
+                    throw ctx.error("g_idx[" + std::to_string(k) + "] = " + std::to_string(j) + " is not a block");
+                w.group[static_cast<size_t>(k)] = j;
+            }
+        }
+        return w;
+    }
+
+    /// Column n of W (K values) into out.
+    void dequantizeColumn(const Weights& w, int64_t n, float* out) const
+    {
+        const int64_t mask = (int64_t(1) << m_bits) - 1;
+        const uint8_t* row = w.codes + n * m_kBlocks * m_blobSize;
+        const float* zero = w.zero.data() + n * m_kBlocks;
+        const float* scale = w.scales + n * m_kBlocks;
+        for (int64_t k = 0; k < m_k; ++k) {
+            const int64_t bit = (k % m_blockSize) * m_bits;
+            const int64_t q = (row[(k / m_blockSize) * m_blobSize + bit / 8] >> (bit % 8)) & mask;
+            const int64_t j = w.group[static_cast<size_t>(k)];
+            out[k] = (static_cast<float>(q) - zero[j]) * scale[j];
+        }
+    }
+
+    int64_t m_k = 0, m_n = 0, m_bits = 4, m_blockSize = 0, m_kBlocks = 0, m_blobSize = 0;
+    bool m_int8A = false;
+};
+
+} // namespace
+
+void registerMatMulNBits(KernelRegistry& r)
+{
+    r.add("com.microsoft", "MatMulNBits", 1, KernelRegistry::kLatest, makeFactory<MatMulNBits>());
+}
+
+} // namespace onnxscope

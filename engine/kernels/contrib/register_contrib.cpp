@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: MIT
+#include "engine/kernels/kernel_registry.h"
+
+namespace onnxscope {
+
+void registerContribNorms(KernelRegistry& r);
+void registerContribGelu(KernelRegistry& r);
+void registerMatMulNBits(KernelRegistry& r);
+void registerContribRotaryEmbedding(KernelRegistry& r);
+void registerGroupQueryAttention(KernelRegistry& r);
+void registerMultiHeadAttention(KernelRegistry& r);
+void registerContribAttention(KernelRegistry& r);
+void registerEmbedLayerNorm(KernelRegistry& r);
+void registerGatherBlockQuantized(KernelRegistry& r);
+void registerQuantizedMatMuls(KernelRegistry& r);
+
+/// onnxruntime's contrib operators (domain com.microsoft) of transformer and LLM graphs.
+void registerContribKernels(KernelRegistry& r)
+{
+    registerContribNorms(r);
+    registerContribGelu(r);
+    registerMatMulNBits(r);
+    registerContribRotaryEmbedding(r);
+    registerGroupQueryAttention(r);
+    registerMultiHeadAttention(r);
+    registerContribAttention(r);
+    registerEmbedLayerNorm(r);
+    registerGatherBlockQuantized(r);
+    registerQuantizedMatMuls(r);
+}
+
+} // namespace onnxscope

@@ -1,0 +1,145 @@
+"""Turns the committed transformer graphs (tests/contrib/real/models, written by make_real_models.py) into ONNX
+backend test-case folders whose expected outputs onnxruntime computes.
+
+    <test venv python> make_real_cases.py <models dir> <output dir>
+
+Decoders (llama_* from the onnxruntime-genai model builder, gpt2*) run as a prefill of 16 tokens with an empty KV
+cache (<name>_prefill), then one decode step fed onnxruntime's present key/values as past (<name>_decode). Encoders
+(bert*) run once on two sequences, the second padded.
+onnxruntime runs on the CPU execution provider with graph optimizations disabled, so that it computes the graph as
+written. Needs onnx, onnxruntime and numpy (scripts/test-requirements.txt); no torch.
+"""
+
+import os
+import shutil
+import sys
+import zlib
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import numpy_helper
+
+
+def session(path):
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    options.intra_op_num_threads = 2
+    return ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+
+
+def write_case(out_dir, case_name, model_path, model, feeds, names, outputs):
+    case = os.path.join(out_dir, case_name)
+    shutil.rmtree(case, ignore_errors=True)
+    data = os.path.join(case, "test_data_set_0")
+    os.makedirs(data)
+    shutil.copyfile(model_path, os.path.join(case, "model.onnx"))
+    for index, vi in enumerate(model.graph.input):
+        onnx.save_tensor(numpy_helper.from_array(feeds[vi.name], vi.name), os.path.join(data, f"input_{index}.pb"))
+    for index, (name, value) in enumerate(zip(names, outputs)):
+        value = np.asarray(value)
+        if value.dtype.kind == "f" and not np.all(np.isfinite(value)):
+            raise SystemExit(f"{case_name}: onnxruntime's output {name} holds non-finite values")
+        onnx.save_tensor(numpy_helper.from_array(value, name), os.path.join(data, f"output_{index}.pb"))
+    print(f"{case_name}: " + ", ".join(f"{n} {tuple(np.shape(v))}" for n, v in zip(names, outputs)))
+
+
+def float_type(vi):
+    return onnx.helper.tensor_dtype_to_np_dtype(vi.type.tensor_type.elem_type)
+
+
+def decoder_cases(models_dir, name, out_dir, prompt=16):
+    """A prefill of `prompt` tokens, then one decode step with the present key/values as past."""
+    path = os.path.join(models_dir, name + ".onnx")
+    model = onnx.load(path)
+    sess = session(path)
+    names = [o.name for o in model.graph.output]
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    vocab = next(o for o in model.graph.output if o.name == "logits").type.tensor_type.shape.dim[-1].dim_value
+    past_inputs = [vi for vi in model.graph.input if vi.name.startswith("past")]
+    int_type = {vi.name: float_type(vi) for vi in model.graph.input}
+
+    def feeds_for(ids, total, pasts):
+        feeds = {}
+        for vi in model.graph.input:
+            if vi.name == "input_ids":
+                feeds[vi.name] = ids.astype(int_type[vi.name])
+            elif vi.name == "attention_mask":
+                feeds[vi.name] = np.ones((1, total), dtype=int_type[vi.name])
+            elif vi.name == "position_ids":
+                feeds[vi.name] = np.arange(total - ids.shape[1], total, dtype=int_type[vi.name])[None, :]
+            elif vi.name in pasts:
+                feeds[vi.name] = pasts[vi.name]
+            else:
+                raise SystemExit(f"{name}: no recipe for input {vi.name}")
+        return feeds
+
+    # An empty cache [batch, kv heads, 0, head size]; the builder leaves the head size symbolic (kv_cache_dim).
+    probe = {}
+    for vi in past_inputs:
+        dims = vi.type.tensor_type.shape.dim
+        head = dims[3].dim_value
+        if not head:
+            head = kv_head_size(model, vi.name)
+        probe[vi.name] = np.zeros((1, dims[1].dim_value, 0, head), dtype=float_type(vi))
+    ids = rng.integers(0, vocab, (1, prompt))
+    feeds = feeds_for(ids, prompt, probe)
+    outputs = sess.run(names, feeds)
+    write_case(out_dir, name + "_prefill", path, model, feeds, names, outputs)
+    presents = dict(zip(names, outputs))
+    pasts = {vi.name: presents[vi.name.replace("past_key_values", "present")] for vi in past_inputs}
+    next_id = np.array([[int(np.argmax(presents["logits"][0, -1]))]])
+    feeds = feeds_for(next_id, prompt + 1, pasts)
+    outputs = sess.run(names, feeds)
+    write_case(out_dir, name + "_decode", path, model, feeds, names, outputs)
+
+
+def kv_head_size(model, past_name):
+    """The head size of a KV cache input whose last dimension is symbolic: from the GroupQueryAttention reading it."""
+    for node in model.graph.node:
+        if node.op_type == "GroupQueryAttention" and past_name in node.input:
+            attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+            inits = {i.name: i for i in model.graph.initializer}
+            cos = inits.get(node.input[7])
+            if cos is not None and attrs.get("do_rotary", 0):
+                return int(cos.dims[1]) * 2
+    raise SystemExit(f"cannot tell the head size of {past_name}")
+
+
+def encoder_case(models_dir, name, out_dir, batch=2, length=8):
+    """Two sequences of `length` tokens, the last three of the second one padding."""
+    path = os.path.join(models_dir, name + ".onnx")
+    model = onnx.load(path)
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    feeds = {}
+    for vi in model.graph.input:
+        dtype = float_type(vi)
+        if vi.name == "input_ids":
+            feeds[vi.name] = rng.integers(0, 128, (batch, length)).astype(dtype)
+        elif vi.name == "attention_mask":
+            mask = np.ones((batch, length), dtype=dtype)
+            mask[-1, -3:] = 0
+            feeds[vi.name] = mask
+        elif vi.name == "token_type_ids":
+            feeds[vi.name] = (np.arange(length)[None, :] >= length // 2).repeat(batch, 0).astype(dtype)
+        else:
+            raise SystemExit(f"{name}: no recipe for input {vi.name}")
+    names = [o.name for o in model.graph.output]
+    write_case(out_dir, name, path, model, feeds, names, session(path).run(names, feeds))
+
+
+def main():
+    models_dir, out_dir = sys.argv[1], sys.argv[2]
+    os.makedirs(out_dir, exist_ok=True)
+    for f in sorted(os.listdir(models_dir)):
+        if not f.endswith(".onnx"):
+            continue
+        name = f[:-5]
+        if name.startswith("llama") or name.startswith("gpt2"):
+            decoder_cases(models_dir, name, out_dir)
+        elif name.startswith("bert"):
+            encoder_case(models_dir, name, out_dir)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,151 @@
+"""Writes the small transformer graphs of tests/contrib/real/models, with random weights (nothing is downloaded).
+
+    /work/venv-torch/bin/python make_real_models.py <models dir>
+
+Needs torch, transformers, onnx, onnxruntime (its transformers optimizer) and onnxruntime-genai (its model builder);
+the versions used are written into <models dir>/VERSIONS.txt. Each model is saved as one .onnx file with its weights
+inside (each under 1 MB):
+- llama_fp32, llama_int4: a Llama decoder (hidden 64, 2 layers, 4 query heads, 2 KV heads, vocabulary 256) built
+  by `python -m onnxruntime_genai.models.builder -e cpu` at precision fp32 and int4 (MatMulNBits, GroupQueryAttention
+  with rotary embedding, SkipSimplifiedLayerNormalization);
+- bert, bert_optimized, bert_optimized_fp16: see make_bert;
+- gpt2, gpt2_optimized: see make_gpt2.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import onnx
+import torch
+
+
+def save_single_file(src, dst):
+    model = onnx.load(src)  # with its external data
+    onnx.save(model, dst)
+
+
+def make_llama(models_dir, work):
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+    torch.manual_seed(0)
+    config = LlamaConfig(vocab_size=256, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=128, rms_norm_eps=1e-5,
+                         tie_word_embeddings=False)
+    hf = os.path.join(work, "llama_hf")
+    LlamaForCausalLM(config).save_pretrained(hf)
+    # The builder saves the tokenizer next to the model: a word-level one over the vocabulary will do.
+    tokenizer = Tokenizer(models.WordLevel({f"t{i}": i for i in range(config.vocab_size)}, unk_token="t0"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+    PreTrainedTokenizerFast(tokenizer_object=tokenizer, unk_token="t0", bos_token="t1",
+                            eos_token="t2").save_pretrained(hf)
+    for precision in ("fp32", "int4"):
+        out = os.path.join(work, "llama_" + precision)
+        subprocess.run([sys.executable, "-m", "onnxruntime_genai.models.builder", "-i", hf, "-o", out, "-p", precision,
+                        "-e", "cpu", "-c", os.path.join(work, "cache")], check=True, stdout=subprocess.DEVNULL)
+        save_single_file(os.path.join(out, "model.onnx"), os.path.join(models_dir, f"llama_{precision}.onnx"))
+
+
+def make_bert(models_dir, work):
+    """bert: a BERT encoder (hidden 64, 2 layers, 4 heads) exported by torch.onnx (TorchScript exporter, eager
+    attention, so that onnxruntime's fusions recognise it); bert_optimized: after onnxruntime.transformers'
+    optimize_model (EmbedLayerNormalization, Attention, SkipLayerNormalization, BiasGelu); bert_optimized_fp16: that
+    one converted to float16 with float inputs and outputs kept."""
+    from onnxruntime.transformers.optimizer import optimize_model
+    from transformers import BertConfig, BertModel
+
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=128, hidden_size=64, num_hidden_layers=2, num_attention_heads=4,
+                        intermediate_size=128, max_position_embeddings=64, type_vocab_size=2, hidden_act="gelu")
+    config._attn_implementation = "eager"
+    bert = BertModel(config, add_pooling_layer=True).eval()
+
+    class Outputs(torch.nn.Module):
+        def __init__(self, model):
+            super().__init__()
+            self.model = model
+
+        def forward(self, input_ids, attention_mask, token_type_ids):
+            out = self.model(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids)
+            return out.last_hidden_state, out.pooler_output
+
+    ids = torch.randint(0, 128, (2, 8))
+    axes = {0: "batch", 1: "sequence"}
+    path = os.path.join(models_dir, "bert.onnx")
+    torch.onnx.export(Outputs(bert), (ids, torch.ones_like(ids), torch.zeros_like(ids)), path, dynamo=False,
+                      input_names=["input_ids", "attention_mask", "token_type_ids"],
+                      output_names=["last_hidden_state", "pooler_output"], opset_version=17,
+                      dynamic_axes={"input_ids": axes, "attention_mask": axes, "token_type_ids": axes})
+    optimized = optimize_model(path, model_type="bert", num_heads=4, hidden_size=64)
+    optimized.save_model_to_file(os.path.join(models_dir, "bert_optimized.onnx"))
+    optimized.convert_float_to_float16(keep_io_types=True)
+    optimized.save_model_to_file(os.path.join(models_dir, "bert_optimized_fp16.onnx"))
+
+
+def make_gpt2(models_dir, work):
+    """gpt2: GPT-2 (hidden 64, 2 layers, 4 heads, vocabulary 128) with past key/values [B, 4, past, 16] in and present
+    ones out, exported by torch.onnx (TorchScript exporter, eager attention); gpt2_optimized: after
+    onnxruntime.transformers' optimize_model (SkipLayerNormalization, FastGelu; its attention fusion does not
+    recognise this export's causal mask, so attention stays in plain ops)."""
+    from onnxruntime.transformers.optimizer import optimize_model
+    from transformers import GPT2Config, GPT2LMHeadModel
+    from transformers.cache_utils import DynamicCache
+
+    torch.manual_seed(0)
+    config = GPT2Config(vocab_size=128, n_positions=64, n_embd=64, n_layer=2, n_head=4)
+    config._attn_implementation = "eager"
+    gpt2 = GPT2LMHeadModel(config).eval()
+    layers = config.n_layer
+
+    class WithPast(torch.nn.Module):
+        def __init__(self, model):
+            super().__init__()
+            self.model = model
+
+        def forward(self, input_ids, attention_mask, position_ids, *past):
+            cache = DynamicCache(config=config)
+            for i in range(layers):
+                cache.update(past[2 * i], past[2 * i + 1], i)
+            out = self.model(input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids,
+                             past_key_values=cache, use_cache=True)
+            outputs = [out.logits]
+            for layer in out.past_key_values.layers:
+                outputs += [layer.keys, layer.values]
+            return tuple(outputs)
+
+    batch, length, past_length = 1, 3, 4
+    past = [torch.randn(batch, 4, past_length, 16) for _ in range(2 * layers)]
+    kv = [f"{i}.{part}" for i in range(layers) for part in ("key", "value")]
+    inputs = ["input_ids", "attention_mask", "position_ids"] + ["past_key_values." + n for n in kv]
+    axes = {"input_ids": {0: "batch", 1: "sequence"}, "attention_mask": {0: "batch", 1: "total"},
+            "position_ids": {0: "batch", 1: "sequence"}}
+    axes.update({"past_key_values." + n: {0: "batch", 2: "past"} for n in kv})
+    axes.update({"present." + n: {0: "batch", 2: "total"} for n in kv})
+    path = os.path.join(models_dir, "gpt2.onnx")
+    torch.onnx.export(WithPast(gpt2), (torch.randint(0, 128, (batch, length)),
+                                       torch.ones(batch, past_length + length, dtype=torch.int64),
+                                       torch.arange(past_length, past_length + length)[None], *past), path,
+                      dynamo=False, input_names=inputs, output_names=["logits"] + ["present." + n for n in kv],
+                      dynamic_axes=axes, opset_version=17)
+    optimized = optimize_model(path, model_type="gpt2", num_heads=4, hidden_size=64)
+    optimized.save_model_to_file(os.path.join(models_dir, "gpt2_optimized.onnx"))
+
+
+def main():
+    models_dir = os.path.abspath(sys.argv[1])
+    os.makedirs(models_dir, exist_ok=True)
+    with tempfile.TemporaryDirectory() as work:
+        make_llama(models_dir, work)
+        make_bert(models_dir, work)
+        make_gpt2(models_dir, work)
+    import importlib.metadata as md
+    with open(os.path.join(models_dir, "VERSIONS.txt"), "w") as f:
+        for package in ("torch", "transformers", "onnx", "onnxruntime", "onnxruntime-genai"):
+            f.write(f"{package} {md.version(package)}\n")
+
+
+if __name__ == "__main__":
+    main()

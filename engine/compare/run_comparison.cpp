@@ -3,6 +3,7 @@
 
 #include "engine/exec/session.h"
 
+#include <algorithm>
 #include <deque>
 #include <functional>
 #include <set>
@@ -430,6 +431,8 @@ private:
             s.depth = p.depth;
             s.iteration = p.iteration;
             s.opType = p.node ? p.node->opType : std::string();
+            s.constant = p.node && p.node->implicitInputs.empty() && p.node->subgraphs.empty()
+                && std::all_of(p.node->inputs.begin(), p.node->inputs.end(), [](ValueId id) { return id == kNoValue; });
             if (p.depth == 1) {
                 auto it = outputs.find(p.name);
                 if (it != outputs.end())

@@ -133,6 +133,7 @@ constexpr double kNameWeight = 1e3;
 constexpr double kDistanceScale = 0.05; // a content pair's weight is exp(-distance / scale)
 constexpr double kWeakWeight = 1e-4; // the least weight of an admissible content pair
 constexpr size_t kCandidatesPerValue = 16;
+constexpr double kPlaceWeight = 1e-4;
 
 enum class ShapeFit { None, Exact, Squeezed, Reshaped };
 
@@ -301,6 +302,8 @@ Alignment alignValues(const std::vector<ValueSignature>& a, const std::vector<Va
             if (!b[j].source && b[j].numeric)
                 buckets[{ b[j].depth, b[j].iteration, b[j].elements }].push_back(j);
         std::vector<Candidate> mine;
+        const double sizeA = static_cast<double>(std::max<size_t>(a.size(), 1));
+        const double sizeB = static_cast<double>(std::max<size_t>(b.size(), 1));
         for (size_t i = 0; i < a.size(); ++i) {
             if (a[i].source || !a[i].numeric)
                 continue;
@@ -309,6 +312,8 @@ Alignment alignValues(const std::vector<ValueSignature>& a, const std::vector<Va
                 continue;
             mine.clear();
             for (size_t j : bucket->second) {
+                if (a[i].constant != b[j].constant)
+                    continue;
                 const ShapeFit fit = shapeFit(a[i], b[j]);
                 if (fit == ShapeFit::None)
                     continue;
@@ -332,9 +337,12 @@ Alignment alignValues(const std::vector<ValueSignature>& a, const std::vector<Va
                     w += 0.02;
                 if (nameOfAInB[i] == b[j].name)
                     w += 0.05;
+                // Among equals (a graph's many identical scalars), the one at the same relative place.
+                w += kPlaceWeight * (1 - std::abs(static_cast<double>(i) / sizeA - static_cast<double>(j) / sizeB));
                 mine.push_back({ i, j, w, PairedBy::Content, d });
             }
-            if (mine.size() > kCandidatesPerValue) {
+            // Constants keep every candidate: a graph may hold dozens of equal ones, paired greedily below.
+            if (mine.size() > kCandidatesPerValue && !a[i].constant) {
                 std::partial_sort(mine.begin(), mine.begin() + kCandidatesPerValue, mine.end(),
                     [](const Candidate& x, const Candidate& y) { return x.weight > y.weight; });
                 mine.resize(kCandidatesPerValue);
@@ -356,10 +364,15 @@ Alignment alignValues(const std::vector<ValueSignature>& a, const std::vector<Va
     std::vector<double> best(candidates.size(), 0);
     std::vector<int64_t> previous(candidates.size(), -1);
     PrefixBest tree(b.size());
+    auto outsideChain = [&](const Candidate& c) { return c.by == PairedBy::Content && a[c.a].constant; };
     for (size_t start = 0; start < candidates.size();) {
         size_t end = start;
         while (end < candidates.size() && candidates[end].a == candidates[start].a)
             ++end;
+        if (outsideChain(candidates[start])) {
+            start = end;
+            continue;
+        }
         for (size_t k = start; k < end; ++k) {
             auto [value, from] = tree.query(candidates[k].b);
             best[k] = value + candidates[k].weight;
@@ -378,13 +391,26 @@ Alignment alignValues(const std::vector<ValueSignature>& a, const std::vector<Va
         out.aOfB[c.b] = static_cast<int64_t>(c.a);
         out.distance[c.a] = c.distance;
     }
+    auto take = [&](const Candidate& c) {
+        out.bOfA[c.a] = static_cast<int64_t>(c.b);
+        out.byA[c.a] = c.by;
+        out.aOfB[c.b] = static_cast<int64_t>(c.a);
+        out.distance[c.a] = c.distance;
+    };
     // Name pairs and anchors the order could not keep still pair when both ends are free: a name is a promise.
     for (const Candidate& c : candidates)
-        if (c.by != PairedBy::Content && out.bOfA[c.a] < 0 && out.aOfB[c.b] < 0) {
-            out.bOfA[c.a] = static_cast<int64_t>(c.b);
-            out.byA[c.a] = c.by;
-            out.aOfB[c.b] = static_cast<int64_t>(c.a);
-        }
+        if (c.by != PairedBy::Content && out.bOfA[c.a] < 0 && out.aOfB[c.b] < 0)
+            take(c);
+    // Constants run wherever an executor puts them: they pair outside the order, heaviest first, and only when close.
+    std::vector<const Candidate*> constants;
+    for (const Candidate& c : candidates)
+        if (outsideChain(c) && c.distance <= options.closeDistance)
+            constants.push_back(&c);
+    std::stable_sort(constants.begin(), constants.end(),
+        [](const Candidate* x, const Candidate* y) { return x->weight > y->weight; });
+    for (const Candidate* c : constants)
+        if (out.bOfA[c->a] < 0 && out.aOfB[c->b] < 0)
+            take(*c);
     return out;
 }
 

@@ -36,6 +36,7 @@ struct ValueSignature {
     size_t depth = 1; // frame depth, 1 for the main graph
     int64_t iteration = -1;
     std::string opType; // producer's, "" for sources
+    bool constant = false; // made by a node without inputs (Constant): where it runs says nothing
     bool numeric = false; // a tensor of a real-valued element type: content alignment applies
     DataType dtype = DataType::Undefined;
     Shape shape;

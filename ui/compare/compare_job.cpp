@@ -154,6 +154,8 @@ CompareSessionPtr runCompareRequest(
     session->options.tolerance = request.tolerance;
     session->options.nameMap = request.nameMap;
     session->options.compareInitializers = request.compareInitializers;
+    if (request.kind == CompareRequest::Kind::Model)
+        session->options.align = request.align;
     session->threadPool = request.threadPool;
     session->options.sessionOptions.threadPool = request.threadPool.get();
     session->options.cancel = cancel;
@@ -240,7 +242,9 @@ ValuePair fetchPair(const CompareSession& session, size_t index, const std::atom
         check(entry >= 0, "the reference has no value \"" + nameB + "\" at " + row.framePath);
         pair.b = session.reference->read(static_cast<size_t>(entry));
     } else if (session.b) {
-        pair.b = produce(*session.b, options, row.framePath, nameB, row.origin, cancel);
+        const std::string& frameB
+            = row.status == CompareStatus::OnlyB || row.frameB.empty() ? row.framePath : row.frameB;
+        pair.b = produce(*session.b, options, frameB, nameB, row.origin, cancel);
     }
     return pair;
 }

@@ -39,6 +39,7 @@ struct CompareRequest {
     std::map<std::string, std::string> nameMap; // side A name -> side B name
     Tolerance tolerance { 1e-4, 1e-5 };
     bool compareInitializers = true;
+    AlignMode align = AlignMode::Auto; // Kind::Model: how values pair
     /// The kernels' thread pool (the debugger's, Debug › Threads), or null for one thread.
     std::shared_ptr<ThreadPool> threadPool;
 };

@@ -133,7 +133,7 @@ constexpr double kNameWeight = 1e3;
 constexpr double kDistanceScale = 0.05; // a content pair's weight is exp(-distance / scale)
 constexpr double kWeakWeight = 1e-4; // the least weight of an admissible content pair
 constexpr size_t kCandidatesPerValue = 16;
-constexpr double kPlaceWeight = 1e-4;
+constexpr double kDistanceStep = 1e-4; // distances closer than this are equal: rounding noise decides nothing
 
 enum class ShapeFit { None, Exact, Squeezed, Reshaped };
 
@@ -199,7 +199,14 @@ struct Candidate {
     double weight;
     PairedBy by;
     double distance;
+    double offPlace = 0; // how far apart the two values sit in their streams (fractions of each stream)
 };
+
+/// Heavier first; among equals, the one at the same relative place in both streams.
+bool better(const Candidate& x, const Candidate& y)
+{
+    return x.weight > y.weight || (x.weight == y.weight && x.offPlace < y.offPlace);
+}
 
 /// A Fenwick tree over B's stream positions giving the best chain ending at or before a position.
 class PrefixBest {
@@ -208,10 +215,12 @@ public:
         : m_tree(n + 1, { -1.0, -1 })
     {
     }
+    /// A later update wins a tie: of several values of A equal in content (a fused chain's last steps when they are
+    /// no-ops, as LayerNorm's scale and shift at 1 and 0), the last one, which the rest of the graph reads, pairs.
     void update(size_t pos, double value, int64_t candidate)
     {
         for (size_t i = pos + 1; i < m_tree.size(); i += i & (~i + 1))
-            if (value > m_tree[i].first)
+            if (value >= m_tree[i].first)
                 m_tree[i] = { value, candidate };
     }
     /// Best over positions [0, pos).
@@ -329,7 +338,8 @@ Alignment alignValues(const std::vector<ValueSignature>& a, const std::vector<Va
                 // in a Gelu, x * gamma in a LayerNorm) are near their fused output's content but are not it.
                 if (d > options.closeDistance && a[i].opType != b[j].opType)
                     continue;
-                double w = std::max(std::exp(-d / kDistanceScale), kWeakWeight);
+                double w
+                    = std::max(std::exp(-std::ceil(d / kDistanceStep) * kDistanceStep / kDistanceScale), kWeakWeight);
                 if (a[i].allZero && b[j].allZero)
                     w = 0.01; // says nothing about where the value is
                 w *= fit == ShapeFit::Exact ? 1.0 : fit == ShapeFit::Squeezed ? 0.9 : 0.5;
@@ -338,13 +348,12 @@ Alignment alignValues(const std::vector<ValueSignature>& a, const std::vector<Va
                 if (nameOfAInB[i] == b[j].name)
                     w += 0.05;
                 // Among equals (a graph's many identical scalars), the one at the same relative place.
-                w += kPlaceWeight * (1 - std::abs(static_cast<double>(i) / sizeA - static_cast<double>(j) / sizeB));
-                mine.push_back({ i, j, w, PairedBy::Content, d });
+                const double offPlace = std::abs(static_cast<double>(i) / sizeA - static_cast<double>(j) / sizeB);
+                mine.push_back({ i, j, w, PairedBy::Content, d, offPlace });
             }
             // Constants keep every candidate: a graph may hold dozens of equal ones, paired greedily below.
             if (mine.size() > kCandidatesPerValue && !a[i].constant) {
-                std::partial_sort(mine.begin(), mine.begin() + kCandidatesPerValue, mine.end(),
-                    [](const Candidate& x, const Candidate& y) { return x.weight > y.weight; });
+                std::partial_sort(mine.begin(), mine.begin() + kCandidatesPerValue, mine.end(), better);
                 mine.resize(kCandidatesPerValue);
             }
             candidates.insert(candidates.end(), mine.begin(), mine.end());
@@ -406,8 +415,8 @@ Alignment alignValues(const std::vector<ValueSignature>& a, const std::vector<Va
     for (const Candidate& c : candidates)
         if (outsideChain(c) && c.distance <= options.closeDistance)
             constants.push_back(&c);
-    std::stable_sort(constants.begin(), constants.end(),
-        [](const Candidate* x, const Candidate* y) { return x->weight > y->weight; });
+    std::stable_sort(
+        constants.begin(), constants.end(), [](const Candidate* x, const Candidate* y) { return better(*x, *y); });
     for (const Candidate* c : constants)
         if (out.bOfA[c->a] < 0 && out.aOfB[c->b] < 0)
             take(*c);

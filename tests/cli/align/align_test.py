@@ -428,6 +428,100 @@ def case_loop(cli, work, rng, x):
             check(unpaired == [("mm", 0), ("mm", 1), ("mm", 2)], f"{label}: unpaired {unpaired}")
 
 
+def case_bert(cli, work, models):
+    """One BERT exported twice (make_bert_exports.py): TorchScript at opset 16 (LayerNorm and Gelu written out) and
+    dynamo at opset 20 (LayerNormalization, Gelu, other names). Everything pairs and matches; onnxruntime confirms every
+    pair. Then one weight of the dynamo export is perturbed: the first divergence is the node that uses it."""
+    print("== BERT exported twice")
+    a = onnx.load(models / "bert_ts16.onnx")
+    b = onnx.load(models / "bert_dyn20.onnx")
+    rng = np.random.default_rng(3)
+    feeds = {"input_ids": rng.integers(0, 100, (1, 12)).astype(np.int64),
+             "attention_mask": np.ones((1, 12), np.int64)}
+    feeds["attention_mask"][0, 10:] = 0
+    for k, v in feeds.items():
+        np.save(work / f"bert_{k}.npy", v)
+    inputs = [f"--input={k}={work / f'bert_{k}.npy'}" for k in feeds]
+    va = ort_values(a, feeds)
+    vb = ort_values(b, feeds)
+    report, p = run_cli_inputs(cli, models / "bert_ts16.onnx", models / "bert_dyn20.onnx", work / "bert.json", inputs)
+    check(p.returncode == 0 and report["first_divergence"] is None,
+          f"bert: exit {p.returncode}, first divergence {report['first_divergence']}")
+    rows = node_outputs(report)
+    paired_b = {}
+    for name, row in rows.items():
+        if row["status"] == "only_a" or name not in va or row["name_b"] not in vb:
+            continue
+        paired_b[row["name_b"]] = name
+        x = va[name].astype(np.float64)
+        y = vb[row["name_b"]].astype(np.float64).reshape(x.shape)
+        check(np.all(np.abs(x - y) <= ATOL + RTOL * np.abs(y) + 1e-6 * np.abs(y).max()),
+              f"bert: onnxruntime disagrees on the pair {name} ~ {row['name_b']}")
+    # Every LayerNormalization, Gelu, MatMul and Softmax of the fused export has a counterpart.
+    for n in b.graph.node:
+        if n.op_type in ("LayerNormalization", "Gelu", "MatMul", "Softmax"):
+            check(n.output[0] in paired_b, f"bert: B's {n.op_type} {n.name} ({n.output[0]}) has no counterpart")
+    check(paired_b.get("layer_norm_4") == "hidden" or any(r["name"] == "hidden" and r["status"] == "match"
+                                                         for r in report["values"]), "bert: the output does not pair")
+
+    print("== BERT, one weight of the other export perturbed")
+    target = next(n for n in b.graph.node if n.op_type == "MatMul" and any("layer.1.intermediate" in i for i in n.input)
+                  ) if any("layer.1.intermediate" in i for n in b.graph.node for i in n.input) else None
+    weight = None
+    if target is None:
+        # dynamo exports name weights after parameters; find the intermediate dense weight by shape [32, 64]
+        mm = [n for n in b.graph.node if n.op_type == "MatMul"]
+        inits = {t.name: t for t in b.graph.initializer}
+        cands = [n for n in mm if any(i in inits and list(inits[i].dims) == [32, 64] for i in n.input)]
+        target = cands[-1]  # layer 1's
+    inits = {t.name: t for t in b.graph.initializer}
+    weight = next(i for i in target.input if i in inits)
+    bp = onnx.ModelProto()
+    bp.CopyFrom(b)
+    for t in bp.graph.initializer:
+        if t.name == weight:
+            arr = numpy_helper.to_array(t).copy()
+            arr[3, 5] += 0.05
+            t.CopyFrom(numpy_helper.from_array(arr, t.name))
+    onnx.save(bp, work / "bert_dyn20_perturbed.onnx")
+    vbp = ort_values(bp, feeds)
+    # Brute force: A's float values that some value of the unperturbed export equals (within tolerance, exhaustive
+    # search) have a counterpart; the first node of A one of whose such values no longer equals its counterpart in the
+    # perturbed export is the first divergence.
+    first = None
+    for n in a.graph.node:
+        for o in n.output:
+            x = va.get(o)
+            if first or x is None or x.dtype != np.float32 or n.op_type == "Constant":
+                continue
+            x64 = x.astype(np.float64)
+            same = sorted(k for k, y in vb.items() if y.dtype == np.float32 and y.size == x.size and np.all(
+                np.abs(x64 - y.astype(np.float64).reshape(x.shape)) <= ATOL + RTOL * np.abs(y.reshape(x.shape))))
+            if same and not any(np.all(np.abs(x64 - vbp[k].astype(np.float64).reshape(x.shape))
+                                       <= ATOL + RTOL * np.abs(vbp[k].reshape(x.shape))) for k in same):
+                first = (n.name, set(same))
+    check(first is not None, "bert perturbed: brute force finds no divergence")
+    report, p = run_cli_inputs(cli, models / "bert_ts16.onnx", work / "bert_dyn20_perturbed.onnx",
+                               work / "bert_perturbed.json", inputs)
+    f = report["first_divergence"]
+    check(p.returncode == 1 and f is not None, f"bert perturbed: exit {p.returncode}, first divergence {f}")
+    if f and first:
+        check(f["node"] == first[0], f"bert perturbed: first divergence {f['node']}, brute force {first[0]}")
+        check(f["counterpart"] in first[1], f"bert perturbed: counterpart {f['counterpart']}, brute force {first[1]}")
+        check(f["node_b"] == target.name and f["op_type_b"] == "MatMul",
+              f"bert perturbed: B node {f['node_b']}, the perturbed weight's MatMul is {target.name}")
+
+
+def run_cli_inputs(cli, a, b, out, inputs):
+    cmd = [cli, "compare", str(a), str(b), *inputs, "--json", str(out)]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    print("$", " ".join(cmd), "->", p.returncode)
+    if p.returncode not in (0, 1):
+        print(p.stdout, p.stderr)
+        raise SystemExit(f"compare failed with exit status {p.returncode}")
+    return json.loads(out.read_text()), p
+
+
 def main():
     cli, work = sys.argv[1], Path(sys.argv[2])
     work.mkdir(parents=True, exist_ok=True)
@@ -453,6 +547,7 @@ def main():
     case_diverging(cli, work, "perturbed", model_a, perturbed, work / "b_perturbed.onnx", x, known="fc2_matmul")
 
     case_loop(cli, work, rng, x)
+    case_bert(cli, work, Path(__file__).parent / "models")
     if FAILURES:
         print(f"{len(FAILURES)} failure(s)")
         sys.exit(1)

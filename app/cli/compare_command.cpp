@@ -413,12 +413,37 @@ int runCompare(const CompareCliOptions& o)
         if (!o.inputsB.empty()) {
             b.inputs = readInputs(gb, o.inputsB, "--input-b");
         } else {
-            // B takes A's inputs by name, converted when B declares another floating-point type (fp32 vs fp16).
-            for (ValueId id : gb.inputs()) {
-                const auto& v = gb.value(id);
-                auto it = a.inputs.find(v.name);
+            // B takes A's inputs by name, converted when B declares another floating-point type (fp32 vs fp16). When
+            // no name is shared and both declare as many inputs (a re-exported model), by position.
+            const Graph& ga = modelA->graph();
+            bool anyShared = false;
+            for (ValueId id : gb.inputs())
+                anyShared = anyShared || a.inputs.count(gb.value(id).name) > 0;
+            bool byPosition = !anyShared && ga.inputs().size() == gb.inputs().size();
+            for (size_t k = 0; byPosition && k < gb.inputs().size(); ++k) {
+                const auto& v = gb.value(gb.inputs()[k]);
+                auto it = a.inputs.find(ga.value(ga.inputs()[k]).name);
+                try {
+                    byPosition = it != a.inputs.end();
+                    if (byPosition) { // only when every input fits B's declared type
+                        Value value = it->second;
+                        if (value.isTensor() && v.type.kind == Value::Kind::Tensor
+                            && v.type.elementType != DataType::Undefined && isFloatingPoint(value.tensor().dtype())
+                            && isFloatingPoint(v.type.elementType))
+                            value = Value(castTensor(value.tensor(), v.type.elementType));
+                        v.type.checkValue(value, v.name);
+                    }
+                } catch (const Error&) {
+                    byPosition = false;
+                }
+            }
+            for (size_t k = 0; k < gb.inputs().size(); ++k) {
+                const auto& v = gb.value(gb.inputs()[k]);
+                auto it = a.inputs.find(byPosition ? ga.value(ga.inputs()[k]).name : v.name);
                 if (it == a.inputs.end())
                     continue;
+                if (byPosition)
+                    std::cout << "input \"" << v.name << "\" of B takes A's \"" << it->first << "\" (same position)\n";
                 Value value = it->second;
                 if (value.isTensor() && v.type.kind == Value::Kind::Tensor && v.type.elementType != DataType::Undefined
                     && value.tensor().dtype() != v.type.elementType && isFloatingPoint(value.tensor().dtype())

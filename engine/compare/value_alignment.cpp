@@ -133,6 +133,7 @@ constexpr double kNameWeight = 1e3;
 constexpr double kDistanceScale = 0.05; // a content pair's weight is exp(-distance / scale)
 constexpr double kWeakWeight = 1e-4; // the least weight of an admissible content pair
 constexpr size_t kCandidatesPerValue = 16;
+constexpr size_t kCandidatesPerConstant = 256;
 constexpr double kDistanceStep = 1e-4; // distances closer than this are equal: rounding noise decides nothing
 
 enum class ShapeFit { None, Exact, Squeezed, Reshaped };
@@ -351,10 +352,15 @@ Alignment alignValues(const std::vector<ValueSignature>& a, const std::vector<Va
                 const double offPlace = std::abs(static_cast<double>(i) / sizeA - static_cast<double>(j) / sizeB);
                 mine.push_back({ i, j, w, PairedBy::Content, d, offPlace });
             }
-            // Constants keep every candidate: a graph may hold dozens of equal ones, paired greedily below.
-            if (mine.size() > kCandidatesPerValue && !a[i].constant) {
-                std::partial_sort(mine.begin(), mine.begin() + kCandidatesPerValue, mine.end(), better);
-                mine.resize(kCandidatesPerValue);
+            // Constants keep more close candidates: a graph may hold dozens of equal ones, paired greedily below.
+            if (a[i].constant)
+                mine.erase(std::remove_if(mine.begin(), mine.end(),
+                               [&](const Candidate& c) { return c.distance > options.closeDistance; }),
+                    mine.end());
+            const size_t keep = a[i].constant ? kCandidatesPerConstant : kCandidatesPerValue;
+            if (mine.size() > keep) {
+                std::partial_sort(mine.begin(), mine.begin() + static_cast<std::ptrdiff_t>(keep), mine.end(), better);
+                mine.resize(keep);
             }
             candidates.insert(candidates.end(), mine.begin(), mine.end());
         }

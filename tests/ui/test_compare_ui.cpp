@@ -649,14 +649,15 @@ print(repr(float(delta.max())))
         QVERIFY(!compare()->session());
         QVERIFY(compare()->compareAction()->isEnabled());
 
-        // A model B whose input is missing from side A and given no file: a message naming it.
+        // A model B whose input is missing from side A and given no file, and does not fit side A's input at the same
+        // position (another shape): a message naming it.
         m_errors.clear();
         const QString other = path("other_input.onnx");
         const QString made = runPython(QStringLiteral(R"(
 import onnx
 from onnx import helper, TensorProto
 n = helper.make_node('Relu', ['y'], ['z'])
-g = helper.make_graph([n], 'g', [helper.make_tensor_value_info('y', TensorProto.FLOAT, [4, 8])], [helper.make_tensor_value_info('z', TensorProto.FLOAT, [4, 8])])
+g = helper.make_graph([n], 'g', [helper.make_tensor_value_info('y', TensorProto.FLOAT, [5, 8])], [helper.make_tensor_value_info('z', TensorProto.FLOAT, [5, 8])])
 onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid('', 17)]), '%1')
 print('ok')
 )")

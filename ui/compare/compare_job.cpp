@@ -66,11 +66,28 @@ std::map<std::string, Value> inputsForB(
             "side B has no input \"" + input + "\"; its inputs are: " + inputsText(graphB));
         inputs[input] = readInputValue(input, path, &graphB.value(id).type);
     }
-    for (ValueId id : graphB.inputs()) {
-        const ValueInfo& v = graphB.value(id);
+    // By name; when no name is shared and both declare as many inputs (a re-exported model), by position.
+    const Graph& graphA = request.modelA->graph();
+    bool anyShared = false;
+    for (ValueId id : graphB.inputs())
+        anyShared = anyShared || inputsA.count(graphB.value(id).name) > 0;
+    bool byPosition = !anyShared && graphA.inputs().size() == graphB.inputs().size();
+    for (size_t k = 0; byPosition && k < graphB.inputs().size(); ++k) {
+        const ValueInfo& v = graphB.value(graphB.inputs()[k]);
+        const auto it = inputsA.find(graphA.value(graphA.inputs()[k]).name);
+        try {
+            byPosition = it != inputsA.end();
+            if (byPosition)
+                v.type.checkValue(convertFor(it->second, v.type), v.name); // only when every input fits
+        } catch (const Error&) {
+            byPosition = false;
+        }
+    }
+    for (size_t k = 0; k < graphB.inputs().size(); ++k) {
+        const ValueInfo& v = graphB.value(graphB.inputs()[k]);
         if (inputs.count(v.name))
             continue;
-        const auto it = inputsA.find(v.name);
+        const auto it = inputsA.find(byPosition ? graphA.value(graphA.inputs()[k]).name : v.name);
         if (it != inputsA.end())
             inputs[v.name] = convertFor(it->second, v.type);
     }

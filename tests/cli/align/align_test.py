@@ -217,8 +217,10 @@ def case_fused(cli, work, model_a, model_b, x):
     expected_unpaired = {o for o, b in pairs.items() if b is None}
     check(expected_unpaired == FUSED_AWAY, f"brute force unpaired {sorted(expected_unpaired)}")
     for mode in ("content", "auto"):
+        # auto: B's input "t0" takes A's "x" by position (no input name is shared)
+        extra = ["--input-b", f"t0={work / 'x.npy'}"] if mode == "content" else []
         report, p = run_cli(cli, work / "a.onnx", work / "b_fused.onnx", work / f"fused_{mode}.json", "--align", mode,
-                            "--input-b", f"t0={work / 'x.npy'}")
+                            *extra)
         check(p.returncode == 0, f"{mode}: exit status {p.returncode}, expected 0 (no divergence)")
         check(report["first_divergence"] is None, f"{mode}: first divergence {report['first_divergence']}")
         check(report["summary"]["align"] == mode, f"{mode}: summary.align {report['summary']['align']}")
@@ -254,8 +256,8 @@ def case_diverging(cli, work, label, model_a, model_b, path_b, x, known=None):
     renamed = rename_all(model_b, "r_")
     onnx.save(renamed, path_b)
     for mode in ("content", "auto"):
-        report, p = run_cli(cli, work / "a.onnx", path_b, work / f"{label}_{mode}.json", "--align", mode,
-                            "--input-b", f"r_x={work / 'x.npy'}")
+        extra = ["--input-b", f"r_x={work / 'x.npy'}"] if mode == "content" else []
+        report, p = run_cli(cli, work / "a.onnx", path_b, work / f"{label}_{mode}.json", "--align", mode, *extra)
         check(p.returncode == 1, f"{label} {mode}: exit status {p.returncode}, expected 1")
         f = report["first_divergence"]
         check(f is not None, f"{label} {mode}: no first divergence reported")

@@ -34,6 +34,7 @@ struct CompareCliOptions {
     std::string json, nodeData, nodeDataMetric = "abs";
     bool noInitializers = false;
     bool divergedOnly = false;
+    std::string align = "auto";
     LimitOptions limits;
     ThreadOptions threads;
 };
@@ -138,8 +139,10 @@ void printRow(const CompareRow& r)
     else
         where += r.node + " (" + r.opType + ")";
     std::string value = "\"" + r.name + "\"";
-    if (r.nameB != r.name)
+    if (r.status != CompareStatus::OnlyA && r.status != CompareStatus::OnlyB && r.nameB != r.name)
         value += " ~ \"" + r.nameB + "\"";
+    if (r.pairedBy == PairedBy::Content && !r.nodeB.empty())
+        value += " (B: " + r.nodeB + " " + r.opTypeB + ")";
     std::cout << where << " | " << value << " | " << (r.typeA.empty() ? "-" : r.typeA) << " | "
               << (r.typeB.empty() ? "-" : r.typeB) << " | ";
     if (hasStats(r) && r.stats.numeric)
@@ -196,6 +199,13 @@ nlohmann::json rowJson(const CompareRow& r, size_t index)
     j["nonfinite_mismatches"] = numeric ? nlohmann::json(r.stats.nonFiniteMismatches) : nullptr;
     j["worst_index"] = stats && r.stats.worstIndex >= 0 ? nlohmann::json(r.stats.worstIndex) : nullptr;
     j["note"] = r.note;
+    const bool paired = r.status != CompareStatus::OnlyA && r.status != CompareStatus::OnlyB;
+    j["paired_by"] = paired ? nlohmann::json(std::string(pairedByName(r.pairedBy))) : nlohmann::json(nullptr);
+    j["frame_b"] = paired ? nlohmann::json(r.frameB) : nlohmann::json(nullptr);
+    j["node_b"] = paired ? nlohmann::json(r.nodeB) : nlohmann::json(nullptr);
+    j["op_type_b"] = paired ? nlohmann::json(r.opTypeB) : nlohmann::json(nullptr);
+    j["sequence_b"] = paired ? nlohmann::json(r.sequenceB) : nlohmann::json(nullptr);
+    j["align_distance"] = paired && r.pairedBy == PairedBy::Content ? jnum(r.alignDistance) : nullptr;
     return j;
 }
 
@@ -239,6 +249,13 @@ nlohmann::json resultJson(const ComparisonResult& res, const std::string& sideBK
     summary["all_match"] = res.allMatch();
     summary["diverged"] = res.hasDivergence();
     summary["peak_held_bytes"] = res.peakHeldBytes;
+    summary["align"] = std::string(alignModeName(res.align));
+    summary["alignment_bytes"] = res.alignmentBytes;
+    nlohmann::json unpaired = nlohmann::json::array();
+    for (size_t i = 0; i < res.rows.size(); ++i)
+        if (res.rows[i].status == CompareStatus::OnlyA && res.rows[i].origin != ValueOrigin::Initializer)
+            unpaired.push_back(i);
+    j["unpaired_a"] = unpaired;
     j["summary"] = summary;
     j["error_a"] = res.errorA.empty() ? nlohmann::json(nullptr) : nlohmann::json(res.errorA);
     j["error_b"] = res.errorB.empty() ? nlohmann::json(nullptr) : nlohmann::json(res.errorB);
@@ -249,6 +266,16 @@ nlohmann::json resultJson(const ComparisonResult& res, const std::string& sideBK
         for (size_t r : n.rows)
             outs.push_back(res.rows[r].name);
         f["outputs"] = outs;
+        // The counterpart: side B's value paired with its worst output, and the node that produced it.
+        const CompareRow* worst = nullptr;
+        for (size_t r : n.rows)
+            if (isDivergent(res.rows[r].status)
+                && (!worst || res.rows[r].stats.toleranceRatio > worst->stats.toleranceRatio))
+                worst = &res.rows[r];
+        f["counterpart"] = worst ? nlohmann::json(worst->nameB) : nlohmann::json(nullptr);
+        f["node_b"] = worst ? nlohmann::json(worst->nodeB) : nlohmann::json(nullptr);
+        f["op_type_b"] = worst ? nlohmann::json(worst->opTypeB) : nlohmann::json(nullptr);
+        f["frame_b"] = worst ? nlohmann::json(worst->frameB) : nlohmann::json(nullptr);
         j["first_divergence"] = f;
     } else {
         j["first_divergence"] = nullptr;
@@ -353,6 +380,13 @@ int runCompare(const CompareCliOptions& o)
     options.sessionOptions.threadPool = pool.get();
     options.tolerance = { o.rtol, o.atol };
     options.compareInitializers = !o.noInitializers;
+    try {
+        options.align = parseAlignMode(o.align);
+    } catch (const Error& e) {
+        throw UsageError(std::string("--align: ") + e.what());
+    }
+    if (!o.reference.empty() && options.align == AlignMode::Content)
+        throw UsageError("--align content needs a second model: reference values pair by name");
     for (const auto& m : o.maps) {
         auto eq = m.find('=');
         if (eq == std::string::npos || eq == 0 || eq + 1 == m.size())
@@ -379,12 +413,37 @@ int runCompare(const CompareCliOptions& o)
         if (!o.inputsB.empty()) {
             b.inputs = readInputs(gb, o.inputsB, "--input-b");
         } else {
-            // B takes A's inputs by name, converted when B declares another floating-point type (fp32 vs fp16).
-            for (ValueId id : gb.inputs()) {
-                const auto& v = gb.value(id);
-                auto it = a.inputs.find(v.name);
+            // B takes A's inputs by name, converted when B declares another floating-point type (fp32 vs fp16). When
+            // no name is shared and both declare as many inputs (a re-exported model), by position.
+            const Graph& ga = modelA->graph();
+            bool anyShared = false;
+            for (ValueId id : gb.inputs())
+                anyShared = anyShared || a.inputs.count(gb.value(id).name) > 0;
+            bool byPosition = !anyShared && ga.inputs().size() == gb.inputs().size();
+            for (size_t k = 0; byPosition && k < gb.inputs().size(); ++k) {
+                const auto& v = gb.value(gb.inputs()[k]);
+                auto it = a.inputs.find(ga.value(ga.inputs()[k]).name);
+                try {
+                    byPosition = it != a.inputs.end();
+                    if (byPosition) { // only when every input fits B's declared type
+                        Value value = it->second;
+                        if (value.isTensor() && v.type.kind == Value::Kind::Tensor
+                            && v.type.elementType != DataType::Undefined && isFloatingPoint(value.tensor().dtype())
+                            && isFloatingPoint(v.type.elementType))
+                            value = Value(castTensor(value.tensor(), v.type.elementType));
+                        v.type.checkValue(value, v.name);
+                    }
+                } catch (const Error&) {
+                    byPosition = false;
+                }
+            }
+            for (size_t k = 0; k < gb.inputs().size(); ++k) {
+                const auto& v = gb.value(gb.inputs()[k]);
+                auto it = a.inputs.find(byPosition ? ga.value(ga.inputs()[k]).name : v.name);
                 if (it == a.inputs.end())
                     continue;
+                if (byPosition)
+                    std::cout << "input \"" << v.name << "\" of B takes A's \"" << it->first << "\" (same position)\n";
                 Value value = it->second;
                 if (value.isTensor() && v.type.kind == Value::Kind::Tensor && v.type.elementType != DataType::Undefined
                     && value.tensor().dtype() != v.type.elementType && isFloatingPoint(value.tensor().dtype())
@@ -422,6 +481,15 @@ int runCompare(const CompareCliOptions& o)
     if (hiddenSources)
         std::cout << "(" << hiddenSources << " initializer(s) present on one side only, not shown; see --json)\n";
 
+    if (res.align != AlignMode::Names) {
+        size_t content = 0, unpaired = 0;
+        for (const auto& r : res.rows) {
+            content += r.pairedBy == PairedBy::Content;
+            unpaired += r.status == CompareStatus::OnlyA && r.origin != ValueOrigin::Initializer;
+        }
+        std::cout << "aligned by " << (res.align == AlignMode::Auto ? "name, then content" : "content") << ": "
+                  << content << " value(s) paired by content, " << unpaired << " value(s) of A without a counterpart\n";
+    }
     std::cout << "values: " << res.count(CompareStatus::Match) << " match, " << res.count(CompareStatus::Mismatch)
               << " mismatch, " << res.count(CompareStatus::ShapeMismatch) << " shape mismatch, "
               << res.count(CompareStatus::KindMismatch) << " kind mismatch, " << res.count(CompareStatus::OnlyA)
@@ -448,6 +516,12 @@ int runCompare(const CompareCliOptions& o)
             std::cout << ", max abs error " << num(n.maxAbsError) << ", max rel error " << num(n.maxRelError)
                       << ", cosine " << num(n.minCosine);
         std::cout << "; all its inputs computed by nodes match\n";
+        for (size_t r : n.rows)
+            if (isDivergent(res.rows[r].status) && !res.rows[r].nodeB.empty()
+                && (res.rows[r].pairedBy == PairedBy::Content || res.rows[r].nodeB != n.node))
+                std::cout << "  its output \"" << res.rows[r].name << "\" pairs with \"" << res.rows[r].nameB
+                          << "\" of B, made by node \"" << res.rows[r].nodeB << "\" (" << res.rows[r].opTypeB << ") at "
+                          << res.rows[r].frameB << "\n";
         if (roots > 1)
             std::cout << "(" << roots - 1 << " more independent divergence(s); see the \"root\" flag in --json)\n";
     } else if (res.hasDivergence()) {
@@ -490,6 +564,10 @@ CommandRunner addCompareCommand(CLI::App& app)
     cmd->add_option("--rtol", o->rtol, "Relative tolerance: |a - b| <= atol + rtol * |b|")->capture_default_str();
     cmd->add_option("--atol", o->atol, "Absolute tolerance")->capture_default_str();
     cmd->add_option("--map", o->maps, "NAME_A=NAME_B: value NAME_A of A is NAME_B on side B (renamed tensors)");
+    cmd->add_option("--align", o->align,
+           "How values pair: names (frame path and name), content (shape and content, in execution order on both "
+           "sides), auto (names, then content for the values whose names B lacks)")
+        ->capture_default_str();
     cmd->add_flag("--no-initializers", o->noInitializers, "Do not compare the initializers of the two models");
     cmd->add_flag("--diverged-only", o->divergedOnly, "Print only the rows that diverge");
     cmd->add_option("--json", o->json, "Write the comparison as JSON (docs/compare-format.md)");

@@ -3,6 +3,7 @@
 
 #include "engine/exec/session.h"
 
+#include <algorithm>
 #include <deque>
 #include <functional>
 #include <set>
@@ -65,6 +66,50 @@ std::map<std::pair<const Graph*, NodeId>, const NodeCompare*> ComparisonResult::
     return out;
 }
 
+std::map<std::pair<const Graph*, NodeId>, NodeCompare> ComparisonResult::nodesOfB() const
+{
+    std::map<std::pair<const Graph*, NodeId>, NodeCompare> out;
+    std::set<size_t> rootRows;
+    for (const auto& n : nodes)
+        if (n.root)
+            rootRows.insert(n.rows.begin(), n.rows.end());
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const CompareRow& r = rows[i];
+        const bool onlyB = r.status == CompareStatus::OnlyB;
+        const Graph* graph = onlyB ? r.graph : r.graphB;
+        const NodeId node = onlyB ? r.nodeId : r.nodeIdB;
+        if (!graph || node < 0 || r.status == CompareStatus::OnlyA)
+            continue;
+        auto [it, inserted] = out.try_emplace({ graph, node });
+        NodeCompare& n = it->second;
+        if (inserted) {
+            n.framePath = onlyB ? r.framePath : r.frameB;
+            n.node = onlyB ? r.node : r.nodeB;
+            n.opType = onlyB ? r.opType : r.opTypeB;
+            n.graph = graph;
+            n.nodeId = node;
+            n.sequence = onlyB ? r.sequence : r.sequenceB;
+            n.status = CompareStatus::OnlyB;
+        }
+        n.rows.push_back(i);
+        n.root = n.root || rootRows.count(i) > 0;
+        if (onlyB)
+            continue;
+        const bool better = n.status == CompareStatus::OnlyB
+            || std::make_tuple(isDivergent(r.status), r.stats.toleranceRatio, r.stats.maxAbsError)
+                > std::make_tuple(isDivergent(n.status), n.toleranceRatio, n.maxAbsError);
+        if (better)
+            n.status = r.status;
+        if (r.status == CompareStatus::Match || r.status == CompareStatus::Mismatch) {
+            n.maxAbsError = std::max(n.maxAbsError, r.stats.maxAbsError);
+            n.maxRelError = std::max(n.maxRelError, r.stats.maxRelError);
+            n.minCosine = std::min(n.minCosine, r.stats.cosine);
+            n.toleranceRatio = std::max(n.toleranceRatio, r.stats.toleranceRatio);
+        }
+    }
+    return out;
+}
+
 namespace {
 
 /// Every value name of a graph and of its subgraphs and function bodies.
@@ -82,6 +127,21 @@ void collectNames(const Graph& graph, std::unordered_set<std::string>& names)
     }
 }
 
+/// The names of every node output of a graph and of its subgraphs and function bodies.
+void collectOutputNames(const Graph& graph, std::unordered_set<std::string>& names)
+{
+    for (const auto& node : graph.nodes()) {
+        for (ValueId id : node.outputs)
+            if (id != kNoValue)
+                names.insert(graph.value(id).name);
+        for (const auto& [attr, sub] : node.subgraphs)
+            if (sub)
+                collectOutputNames(*sub, names);
+        if (node.functionBody)
+            collectOutputNames(*node.functionBody, names);
+    }
+}
+
 enum class Side { A, B };
 
 /// A value produced on one side, as the comparison sees it.
@@ -94,6 +154,7 @@ struct Produced {
     const Graph* graph = nullptr;
     uint64_t frameId = 0;
     ValueId valueId = kNoValue;
+    size_t depth = 1;
 };
 
 /// Where a node input came from, for telling roots of a divergence from what follows it.
@@ -144,6 +205,7 @@ public:
             p.graph = &g;
             p.frameId = e.frame.id;
             p.valueId = e.node.outputs[i];
+            p.depth = e.depth;
             produced(p, e.outputs[i]);
         }
     }
@@ -191,6 +253,22 @@ public:
             m_namesAInB.insert(mapName(n));
         if (b)
             collectNames(b->program->model().graph(), m_namesB);
+        if (b && m_options.align != AlignMode::Names) {
+            bool namesCover = m_options.align == AlignMode::Auto;
+            if (namesCover) {
+                std::unordered_set<std::string> outputsA;
+                collectOutputNames(a.program->model().graph(), outputsA);
+                for (ValueId id : a.program->model().graph().inputs())
+                    outputsA.insert(a.program->model().graph().value(id).name);
+                for (const auto& n : outputsA)
+                    namesCover = namesCover && m_namesB.count(mapName(n)) > 0;
+            }
+            if (!namesCover) {
+                m_result.align = m_options.align;
+                if (!align(a, *b))
+                    return std::move(m_result); // cancelled
+            }
+        }
 
         Session sa(a.program, m_options.sessionOptions);
         std::unique_ptr<Session> sb;
@@ -202,6 +280,7 @@ public:
         if (b) {
             sb = std::make_unique<Session>(b->program, m_options.sessionOptions);
             ob.produced = [&](const Produced& p, const Value& v) { producedB(p, v); };
+            ob.after = [&](const NodeEvent&) { ++m_sequenceB; };
             sb->addObserver(&ob);
         }
 
@@ -296,10 +375,26 @@ private:
 
     void emitSources(Side side, const Session& s, const RunSide& run)
     {
+        forEachSource(s, run, [&](const Produced& p, const Value& v) {
+            if (side == Side::A) {
+                // A reference holds node values; a source it lacks is expected, not worth a row.
+                if (m_reference && m_reference->find(p.framePath, mapName(p.name)) < 0)
+                    return;
+                producedA(p, v);
+            } else {
+                producedB(p, v);
+            }
+        });
+    }
+
+    /// The main graph's inputs given and (with compareInitializers) its initializers, in the order both passes use.
+    void forEachSource(
+        const Session& s, const RunSide& run, const std::function<void(const Produced&, const Value&)>& emit) const
+    {
         const Graph& g = run.program->model().graph();
         const Frame& main = s.frame(0);
         std::set<ValueId> done;
-        auto emit = [&](ValueId id, ValueOrigin origin) {
+        auto one = [&](ValueId id, ValueOrigin origin) {
             if (!done.insert(id).second || main.values[static_cast<size_t>(id)].isNone())
                 return;
             Produced p;
@@ -309,22 +404,95 @@ private:
             p.graph = &g;
             p.frameId = main.id;
             p.valueId = id;
-            const Value& v = main.values[static_cast<size_t>(id)];
-            if (side == Side::A) {
-                // A reference holds node values; a source it lacks is expected, not worth a row.
-                if (m_reference && m_reference->find(p.framePath, mapName(p.name)) < 0)
-                    return;
-                producedA(p, v);
-            } else {
-                producedB(p, v);
-            }
+            emit(p, main.values[static_cast<size_t>(id)]);
         };
         for (ValueId id : g.inputs())
             if (run.inputs.count(g.value(id).name))
-                emit(id, ValueOrigin::GraphInput);
+                one(id, ValueOrigin::GraphInput);
         if (m_options.compareInitializers)
             for (ValueId id : g.initializers())
-                emit(id, ValueOrigin::Initializer);
+                one(id, ValueOrigin::Initializer);
+    }
+
+    /// Runs one side to its end (or its first error), sketching every value it produces in stream order.
+    std::vector<ValueSignature> sketchSide(const RunSide& side, bool sideA, size_t& bytes)
+    {
+        std::vector<ValueSignature> out;
+        const Graph& g = side.program->model().graph();
+        std::unordered_map<std::string, int> outputs;
+        for (size_t k = 0; k < g.outputs().size(); ++k)
+            outputs.try_emplace(g.value(g.outputs()[k]).name, static_cast<int>(k));
+        auto add = [&](const Produced& p, const Value& v) {
+            ValueSignature s;
+            s.source = p.origin != ValueOrigin::NodeOutput;
+            s.input = p.origin == ValueOrigin::GraphInput;
+            s.framePath = p.framePath;
+            s.name = p.name;
+            s.depth = p.depth;
+            s.iteration = p.iteration;
+            s.opType = p.node ? p.node->opType : std::string();
+            s.constant = p.node && p.node->implicitInputs.empty() && p.node->subgraphs.empty()
+                && std::all_of(p.node->inputs.begin(), p.node->inputs.end(), [](ValueId id) { return id == kNoValue; });
+            if (p.depth == 1) {
+                auto it = outputs.find(p.name);
+                if (it != outputs.end())
+                    s.output = it->second;
+            }
+            if (!s.source || s.input)
+                sketchValue(v, s);
+            bytes += sizeof(ValueSignature) + s.samples.size() * sizeof(float) + s.name.size() + s.framePath.size();
+            out.push_back(std::move(s));
+        };
+        Session session(side.program, m_options.sessionOptions);
+        SideObserver o;
+        o.produced = add;
+        session.addObserver(&o);
+        try {
+            session.start(side.inputs);
+        } catch (const std::exception&) {
+            return out; // the comparison pass reports it
+        }
+        forEachSource(session, side, add);
+        uint64_t reported = 0;
+        while (session.state() == Session::State::Running) {
+            if (m_options.cancel && m_options.cancel->load()) {
+                m_result.cancelled = true;
+                break;
+            }
+            try {
+                session.advance();
+            } catch (const std::exception&) {
+                break; // the comparison pass reports it
+            }
+            if (sideA && m_options.progress && o.nodesDone >= reported + 64) {
+                reported = o.nodesDone;
+                m_options.progress(reported);
+            }
+        }
+        return out;
+    }
+
+    /// The alignment pass: sketches both sides and pairs their values; false when cancelled.
+    bool align(const RunSide& a, const RunSide& b)
+    {
+        size_t bytes = 0;
+        std::vector<ValueSignature> sa = sketchSide(a, true, bytes);
+        if (m_result.cancelled)
+            return false;
+        std::vector<ValueSignature> sb = sketchSide(b, false, bytes);
+        if (m_result.cancelled)
+            return false;
+        m_result.alignmentBytes = bytes;
+        std::vector<std::string> names;
+        names.reserve(sa.size());
+        for (const auto& s : sa)
+            names.push_back(mapName(s.name));
+        AlignmentOptions options;
+        options.pairNames = m_options.align == AlignMode::Auto;
+        options.pairContent = true;
+        m_alignment = alignValues(sa, sb, names, options);
+        m_aligned = true;
+        return true;
     }
 
     size_t newRow(const Produced& p, const Value& v, uint64_t sequence)
@@ -355,10 +523,39 @@ private:
     {
         CompareRow& row = m_result.rows[rowIndex];
         row.typeB = b.typeString();
-        PairComparison c = compareValuePair(a, b, m_options.tolerance);
+        PairComparison c;
+        if (m_aligned && a.isTensor() && b.isTensor() && a.tensor().shape() != b.tensor().shape()
+            && a.tensor().size() == b.tensor().size()) {
+            // Aligned across a reshape: compared element by element in row-major order.
+            c = compareValuePair(a, Value(b.tensor().reshaped(a.tensor().shape())), m_options.tolerance);
+            if (c.note.empty())
+                c.note = "B's " + b.typeString() + " compared in A's shape";
+        } else {
+            c = compareValuePair(a, b, m_options.tolerance);
+        }
         row.status = c.status;
         row.stats = c.stats;
         row.note = c.note;
+    }
+
+    void fillB(size_t rowIndex, const Produced& p, uint64_t sequence)
+    {
+        CompareRow& row = m_result.rows[rowIndex];
+        row.nameB = p.name;
+        row.frameB = p.framePath;
+        if (p.node) {
+            row.nodeB = p.node->displayName();
+            row.opTypeB = p.node->opType;
+            row.nodeIdB = p.node->id;
+        }
+        row.graphB = p.graph;
+        row.sequenceB = sequence;
+        if (m_aligned) {
+            row.pairedBy = m_alignment.byA[m_rowStream[rowIndex]];
+            row.alignDistance = m_alignment.distance[m_rowStream[rowIndex]];
+        } else {
+            row.pairedBy = PairedBy::Name;
+        }
     }
 
     void producedA(const Produced& p, const Value& v)
@@ -367,6 +564,17 @@ private:
         const size_t row = newRow(p, v, sequence);
         if (p.node)
             m_pendingNodeRows.push_back(row);
+        const size_t stream = m_streamA++;
+        m_rowStream.resize(row + 1, 0);
+        m_rowStream[row] = stream;
+        if (m_aligned) {
+            const int64_t counterpart = stream < m_alignment.bOfA.size() ? m_alignment.bOfA[stream] : -1;
+            m_result.rows[row].nameB.clear();
+            if (counterpart < 0)
+                return; // stays OnlyA
+            matchA(row, v, "#" + std::to_string(counterpart));
+            return;
+        }
         const std::string nameB = mapName(p.name);
         if (m_reference) {
             int64_t index = m_reference->find(p.framePath, nameB);
@@ -381,7 +589,14 @@ private:
             }
             return;
         }
-        const std::string k = key(p.framePath, nameB);
+        if (!m_namesB.count(nameB))
+            return; // stays OnlyA
+        matchA(row, v, key(p.framePath, nameB));
+    }
+
+    /// Pairs side A's row with side B's value under `k` if B produced it already, else holds it until B does.
+    void matchA(size_t row, const Value& v, const std::string& k)
+    {
         auto it = m_waitingForA.find(k);
         if (it != m_waitingForA.end() && !it->second.empty()) {
             WaitingB w = std::move(it->second.front());
@@ -391,9 +606,10 @@ private:
             m_waitingB -= weight(w.value);
             m_held -= w.value.byteSize();
             fill(row, v, w.value);
+            fillB(row, w.info, w.sequence);
             return;
         }
-        if (m_finishedB || !m_namesB.count(nameB))
+        if (m_finishedB)
             return; // stays OnlyA
         m_waitingForB[k].push_back({ row, v });
         m_waitingA += weight(v);
@@ -403,8 +619,13 @@ private:
 
     void producedB(const Produced& p, const Value& v)
     {
-        const uint64_t sequence = p.node ? ++m_sequenceB : 0;
-        const std::string k = key(p.framePath, p.name);
+        const uint64_t sequence = p.node ? m_sequenceB : 0;
+        const size_t stream = m_streamB++;
+        if (m_aligned && (stream >= m_alignment.aOfB.size() || m_alignment.aOfB[stream] < 0)) {
+            onlyB(p, v, sequence);
+            return;
+        }
+        const std::string k = m_aligned ? "#" + std::to_string(stream) : key(p.framePath, p.name);
         auto it = m_waitingForB.find(k);
         if (it != m_waitingForB.end() && !it->second.empty()) {
             WaitingA w = std::move(it->second.front());
@@ -414,10 +635,11 @@ private:
             m_waitingA -= weight(w.value);
             m_held -= w.value.byteSize();
             fill(w.row, w.value, v);
+            fillB(w.row, p, sequence);
             return;
         }
         // A name side A maps elsewhere, or never has, cannot be matched.
-        if (m_finishedA || !m_namesAInB.count(p.name)) {
+        if (m_finishedA || (!m_aligned && !m_namesAInB.count(p.name))) {
             onlyB(p, v, sequence);
             return;
         }
@@ -690,6 +912,10 @@ private:
     std::vector<size_t> m_pendingNodeRows;
     bool m_nodeOpen = false;
     std::unordered_map<uint64_t, FrameInfo> m_frames;
+    bool m_aligned = false; // pairs come from m_alignment, by stream position
+    Alignment m_alignment;
+    size_t m_streamA = 0, m_streamB = 0; // values produced so far per side, in the alignment pass's order
+    std::vector<size_t> m_rowStream; // side A row -> its stream position
 };
 
 } // namespace

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "engine/compare/reference_values.h"
+#include "engine/compare/value_alignment.h"
 #include "engine/compare/value_comparison.h"
 #include "engine/exec/session.h"
 
@@ -36,6 +37,14 @@ struct CompareRow {
     std::string typeA, typeB; // "float[1, 3]", "" for the missing side
     ValueStats stats; // meaningful for Match and Mismatch
     std::string note;
+    // The counterpart on side B (for paired rows): where it was produced, and why it was paired.
+    PairedBy pairedBy = PairedBy::None;
+    std::string frameB; // side B's frame path
+    std::string nodeB, opTypeB; // side B's producer ("" for inputs and initializers)
+    const Graph* graphB = nullptr;
+    NodeId nodeIdB = -1;
+    uint64_t sequenceB = 0; // side B's execution position of its producer (0 for sources)
+    double alignDistance = 0; // content pairs: the sketch distance the alignment saw (0 for exact)
 };
 
 /// One executed node of side A and the worst of its outputs.
@@ -77,6 +86,10 @@ struct ComparisonResult {
     /// The most bytes of values held at once while waiting for their counterpart on the other side (what streaming
     /// keeps in memory besides the two sessions' own live values).
     size_t peakHeldBytes = 0;
+    /// How values were paired: Names (one pass), or Content / Auto (an alignment pass over both sides, then the
+    /// comparison pass). `align` is the mode used, which for Auto is Names when every name of A is in B.
+    AlignMode align = AlignMode::Names;
+    size_t alignmentBytes = 0; // memory of the sketches the alignment pass kept (both sides)
 
     size_t count(CompareStatus status) const;
     /// Nothing diverged, nothing failed, nothing unmatched.
@@ -86,6 +99,10 @@ struct ComparisonResult {
     bool hasDivergence() const;
     /// Worst error per node of side A's graphs over all its executions (iterations): for colouring a graph.
     std::map<std::pair<const Graph*, NodeId>, const NodeCompare*> worstByNode() const;
+    /// Side B's nodes as the pairs see them: per node of B's graphs, the worst of the rows whose counterpart it
+    /// produced (over all executions), `root` when one of them is a root's output, and OnlyB for nodes none of whose
+    /// values has a counterpart. For colouring side B's graph. `rows` holds the rows, `sequence` B's first execution.
+    std::map<std::pair<const Graph*, NodeId>, NodeCompare> nodesOfB() const;
 };
 
 /// One side of a comparison that is executed: a program and its inputs.
@@ -99,6 +116,9 @@ struct CompareOptions {
     Tolerance tolerance { 1e-4, 1e-5 };
     /// Side A name -> side B name, for renamed tensors.
     std::map<std::string, std::string> nameMap;
+    /// How values pair (compareRuns only; a reference pairs by name). Content and Auto run each side twice: once to
+    /// sketch every value (value_alignment.h), then to compare the aligned pairs, streaming as by name.
+    AlignMode align = AlignMode::Names;
     /// Compare the main graphs' initializers (by name) too. They are read in full, so this costs a pass over the
     /// weights; a differing initializer is reported as a cause of its consumers' divergence.
     bool compareInitializers = true;
@@ -110,10 +130,11 @@ struct CompareOptions {
 };
 
 /// Runs two executions side by side and compares every value they produce, matched by frame path and name (after
-/// CompareOptions::nameMap). The two sessions advance in turns so that only values still waiting for their
-/// counterpart are held in memory: with similar graphs that is a handful, whatever the model size. Values one side
-/// never produces are listed as OnlyA / OnlyB. A node failing on either side ends the comparison at that point with
-/// errorA / errorB set; it never throws for a model error, only for invalid options (empty program).
+/// CompareOptions::nameMap) or aligned by shape and content (CompareOptions::align). The two sessions advance in turns
+/// so that only values still waiting for their counterpart are held in memory: with similar graphs that is a handful,
+/// whatever the model size. Values one side never produces are listed as OnlyA / OnlyB. A node failing on either side
+/// ends the comparison at that point with errorA / errorB set; it never throws for a model error, only for invalid
+/// options (empty program).
 ComparisonResult compareRuns(const RunSide& a, const RunSide& b, const CompareOptions& options = {});
 
 /// Runs side A and compares every value it produces with the reference value of the same frame path and name.

@@ -248,6 +248,81 @@ private slots:
         QCOMPARE(findRow(mapped, "main", "r")->nameB, std::string("r2"));
     }
 
+    void renamedAndFusedValuesAlignByContent()
+    {
+        // B: every name differs, Gemm stands for MatMul, and an Identity no-op sits after it.
+        auto fused = [](const std::string& p3) {
+            return R"(<ir_version: 8, opset_import: ["" : 17]>
+agraph (float[1, 3] q) => (float[1, 2] z)
+<float[3, 2] p1 = {0.5, -1.0, 0.25, 2.0, -0.75, 1.5}, float[2] p2 = {0.1, -0.2}, float[2] p3 = {)"
+                + p3 + R"(}>
+{
+    g = Gemm(q, p1)
+    n = Identity(g)
+    t = Relu(n)
+    u = Add(t, p2)
+    v = Mul(u, p3)
+    z = Sigmoid(v)
+})";
+        };
+        auto a = compile(mlp("1.0, -2.0"));
+        auto b = compile(fused("1.0, -2.0"));
+        RunSide sideB { b, { { "q", mlpInputs().at("x") } } };
+
+        ComparisonResult byName = compareRuns({ a, mlpInputs() }, sideB);
+        QCOMPARE(byName.align, AlignMode::Names);
+        QCOMPARE(byName.count(CompareStatus::Match), size_t(0));
+
+        CompareOptions options;
+        options.align = AlignMode::Content;
+        ComparisonResult r = compareRuns({ a, mlpInputs() }, sideB, options);
+        QCOMPARE(r.align, AlignMode::Content);
+        QVERIFY(r.alignmentBytes > 0);
+        QVERIFY(!r.hasDivergence());
+        const std::map<std::string, std::string> expected { { "r", "t" }, { "a", "u" }, { "m", "v" }, { "y", "z" } };
+        for (const auto& [nameA, nameB] : expected) {
+            const CompareRow* row = findRow(r, "main", nameA);
+            QVERIFY(row);
+            QCOMPARE(row->status, CompareStatus::Match);
+            QCOMPARE(row->nameB, nameB);
+            QCOMPARE(row->frameB, std::string("main"));
+        }
+        QCOMPARE(findRow(r, "main", "x")->nameB, std::string("q")); // graph inputs pair by position
+        QCOMPARE(findRow(r, "main", "x")->pairedBy, PairedBy::Input);
+        QCOMPARE(findRow(r, "main", "y")->pairedBy, PairedBy::Output);
+        const CompareRow* h = findRow(r, "main", "h");
+        QVERIFY(h->nameB == "g" || h->nameB == "n"); // equal values: either is h's counterpart
+        QCOMPARE(h->pairedBy, PairedBy::Content);
+        QCOMPARE(h->opTypeB, std::string(h->nameB == "g" ? "Gemm" : "Identity"));
+        // Side B's nodes carry the errors of the values they made; the one left over has no counterpart.
+        const auto nodesB = r.nodesOfB();
+        int unpaired = 0, matched = 0;
+        for (const auto& [key, n] : nodesB) {
+            QCOMPARE(key.first, &b->model().graph());
+            unpaired += n.status == CompareStatus::OnlyB;
+            matched += n.status == CompareStatus::Match;
+        }
+        QCOMPARE(unpaired, 1); // g or n
+        QCOMPARE(matched, 5);
+
+        // A weight changed on side B: the first divergence is A's node using it, its counterpart B's Mul.
+        auto perturbed = compile(fused("1.0, -2.5"));
+        ComparisonResult d = compareRuns({ a, mlpInputs() }, { perturbed, sideB.inputs }, options);
+        QCOMPARE(first(d).opType, std::string("Mul"));
+        const CompareRow& out = d.rows[first(d).rows.front()];
+        QCOMPARE(out.name, std::string("m"));
+        QCOMPARE(out.status, CompareStatus::Mismatch);
+        QCOMPARE(out.nameB, std::string("v"));
+        QCOMPARE(out.opTypeB, std::string("Mul"));
+
+        // Auto with the same names on both sides needs no alignment pass.
+        options.align = AlignMode::Auto;
+        ComparisonResult same = compareRuns({ a, mlpInputs() }, { a, mlpInputs() }, options);
+        QCOMPARE(same.align, AlignMode::Names);
+        QCOMPARE(same.alignmentBytes, size_t(0));
+        QVERIFY(same.allMatch());
+    }
+
     void subgraphValuesComparePerIteration()
     {
         ComparisonResult r

@@ -509,6 +509,7 @@ print(repr(float(delta.max())))
             d->setKind(CompareRequest::Kind::Model);
             d->setModelPath(path("mlp_renamed.onnx"));
             d->setNameMapText({});
+            d->setAlignMode(AlignMode::Names);
         }));
         const ComparisonResult& r = compare()->session()->result;
         QCOMPARE(r.rows[static_cast<size_t>(rowOf("hb"))].status, CompareStatus::OnlyA);
@@ -538,6 +539,38 @@ print(repr(float(delta.max())))
         QCOMPARE(compare()->panel()->model()->index(rowOf("hb"), CompareRowsModel::ValueColumn).data().toString(),
             QStringLiteral("hb \u2192 hb_renamed"));
         QVERIFY(!itemOf("bias1")->compareMark().unmatched);
+
+        // Without a map, pairing by name then content (the default) finds hb's counterpart by what it holds; the
+        // counterpart column and the tooltip on the graph name side B's node, and side B's graph is shown coloured.
+        QVERIFY(runDialog([&](CompareDialog* d) {
+            d->setKind(CompareRequest::Kind::Model);
+            d->setModelPath(path("mlp_renamed.onnx"));
+            d->setNameMapText({});
+            d->setAlignMode(AlignMode::Auto);
+        }));
+        const ComparisonResult& aligned = compare()->session()->result;
+        QCOMPARE(aligned.align, AlignMode::Auto);
+        QVERIFY(aligned.allMatch());
+        const CompareRow& hb = aligned.rows[static_cast<size_t>(rowOf("hb"))];
+        QCOMPARE(hb.nameB, std::string("hb_renamed"));
+        QCOMPARE(hb.pairedBy, PairedBy::Content);
+        const QString counterpart
+            = compare()->panel()->model()->index(rowOf("hb"), CompareRowsModel::CounterpartColumn).data().toString();
+        QVERIFY2(
+            counterpart.contains(QString::fromStdString(hb.nodeB)) && counterpart.contains(QStringLiteral("content")),
+            qPrintable(counterpart));
+        QVERIFY(!itemOf("bias1")->compareMark().unmatched);
+        QVERIFY2(
+            itemOf("bias1")->toolTip().contains(QStringLiteral("hb_renamed")), qPrintable(itemOf("bias1")->toolTip()));
+        QVERIFY(compare()->graphBDock()->isVisible());
+        GraphView* viewB = compare()->graphBView();
+        QTRY_VERIFY(viewB->scene()->itemForNode(hb.nodeIdB) != nullptr);
+        QTRY_VERIFY(viewB->scene()->itemForNode(hb.nodeIdB)->hasCompareMark());
+        NodeItem* boxB = viewB->scene()->itemForNode(hb.nodeIdB);
+        QVERIFY(!boxB->compareMark().unmatched);
+        QVERIFY2(boxB->toolTip().contains(QStringLiteral("Counterpart on side A")), qPrintable(boxB->toolTip()));
+        compare()->clear();
+        QVERIFY(!compare()->graphBDock()->isVisible());
     }
 
     void subgraphValuesComparePerIteration()
@@ -616,14 +649,15 @@ print(repr(float(delta.max())))
         QVERIFY(!compare()->session());
         QVERIFY(compare()->compareAction()->isEnabled());
 
-        // A model B whose input is missing from side A and given no file: a message naming it.
+        // A model B whose input is missing from side A and given no file, and does not fit side A's input at the same
+        // position (another shape): a message naming it.
         m_errors.clear();
         const QString other = path("other_input.onnx");
         const QString made = runPython(QStringLiteral(R"(
 import onnx
 from onnx import helper, TensorProto
 n = helper.make_node('Relu', ['y'], ['z'])
-g = helper.make_graph([n], 'g', [helper.make_tensor_value_info('y', TensorProto.FLOAT, [4, 8])], [helper.make_tensor_value_info('z', TensorProto.FLOAT, [4, 8])])
+g = helper.make_graph([n], 'g', [helper.make_tensor_value_info('y', TensorProto.FLOAT, [5, 8])], [helper.make_tensor_value_info('z', TensorProto.FLOAT, [5, 8])])
 onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid('', 17)]), '%1')
 print('ok')
 )")

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <tuple>
+#include <vector>
 
 namespace onnxscope {
 
@@ -28,20 +29,50 @@ QString errorText(const NodeCompare& n, int executions)
                         CompareColours::errorText(n.minCosine), CompareColours::errorText(n.toleranceRatio));
     else if (n.status == CompareStatus::OnlyA)
         text += QStringLiteral(" \u2014 side B has none of its outputs");
+    else if (n.status == CompareStatus::OnlyB)
+        text += QStringLiteral(" \u2014 side A has none of its outputs");
     if (executions > 1)
         text += QStringLiteral(" (worst of %1 executions)").arg(executions);
     return text;
 }
 
-QString nodeNote(const NodeCompare& n, int executions)
+/// The counterparts of a node's values on the other side: "B: “t1” of n0 (LayerNormalization)".
+QString counterparts(const NodeCompare& n, const ComparisonResult& r, CompareSide side)
 {
-    return QStringLiteral("Compare: ") + errorText(n, executions);
+    QStringList parts;
+    for (size_t i : n.rows) {
+        const CompareRow& row = r.rows[i];
+        if (row.status == CompareStatus::OnlyA || row.status == CompareStatus::OnlyB || parts.size() >= 3)
+            continue;
+        const bool b = side == CompareSide::A;
+        const std::string& name = b ? row.nameB : row.name;
+        const std::string& node = b ? row.nodeB : row.node;
+        const std::string& op = b ? row.opTypeB : row.opType;
+        if (side == CompareSide::A && row.pairedBy == PairedBy::Name && name == row.name)
+            continue; // the same name on both sides says it all
+        QString part = QStringLiteral("\u201c%1\u201d").arg(QString::fromStdString(name));
+        if (!node.empty())
+            part += QStringLiteral(" of %1 (%2)").arg(QString::fromStdString(node), QString::fromStdString(op));
+        if (row.pairedBy == PairedBy::Content)
+            part += QStringLiteral(", by content");
+        parts << part;
+    }
+    if (parts.isEmpty())
+        return {};
+    return QStringLiteral("\nCounterpart on side %1: %2")
+        .arg(side == CompareSide::A ? QStringLiteral("B") : QStringLiteral("A"), parts.join(QStringLiteral("; ")));
+}
+
+QString nodeNote(const NodeCompare& n, int executions, const ComparisonResult& r, CompareSide side)
+{
+    return QStringLiteral("Compare%1: ").arg(side == CompareSide::B ? QStringLiteral(" (side B)") : QString())
+        + errorText(n, executions) + counterparts(n, r, side);
 }
 
 } // namespace
 
-void decorateComparison(
-    GraphDecorations& graph, const ComparisonResult* result, ErrorMetric metric, const Graph* mainGraph)
+void decorateComparison(GraphDecorations& graph, const ComparisonResult* result, ErrorMetric metric,
+    const Graph* mainGraph, CompareSide side)
 {
     const Graph* drawn = graph.drawnGraph();
     const int boxCount = graph.boxCount();
@@ -51,6 +82,29 @@ void decorateComparison(
         return;
     const ComparisonResult& r = *result;
     const NodeCompare* first = r.firstDivergence ? &r.nodes[*r.firstDivergence] : nullptr;
+    std::vector<const NodeCompare*> executions;
+    std::map<std::pair<const Graph*, NodeId>, NodeCompare> nodesB;
+    if (side == CompareSide::A) {
+        for (const NodeCompare& n : r.nodes)
+            executions.push_back(&n);
+    } else {
+        nodesB = r.nodesOfB();
+        for (const auto& [key, n] : nodesB)
+            executions.push_back(&n);
+        // Side B's first divergence: the producer of the counterpart of the first divergence's worst output.
+        const CompareRow* worst = nullptr;
+        if (first)
+            for (size_t i : first->rows)
+                if (isDivergent(r.rows[i].status)
+                    && (!worst || r.rows[i].stats.toleranceRatio > worst->stats.toleranceRatio))
+                    worst = &r.rows[i];
+        first = nullptr;
+        if (worst) {
+            auto it = nodesB.find({ worst->graphB, worst->nodeIdB });
+            if (it != nodesB.end())
+                first = &it->second;
+        }
+    }
     struct Box {
         const NodeCompare* worst = nullptr;
         int executions = 0;
@@ -62,7 +116,8 @@ void decorateComparison(
     };
     std::map<int, Box> boxes;
     std::map<NodeId, Box> perNode;
-    for (const NodeCompare& n : r.nodes) {
+    for (const NodeCompare* e : executions) {
+        const NodeCompare& n = *e;
         if (n.graph != drawn)
             continue;
         Box& b = perNode[n.nodeId];
@@ -80,7 +135,7 @@ void decorateComparison(
         // A folded Constant is drawn inside its consumer: it colours and tags that box when it differs, but a
         // Constant side B has as an initializer (no counterpart) says nothing about the consumer.
         const bool folded = drawnBox.kind == GraphDecorations::Box::Kind::Node && drawnBox.node != node;
-        const bool unmatched = b.worst->status == CompareStatus::OnlyA;
+        const bool unmatched = b.worst->status == CompareStatus::OnlyA || b.worst->status == CompareStatus::OnlyB;
         Box& box = boxes[index];
         if (!(folded && unmatched) && (!box.worst || worse(*b.worst, *box.worst)))
             box.worst = b.worst;
@@ -105,7 +160,7 @@ void decorateComparison(
         mark.unmatched = box.nodes > 0 && box.unmatched;
         mark.firstDivergence = box.first;
         mark.root = box.root && !box.first;
-        mark.note = nodeNote(*box.worst, box.executions);
+        mark.note = nodeNote(*box.worst, box.executions, r, side);
         if (graph.box(index).kind == GraphDecorations::Box::Kind::Group)
             mark.note = QStringLiteral("Worst of %1 nodes in this group (%2 %3). ")
                             .arg(box.nodes)
@@ -113,7 +168,10 @@ void decorateComparison(
                 + mark.note;
         for (const QString& note : box.folded)
             mark.note += QLatin1Char('\n') + note;
-        if (box.first)
+        if (box.first && side == CompareSide::B)
+            mark.note += QStringLiteral("\nFirst divergence: it made the counterpart of the first value of side A that "
+                                        "differs while all its inputs match.");
+        else if (box.first)
             mark.note += QStringLiteral("\nFirst divergence: its outputs differ while all its inputs match.");
         else if (box.root)
             mark.note += QStringLiteral("\nA root of a difference: its outputs differ while its inputs match.");
@@ -124,9 +182,10 @@ void decorateComparison(
         return;
     for (size_t i = 0; i < r.rows.size(); ++i) {
         const CompareRow& row = r.rows[i];
-        if (row.origin == ValueOrigin::NodeOutput || row.status == CompareStatus::OnlyB)
+        if (row.origin == ValueOrigin::NodeOutput || row.status == CompareStatus::OnlyB
+            || (side == CompareSide::B && row.status == CompareStatus::OnlyA))
             continue;
-        const ValueId id = drawn->findValue(row.name);
+        const ValueId id = drawn->findValue(side == CompareSide::A ? row.name : row.nameB);
         if (id == kNoValue)
             continue;
         for (int index = 0; index < boxCount; ++index) {

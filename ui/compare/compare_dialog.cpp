@@ -3,6 +3,7 @@
 
 #include <QButtonGroup>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDoubleValidator>
 #include <QFile>
@@ -127,6 +128,16 @@ CompareDialog::CompareDialog(const QStringList& inputNames, QWidget* parent)
             loadNameMapFile(path);
     });
     modelForm->addRow(QStringLiteral("Name mapping:"), mapRow);
+    m_align = new QComboBox(modelPage);
+    m_align->setObjectName(QStringLiteral("compareAlign"));
+    m_align->addItem(QStringLiteral("By name, then by shape and content"), static_cast<int>(AlignMode::Auto));
+    m_align->addItem(QStringLiteral("By name only"), static_cast<int>(AlignMode::Names));
+    m_align->addItem(QStringLiteral("By shape and content only"), static_cast<int>(AlignMode::Content));
+    m_align->setToolTip(QStringLiteral(
+        "A fused, optimized, re-exported or quantized model names its values otherwise: they pair by shape and "
+        "content, in execution order on both sides (each side then runs twice). Values whose names B has pair by "
+        "name first."));
+    modelForm->addRow(QStringLiteral("Pair values:"), m_align);
     m_pages->addWidget(modelPage);
 
     // Reference values.
@@ -362,6 +373,18 @@ void CompareDialog::setCompareInitializers(bool on)
 {
     m_initializers->setChecked(on);
 }
+void CompareDialog::setAlignMode(AlignMode mode)
+{
+    const int index = m_align->findData(static_cast<int>(mode));
+    if (index >= 0)
+        m_align->setCurrentIndex(index);
+}
+
+AlignMode CompareDialog::alignMode() const
+{
+    return static_cast<AlignMode>(m_align->currentData().toInt());
+}
+
 bool CompareDialog::compareInitializers() const
 {
     return m_initializers->isChecked();
@@ -428,6 +451,7 @@ void CompareDialog::save() const
     s.setValue(QStringLiteral("rtol"), m_rtol->text());
     s.setValue(QStringLiteral("atol"), m_atol->text());
     s.setValue(QStringLiteral("initializers"), m_initializers->isChecked());
+    s.setValue(QStringLiteral("align"), QString::fromLatin1(alignModeName(alignMode()).data()));
     s.setValue(QStringLiteral("record"), m_record->isChecked());
 }
 
@@ -446,6 +470,11 @@ void CompareDialog::load()
     m_rtol->setText(s.value(QStringLiteral("rtol"), QStringLiteral("1e-4")).toString());
     m_atol->setText(s.value(QStringLiteral("atol"), QStringLiteral("1e-5")).toString());
     m_initializers->setChecked(s.value(QStringLiteral("initializers"), true).toBool());
+    try {
+        setAlignMode(parseAlignMode(s.value(QStringLiteral("align"), QStringLiteral("auto")).toString().toStdString()));
+    } catch (const Error&) {
+        setAlignMode(AlignMode::Auto);
+    }
     m_record->setChecked(s.value(QStringLiteral("record"), true).toBool());
 }
 

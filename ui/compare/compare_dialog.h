@@ -9,6 +9,7 @@
 
 class QButtonGroup;
 class QCheckBox;
+class QComboBox;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
@@ -50,6 +51,9 @@ public:
     Tolerance tolerance() const;
     void setCompareInitializers(bool on);
     bool compareInitializers() const;
+    /// How values of another model pair with side A's: by name then content (Auto), names only, or content only.
+    void setAlignMode(AlignMode mode);
+    AlignMode alignMode() const;
     /// Also run side A in the debugger afterwards, so the Values dock lists its values with their errors.
     void setRecordInDebugger(bool on);
     bool recordInDebugger() const;
@@ -82,6 +86,7 @@ private:
     QLineEdit* m_rtol;
     QLineEdit* m_atol;
     QCheckBox* m_initializers;
+    QComboBox* m_align;
     QCheckBox* m_record;
     QLabel* m_error;
     QPushButton* m_ok = nullptr;

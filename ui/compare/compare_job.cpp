@@ -66,11 +66,28 @@ std::map<std::string, Value> inputsForB(
             "side B has no input \"" + input + "\"; its inputs are: " + inputsText(graphB));
         inputs[input] = readInputValue(input, path, &graphB.value(id).type);
     }
-    for (ValueId id : graphB.inputs()) {
-        const ValueInfo& v = graphB.value(id);
+    // By name; when no name is shared and both declare as many inputs (a re-exported model), by position.
+    const Graph& graphA = request.modelA->graph();
+    bool anyShared = false;
+    for (ValueId id : graphB.inputs())
+        anyShared = anyShared || inputsA.count(graphB.value(id).name) > 0;
+    bool byPosition = !anyShared && graphA.inputs().size() == graphB.inputs().size();
+    for (size_t k = 0; byPosition && k < graphB.inputs().size(); ++k) {
+        const ValueInfo& v = graphB.value(graphB.inputs()[k]);
+        const auto it = inputsA.find(graphA.value(graphA.inputs()[k]).name);
+        try {
+            byPosition = it != inputsA.end();
+            if (byPosition)
+                v.type.checkValue(convertFor(it->second, v.type), v.name); // only when every input fits
+        } catch (const Error&) {
+            byPosition = false;
+        }
+    }
+    for (size_t k = 0; k < graphB.inputs().size(); ++k) {
+        const ValueInfo& v = graphB.value(graphB.inputs()[k]);
         if (inputs.count(v.name))
             continue;
-        const auto it = inputsA.find(v.name);
+        const auto it = inputsA.find(byPosition ? graphA.value(graphA.inputs()[k]).name : v.name);
         if (it != inputsA.end())
             inputs[v.name] = convertFor(it->second, v.type);
     }
@@ -154,6 +171,8 @@ CompareSessionPtr runCompareRequest(
     session->options.tolerance = request.tolerance;
     session->options.nameMap = request.nameMap;
     session->options.compareInitializers = request.compareInitializers;
+    if (request.kind == CompareRequest::Kind::Model)
+        session->options.align = request.align;
     session->threadPool = request.threadPool;
     session->options.sessionOptions.threadPool = request.threadPool.get();
     session->options.cancel = cancel;
@@ -240,7 +259,9 @@ ValuePair fetchPair(const CompareSession& session, size_t index, const std::atom
         check(entry >= 0, "the reference has no value \"" + nameB + "\" at " + row.framePath);
         pair.b = session.reference->read(static_cast<size_t>(entry));
     } else if (session.b) {
-        pair.b = produce(*session.b, options, row.framePath, nameB, row.origin, cancel);
+        const std::string& frameB
+            = row.status == CompareStatus::OnlyB || row.frameB.empty() ? row.framePath : row.frameB;
+        pair.b = produce(*session.b, options, frameB, nameB, row.origin, cancel);
     }
     return pair;
 }

@@ -30,7 +30,8 @@ struct CompareRequest {
     QString modelB; // Kind::Model: the .onnx file of side B
     QString reference; // Kind::Reference: a `run --dump-all` folder or an .npz
     /// Side B's inputs by name, as files: "NAME" -> .npy/.pb, or "" -> an .npz whose arrays are named after inputs.
-    /// Inputs not given take side A's value (converted to side B's float type when it declares another one).
+    /// Inputs not given take side A's value of the same name, or of the same position when the two models share no
+    /// input name (converted to side B's float type when it declares another one).
     std::map<QString, QString> inputFilesB;
     /// Kind::OtherInputs with random values: builds side B's inputs (worker thread), or empty to use files.
     std::function<std::map<std::string, Value>()> randomInputsB;
@@ -39,6 +40,7 @@ struct CompareRequest {
     std::map<std::string, std::string> nameMap; // side A name -> side B name
     Tolerance tolerance { 1e-4, 1e-5 };
     bool compareInitializers = true;
+    AlignMode align = AlignMode::Auto; // Kind::Model: how values pair
     /// The kernels' thread pool (the debugger's, Debug › Threads), or null for one thread.
     std::shared_ptr<ThreadPool> threadPool;
 };

@@ -91,7 +91,8 @@ QVariant CompareRowsModel::data(const QModelIndex& index, int role) const
     case OriginRole:
         return static_cast<int>(r->origin);
     case FilterRole:
-        return QString::fromStdString(r->name + ' ' + r->nameB + ' ' + r->node + ' ' + r->opType + ' ' + r->framePath);
+        return QString::fromStdString(
+            r->name + ' ' + r->nameB + ' ' + r->node + ' ' + r->opType + ' ' + r->framePath + ' ' + r->nodeB);
     case Qt::FontRole:
         if (root == 2) {
             QFont bold;
@@ -121,8 +122,16 @@ QVariant CompareRowsModel::data(const QModelIndex& index, int role) const
     case Qt::ToolTipRole: {
         QString tip
             = QStringLiteral("%1 / %2").arg(QString::fromStdString(r->framePath), QString::fromStdString(r->name));
-        if (r->nameB != r->name)
-            tip += QStringLiteral(" (on side B: %1)").arg(QString::fromStdString(r->nameB));
+        if (r->status != CompareStatus::OnlyA && r->status != CompareStatus::OnlyB) {
+            tip += QStringLiteral("\ncounterpart on side B: %1 / %2")
+                       .arg(QString::fromStdString(r->frameB), QString::fromStdString(r->nameB));
+            if (!r->nodeB.empty())
+                tip += QStringLiteral(", made by %1 (%2)")
+                           .arg(QString::fromStdString(r->nodeB), QString::fromStdString(r->opTypeB));
+            tip += QStringLiteral(", paired by %1").arg(QString::fromLatin1(pairedByName(r->pairedBy).data()));
+            if (r->pairedBy == PairedBy::Content)
+                tip += QStringLiteral(" (sketch distance %1)").arg(number(r->alignDistance));
+        }
         if (hasStats(*r))
             tip += QStringLiteral("\nmean abs error %1 \u00b7 error \u00f7 tolerance %2 \u00b7 worst flat index %3")
                        .arg(number(r->stats.meanAbsError), number(r->stats.toleranceRatio))
@@ -178,8 +187,19 @@ QVariant CompareRowsModel::data(const QModelIndex& index, int role) const
         return QString::fromStdString(r->opType);
     case ValueColumn: {
         QString text = QString::fromStdString(r->name);
-        if (!sort && r->status != CompareStatus::OnlyB && r->nameB != r->name)
+        if (!sort && r->status != CompareStatus::OnlyB && r->status != CompareStatus::OnlyA && r->nameB != r->name)
             text += QStringLiteral(" \u2192 ") + QString::fromStdString(r->nameB);
+        return text;
+    }
+    case CounterpartColumn: {
+        if (r->status == CompareStatus::OnlyA || r->status == CompareStatus::OnlyB)
+            return QString();
+        if (r->nodeB.empty())
+            return QString::fromStdString(r->nameB);
+        QString text
+            = QStringLiteral("%1 (%2)").arg(QString::fromStdString(r->nodeB), QString::fromStdString(r->opTypeB));
+        if (!sort && r->pairedBy == PairedBy::Content)
+            text += QStringLiteral(" · by content");
         return text;
     }
     case TypeAColumn:
@@ -219,14 +239,15 @@ QVariant CompareRowsModel::headerData(int section, Qt::Orientation orientation, 
 {
     if (orientation != Qt::Horizontal)
         return {};
-    static const char* names[] = { "#", "Frame", "Iter", "Node", "Op", "Value", "Status", "Max abs err", "Max rel err",
-        "Cosine", "Mismatches", "Type A", "Type B", "Note" };
+    static const char* names[] = { "#", "Frame", "Iter", "Node", "Op", "Value", "Counterpart (B)", "Status",
+        "Max abs err", "Max rel err", "Cosine", "Mismatches", "Type A", "Type B", "Note" };
     static const char* tips[] = { "Execution order on side A (B n: order on side B for values only B has)",
         "Frame path", "Loop iteration / Scan step", "Producing node", "Op type",
-        "Value name (\u2192 its name on side B when mapped)", "Comparison status", "max |a \u2212 b|",
-        "max |a \u2212 b| / |b| over elements with b \u2260 0", "Cosine similarity of the finite elements",
-        "Elements outside |a \u2212 b| \u2264 atol + rtol\u00b7|b|", "Type on side A", "Type on side B",
-        "Why a value could not be compared" };
+        "Value name (\u2192 its name on side B when it differs)",
+        "The node of side B that produced the paired value (\u201cby content\u201d: aligned by shape and content)",
+        "Comparison status", "max |a \u2212 b|", "max |a \u2212 b| / |b| over elements with b \u2260 0",
+        "Cosine similarity of the finite elements", "Elements outside |a \u2212 b| \u2264 atol + rtol\u00b7|b|",
+        "Type on side A", "Type on side B", "Why a value could not be compared" };
     if (section < 0 || section >= ColumnCount)
         return {};
     if (role == Qt::DisplayRole)

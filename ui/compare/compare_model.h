@@ -24,6 +24,7 @@ public:
         NodeColumn,
         OpColumn,
         ValueColumn,
+        CounterpartColumn, // side B's producer of the paired value, and why they paired
         StatusColumn,
         MaxAbsColumn,
         MaxRelColumn,

@@ -103,10 +103,10 @@ ComparePanel::ComparePanel(QWidget* parent)
     const std::pair<int, int> widths[] = { { CompareRowsModel::OrderColumn, 48 }, { CompareRowsModel::FrameColumn, 70 },
         { CompareRowsModel::IterationColumn, 36 }, { CompareRowsModel::NodeColumn, 190 },
         { CompareRowsModel::OpColumn, 90 }, { CompareRowsModel::ValueColumn, 150 },
-        { CompareRowsModel::TypeAColumn, 110 }, { CompareRowsModel::TypeBColumn, 110 },
-        { CompareRowsModel::MaxAbsColumn, 76 }, { CompareRowsModel::MaxRelColumn, 76 },
-        { CompareRowsModel::CosineColumn, 64 }, { CompareRowsModel::MismatchesColumn, 90 },
-        { CompareRowsModel::StatusColumn, 100 } };
+        { CompareRowsModel::CounterpartColumn, 150 }, { CompareRowsModel::TypeAColumn, 110 },
+        { CompareRowsModel::TypeBColumn, 110 }, { CompareRowsModel::MaxAbsColumn, 76 },
+        { CompareRowsModel::MaxRelColumn, 76 }, { CompareRowsModel::CosineColumn, 64 },
+        { CompareRowsModel::MismatchesColumn, 90 }, { CompareRowsModel::StatusColumn, 100 } };
     for (const auto& [column, width] : widths)
         m_view->setColumnWidth(column, width);
     layout->addWidget(m_view, 1);

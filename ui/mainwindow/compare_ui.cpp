@@ -62,6 +62,8 @@ CompareUi::CompareUi(MainWindow* window, DebuggerUi* debugger)
     , m_controller(new CompareController(this))
     , m_panel(new ComparePanel(window))
     , m_dock(new QDockWidget(QStringLiteral("Compare Results"), window))
+    , m_graphB(new GraphView(window))
+    , m_graphBDock(new QDockWidget(QStringLiteral("Side B Graph"), window))
     , m_legend(new CompareLegend(window->graphView()->canvas()))
 {
     m_dock->setObjectName(QStringLiteral("compareDock"));
@@ -72,6 +74,11 @@ CompareUi::CompareUi(MainWindow* window, DebuggerUi* debugger)
         m_window->tabifyDockWidget(values, m_dock);
         values->raise();
     }
+    m_graphBDock->setObjectName(QStringLiteral("compareGraphBDock"));
+    m_graphBDock->setWidget(m_graphB);
+    m_graphBDock->setAllowedAreas(Qt::AllDockWidgetAreas);
+    m_window->addDock(m_graphBDock, Qt::RightDockWidgetArea);
+    m_graphBDock->hide();
     m_legend->hide();
     m_window->graphView()->canvas()->viewport()->installEventFilter(this);
 
@@ -136,6 +143,7 @@ CompareUi::CompareUi(MainWindow* window, DebuggerUi* debugger)
     connect(m_panel, &ComparePanel::metricChanged, this, [this](ErrorMetric metric) {
         m_legend->setMetric(metric);
         applyColours();
+        applyColoursB();
     });
 
     connect(m_controller, &CompareController::progress, this, [this](qint64 done) {
@@ -162,6 +170,39 @@ CompareUi::CompareUi(MainWindow* window, DebuggerUi* debugger)
             applyColours();
     });
     connect(view, &GraphView::nodeSelected, this, &CompareUi::syncSelection);
+    connect(m_graphB, &GraphView::layoutFinished, this, [this](bool ok, double) {
+        if (ok)
+            applyColoursB();
+    });
+    // A node of side B selects the first row whose counterpart it produced.
+    connect(m_graphB, &GraphView::nodeSelected, this, [this](const Graph* graph, NodeId node) {
+        if (!m_session || m_syncing)
+            return;
+        const auto& rows = m_session->result.rows;
+        auto nodeB = [&](size_t i) {
+            const bool onlyB = rows[i].status == CompareStatus::OnlyB;
+            return std::make_pair(onlyB ? rows[i].graph : rows[i].graphB, onlyB ? rows[i].nodeId : rows[i].nodeIdB);
+        };
+        // Keep the current row when its counterpart is drawn in the selected box (a Constant folded into it).
+        const int current = m_panel->currentRow();
+        if (current >= 0) {
+            const auto [g, n] = nodeB(static_cast<size_t>(current));
+            GraphScene* scene = m_graphB->scene();
+            if (g == graph
+                && (n == node
+                    || (scene->viewGraph().graph == graph && n >= 0 && scene->itemForNode(n)
+                        && scene->itemForNode(n) == scene->itemForNode(node))))
+                return;
+        }
+        for (size_t i = 0; i < rows.size(); ++i) {
+            const bool onlyB = rows[i].status == CompareStatus::OnlyB;
+            if ((onlyB ? rows[i].graph : rows[i].graphB) == graph && (onlyB ? rows[i].nodeId : rows[i].nodeIdB) == node
+                && rows[i].status != CompareStatus::OnlyA) {
+                m_panel->selectRow(static_cast<int>(i));
+                return;
+            }
+        }
+    });
     connect(m_window, &MainWindow::modelOpened, this, &CompareUi::clear);
     setRunning(false);
     clear();
@@ -241,6 +282,7 @@ bool CompareUi::startFromDialog(const CompareDialog& dialog)
     request.reference = dialog.referencePath();
     request.tolerance = dialog.tolerance();
     request.compareInitializers = dialog.compareInitializers();
+    request.align = dialog.alignMode();
     if (request.kind != CompareRequest::Kind::Reference && !dialog.randomInputs())
         request.inputFilesB = dialog.inputFiles();
     try {
@@ -333,6 +375,21 @@ void CompareUi::onFinished(const CompareSessionPtr& session)
     m_legend->raise();
     applyColours();
     const ComparisonResult& r = session->result;
+    if (session->kind == CompareRequest::Kind::Model && session->b) {
+        m_graphB->setModel(session->b->program->modelPtr(), nullptr);
+        m_graphBDock->setWindowTitle(
+            QStringLiteral("Side B Graph \u2014 %1").arg(CompareColours::sideName(session->descriptionB)));
+        m_graphBDock->show();
+        if (r.firstDivergence)
+            for (size_t i : r.nodes[*r.firstDivergence].rows)
+                if (isDivergent(r.rows[i].status) && r.rows[i].graphB && r.rows[i].nodeIdB >= 0) {
+                    m_graphB->centerOnNode(r.rows[i].graphB, r.rows[i].nodeIdB, false);
+                    break;
+                }
+    } else {
+        m_graphB->clear();
+        m_graphBDock->hide();
+    }
     QString status = QStringLiteral("Compared %1 values in %2 s").arg(r.rows.size()).arg(session->seconds, 0, 'f', 2);
     if (r.firstDivergence) {
         const NodeCompare& n = r.nodes[*r.firstDivergence];
@@ -395,6 +452,8 @@ void CompareUi::clear()
     m_panel->setMessage({});
     m_debugger->values()->model()->setComparison(nullptr);
     m_legend->hide();
+    m_graphB->clear();
+    m_graphBDock->hide();
     applyColours();
     setRunning(m_controller->isRunning());
 }
@@ -404,6 +463,13 @@ void CompareUi::applyColours()
     const auto model = m_window->document()->model();
     decorateComparison(*m_window->graphView(), m_session ? &m_session->result : nullptr, m_panel->metric(),
         model ? &model->graph() : nullptr);
+}
+
+void CompareUi::applyColoursB()
+{
+    const auto model = m_graphB->model();
+    decorateComparison(*m_graphB, m_session && model ? &m_session->result : nullptr, m_panel->metric(),
+        model ? &model->graph() : nullptr, CompareSide::B);
 }
 
 void CompareUi::syncSelection(const Graph* graph, NodeId node)
@@ -438,6 +504,12 @@ void CompareUi::goToRow(int index)
         return;
     const CompareRow& row = m_session->result.rows[static_cast<size_t>(index)];
     GraphView* view = m_window->graphView();
+    if (row.status == CompareStatus::OnlyB && m_graphBDock->isVisible() && row.graph && row.nodeId >= 0) {
+        m_syncing = true;
+        m_graphB->centerOnNode(row.graph, row.nodeId, true);
+        m_syncing = false;
+        return;
+    }
     if (row.status == CompareStatus::OnlyB) {
         m_window->statusBar()->showMessage(
             QStringLiteral("\u201c%1\u201d exists on side B only%2: it is not in this graph.")
@@ -448,6 +520,8 @@ void CompareUi::goToRow(int index)
         return;
     }
     m_syncing = true;
+    if (m_graphBDock->isVisible() && row.graphB && row.nodeIdB >= 0)
+        m_graphB->centerOnNode(row.graphB, row.nodeIdB, false);
     if (row.origin != ValueOrigin::NodeOutput) {
         const Graph& g = m_session->a.program->model().graph();
         view->centerOnValue(&g, g.findValue(row.name));

@@ -18,6 +18,7 @@ namespace onnxscope {
 
 class ComparePanel;
 class DebuggerUi;
+class GraphView;
 class MainWindow;
 
 /// Compare runs in the main window: Debug › Compare… (menu and toolbar) opens the CompareDialog; the comparison runs
@@ -34,6 +35,10 @@ public:
     CompareController* controller() const { return m_controller; }
     ComparePanel* panel() const { return m_panel; }
     QDockWidget* dock() const { return m_dock; }
+    /// Side B's graph when side B is another model (a fused, optimized or quantized version): coloured by the errors
+    /// of the values aligned with side A's, its node that made the first divergence's counterpart tagged.
+    QDockWidget* graphBDock() const { return m_graphBDock; }
+    GraphView* graphBView() const { return m_graphB; }
     CompareLegend* legend() const { return m_legend; }
     QAction* compareAction() const { return m_compare; }
     QAction* clearAction() const { return m_clear; }
@@ -79,6 +84,7 @@ private:
     void onFinished(const CompareSessionPtr& session);
     void onFailed(const QString& message);
     void applyColours();
+    void applyColoursB();
     void positionLegend();
     void syncSelection(const Graph* graph, NodeId node);
     void reportError(const QString& title, const QString& message);
@@ -90,6 +96,8 @@ private:
     CompareController* m_controller;
     ComparePanel* m_panel;
     QDockWidget* m_dock;
+    GraphView* m_graphB;
+    QDockWidget* m_graphBDock;
     CompareLegend* m_legend;
     QAction* m_compare = nullptr;
     QAction* m_clear = nullptr;

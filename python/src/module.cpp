@@ -87,14 +87,12 @@ std::optional<nb::dlpack::dtype> nativeDtype(DataType type)
 /// The ml_dtypes type of bfloat16 and the narrow types (the same one-element-per-byte layout as the engine's).
 nb::object mlDtype(DataType type)
 {
-    nb::module_ ml;
     try {
-        ml = nb::module_::import_("ml_dtypes");
+        return nb::module_::import_("ml_dtypes").attr(std::string(numpyTypeName(type)).c_str());
     } catch (nb::python_error&) {
         throw Error("a " + std::string(dataTypeName(type))
             + " value needs the ml_dtypes package to become a numpy array (pip install ml_dtypes)");
     }
-    return ml.attr(std::string(numpyTypeName(type)).c_str());
 }
 
 /// A tensor as a numpy array. Zero-copy: the array owns a copy of the Tensor (shared storage), so it stays valid

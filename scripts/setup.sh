@@ -24,7 +24,7 @@ packages=(
     libprotobuf-dev protobuf-compiler libeigen3-dev libgraphviz-dev
     nlohmann-json3-dev libcli11-dev libzip-dev libre2-dev
     libjpeg62-turbo-dev libpng-dev libwebp-dev libtiff-dev libopenjp2-7-dev
-    python3 python3-venv
+    python3 python3-venv python3-dev
 )
 test_packages=(python3-onnx python3-numpy python3-scipy xvfb xauth imagemagick clang-format-14
     desktop-file-utils appstream libxml2-utils shared-mime-info lintian help2man librsvg2-bin dpkg-dev man-db

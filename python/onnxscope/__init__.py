@@ -360,9 +360,15 @@ class Debugger:
 
     @staticmethod
     def _position(d: dict) -> Position:
-        before = d["next_node"] is not None and d["reason"] in ("step", "breakpoint", "run to node", "paused", "YieldOp")
-        node = d["next_node"] if before or d["last_node"] is None else d["last_node"]
-        op = d["next_op_type"] if node == d["next_node"] and node is not None else d["last_op_type"]
+        # Stops after a node (NaN/Inf, value conditions, a hook's pause, the end, a failure) are about the node that
+        # ran; the others (steps, node and op-type breakpoints, run to) about the node that runs next.
+        after = d["reason"] in ("non-finite value", "DEBUG node", "finished", "failed", "paused") or (
+            d["reason"] == "breakpoint" and d["last_node"] is not None
+        )
+        if after or d["next_node"] is None:
+            node, op = d["last_node"], d["last_op_type"]
+        else:
+            node, op = d["next_node"], d["next_op_type"]
         return Position(
             reason=d["reason"],
             message=d["message"],

@@ -49,7 +49,9 @@ PyObject* g_unsupportedError = nullptr;
 std::optional<nb::dlpack::dtype> nativeDtype(DataType type)
 {
     using C = nb::dlpack::dtype_code;
-    auto make = [](C code, int bits) { return nb::dlpack::dtype { static_cast<uint8_t>(code), static_cast<uint8_t>(bits), 1 }; };
+    auto make = [](C code, int bits) {
+        return nb::dlpack::dtype { static_cast<uint8_t>(code), static_cast<uint8_t>(bits), 1 };
+    };
     switch (type) {
     case DataType::Float:
         return make(C::Float, 32);
@@ -121,10 +123,9 @@ nb::object tensorToNumpy(Tensor tensor, bool writable)
                                      : const_cast<void*>(holder->raw());
     std::vector<size_t> dims(shape.begin(), shape.end());
     const auto native = nativeDtype(holder->dtype());
-    const nb::dlpack::dtype dtype = native
-        ? *native
-        : nb::dlpack::dtype { static_cast<uint8_t>(nb::dlpack::dtype_code::UInt),
-              static_cast<uint8_t>(8 * elementSize(holder->dtype())), 1 };
+    const nb::dlpack::dtype dtype = native ? *native
+                                           : nb::dlpack::dtype { static_cast<uint8_t>(nb::dlpack::dtype_code::UInt),
+                                                 static_cast<uint8_t>(8 * elementSize(holder->dtype())), 1 };
     nb::object array;
     if (writable)
         array = nb::cast(nb::ndarray<nb::numpy>(data, dims.size(), dims.data(), owner, nullptr, dtype));
@@ -413,8 +414,7 @@ nb::dict runModel(PyModel& pyModel, const std::map<std::string, Value>& feeds, i
         nb::gil_scoped_release release;
         startWithInputs([&] { session->start(feeds); });
         InterruptPoll poll(pending);
-        while (!poll.interrupted() && session->advance().kind != Session::StepKind::Finished) {
-        }
+        while (!poll.interrupted() && session->advance().kind != Session::StepKind::Finished) { }
         if (!pending.pending()) {
             outputs = session->outputs();
             order = session->outputNames();
@@ -510,6 +510,8 @@ public:
     nb::dict position() const
     {
         const StopInfo& stop = m_debugger->lastStop();
+        // A pause (Ctrl+C, a hook) stops after the node that ran last, which the stop does not name.
+        const Node* last = stop.lastNode ? stop.lastNode : stop.reason == StopReason::Paused ? m_lastNode : nullptr;
         nb::dict d;
         d["reason"] = std::string(stopReasonName(stop.reason));
         d["message"] = stop.message;
@@ -517,8 +519,8 @@ public:
         d["breakpoint"] = stop.breakpointId;
         d["next_node"] = stop.nextNode ? nb::cast(stop.nextNode->displayName()) : nb::none();
         d["next_op_type"] = stop.nextNode ? nb::cast(stop.nextNode->opType) : nb::none();
-        d["last_node"] = stop.lastNode ? nb::cast(stop.lastNode->displayName()) : nb::none();
-        d["last_op_type"] = stop.lastNode ? nb::cast(stop.lastNode->opType) : nb::none();
+        d["last_node"] = last ? nb::cast(last->displayName()) : nb::none();
+        d["last_op_type"] = last ? nb::cast(last->opType) : nb::none();
         d["depth"] = m_debugger->session().depth();
         d["finished"] = m_debugger->finished();
         return d;
@@ -592,6 +594,7 @@ private:
 
     void afterNode(const NodeEvent& event) override
     {
+        m_lastNode = &event.node;
         if (!m_running)
             return;
         if (!m_hooks.empty() && !m_pending.pending()) {
@@ -623,6 +626,7 @@ private:
     std::vector<nb::object> m_hooks;
     std::vector<std::shared_ptr<nb::object>> m_callables;
     bool m_running = false;
+    const Node* m_lastNode = nullptr;
 };
 
 nb::tuple runIntermediate(PyModel& pyModel, const std::map<std::string, Value>& feeds, int threads)
@@ -782,7 +786,8 @@ void checkFeeds(const std::shared_ptr<const Program>& program, const std::map<st
     startWithInputs([&] { session.start(feeds); });
 }
 
-CompareOptions compareOptions(double rtol, double atol, bool initializers, const std::map<std::string, std::string>& names)
+CompareOptions compareOptions(
+    double rtol, double atol, bool initializers, const std::map<std::string, std::string>& names)
 {
     if (!(rtol >= 0) || !(atol >= 0))
         throw nb::value_error("rtol and atol must be non-negative");
@@ -811,8 +816,8 @@ nb::dict compareModels(PyModel& a, const std::map<std::string, Value>& feedsA, P
 }
 
 nb::dict compareReference(PyModel& a, const std::map<std::string, Value>& feeds, const std::string& path,
-    const std::vector<std::tuple<std::string, std::string, Value>>& values, double rtol, double atol,
-    bool initializers, const std::map<std::string, std::string>& names, int threads)
+    const std::vector<std::tuple<std::string, std::string, Value>>& values, double rtol, double atol, bool initializers,
+    const std::map<std::string, std::string>& names, int threads)
 {
     RunSide sideA { a.program(), feeds, a.model().displayName() };
     checkFeeds(sideA.program, feeds);
@@ -856,7 +861,8 @@ NB_MODULE(_onnxscope, m)
     m.doc() = "The onnxscope engine (use the onnxscope package, not this module)";
     m.attr("__version__") = ONNXSCOPE_VERSION;
 
-    g_error = newException(m, "Error", PyExc_RuntimeError, "An error of the onnxscope engine; its message names the cause.");
+    g_error = newException(
+        m, "Error", PyExc_RuntimeError, "An error of the onnxscope engine; its message names the cause.");
     {
         nb::tuple bases = nb::make_tuple(nb::handle(g_error), nb::handle(PyExc_ValueError));
         g_inputError = newException(m, "InputError", bases.ptr(),
@@ -877,13 +883,15 @@ NB_MODULE(_onnxscope, m)
         }
     });
 
-    nb::class_<Value>(m, "Value")
-        .def_prop_ro("type", &Value::typeString)
-        .def("to_python", [](const Value& v) { return valueToPython(v, true); });
+    nb::class_<Value>(m, "Value").def_prop_ro("type", &Value::typeString).def("to_python", [](const Value& v) {
+        return valueToPython(v, true);
+    });
     m.def("make_tensor", &makeTensor, "dtype"_a, "shape"_a, "data"_a);
     m.def("make_string_tensor", &makeStringTensor, "shape"_a, "items"_a);
     m.def("make_sequence", &makeSequence, "elem_type"_a, "items"_a);
-    m.def("make_optional", [](std::optional<Value> inner) { return Value::optional(std::move(inner)); }, "inner"_a.none());
+    m.def(
+        "make_optional", [](std::optional<Value> inner) { return Value::optional(std::move(inner)); },
+        "inner"_a.none());
 
     nb::class_<PyModel>(m, "Model")
         .def_static(
@@ -949,8 +957,8 @@ NB_MODULE(_onnxscope, m)
                 }
                 nb::list list;
                 for (const auto& d : diagnostics)
-                    list.append(nb::make_tuple(d.severity == Diagnostic::Severity::Error ? "error" : "warning",
-                        d.source, d.message));
+                    list.append(nb::make_tuple(
+                        d.severity == Diagnostic::Severity::Error ? "error" : "warning", d.source, d.message));
                 return list;
             })
         .def("prepare", [](PyModel& p) { p.program(); })

@@ -189,7 +189,8 @@ def _to_value(name: str, x: Any) -> "_core.Value":
         flat = [i.decode() if isinstance(i, bytes) else str(i) for i in array.reshape(-1).tolist()]
         return _core.make_string_tensor(list(array.shape), flat)
     # Non-contiguous arrays (slices, transposes) are copied here, never read with the wrong strides.
-    array = np.ascontiguousarray(array)
+    if not array.flags.c_contiguous:
+        array = array.copy(order="C")  # (np.ascontiguousarray would turn a 0-d array into 1-d)
     if array.dtype.byteorder == ">":
         array = array.astype(array.dtype.newbyteorder("<"))
     raw = array.reshape(-1).view(np.uint8) if array.size else np.zeros(0, np.uint8)

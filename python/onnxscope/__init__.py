@@ -1,0 +1,651 @@
+# SPDX-License-Identifier: MIT
+"""onnxscope: run, step through and compare ONNX models with onnxscope's engine.
+
+    import numpy as np, onnxscope
+    model = onnxscope.load("model.onnx")
+    outputs = model.run({"x": np.zeros((1, 3, 224, 224), np.float32)})
+    values = model.run(feeds, intermediate=True)       # every value, by (frame, name, iteration)
+    dbg = model.debug(feeds); dbg.break_on(op_type="Conv"); dbg.cont(); dbg.position
+    report = onnxscope.compare(model, "model_fp16.onnx", feeds); report.first_divergence
+
+The API is documented in docs/python.md. Arrays returned by ``Model.run`` are writable and owned by the caller;
+arrays of the debugger's recorded values are read-only views of the engine's memory that stay valid after the
+debugger is gone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, Mapping, NamedTuple, Optional, Sequence, Union
+
+import numpy as np
+
+from . import _onnxscope as _core
+from ._onnxscope import Error, InputError, UnsupportedModelError
+
+__version__: str = _core.__version__
+
+__all__ = [
+    "load",
+    "compare",
+    "Model",
+    "Debugger",
+    "Position",
+    "NodeEvent",
+    "ValueInfo",
+    "ValueKey",
+    "Values",
+    "Diagnostic",
+    "CompareReport",
+    "Error",
+    "InputError",
+    "UnsupportedModelError",
+]
+
+PathLike = Union[str, "os.PathLike[str]"]
+Feeds = Mapping[str, Any]
+
+
+class ValueKey(NamedTuple):
+    """Identifies one value of a run: the frame it was produced in (``"main"``, ``'main / Loop "l" iteration 3'``),
+    its name, and the iteration of the nearest enclosing Loop/Scan (-1 outside loops)."""
+
+    frame: str
+    name: str
+    iteration: int = -1
+
+
+@dataclass(frozen=True)
+class ValueInfo:
+    """A graph input or output as the model declares it."""
+
+    name: str
+    kind: str  # "tensor", "sequence", "map", "optional" or "unknown"
+    type: str  # "float[batch, 3, 224, 224]"
+    elem_type: Optional[str]  # ONNX spelling: "float", "int64", "float16", ...
+    dtype: Optional[str]  # numpy spelling: "float32", "int64", "float16", "bfloat16" (ml_dtypes), ...
+    shape: Optional[list]  # ints, symbols (str) or None per dim; None if no shape is declared
+    has_default: bool  # an input with an initializer: optional in feeds
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """A finding of onnx's checker, shape inference or the loader. Never blocks running."""
+
+    severity: str  # "warning" or "error"
+    source: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Position:
+    """Where the debugger stopped and why."""
+
+    reason: str  # "step", "breakpoint", "non-finite value", "run to node", "paused", "finished", ...
+    message: str
+    frame: str  # frame path of the innermost frame: "main", 'main / If "If_0" then_branch', ...
+    node: Optional[str]  # the node that runs next (stopped before it), else the one that completed last
+    op_type: Optional[str]
+    next_node: Optional[str]
+    last_node: Optional[str]
+    breakpoint: int  # id of the breakpoint that stopped, 0 if none
+    depth: int  # frames on the stack
+    finished: bool
+
+
+@dataclass(frozen=True)
+class NodeEvent:
+    """What a hook or a callable breakpoint condition receives after a node ran. Arrays are read-only."""
+
+    node: str
+    op_type: str
+    domain: str
+    frame: str
+    iteration: int
+    input_names: list
+    inputs: list
+    output_names: list
+    outputs: list
+
+
+def _event(d: dict) -> NodeEvent:
+    return NodeEvent(**d)
+
+
+class Values(Mapping[ValueKey, Any]):
+    """Values of a run, keyed by :class:`ValueKey` in execution order. A plain name looks the value up in the main
+    graph (or, if it is only in subgraphs, its last occurrence); ``find(name)`` lists every occurrence."""
+
+    def __init__(self, items: Sequence[tuple]) -> None:
+        self._items: dict[ValueKey, Any] = {}
+        self._by_name: dict[str, ValueKey] = {}
+        self._nodes: dict[ValueKey, str] = {}
+        self._dropped: set = set()
+        for frame, name, iteration, node, _sequence, value, dropped in items:
+            key = ValueKey(frame, name, iteration)
+            self._items[key] = value
+            self._nodes[key] = node
+            if dropped:
+                self._dropped.add(key)
+            if frame == "main" or self._by_name.get(name, ValueKey("", "")).frame != "main":
+                self._by_name[name] = key
+
+    def _key(self, key: Union[ValueKey, tuple, str]) -> ValueKey:
+        if isinstance(key, str):
+            if key not in self._by_name:
+                raise KeyError(key)
+            return self._by_name[key]
+        return ValueKey(*key)
+
+    def __getitem__(self, key: Union[ValueKey, tuple, str]) -> Any:  # type: ignore[override]
+        return self._items[self._key(key)]
+
+    def __contains__(self, key: object) -> bool:
+        try:
+            self._key(key)  # type: ignore[arg-type]
+        except (KeyError, TypeError):
+            return False
+        return self._key(key) in self._items  # type: ignore[arg-type]
+
+    def __iter__(self) -> Iterator[ValueKey]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def find(self, name: str) -> list:
+        """Every (key, value) with this name, in execution order (one per frame and iteration)."""
+        return [(k, v) for k, v in self._items.items() if k.name == name]
+
+    def producer(self, key: Union[ValueKey, tuple, str]) -> str:
+        """The display name of the node that produced the value ("" for graph inputs)."""
+        return self._nodes[self._key(key)]
+
+    def dropped(self, key: Union[ValueKey, tuple, str]) -> bool:
+        """Whether the debugger dropped the value to stay under its memory budget (its value is then None)."""
+        return self._key(key) in self._dropped
+
+    def __repr__(self) -> str:
+        return f"<onnxscope.Values: {len(self._items)} values>"
+
+
+# ---- feeds ---------------------------------------------------------------------------------------------------------
+
+
+def _to_value(name: str, x: Any) -> "_core.Value":
+    if isinstance(x, _core.Value):
+        return x
+    if x is None:
+        return _core.make_optional(None)
+    if isinstance(x, (list, tuple)) and (len(x) == 0 or all(isinstance(i, np.ndarray) for i in x)):
+        items = [_to_value(name, i) for i in x]
+        elem = x[0].dtype.name if len(x) else ""
+        return _core.make_sequence(elem, items)
+    array = np.asarray(x)
+    if array.dtype.kind in "OUS":
+        flat = [i.decode() if isinstance(i, bytes) else str(i) for i in array.reshape(-1).tolist()]
+        return _core.make_string_tensor(list(array.shape), flat)
+    # Non-contiguous arrays (slices, transposes) are copied here, never read with the wrong strides.
+    if not array.flags.c_contiguous:
+        array = array.copy(order="C")  # (np.ascontiguousarray would turn a 0-d array into 1-d)
+    if array.dtype.byteorder == ">":
+        array = array.astype(array.dtype.newbyteorder("<"))
+    raw = array.reshape(-1).view(np.uint8) if array.size else np.zeros(0, np.uint8)
+    return _core.make_tensor(array.dtype.name, list(array.shape), raw)
+
+
+def _convert_feeds(model: "Model", feeds: Optional[Feeds]) -> dict:
+    if feeds is None:
+        feeds = {}
+    if not isinstance(feeds, Mapping):
+        raise TypeError(f"feeds must be a dict of input name -> array, got {type(feeds).__name__}")
+    out = {}
+    for name, x in feeds.items():
+        if not isinstance(name, str):
+            raise TypeError(f"feed names must be strings, got {name!r}")
+        try:
+            out[name] = _to_value(name, x)
+        except InputError as e:
+            raise InputError(f'input "{name}": {e}{model._expected_inputs()}') from None
+    return out
+
+
+# ---- model ---------------------------------------------------------------------------------------------------------
+
+
+class Model:
+    """A loaded ONNX model. Create it with :func:`onnxscope.load`."""
+
+    def __init__(self, core: "_core.Model") -> None:
+        self._core = core
+        self._inputs = [ValueInfo(**d) for d in core.inputs]
+        self._outputs = [ValueInfo(**d) for d in core.outputs]
+
+    @property
+    def name(self) -> str:
+        """The model's display name (its file name, or what was given to load())."""
+        return self._core.name
+
+    @property
+    def inputs(self) -> list:
+        """The main graph's inputs (list of :class:`ValueInfo`), in declaration order."""
+        return list(self._inputs)
+
+    @property
+    def outputs(self) -> list:
+        """The main graph's outputs (list of :class:`ValueInfo`)."""
+        return list(self._outputs)
+
+    @property
+    def opsets(self) -> dict:
+        """Imported opset version per domain ("" for the default domain)."""
+        return dict(self._core.opsets)
+
+    @property
+    def op_histogram(self) -> dict:
+        """Node count per operator ("Conv", "com.microsoft.FusedConv"), over the main graph and its subgraphs."""
+        return dict(self._core.op_histogram)
+
+    @property
+    def unsupported_nodes(self) -> list:
+        """Nodes (at any depth) the engine has no kernel for, e.g. 'node "x" (Foo, domain "", opset 13)'. A model
+        with any cannot run: run(), debug() and compare() raise UnsupportedModelError listing them."""
+        return list(self._core.unsupported_nodes())
+
+    @property
+    def diagnostics(self) -> list:
+        """What onnx's checker and shape inference report (list of :class:`Diagnostic`; computed on demand)."""
+        return [Diagnostic(*d) for d in self._core.diagnostics()]
+
+    def _expected_inputs(self) -> str:
+        return "; the model expects:" + "".join(
+            f'\n  "{i.name}": {i.type}' + (" (optional)" if i.has_default or i.kind == "optional" else "")
+            for i in self._inputs
+        )
+
+    def run(
+        self, feeds: Optional[Feeds] = None, *, intermediate: bool = False, threads: int = 1
+    ) -> Union[dict, Values]:
+        """Runs the model.
+
+        feeds: input name -> numpy array (any array-like; lists of arrays for sequence inputs, None for an empty
+            optional). Non-contiguous arrays are copied. Inputs with a default (initializer) may be left out.
+        intermediate: False returns the outputs, {name: array}. True returns every value the run produced
+            (graph inputs, every node output in every frame, Loop iterations and If branches included) as
+            :class:`Values` keyed by ``ValueKey(frame, name, iteration)``; ``values["y"]`` finds a main-graph value by
+            name, as ``onnx.reference.ReferenceEvaluator.run(None, feeds, intermediate=True)`` would.
+        threads: intra-op threads for kernels.
+
+        Output arrays are writable and belong to the caller. The GIL is released while the model runs; Ctrl+C
+        (KeyboardInterrupt) stops it at the next node.
+
+        Raises InputError (a ValueError) for feeds of the wrong name, element type or rank, listing the expected
+        inputs; UnsupportedModelError before running a model with unsupported nodes; Error when a node fails.
+        """
+        values = self._feeds(feeds)
+        with self._input_errors():
+            if intermediate:
+                _outputs, records = self._core.run_intermediate(values, threads)
+                return Values(records)
+            return self._core.run(values, threads)
+
+    def debug(self, feeds: Optional[Feeds] = None, *, threads: int = 1, memory_budget: Optional[int] = None) -> "Debugger":
+        """A :class:`Debugger` stopped before the first node, with these feeds bound.
+
+        memory_budget: bytes of recorded values the debugger keeps (default 4 GiB); older values beyond it are
+        dropped (and reported as dropped)."""
+        values = self._feeds(feeds)
+        with self._input_errors():
+            return Debugger(self, values, threads, memory_budget)
+
+    @contextlib.contextmanager
+    def _input_errors(self) -> Iterator[None]:
+        """InputErrors name the model's inputs."""
+        try:
+            yield
+        except InputError as e:
+            message = str(e)
+            if "expects:" in message or "inputs are:" in message:
+                raise
+            raise InputError(message + self._expected_inputs()) from None
+
+    def _feeds(self, feeds: Optional[Feeds]) -> dict:
+        self._core.prepare()
+        values = _convert_feeds(self, feeds)
+        return values
+
+    def __repr__(self) -> str:
+        ins = ", ".join(f"{i.name}: {i.type}" for i in self._inputs)
+        outs = ", ".join(f"{o.name}: {o.type}" for o in self._outputs)
+        return f"<onnxscope.Model {self.name!r} ({ins}) -> ({outs})>"
+
+
+def load(model: Union[PathLike, bytes, Any], *, base_dir: Optional[PathLike] = None) -> Model:
+    """Loads a model from a file path, serialized bytes, or an ``onnx.ModelProto``.
+
+    base_dir: where external data is looked up for bytes and ModelProto (default: the current directory).
+    Raises FileNotFoundError for a missing file, Error for a model the loader refuses (its message names the node
+    and field). A model with unsupported operators loads; see Model.unsupported_nodes.
+    """
+    if isinstance(model, (str, os.PathLike)):
+        path = os.fspath(model)
+        if not os.path.isfile(path):
+            raise FileNotFoundError(f"no model file {path!r}")
+        return Model(_core.Model.load_path(path))
+    base = os.fspath(base_dir) if base_dir is not None else os.getcwd()
+    if isinstance(model, (bytes, bytearray, memoryview)):
+        return Model(_core.Model.load_bytes(bytes(model), base, "<bytes>"))
+    if hasattr(model, "SerializeToString") and hasattr(model, "graph"):
+        name = getattr(model.graph, "name", "") or "<ModelProto>"
+        return Model(_core.Model.load_bytes(model.SerializeToString(), base, name))
+    raise TypeError(f"load() takes a path, bytes or an onnx.ModelProto, got {type(model).__name__}")
+
+
+# ---- debugger ------------------------------------------------------------------------------------------------------
+
+
+class Debugger:
+    """Steps through a model. Created by :meth:`Model.debug`, stopped before the first node.
+
+    Stepping methods return the new :attr:`position`. A node that fails raises Error (the debugger stays at the
+    failure); Ctrl+C, or an exception raised in a hook or a callable condition, stops at the next node boundary and is
+    raised from the stepping method. The GIL is released while nodes run.
+    """
+
+    def __init__(self, model: Model, feeds: dict, threads: int, memory_budget: Optional[int]) -> None:
+        self._model = model
+        self._core = _core.Debugger(model._core, feeds, threads, float(memory_budget or 0))
+
+    @staticmethod
+    def _position(d: dict) -> Position:
+        # Stops after a node (NaN/Inf, value conditions, a hook's pause, the end, a failure) are about the node that
+        # ran; the others (steps, node and op-type breakpoints, run to) about the node that runs next.
+        after = d["reason"] in ("non-finite value", "DEBUG node", "finished", "failed", "paused") or (
+            d["reason"] == "breakpoint" and d["last_node"] is not None
+        )
+        if after or d["next_node"] is None:
+            node, op = d["last_node"], d["last_op_type"]
+        else:
+            node, op = d["next_node"], d["next_op_type"]
+        return Position(
+            reason=d["reason"],
+            message=d["message"],
+            frame=d["frame"],
+            node=node,
+            op_type=op,
+            next_node=d["next_node"],
+            last_node=d["last_node"],
+            breakpoint=d["breakpoint"],
+            depth=d["depth"],
+            finished=d["finished"],
+        )
+
+    @property
+    def position(self) -> Position:
+        """Where execution stopped: frame path, node (the next one, or the last one after a stop after a node), and
+        why."""
+        return self._position(self._core.position())
+
+    @property
+    def finished(self) -> bool:
+        return self._core.position()["finished"]
+
+    def step(self) -> Position:
+        """Runs the next node of the current frame; a node with subgraphs runs whole (breakpoints inside still stop)."""
+        return self._position(self._core.step())
+
+    def step_into(self) -> Position:
+        """Enters the subgraph of the next node (If branch taken, first Loop iteration), else like step()."""
+        return self._position(self._core.step_into())
+
+    def step_out(self) -> Position:
+        """Finishes the current frame and stops when the node that owns it completes."""
+        return self._position(self._core.step_out())
+
+    def cont(self) -> Position:
+        """Runs until a breakpoint, a hook asks to stop, or the end."""
+        return self._position(self._core.cont())
+
+    def run_to(self, node: str) -> Position:
+        """Runs until just before the node with this display name (in any frame), unless a breakpoint stops first."""
+        return self._position(self._core.run_to(node))
+
+    def restart(self) -> None:
+        """Starts again with the same feeds; breakpoints and hooks stay."""
+        self._core.restart()
+
+    def break_on(
+        self,
+        node: Optional[str] = None,
+        *,
+        op_type: Optional[str] = None,
+        nonfinite: bool = False,
+        when: Union[str, Callable[[NodeEvent], bool], None] = None,
+        iteration: Optional[int] = None,
+    ) -> int:
+        """Adds a breakpoint and returns its id.
+
+        - ``break_on("conv_3")``: before the node with this display name (any frame);
+        - ``break_on(op_type="Conv")``: before every node of this op type;
+        - ``break_on(nonfinite=True)``: after the first node that produces NaN or Inf;
+        - ``break_on(when="any |x| > 1e4")``: after the first node (or the given node / op type) one of whose outputs
+          meets the condition: ``any |x| > T``, ``all x >= 0``, ``max > 100`` (min, max, mean, std, absmax, sum,
+          count), ``nan``, ``inf``, ``nonfinite``;
+        - ``break_on(when=lambda e: e.outputs[0].max() > 3)``: after a node for which the callable, given a
+          :class:`NodeEvent`, returns True.
+
+        iteration: for node / op type breakpoints, only in this iteration of the nearest enclosing Loop/Scan.
+        """
+        it = -1 if iteration is None else int(iteration)
+        if nonfinite:
+            if node or op_type or when is not None:
+                raise ValueError("nonfinite=True takes no node, op_type or when")
+            return self._core.add_breakpoint("nonfinite", "", "", "", None, -1)
+        if when is not None:
+            if callable(when):
+                wrapped = lambda d: bool(when(_event(d)))  # noqa: E731
+                return self._core.add_breakpoint("condition", node or "", op_type or "", "", wrapped, -1)
+            if not isinstance(when, str) or not when.strip():
+                raise ValueError("when must be a condition string or a callable")
+            try:
+                return self._core.add_breakpoint("condition", node or "", op_type or "", when, None, -1)
+            except Error as e:
+                raise ValueError(str(e)) from None
+        if node and op_type:
+            raise ValueError("give node or op_type, not both (or use when= to filter)")
+        if node:
+            return self._core.add_breakpoint("node", node, "", "", None, it)
+        if op_type:
+            return self._core.add_breakpoint("op_type", "", op_type, "", None, it)
+        raise ValueError("break_on needs node=, op_type=, nonfinite=True or when=")
+
+    def remove_breakpoint(self, breakpoint_id: int) -> bool:
+        return self._core.remove_breakpoint(breakpoint_id)
+
+    def enable_breakpoint(self, breakpoint_id: int, enabled: bool = True) -> bool:
+        return self._core.set_breakpoint_enabled(breakpoint_id, enabled)
+
+    @property
+    def breakpoints(self) -> list:
+        """(id, description, enabled) of every breakpoint."""
+        return list(self._core.breakpoints())
+
+    def add_hook(self, hook: Callable[[NodeEvent], Optional[bool]]) -> None:
+        """Calls ``hook(event)`` after every node (a :class:`NodeEvent`). Returning True stops there (reason
+        "paused"). An exception it raises stops the run and is raised from the stepping method."""
+        self._core.add_hook(lambda d: hook(_event(d)))
+
+    def clear_hooks(self) -> None:
+        self._core.clear_hooks()
+
+    @property
+    def values(self) -> Values:
+        """Every value recorded so far, keyed by ``ValueKey(frame, name, iteration)``: read-only numpy arrays that
+        share the engine's memory without a copy and stay valid after the debugger is gone; sequences as lists, maps
+        as dicts, an empty optional as None."""
+        return Values(self._core.values())
+
+    def value(self, name: str) -> Any:
+        """The latest recorded value with this name (in any frame). KeyError if none."""
+        found = [v for k, v in Values(self._core.values()).find(name)]
+        if not found:
+            raise KeyError(name)
+        return found[-1]
+
+    @property
+    def outputs(self) -> dict:
+        """The model's outputs once finished (read-only arrays), else {}."""
+        return self._core.outputs()
+
+    @property
+    def recorded_bytes(self) -> int:
+        return self._core.recorded_bytes()
+
+    def __repr__(self) -> str:
+        p = self.position
+        return f"<onnxscope.Debugger at {p.frame} / {p.node} ({p.reason})>"
+
+
+# ---- compare -------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class CompareReport:
+    """The result of :func:`compare`, with the fields of the CLI's ``compare --json`` (docs/compare-format.md)."""
+
+    data: dict = field(repr=False)
+
+    @property
+    def first_divergence(self) -> Optional[dict]:
+        """The first node whose outputs diverge while all its inputs computed by nodes match (keys: node, op_type,
+        frame, iteration, status, max_abs_error, max_rel_error, cosine, outputs, ...), or None."""
+        return self.data["first_divergence"]
+
+    @property
+    def values(self) -> list:
+        """Per-value rows (name, frame, node, status, max_abs_error, max_rel_error, cosine, mismatches, ...)."""
+        return self.data["values"]
+
+    @property
+    def nodes(self) -> list:
+        """Per executed node of side A: its worst output."""
+        return self.data["nodes"]
+
+    @property
+    def summary(self) -> dict:
+        return self.data["summary"]
+
+    @property
+    def diverged(self) -> bool:
+        """Some value diverged, or a side failed (what the CLI's exit status 1 means)."""
+        return bool(self.data["summary"]["diverged"])
+
+    @property
+    def all_match(self) -> bool:
+        return bool(self.data["summary"]["all_match"])
+
+    @property
+    def error_a(self) -> Optional[str]:
+        return self.data["error_a"]
+
+    @property
+    def error_b(self) -> Optional[str]:
+        return self.data["error_b"]
+
+    def errors(self) -> dict:
+        """ValueKey -> max abs error of every value compared on both sides."""
+        return {
+            ValueKey(r["frame"], r["name"], r["iteration"]): r["max_abs_error"]
+            for r in self.values
+            if r["status"] in ("match", "mismatch")
+        }
+
+    def to_json(self, indent: Optional[int] = 2) -> str:
+        """The report as ``onnxscope-cli compare --json`` writes it."""
+        return json.dumps(self.data, indent=indent)
+
+    def __repr__(self) -> str:
+        f = self.first_divergence
+        where = f'first divergence at {f["frame"]} / {f["node"]} ({f["op_type"]})' if f else "no divergent node"
+        s = self.summary
+        return f"<onnxscope.CompareReport {s['match']} match, {s['mismatch']} mismatch; {where}>"
+
+
+def _as_model(x: Any) -> Model:
+    return x if isinstance(x, Model) else load(x)
+
+
+def _feeds_for(model: Model, feeds: dict) -> dict:
+    """A's feeds for B: by name, cast to B's declared floating-point type (an fp16 copy takes fp16 inputs)."""
+    out = {}
+    for info in model.inputs:
+        if info.name not in feeds:
+            continue
+        x = feeds[info.name]
+        if isinstance(x, np.ndarray) and info.dtype and x.dtype.kind == "f" and info.dtype.startswith("float"):
+            try:
+                target = np.dtype(info.dtype)
+            except TypeError:
+                target = None
+            if target is not None and target.kind == "f" and target != x.dtype:
+                x = x.astype(target)
+        out[info.name] = x
+    return out
+
+
+def compare(
+    a: Union[Model, PathLike, bytes, Any],
+    b: Union[Model, PathLike, bytes, Mapping, Any],
+    feeds: Optional[Feeds] = None,
+    *,
+    rtol: float = 1e-4,
+    atol: float = 1e-5,
+    feeds_b: Optional[Feeds] = None,
+    names: Optional[Mapping[str, str]] = None,
+    initializers: bool = True,
+    threads: int = 1,
+) -> CompareReport:
+    """Runs model ``a`` and compares every value it produces with side ``b``, matched by frame path and name.
+
+    b: a second model (Model, path to an .onnx, bytes or ModelProto), run on the same feeds (cast to its declared
+        floating-point input types, so an fp16 copy takes them; or ``feeds_b``); or reference values: a folder
+        written by ``onnxscope-cli run --dump-all``, an ``.npz`` file (array names are value names, or
+        "FRAME / NAME" inside subgraphs), or a dict {name or ValueKey: array}.
+    rtol, atol: an element mismatches when ``|a - b| > atol + rtol * |b|``.
+    names: side A name -> side B name for renamed values. initializers: also compare the weights.
+
+    Returns a :class:`CompareReport`; ``report.to_json()`` is the CLI's ``--json`` format.
+    """
+    model_a = _as_model(a)
+    values_a = model_a._feeds(feeds)
+    name_map = dict(names or {})
+    if isinstance(b, Mapping):
+        refs = []
+        for key, value in b.items():
+            k = ValueKey("main", key) if isinstance(key, str) else ValueKey(*key)
+            refs.append((k.frame, k.name, _to_value(k.name, value)))
+        with model_a._input_errors():
+            data = _core.compare_reference(model_a._core, values_a, "", refs, rtol, atol, initializers, name_map, threads)
+        return CompareReport(data)
+    if isinstance(b, (str, os.PathLike)):
+        path = os.fspath(b)
+        if os.path.isdir(path) or path.endswith(".npz"):
+            if not os.path.exists(path):
+                raise FileNotFoundError(f"no reference {path!r}")
+            with model_a._input_errors():
+                data = _core.compare_reference(
+                    model_a._core, values_a, path, [], rtol, atol, initializers, name_map, threads
+                )
+            return CompareReport(data)
+    model_b = _as_model(b)
+    if feeds_b is None:
+        feeds_b = _feeds_for(model_b, dict(feeds or {}))
+    values_b = model_b._feeds(feeds_b)
+    with model_a._input_errors():
+        data = _core.compare_models(
+            model_a._core, values_a, model_b._core, values_b, rtol, atol, initializers, name_map, threads
+        )
+    return CompareReport(data)

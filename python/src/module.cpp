@@ -1,0 +1,1062 @@
+// SPDX-License-Identifier: MIT
+// onnxscope._onnxscope: the engine for Python (nanobind). The typed, documented API is the pure-Python package
+// around it (python/onnxscope/); this layer converts values, releases the GIL while the engine runs, and turns
+// Ctrl+C and exceptions raised in Python callbacks into pauses of the engine.
+#include "engine/compare/run_comparison.h"
+#include "engine/core/thread_pool.h"
+#include "engine/core/version.h"
+#include "engine/exec/debugger.h"
+#include "engine/exec/program.h"
+#include "engine/exec/session.h"
+#include "engine/exec/value_condition.h"
+#include "engine/model/model.h"
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/function.h>
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace onnxscope::python {
+
+namespace {
+
+/// A feed the model does not accept (name, element type, rank, fixed dims): a ValueError in Python.
+struct InputError : Error {
+    using Error::Error;
+};
+/// A model with nodes the engine has no kernel for, refused before anything runs.
+struct UnsupportedModelError : Error {
+    using Error::Error;
+};
+
+PyObject* g_error = nullptr;
+PyObject* g_inputError = nullptr;
+PyObject* g_unsupportedError = nullptr;
+
+// ---- values ----------------------------------------------------------------------------------------------------
+
+std::optional<nb::dlpack::dtype> nativeDtype(DataType type)
+{
+    using C = nb::dlpack::dtype_code;
+    auto make = [](C code, int bits) {
+        return nb::dlpack::dtype { static_cast<uint8_t>(code), static_cast<uint8_t>(bits), 1 };
+    };
+    switch (type) {
+    case DataType::Float:
+        return make(C::Float, 32);
+    case DataType::Double:
+        return make(C::Float, 64);
+    case DataType::Float16:
+        return make(C::Float, 16);
+    case DataType::Int8:
+        return make(C::Int, 8);
+    case DataType::Int16:
+        return make(C::Int, 16);
+    case DataType::Int32:
+        return make(C::Int, 32);
+    case DataType::Int64:
+        return make(C::Int, 64);
+    case DataType::UInt8:
+        return make(C::UInt, 8);
+    case DataType::UInt16:
+        return make(C::UInt, 16);
+    case DataType::UInt32:
+        return make(C::UInt, 32);
+    case DataType::UInt64:
+        return make(C::UInt, 64);
+    case DataType::Bool:
+        return make(C::Bool, 8);
+    case DataType::Complex64:
+        return make(C::Complex, 64);
+    case DataType::Complex128:
+        return make(C::Complex, 128);
+    default:
+        return std::nullopt;
+    }
+}
+
+/// The ml_dtypes type of bfloat16 and the narrow types (the same one-element-per-byte layout as the engine's).
+nb::object mlDtype(DataType type)
+{
+    try {
+        return nb::module_::import_("ml_dtypes").attr(std::string(numpyTypeName(type)).c_str());
+    } catch (nb::python_error&) {
+        throw Error("a " + std::string(dataTypeName(type))
+            + " value needs the ml_dtypes package to become a numpy array (pip install ml_dtypes)");
+    }
+}
+
+/// A tensor as a numpy array. Zero-copy: the array owns a copy of the Tensor (shared storage), so it stays valid
+/// after the session, the debugger or the model are gone. `writable` arrays are the tensor's only owner (else a copy);
+/// the others are read-only views of storage the engine may share.
+nb::object tensorToNumpy(Tensor tensor, bool writable)
+{
+    if (!tensor.defined())
+        return nb::none();
+    const Shape& shape = tensor.shape();
+    if (tensor.dtype() == DataType::String) {
+        nb::list items;
+        for (const std::string& s : tensor.data<std::string>())
+            items.append(nb::str(s.data(), s.size()));
+        nb::module_ np = nb::module_::import_("numpy");
+        nb::object array = np.attr("array")(items, "dtype"_a = np.attr("object_"));
+        return array.attr("reshape")(nb::cast(std::vector<int64_t>(shape.begin(), shape.end())));
+    }
+    if (writable && !tensor.uniquelyOwned())
+        tensor = tensor.clone();
+    auto* holder = new Tensor(std::move(tensor));
+    nb::capsule owner(holder, [](void* p) noexcept { delete static_cast<Tensor*>(p); });
+    static uint64_t empty = 0;
+    void* data = holder->size() == 0 ? static_cast<void*>(&empty)
+        : writable                   ? holder->mutableRaw()
+                                     : const_cast<void*>(holder->raw());
+    std::vector<size_t> dims(shape.begin(), shape.end());
+    const auto native = nativeDtype(holder->dtype());
+    const nb::dlpack::dtype dtype = native ? *native
+                                           : nb::dlpack::dtype { static_cast<uint8_t>(nb::dlpack::dtype_code::UInt),
+                                                 static_cast<uint8_t>(8 * elementSize(holder->dtype())), 1 };
+    nb::object array;
+    if (writable)
+        array = nb::cast(nb::ndarray<nb::numpy>(data, dims.size(), dims.data(), owner, nullptr, dtype));
+    else
+        array = nb::cast(nb::ndarray<nb::numpy, nb::ro>(data, dims.size(), dims.data(), owner, nullptr, dtype));
+    if (!native)
+        array = array.attr("view")(mlDtype(holder->dtype()));
+    return array;
+}
+
+/// Sequences become lists, maps dicts, an empty optional (or no value) None.
+nb::object valueToPython(const Value& value, bool writable)
+{
+    switch (value.kind()) {
+    case Value::Kind::None:
+        return nb::none();
+    case Value::Kind::Tensor:
+        return tensorToNumpy(value.tensor(), writable);
+    case Value::Kind::Sequence: {
+        nb::list items;
+        for (const Value& item : value.sequence().items)
+            items.append(valueToPython(item, writable));
+        return items;
+    }
+    case Value::Kind::Map: {
+        const Map& map = value.map();
+        nb::object keys = tensorToNumpy(map.keys, false).attr("tolist")();
+        nb::object values = tensorToNumpy(map.values, false).attr("tolist")();
+        nb::dict result;
+        nb::list k(keys), v(values);
+        for (size_t i = 0; i < nb::len(k) && i < nb::len(v); ++i)
+            result[k[i]] = v[i];
+        return result;
+    }
+    case Value::Kind::Optional: {
+        const Value* inner = value.optionalValue();
+        return inner ? valueToPython(*inner, writable) : nb::none();
+    }
+    }
+    return nb::none();
+}
+
+using RawBytes = nb::ndarray<const uint8_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+
+/// A tensor from a contiguous array's bytes (the Python side passes `array.reshape(-1).view(numpy.uint8)`).
+Value makeTensor(const std::string& dtypeName, const std::vector<int64_t>& shape, RawBytes bytes)
+{
+    const DataType type = dataTypeFromName(dtypeName);
+    if (type == DataType::Undefined || type == DataType::String)
+        throw InputError("arrays of dtype " + dtypeName + " are not ONNX tensors");
+    Tensor tensor = Tensor::uninitialized(type, shape);
+    if (bytes.size() != tensor.byteSize())
+        throw InputError("an array of shape " + shapeToString(shape) + " and dtype " + dtypeName + " has "
+            + std::to_string(bytes.size()) + " bytes, expected " + std::to_string(tensor.byteSize()));
+    if (tensor.byteSize())
+        std::memcpy(tensor.mutableRaw(), bytes.data(), tensor.byteSize());
+    return Value(std::move(tensor));
+}
+
+Value makeStringTensor(const std::vector<int64_t>& shape, const std::vector<std::string>& items)
+{
+    Tensor tensor(DataType::String, shape);
+    if (static_cast<size_t>(tensor.size()) != items.size())
+        throw InputError("a string array of shape " + shapeToString(shape) + " needs " + std::to_string(tensor.size())
+            + " items, got " + std::to_string(items.size()));
+    auto data = tensor.data<std::string>();
+    std::copy(items.begin(), items.end(), data.begin());
+    return Value(std::move(tensor));
+}
+
+Value makeSequence(const std::string& elementType, const std::vector<Value>& items)
+{
+    Sequence sequence;
+    sequence.elementType = dataTypeFromName(elementType);
+    for (const Value& item : items) {
+        if (!item.isTensor())
+            throw InputError("a sequence input holds tensors only");
+        if (sequence.elementType == DataType::Undefined)
+            sequence.elementType = item.tensor().dtype();
+    }
+    sequence.items = items;
+    return Value(std::move(sequence));
+}
+
+// ---- Ctrl+C and exceptions raised in callbacks -------------------------------------------------------------------
+
+/// A Python exception caught while the engine ran (in a callback, or KeyboardInterrupt from Ctrl+C), raised again once
+/// the engine has stopped and the GIL is held.
+class PendingError {
+public:
+    /// With the GIL held: takes the current Python error.
+    void capture()
+    {
+        if (m_type)
+            return;
+        PyErr_Fetch(&m_type, &m_value, &m_traceback);
+    }
+    bool pending() const { return m_type != nullptr; }
+    /// With the GIL held: raises it (as nb::python_error) if there is one.
+    void raiseIfPending()
+    {
+        if (!m_type)
+            return;
+        PyErr_Restore(m_type, m_value, m_traceback);
+        m_type = m_value = m_traceback = nullptr;
+        throw nb::python_error();
+    }
+    ~PendingError()
+    {
+        if (m_type) {
+            nb::gil_scoped_acquire gil;
+            Py_XDECREF(m_type);
+            Py_XDECREF(m_value);
+            Py_XDECREF(m_traceback);
+        }
+    }
+
+private:
+    PyObject* m_type = nullptr;
+    PyObject* m_value = nullptr;
+    PyObject* m_traceback = nullptr;
+};
+
+/// Polls Python's signal handlers (Ctrl+C) every few nodes while the engine runs without the GIL.
+class InterruptPoll {
+public:
+    explicit InterruptPoll(PendingError& pending)
+        : m_pending(pending)
+    {
+    }
+    /// True once a handler raised (KeyboardInterrupt): the caller stops at the next node boundary.
+    bool interrupted()
+    {
+        if (m_pending.pending())
+            return true;
+        if (++m_count % 8 != 0)
+            return false;
+        nb::gil_scoped_acquire gil;
+        if (PyErr_CheckSignals() != 0)
+            m_pending.capture();
+        return m_pending.pending();
+    }
+
+private:
+    PendingError& m_pending;
+    unsigned m_count = 0;
+};
+
+std::unique_ptr<ThreadPool> makePool(int threads)
+{
+    if (threads < 1)
+        throw nb::value_error("threads must be at least 1");
+    return threads > 1 ? std::make_unique<ThreadPool>(threads) : nullptr;
+}
+
+// ---- model -------------------------------------------------------------------------------------------------------
+
+nb::object dimsToPython(const ValueType& type)
+{
+    if (!type.hasShape)
+        return nb::none();
+    nb::list dims;
+    for (const Dim& d : type.shape) {
+        if (d.known())
+            dims.append(d.value);
+        else if (!d.symbol.empty())
+            dims.append(nb::str(d.symbol.c_str()));
+        else
+            dims.append(nb::none());
+    }
+    return dims;
+}
+
+std::string_view kindName(Value::Kind kind)
+{
+    switch (kind) {
+    case Value::Kind::Tensor:
+        return "tensor";
+    case Value::Kind::Sequence:
+        return "sequence";
+    case Value::Kind::Map:
+        return "map";
+    case Value::Kind::Optional:
+        return "optional";
+    case Value::Kind::None:
+        break;
+    }
+    return "unknown";
+}
+
+nb::dict valueInfoToPython(const ValueInfo& v)
+{
+    nb::dict d;
+    d["name"] = v.name;
+    d["kind"] = std::string(kindName(v.type.kind));
+    d["type"] = v.type.toString();
+    const DataType element = v.type.elementType;
+    d["elem_type"] = element == DataType::Undefined ? nb::none() : nb::cast(std::string(dataTypeName(element)));
+    d["dtype"] = element == DataType::Undefined ? nb::none() : nb::cast(std::string(numpyTypeName(element)));
+    d["shape"] = dimsToPython(v.type);
+    d["has_default"] = v.hasInitializer();
+    return d;
+}
+
+void countOps(const Graph& graph, std::map<std::string, int64_t>& histogram)
+{
+    for (const Node& node : graph.nodes()) {
+        ++histogram[node.domain.empty() ? node.opType : node.domain + "." + node.opType];
+        for (const auto& [name, subgraph] : node.subgraphs)
+            if (subgraph)
+                countOps(*subgraph, histogram);
+    }
+}
+
+class PyModel {
+public:
+    explicit PyModel(std::shared_ptr<Model> model)
+        : m_model(std::move(model))
+    {
+    }
+
+    const Model& model() const { return *m_model; }
+
+    /// The compiled program, built on first use. A model with unsupported nodes is refused here, before any node
+    /// runs, with every such node listed.
+    std::shared_ptr<const Program> program()
+    {
+        if (!m_program) {
+            std::vector<std::string> unsupported;
+            {
+                nb::gil_scoped_release release;
+                unsupported = Program::unsupportedNodes(*m_model);
+            }
+            if (!unsupported.empty()) {
+                std::string list;
+                for (const auto& u : unsupported)
+                    list += "\n  " + u;
+                throw UnsupportedModelError(m_model->displayName() + ": " + std::to_string(unsupported.size())
+                    + " node(s) the engine cannot run:" + list);
+            }
+            nb::gil_scoped_release release;
+            m_program = std::make_shared<Program>(m_model);
+        }
+        return m_program;
+    }
+
+private:
+    std::shared_ptr<Model> m_model;
+    std::shared_ptr<const Program> m_program;
+};
+
+/// Binds the feeds as a run would, without running a node: errors about them become InputError.
+template <class Start> void startWithInputs(Start&& start)
+{
+    try {
+        start();
+    } catch (const InputError&) {
+        throw;
+    } catch (const Error& e) {
+        throw InputError(e.what());
+    }
+}
+
+nb::dict outputsToPython(const std::map<std::string, Value>& outputs, const std::vector<std::string>& order)
+{
+    nb::dict result;
+    for (const auto& name : order) {
+        auto it = outputs.find(name);
+        if (it != outputs.end())
+            result[name.c_str()] = valueToPython(it->second, true);
+    }
+    return result;
+}
+
+nb::dict runModel(PyModel& pyModel, const std::map<std::string, Value>& feeds, int threads)
+{
+    auto program = pyModel.program();
+    auto pool = makePool(threads);
+    SessionOptions options;
+    options.threadPool = pool.get();
+    auto session = std::make_unique<Session>(program, options);
+    PendingError pending;
+    std::map<std::string, Value> outputs;
+    std::vector<std::string> order;
+    {
+        nb::gil_scoped_release release;
+        startWithInputs([&] { session->start(feeds); });
+        InterruptPoll poll(pending);
+        while (!poll.interrupted() && session->advance().kind != Session::StepKind::Finished) { }
+        if (!pending.pending()) {
+            outputs = session->outputs();
+            order = session->outputNames();
+        }
+        // The session goes first, so that outputs are the only owners of their tensors (returned without a copy).
+        session.reset();
+    }
+    pending.raiseIfPending();
+    return outputsToPython(outputs, order);
+}
+
+nb::tuple recordToPython(const RecordedValue& r)
+{
+    std::string node;
+    if (r.producer >= 0 && r.graph)
+        node = r.graph->node(r.producer).displayName();
+    return nb::make_tuple(r.framePath.str(), r.name.str(), r.iteration, node, r.sequence,
+        r.dropped ? nb::none() : valueToPython(r.value, false), r.dropped);
+}
+
+// ---- debugger ----------------------------------------------------------------------------------------------------
+
+nb::dict eventToPython(const NodeEvent& event, int64_t iteration)
+{
+    nb::dict d;
+    d["node"] = event.node.displayName();
+    d["op_type"] = event.node.opType;
+    d["domain"] = event.node.domain;
+    d["frame"] = event.framePath;
+    d["iteration"] = iteration;
+    nb::list outputNames, outputs, inputNames, inputs;
+    const Graph& graph = event.frame.graph();
+    for (size_t i = 0; i < event.node.inputs.size(); ++i) {
+        ValueId id = event.node.inputs[i];
+        inputNames.append(id == kNoValue ? std::string() : graph.value(id).name);
+        inputs.append(i < event.inputs.size() && event.inputs[i] ? valueToPython(*event.inputs[i], false) : nb::none());
+    }
+    for (size_t i = 0; i < event.node.outputs.size(); ++i) {
+        ValueId id = event.node.outputs[i];
+        outputNames.append(id == kNoValue ? std::string() : graph.value(id).name);
+        outputs.append(i < event.outputs.size() ? valueToPython(event.outputs[i], false) : nb::none());
+    }
+    d["input_names"] = inputNames;
+    d["inputs"] = inputs;
+    d["output_names"] = outputNames;
+    d["outputs"] = outputs;
+    return d;
+}
+
+class PyDebugger : private SessionObserver {
+public:
+    PyDebugger(std::shared_ptr<const Program> program, const std::map<std::string, Value>& feeds, int threads,
+        double memoryBudget)
+        : m_program(std::move(program))
+        , m_pool(makePool(threads))
+    {
+        DebuggerOptions options;
+        options.session.threadPool = m_pool.get();
+        if (memoryBudget > 0)
+            options.memoryBudget = memoryBudget >= static_cast<double>(std::numeric_limits<size_t>::max())
+                ? std::numeric_limits<size_t>::max()
+                : static_cast<size_t>(memoryBudget);
+        m_debugger = std::make_unique<Debugger>(m_program, options);
+        m_debugger->addObserver(this);
+        nb::gil_scoped_release release;
+        startWithInputs([&] { m_debugger->start(feeds); });
+    }
+    ~PyDebugger() override
+    {
+        m_debugger->removeObserver(this);
+        m_debugger.reset();
+    }
+
+    Debugger& debugger() { return *m_debugger; }
+
+    /// Runs `action` without the GIL; raises what a callback raised (or KeyboardInterrupt), or Error if a node
+    /// failed. Returns the stop.
+    template <class Action> nb::dict resume(Action&& action)
+    {
+        m_running = true;
+        StopInfo stop;
+        {
+            nb::gil_scoped_release release;
+            stop = action();
+        }
+        m_running = false;
+        m_pending.raiseIfPending();
+        if (stop.reason == StopReason::Failed)
+            throw Error(stop.message);
+        return position();
+    }
+
+    nb::dict position() const
+    {
+        const StopInfo& stop = m_debugger->lastStop();
+        // A pause (Ctrl+C, a hook) stops after the node that ran last, which the stop does not name.
+        const Node* last = stop.lastNode ? stop.lastNode : stop.reason == StopReason::Paused ? m_lastNode : nullptr;
+        nb::dict d;
+        d["reason"] = std::string(stopReasonName(stop.reason));
+        d["message"] = stop.message;
+        d["frame"] = stop.framePath;
+        d["breakpoint"] = stop.breakpointId;
+        d["next_node"] = stop.nextNode ? nb::cast(stop.nextNode->displayName()) : nb::none();
+        d["next_op_type"] = stop.nextNode ? nb::cast(stop.nextNode->opType) : nb::none();
+        d["last_node"] = last ? nb::cast(last->displayName()) : nb::none();
+        d["last_op_type"] = last ? nb::cast(last->opType) : nb::none();
+        d["depth"] = m_debugger->session().depth();
+        d["finished"] = m_debugger->finished();
+        return d;
+    }
+
+    int addBreakpoint(const std::string& kind, const std::string& node, const std::string& opType,
+        const std::string& when, nb::object callable, int64_t iteration)
+    {
+        Breakpoint b;
+        b.iteration = iteration;
+        if (kind == "nonfinite") {
+            b.kind = Breakpoint::Kind::NonFinite;
+        } else if (kind == "node") {
+            b.kind = Breakpoint::Kind::Node;
+            b.pattern = node;
+        } else if (kind == "op_type") {
+            b.kind = Breakpoint::Kind::OpType;
+            b.pattern = opType;
+        } else if (kind == "condition") {
+            b.kind = Breakpoint::Kind::Condition;
+            b.pattern = node;
+            std::function<bool(const NodeEvent&)> test;
+            if (!when.empty()) {
+                auto condition = std::make_shared<ValueCondition>(ValueCondition::parse(when));
+                test = [condition](const NodeEvent& event) {
+                    for (const Value& output : event.outputs)
+                        if (condition->matches(output))
+                            return true;
+                    return false;
+                };
+                b.description = (node.empty() ? std::string("any node") : node) + ": " + when;
+            } else {
+                auto fn = std::make_shared<nb::object>(std::move(callable));
+                test = [this, fn](const NodeEvent& event) {
+                    nb::gil_scoped_acquire gil;
+                    if (!fn->is_valid())
+                        return false;
+                    try {
+                        return nb::cast<bool>((*fn)(eventToPython(event, iterationOf(event))));
+                    } catch (nb::python_error& e) {
+                        e.restore();
+                        m_pending.capture();
+                        m_debugger->requestPause();
+                        return false;
+                    }
+                };
+                b.description = (node.empty() ? std::string("any node") : node) + ": Python condition";
+                // The callable is released with the GIL held (the breakpoint may outlive a resume).
+                m_callables.push_back(fn);
+            }
+            if (!opType.empty()) {
+                auto inner = std::move(test);
+                test = [inner, opType](const NodeEvent& event) { return event.node.opType == opType && inner(event); };
+            }
+            b.condition = std::move(test);
+        } else {
+            throw nb::value_error("unknown breakpoint kind");
+        }
+        return m_debugger->addBreakpoint(std::move(b));
+    }
+
+    void addHook(nb::object hook) { m_hooks.push_back(std::move(hook)); }
+    void clearHooks() { m_hooks.clear(); }
+
+    /// Python's cycle collector sees the callables the debugger holds (a hook that refers to its debugger is a
+    /// cycle), and can let go of them.
+    int traverse(visitproc visit, void* arg)
+    {
+        for (const nb::object& hook : m_hooks)
+            Py_VISIT(hook.ptr());
+        for (const auto& fn : m_callables)
+            Py_VISIT(fn->ptr());
+        return 0;
+    }
+    void clearCallables()
+    {
+        m_hooks.clear();
+        for (const auto& fn : m_callables)
+            *fn = nb::object();
+    }
+
+    std::shared_ptr<const Program> program() const { return m_program; }
+
+private:
+    static int64_t iterationOf(const NodeEvent& event)
+    {
+        // The innermost loop iteration: the frame's own, else its parents' as the debugger records them.
+        return event.frame.iteration;
+    }
+
+    void afterNode(const NodeEvent& event) override
+    {
+        m_lastNode = &event.node;
+        if (!m_running)
+            return;
+        if (!m_hooks.empty() && !m_pending.pending()) {
+            nb::gil_scoped_acquire gil;
+            try {
+                nb::dict info = eventToPython(event, iterationOf(event));
+                for (const nb::object& hook : m_hooks) {
+                    nb::object result = hook(info);
+                    if (result.is_valid() && !result.is_none() && nb::cast<bool>(result)) {
+                        m_debugger->requestPause();
+                        break;
+                    }
+                }
+            } catch (nb::python_error& e) {
+                e.restore();
+                m_pending.capture();
+            }
+        }
+        if (m_poll.interrupted())
+            m_debugger->requestPause();
+    }
+    bool wantsTiming() const override { return false; }
+
+    std::shared_ptr<const Program> m_program;
+    std::unique_ptr<ThreadPool> m_pool;
+    std::unique_ptr<Debugger> m_debugger;
+    PendingError m_pending;
+    InterruptPoll m_poll { m_pending };
+    std::vector<nb::object> m_hooks;
+    std::vector<std::shared_ptr<nb::object>> m_callables;
+    bool m_running = false;
+    const Node* m_lastNode = nullptr;
+};
+
+nb::tuple runIntermediate(PyModel& pyModel, const std::map<std::string, Value>& feeds, int threads)
+{
+    PyDebugger debugger(pyModel.program(), feeds, threads, std::numeric_limits<double>::infinity());
+    Debugger& d = debugger.debugger();
+    while (!d.finished())
+        debugger.resume([&] { return d.continueRun(); });
+    nb::list records;
+    for (const RecordedValue& r : d.values())
+        records.append(recordToPython(r));
+    nb::dict outputs;
+    for (const auto& name : d.session().outputNames()) {
+        auto it = d.session().outputs().find(name);
+        if (it != d.session().outputs().end())
+            outputs[name.c_str()] = valueToPython(it->second, false);
+    }
+    return nb::make_tuple(outputs, records);
+}
+
+// ---- compare -----------------------------------------------------------------------------------------------------
+
+nb::object finiteOrNone(double v)
+{
+    return std::isfinite(v) ? nb::cast(v) : nb::none();
+}
+
+bool hasStats(const CompareRow& r)
+{
+    return r.status == CompareStatus::Match || r.status == CompareStatus::Mismatch;
+}
+
+nb::dict rowToPython(const CompareRow& r, size_t index)
+{
+    nb::dict j;
+    j["index"] = index;
+    j["status"] = std::string(compareStatusName(r.status));
+    j["origin"] = std::string(valueOriginName(r.origin));
+    j["name"] = r.name;
+    j["name_b"] = r.nameB;
+    j["frame"] = r.framePath;
+    j["iteration"] = r.iteration;
+    j["node"] = r.node;
+    j["op_type"] = r.opType;
+    j["sequence"] = r.sequence;
+    j["type_a"] = r.typeA.empty() ? nb::none() : nb::cast(r.typeA);
+    j["type_b"] = r.typeB.empty() ? nb::none() : nb::cast(r.typeB);
+    const bool stats = hasStats(r);
+    const bool numeric = stats && r.stats.numeric;
+    j["elements"] = stats ? nb::cast(r.stats.elements) : nb::none();
+    j["mismatches"] = stats ? nb::cast(r.stats.mismatches) : nb::none();
+    j["max_abs_error"] = numeric ? finiteOrNone(r.stats.maxAbsError) : nb::none();
+    j["max_rel_error"] = numeric ? finiteOrNone(r.stats.maxRelError) : nb::none();
+    j["mean_abs_error"] = numeric ? finiteOrNone(r.stats.meanAbsError) : nb::none();
+    j["cosine"] = numeric ? finiteOrNone(r.stats.cosine) : nb::none();
+    j["tolerance_ratio"] = numeric ? finiteOrNone(r.stats.toleranceRatio) : nb::none();
+    j["nan_a"] = numeric ? nb::cast(r.stats.nanA) : nb::none();
+    j["nan_b"] = numeric ? nb::cast(r.stats.nanB) : nb::none();
+    j["inf_a"] = numeric ? nb::cast(r.stats.infA) : nb::none();
+    j["inf_b"] = numeric ? nb::cast(r.stats.infB) : nb::none();
+    j["nonfinite_mismatches"] = numeric ? nb::cast(r.stats.nonFiniteMismatches) : nb::none();
+    j["worst_index"] = stats && r.stats.worstIndex >= 0 ? nb::cast(r.stats.worstIndex) : nb::none();
+    j["note"] = r.note;
+    return j;
+}
+
+nb::dict nodeToPython(const NodeCompare& n, size_t index)
+{
+    nb::dict j;
+    j["index"] = index;
+    j["sequence"] = n.sequence;
+    j["frame"] = n.framePath;
+    j["iteration"] = n.iteration;
+    j["node"] = n.node;
+    j["op_type"] = n.opType;
+    j["status"] = std::string(compareStatusName(n.status));
+    const bool compared = n.status == CompareStatus::Match || n.status == CompareStatus::Mismatch;
+    j["max_abs_error"] = compared ? finiteOrNone(n.maxAbsError) : nb::none();
+    j["max_rel_error"] = compared ? finiteOrNone(n.maxRelError) : nb::none();
+    j["cosine"] = compared ? finiteOrNone(n.minCosine) : nb::none();
+    j["tolerance_ratio"] = compared ? finiteOrNone(n.toleranceRatio) : nb::none();
+    j["root"] = n.root;
+    j["values"] = nb::cast(n.rows);
+    return j;
+}
+
+/// The comparison in the CLI's JSON format (docs/compare-format.md), as Python objects.
+nb::dict resultToPython(const ComparisonResult& res, const std::string& sideBKind)
+{
+    nb::dict j;
+    j["format"] = "onnxscope-compare";
+    j["version"] = 1;
+    j["side_a"] = res.sideA;
+    j["side_b"] = res.sideB;
+    j["side_b_kind"] = sideBKind;
+    j["rtol"] = res.tolerance.rtol;
+    j["atol"] = res.tolerance.atol;
+    nb::dict summary;
+    for (auto s : { CompareStatus::Match, CompareStatus::Mismatch, CompareStatus::ShapeMismatch,
+             CompareStatus::KindMismatch, CompareStatus::OnlyA, CompareStatus::OnlyB, CompareStatus::Skipped })
+        summary[std::string(compareStatusName(s)).c_str()] = res.count(s);
+    summary["values"] = res.rows.size();
+    summary["nodes"] = res.nodes.size();
+    summary["all_match"] = res.allMatch();
+    summary["diverged"] = res.hasDivergence();
+    summary["peak_held_bytes"] = res.peakHeldBytes;
+    j["summary"] = summary;
+    j["error_a"] = res.errorA.empty() ? nb::none() : nb::cast(res.errorA);
+    j["error_b"] = res.errorB.empty() ? nb::none() : nb::cast(res.errorB);
+    if (res.firstDivergence) {
+        const NodeCompare& n = res.nodes[*res.firstDivergence];
+        nb::dict f = nodeToPython(n, *res.firstDivergence);
+        nb::list outs;
+        for (size_t r : n.rows)
+            outs.append(res.rows[r].name);
+        f["outputs"] = outs;
+        j["first_divergence"] = f;
+    } else {
+        j["first_divergence"] = nb::none();
+    }
+    j["differing_sources"] = nb::cast(res.differingSources);
+    nb::list values;
+    for (size_t i = 0; i < res.rows.size(); ++i)
+        values.append(rowToPython(res.rows[i], i));
+    j["values"] = values;
+    nb::list nodes;
+    for (size_t i = 0; i < res.nodes.size(); ++i)
+        nodes.append(nodeToPython(res.nodes[i], i));
+    j["nodes"] = nodes;
+    return j;
+}
+
+/// Runs a comparison without the GIL, polling Ctrl+C through the progress callback.
+template <class Compare> ComparisonResult runCompare(CompareOptions& options, Compare&& compare)
+{
+    PendingError pending;
+    std::atomic<bool> cancel { false };
+    ComparisonResult res;
+    {
+        nb::gil_scoped_release release;
+        InterruptPoll poll(pending);
+        options.cancel = &cancel;
+        options.progress = [&](uint64_t) {
+            if (poll.interrupted())
+                cancel = true;
+        };
+        res = compare();
+    }
+    pending.raiseIfPending();
+    return res;
+}
+
+void checkFeeds(const std::shared_ptr<const Program>& program, const std::map<std::string, Value>& feeds)
+{
+    nb::gil_scoped_release release;
+    Session session(program);
+    startWithInputs([&] { session.start(feeds); });
+}
+
+CompareOptions compareOptions(
+    double rtol, double atol, bool initializers, const std::map<std::string, std::string>& names)
+{
+    if (!(rtol >= 0) || !(atol >= 0))
+        throw nb::value_error("rtol and atol must be non-negative");
+    CompareOptions options;
+    options.tolerance = { rtol, atol };
+    options.compareInitializers = initializers;
+    options.nameMap = names;
+    return options;
+}
+
+nb::dict compareModels(PyModel& a, const std::map<std::string, Value>& feedsA, PyModel& b,
+    const std::map<std::string, Value>& feedsB, double rtol, double atol, bool initializers,
+    const std::map<std::string, std::string>& names, int threads)
+{
+    RunSide sideA { a.program(), feedsA, a.model().displayName() };
+    RunSide sideB { b.program(), feedsB, b.model().displayName() };
+    checkFeeds(sideA.program, feedsA);
+    checkFeeds(sideB.program, feedsB);
+    CompareOptions options = compareOptions(rtol, atol, initializers, names);
+    auto pool = makePool(threads);
+    options.sessionOptions.threadPool = pool.get();
+    ComparisonResult res = runCompare(options, [&] { return compareRuns(sideA, sideB, options); });
+    if (res.cancelled)
+        throw Error("the comparison was cancelled");
+    return resultToPython(res, "model");
+}
+
+nb::dict compareReference(PyModel& a, const std::map<std::string, Value>& feeds, const std::string& path,
+    const std::vector<std::tuple<std::string, std::string, Value>>& values, double rtol, double atol, bool initializers,
+    const std::map<std::string, std::string>& names, int threads)
+{
+    RunSide sideA { a.program(), feeds, a.model().displayName() };
+    checkFeeds(sideA.program, feeds);
+    ReferenceValues reference;
+    if (!path.empty()) {
+        nb::gil_scoped_release release;
+        reference = ReferenceValues::load(path);
+    } else {
+        std::vector<std::pair<std::pair<std::string, std::string>, Value>> list;
+        for (const auto& [frame, name, value] : values)
+            list.push_back({ { frame, name }, value });
+        reference = ReferenceValues::fromValues(std::move(list));
+    }
+    CompareOptions options = compareOptions(rtol, atol, initializers, names);
+    auto pool = makePool(threads);
+    options.sessionOptions.threadPool = pool.get();
+    ComparisonResult res = runCompare(options, [&] { return compareWithReference(sideA, reference, options); });
+    if (res.cancelled)
+        throw Error("the comparison was cancelled");
+    return resultToPython(res, "reference");
+}
+
+int debuggerTraverse(PyObject* self, visitproc visit, void* arg)
+{
+    Py_VISIT(Py_TYPE(self));
+    if (!nb::inst_ready(self))
+        return 0;
+    return nb::inst_ptr<PyDebugger>(self)->traverse(visit, arg);
+}
+
+int debuggerClear(PyObject* self)
+{
+    if (nb::inst_ready(self))
+        nb::inst_ptr<PyDebugger>(self)->clearCallables();
+    return 0;
+}
+
+PyType_Slot debuggerSlots[] = { { Py_tp_traverse, reinterpret_cast<void*>(debuggerTraverse) },
+    { Py_tp_clear, reinterpret_cast<void*>(debuggerClear) }, { 0, nullptr } };
+
+PyObject* newException(nb::module_& m, const char* name, PyObject* bases, const char* doc)
+{
+    const std::string qualified = std::string("onnxscope.") + name;
+    PyObject* type = PyErr_NewExceptionWithDoc(qualified.c_str(), doc, bases, nullptr);
+    if (!type)
+        throw nb::python_error();
+    m.attr(name) = nb::handle(type);
+    return type;
+}
+
+} // namespace
+
+} // namespace onnxscope::python
+
+NB_MODULE(_onnxscope, m)
+{
+    using namespace onnxscope;
+    using namespace onnxscope::python;
+    m.doc() = "The onnxscope engine (use the onnxscope package, not this module)";
+    m.attr("__version__") = ONNXSCOPE_VERSION;
+
+    g_error = newException(
+        m, "Error", PyExc_RuntimeError, "An error of the onnxscope engine; its message names the cause.");
+    {
+        nb::tuple bases = nb::make_tuple(nb::handle(g_error), nb::handle(PyExc_ValueError));
+        g_inputError = newException(m, "InputError", bases.ptr(),
+            "Feeds the model does not accept (unknown name, wrong element type, rank or dimension); lists the "
+            "model's inputs.");
+    }
+    g_unsupportedError = newException(m, "UnsupportedModelError", g_error,
+        "The model has nodes the engine cannot run; raised before anything runs, listing them.");
+    nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+        try {
+            std::rethrow_exception(p);
+        } catch (const InputError& e) {
+            PyErr_SetString(g_inputError, e.what());
+        } catch (const UnsupportedModelError& e) {
+            PyErr_SetString(g_unsupportedError, e.what());
+        } catch (const Error& e) {
+            PyErr_SetString(g_error, e.what());
+        }
+    });
+
+    nb::class_<Value>(m, "Value").def_prop_ro("type", &Value::typeString).def("to_python", [](const Value& v) {
+        return valueToPython(v, true);
+    });
+    m.def("make_tensor", &makeTensor, "dtype"_a, "shape"_a, "data"_a);
+    m.def("make_string_tensor", &makeStringTensor, "shape"_a, "items"_a);
+    m.def("make_sequence", &makeSequence, "elem_type"_a, "items"_a);
+    m.def(
+        "make_optional", [](std::optional<Value> inner) { return Value::optional(std::move(inner)); },
+        "inner"_a.none());
+
+    nb::class_<PyModel>(m, "Model")
+        .def_static(
+            "load_path",
+            [](const std::string& path) {
+                std::shared_ptr<Model> model;
+                {
+                    nb::gil_scoped_release release;
+                    model = Model::load(path);
+                }
+                return PyModel(std::move(model));
+            },
+            "path"_a)
+        .def_static(
+            "load_bytes",
+            [](nb::bytes data, const std::string& baseDir, const std::string& name) {
+                std::string bytes(data.c_str(), data.size());
+                std::shared_ptr<Model> model;
+                {
+                    nb::gil_scoped_release release;
+                    model = Model::fromBytes(bytes, baseDir, name);
+                }
+                return PyModel(std::move(model));
+            },
+            "data"_a, "base_dir"_a, "name"_a)
+        .def_prop_ro("name", [](const PyModel& p) { return p.model().displayName(); })
+        .def_prop_ro("path", [](const PyModel& p) { return p.model().path().string(); })
+        .def_prop_ro("inputs",
+            [](const PyModel& p) {
+                nb::list list;
+                const Graph& g = p.model().graph();
+                for (ValueId id : g.inputs())
+                    list.append(valueInfoToPython(g.value(id)));
+                return list;
+            })
+        .def_prop_ro("outputs",
+            [](const PyModel& p) {
+                nb::list list;
+                const Graph& g = p.model().graph();
+                for (ValueId id : g.outputs())
+                    list.append(valueInfoToPython(g.value(id)));
+                return list;
+            })
+        .def_prop_ro("opsets", [](const PyModel& p) { return p.model().opsets(); })
+        .def_prop_ro("op_histogram",
+            [](const PyModel& p) {
+                std::map<std::string, int64_t> histogram;
+                countOps(p.model().graph(), histogram);
+                return histogram;
+            })
+        .def_prop_ro("node_count", [](const PyModel& p) { return p.model().graph().totalNodeCount(); })
+        .def("unsupported_nodes",
+            [](const PyModel& p) {
+                nb::gil_scoped_release release;
+                return Program::unsupportedNodes(p.model());
+            })
+        .def("diagnostics",
+            [](const PyModel& p) {
+                std::vector<Diagnostic> diagnostics;
+                {
+                    nb::gil_scoped_release release;
+                    diagnostics = p.model().diagnostics();
+                }
+                nb::list list;
+                for (const auto& d : diagnostics)
+                    list.append(nb::make_tuple(
+                        d.severity == Diagnostic::Severity::Error ? "error" : "warning", d.source, d.message));
+                return list;
+            })
+        .def("prepare", [](PyModel& p) { p.program(); })
+        .def("run", &runModel, "feeds"_a, "threads"_a)
+        .def("run_intermediate", &runIntermediate, "feeds"_a, "threads"_a);
+
+    nb::class_<PyDebugger>(m, "Debugger", nb::type_slots(debuggerSlots))
+        .def(
+            "__init__",
+            [](PyDebugger* self, PyModel& model, const std::map<std::string, Value>& feeds, int threads,
+                double memoryBudget) { new (self) PyDebugger(model.program(), feeds, threads, memoryBudget); },
+            "model"_a, "feeds"_a, "threads"_a, "memory_budget"_a)
+        .def("step", [](PyDebugger& d) { return d.resume([&] { return d.debugger().step(); }); })
+        .def("step_into", [](PyDebugger& d) { return d.resume([&] { return d.debugger().stepInto(); }); })
+        .def("step_out", [](PyDebugger& d) { return d.resume([&] { return d.debugger().stepOut(); }); })
+        .def("cont", [](PyDebugger& d) { return d.resume([&] { return d.debugger().continueRun(); }); })
+        .def(
+            "run_to",
+            [](PyDebugger& d, const std::string& node) { return d.resume([&] { return d.debugger().runTo(node); }); },
+            "node"_a)
+        .def("restart",
+            [](PyDebugger& d) {
+                nb::gil_scoped_release release;
+                d.debugger().reset();
+            })
+        .def("position", &PyDebugger::position)
+        .def("add_breakpoint", &PyDebugger::addBreakpoint, "kind"_a, "node"_a, "op_type"_a, "when"_a,
+            "callable"_a.none(), "iteration"_a)
+        .def("remove_breakpoint", [](PyDebugger& d, int id) { return d.debugger().removeBreakpoint(id); })
+        .def("set_breakpoint_enabled",
+            [](PyDebugger& d, int id, bool enabled) { return d.debugger().setBreakpointEnabled(id, enabled); })
+        .def("breakpoints",
+            [](PyDebugger& d) {
+                nb::list list;
+                for (const auto& b : d.debugger().breakpoints())
+                    list.append(nb::make_tuple(b.id, b.description, b.enabled));
+                return list;
+            })
+        .def("add_hook", &PyDebugger::addHook)
+        .def("clear_hooks", &PyDebugger::clearHooks)
+        .def("values",
+            [](PyDebugger& d) {
+                nb::list list;
+                for (const RecordedValue& r : d.debugger().values())
+                    list.append(recordToPython(r));
+                return list;
+            })
+        .def("recorded_bytes", [](PyDebugger& d) { return d.debugger().recordedBytes(); })
+        .def("outputs", [](PyDebugger& d) {
+            nb::dict outputs;
+            const Session& s = d.debugger().session();
+            for (const auto& name : s.outputNames()) {
+                auto it = s.outputs().find(name);
+                if (it != s.outputs().end())
+                    outputs[name.c_str()] = valueToPython(it->second, false);
+            }
+            return outputs;
+        });
+
+    m.def("compare_models", &compareModels, "a"_a, "feeds_a"_a, "b"_a, "feeds_b"_a, "rtol"_a, "atol"_a,
+        "initializers"_a, "names"_a, "threads"_a);
+    m.def("compare_reference", &compareReference, "a"_a, "feeds"_a, "path"_a, "values"_a, "rtol"_a, "atol"_a,
+        "initializers"_a, "names"_a, "threads"_a);
+}

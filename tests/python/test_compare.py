@@ -1,0 +1,93 @@
+# SPDX-License-Identifier: MIT
+"""compare(): an fp16 copy against its fp32 model, reference folders and archives, and the CLI's JSON format."""
+import json
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+import onnxscope
+from conftest import assert_close, loop_model, mlp_model, ort_session
+
+CLI = os.environ.get("ONNXSCOPE_CLI")
+
+
+@pytest.fixture()
+def models(tmp_path):
+    a, b = tmp_path / "mlp32.onnx", tmp_path / "mlp16.onnx"
+    a.write_bytes(mlp_model(np.float32).SerializeToString())
+    b.write_bytes(mlp_model(np.float16).SerializeToString())
+    x = np.random.default_rng(5).standard_normal((4, 16)).astype(np.float32)
+    return str(a), str(b), x
+
+
+def test_fp16_copy_first_divergence(models):
+    a, b, x = models
+    report = onnxscope.compare(a, b, {"x": x}, rtol=1e-4, atol=1e-5)
+    assert report.diverged and not report.all_match
+    first = report.first_divergence
+    assert first["node"] == "fc1" and first["op_type"] == "MatMul" and first["outputs"] == ["h1"]
+    # The error of h1 from onnxruntime running each model.
+    h32 = ort_session(mlp_model(np.float32), ["h1"]).run(["h1"], {"x": x})[0]
+    h16 = ort_session(mlp_model(np.float16), ["h1"]).run(["h1"], {"x": x.astype(np.float16)})[0]
+    expected = float(np.max(np.abs(h16.astype(np.float64) - h32.astype(np.float64))))
+    assert first["max_abs_error"] == pytest.approx(expected, rel=1e-2)
+    errors = report.errors()
+    assert onnxscope.ValueKey("main", "probs", -1) in errors
+    # The input differs (cast to fp16): a differing source, not the divergence.
+    assert [report.values[i]["name"] for i in report.data["differing_sources"]] == ["x"] or \
+        "x" in [report.values[i]["name"] for i in report.data["differing_sources"]]
+    # Loose enough tolerances: nothing diverges.
+    assert not onnxscope.compare(a, b, {"x": x}, rtol=0.05, atol=0.05, initializers=False).diverged
+
+
+@pytest.mark.skipif(not CLI, reason="ONNXSCOPE_CLI is not set")
+def test_to_json_is_the_cli_format(models, tmp_path):
+    a, b, x = models
+    np.save(tmp_path / "x.npy", x)
+    out = tmp_path / "cli.json"
+    subprocess.run([CLI, "compare", a, b, "-i", f"x={tmp_path / 'x.npy'}", "--json", str(out)],
+                   stdout=subprocess.DEVNULL, check=False)
+    cli = json.loads(out.read_text())
+    ours = json.loads(onnxscope.compare(a, b, {"x": x}).to_json())
+    for side in ("side_a", "side_b"):
+        cli.pop(side), ours.pop(side)
+    assert ours == cli
+
+
+@pytest.mark.skipif(not CLI, reason="ONNXSCOPE_CLI is not set")
+def test_reference_folder_npz_and_dict(tmp_path):
+    path = tmp_path / "loop.onnx"
+    path.write_bytes(loop_model().SerializeToString())
+    x = np.array([[1, -2, 3], [-4, 5, -6]], np.float32)
+    n = np.array(3, np.int64)
+    np.save(tmp_path / "x.npy", x)
+    np.save(tmp_path / "n.npy", n)
+    dump = tmp_path / "dump"
+    subprocess.run([CLI, "run", str(path), "-i", f"x={tmp_path / 'x.npy'}", "-i", f"n={tmp_path / 'n.npy'}",
+                    "--dump-all", "--output-dir", str(dump)], stdout=subprocess.DEVNULL, check=True)
+    feeds = {"x": x, "n": n}
+    report = onnxscope.compare(str(path), str(dump), feeds)
+    assert not report.diverged and report.summary["match"] > 10
+    assert any("iteration 2" in r["frame"] for r in report.values)
+
+    # An .npz from onnxruntime's outputs, and a dict with one wrong value.
+    exp = ort_session(loop_model()).run(None, feeds)
+    np.savez(tmp_path / "ref.npz", y=exp[0], ys=exp[1], total=exp[2])
+    report = onnxscope.compare(str(path), str(tmp_path / "ref.npz"), feeds, rtol=1e-6, atol=1e-6)
+    assert not report.diverged and report.summary["match"] == 3
+    report = onnxscope.compare(str(path), {"y": exp[0], "total": exp[2] + 1}, feeds)
+    assert report.diverged and report.first_divergence["node"] == "sum"
+
+
+def test_fp16_example_script(tmp_path):
+    """docs/examples/fp16_divergence.py runs and names the first divergent node of the sample model's fp16 copy."""
+    import sys
+    root = os.path.join(os.path.dirname(__file__), "..", "..")
+    out = tmp_path / "report.json"
+    run = subprocess.run([sys.executable, os.path.join(root, "docs", "examples", "fp16_divergence.py"),
+                          os.path.join(root, "resources", "samples", "mlp_classifier.onnx"), "--json", str(out)],
+                         capture_output=True, text=True, check=True)
+    assert "first divergence: node 'dense1/MatMul' (MatMul)" in run.stdout, run.stdout
+    assert json.loads(out.read_text())["first_divergence"]["node"] == "dense1/MatMul"

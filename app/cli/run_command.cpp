@@ -172,10 +172,17 @@ int debugRunOnce(const RunOptions& o, const std::shared_ptr<const Program>& prog
     options.session = sessionOptions;
     if (!o.memoryBudget.empty())
         options.memoryBudget = static_cast<size_t>(parseByteSize(o.memoryBudget, "--memory-budget"));
-    Debugger debugger(program, options);
+    // The observers outlive the debugger, which asks them about timing as it lets them go.
     TraceObserver trace(std::cout);
+    // --dump-all: every value written as it is made, while the debugger keeps only what the budget holds.
+    std::unique_ptr<DumpObserver> dump;
+    if (o.dumpAll)
+        dump = std::make_unique<DumpObserver>(*writer);
+    Debugger debugger(program, options);
     if (o.trace)
         debugger.addObserver(&trace);
+    if (dump)
+        debugger.addObserver(dump.get());
     const auto started = Clock::now();
     debugger.start(inputs);
     StopInfo stop = debugger.continueRun();
@@ -184,12 +191,20 @@ int debugRunOnce(const RunOptions& o, const std::shared_ptr<const Program>& prog
     const auto elapsed = Clock::now() - started;
     if (!debugger.budgetNotice().empty())
         std::cerr << "note: " << debugger.budgetNotice() << "\n";
-    if (debugger.failed())
-        throw Error(stop.message);
+    // A value the dump could not write fails the run too, though no node failed.
+    if (stop.reason == StopReason::Failed || debugger.failed()) {
+        std::string message = stop.message;
+        if (writer && writer->failed())
+            message += "\n  note: \"" + o.outputDir + "\" holds only part of the values and no manifest.json";
+        else if (writer && o.dumpAll)
+            writer->writeManifest();
+        throw Error(message);
+    }
     const auto& outputs = debugger.session().outputs();
     if (writer) {
         for (const auto& name : debugger.session().outputNames())
-            writer->write(name, outputs.at(name), "", "main", "output");
+            if (!dump || !dump->mainOutputsWritten().count(name))
+                writer->write(name, outputs.at(name), "", "main", "output");
         writer->writeManifest();
     }
     const MemoryStats atEnd = debugger.memoryStats();
@@ -259,9 +274,9 @@ int runModel(const RunOptions& o)
         throw UsageError("--inspect and --memory-budget apply to debug runs: add --debug-run");
     if (!o.inspect.empty() && o.repeat > 0)
         throw UsageError("--inspect reads the values of one debug run: it excludes --repeat");
-    if (debugOnce && (o.dumpAll || o.breakOnNan || !o.breakWhen.empty() || o.profile))
-        throw UsageError("--debug-run without --repeat does not combine with --dump-all, --break-on-nan, --break-when "
-                         "or --profile");
+    if (debugOnce && (o.breakOnNan || !o.breakWhen.empty() || o.profile))
+        throw UsageError(
+            "--debug-run without --repeat does not combine with --break-on-nan, --break-when or --profile");
     ConditionWatch conditions;
     for (const auto& spec : o.breakWhen) {
         try {
@@ -385,8 +400,12 @@ int runModel(const RunOptions& o)
     }
     const auto elapsed = Clock::now() - started;
     std::cout.flush();
-    if (writer && !failure.empty() && o.dumpAll)
-        writer->writeManifest(); // what was produced before the failure is still useful
+    if (writer && !failure.empty() && o.dumpAll) {
+        if (writer->failed())
+            failure += "\n  note: \"" + o.outputDir + "\" holds only part of the values and no manifest.json";
+        else
+            writer->writeManifest(); // what was produced before the failure is still useful
+    }
     if (!failure.empty() && !defaultedDims.empty()) {
         // A model run on 1×1 images usually fails in its first pooling or window: say why the sizes were 1.
         std::string list;

@@ -2,6 +2,7 @@
 // Debugging within a memory budget: summaries of every value, checkpoints, rebuilding dropped values bit-identically,
 // and reverse execution (step back, step back out, reverse continue, run back to a node) inside Loop and If frames.
 #include "engine/exec/debugger.h"
+#include "engine/io/value_writer.h"
 
 #include <QtTest>
 
@@ -170,6 +171,21 @@ agraph (float[3] x) => (float[3] y) {
         // Reverse continue finds the NaN/Inf stop again.
         QCOMPARE(dbg.reverseContinue().reason, StopReason::NonFinite);
         QCOMPARE(dbg.lastStop().lastNode->opType, std::string("Div"));
+    }
+
+    void valuesOver2GbAreRefusedAsPbWithTheReason()
+    {
+        // 2.1 GiB, never touched: the refusal comes before any byte is read.
+        const Tensor big = Tensor::uninitialized(DataType::UInt8, { int64_t(2150) << 20 });
+        const auto path = std::filesystem::temp_directory_path() / "onnxscope_test_big.pb";
+        try {
+            writeTensorFile(path, big, "big");
+            QFAIL("a 2.1 GiB tensor was written as .pb");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find("2 GB") != std::string::npos, e.what());
+            QVERIFY2(std::string(e.what()).find(".npy") != std::string::npos, e.what());
+        }
+        QVERIFY(!std::filesystem::exists(path));
     }
 
     void ocrDetEveryValueRebuiltBitIdentical()

@@ -153,8 +153,6 @@ void Debugger::countLast()
 {
     RecordedValue& v = m_values.back();
     v.ordinal = m_ordinal++;
-    if (m_options.summaries)
-        v.summary = digest(v.value);
     if (!pinned(v))
         m_recordedBytes += v.value.byteSize();
 }
@@ -177,6 +175,8 @@ void Debugger::keepToBudget(size_t protectFrom)
         if (old.dropped || pinned(old))
             continue;
         m_recordedBytes -= old.value.byteSize();
+        if (m_options.summaries && !old.summary.valid)
+            old.summary = digest(old.value);
         old.value = Value();
         old.dropped = true;
     }

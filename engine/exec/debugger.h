@@ -129,7 +129,7 @@ struct RecordedValue {
     const Node* tracePoint = nullptr; // DEBUG nodes: the node (the trace point's name is its display name)
     int64_t iteration
         = -1; // the iteration / step of the nearest Loop/Scan frame (If branches inside count), -1 outside loops
-    /// Recorded as the value was produced (when DebuggerOptions::summaries): still there once `value` is dropped.
+    /// Recorded before the data was dropped (DebuggerOptions::summaries); invalid while `value` is kept.
     ValueDigest summary;
 };
 
@@ -148,7 +148,9 @@ struct DebuggerOptions {
     /// Bytes of recorded values and checkpoints to keep. Beyond it the oldest values are dropped (and marked so; their
     /// summaries stay) and checkpoints are thinned; Debugger::materialize rebuilds a dropped value.
     size_t memoryBudget = defaultMemoryBudget();
-    /// Record a ValueDigest of every value as it is produced.
+    /// Record a ValueDigest of every value whose data is dropped, just before it is: what the Values dock, value
+    /// conditions and NaN/Inf counts read once the data is gone. (Made when the value is dropped rather than when it is
+    /// made, a full pass over every value costs up to three plain runs on the OCR models; kept values need none.)
     bool summaries = true;
     /// Take a checkpoint (the live values) every this many nodes of the main graph; 0 chooses a 32nd of its nodes,
     /// so that rebuilding any value re-runs at most that many. Doubled while checkpoints take over half the budget.

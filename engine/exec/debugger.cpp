@@ -153,6 +153,8 @@ void Debugger::countLast()
 {
     RecordedValue& v = m_values.back();
     v.ordinal = m_ordinal++;
+    if (v.ordinal >= m_replayDigestsFrom && v.ordinal - m_replayDigestsFrom < m_replayDigests.size())
+        v.summary = m_replayDigests[static_cast<size_t>(v.ordinal - m_replayDigestsFrom)];
     if (!pinned(v))
         m_recordedBytes += v.value.byteSize();
 }
@@ -307,6 +309,7 @@ size_t Debugger::depthAt(uint64_t position) const
 void Debugger::start(const std::map<std::string, Value>& inputs)
 {
     m_values.clear();
+    m_replayDigests.clear();
     m_forgotten = 0;
     m_ordinal = 0;
     m_steps = 0;
@@ -713,9 +716,17 @@ void Debugger::restoreTo(uint64_t position)
     // The values recorded after the checkpoint are recorded again on the way.
     auto firstLater = std::lower_bound(m_values.begin(), m_values.end(), from.ordinal,
         [](const RecordedValue& v, uint64_t ordinal) { return v.ordinal < ordinal; });
-    for (auto v = firstLater; v != m_values.end(); ++v)
+    // Their digests describe the same data again (the replay is bit-identical): kept for the values recorded anew.
+    m_replayDigests.clear();
+    m_replayDigestsFrom = from.ordinal;
+    for (auto v = firstLater; v != m_values.end(); ++v) {
         if (!v->dropped && !pinned(*v))
             m_recordedBytes -= v->value.byteSize();
+        if (v->summary.valid) {
+            m_replayDigests.resize(static_cast<size_t>(v->ordinal - from.ordinal) + 1);
+            m_replayDigests.back() = v->summary;
+        }
+    }
     m_values.erase(firstLater, m_values.end());
     m_firstKept = std::min(m_firstKept, m_values.size());
     m_ordinal = from.ordinal;

@@ -358,6 +358,8 @@ private:
     std::vector<std::pair<const void*, std::pair<size_t, size_t>>> m_checkpointStorage;
     std::vector<std::vector<std::pair<ValueId, Value>>> m_spareCheckpointValues;
     std::string m_budgetNotice;
+    std::vector<ValueDigest> m_replayDigests; // by ordinal - m_replayDigestsFrom: digests of values undone by restoreTo
+    uint64_t m_replayDigestsFrom = 0;
     size_t m_rematerializations = 0;
     size_t m_replayedSteps = 0;
     std::chrono::nanoseconds m_rematerializationTime { 0 };

@@ -15,6 +15,7 @@
 #include "engine/exec/program.h"
 #include "engine/exec/session.h"
 #include "engine/exec/simd_level.h"
+#include "engine/exec/tensor_stats.h"
 #include "engine/io/input_reader.h"
 #include "engine/io/value_writer.h"
 #include "engine/model/model.h"
@@ -59,6 +60,8 @@ struct RunOptions {
     bool debugRun = false;
     bool keepValues = false;
     std::string timingsFile;
+    std::string memoryBudget;
+    std::vector<std::string> inspect;
 };
 
 /// Bytes of the tensors a debug run wrote: each storage once (a Reshape shares its input's), leaving out the caller's
@@ -147,6 +150,102 @@ std::string preview(const Value& v)
     return s.str();
 }
 
+/// The lines `--inspect` prints for a value: its type and statistics, then its first elements. They depend on the data
+/// only, so a run that had to rebuild the value prints the same lines as one that kept it.
+std::string inspectLines(const std::string& name, const Value& value)
+{
+    std::ostringstream s;
+    s << "value \"" << name << "\": " << value.typeString();
+    if (const auto stats = computeStats(value); stats && stats->numeric)
+        s << std::setprecision(9) << " min " << stats->min << " max " << stats->max << " mean " << stats->mean
+          << " std " << stats->std << " nan " << stats->nan << " inf " << stats->posInf + stats->negInf;
+    s << "\n  first values: " << preview(value) << "\n";
+    return s.str();
+}
+
+/// `run --debug-run` without --repeat: one run through the debugger within the memory budget, then the values named
+/// by --inspect, rebuilt from checkpoints if they were dropped.
+int debugRunOnce(const RunOptions& o, const std::shared_ptr<const Program>& program,
+    const std::map<std::string, Value>& inputs, const SessionOptions& sessionOptions, ValueWriter* writer)
+{
+    DebuggerOptions options;
+    options.session = sessionOptions;
+    if (!o.memoryBudget.empty())
+        options.memoryBudget = static_cast<size_t>(parseByteSize(o.memoryBudget, "--memory-budget"));
+    // The observers outlive the debugger, which asks them about timing as it lets them go.
+    TraceObserver trace(std::cout);
+    // --dump-all: every value written as it is made, while the debugger keeps only what the budget holds.
+    std::unique_ptr<DumpObserver> dump;
+    if (o.dumpAll)
+        dump = std::make_unique<DumpObserver>(*writer);
+    Debugger debugger(program, options);
+    if (o.trace)
+        debugger.addObserver(&trace);
+    if (dump)
+        debugger.addObserver(dump.get());
+    const auto started = Clock::now();
+    debugger.start(inputs);
+    StopInfo stop = debugger.continueRun();
+    while (stop.reason == StopReason::YieldOp || stop.reason == StopReason::DebugNode)
+        stop = debugger.continueRun();
+    const auto elapsed = Clock::now() - started;
+    if (!debugger.budgetNotice().empty())
+        std::cerr << "note: " << debugger.budgetNotice() << "\n";
+    // A value the dump could not write fails the run too, though no node failed.
+    if (stop.reason == StopReason::Failed || debugger.failed()) {
+        std::string message = stop.message;
+        if (writer && writer->failed())
+            message += "\n  note: \"" + o.outputDir + "\" holds only part of the values and no manifest.json";
+        else if (writer && o.dumpAll)
+            writer->writeManifest();
+        throw Error(message);
+    }
+    const auto& outputs = debugger.session().outputs();
+    if (writer) {
+        for (const auto& name : debugger.session().outputNames())
+            if (!dump || !dump->mainOutputsWritten().count(name))
+                writer->write(name, outputs.at(name), "", "main", "output");
+        writer->writeManifest();
+    }
+    const MemoryStats atEnd = debugger.memoryStats();
+    if (!o.quiet) {
+        for (const auto& name : debugger.session().outputNames())
+            std::cout << "output \"" << name << "\": " << preview(outputs.at(name)) << "\n";
+        std::cout << "debug run: " << debugger.values().size() << " value(s) in "
+                  << formatMs(std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed)) << " ms\n";
+    }
+    nlohmann::json recomputations = nlohmann::json::array();
+    for (const std::string& name : o.inspect) {
+        const RecordedValue* record = debugger.findValue(name);
+        if (!record)
+            throw Error("--inspect: the run recorded no value \"" + name + "\"");
+        const bool dropped = record->dropped;
+        const auto t0 = Clock::now();
+        const Value value = debugger.materialize(*record);
+        const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+        if (dropped)
+            recomputations.push_back({ { "name", name }, { "ms", ms } });
+        std::cout << inspectLines(name, value);
+    }
+    if (!o.timingsFile.empty()) {
+        const MemoryStats now = debugger.memoryStats();
+        nlohmann::json timings { { "mode", "debug" }, { "memory_budget", options.memoryBudget },
+            { "run_ms", std::chrono::duration<double, std::milli>(elapsed).count() },
+            { "recorded_values", atEnd.keptValues + atEnd.droppedValues }, { "kept_values", atEnd.keptValues },
+            { "dropped_values", atEnd.droppedValues }, { "recorded_bytes", atEnd.recordedBytes },
+            { "checkpoints", atEnd.checkpoints }, { "checkpoint_bytes", atEnd.checkpointBytes },
+            { "checkpoint_interval", atEnd.checkpointInterval }, { "recomputations", recomputations },
+            { "replays", now.rematerializations }, { "replayed_steps", now.replayedSteps },
+            { "recompute_ms", std::chrono::duration<double, std::milli>(now.rematerializationTime).count() },
+            { "budget_notice", debugger.budgetNotice() }, { "peak_rss_kib", peakResidentKib() } };
+        std::ofstream out(o.timingsFile);
+        out << timings.dump(2) << "\n";
+        out.close();
+        check(out.good(), "cannot write \"" + o.timingsFile + "\"");
+    }
+    return kOk;
+}
+
 int runModel(const RunOptions& o)
 {
     if (o.dumpAll && o.outputDir.empty())
@@ -168,10 +267,16 @@ int runModel(const RunOptions& o)
     }
     if (o.keepValues && (o.repeat == 0 || o.debugRun))
         throw UsageError("--keep-values times plain runs: it needs --repeat N and excludes --debug-run");
-    if (o.debugRun && o.repeat == 0)
-        throw UsageError("--debug-run times runs: it needs --repeat N");
-    if (!o.timingsFile.empty() && o.repeat == 0)
-        throw UsageError("--timings needs --repeat N");
+    const bool debugOnce = o.debugRun && o.repeat == 0;
+    if (!o.timingsFile.empty() && o.repeat == 0 && !debugOnce)
+        throw UsageError("--timings needs --repeat N or --debug-run");
+    if ((!o.inspect.empty() || !o.memoryBudget.empty()) && !o.debugRun)
+        throw UsageError("--inspect and --memory-budget apply to debug runs: add --debug-run");
+    if (!o.inspect.empty() && o.repeat > 0)
+        throw UsageError("--inspect reads the values of one debug run: it excludes --repeat");
+    if (debugOnce && (o.breakOnNan || !o.breakWhen.empty() || o.profile))
+        throw UsageError(
+            "--debug-run without --repeat does not combine with --break-on-nan, --break-when or --profile");
     ConditionWatch conditions;
     for (const auto& spec : o.breakWhen) {
         try {
@@ -251,6 +356,9 @@ int runModel(const RunOptions& o)
         writer = std::make_unique<ValueWriter>(o.outputDir);
     }
 
+    if (debugOnce)
+        return debugRunOnce(o, program, inputs, sessionOptions, writer.get());
+
     // First run: the observed one (trace, NaN and condition watches, dump); with --repeat it is the warm-up.
     TraceObserver trace(std::cout);
     NonFiniteWatch nan;
@@ -292,8 +400,12 @@ int runModel(const RunOptions& o)
     }
     const auto elapsed = Clock::now() - started;
     std::cout.flush();
-    if (writer && !failure.empty() && o.dumpAll)
-        writer->writeManifest(); // what was produced before the failure is still useful
+    if (writer && !failure.empty() && o.dumpAll) {
+        if (writer->failed())
+            failure += "\n  note: \"" + o.outputDir + "\" holds only part of the values and no manifest.json";
+        else
+            writer->writeManifest(); // what was produced before the failure is still useful
+    }
     if (!failure.empty() && !defaultedDims.empty()) {
         // A model run on 1×1 images usually fails in its first pooling or window: say why the sizes were 1.
         std::string list;
@@ -361,6 +473,8 @@ int runModel(const RunOptions& o)
             // run's values are released after its clock stopped.
             DebuggerOptions debuggerOptions;
             debuggerOptions.session = sessionOptions;
+            if (!o.memoryBudget.empty())
+                debuggerOptions.memoryBudget = static_cast<size_t>(parseByteSize(o.memoryBudget, "--memory-budget"));
             for (int i = 0; i < o.repeat; ++i) {
                 auto debugger = std::make_unique<Debugger>(program, debuggerOptions);
                 if (o.profile)
@@ -482,14 +596,23 @@ CommandRunner addRunCommand(CLI::App& app)
         "After the first (warm-up) run, time N more runs: median, min, max. With --output-dir (and without "
         "--dump-all) the outputs written are those of the last timed run");
     cmd->add_flag("--debug-run", o->debugRun,
-        "With --repeat: time debug runs (through the debugger, a hook after every node and every intermediate "
-        "value kept) instead of plain runs (values freed after their last use)");
+        "Run through the debugger: a hook after every node, a digest of every value, and the values themselves kept "
+        "within --memory-budget. With --repeat: time such runs instead of plain runs (values freed after their last "
+        "use)");
+    cmd->add_option("--memory-budget", o->memoryBudget,
+        "With --debug-run: bytes of values and checkpoints to keep (e.g. 64M, 2G; default a quarter of the RAM). "
+        "Older values are dropped beyond it and rebuilt from the nearest checkpoint when asked for");
+    cmd->add_option("--inspect", o->inspect,
+        "With --debug-run: after the run, print this value's type, statistics and first elements (rebuilt if the "
+        "budget dropped it: the lines are the same). Repeat for several values");
     cmd->add_flag("--keep-values", o->keepValues,
         "With --repeat: time plain runs whose every node output is kept to the end of the run by a hook that does "
         "nothing else (so no in-place writes and no fused steps): the memory side of a debug run, to tell it from "
         "the debugger's own cost");
     cmd->add_option("--timings", o->timingsFile,
-        "With --repeat: write the timings as JSON to FILE (every run's wall and process CPU ms and minor page faults, "
+        "With --debug-run alone: write as JSON to FILE the run's time, the values kept and dropped, the checkpoints "
+        "kept, and each recomputation --inspect needed with its time. With --repeat: write the timings as JSON to FILE "
+        "(every run's wall and process CPU ms and minor page faults, "
         "median, min, max, threads, SIMD level, peak RSS of the program (VmHWM); for plain runs, the main graph's "
         "nodes run as fused steps and those computed at plan time; for debug runs, the values and bytes kept, and the "
         "bytes the run wrote: each storage once, without the inputs and the values known at plan time)");

@@ -5,6 +5,7 @@
 #include "engine/exec/observers/output_watch.h"
 
 #include <algorithm>
+#include <unistd.h>
 
 namespace onnxscope {
 
@@ -64,12 +65,74 @@ size_t recordsOfOneRun(const Graph& graph)
 
 } // namespace
 
+size_t defaultMemoryBudget()
+{
+    const long pages = sysconf(_SC_PHYS_PAGES);
+    const long pageSize = sysconf(_SC_PAGE_SIZE);
+    if (pages <= 0 || pageSize <= 0)
+        return size_t(4) << 30;
+    return static_cast<size_t>(pages) * static_cast<size_t>(pageSize) / 4;
+}
+
+/// Re-runs part of a run in a session of its own, numbering the values as Debugger::record does, and hands the
+/// wanted ones to a sink.
+class Debugger::Replay : public SessionObserver {
+public:
+    Replay(const Debugger& debugger, const Checkpoint& from)
+        : m_session(debugger.m_program, debugger.m_session.options())
+        , m_ordinal(from.ordinal)
+    {
+        m_session.addObserver(this);
+        m_session.resume(from.frameId, from.pc, from.values);
+    }
+    ~Replay() override { m_session.removeObserver(this); }
+
+    /// Runs until the value numbered `ordinal` was made; false if the run ended or failed first.
+    bool runPast(uint64_t ordinal, const std::function<void(uint64_t, const Value&)>& sink, size_t& steps)
+    {
+        m_sink = &sink;
+        while (m_ordinal <= ordinal && m_session.state() == Session::State::Running) {
+            m_session.advance();
+            ++steps;
+        }
+        m_sink = nullptr;
+        return m_ordinal > ordinal;
+    }
+    uint64_t ordinal() const { return m_ordinal; }
+
+private:
+    void afterNode(const NodeEvent& event) override
+    {
+        for (size_t i = 0; i < event.node.outputs.size(); ++i)
+            if (event.node.outputs[i] != kNoValue)
+                give(event.outputs[i]);
+    }
+    void frameEntered(const Frame& frame, const std::string&) override
+    {
+        for (ValueId id : frame.graph().inputs())
+            give(frame.values[static_cast<size_t>(id)]);
+    }
+    bool wantsTiming() const override { return false; }
+    void give(const Value& value)
+    {
+        if (m_sink)
+            (*m_sink)(m_ordinal, value);
+        ++m_ordinal;
+    }
+
+    Session m_session;
+    uint64_t m_ordinal;
+    const std::function<void(uint64_t, const Value&)>* m_sink = nullptr;
+};
+
 Debugger::Debugger(std::shared_ptr<const Program> program, DebuggerOptions options)
     : m_program(program)
     , m_options(std::move(options))
     , m_session(std::move(program), m_options.session)
 {
-    m_session.options().freeDeadValues = false;
+    // Values are released after their last use, as in a plain run: what the debugger keeps, it keeps in its records
+    // and checkpoints, within the budget.
+    m_session.options().freeDeadValues = true;
     m_session.addObserver(this);
     m_recordCapacity = recordsOfOneRun(m_program->model().graph());
 }
@@ -83,19 +146,52 @@ Debugger::~Debugger()
 template <class... Args> void Debugger::record(Args&&... args)
 {
     m_values.emplace_back(std::forward<Args>(args)...);
-    countLastAndKeepToBudget();
+    countLast();
 }
 
-void Debugger::countLastAndKeepToBudget()
+void Debugger::countLast()
 {
-    m_recordedBytes += m_values.back().value.byteSize();
-    while (m_recordedBytes > m_options.memoryBudget && m_firstKept + 1 < m_values.size()) {
+    RecordedValue& v = m_values.back();
+    v.ordinal = m_ordinal++;
+    if (v.ordinal >= m_replayDigestsFrom && v.ordinal - m_replayDigestsFrom < m_replayDigests.size())
+        v.summary = m_replayDigests[static_cast<size_t>(v.ordinal - m_replayDigestsFrom)];
+    if (!pinned(v))
+        m_recordedBytes += v.value.byteSize();
+}
+
+void Debugger::keepToBudget(size_t protectFrom)
+{
+    const size_t budget = m_options.memoryBudget;
+    // Checkpoints take at most half of the budget: every other one goes while they take more.
+    while (m_checkpointBytes > budget / 2 && m_checkpoints.size() > 1) {
+        m_checkpointInterval *= 2;
+        size_t kept = 1;
+        for (size_t i = 1; i < m_checkpoints.size(); ++i) {
+            if (m_checkpoints[i].pc % m_checkpointInterval == 0)
+                std::swap(m_checkpoints[kept++], m_checkpoints[i]);
+        }
+        dropCheckpoints(kept);
+    }
+    while (m_recordedBytes + m_checkpointBytes > budget && m_firstKept < protectFrom) {
         auto& old = m_values[m_firstKept++];
-        if (old.dropped)
+        if (old.dropped || pinned(old))
             continue;
         m_recordedBytes -= old.value.byteSize();
+        if (m_options.summaries && !old.summary.valid)
+            old.summary = digest(old.value);
         old.value = Value();
         old.dropped = true;
+    }
+    if (m_recordedBytes + m_checkpointBytes > budget && m_budgetNotice.empty() && protectFrom < m_values.size()) {
+        const RecordedValue& last = m_values.back();
+        size_t need = 0;
+        for (size_t i = protectFrom; i < m_values.size(); ++i)
+            need += m_values[i].value.byteSize();
+        m_budgetNotice = "the memory budget (" + std::to_string(budget) + " bytes) is below what "
+            + (last.producer >= 0
+                    ? "node \"" + last.graph->nodes()[static_cast<size_t>(last.producer)].displayName() + "\""
+                    : std::string("the inputs of ") + last.framePath.str())
+            + " needs (" + std::to_string(need) + " bytes of values): the run keeps them and goes on";
     }
     // Dropped entries still cost their names; past a bound they are forgotten and only counted.
     if (m_firstKept > kMaxDroppedEntries) {
@@ -105,10 +201,127 @@ void Debugger::countLastAndKeepToBudget()
     }
 }
 
+void Debugger::countCheckpoint(const Checkpoint& checkpoint, int sign)
+{
+    for (const auto& [id, value] : checkpoint.values) {
+        const Tensor* t = value.heldTensor();
+        const void* key = t ? t->raw() : nullptr;
+        const size_t bytes = value.byteSize();
+        if (!key) {
+            m_checkpointBytes = sign > 0 ? m_checkpointBytes + bytes : m_checkpointBytes - bytes;
+            continue;
+        }
+        auto it = std::lower_bound(m_checkpointStorage.begin(), m_checkpointStorage.end(), key,
+            [](const auto& entry, const void* k) { return entry.first < k; });
+        if (sign > 0) {
+            if (it == m_checkpointStorage.end() || it->first != key)
+                it = m_checkpointStorage.insert(it, { key, { bytes, 0 } });
+            if (it->second.second++ == 0)
+                m_checkpointBytes += bytes;
+        } else if (it != m_checkpointStorage.end() && it->first == key && --it->second.second == 0) {
+            m_checkpointBytes -= it->second.first;
+            m_checkpointStorage.erase(it);
+        }
+    }
+}
+
+void Debugger::dropCheckpoints(size_t first)
+{
+    for (size_t i = first; i < m_checkpoints.size(); ++i) {
+        countCheckpoint(m_checkpoints[i], -1);
+        m_checkpoints[i].values.clear();
+        m_spareCheckpointValues.push_back(std::move(m_checkpoints[i].values));
+    }
+    m_checkpoints.erase(m_checkpoints.begin() + static_cast<std::ptrdiff_t>(first), m_checkpoints.end());
+}
+
+void Debugger::takeCheckpoint()
+{
+    const Frame& main = m_session.frame(0);
+    const Plan& plan = *main.plan;
+    Checkpoint c;
+    if (!m_spareCheckpointValues.empty()) {
+        c.values = std::move(m_spareCheckpointValues.back());
+        m_spareCheckpointValues.pop_back();
+    }
+    c.step = m_steps;
+    c.ordinal = m_ordinal;
+    c.sequence = m_sequence;
+    c.frameId = main.id;
+    c.pc = main.pc;
+    for (size_t id = 0; id < main.values.size(); ++id) {
+        const Value& v = main.values[id];
+        if (v.isNone() || !plan.constants[id].isNone())
+            continue;
+        const bool live = plan.isGraphOutput[id] || plan.lastUse[id] >= static_cast<NodeId>(main.pc);
+        if (live)
+            c.values.emplace_back(static_cast<ValueId>(id), v);
+    }
+    // The start's values are the caller's inputs, held anyway: not counted.
+    if (!m_checkpoints.empty())
+        countCheckpoint(c, +1);
+    m_checkpoints.push_back(std::move(c));
+}
+
+void Debugger::maybeCheckpoint()
+{
+    if (m_session.depth() != 1 || m_session.state() != Session::State::Running)
+        return;
+    const Frame& main = m_session.frame(0);
+    if (main.pending || main.atEnd() || main.pc % m_checkpointInterval != 0)
+        return;
+    if (!m_checkpoints.empty() && m_checkpoints.back().step >= m_steps)
+        return;
+    takeCheckpoint();
+    keepToBudget(m_values.size());
+}
+
+Session::StepResult Debugger::advanceSession()
+{
+    Session::StepResult r;
+    try {
+        r = m_session.advance();
+    } catch (...) {
+        ++m_steps;
+        m_stepLog.push_back(
+            { m_session.failure().node, static_cast<uint32_t>(m_session.depth()), Session::StepKind::Finished });
+        throw;
+    }
+    ++m_steps;
+    m_stepLog.push_back({ r.node, static_cast<uint32_t>(r.depth), r.kind });
+    maybeCheckpoint();
+    return r;
+}
+
+bool Debugger::stoppable(uint64_t position) const
+{
+    if (position == 0)
+        return true;
+    const StepMark& m = m_stepLog.at(position - 1);
+    return m.kind == Session::StepKind::NodeDone || m.kind == Session::StepKind::FrameEntered;
+}
+
+size_t Debugger::depthAt(uint64_t position) const
+{
+    return position == 0 ? 1 : m_stepLog.at(position - 1).depth;
+}
+
 void Debugger::start(const std::map<std::string, Value>& inputs)
 {
     m_values.clear();
+    m_replayDigests.clear();
     m_forgotten = 0;
+    m_ordinal = 0;
+    m_steps = 0;
+    m_stepLog.clear();
+    dropCheckpoints(0);
+    m_checkpointStorage.clear();
+    m_checkpointBytes = 0;
+    m_budgetNotice.clear();
+    m_rematerializations = 0;
+    m_replayedSteps = 0;
+    m_rematerializationTime = {};
+    m_afterStop.reset();
     m_frameRecords.clear();
     m_pathRecord = nullptr;
     m_recordedBytes = 0;
@@ -118,6 +331,10 @@ void Debugger::start(const std::map<std::string, Value>& inputs)
     m_pauseRequested = false;
     m_session.start(inputs);
     const Frame& main = m_session.frame(0);
+    m_mainFrameId = main.id;
+    const size_t mainNodes = main.graph().nodes().size();
+    m_checkpointInterval
+        = m_options.checkpointInterval ? m_options.checkpointInterval : std::max<size_t>(1, (mainNodes + 31) / 32);
     SharedText mainPath(m_session.framePath());
     m_frameRecords[main.id] = { 0, -1, -1, mainPath };
     // Room for the values of every graph run once (not initializers, never recorded), in a block kept from an earlier
@@ -129,6 +346,7 @@ void Debugger::start(const std::map<std::string, Value>& inputs)
     for (ValueId id : main.graph().inputs())
         record(0, main.id, mainPath, &main.graph(), -1, main.graph().value(id).name,
             main.values[static_cast<size_t>(id)], false, nullptr, -1);
+    takeCheckpoint();
     m_freshStart = true;
     m_lastStop = {};
     m_lastStop.reason = StopReason::Step;
@@ -243,9 +461,11 @@ void Debugger::frameEntered(const Frame& frame, const std::string& framePath)
     const int64_t iteration = rec.enclosingIteration;
     if (frame.iteration >= 0 && m_options.iterationRetention != IterationRetention::All)
         forgetOldIterations(frame);
+    const size_t first = m_values.size();
     for (ValueId id : frame.graph().inputs())
         record(m_sequence, frame.id, path, &frame.graph(), -1, frame.graph().value(id).name,
             frame.values[static_cast<size_t>(id)], false, nullptr, iteration);
+    keepToBudget(first);
 }
 
 void Debugger::forgetOldIterations(const Frame& entered)
@@ -297,6 +517,7 @@ void Debugger::afterNode(const NodeEvent& event)
         m_pathFrameId = event.frame.id;
     }
     const SharedText& path = m_pathRecord->path;
+    const size_t first = m_values.size();
     for (size_t i = 0; i < node.outputs.size(); ++i) {
         if (node.outputs[i] == kNoValue)
             continue;
@@ -304,8 +525,11 @@ void Debugger::afterNode(const NodeEvent& event)
             event.frame.graph().value(node.outputs[i]).name, event.outputs[i], false, debugNode ? &node : nullptr,
             m_pathRecord->enclosingIteration);
     }
+    keepToBudget(first);
 
     m_afterStop.reset();
+    if (m_replaying)
+        return;
     for (const auto& b : m_breakpoints) {
         if (!b.enabled)
             continue;
@@ -358,6 +582,17 @@ std::optional<StopInfo> Debugger::checkBeforeNode(const Node& node, const std::s
         return makeStop(StopReason::YieldOp, "YieldOp " + where() + " is about to run: supply its outputs or continue");
     if (!runToName.empty() && node.hasDisplayName(runToName))
         return makeStop(StopReason::RunToReached, "reached " + where());
+    if (int id = breakpointBefore(node)) {
+        const auto& b
+            = *std::find_if(m_breakpoints.begin(), m_breakpoints.end(), [&](const auto& b) { return b.id == id; });
+        return makeStop(StopReason::Breakpoint,
+            "breakpoint " + std::to_string(b.id) + " (" + b.description + ") at " + where(), b.id);
+    }
+    return std::nullopt;
+}
+
+int Debugger::breakpointBefore(const Node& node) const
+{
     for (const auto& b : m_breakpoints) {
         if (!b.enabled)
             continue;
@@ -371,10 +606,9 @@ std::optional<StopInfo> Debugger::checkBeforeNode(const Node& node, const std::s
             hit = b.condition(ev);
         }
         if (hit)
-            return makeStop(StopReason::Breakpoint,
-                "breakpoint " + std::to_string(b.id) + " (" + b.description + ") at " + where(), b.id);
+            return b.id;
     }
-    return std::nullopt;
+    return 0;
 }
 
 StopInfo Debugger::runUntil(const StopPredicate& stopAfter, const std::string& runToName)
@@ -400,7 +634,7 @@ StopInfo Debugger::runUntil(const StopPredicate& stopAfter, const std::string& r
             return makeStop(StopReason::Paused, "paused at " + m_session.framePath());
         Session::StepResult r;
         try {
-            r = m_session.advance();
+            r = advanceSession();
         } catch (const Error& e) {
             StopInfo s = makeStop(StopReason::Failed, e.what());
             s.lastNode = m_session.failure().node;
@@ -469,6 +703,273 @@ StopInfo Debugger::continueRun()
 StopInfo Debugger::runTo(const std::string& nodeName)
 {
     return runUntil([](const Session::StepResult&) { return false; }, nodeName);
+}
+
+void Debugger::restoreTo(uint64_t position)
+{
+    check(!m_checkpoints.empty(), "the debugger has not been started");
+    auto it = std::upper_bound(m_checkpoints.begin(), m_checkpoints.end(), position,
+        [](uint64_t p, const Checkpoint& c) { return p < c.step; });
+    const Checkpoint& from = *std::prev(it);
+    // Later checkpoints are taken again on the way forward.
+    dropCheckpoints(static_cast<size_t>(it - m_checkpoints.begin()));
+    // The values recorded after the checkpoint are recorded again on the way.
+    auto firstLater = std::lower_bound(m_values.begin(), m_values.end(), from.ordinal,
+        [](const RecordedValue& v, uint64_t ordinal) { return v.ordinal < ordinal; });
+    // Their digests describe the same data again (the replay is bit-identical): kept for the values recorded anew.
+    m_replayDigests.clear();
+    m_replayDigestsFrom = from.ordinal;
+    for (auto v = firstLater; v != m_values.end(); ++v) {
+        if (!v->dropped && !pinned(*v))
+            m_recordedBytes -= v->value.byteSize();
+        if (v->summary.valid) {
+            m_replayDigests.resize(static_cast<size_t>(v->ordinal - from.ordinal) + 1);
+            m_replayDigests.back() = v->summary;
+        }
+    }
+    m_values.erase(firstLater, m_values.end());
+    m_firstKept = std::min(m_firstKept, m_values.size());
+    m_ordinal = from.ordinal;
+    m_sequence = from.sequence;
+    m_steps = from.step;
+    m_stepLog.resize(from.step);
+    m_pathRecord = nullptr;
+    m_pathFrameId = 0;
+    m_afterStop.reset();
+    m_session.resume(from.frameId, from.pc, from.values);
+    m_replaying = true;
+    try {
+        while (m_steps < position && m_session.state() == Session::State::Running) {
+            advanceSession();
+            ++m_replayedSteps;
+        }
+    } catch (const Error&) {
+        m_replaying = false;
+        throw;
+    }
+    m_replaying = false;
+    m_afterStop.reset();
+}
+
+StopInfo Debugger::reverseStop(StopReason reason, std::string message, int breakpointId)
+{
+    m_freshStart = m_steps == 0;
+    StopInfo s = makeStop(reason, std::move(message), breakpointId);
+    // Stops before a node (node and op-type breakpoints, run to) name no last node, as going forward.
+    const bool beforeNode = reason == StopReason::RunToReached
+        || (reason == StopReason::Breakpoint && m_session.nextNode() && breakpointBefore(*m_session.nextNode()));
+    if (!beforeNode && m_steps > 0 && m_stepLog[m_steps - 1].kind == Session::StepKind::NodeDone)
+        s.lastNode = m_stepLog[m_steps - 1].node;
+    m_lastStop = s;
+    return s;
+}
+
+StopInfo Debugger::goToPosition(uint64_t position)
+{
+    check(m_session.state() != Session::State::Idle, "the debugger has not been started");
+    if (position < m_steps || m_session.state() != Session::State::Running) {
+        restoreTo(std::min(position, m_steps));
+    }
+    m_replaying = true;
+    try {
+        while (m_steps < position && m_session.state() == Session::State::Running)
+            advanceSession();
+    } catch (const Error& e) {
+        m_replaying = false;
+        StopInfo s = makeStop(StopReason::Failed, e.what());
+        s.lastNode = m_session.failure().node;
+        s.framePath = m_session.failure().framePath;
+        m_lastStop = s;
+        return s;
+    }
+    m_replaying = false;
+    m_afterStop.reset();
+    if (m_session.state() == Session::State::Finished)
+        return makeStop(StopReason::Finished, "the run has finished");
+    return reverseStop(StopReason::Step, "at step " + std::to_string(m_steps));
+}
+
+StopInfo Debugger::stepBack()
+{
+    check(m_session.state() != Session::State::Idle, "the debugger has not been started");
+    const uint64_t here = m_steps;
+    const size_t depth = std::max<size_t>(m_session.depth(), 1);
+    uint64_t target = 0;
+    for (uint64_t p = here; p-- > 0;)
+        if (stoppable(p) && depthAt(p) <= depth) {
+            target = p;
+            break;
+        }
+    restoreTo(target);
+    return reverseStop(StopReason::Step,
+        target == 0 ? std::string("stepped back to the start") : "stepped back to " + m_session.framePath());
+}
+
+StopInfo Debugger::stepBackInto()
+{
+    check(m_session.state() != Session::State::Idle, "the debugger has not been started");
+    uint64_t target = 0;
+    for (uint64_t p = m_steps; p-- > 0;)
+        if (stoppable(p)) {
+            target = p;
+            break;
+        }
+    restoreTo(target);
+    return reverseStop(StopReason::Step,
+        target == 0 ? std::string("stepped back to the start") : "stepped back to " + m_session.framePath());
+}
+
+StopInfo Debugger::stepBackOut()
+{
+    check(m_session.state() != Session::State::Idle, "the debugger has not been started");
+    const size_t depth = m_session.depth();
+    uint64_t target = 0;
+    if (depth > 1)
+        for (uint64_t p = m_steps; p-- > 0;)
+            if (stoppable(p) && depthAt(p) < depth) {
+                target = p;
+                break;
+            }
+    restoreTo(target);
+    return reverseStop(StopReason::Step,
+        target == 0 ? std::string("stepped back to the start") : "stepped back out to " + m_session.framePath());
+}
+
+StopInfo Debugger::reverseContinue()
+{
+    check(m_session.state() != Session::State::Idle, "the debugger has not been started");
+    const uint64_t here = m_steps;
+    // Forward from the start to here, noting where continueRun() would have stopped.
+    restoreTo(0);
+    uint64_t hit = 0;
+    StopReason reason = StopReason::Step;
+    std::string message;
+    int breakpointId = 0;
+    try {
+        while (m_steps < here && m_session.state() == Session::State::Running) {
+            if (const Node* next = m_session.nextNode(); next && stoppable(m_steps))
+                if (int id = breakpointBefore(*next)) {
+                    hit = m_steps;
+                    reason = StopReason::Breakpoint;
+                    breakpointId = id;
+                    message = "breakpoint " + std::to_string(id) + " at " + m_session.framePath() + " / "
+                        + next->displayName();
+                }
+            const Session::StepResult r = advanceSession();
+            if (r.kind == Session::StepKind::NodeDone && m_afterStop && m_steps < here) {
+                hit = m_steps;
+                reason = m_afterStop->reason;
+                breakpointId = m_afterStop->breakpointId;
+                message = m_afterStop->message;
+            }
+            m_afterStop.reset();
+        }
+    } catch (const Error&) {
+        // The run failed on the way: the position before the failure is as far as it goes.
+    }
+    restoreTo(hit);
+    if (message.empty())
+        return reverseStop(StopReason::Step, "no breakpoint before: back at the start");
+    return reverseStop(reason, message + " (reverse)", breakpointId);
+}
+
+StopInfo Debugger::runBackTo(const std::string& nodeName)
+{
+    check(m_session.state() != Session::State::Idle, "the debugger has not been started");
+    const uint64_t here = m_steps;
+    restoreTo(0);
+    std::optional<uint64_t> hit;
+    m_replaying = true;
+    try {
+        while (m_steps < here && m_session.state() == Session::State::Running) {
+            if (const Node* next = m_session.nextNode(); next && stoppable(m_steps) && next->hasDisplayName(nodeName))
+                hit = m_steps;
+            advanceSession();
+        }
+    } catch (const Error&) {
+    }
+    m_replaying = false;
+    m_afterStop.reset();
+    restoreTo(hit.value_or(0));
+    if (!hit)
+        return reverseStop(StopReason::Step, "node \"" + nodeName + "\" did not run before: back at the start");
+    return reverseStop(StopReason::RunToReached, "reached " + m_session.framePath() + " / " + nodeName + " (reverse)");
+}
+
+Value Debugger::materialize(const RecordedValue& value)
+{
+    if (!value.dropped)
+        return value.value;
+    Value out;
+    const RecordedValue* one = &value;
+    materialize(std::span<const RecordedValue* const>(&one, 1), [&](const RecordedValue&, const Value& v) { out = v; });
+    return out;
+}
+
+void Debugger::materialize(
+    std::span<const RecordedValue* const> values, const std::function<void(const RecordedValue&, const Value&)>& sink)
+{
+    std::vector<const RecordedValue*> wanted;
+    for (const RecordedValue* v : values) {
+        if (!v->dropped)
+            sink(*v, v->value);
+        else
+            wanted.push_back(v);
+    }
+    if (wanted.empty())
+        return;
+    check(!m_checkpoints.empty(), "the debugger has not been started");
+    std::sort(wanted.begin(), wanted.end(), [](const auto* a, const auto* b) { return a->ordinal < b->ordinal; });
+    const auto started = std::chrono::steady_clock::now();
+    const auto checkpointBefore = [&](uint64_t ordinal) -> const Checkpoint& {
+        auto it = std::upper_bound(m_checkpoints.begin(), m_checkpoints.end(), ordinal,
+            [](uint64_t o, const Checkpoint& c) { return o < c.ordinal; });
+        check(it != m_checkpoints.begin(), "no checkpoint before the value");
+        return *std::prev(it);
+    };
+    std::unique_ptr<Replay> replay;
+    size_t next = 0;
+    const std::function<void(uint64_t, const Value&)> give = [&](uint64_t ordinal, const Value& v) {
+        while (next < wanted.size() && wanted[next]->ordinal < ordinal)
+            ++next;
+        for (size_t i = next; i < wanted.size() && wanted[i]->ordinal == ordinal; ++i)
+            sink(*wanted[i], v);
+    };
+    for (size_t i = 0; i < wanted.size();) {
+        const RecordedValue& target = *wanted[i];
+        const Checkpoint& from = checkpointBefore(target.ordinal);
+        // Going on with the replay under way is no more work than starting again from the nearest checkpoint.
+        if (!replay || replay->ordinal() < from.ordinal || replay->ordinal() > target.ordinal) {
+            replay = std::make_unique<Replay>(*this, from);
+            ++m_rematerializations;
+        }
+        next = i;
+        try {
+            if (!replay->runPast(target.ordinal, give, m_replayedSteps))
+                throw Error("value \"" + target.name.str() + "\" was not produced again");
+        } catch (const Error& e) {
+            throw Error(std::string("rebuilding value \"") + target.name.str() + "\": " + e.what());
+        }
+        while (i < wanted.size() && wanted[i]->ordinal < replay->ordinal())
+            ++i;
+    }
+    m_rematerializationTime += std::chrono::steady_clock::now() - started;
+}
+
+MemoryStats Debugger::memoryStats() const
+{
+    MemoryStats s;
+    for (const RecordedValue& v : m_values)
+        ++(v.dropped ? s.droppedValues : s.keptValues);
+    s.droppedValues += m_forgotten;
+    s.recordedBytes = m_recordedBytes;
+    s.checkpoints = m_checkpoints.size();
+    s.checkpointBytes = m_checkpointBytes;
+    s.checkpointInterval = m_checkpointInterval;
+    s.rematerializations = m_rematerializations;
+    s.replayedSteps = m_replayedSteps;
+    s.rematerializationTime = m_rematerializationTime;
+    return s;
 }
 
 } // namespace onnxscope

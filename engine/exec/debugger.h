@@ -2,6 +2,7 @@
 #pragma once
 
 #include "engine/exec/session.h"
+#include "engine/exec/value_digest.h"
 
 #include <atomic>
 #include <functional>
@@ -117,6 +118,7 @@ struct RecordedValue {
     }
 
     uint64_t sequence = 0; // execution order of the producing node
+    uint64_t ordinal = 0; // position among every value the run recorded (from 0), the key for rematerialization
     uint64_t frameId = 0;
     SharedText framePath;
     const Graph* graph = nullptr;
@@ -127,6 +129,8 @@ struct RecordedValue {
     const Node* tracePoint = nullptr; // DEBUG nodes: the node (the trace point's name is its display name)
     int64_t iteration
         = -1; // the iteration / step of the nearest Loop/Scan frame (If branches inside count), -1 outside loops
+    /// Recorded before the data was dropped (DebuggerOptions::summaries); invalid while `value` is kept.
+    ValueDigest summary;
 };
 
 /// Which values of finished loop iterations (Loop, Scan, SequenceMap bodies and what they contain) the debugger
@@ -137,12 +141,36 @@ enum class IterationRetention {
     None, // nothing from finished iterations
 };
 
+/// A quarter of the machine's physical memory: the default memory budget of debug runs.
+size_t defaultMemoryBudget();
+
 struct DebuggerOptions {
-    /// Bytes of recorded values to keep; older ones are dropped (and marked so) beyond this.
-    size_t memoryBudget = size_t(4) << 30;
+    /// Bytes of recorded values and checkpoints to keep. Beyond it the oldest values are dropped (and marked so; their
+    /// summaries stay) and checkpoints are thinned; Debugger::materialize rebuilds a dropped value.
+    size_t memoryBudget = defaultMemoryBudget();
+    /// Record a ValueDigest of every value whose data is dropped, just before it is: what the Values dock, value
+    /// conditions and NaN/Inf counts read once the data is gone. (Made when the value is dropped rather than when it is
+    /// made, a full pass over every value costs up to three plain runs on the OCR models; kept values need none.)
+    bool summaries = true;
+    /// Take a checkpoint (the live values) every this many nodes of the main graph; 0 chooses a 32nd of its nodes,
+    /// so that rebuilding any value re-runs at most that many. Doubled while checkpoints take over half the budget.
+    size_t checkpointInterval = 0;
     IterationRetention iterationRetention = IterationRetention::All;
     int64_t keepIterations = 10;
     SessionOptions session;
+};
+
+/// What the memory budget cost a debug run so far.
+struct MemoryStats {
+    size_t keptValues = 0; // recorded values whose data is kept
+    size_t droppedValues = 0; // recorded values whose data was dropped (forgotten ones included)
+    size_t recordedBytes = 0;
+    size_t checkpoints = 0; // the start of the run included
+    size_t checkpointBytes = 0; // their values, each storage once, the run's inputs left out
+    size_t checkpointInterval = 0; // main-graph nodes between checkpoints
+    size_t rematerializations = 0; // replays run by materialize()
+    size_t replayedSteps = 0; // session steps those replays and the reverse moves ran
+    std::chrono::nanoseconds rematerializationTime { 0 };
 };
 
 /// Steps through a model: step over, step into and out of subgraphs, continue to breakpoints, run to a node.
@@ -168,6 +196,38 @@ public:
     StopInfo continueRun();
     /// Runs until just before a node with this display name (in any frame), or a breakpoint stops first.
     StopInfo runTo(const std::string& nodeName);
+    /// Reverse execution. Each restores the nearest checkpoint before the target and replays forward to it (silently:
+    /// no breakpoints, no stops), recording the values again. Positions are counted in session steps since start().
+    /// Back to the previous stop of step() in the current frame (or an enclosing one): a node with subgraphs is
+    /// stepped back over whole (the reverse of step()).
+    StopInfo stepBack();
+    /// Back to the previous position where any step could have stopped, entering the frames of subgraphs from their end
+    /// (the reverse of stepInto()).
+    StopInfo stepBackInto();
+    /// Back to just before the node that runs the current frame (the reverse of stepOut()); at the main graph, to the
+    /// start.
+    StopInfo stepBackOut();
+    /// Back to the latest earlier position where continueRun() would have stopped on a breakpoint (node, op type,
+    /// NaN/Inf, condition, DEBUG node); to the start if there is none.
+    StopInfo reverseContinue();
+    /// Back to the latest earlier position just before a node with this display name; to the start if none.
+    StopInfo runBackTo(const std::string& nodeName);
+    /// Session steps since start(): the current position.
+    uint64_t position() const { return m_steps; }
+    /// Goes to a position, earlier or later than the current one (later: runs forward without stopping).
+    StopInfo goToPosition(uint64_t position);
+
+    /// The data of a recorded value of this run: the value itself if kept, else rebuilt by re-running from the
+    /// nearest earlier checkpoint in a separate session (the debugger does not move), bit-identical to the first time.
+    Value materialize(const RecordedValue& value);
+    /// The data of several recorded values with as few replays as possible; `sink` receives each (in execution order).
+    void materialize(std::span<const RecordedValue* const> values,
+        const std::function<void(const RecordedValue&, const Value&)>& sink);
+    /// Set (once per run) when the budget could not hold even one node's values, which the run then kept anyway.
+    const std::string& budgetNotice() const { return m_budgetNotice; }
+    MemoryStats memoryStats() const;
+    const DebuggerOptions& options() const { return m_options; }
+
     /// Asks a running continueRun()/step from another thread to stop at the next node boundary.
     void requestPause() { m_pauseRequested = true; }
 
@@ -198,16 +258,50 @@ public:
     size_t forgottenValues() const { return m_forgotten; }
 
 private:
+    struct Checkpoint {
+        uint64_t step = 0; // position
+        uint64_t ordinal = 0; // values recorded before it
+        uint64_t sequence = 0;
+        uint64_t frameId = 0;
+        size_t pc = 0;
+        std::vector<std::pair<ValueId, Value>> values;
+    };
+    struct StepMark {
+        const Node* node = nullptr; // NodeDone: the node
+        uint32_t depth = 0;
+        Session::StepKind kind = Session::StepKind::NodeDone;
+    };
+    class Replay;
+    /// m_session.advance(), logged, with a checkpoint after it when due.
+    Session::StepResult advanceSession();
+    void maybeCheckpoint();
+    void takeCheckpoint();
+    void countCheckpoint(const Checkpoint& checkpoint, int sign);
+    /// Uncounts the checkpoints from `first` on, keeps their vectors for later ones and removes them.
+    void dropCheckpoints(size_t first);
+    /// Whether a forward stop could be at this position (before a node, at the start, or at a frame entry).
+    bool stoppable(uint64_t position) const;
+    size_t depthAt(uint64_t position) const;
+    /// Restores the nearest checkpoint at or before `position` and replays to it.
+    void restoreTo(uint64_t position);
+    /// The id of the enabled node or op-type breakpoint that stops before `node` (0: none).
+    int breakpointBefore(const Node& node) const;
+    /// The stop after arriving at a position by a reverse move.
+    StopInfo reverseStop(StopReason reason, std::string message, int breakpointId = 0);
+    /// Drops the oldest values (not those from `protectFrom` on) and thins checkpoints to stay under the budget.
+    void keepToBudget(size_t protectFrom);
+    bool pinned(const RecordedValue& value) const { return value.producer < 0 && value.frameId == m_mainFrameId; }
+
     using StopPredicate = std::function<bool(const Session::StepResult&)>;
     StopInfo runUntil(const StopPredicate& stopAfter, const std::string& runToName = {});
     StopInfo makeStop(StopReason reason, std::string message, int breakpointId = 0);
     std::optional<StopInfo> checkBeforeNode(const Node& node, const std::string& runToName);
     std::optional<StopInfo> checkAfterNode();
     /// Adds a value, made in place from RecordedValue's constructor arguments (no temporary to move and destroy after
-    /// every node), and drops the oldest ones beyond the memory budget. Defined in debugger.cpp, its only user.
+    /// every node). Defined in debugger.cpp, its only user.
     template <class... Args> void record(Args&&... args);
-    /// Counts the value record() added last and drops the oldest ones beyond the memory budget (not a template).
-    void countLastAndKeepToBudget();
+    /// Numbers, summarises and counts the value record() added last (not a template).
+    void countLast();
     void forgetOldIterations(const Frame& entered);
 
     void afterNode(const NodeEvent& event) override;
@@ -251,6 +345,25 @@ private:
     size_t m_recordCapacity = 0; // values recorded when every graph runs once, reserved by start()
     // Set by afterNode for checkAfterNode():
     std::optional<StopInfo> m_afterStop;
+
+    uint64_t m_mainFrameId = 0;
+    uint64_t m_ordinal = 0; // values recorded since start()
+    uint64_t m_steps = 0; // session steps since start()
+    std::vector<StepMark> m_stepLog; // by step - 1
+    std::vector<Checkpoint> m_checkpoints; // by step; the first is the start
+    size_t m_checkpointInterval = 1;
+    size_t m_checkpointBytes = 0;
+    // The checkpoints' storages, each once: (storage, (bytes, references)), sorted. Vectors whose capacity a debugger
+    // started again reuses, so that a run allocates nothing per checkpoint once it has run before.
+    std::vector<std::pair<const void*, std::pair<size_t, size_t>>> m_checkpointStorage;
+    std::vector<std::vector<std::pair<ValueId, Value>>> m_spareCheckpointValues;
+    std::string m_budgetNotice;
+    std::vector<ValueDigest> m_replayDigests; // by ordinal - m_replayDigestsFrom: digests of values undone by restoreTo
+    uint64_t m_replayDigestsFrom = 0;
+    size_t m_rematerializations = 0;
+    size_t m_replayedSteps = 0;
+    std::chrono::nanoseconds m_rematerializationTime { 0 };
+    bool m_replaying = false; // restoreTo() is running: after-node breakpoints are not evaluated
 };
 
 } // namespace onnxscope

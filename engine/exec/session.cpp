@@ -100,6 +100,27 @@ void Session::start(const std::map<std::string, Value>& inputs)
     m_state = State::Running;
 }
 
+void Session::resume(uint64_t frameId, size_t pc, const std::vector<std::pair<ValueId, Value>>& values)
+{
+    m_frames.clear();
+    m_pathLengths.clear();
+    m_path.clear();
+    m_outputs.clear();
+    m_failure = {};
+    m_state = State::Idle;
+    m_fusedSteps = 0;
+    const Plan& plan = m_program->mainPlan();
+    check(pc <= plan.graph->nodes().size(), "cannot resume at node " + std::to_string(pc) + " of the main graph");
+    pushFrame(plan, {}, "main");
+    Frame& frame = *m_frames.back();
+    frame.id = frameId;
+    m_nextFrameId = std::max(m_nextFrameId, frameId + 1);
+    frame.pc = pc;
+    for (const auto& [id, value] : values)
+        frame.values.at(static_cast<size_t>(id)) = value;
+    m_state = State::Running;
+}
+
 void Session::pushFrame(const Plan& plan, std::vector<Value> inputs, std::string label, int64_t iteration)
 {
     const Graph& graph = *plan.graph;

@@ -113,12 +113,17 @@ public:
     const Program& program() const { return *m_program; }
     std::shared_ptr<const Program> programPtr() const { return m_program; }
     SessionOptions& options() { return m_options; }
+    const SessionOptions& options() const { return m_options; }
     void addObserver(SessionObserver* observer);
     void removeObserver(SessionObserver* observer);
 
     /// Binds the main graph's inputs and pushes its frame. Error listing the expected inputs if one is missing,
     /// unknown or of the wrong type or shape.
     void start(const std::map<std::string, Value>& inputs);
+    /// Starts at a position between two nodes of the main graph instead of its beginning: `pc` is the next node, and
+    /// `values` the values live there (the others are the plan's constants), taken earlier from a run on the same
+    /// inputs (the debugger's checkpoints). The main frame gets `frameId`; frames pushed later get new ids.
+    void resume(uint64_t frameId, size_t pc, const std::vector<std::pair<ValueId, Value>>& values);
     /// Performs one step: runs the next node of the innermost frame, enters a subgraph frame, or leaves a
     /// finished frame. Throws Error (and enters Failed) if a node fails.
     StepResult advance();

@@ -404,6 +404,12 @@ Tensor readTensorProtoFile(const fs::path& path, std::string* name)
 
 void writeTensorProtoFile(const fs::path& path, const Tensor& tensor, const std::string& name)
 {
+    // protobuf refuses to parse (and to serialize) a message of 2 GiB or more; the raw data is most of it.
+    constexpr size_t kProtobufLimit = (size_t(2) << 30) - (size_t(1) << 20);
+    if (tensor.byteSize() >= kProtobufLimit)
+        throw Error("\"" + path.string() + "\": " + tensor.typeString() + " holds "
+            + std::to_string(tensor.byteSize() >> 20)
+            + " MiB, more than a TensorProto (.pb) can: protobuf messages stop at 2 GB; write it as .npy");
     onnx::TensorProto proto;
     tensorToProto(tensor, proto, name);
     std::ofstream out(path, std::ios::binary);

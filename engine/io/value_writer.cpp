@@ -417,11 +417,19 @@ void ValueWriter::write(const std::string& name, const Value& value, const std::
             entry["file_dtype"] = std::string(dataTypeName(stored.dtype()));
         try {
             const std::string file = base + ".npy";
-            writeNpy(m_folder / file, stored);
+            try {
+                writeNpy(m_folder / file, stored);
+            } catch (const Error&) {
+                std::error_code ignored;
+                fs::remove(m_folder / file, ignored);
+                throw;
+            }
             entry["file"] = file;
         } catch (const Error& e) {
-            if (t.dtype() != DataType::String)
+            if (t.dtype() != DataType::String) {
+                m_failed = true;
                 throw;
+            }
             asNpy = false; // strings that are not UTF-8: fall back to JSON (invalid bytes replaced)
             entry["note"] = e.what();
         }
@@ -433,7 +441,13 @@ void ValueWriter::write(const std::string& name, const Value& value, const std::
         const std::string file = base + ".json";
         std::ofstream out(m_folder / file);
         out << dumpJson(valueJson(*v), 1);
-        check(out.good(), "cannot write \"" + (m_folder / file).string() + "\"");
+        out.close();
+        if (!out.good()) {
+            m_failed = true;
+            std::error_code ignored;
+            fs::remove(m_folder / file, ignored);
+            throw Error("cannot write \"" + (m_folder / file).string() + "\"");
+        }
         entry["file"] = file;
     }
     m_entries->list.push_back(std::move(entry));
@@ -442,10 +456,10 @@ void ValueWriter::write(const std::string& name, const Value& value, const std::
 void ValueWriter::writeManifest() const
 {
     const fs::path path = m_folder / "manifest.json";
-    std::ofstream out(path);
-    out << dumpJson(nlohmann::json { { "tensors", m_entries->list } }, 2);
-    out.close();
-    check(out.good(), "cannot write \"" + path.string() + "\"");
+    check(!m_failed,
+        "\"" + m_folder.string() + "\" is incomplete: a value could not be written, so it gets no manifest.json");
+    // Written beside and renamed: a manifest that is there is whole.
+    writeFileAtomically(path, dumpJson(nlohmann::json { { "tensors", m_entries->list } }, 2));
 }
 
 } // namespace onnxscope

@@ -86,8 +86,11 @@ public:
     /// "output" or "intermediate".
     void write(const std::string& name, const Value& value, const std::string& node, const std::string& frame,
         const std::string& kind);
-    /// (Re)writes manifest.json with every value written so far.
+    /// (Re)writes manifest.json with every value written so far. Refused (Error) after a write failed: a folder with a
+    /// manifest looks complete.
     void writeManifest() const;
+    /// Whether a write failed (its partial file was removed).
+    bool failed() const { return m_failed; }
     /// Values written so far.
     size_t count() const;
     const std::filesystem::path& folder() const { return m_folder; }
@@ -96,6 +99,7 @@ private:
     struct Entries;
     std::filesystem::path m_folder;
     size_t m_next = 0;
+    bool m_failed = false;
     std::unique_ptr<Entries> m_entries;
 };
 

@@ -247,11 +247,13 @@ private slots:
     {
         openText(kChain, QStringLiteral("context.onnx"));
         const QList<QAction*>& actions = m_window->graphView()->nodeActions();
-        QCOMPARE(actions.size(), 3);
+        QCOMPARE(actions.size(), 4);
         QCOMPARE(actions.at(0), m_ui->runToAction());
-        QCOMPARE(actions.at(1), m_ui->toggleBreakpointAction());
+        QCOMPARE(actions.at(1), m_ui->runBackToAction());
+        QCOMPARE(actions.at(2), m_ui->toggleBreakpointAction());
         QAction* opType = m_ui->breakOnOpTypeAction();
-        QCOMPARE(actions.at(2), opType);
+        QCOMPARE(actions.at(3), opType);
+        QVERIFY(!m_ui->runBackToAction()->isEnabled()); // no run to go back in
         QVERIFY(!opType->isEnabled()); // nothing selected
         selectNode("Mul_1");
         QVERIFY(opType->isEnabled());
@@ -271,6 +273,13 @@ private slots:
         // The breakpoint works, then the action clears it.
         typeChainInputs();
         QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(nextNodeName(), std::string("Mul_1"));
+        // Run Back to the selected node from further on: before Mul_1 again.
+        QVERIFY(act(m_ui->stepOverAction()));
+        QVERIFY(act(m_ui->stepOverAction()));
+        QCOMPARE(nextNodeName(), std::string("Sub_3"));
+        QVERIFY(act(m_ui->runBackToAction()));
+        QCOMPARE(controller()->snapshot()->reason, StopReason::RunToReached);
         QCOMPARE(nextNodeName(), std::string("Mul_1"));
         m_ui->stopAction()->trigger();
         selectNode("Mul_1");
@@ -734,6 +743,102 @@ private slots:
         for (NodeItem* item : m_window->graphView()->scene()->nodeItems())
             coloured |= item->heatColour().isValid();
         QVERIFY(coloured);
+    }
+
+    void stepBackRestoresThePositionInsideLoopAndIf()
+    {
+        openText(kLoopWithIf, QStringLiteral("step_back.onnx"));
+        m_ui->inputs()->setTypedText(QStringLiteral("x"), QStringLiteral("2 3"));
+        QVERIFY(!m_ui->stepBackAction()->isEnabled());
+        for (int i = 0; i < 3; ++i)
+            QVERIFY(act(m_ui->stepOverAction()));
+        QVERIFY(act(m_ui->stepIntoAction()));
+        for (int i = 0; i < 3; ++i)
+            QVERIFY(act(m_ui->stepOverAction()));
+        QVERIFY(act(m_ui->stepIntoAction()));
+        QCOMPARE(nextNodeName(), std::string("Mul_0"));
+        QVERIFY(act(m_ui->stepOverAction()));
+        ValuesModel* values = m_ui->values()->model();
+        QVERIFY(values->rowOf("e") >= 0);
+        QCOMPARE(floats(values->valueAt(values->rowOf("e"))->record.value), (std::vector<float> { 4, 9 }));
+
+        // Back over Mul_0: paused before it again, in the else branch of iteration 0, and its value is gone.
+        QVERIFY(m_ui->stepBackAction()->isEnabled());
+        QVERIFY(act(m_ui->stepBackAction()));
+        QCOMPARE(controller()->state(), DebuggerState::Paused);
+        QCOMPARE(nextNodeName(), std::string("Mul_0"));
+        CallStackModel* stack = m_ui->callStack()->model();
+        QCOMPARE(stack->rowCount(), 3);
+        QCOMPARE(m_ui->callStack()->pathText(),
+            QStringLiteral("main \u203a Loop \"Loop_2\" iteration 0 \u203a If \"If_3\" else_branch"));
+        QCOMPARE(values->rowOf("e"), -1);
+        QTRY_COMPARE(m_window->graphView()->currentGraph(), controller()->snapshot()->innermost()->graph);
+        QVERIFY(QTest::qWaitFor([&] { return !m_window->graphView()->isLayoutRunning(); }, 10000));
+        QTRY_COMPARE(stateOfNode("Mul_0"), NodeState::Current);
+
+        // Back out of the branch: before the If in the Loop's body.
+        QVERIFY(act(m_ui->stepBackOutAction()));
+        QCOMPARE(stack->rowCount(), 2);
+        QCOMPARE(nextNodeName(), std::string("If_3"));
+        // Forward again: the same value.
+        QVERIFY(act(m_ui->stepIntoAction()));
+        QVERIFY(act(m_ui->stepOverAction()));
+        QCOMPARE(floats(values->valueAt(values->rowOf("e"))->record.value), (std::vector<float> { 4, 9 }));
+        QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(controller()->state(), DebuggerState::Finished);
+        QCOMPARE(floats(controller()->snapshot()->outputs.at("out")), (std::vector<float> { 8, 15 }));
+        // From the end, Step Back goes to before the end of the main graph; Stop turns the reverse actions off.
+        QVERIFY(act(m_ui->stepBackAction()));
+        QCOMPARE(controller()->state(), DebuggerState::Paused);
+        QCOMPARE(stack->rowCount(), 1);
+        m_ui->stopAction()->trigger();
+        QCOMPARE(controller()->state(), DebuggerState::Ready);
+        QVERIFY(!m_ui->stepBackAction()->isEnabled());
+        QVERIFY(!m_ui->reverseContinueAction()->isEnabled());
+    }
+
+    void reverseContinueGoesBackToEarlierBreakpointHits()
+    {
+        openText(kLoopWithIf, QStringLiteral("reverse_continue.onnx")); // its breakpoints are remembered per file
+        m_ui->inputs()->setTypedText(QStringLiteral("x"), QStringLiteral("2 3"));
+        BreakpointSpec op;
+        op.kind = BreakpointSpec::Kind::OpType;
+        op.pattern = QStringLiteral("Add"); // the then branch: iterations 1 and 2
+        m_ui->breakpoints()->add(op);
+        QVERIFY(act(m_ui->continueAction()));
+        QVERIFY(act(m_ui->continueAction()));
+        QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(controller()->state(), DebuggerState::Finished);
+        QVERIFY(m_ui->reverseContinueAction()->isEnabled());
+
+        QVERIFY(act(m_ui->reverseContinueAction()));
+        QCOMPARE(controller()->state(), DebuggerState::Paused);
+        QCOMPARE(controller()->snapshot()->reason, StopReason::Breakpoint);
+        QCOMPARE(nextNodeName(), std::string("Add_0"));
+        QCOMPARE(m_ui->callStack()->pathText(),
+            QStringLiteral("main \u203a Loop \"Loop_2\" iteration 2 \u203a If \"If_3\" then_branch"));
+        // Iteration 2's Add has not run: its output is not among the values, iteration 1's is.
+        int ts = 0;
+        for (const auto& v : controller()->snapshot()->values)
+            ts += v.record.name == "t";
+        QCOMPARE(ts, 1);
+        QTRY_COMPARE(m_window->graphView()->currentGraph(), controller()->snapshot()->innermost()->graph);
+        QVERIFY(QTest::qWaitFor([&] { return !m_window->graphView()->isLayoutRunning(); }, 10000));
+        QTRY_COMPARE(stateOfNode("Add_0"), NodeState::Current);
+
+        QVERIFY(act(m_ui->reverseContinueAction()));
+        QCOMPARE(controller()->snapshot()->reason, StopReason::Breakpoint);
+        QVERIFY(m_ui->callStack()->pathText().contains(QStringLiteral("iteration 1")));
+        // No earlier hit: back at the start.
+        QVERIFY(act(m_ui->reverseContinueAction()));
+        QCOMPARE(controller()->snapshot()->reason, StopReason::Step);
+        QCOMPARE(nextNodeName(), std::string("Constant_0"));
+        // And forward again to the end, with the same result.
+        QVERIFY(act(m_ui->continueAction()));
+        QVERIFY(act(m_ui->continueAction()));
+        QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(controller()->state(), DebuggerState::Finished);
+        QCOMPARE(floats(controller()->snapshot()->outputs.at("out")), (std::vector<float> { 8, 15 }));
     }
 
     void yieldOpOverrideChangesTheResultAndIsRemembered()

@@ -106,6 +106,9 @@ private:
         m_failedNode = event.node.id;
     }
     void installBreakpoints(const QList<BreakpointSpec>& specs);
+    /// A reverse command: the debugger replays (the node events this worker sees are not new work, so the profile
+    /// stops counting), and the position is read back from what it then holds.
+    StopInfo reverse(DebugController::Command command, const std::string& argument);
     DebugSnapshotPtr snapshot(const StopInfo& stop, const std::string& errorOverride = {});
 
     DebugController* m_controller;
@@ -127,6 +130,7 @@ private:
     const Graph* m_failedGraph = nullptr;
     NodeId m_failedNode = -1;
     int64_t m_mainDone = 0;
+    bool m_reversed = false; // the run went back: what ran is read from the recorded values, not the profile
     int64_t m_preemptions = 0; // involuntary context switches of this thread while it ran this run's nodes
     std::chrono::steady_clock::time_point m_lastProgress;
 };
@@ -238,6 +242,7 @@ void DebugWorker::execute(const Request& request)
             m_lastNode = m_failedNode = -1;
             m_mainDone = 0;
             m_preemptions = 0;
+            m_reversed = false;
             m_debugger->start(request.inputs ? request.inputs() : std::map<std::string, Value> {});
         }
         if (m_pauseGeneration.load() == request.generation)
@@ -265,6 +270,13 @@ void DebugWorker::execute(const Request& request)
         case C::Command::RunTo:
             stop = m_debugger->runTo(request.argument);
             break;
+        case C::Command::StepBack:
+        case C::Command::StepBackInto:
+        case C::Command::StepBackOut:
+        case C::Command::ReverseContinue:
+        case C::Command::RunBackTo:
+            stop = reverse(static_cast<C::Command>(request.command), request.argument);
+            break;
         }
     } catch (const std::exception& e) {
         error = e.what();
@@ -278,6 +290,50 @@ void DebugWorker::execute(const Request& request)
     QMetaObject::invokeMethod(
         m_controller, [c = m_controller, generation, snap] { c->onCommandDone(generation, snap); },
         Qt::QueuedConnection);
+}
+
+StopInfo DebugWorker::reverse(DebugController::Command command, const std::string& argument)
+{
+    using C = DebugController;
+    m_debugger->removeObserver(&m_profile);
+    m_reversed = true;
+    StopInfo stop;
+    try {
+        switch (command) {
+        case C::Command::StepBack:
+            stop = m_debugger->stepBack();
+            break;
+        case C::Command::StepBackInto:
+            stop = m_debugger->stepBackInto();
+            break;
+        case C::Command::StepBackOut:
+            stop = m_debugger->stepBackOut();
+            break;
+        case C::Command::ReverseContinue:
+            stop = m_debugger->reverseContinue();
+            break;
+        default:
+            stop = m_debugger->runBackTo(argument);
+            break;
+        }
+    } catch (...) {
+        m_debugger->addObserver(&m_profile);
+        throw;
+    }
+    m_debugger->addObserver(&m_profile);
+    const Session& session = m_debugger->session();
+    m_mainDone = session.depth() > 0 ? static_cast<int64_t>(session.frame(0).pc) : m_mainDone;
+    m_lastGraph = nullptr;
+    m_lastNode = -1;
+    if (stop.lastNode && session.topFrame()) {
+        const Graph& graph = session.topFrame()->graph();
+        const auto& nodes = graph.nodes();
+        if (!nodes.empty() && stop.lastNode >= &nodes.front() && stop.lastNode <= &nodes.back()) {
+            m_lastGraph = &graph;
+            m_lastNode = stop.lastNode->id;
+        }
+    }
+    return stop;
 }
 
 DebugSnapshotPtr DebugWorker::snapshot(const StopInfo& stop, const std::string& errorOverride)
@@ -298,6 +354,13 @@ DebugSnapshotPtr DebugWorker::snapshot(const StopInfo& stop, const std::string& 
         s->executed[timing.graph].insert(timing.node);
     if (!m_debugger)
         return s;
+    if (m_reversed) {
+        // Nodes after the position went back to were undone: what ran is what the debugger has recorded.
+        s->executed.clear();
+        for (const RecordedValue& v : m_debugger->values())
+            if (v.producer >= 0 && v.graph)
+                s->executed[v.graph].insert(v.producer);
+    }
     const Session& session = m_debugger->session();
     if (session.state() == Session::State::Failed) {
         s->failedGraph = session.failure().graph ? session.failure().graph : m_failedGraph;
@@ -333,6 +396,8 @@ DebugSnapshotPtr DebugWorker::snapshot(const StopInfo& stop, const std::string& 
             if (it == m_stats.end())
                 it = m_stats.emplace(std::move(key), computeStats(v.value)).first;
             vs.stats = it->second;
+        } else if (v.summary.valid) {
+            vs.stats = v.summary.stats; // recorded as the value was made, before it was dropped
         }
         s->values.push_back(std::move(vs));
     }
@@ -412,6 +477,7 @@ void DebugController::setModel(std::shared_ptr<const Model> model)
     m_pendingYield.clear();
     m_stopRequested = false;
     m_runActive = false;
+    m_reversible = false;
     QMetaObject::invokeMethod(
         m_worker, [w = m_worker, model] { w->setModel(model); }, Qt::QueuedConnection);
     emit runCleared();
@@ -425,11 +491,13 @@ bool DebugController::issue(Command command, const QString& argument)
     const bool resumable = m_state == DebuggerState::Paused && m_runActive;
     if (command == Command::StepOut && !resumable)
         return false;
+    if (isReverse(command) && !canReverse())
+        return false;
     DebugWorker::Request request;
     request.generation = ++m_generation;
     request.command = static_cast<int>(command);
     request.argument = argument.toStdString();
-    request.startNewRun = !resumable || command == Command::Start;
+    request.startNewRun = !isReverse(command) && (!resumable || command == Command::Start);
     if (request.startNewRun) {
         // Step over / into from a fresh start stop before the first node, like a debugger's first F10.
         if (command == Command::Step || command == Command::StepInto)
@@ -494,6 +562,33 @@ bool DebugController::runTo(const QString& nodeName)
     return issue(Command::RunTo, nodeName);
 }
 
+bool DebugController::stepBack()
+{
+    return issue(Command::StepBack);
+}
+bool DebugController::stepBackInto()
+{
+    return issue(Command::StepBackInto);
+}
+bool DebugController::stepBackOut()
+{
+    return issue(Command::StepBackOut);
+}
+bool DebugController::reverseContinue()
+{
+    return issue(Command::ReverseContinue);
+}
+bool DebugController::runBackTo(const QString& nodeName)
+{
+    return issue(Command::RunBackTo, nodeName);
+}
+
+bool DebugController::canReverse() const
+{
+    return m_reversible
+        && (m_state == DebuggerState::Paused || m_state == DebuggerState::Finished || m_state == DebuggerState::Failed);
+}
+
 bool DebugController::pause()
 {
     if (m_state != DebuggerState::Running)
@@ -519,6 +614,7 @@ void DebugController::abandonRun()
 {
     ++m_generation;
     m_runActive = false;
+    m_reversible = false;
     m_stopRequested = false;
     m_snapshot.reset();
     m_pendingYield.clear();
@@ -565,6 +661,7 @@ void DebugController::onCommandDone(quint64 generation, const DebugSnapshotPtr& 
         return;
     }
     m_snapshot = snapshot;
+    m_reversible = !snapshot->frames.empty() || snapshot->reason == StopReason::Finished;
     if (m_breakpoints && snapshot->breakpointId > 0)
         m_breakpoints->recordHit(snapshot->breakpointId);
     DebuggerState next = DebuggerState::Paused;

@@ -65,6 +65,19 @@ public:
     bool stepOut();
     /// Runs (starting if needed) until just before a node of this display name in any frame.
     bool runTo(const QString& nodeName);
+    /// Reverse execution of a paused, finished or failed run: the engine restores its nearest checkpoint and replays
+    /// forward to the earlier position. Step Back steps back over a node (gdb's reverse-next), Step Back Into enters
+    /// subgraphs from their end (reverse-step), Step Back Out goes to just before the node that runs the current
+    /// subgraph (reverse-finish), Reverse Continue to the previous breakpoint hit (reverse-continue), Run Back to a
+    /// node to just before its latest earlier run.
+    bool stepBack();
+    bool stepBackInto();
+    bool stepBackOut();
+    bool reverseContinue();
+    bool runBackTo(const QString& nodeName);
+    /// Whether the reverse commands apply now (a run whose debugger is kept: paused, finished or failed after its
+    /// first node).
+    bool canReverse() const;
     /// Asks a running command to stop at the next node boundary.
     bool pause();
     /// Abandons the run: back to Ready. Works while running (at the next node boundary) and while stopped.
@@ -88,7 +101,20 @@ signals:
     void runCleared();
 
 private:
-    enum class Command { Start, Continue, Step, StepInto, StepOut, RunTo };
+    enum class Command {
+        Start,
+        Continue,
+        Step,
+        StepInto,
+        StepOut,
+        RunTo,
+        StepBack,
+        StepBackInto,
+        StepBackOut,
+        ReverseContinue,
+        RunBackTo,
+    };
+    static bool isReverse(Command command) { return command >= Command::StepBack; }
     bool issue(Command command, const QString& argument = {});
     void onCommandDone(quint64 generation, const onnxscope::DebugSnapshotPtr& snapshot);
     void setState(DebuggerState state);
@@ -109,6 +135,7 @@ private:
     quint64 m_generation = 0;
     bool m_stopRequested = false;
     bool m_runActive = false; // a Debugger exists on the worker (paused, finished or failed run)
+    bool m_reversible = false; // the worker's debugger has a position to go back from (a stop after start())
     friend class DebugWorker;
 };
 

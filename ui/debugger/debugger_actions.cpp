@@ -53,6 +53,16 @@ void DebuggerActions::createActions(QWidget* window)
         QStringLiteral("Finish the current subgraph"));
     m_runTo = make(QStringLiteral("Run to Selected Node"), QKeySequence(Qt::CTRL | Qt::Key_F10),
         QStringLiteral("Run until just before the selected node"));
+    m_stepBack = make(QStringLiteral("Step Back"), QKeySequence(Qt::ALT | Qt::Key_BracketLeft),
+        QStringLiteral("Go back over the last node run in this subgraph (gdb's reverse-next)"));
+    m_stepBackInto = make(QStringLiteral("Step Back Into"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_BracketLeft),
+        QStringLiteral("Go back one step, into the end of a subgraph (gdb's reverse-step)"));
+    m_stepBackOut = make(QStringLiteral("Step Back Out"), QKeySequence(Qt::ALT | Qt::SHIFT | Qt::Key_BracketLeft),
+        QStringLiteral("Go back to just before the node that runs this subgraph (gdb's reverse-finish)"));
+    m_reverseContinue = make(QStringLiteral("Reverse Continue"), QKeySequence(Qt::ALT | Qt::SHIFT | Qt::Key_F5),
+        QStringLiteral("Go back to the previous breakpoint hit (gdb's reverse-continue)"));
+    m_runBackTo = make(QStringLiteral("Run Back to Selected Node"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_F10),
+        QStringLiteral("Go back to just before the latest earlier run of the selected node"));
     m_pause = make(QStringLiteral("Pause"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_Pause),
         QStringLiteral("Pause at the next node boundary"));
     m_stop = make(QStringLiteral("Stop"), QKeySequence(Qt::SHIFT | Qt::Key_F5), QStringLiteral("Abandon the run"));
@@ -77,6 +87,18 @@ void DebuggerActions::createActions(QWidget* window)
     connect(m_runTo, &QAction::triggered, this, [this] {
         if (mayRun())
             runToSelected();
+    });
+    connect(m_stepBack, &QAction::triggered, m_controller, &DebugController::stepBack);
+    connect(m_stepBackInto, &QAction::triggered, m_controller, &DebugController::stepBackInto);
+    connect(m_stepBackOut, &QAction::triggered, m_controller, &DebugController::stepBackOut);
+    connect(m_reverseContinue, &QAction::triggered, m_controller, &DebugController::reverseContinue);
+    connect(m_runBackTo, &QAction::triggered, this, [this] {
+        const QString name = selectedNodeName();
+        if (name.isEmpty()) {
+            emit statusChanged(QStringLiteral("Select the node to run back to."));
+            return;
+        }
+        m_controller->runBackTo(name);
     });
     connect(m_pause, &QAction::triggered, m_controller, &DebugController::pause);
     connect(m_stop, &QAction::triggered, m_controller, &DebugController::stop);
@@ -117,6 +139,9 @@ void DebuggerActions::createMenu(QWidget* window)
         m_menu->addAction(a);
     m_menu->addSeparator();
     for (QAction* a : { m_stepOver, m_stepInto, m_stepOut, m_runTo })
+        m_menu->addAction(a);
+    m_menu->addSeparator();
+    for (QAction* a : { m_reverseContinue, m_stepBack, m_stepBackInto, m_stepBackOut, m_runBackTo })
         m_menu->addAction(a);
     m_menu->addSeparator();
     m_menu->addAction(m_toggleBreakpoint);
@@ -175,12 +200,13 @@ void DebuggerActions::setThreads(int threads)
 
 QList<QAction*> DebuggerActions::toolBarActions() const
 {
-    return { m_continue, m_stepOver, m_stepInto, m_stepOut, m_runTo, m_pause, m_stop, m_toggleBreakpoint };
+    return { m_reverseContinue, m_stepBack, m_continue, m_stepOver, m_stepInto, m_stepOut, m_runTo, m_pause, m_stop,
+        m_toggleBreakpoint };
 }
 
 QList<QAction*> DebuggerActions::nodeActions() const
 {
-    return { m_runTo, m_toggleBreakpoint, m_breakOnOpType };
+    return { m_runTo, m_runBackTo, m_toggleBreakpoint, m_breakOnOpType };
 }
 
 void DebuggerActions::setSelectedNode(const Graph* graph, NodeId node)
@@ -209,6 +235,10 @@ void DebuggerActions::updateEnabled()
     m_stepInto->setEnabled(idle);
     m_stepOut->setEnabled(state == DebuggerState::Paused);
     m_runTo->setEnabled(idle && m_selectedNode >= 0);
+    const bool reverse = m_controller->canReverse();
+    for (QAction* a : { m_stepBack, m_stepBackInto, m_stepBackOut, m_reverseContinue })
+        a->setEnabled(reverse);
+    m_runBackTo->setEnabled(reverse && m_selectedNode >= 0);
     m_pause->setEnabled(state == DebuggerState::Running);
     m_stop->setEnabled(hasModel && state != DebuggerState::Ready);
     m_restart->setEnabled(hasModel);

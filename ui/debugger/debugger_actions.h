@@ -20,8 +20,10 @@ class DebugController;
 
 /// The debugger's commands as actions, and the Debug menu that holds them: Run / Continue (F5), Pause, Stop (Shift+F5),
 /// Restart (Ctrl+Shift+F5), Step Over (F10), Step Into (F11), Step Out (Shift+F11), Run to Selected Node (Ctrl+F10),
-/// Toggle Breakpoint (F9), Break on First NaN/Inf, Break on Every <op type>, Add Conditional Breakpoint… and Debug ›
-/// Threads. They are enabled by the controller's DebuggerState and the selected node.
+/// Step Back (Alt+[, Visual Studio's Step Backward; gdb's reverse-next), Step Back Into (Ctrl+Alt+[, reverse-step),
+/// Step Back Out (Alt+Shift+[, reverse-finish), Reverse Continue (Alt+Shift+F5, reverse-continue), Run Back to Selected
+/// Node (Ctrl+Alt+F10), Toggle Breakpoint (F9), Break on First NaN/Inf, Break on Every <op type>, Add Conditional
+/// Breakpoint… and Debug › Threads. They are enabled by the controller's DebuggerState and the selected node.
 ///
 /// The actions know the controller and the breakpoints only. What they need from elsewhere comes through hooks: the
 /// selected node (setSelectedNode()), whether a run may start (the run guard: the inputs must be valid), and what they
@@ -50,6 +52,11 @@ public:
     QAction* stepIntoAction() const { return m_stepInto; }
     QAction* stepOutAction() const { return m_stepOut; }
     QAction* runToAction() const { return m_runTo; }
+    QAction* stepBackAction() const { return m_stepBack; }
+    QAction* stepBackIntoAction() const { return m_stepBackInto; }
+    QAction* stepBackOutAction() const { return m_stepBackOut; }
+    QAction* reverseContinueAction() const { return m_reverseContinue; }
+    QAction* runBackToAction() const { return m_runBackTo; }
     QAction* pauseAction() const { return m_pause; }
     QAction* stopAction() const { return m_stop; }
     QAction* restartAction() const { return m_restart; }
@@ -95,6 +102,11 @@ private:
     QAction* m_stepInto = nullptr;
     QAction* m_stepOut = nullptr;
     QAction* m_runTo = nullptr;
+    QAction* m_stepBack = nullptr;
+    QAction* m_stepBackInto = nullptr;
+    QAction* m_stepBackOut = nullptr;
+    QAction* m_reverseContinue = nullptr;
+    QAction* m_runBackTo = nullptr;
     QAction* m_pause = nullptr;
     QAction* m_stop = nullptr;
     QAction* m_restart = nullptr;

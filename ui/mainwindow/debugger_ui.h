@@ -65,6 +65,11 @@ public:
     QAction* stepIntoAction() const { return m_actions->stepIntoAction(); }
     QAction* stepOutAction() const { return m_actions->stepOutAction(); }
     QAction* runToAction() const { return m_actions->runToAction(); }
+    QAction* stepBackAction() const { return m_actions->stepBackAction(); }
+    QAction* stepBackIntoAction() const { return m_actions->stepBackIntoAction(); }
+    QAction* stepBackOutAction() const { return m_actions->stepBackOutAction(); }
+    QAction* reverseContinueAction() const { return m_actions->reverseContinueAction(); }
+    QAction* runBackToAction() const { return m_actions->runBackToAction(); }
     QAction* pauseAction() const { return m_actions->pauseAction(); }
     QAction* stopAction() const { return m_actions->stopAction(); }
     QAction* restartAction() const { return m_actions->restartAction(); }

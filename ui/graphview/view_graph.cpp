@@ -254,13 +254,15 @@ LayoutRequest ViewGraph::layoutRequest() const
     return request;
 }
 
-GraphOutline GraphOutline::build(const Graph& graph)
+GraphOutline GraphOutline::build(const Graph& graph, bool foldConstants)
 {
     GraphOutline outline;
     outline.graph = &graph;
     outline.folded.assign(graph.nodes().size(), false);
     std::set<ValueId> outputs(graph.outputs().begin(), graph.outputs().end());
     for (const Node& node : graph.nodes()) {
+        if (!foldConstants)
+            break;
         if (node.opType != "Constant" || !node.domain.empty() || !node.subgraphs.empty())
             continue;
         bool foldable = !node.outputs.empty();

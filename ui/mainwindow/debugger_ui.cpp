@@ -228,6 +228,25 @@ void DebuggerUi::createActions()
         [this](const QString& node) { m_breakpointsPanel->showAddDialog(BreakpointSpec::Kind::Condition, node); });
     m_window->graphView()->setNodeActions(m_actions->nodeActions());
 
+    // Constants only make a value and are drawn inside their consumers' boxes: stepping runs them without a stop, like
+    // a debugger stepping over library code. Stepping them draws them as boxes of their own, so that the box
+    // highlighted is always the node the run stopped before.
+    m_stepConstants = m_actions->menu()->addAction(QStringLiteral("Step Into Constant &Nodes"));
+    m_stepConstants->setCheckable(true);
+    m_stepConstants->setChecked(QSettings().value(QStringLiteral("debugger/stepConstants"), false).toBool());
+    m_stepConstants->setToolTip(QStringLiteral("Stop before Constant nodes when stepping, and draw them as boxes of "
+                                               "their own (off: they run without a stop)"));
+    auto applyStepConstants = [this](bool on) {
+        DebuggerOptions options = m_controller->options();
+        options.stepConstants = on;
+        m_controller->setOptions(options);
+        m_window->graphView()->setFoldConstants(!on);
+    };
+    connect(m_stepConstants, &QAction::toggled, this, [applyStepConstants](bool on) {
+        QSettings().setValue(QStringLiteral("debugger/stepConstants"), on);
+        applyStepConstants(on);
+    });
+    applyStepConstants(m_stepConstants->isChecked());
     QMenu* exportMenu = m_actions->menu()->addMenu(QStringLiteral("&Export Values"));
     const std::pair<const char*, const char*> exports[] = {
         { "Selected Tensor (.npy, .pb, .csv)\u2026", "tensor" },

@@ -71,6 +71,8 @@ public:
     QAction* toggleBreakpointAction() const { return m_actions->toggleBreakpointAction(); }
     QAction* breakOnNonFiniteAction() const { return m_actions->breakOnNonFiniteAction(); }
     QAction* breakOnOpTypeAction() const { return m_actions->breakOnOpTypeAction(); }
+    /// Debug › Step Into Constant Nodes: off by default, Step runs Constants without stopping before them.
+    QAction* stepConstantsAction() const { return m_stepConstants; }
     QMenu* debugMenu() const { return m_actions->menu(); }
     /// Debug › Threads: one checkable action per offered count (data() is the count).
     QMenu* threadsMenu() const { return m_actions->threadsMenu(); }
@@ -149,6 +151,7 @@ private:
     QPointer<QMessageBox> m_problemBox;
     QString m_lastProblem; // what showProblem() last said, for tests
     QList<QAction*> m_exportActions;
+    QAction* m_stepConstants = nullptr;
 
     bool m_colourByTime = false;
     bool m_inspectorShowsRunValue = false; // the tensor inspector shows a value of the current run (inspectValue)

@@ -32,6 +32,7 @@
 #include <QLabel>
 #include <QProcess>
 #include <QPushButton>
+#include <QScreen>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTabWidget>
@@ -378,6 +379,13 @@ print(repr(float(delta.max())))
             static_cast<int>(m_expectedWorst[0] / 6)); // opened on the worst element
         QCOMPARE(diff->tableA()->currentIndex().column(), 4);
         QVERIFY(diff->summaryText().contains(QStringLiteral("mismatch")));
+        // The diff view's tables and plots never make the window demand more than the screen.
+        const QRect available = m_window->screen()->availableGeometry();
+        QVERIFY2(m_window->minimumSizeHint().width() <= available.width()
+                && m_window->minimumSizeHint().height() <= available.height(),
+            qPrintable(QStringLiteral("%1 × %2")
+                           .arg(m_window->minimumSizeHint().width())
+                           .arg(m_window->minimumSizeHint().height())));
 
         // From the Values dock: the context menu's Diff opens the pair of the chosen value.
         const int vlogits = values->rowOf("logits");

@@ -252,6 +252,23 @@ private slots:
         QCOMPARE(view->scene()->operatorItemCount(), 1);
     }
 
+    void defaultLayoutGivesTheGraphMostOfTheWindow()
+    {
+        openText(kChain, QStringLiteral("layout.onnx"));
+        QTest::qWait(100); // the default dock sizes apply once the window is shown
+        const QSize graph = m_window->graphView()->size();
+        const double share = double(graph.width()) * graph.height() / (double(m_window->width()) * m_window->height());
+        QVERIFY2(
+            share > 0.35, qPrintable(QStringLiteral("%1 × %2: %3").arg(graph.width()).arg(graph.height()).arg(share)));
+        // The docks are tabbed: one group on each side and one under the graph.
+        QVERIFY(m_window->tabifiedDockWidgets(m_ui->inputsDock()).contains(m_window->findDock()));
+        QVERIFY(m_window->tabifiedDockWidgets(m_window->inspectorDock()).contains(m_window->tensorInspectorDock()));
+        QVERIFY(m_window->tabifiedDockWidgets(m_ui->valuesDock()).contains(m_ui->profileDock()));
+        // Nothing to expand or collapse in a graph without groups.
+        QVERIFY(!m_window->expandAllAction()->isEnabled());
+        QVERIFY(!m_window->collapseAllAction()->isEnabled());
+    }
+
     void profileDoesNotCountTimePaused()
     {
         // Paused inside the If's branch for a while: the If's time in the Profile dock is the time it ran.

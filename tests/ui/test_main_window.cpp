@@ -7,6 +7,7 @@
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/graph_view.h"
 #include "ui/graphview/search_panel.h"
+#include "ui/mainwindow/debugger_ui.h"
 #include "ui/mainwindow/main_window.h"
 #include "ui/mainwindow/problems_model.h"
 #include "ui/nodeinspector/node_inspector.h"
@@ -19,6 +20,7 @@
 #include <QDockWidget>
 #include <QLineEdit>
 #include <QMessageBox>
+#include <QScreen>
 #include <QScrollBar>
 #include <QSettings>
 #include <QSvgRenderer>
@@ -109,6 +111,22 @@ private slots:
     }
 
     void cleanup() { m_window.reset(); }
+
+    void windowFitsTheScreen()
+    {
+        // At launch (no saved geometry) and with every dock of the debugger, the window and its minimum size fit the
+        // screen's available geometry (800 × 600 on the offscreen platform).
+        MainWindow fresh;
+        DebuggerUi ui(&fresh);
+        const QRect available = fresh.screen()->availableGeometry();
+        QVERIFY2(fresh.width() <= available.width() && fresh.height() <= available.height(),
+            qPrintable(QStringLiteral("%1 × %2").arg(fresh.width()).arg(fresh.height())));
+        fresh.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&fresh));
+        const QSize least = fresh.minimumSizeHint();
+        QVERIFY2(least.width() <= available.width() && least.height() <= available.height(),
+            qPrintable(QStringLiteral("%1 × %2").arg(least.width()).arg(least.height())));
+    }
 
     void opensSampleWithExpectedCounts()
     {

@@ -61,12 +61,9 @@ CompareUi::CompareUi(MainWindow* window, DebuggerUi* debugger)
     , m_debugger(debugger)
     , m_controller(new CompareController(this))
     , m_panel(new ComparePanel(window))
-    , m_dock(new QDockWidget(QStringLiteral("Compare Results"), window))
+    , m_dock(MainWindow::makeDock(QStringLiteral("Compare Results"), QStringLiteral("compareDock"), m_panel, window))
     , m_legend(new CompareLegend(window->graphView()->canvas()))
 {
-    m_dock->setObjectName(QStringLiteral("compareDock"));
-    m_dock->setWidget(m_panel);
-    m_dock->setAllowedAreas(Qt::AllDockWidgetAreas);
     m_window->addDock(m_dock, Qt::BottomDockWidgetArea);
     if (QDockWidget* values = m_debugger->valuesDock(); m_window->dockWidgetArea(values) == Qt::BottomDockWidgetArea) {
         m_window->tabifyDockWidget(values, m_dock);

@@ -128,15 +128,8 @@ void DebuggerUi::createDocks()
     m_profileDock = MainWindow::makeDock(QStringLiteral("Profile"), QStringLiteral("profileDock"), m_profile, m_window);
     m_window->addDock(m_profileDock, Qt::BottomDockWidgetArea);
 
-    // Bottom: the values (tabbed with the profile and the window's Problems dock) beside the Tensor Inspector.
-    // (Docks added to one area sit side by side; tabifying moves the second onto the first.) The Tensor Inspector
-    // leaves the Problems dock's tabs first: while tabbed, its tab bar would add to the height the window keeps.
-    QDockWidget* inspectorDock = m_window->tensorInspectorDock();
-    if (m_window->dockWidgetArea(inspectorDock) == Qt::BottomDockWidgetArea) {
-        m_window->removeDockWidget(inspectorDock);
-        m_window->addDockWidget(Qt::BottomDockWidgetArea, inspectorDock);
-        inspectorDock->show();
-    }
+    // Bottom, under the graph: the values, tabbed with the profile and the window's Problems dock. (Docks added to
+    // one area sit side by side; tabifying moves the second onto the first.)
     m_window->tabifyDockWidget(m_valuesDock, m_profileDock);
     if (m_window->dockWidgetArea(m_window->problemsDock()) == Qt::BottomDockWidgetArea)
         m_window->tabifyDockWidget(m_valuesDock, m_window->problemsDock());
@@ -146,17 +139,16 @@ void DebuggerUi::createDocks()
     QTimer::singleShot(0, this, [this] {
         if (QSettings().contains(QStringLiteral("windowState")))
             return;
-        m_window->resizeDocks({ m_valuesDock, m_window->tensorInspectorDock() },
-            { m_window->width() / 2, m_window->width() / 2 }, Qt::Horizontal);
-        m_window->resizeDocks({ m_valuesDock }, { m_window->height() * 2 / 5 }, Qt::Vertical);
-        // The inputs (a few rows of controls each) get the left column's room; Find keeps its box and a few results.
-        if (QDockWidget* find = m_window->findDock();
-            m_window->dockWidgetArea(find) == m_window->dockWidgetArea(m_inputsDock))
-            m_window->resizeDocks({ find, m_inputsDock }, { 130, m_window->height() }, Qt::Vertical);
+        m_window->resizeDocks({ m_valuesDock }, { m_window->height() / 4 }, Qt::Vertical);
+        m_window->resizeDocks({ m_inputsDock, m_window->tensorInspectorDock() },
+            { std::min(280, m_window->width() / 5), std::min(400, m_window->width() / 4) }, Qt::Horizontal);
     });
-    // Left: inputs, breakpoints and the call stack, tabbed.
+    // Left: inputs, breakpoints, the call stack and Find, tabbed.
     m_window->tabifyDockWidget(m_inputsDock, m_breakpointsDock);
     m_window->tabifyDockWidget(m_inputsDock, m_callStackDock);
+    if (QDockWidget* find = m_window->findDock();
+        m_window->dockWidgetArea(find) == m_window->dockWidgetArea(m_inputsDock))
+        m_window->tabifyDockWidget(m_inputsDock, find);
     m_inputsDock->raise();
 
     connect(m_values, &ValuesPanel::valueChosen, this, &DebuggerUi::inspectValue);

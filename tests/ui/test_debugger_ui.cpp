@@ -269,6 +269,41 @@ private slots:
         QVERIFY(!m_window->collapseAllAction()->isEnabled());
     }
 
+    void wheelOverAnUnfocusedBoxScrollsInsteadOfChangingIt()
+    {
+        openText(kChain, QStringLiteral("wheel.onnx"));
+        m_ui->inputsDock()->raise();
+        QComboBox* source = nullptr;
+        for (QComboBox* c : m_ui->inputs()->findChildren<QComboBox*>())
+            if (c->isVisible() && c->count() > 2)
+                source = c;
+        QVERIFY(source);
+        auto wheel = [](QWidget* w) {
+            const QPointF centre = QPointF(w->rect().center());
+            QWheelEvent e(centre, w->mapToGlobal(centre), QPoint(), QPoint(0, -120), Qt::NoButton, Qt::NoModifier,
+                Qt::NoScrollPhase, false);
+            QApplication::sendEvent(w, &e);
+        };
+        const int before = source->currentIndex();
+        m_window->graphView()->setFocus();
+        QVERIFY(!source->hasFocus());
+        wheel(source);
+        QCOMPARE(source->currentIndex(), before);
+        QSpinBox* spin = nullptr;
+        for (QSpinBox* s : m_ui->inputs()->findChildren<QSpinBox*>())
+            if (s->isVisible() && s->isEnabled())
+                spin = s;
+        QVERIFY(spin);
+        const int value = spin->value();
+        wheel(spin);
+        QCOMPARE(spin->value(), value);
+        // Once focused, the wheel changes it as usual.
+        source->setFocus();
+        QTRY_VERIFY(source->hasFocus());
+        wheel(source);
+        QVERIFY(source->currentIndex() != before);
+    }
+
     void profileDoesNotCountTimePaused()
     {
         // Paused inside the If's branch for a while: the If's time in the Profile dock is the time it ran.

@@ -3,6 +3,7 @@
 
 #include "ui/common/elided_label.h"
 #include "ui/common/model_document.h"
+#include "ui/common/wheel_guard.h"
 #include "ui/graphview/graph_canvas.h"
 #include "ui/graphview/graph_export.h"
 #include "ui/graphview/graph_scene.h"
@@ -54,6 +55,7 @@ MainWindow::MainWindow(QWidget* parent)
     , m_graphView(new GraphView(this))
 {
     setWindowTitle(QStringLiteral("onnxscope"));
+    WheelGuard::install();
     setAcceptDrops(true);
     setCentralWidget(m_graphView);
     setDockNestingEnabled(true);

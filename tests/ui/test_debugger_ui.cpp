@@ -20,6 +20,7 @@
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/graph_view.h"
 #include "ui/inputeditor/inputs_panel.h"
+#include "ui/inputeditor/number_edit.h"
 #include "ui/mainwindow/debugger_ui.h"
 #include "ui/mainwindow/main_window.h"
 #include "ui/nodeinspector/node_inspector.h"
@@ -302,6 +303,52 @@ private slots:
         QTRY_VERIFY(source->hasFocus());
         wheel(source);
         QVERIFY(source->currentIndex() != before);
+    }
+
+    void numbersAsNumpyWritesThemAndOneValueForAWholeTensor()
+    {
+        openText(R"(<ir_version: 8, opset_import: ["" : 17]>
+agraph (float[3] x, float[2, 2] t) => (float[3] y, float[2, 2] u) {
+    y = Relu(x)
+    u = Identity(t)
+})",
+            QStringLiteral("numbers.onnx"));
+        InputsPanel* inputs = m_ui->inputs();
+        inputs->setSource(QStringLiteral("x"), InputSpec::Source::Constant);
+        auto* row = inputs->findChild<QWidget*>(QStringLiteral("input:x"));
+        auto* constant = row ? row->findChild<NumberEdit*>(QStringLiteral("constant")) : nullptr;
+        QVERIFY(constant);
+        const auto typeInto = [&](const QString& text) {
+            constant->selectAll();
+            QTest::keyClicks(constant, text);
+            return inputs->spec(QStringLiteral("x")).constant;
+        };
+        QCOMPARE(typeInto(QStringLiteral("1e38")), 1e38);
+        QCOMPARE(typeInto(QStringLiteral("-2.5e300")), -2.5e300);
+        QCOMPARE(typeInto(QStringLiteral("-inf")), -std::numeric_limits<double>::infinity());
+        QCOMPARE(typeInto(QStringLiteral("inf")), std::numeric_limits<double>::infinity());
+        QVERIFY(std::isnan(typeInto(QStringLiteral("nan"))));
+        // Not a number: refused where it was typed, the last number kept.
+        QVERIFY(std::isnan(typeInto(QStringLiteral("abc"))));
+        QVERIFY(!constant->isAcceptable());
+        QVERIFY(constant->toolTip().contains(QStringLiteral("Not a number")));
+        QVERIFY(std::isnan(typeInto(QStringLiteral("NaN"))));
+        QVERIFY(constant->isAcceptable());
+        // One typed value fills a whole tensor, as numpy broadcasts a scalar.
+        inputs->setTypedText(QStringLiteral("t"), QStringLiteral("-inf"));
+        QVERIFY(inputs->validate());
+        // Break on NaN, tested without a hand-written .npy.
+        m_ui->breakOnNonFiniteAction()->trigger();
+        QVERIFY(m_ui->breakOnNonFiniteAction()->isChecked());
+        QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(controller()->snapshot()->reason, StopReason::NonFinite);
+        QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(controller()->state(), DebuggerState::Finished);
+        const Tensor& u = controller()->snapshot()->outputs.at("u").tensor();
+        QCOMPARE(u.shape(), (Shape { 2, 2 }));
+        for (int i = 0; i < 4; ++i)
+            QCOMPARE(u.toDouble(i), -std::numeric_limits<double>::infinity());
+        m_ui->breakOnNonFiniteAction()->trigger();
     }
 
     void profileDoesNotCountTimePaused()
@@ -1207,13 +1254,17 @@ agraph (bool c, float[2] x) => (float[2] out) {
                     "<ir_version: 8, opset_import: [\"\" : 17]>\ng (int64[] n, float[2] f) => (float[2] y) {\n"
                     "  y = Identity(f)\n}"),
                 QStringLiteral("decimals-test"));
-            const auto decimalsOf = [&](const QString& input) {
+            const auto acceptsHalf = [&](const QString& input) {
                 auto* box = typed.findChild<QWidget*>(QStringLiteral("input:") + input);
-                auto* constant = box ? box->findChild<QDoubleSpinBox*>(QStringLiteral("constant")) : nullptr;
-                return constant ? constant->decimals() : -1;
+                auto* constant = box ? box->findChild<NumberEdit*>(QStringLiteral("constant")) : nullptr;
+                if (!constant)
+                    return false;
+                constant->clear();
+                QTest::keyClicks(constant, QStringLiteral("0.5"));
+                return constant->isAcceptable();
             };
-            QCOMPARE(decimalsOf(QStringLiteral("n")), 0);
-            QCOMPARE(decimalsOf(QStringLiteral("f")), 6);
+            QVERIFY(!acceptsHalf(QStringLiteral("n")));
+            QVERIFY(acceptsHalf(QStringLiteral("f")));
         }
         // A long declared type wraps instead of making the panel scroll sideways under its labels (ocr_rec's
         // "float[p2o.DynamicDimension.0, 3, 48, p2o.DynamicDimension.1]" in a 290-pixel dock).

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "ui/inputeditor/inputs_panel.h"
 
+#include "ui/inputeditor/number_edit.h"
+
 #include "ui/common/model_document.h"
 #include "ui/common/tensor_format.h"
 
 #include <QComboBox>
-#include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -63,15 +64,21 @@ int pageOf(InputSpec::Source s)
     return 0;
 }
 
-/// decimals 0 for the values of an integer or bool input, which "0.000000" would misdescribe.
-QDoubleSpinBox* numberBox(QWidget* parent, double value, int decimals = 6)
+/// decimals 0 for the values of an integer or bool input: whole numbers only.
+NumberEdit* numberBox(QWidget* parent, double value, int decimals = 6)
 {
-    auto* box = new QDoubleSpinBox(parent);
-    box->setRange(-1e12, 1e12);
-    box->setDecimals(decimals);
+    auto* box = new NumberEdit(decimals == 0, parent);
     box->setValue(value);
     box->setMinimumWidth(90);
     return box;
+}
+
+/// A number saved by numberBox's text ("nan", "inf", "1e+38"), or by an older version as a double.
+double settingsNumber(const QVariant& saved, double fallback)
+{
+    if (!saved.isValid())
+        return fallback;
+    return NumberEdit::parse(saved.toString(), false).value_or(fallback);
 }
 
 } // namespace
@@ -84,15 +91,15 @@ struct InputsPanel::Row {
     QGroupBox* box = nullptr;
     QComboBox* source = nullptr;
     QStackedWidget* pages = nullptr;
-    QDoubleSpinBox* constant = nullptr;
-    QDoubleSpinBox* low = nullptr;
-    QDoubleSpinBox* high = nullptr;
+    NumberEdit* constant = nullptr;
+    NumberEdit* low = nullptr;
+    NumberEdit* high = nullptr;
     QSpinBox* uniformSeed = nullptr;
-    QDoubleSpinBox* mean = nullptr;
-    QDoubleSpinBox* stddev = nullptr;
+    NumberEdit* mean = nullptr;
+    NumberEdit* stddev = nullptr;
     QSpinBox* normalSeed = nullptr;
-    QDoubleSpinBox* rangeStart = nullptr;
-    QDoubleSpinBox* rangeStep = nullptr;
+    NumberEdit* rangeStart = nullptr;
+    NumberEdit* rangeStep = nullptr;
     QLineEdit* file = nullptr;
     QPlainTextEdit* text = nullptr;
     QLabel* shape = nullptr;
@@ -301,8 +308,8 @@ void InputsPanel::rebuild()
         Row* rp = &r;
         auto edited = [this, rp] { onRowEdited(rp); };
         connect(r.source, &QComboBox::currentIndexChanged, this, edited);
-        for (QDoubleSpinBox* b : { r.constant, r.low, r.high, r.mean, r.stddev, r.rangeStart, r.rangeStep })
-            connect(b, &QDoubleSpinBox::valueChanged, this, edited);
+        for (NumberEdit* b : { r.constant, r.low, r.high, r.mean, r.stddev, r.rangeStart, r.rangeStep })
+            connect(b, &NumberEdit::valueChanged, this, edited);
         for (QSpinBox* b : { r.uniformSeed, r.normalSeed })
             connect(b, &QSpinBox::valueChanged, this, edited);
         connect(r.file, &QLineEdit::editingFinished, this, [this, rp] {
@@ -589,14 +596,14 @@ void InputsPanel::save() const
     for (const auto& r : m_rows) {
         settings.beginGroup(QStringLiteral("input_") + QString::fromLatin1(r->name.toUtf8().toHex()));
         settings.setValue(QStringLiteral("source"), static_cast<int>(r->spec.source));
-        settings.setValue(QStringLiteral("constant"), r->spec.constant);
-        settings.setValue(QStringLiteral("low"), r->spec.low);
-        settings.setValue(QStringLiteral("high"), r->spec.high);
-        settings.setValue(QStringLiteral("mean"), r->spec.mean);
-        settings.setValue(QStringLiteral("stddev"), r->spec.stddev);
+        settings.setValue(QStringLiteral("constant"), NumberEdit::format(r->spec.constant));
+        settings.setValue(QStringLiteral("low"), NumberEdit::format(r->spec.low));
+        settings.setValue(QStringLiteral("high"), NumberEdit::format(r->spec.high));
+        settings.setValue(QStringLiteral("mean"), NumberEdit::format(r->spec.mean));
+        settings.setValue(QStringLiteral("stddev"), NumberEdit::format(r->spec.stddev));
         settings.setValue(QStringLiteral("seed"), r->spec.seed);
-        settings.setValue(QStringLiteral("rangeStart"), r->spec.rangeStart);
-        settings.setValue(QStringLiteral("rangeStep"), r->spec.rangeStep);
+        settings.setValue(QStringLiteral("rangeStart"), NumberEdit::format(r->spec.rangeStart));
+        settings.setValue(QStringLiteral("rangeStep"), NumberEdit::format(r->spec.rangeStep));
         settings.setValue(QStringLiteral("file"), r->spec.filePath);
         settings.setValue(QStringLiteral("text"), r->spec.text.left(100000));
         settings.endGroup();
@@ -618,14 +625,14 @@ void InputsPanel::load()
         if (settings.contains(QStringLiteral("source"))) {
             InputSpec& s = r->spec;
             s.source = static_cast<InputSpec::Source>(settings.value(QStringLiteral("source")).toInt());
-            s.constant = settings.value(QStringLiteral("constant"), s.constant).toDouble();
-            s.low = settings.value(QStringLiteral("low"), s.low).toDouble();
-            s.high = settings.value(QStringLiteral("high"), s.high).toDouble();
-            s.mean = settings.value(QStringLiteral("mean"), s.mean).toDouble();
-            s.stddev = settings.value(QStringLiteral("stddev"), s.stddev).toDouble();
+            s.constant = settingsNumber(settings.value(QStringLiteral("constant")), s.constant);
+            s.low = settingsNumber(settings.value(QStringLiteral("low")), s.low);
+            s.high = settingsNumber(settings.value(QStringLiteral("high")), s.high);
+            s.mean = settingsNumber(settings.value(QStringLiteral("mean")), s.mean);
+            s.stddev = settingsNumber(settings.value(QStringLiteral("stddev")), s.stddev);
             s.seed = settings.value(QStringLiteral("seed"), s.seed).toULongLong();
-            s.rangeStart = settings.value(QStringLiteral("rangeStart"), s.rangeStart).toDouble();
-            s.rangeStep = settings.value(QStringLiteral("rangeStep"), s.rangeStep).toDouble();
+            s.rangeStart = settingsNumber(settings.value(QStringLiteral("rangeStart")), s.rangeStart);
+            s.rangeStep = settingsNumber(settings.value(QStringLiteral("rangeStep")), s.rangeStep);
             s.filePath = settings.value(QStringLiteral("file")).toString();
             s.text = settings.value(QStringLiteral("text")).toString();
             if (s.source == InputSpec::Source::File && !s.filePath.isEmpty()) {

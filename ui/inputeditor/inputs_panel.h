@@ -13,7 +13,6 @@
 #include <vector>
 
 class QComboBox;
-class QDoubleSpinBox;
 class QFormLayout;
 class QLabel;
 class QLineEdit;

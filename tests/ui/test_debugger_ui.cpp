@@ -351,6 +351,44 @@ agraph (float[3] x, float[2, 2] t) => (float[3] y, float[2, 2] u) {
         m_ui->breakOnNonFiniteAction()->trigger();
     }
 
+    void openSizesAreProposedSoThatTheGraphRunsAndSaidToBeGuesses()
+    {
+        // An image model whose height and width are left open: at 1 × 1 the 2 × 2 pooling window does not fit.
+        openText(R"(<ir_version: 8, opset_import: ["" : 17]>
+agraph (float[N, 3, H, W] image) => (float[N, 3, 1, 1] y) {
+    p = MaxPool <kernel_shape = [2, 2], strides = [2, 2]> (image)
+    y = GlobalAveragePool(p)
+})",
+            QStringLiteral("image.onnx"));
+        InputsPanel* inputs = m_ui->inputs();
+        QCOMPARE(inputs->guessedDimensions(),
+            (QStringList { QStringLiteral("N = 1"), QStringLiteral("H = 224"), QStringLiteral("W = 224") }));
+        // Before the run, the status says which sizes are guesses; the boxes say so too.
+        QVERIFY2(
+            m_ui->statusLabel()->text().contains(QStringLiteral("guessed")), qPrintable(m_ui->statusLabel()->text()));
+        auto* h = inputs->findChild<QSpinBox*>(QStringLiteral("dim:H"));
+        QVERIFY(h);
+        QVERIFY(h->text().contains(QStringLiteral("guess")));
+        QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(controller()->state(), DebuggerState::Finished);
+        QCOMPARE(controller()->snapshot()->outputs.at("y").tensor().shape(), (Shape { 1, 3, 1, 1 }));
+
+        // A size the user sets is no guess; a failure names the sizes that still are, in one dialog.
+        inputs->setDim(QStringLiteral("H"), 1);
+        QVERIFY(!h->text().contains(QStringLiteral("guess")));
+        QCOMPARE(inputs->guessedDimensions(), (QStringList { QStringLiteral("N = 1"), QStringLiteral("W = 224") }));
+        const int problems = m_ui->problemCount();
+        m_ui->stopAction()->trigger();
+        QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(controller()->state(), DebuggerState::Failed);
+        QTRY_COMPARE(m_ui->problemCount(), problems + 1);
+        QVERIFY2(m_ui->lastProblem().contains(QStringLiteral("guessed"))
+                && m_ui->lastProblem().contains(QStringLiteral("W = 224")),
+            qPrintable(m_ui->lastProblem()));
+        QTest::qWait(50);
+        QCOMPARE(m_ui->problemCount(), problems + 1);
+    }
+
     void profileDoesNotCountTimePaused()
     {
         // Paused inside the If's branch for a while: the If's time in the Profile dock is the time it ran.
@@ -961,17 +999,21 @@ agraph (bool c, float[2] x) => (float[2] out) {
         QVERIFY(!m_ui->inputs()->errorFor(QStringLiteral("y")).isEmpty());
         QVERIFY(m_ui->inputs()->errorFor(QStringLiteral("y")).contains(QStringLiteral("expected 2 values")));
         // Typed inputs have their own sizes: no word about the Dimensions box.
-        QVERIFY2(!m_ui->statusLabel()->text().contains(QStringLiteral("generated inputs")),
-            qPrintable(m_ui->statusLabel()->text()));
+        QVERIFY2(
+            !m_ui->statusLabel()->text().contains(QStringLiteral("guessed")), qPrintable(m_ui->statusLabel()->text()));
 
-        // A model whose generated input kept its symbolic sizes at 1 fails in its pooling node; the status says which
-        // sizes were 1, and with real ones the run finishes.
+        // An image's open height and width are proposed at a size pooling fits; with a height of 1 the pooling node
+        // fails, and the status says which sizes were still guesses.
         openText("<ir_version: 8, opset_import: [\"\" : 17]>\ng (float[1, 1, height, width] img) => (float[1, 1, "
                  "?, ?] pooled) {\n  pooled = MaxPool <kernel_shape = [2, 2]> (img)\n}",
             QStringLiteral("pool.onnx"));
         QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(controller()->state(), DebuggerState::Finished);
+        m_ui->inputs()->setDim(QStringLiteral("height"), 1);
+        QVERIFY(act(m_ui->continueAction()));
         QCOMPARE(controller()->state(), DebuggerState::Failed);
-        QVERIFY2(m_ui->statusLabel()->text().contains(QStringLiteral("generated inputs used height, width = 1")),
+        QVERIFY2(
+            m_ui->statusLabel()->text().contains(QStringLiteral("sizes guessed for the generated inputs: width = 224")),
             qPrintable(m_ui->statusLabel()->text()));
         QCOMPARE(m_ui->statusLabel()->toolTip(), m_ui->statusLabel()->text()); // all of it, where the bar cuts it
         // In a narrow window the status ends in "…" rather than being cut off mid-word.

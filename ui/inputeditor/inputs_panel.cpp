@@ -73,6 +73,25 @@ NumberEdit* numberBox(QWidget* parent, double value, int decimals = 6)
     return box;
 }
 
+/// What a size the model leaves open is shown with until the user sets it.
+const QString kGuessSuffix = QStringLiteral("  (guess)");
+
+/// A size for a dimension the model leaves open that the graph can likely run: an image's height and width (a 4-D
+/// input with 1, 3 or 4 channels, channels first or last) get 224, which pooling and strided convolutions divide
+/// evenly; any other size gets 1 (a batch of one).
+int64_t proposedSize(const ValueType& type, size_t axis)
+{
+    const auto& s = type.shape;
+    if (s.size() != 4)
+        return 1;
+    const auto isChannels = [](const Dim& d) { return d.known() && (d.value == 1 || d.value == 3 || d.value == 4); };
+    if (isChannels(s[1]) && (axis == 2 || axis == 3))
+        return 224;
+    if (isChannels(s[3]) && !isChannels(s[1]) && (axis == 1 || axis == 2))
+        return 224;
+    return 1;
+}
+
 /// A number saved by numberBox's text ("nan", "inf", "1e+38"), or by an older version as a double.
 double settingsNumber(const QVariant& saved, double fallback)
 {
@@ -135,6 +154,7 @@ void InputsPanel::setModel(
     m_document = document;
     m_rows.clear();
     m_dims.clear();
+    m_guessed.clear();
     if (m_model) {
         const Graph& g = m_model->graph();
         for (ValueId id : g.requiredInputs()) {
@@ -150,8 +170,8 @@ void InputsPanel::setModel(
             if (row->type.hasShape)
                 for (size_t axis = 0; axis < row->type.shape.size(); ++axis) {
                     const QString key = dimKey(row->name, axis, row->type.shape[axis]);
-                    if (!key.isEmpty())
-                        m_dims.emplace(key, 1);
+                    if (!key.isEmpty() && m_dims.emplace(key, proposedSize(row->type, axis)).second)
+                        m_guessed.insert(key);
                 }
             m_rows.push_back(std::move(row));
         }
@@ -186,10 +206,14 @@ void InputsPanel::rebuild()
             spin->setRange(0, 1'000'000'000);
             spin->setValue(static_cast<int>(value));
             spin->setObjectName(QStringLiteral("dim:") + symbol);
+            if (m_guessed.count(symbol))
+                spin->setSuffix(kGuessSuffix);
             form->addRow(symbol, spin);
             const QString key = symbol;
-            connect(spin, &QSpinBox::valueChanged, this, [this, key](int v) {
+            connect(spin, &QSpinBox::valueChanged, this, [this, key, spin](int v) {
                 m_dims[key] = v;
+                m_guessed.erase(key);
+                spin->setSuffix(QString());
                 save();
                 validate();
                 emit inputsChanged();
@@ -468,12 +492,23 @@ QStringList InputsPanel::generatedDimensionsOfOne() const
     return out;
 }
 
+QStringList InputsPanel::guessedDimensions() const
+{
+    QStringList out;
+    for (const QString& key : generatedDimensions())
+        if (m_guessed.count(key))
+            out << QStringLiteral("%1 = %2").arg(key).arg(m_dims.at(key));
+    return out;
+}
+
 void InputsPanel::setDim(const QString& symbol, int64_t value)
 {
     m_dims[symbol] = value;
+    m_guessed.erase(symbol);
     for (const auto& [name, box] : m_dimBoxes)
         if (name == symbol) {
             const QSignalBlocker blocker(box);
+            box->setSuffix(QString());
             box->setValue(static_cast<int>(value));
         }
     save();
@@ -591,7 +626,8 @@ void InputsPanel::save() const
     settings.setValue(QStringLiteral("model"), m_settingsKey);
     settings.beginGroup(QStringLiteral("dims"));
     for (const auto& [symbol, value] : m_dims)
-        settings.setValue(symbol, static_cast<qlonglong>(value));
+        if (!m_guessed.count(symbol)) // a guess stays a guess: it is not remembered as the user's size
+            settings.setValue(symbol, static_cast<qlonglong>(value));
     settings.endGroup();
     for (const auto& r : m_rows) {
         settings.beginGroup(QStringLiteral("input_") + QString::fromLatin1(r->name.toUtf8().toHex()));
@@ -618,7 +654,10 @@ void InputsPanel::load()
     settings.beginGroup(modelSettingsGroup(QStringLiteral("inputs"), m_settingsKey));
     settings.beginGroup(QStringLiteral("dims"));
     for (auto& [symbol, value] : m_dims)
-        value = settings.value(symbol, static_cast<qlonglong>(value)).toLongLong();
+        if (settings.contains(symbol)) {
+            value = settings.value(symbol).toLongLong();
+            m_guessed.erase(symbol);
+        }
     settings.endGroup();
     for (auto& r : m_rows) {
         settings.beginGroup(QStringLiteral("input_") + QString::fromLatin1(r->name.toUtf8().toHex()));

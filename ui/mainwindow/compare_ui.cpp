@@ -347,6 +347,8 @@ void CompareUi::onFinished(const CompareSessionPtr& session)
     m_debugger->statusLabel()->setText(status);
     if (m_recordAfter) {
         DebugController* debug = m_debugger->controller();
+        if (!r.errorA.empty()) // side A fails again in the debugger: the comparison's report below is the one
+            m_debugger->quietNextFailure();
         switch (debug->state()) {
         case DebuggerState::Ready:
             debug->continueRun();
@@ -366,10 +368,15 @@ void CompareUi::onFinished(const CompareSessionPtr& session)
     if (!r.errorA.empty() || !r.errorB.empty()) {
         const bool a = !r.errorA.empty();
         reportError(QStringLiteral("Comparison incomplete"),
-            QStringLiteral("Side %1 (%2) stopped:\n\n%3\n\nThe results cover what ran before.")
+            QStringLiteral("Side %1 (%2) stopped:\n\n%3\n\nThe results cover what ran before.%4")
                 .arg(a ? QStringLiteral("A") : QStringLiteral("B"),
                     CompareColours::sideName(a ? session->descriptionA : session->descriptionB),
-                    QString::fromStdString(a ? r.errorA : r.errorB)));
+                    QString::fromStdString(a ? r.errorA : r.errorB),
+                    m_debugger->guessedSizesNote().isEmpty()
+                        ? QString()
+                        : QStringLiteral("\n\nThe inputs were generated with sizes the model leaves open, guessed: %1. "
+                                         "Set them in Inputs \u203a Dimensions.")
+                              .arg(m_debugger->inputs()->guessedDimensions().join(QStringLiteral(", ")))));
     }
 }
 

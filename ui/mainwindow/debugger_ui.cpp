@@ -151,6 +151,10 @@ void DebuggerUi::createDocks()
         m_window->tabifyDockWidget(m_inputsDock, find);
     m_inputsDock->raise();
 
+    connect(m_inputs, &InputsPanel::inputsChanged, this, [this] {
+        if (m_controller->state() == DebuggerState::Ready)
+            onStateChanged(DebuggerState::Ready); // the sizes still guessed
+    });
     connect(m_values, &ValuesPanel::valueChosen, this, &DebuggerUi::inspectValue);
     connect(m_values, &ValuesPanel::valueActivated, this, &DebuggerUi::goToValue);
     connect(m_values, &ValuesPanel::retentionChanged, this, &DebuggerUi::updateRetention);
@@ -339,7 +343,7 @@ void DebuggerUi::onStateChanged(DebuggerState state)
         m_status->setText(QString());
         break;
     case DebuggerState::Ready:
-        m_status->setText(QStringLiteral("Ready \u2014 F5 runs, F10 steps"));
+        m_status->setText(QStringLiteral("Ready \u2014 F5 runs, F10 steps") + guessedSizesNote());
         break;
     case DebuggerState::Running:
         m_status->setText(QStringLiteral("Running\u2026"));
@@ -384,18 +388,20 @@ void DebuggerUi::onStopped(const DebugSnapshotPtr& snapshot)
         break;
     case StopReason::Failed:
         text = QStringLiteral("Failed: %1").arg(snapshot->message);
-        // Exported models leave most sizes symbolic, and the Inputs dock starts them at 1: a 1×1 image or a one-sample
-        // signal fails in the first window or pooling node. Say which sizes the generated inputs had.
-        if (const QStringList ones = m_inputs ? m_inputs->generatedDimensionsOfOne() : QStringList(); !ones.isEmpty()) {
-            text += QStringLiteral(" \u2014 generated inputs used %1 = 1 (Inputs \u203a Dimensions)")
-                        .arg(ones.join(QStringLiteral(", ")));
-        }
+        // Exported models leave most sizes symbolic, and the Inputs dock can only guess them: a window or pooling node
+        // may not fit. Say which sizes were guesses.
+        text += guessedSizesNote();
         // Like a debugger stopping at an unhandled exception: a dialog says what failed, after the views show where.
-        QTimer::singleShot(0, this, [this, text] {
-            showProblem(QStringLiteral("Run failed"), text.mid(QStringLiteral("Failed: ").size()),
-                QStringLiteral(
-                    "The node is marked red in the graph. The values computed before it stay in the Values dock."));
-        });
+        // Not when the comparison that started this run has already said so.
+        if (m_quietFailures > 0) {
+            --m_quietFailures;
+        } else {
+            QTimer::singleShot(0, this, [this, text] {
+                showProblem(QStringLiteral("Run failed"), text.mid(QStringLiteral("Failed: ").size()),
+                    QStringLiteral(
+                        "The node is marked red in the graph. The values computed before it stay in the Values dock."));
+            });
+        }
         break;
     default:
         text = QStringLiteral("Paused (%1)").arg(QString::fromUtf8(stopReasonName(snapshot->reason).data()));
@@ -635,9 +641,19 @@ void DebuggerUi::scheduleRun(const QStringList& inputs, const QString& node, con
     });
 }
 
+QString DebuggerUi::guessedSizesNote() const
+{
+    const QStringList guessed = m_inputs ? m_inputs->guessedDimensions() : QStringList();
+    if (guessed.isEmpty())
+        return {};
+    return QStringLiteral(" \u2014 sizes guessed for the generated inputs: %1 (set them in Inputs \u203a Dimensions)")
+        .arg(guessed.join(QStringLiteral(", ")));
+}
+
 void DebuggerUi::showProblem(const QString& title, const QString& message, const QString& hint)
 {
     m_lastProblem = QStringLiteral("%1: %2").arg(title, message);
+    ++m_problemCount;
     if (qEnvironmentVariableIsSet("ONNXSCOPE_NO_DIALOGS"))
         return;
     // Not modal: the user goes on inspecting the graph and the values with it open. One at a time.

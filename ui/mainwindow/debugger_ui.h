@@ -59,6 +59,12 @@ public:
     /// "title: message" of the last failed run or invalid inputs reported (shown in a dialog unless
     /// ONNXSCOPE_NO_DIALOGS).
     const QString& lastProblem() const { return m_lastProblem; }
+    /// Problems shown in a dialog so far (counted also when dialogs are off), for tests.
+    int problemCount() const { return m_problemCount; }
+    /// The next run failure shows no dialog: the comparison that started the run has reported it already.
+    void quietNextFailure() { ++m_quietFailures; }
+    /// " — sizes guessed for the generated inputs: …", or empty when every size was set by the user.
+    QString guessedSizesNote() const;
 
     QAction* continueAction() const { return m_actions->continueAction(); }
     QAction* stepOverAction() const { return m_actions->stepOverAction(); }
@@ -150,6 +156,8 @@ private:
     QString m_breakpointsKey; // settings group of the open model's breakpoints; empty: not saved
     QPointer<QMessageBox> m_problemBox;
     QString m_lastProblem; // what showProblem() last said, for tests
+    int m_problemCount = 0;
+    int m_quietFailures = 0;
     QList<QAction*> m_exportActions;
     QAction* m_stepConstants = nullptr;
 

@@ -501,6 +501,21 @@ private slots:
         QVERIFY(open(kSample));
     }
 
+    void operatorDocsShowTextInAngleBrackets()
+    {
+        // onnx's doc for HardSigmoid: "HardSigmoid takes one input data (Tensor<T>) and produces one output data
+        // (Tensor<T>) where ...": the "<T>" is text, not a tag that hides the rest.
+        m_window->document()->setModel(Model::fromText("<ir_version: 8, opset_import: [\"\" : 17]>\n"
+                                                       "g (float[4] x) => (float[4] y) { y = HardSigmoid(x) }"),
+            QString());
+        QVERIFY(waitForGraph());
+        const Graph& g = m_window->document()->model()->graph();
+        m_window->inspector()->showNode(&g, 0);
+        const QString doc = m_window->inspector()->documentation();
+        QVERIFY2(doc.contains(QStringLiteral("(Tensor<T>) and produces one output data")), qPrintable(doc));
+        QVERIFY2(doc.contains(QStringLiteral("is applied to the tensor elementwise")), qPrintable(doc));
+    }
+
     void problemsDockListsDiagnostics()
     {
         // Add of a float and an int64 tensor: onnx's shape inference reports it; the model still opens.

@@ -9,6 +9,7 @@
 #include "tests/common/run_python.h"
 #include "tests/common/test_models.h"
 #include "ui/common/elided_label.h"
+#include "ui/common/full_text_delegate.h"
 #include "ui/common/model_document.h"
 #include "ui/debugger/breakpoint_model.h"
 #include "ui/debugger/call_stack_model.h"
@@ -387,6 +388,28 @@ agraph (float[N, 3, H, W] image) => (float[N, 3, 1, 1] y) {
             qPrintable(m_ui->lastProblem()));
         QTest::qWait(50);
         QCOMPARE(m_ui->problemCount(), problems + 1);
+    }
+
+    void longNamesAreCutInTheMiddleWithTheWholeTextInTheTooltip()
+    {
+        openText(kLoopWithIf, QStringLiteral("names.onnx"));
+        m_ui->inputs()->setTypedText(QStringLiteral("x"), QStringLiteral("2 3"));
+        QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(controller()->state(), DebuggerState::Finished);
+        for (QAbstractItemView* view : std::initializer_list<QAbstractItemView*> { m_ui->values()->view(),
+                 m_ui->profile()->view(), m_ui->callStack()->view(), m_window->inspector()->view() }) {
+            QCOMPARE(view->textElideMode(), Qt::ElideMiddle); // the tail, where long names differ, stays visible
+            QVERIFY(qobject_cast<FullTextDelegate*>(view->itemDelegate()));
+        }
+        // A cut cell's tooltip has the whole text; a cell with room keeps the model's own tooltip only.
+        ValuesModel* values = m_ui->values()->model();
+        const QModelIndex name = values->index(values->rowOf("e"), ValuesModel::NameColumn);
+        const QModelIndex frame = name.siblingAtColumn(ValuesModel::FrameColumn);
+        const QString frameText = frame.data().toString();
+        QVERIFY(frameText.size() > 10);
+        const QFontMetrics metrics = m_ui->values()->view()->fontMetrics();
+        QVERIFY(FullTextDelegate::toolTipFor(frame, metrics, 40).startsWith(frameText));
+        QCOMPARE(FullTextDelegate::toolTipFor(frame, metrics, 4000), frame.data(Qt::ToolTipRole).toString());
     }
 
     void profileDoesNotCountTimePaused()

@@ -40,6 +40,7 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QMessageBox>
+#include <QPainter>
 #include <QPushButton>
 #include <QScopeGuard>
 #include <QScrollArea>
@@ -410,6 +411,42 @@ agraph (float[N, 3, H, W] image) => (float[N, 3, 1, 1] y) {
         const QFontMetrics metrics = m_ui->values()->view()->fontMetrics();
         QVERIFY(FullTextDelegate::toolTipFor(frame, metrics, 40).startsWith(frameText));
         QCOMPARE(FullTextDelegate::toolTipFor(frame, metrics, 4000), frame.data(Qt::ToolTipRole).toString());
+    }
+
+    void breakpointAndPausedMarkersAreClearAndDistinct()
+    {
+        openText(kChain, QStringLiteral("markers.onnx"));
+        typeChainInputs();
+        selectNode("Mul_1");
+        m_ui->toggleBreakpointAction()->trigger();
+        QVERIFY(act(m_ui->stepOverAction())); // paused before Add_0
+        QCOMPARE(nextNodeName(), std::string("Add_0"));
+        selectNode("Mul_1"); // the selection's outline must not hide the breakpoint
+        GraphScene* scene = m_window->graphView()->scene();
+        const Graph* g = m_window->graphView()->currentGraph();
+        NodeItem* mul = scene->itemForNode(g->findNode("Mul_1"));
+        NodeItem* add = scene->itemForNode(g->findNode("Add_0"));
+        QVERIFY(mul->hasBreakpointMarker() && mul->isSelected());
+        QVERIFY(add->showsPausedMarker() && !mul->showsPausedMarker());
+        // The pixel at each marker's centre, drawn at 1:1.
+        const auto colourAt = [&](NodeItem* item, QPointF at) {
+            const QPointF p = item->mapToScene(at);
+            QImage image(5, 5, QImage::Format_ARGB32);
+            image.fill(Qt::white);
+            QPainter painter(&image);
+            scene->render(&painter, QRectF(0, 0, 5, 5), QRectF(p.x() - 2.5, p.y() - 2.5, 5, 5));
+            painter.end();
+            return image.pixelColor(2, 2);
+        };
+        const QColor disc = colourAt(mul, mul->breakpointMarkerCentre());
+        QVERIFY2(disc.red() > 180 && disc.green() < 90 && disc.blue() < 90, qPrintable(disc.name()));
+        const QColor arrow = colourAt(add, add->pausedMarkerCentre());
+        QVERIFY2(arrow.red() > 200 && arrow.green() > 100 && arrow.green() < 170 && arrow.blue() < 60,
+            qPrintable(arrow.name()));
+        // Nothing in the gutter of a node that is neither.
+        NodeItem* sub = scene->itemForNode(g->findNode("Sub_3"));
+        const QColor empty = colourAt(sub, sub->breakpointMarkerCentre());
+        QVERIFY2(empty.green() > 230 && empty.blue() > 230, qPrintable(empty.name())); // the background
     }
 
     void profileDoesNotCountTimePaused()

@@ -14,6 +14,8 @@ namespace {
 // The node the debugger is paused before, or a box that stands for it.
 const QColor kCurrentBody(0xff, 0xf4, 0xdc);
 const QColor kCurrentBorder(0xef, 0x8a, 0x00);
+const QColor kBreakpointColour(0xd3, 0x2f, 0x2f);
+constexpr double kGutter = 20; // left of the box: the breakpoint and "paused here" markers
 
 QString elided(const QFont& font, const QString& text, double width)
 {
@@ -86,6 +88,23 @@ void NodeItem::updateToolTip()
     setToolTip(tip);
 }
 
+QPointF NodeItem::breakpointMarkerCentre() const
+{
+    const QRectF r = box();
+    return { r.left() - kGutter / 2, r.top() + std::min(10.0, r.height() / 2) };
+}
+
+QPointF NodeItem::pausedMarkerCentre() const
+{
+    const QRectF r = box();
+    return { r.left() - kGutter / 2, r.center().y() + (r.height() > 30 ? 6 : 0) };
+}
+
+bool NodeItem::showsPausedMarker() const
+{
+    return m_item.kind == ViewItem::Kind::Node && (m_state == NodeState::Current || !m_currentInside.isEmpty());
+}
+
 QRectF NodeItem::box() const
 {
     const QSizeF s = m_item.size;
@@ -94,9 +113,10 @@ QRectF NodeItem::box() const
 
 QRectF NodeItem::boundingRect() const
 {
-    // Room for the comparison tag above the top-right corner.
+    // Room for the comparison tag above the top-right corner, and for the breakpoint and "paused here" markers in the
+    // gutter on the left.
     const double top = m_compare.firstDivergence || m_compare.root ? 22 : 5;
-    return box().adjusted(-5, -top, 9, 9);
+    return box().adjusted(-kGutter - 2, -top, 9, 9);
 }
 
 QPainterPath NodeItem::shape() const
@@ -369,10 +389,10 @@ void NodeItem::paintFrame(QPainter* painter) const
             pen.setStyle(Qt::DashLine);
         painter->setPen(pen);
         painter->drawRoundedRect(r, radius, radius);
-        if (m_state == NodeState::Breakpoint || m_state == NodeState::Failed || m_breakpointMarker) {
-            painter->setPen(QPen(Qt::white, 1.5));
-            painter->setBrush(QColor(0xd3, 0x2f, 0x2f));
-            painter->drawEllipse(QPointF(r.left(), r.top()), 5, 5);
+        if (m_state == NodeState::Current || !m_currentInside.isEmpty()) {
+            // Around the box, where the selection's outline does not cover it.
+            painter->setPen(QPen(kCurrentBorder, 2.5, pen.style()));
+            painter->drawRoundedRect(r.adjusted(-4, -4, 4, 4), radius + 3, radius + 3);
         }
     }
     if (m_highlighted) {
@@ -388,6 +408,21 @@ void NodeItem::paintFrame(QPainter* painter) const
         painter->drawRoundedRect(r, radius, radius);
         painter->setPen(QPen(style.accent, 2));
         painter->drawRoundedRect(r, radius, radius);
+    }
+    // In the gutter, as an editor marks lines: a red disc for a breakpoint, an orange arrow where the run is paused.
+    if (m_item.kind == ViewItem::Kind::Node
+        && (m_state == NodeState::Breakpoint || m_state == NodeState::Failed || m_breakpointMarker)) {
+        painter->setPen(QPen(Qt::white, 1.5));
+        painter->setBrush(kBreakpointColour);
+        painter->drawEllipse(breakpointMarkerCentre(), 6.5, 6.5);
+    }
+    if (showsPausedMarker()) {
+        const QPointF c = pausedMarkerCentre();
+        QPolygonF arrow;
+        arrow << QPointF(c.x() - 6, c.y() - 7) << QPointF(c.x() + 7, c.y()) << QPointF(c.x() - 6, c.y() + 7);
+        painter->setPen(QPen(Qt::white, 1.2));
+        painter->setBrush(kCurrentBorder);
+        painter->drawPolygon(arrow);
     }
 }
 

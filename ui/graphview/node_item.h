@@ -30,6 +30,11 @@ public:
     /// invalid for none), and a note appended to the tooltip (a failure message, a time).
     void setBreakpointMarker(bool marker);
     bool hasBreakpointMarker() const { return m_breakpointMarker; }
+    /// Where the breakpoint disc and the "paused here" arrow are drawn, left of the box (item coordinates).
+    QPointF breakpointMarkerCentre() const;
+    QPointF pausedMarkerCentre() const;
+    /// The run is paused before this node, or before a constant drawn inside it.
+    bool showsPausedMarker() const;
     void setHeatColour(const QColor& colour);
     QColor heatColour() const { return m_heat; }
     void setDebugNote(const QString& note);

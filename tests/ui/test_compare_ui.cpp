@@ -343,6 +343,24 @@ print(repr(float(delta.max())))
 
         // The Values dock (the debugger ran side A afterwards) gains the error columns.
         QTRY_COMPARE_WITH_TIMEOUT(m_ui->controller()->state(), DebuggerState::Finished, 20000);
+        // The Tensor Inspector follows the selection, the first divergence, and not the run's last value.
+        QTRY_VERIFY2(m_ui->inspector()->title().startsWith(QStringLiteral("h "))
+                || m_ui->inspector()->title() == QStringLiteral("h"),
+            qPrintable(m_ui->inspector()->title()));
+        // Pinned, it keeps its tensor while the selection moves.
+        m_ui->inspector()->pinButton()->click();
+        QVERIFY(m_ui->inspector()->isPinned());
+        const QString pinnedTitle = m_ui->inspector()->title();
+        {
+            const Graph& g = m_window->document()->model()->graph();
+            m_window->graphView()->centerOnNode(&g, g.findNode("softmax"), true);
+            QTRY_COMPARE(m_window->graphView()->selectedNode(), g.findNode("softmax"));
+            QTest::qWait(50);
+            QCOMPARE(m_ui->inspector()->title(), pinnedTitle);
+            m_ui->inspector()->pinButton()->click();
+            m_window->graphView()->centerOnNode(&g, g.findNode("fc1"), true);
+            QTRY_VERIFY(m_ui->inspector()->title().startsWith(QStringLiteral("h")));
+        }
         ValuesModel* values = m_ui->values()->model();
         QAbstractItemModelTester valuesTester(values, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QCOMPARE(values->columnCount(), static_cast<int>(ValuesModel::ColumnCount));

@@ -428,8 +428,14 @@ void DebuggerUi::onStopped(const DebugSnapshotPtr& snapshot)
     m_status->setToolTip(text); // the whole of it, when the status bar cuts it
     onStateChanged(m_controller->state());
 
-    // Show what the last node produced, like a debugger's "autos".
-    if (snapshot->lastGraph && snapshot->lastNode >= 0) {
+    // The inspector follows the selection: at the end of a run, a node selected in the graph (the first divergence of
+    // a comparison) shows its value; while stepping, and without a selection, what the last node produced, like a
+    // debugger's "autos".
+    GraphView* view = m_window->graphView();
+    if (const NodeId selected = view->selectedNode();
+        snapshot->reason == StopReason::Finished && selected >= 0 && view->currentGraph()) {
+        onGraphNodeSelected(view->currentGraph(), selected);
+    } else if (snapshot->lastGraph && snapshot->lastNode >= 0) {
         const Node& last = snapshot->lastGraph->node(snapshot->lastNode);
         for (ValueId out : last.outputs) {
             if (out == kNoValue)
@@ -492,6 +498,8 @@ void DebuggerUi::goToValue(int valueIndex)
 
 void DebuggerUi::inspectValue(int valueIndex)
 {
+    if (m_inspector->isPinned())
+        return;
     const DebugSnapshotPtr s = m_controller->snapshot(); // keeps the value alive while it is shown
     const RecordedValue* found = recordedValue(valueIndex);
     if (!found)
@@ -557,7 +565,7 @@ void DebuggerUi::onGraphValueSelected(const Graph* graph, ValueId value)
                 m_values->selectValue(static_cast<int>(i));
                 return;
             }
-    if (info.initializer && graph->model()) {
+    if (info.initializer && graph->model() && !m_inspector->isPinned()) {
         try {
             m_inspector->setTensor(QString::fromStdString(info.name) + QStringLiteral(" (initializer)"),
                 graph->model()->initializer(info));

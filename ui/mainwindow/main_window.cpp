@@ -107,6 +107,8 @@ MainWindow::MainWindow(QWidget* parent)
     });
     connect(m_graphView, &GraphView::currentGraphChanged, this, [this] { m_inspector->clear(); });
     connect(m_inspector, &NodeInspector::tensorRequested, this, [this](const QString& title, const Tensor& tensor) {
+        if (m_tensorInspector->isPinned())
+            return;
         m_tensorInspector->setTensor(title, tensor);
         m_tensorInspectorDock->show();
         m_tensorInspectorDock->raise();

@@ -46,6 +46,7 @@ TensorInspector::TensorInspector(QWidget* parent)
     , m_compareResult(new QLabel(this))
     , m_diff(new TensorDiffView(this))
     , m_exportButton(new QPushButton(QStringLiteral("Export\u2026"), this))
+    , m_pinButton(new QPushButton(QStringLiteral("Pin"), this))
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
@@ -55,6 +56,11 @@ TensorInspector::TensorInspector(QWidget* parent)
     m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
     top->addWidget(m_header, 1);
     m_exportButton->setEnabled(false);
+    m_pinButton->setCheckable(true);
+    m_pinButton->setToolTip(QStringLiteral(
+        "Keep showing this tensor: while pinned, selecting another value in the graph, the Values dock or a "
+        "comparison does not replace it"));
+    top->addWidget(m_pinButton, 0, Qt::AlignTop);
     top->addWidget(m_exportButton, 0, Qt::AlignTop);
     layout->addLayout(top);
     m_statsLabel->setTextFormat(Qt::RichText);
@@ -130,6 +136,11 @@ void TensorInspector::clear()
         m_itemBox = nullptr;
     }
     rebuildSliceControls();
+}
+
+bool TensorInspector::isPinned() const
+{
+    return m_pinButton->isChecked();
 }
 
 void TensorInspector::setValue(const QString& title, const Value& value)

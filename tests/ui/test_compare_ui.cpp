@@ -420,8 +420,12 @@ print(repr(float(delta.max())))
         emit panel->rowActivated(rowOf("probs"));
         QTRY_COMPARE(m_ui->selectedNodeName(), QStringLiteral("softmax"));
 
-        // Clear: back to normal colouring, the Values dock loses its error columns.
+        // Clear: back to normal colouring, the Values dock loses its error columns, the status no longer speaks of a
+        // diff.
+        QVERIFY(m_ui->statusLabel()->text().startsWith(QStringLiteral("Diff of")));
         compare()->clearAction()->trigger();
+        QVERIFY2(
+            !m_ui->statusLabel()->text().contains(QStringLiteral("Diff of")), qPrintable(m_ui->statusLabel()->text()));
         QVERIFY(!compare()->session());
         for (NodeItem* item : m_window->graphView()->scene()->nodeItems())
             QVERIFY(!item->hasCompareMark());

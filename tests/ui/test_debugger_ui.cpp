@@ -346,6 +346,8 @@ agraph (float[3] x, float[2, 2] t) => (float[3] y, float[2, 2] u) {
         QCOMPARE(controller()->snapshot()->reason, StopReason::NonFinite);
         QVERIFY(act(m_ui->continueAction()));
         QCOMPARE(controller()->state(), DebuggerState::Finished);
+        QVERIFY(!m_ui->stopAction()->isEnabled()); // nothing to stop after "Finished"
+        QVERIFY(m_ui->restartAction()->isEnabled());
         const Tensor& u = controller()->snapshot()->outputs.at("u").tensor();
         QCOMPARE(u.shape(), (Shape { 2, 2 }));
         for (int i = 0; i < 4; ++i)

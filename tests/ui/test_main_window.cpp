@@ -501,6 +501,12 @@ private slots:
         QVERIFY(open(kSample));
     }
 
+    void graphHeaderNamesTheFile()
+    {
+        QVERIFY(open(kSample));
+        QCOMPARE(m_window->graphView()->breadcrumbBar()->path().first(), QStringLiteral("mlp_classifier.onnx"));
+    }
+
     void operatorDocsShowTextInAngleBrackets()
     {
         // onnx's doc for HardSigmoid: "HardSigmoid takes one input data (Tensor<T>) and produces one output data

@@ -27,6 +27,19 @@ class TestTensorInspector : public QObject {
     Q_OBJECT
     QTemporaryDir m_settingsDir;
 private slots:
+    void histogramAxisHasRoomForThePeakCount()
+    {
+        HistogramWidget w;
+        w.resize(360, 200);
+        Histogram h;
+        h.lo = 0;
+        h.hi = 1;
+        h.counts = { 12, 1234567, 40 };
+        w.setHistogram(h);
+        // The y axis's top label, the peak count, fits left of the plot whole (no first digit lost).
+        QVERIFY(w.plotRect().left() - 4 >= w.fontMetrics().horizontalAdvance(QStringLiteral("1234567")));
+    }
+
     void initTestCase()
     {
         QVERIFY(m_settingsDir.isValid());

@@ -210,7 +210,8 @@ void DebuggerActions::updateEnabled()
     m_stepOut->setEnabled(state == DebuggerState::Paused);
     m_runTo->setEnabled(idle && m_selectedNode >= 0);
     m_pause->setEnabled(state == DebuggerState::Running);
-    m_stop->setEnabled(hasModel && state != DebuggerState::Ready);
+    // Nothing to stop once the run has finished or failed (Restart and Run start again).
+    m_stop->setEnabled(state == DebuggerState::Running || state == DebuggerState::Paused);
     m_restart->setEnabled(hasModel);
     m_toggleBreakpoint->setEnabled(hasModel && m_selectedNode >= 0);
 }

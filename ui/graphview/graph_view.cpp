@@ -8,6 +8,7 @@
 
 #include <QApplication>
 #include <QClipboard>
+#include <QFileInfo>
 #include <QFrame>
 #include <QFutureWatcher>
 #include <QLabel>
@@ -262,8 +263,17 @@ void GraphView::updateBreadcrumb()
 {
     QStringList labels, tips;
     for (const Graph* g = m_graph; g; g = g->parent()) {
-        labels.prepend(graphLabel(g));
-        tips.prepend(QStringLiteral("%1 nodes").arg(g->nodes().size()));
+        QString label = graphLabel(g);
+        QString tip = QStringLiteral("%1 nodes").arg(g->nodes().size());
+        // The main graph goes by its file's name: exporters fill the graph's name with a description ("Model from
+        // PaddlePaddle."), which the tooltip keeps.
+        if (!g->parent() && m_model && !m_model->displayName().empty() && m_model->displayName().front() != '<') {
+            tip = QStringLiteral("%1 \u2014 graph \u201c%2\u201d, %3")
+                      .arg(QString::fromStdString(m_model->displayName()), label, tip);
+            label = QFileInfo(QString::fromStdString(m_model->displayName())).fileName();
+        }
+        labels.prepend(label);
+        tips.prepend(tip);
     }
     if (labels.isEmpty())
         labels << QStringLiteral("No model");

@@ -401,6 +401,7 @@ void CompareUi::clear()
     m_legend->hide();
     applyColours();
     setRunning(m_controller->isRunning());
+    m_debugger->restoreStatus(); // no "Diff of …" or "Compared …" left from the comparison cleared
 }
 
 void CompareUi::applyColours()

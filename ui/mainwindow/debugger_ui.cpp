@@ -426,6 +426,7 @@ void DebuggerUi::onStopped(const DebugSnapshotPtr& snapshot)
     m_window->statusBar()->clearMessage(); // a passing message would hide why the run stopped
     m_status->setText(text);
     m_status->setToolTip(text); // the whole of it, when the status bar cuts it
+    m_stopStatus = text;
     onStateChanged(m_controller->state());
 
     // The inspector follows the selection: at the end of a run, a node selected in the graph (the first divergence of
@@ -647,6 +648,20 @@ void DebuggerUi::scheduleRun(const QStringList& inputs, const QString& node, con
         else
             m_controller->runTo(node);
     });
+}
+
+void DebuggerUi::restoreStatus()
+{
+    const DebuggerState state = m_controller->state();
+    const bool stopped
+        = state == DebuggerState::Paused || state == DebuggerState::Finished || state == DebuggerState::Failed;
+    if (stopped && !m_stopStatus.isEmpty()) {
+        m_status->setText(m_stopStatus);
+        m_status->setToolTip(m_stopStatus);
+    } else {
+        m_status->setToolTip(QString());
+        onStateChanged(state);
+    }
 }
 
 QString DebuggerUi::guessedSizesNote() const

@@ -63,6 +63,8 @@ public:
     int problemCount() const { return m_problemCount; }
     /// The next run failure shows no dialog: the comparison that started the run has reported it already.
     void quietNextFailure() { ++m_quietFailures; }
+    /// Shows the debugger's own status again (why the run stopped, or its state), replacing another feature's text.
+    void restoreStatus();
     /// " — sizes guessed for the generated inputs: …", or empty when every size was set by the user.
     QString guessedSizesNote() const;
 
@@ -157,6 +159,7 @@ private:
     QPointer<QMessageBox> m_problemBox;
     QString m_lastProblem; // what showProblem() last said, for tests
     int m_problemCount = 0;
+    QString m_stopStatus; // what the status said when the run last stopped
     int m_quietFailures = 0;
     QList<QAction*> m_exportActions;
     QAction* m_stepConstants = nullptr;

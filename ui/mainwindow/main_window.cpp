@@ -418,7 +418,7 @@ void MainWindow::updateStatus()
                        .arg(model->graph().totalNodeCount())
                        .arg(scene->operatorItemCount());
     if (groups > 0)
-        text += QStringLiteral(" + %1 groups").arg(groups);
+        text += groups == 1 ? QStringLiteral(" + 1 group") : QStringLiteral(" + %1 groups").arg(groups);
     text += QStringLiteral(" \u00b7 layout %1 ms").arg(m_lastLayoutMs, 0, 'f', 0);
     m_statusInfo->setText(text);
 }

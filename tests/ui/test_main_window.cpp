@@ -6,6 +6,7 @@
 #include "ui/graphview/graph_canvas.h"
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/graph_view.h"
+#include "ui/graphview/node_item.h"
 #include "ui/graphview/search_panel.h"
 #include "ui/mainwindow/debugger_ui.h"
 #include "ui/mainwindow/main_window.h"
@@ -505,6 +506,23 @@ private slots:
     {
         QVERIFY(open(kSample));
         QCOMPARE(m_window->graphView()->breadcrumbBar()->path().first(), QStringLiteral("mlp_classifier.onnx"));
+    }
+
+    void sliceToTheEndSaysEnd()
+    {
+        m_window->document()->setModel(Model::fromText("<ir_version: 8, opset_import: [\"\" : 17]>\n"
+                                                       "g (float[10] x) => (float[?] y) {\n"
+                                                       "  s = Constant <value = int64[1] {2}> ()\n"
+                                                       "  e = Constant <value = int64[1] {9223372036854775807}> ()\n"
+                                                       "  y = Slice(x, s, e)\n}"),
+            QString());
+        QVERIFY(waitForGraph());
+        const Graph& g = m_window->document()->model()->graph();
+        NodeItem* slice = m_window->graphView()->scene()->itemForNode(g.findNode("Slice_2"));
+        QVERIFY(slice);
+        const QStringList rows = slice->viewItem().rows;
+        QVERIFY2(rows.contains(QStringLiteral("ends = [end]")), qPrintable(rows.join(QStringLiteral(" | "))));
+        QVERIFY2(rows.contains(QStringLiteral("starts = [2]")), qPrintable(rows.join(QStringLiteral(" | "))));
     }
 
     void operatorDocsShowTextInAngleBrackets()

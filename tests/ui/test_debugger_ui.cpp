@@ -451,6 +451,28 @@ agraph (float[N, 3, H, W] image) => (float[N, 3, 1, 1] y) {
         QVERIFY2(empty.green() > 230 && empty.blue() > 230, qPrintable(empty.name())); // the background
     }
 
+    void openSignalLengthIsProposedSoThatItsWindowsFit()
+    {
+        // A signal of open length (silero's samples) read by pooling windows inside an If's branches: at 1 sample no
+        // window fits; the proposed length is the widest window, whichever branch runs.
+        openText(R"(<ir_version: 8, opset_import: ["" : 17]>
+agraph (float[?, ?] x, bool c) => (float[?, 1, ?] y) {
+    axes = Constant <value = int64[1] {1}> ()
+    u = Unsqueeze (x, axes)
+    y = If (c) <
+        then_branch = then_g () => (float[?, 1, ?] a) { a = AveragePool <kernel_shape = [16], strides = [8]> (u) },
+        else_branch = else_g () => (float[?, 1, ?] b) { b = MaxPool <kernel_shape = [6], dilations = [2]> (u) }
+    >
+})",
+            QStringLiteral("signal.onnx"));
+        InputsPanel* inputs = m_ui->inputs();
+        QCOMPARE(
+            inputs->guessedDimensions(), (QStringList { QStringLiteral("x[0] = 1"), QStringLiteral("x[1] = 16") }));
+        QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(controller()->state(), DebuggerState::Finished);
+        QCOMPARE(controller()->snapshot()->outputs.at("y").tensor().shape(), (Shape { 1, 1, 6 }));
+    }
+
     void profileDoesNotCountTimePaused()
     {
         // Paused inside the If's branch for a while: the If's time in the Profile dock is the time it ran.

@@ -22,6 +22,9 @@
 #include <QStackedWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
+#include <set>
+
 namespace onnxscope {
 
 namespace {
@@ -90,6 +93,42 @@ int64_t proposedSize(const ValueType& type, size_t axis)
     if (isChannels(s[3]) && !isChannels(s[1]) && (axis == 1 || axis == 2))
         return 224;
     return 1;
+}
+
+/// Adds to `reached` the values of `g` (and of its subgraphs, which read outer values by name) computed from a value
+/// already in it, and returns the widest window a convolution or pooling among their consumers reads: the size an
+/// axis that reaches it needs at least.
+int64_t widestWindowFrom(const Graph& g, std::set<std::string>& reached)
+{
+    int64_t widest = 1;
+    const auto isReached = [&](ValueId v) { return v != kNoValue && reached.count(g.value(v).name) > 0; };
+    for (const Node& n : g.nodes()) {
+        for (const auto& [attribute, sub] : n.subgraphs)
+            if (sub)
+                widest = std::max(widest, widestWindowFrom(*sub, reached));
+        const bool fed = std::any_of(n.inputs.begin(), n.inputs.end(), isReached)
+            || std::any_of(n.implicitInputs.begin(), n.implicitInputs.end(), isReached);
+        if (!fed)
+            continue;
+        for (ValueId out : n.outputs)
+            if (out != kNoValue)
+                reached.insert(g.value(out).name);
+        static const std::set<std::string> windowed { "Conv", "ConvInteger", "QLinearConv", "MaxPool", "AveragePool",
+            "LpPool" };
+        if (!n.domain.empty() || !windowed.count(n.opType))
+            continue;
+        std::vector<int64_t> kernel = n.attributes.getInts("kernel_shape");
+        const size_t weight = n.opType == "QLinearConv" ? 3 : 1;
+        if (kernel.empty() && n.opType != "MaxPool" && n.opType != "AveragePool" && n.opType != "LpPool"
+            && n.inputs.size() > weight && n.inputs[weight] != kNoValue && g.value(n.inputs[weight]).hasInitializer()) {
+            const Shape w = g.value(n.inputs[weight]).initializerInfo().shape;
+            kernel.assign(w.begin() + std::min<size_t>(2, w.size()), w.end());
+        }
+        const std::vector<int64_t> dilations = n.attributes.getInts("dilations");
+        for (size_t i = 0; i < kernel.size(); ++i)
+            widest = std::max(widest, (kernel[i] - 1) * (i < dilations.size() ? dilations[i] : 1) + 1);
+    }
+    return widest;
 }
 
 /// A number saved by numberBox's text ("nan", "inf", "1e+38"), or by an older version as a double.
@@ -173,6 +212,22 @@ void InputsPanel::setModel(
                     if (!key.isEmpty() && m_dims.emplace(key, proposedSize(row->type, axis)).second)
                         m_guessed.insert(key);
                 }
+            // A sequence or a signal (the last open axis of a tensor of two or more axes, axis 0 being its batch)
+            // guessed at 1 gets the widest window a convolution or pooling computed from the input reads, so that the
+            // window fits: silero's 256-sample STFT window.
+            if (row->type.hasShape && row->type.shape.size() >= 2) {
+                const auto& shape = row->type.shape;
+                for (size_t axis = shape.size() - 1; axis > 0; --axis) {
+                    if (shape[axis].known())
+                        continue;
+                    const QString key = dimKey(row->name, axis, shape[axis]);
+                    if (m_guessed.count(key) && m_dims[key] == 1) {
+                        std::set<std::string> reached { row->name.toStdString() };
+                        m_dims[key] = widestWindowFrom(g, reached);
+                    }
+                    break;
+                }
+            }
             m_rows.push_back(std::move(row));
         }
     }

@@ -60,7 +60,8 @@ public:
     /// The symbolic dimensions that shape an input the panel generates, in order of first use.
     QStringList generatedDimensions() const;
     /// "symbol = size" for each of generatedDimensions() whose size is the panel's guess (an image's height and width
-    /// 224, others 1), not one the user set: what to check first when a run fails.
+    /// 224, a signal's length the widest window read from it, others 1), not one the user set: what to check first when
+    /// a run fails.
     QStringList guessedDimensions() const;
 
     /// Validates every input; true when all are fine. Errors appear next to the inputs.

@@ -473,6 +473,50 @@ agraph (float[?, ?] x, bool c) => (float[?, 1, ?] y) {
         QCOMPARE(controller()->snapshot()->outputs.at("y").tensor().shape(), (Shape { 1, 1, 6 }));
     }
 
+    void inputTypesWrapAfterSeparatorsNotInsideNames()
+    {
+        const QString type = QStringLiteral("float[p2o_DynamicDimension_0, 3, 48, p2o_DynamicDimension_1]");
+        openText(R"(<ir_version: 8, opset_import: ["" : 17]>
+agraph (float[p2o_DynamicDimension_0, 3, 48, p2o_DynamicDimension_1] x) => (float[p2o_DynamicDimension_0, 3, 48,
+p2o_DynamicDimension_1] y) {
+    y = Relu (x)
+})",
+            QStringLiteral("names.onnx"));
+        InputsPanel* inputs = m_ui->inputs();
+        QDockWidget* dock = nullptr;
+        for (QWidget* w = inputs; w && !dock; w = w->parentWidget())
+            dock = qobject_cast<QDockWidget*>(w);
+        QVERIFY(dock);
+        dock->raise();
+        // (Narrower still, the dock scrolls sideways under the spin boxes.)
+        for (const int dockWidth : { 260, 170 }) {
+            m_window->resizeDocks({ dock }, { dockWidth }, Qt::Horizontal);
+            auto* label = inputs->findChild<QLabel*>(QStringLiteral("type"));
+            QVERIFY(label);
+            QTRY_VERIFY(label->width() < dockWidth);
+            QTest::qWait(20);
+            const QStringList lines = label->text().split(QLatin1Char('\n'));
+            QVERIFY2(lines.size() >= 2, qPrintable(label->text()));
+            bool cut = false;
+            for (qsizetype i = 0; i < lines.size(); ++i) {
+                const QString& line = lines[i];
+                QVERIFY2(
+                    label->fontMetrics().horizontalAdvance(line) <= label->contentsRect().width(), qPrintable(line));
+                cut = cut || line.contains(QChar(0x2026));
+                // A line that is not cut holds whole parts: it ends after a separator, or the text ends with it.
+                if (!line.contains(QChar(0x2026)))
+                    QVERIFY2(line.endsWith(QLatin1Char(',')) || line.endsWith(QLatin1Char('['))
+                            || (i + 1 == lines.size() && type.endsWith(line)),
+                        qPrintable(label->text()));
+            }
+            // Where a name is cut, the tooltip has all of it; uncut, the lines put back together are the type.
+            if (cut)
+                QCOMPARE(label->toolTip(), type);
+            else
+                QCOMPARE(lines.join(QLatin1Char(' ')).replace(QStringLiteral("[ "), QStringLiteral("[")), type);
+        }
+    }
+
     void profileDoesNotCountTimePaused()
     {
         // Paused inside the If's branch for a while: the If's time in the Profile dock is the time it ran.

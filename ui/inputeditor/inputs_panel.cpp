@@ -4,6 +4,7 @@
 #include "ui/inputeditor/number_edit.h"
 
 #include "ui/common/model_document.h"
+#include "ui/common/separator_wrap_label.h"
 #include "ui/common/tensor_format.h"
 
 #include <QComboBox>
@@ -283,12 +284,12 @@ void InputsPanel::rebuild()
         r.box = new QGroupBox(r.name, m_content);
         r.box->setObjectName(QStringLiteral("input:") + r.name);
         auto* v = new QVBoxLayout(r.box);
-        auto* typeLabel = new QLabel(QString::fromStdString(r.type.toString()), r.box);
+        // "float[p2o.DynamicDimension.0, 3, 48, p2o.DynamicDimension.1]" would otherwise set the dock's minimum width,
+        // and the panel would scroll sideways under its own labels; it wraps after its commas, never inside a name.
+        auto* typeLabel = new SeparatorWrapLabel(QString::fromStdString(r.type.toString()), r.box);
+        typeLabel->setObjectName(QStringLiteral("type"));
         typeLabel->setStyleSheet(QStringLiteral("color:#4b5563"));
         typeLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
-        // "float[p2o.DynamicDimension.0, 3, 48, p2o.DynamicDimension.1]" would otherwise set the dock's minimum width,
-        // and the panel would scroll sideways under its own labels.
-        typeLabel->setWordWrap(true);
         v->addWidget(typeLabel);
         r.source = new QComboBox(r.box);
         for (InputSpec::Source s : kSources)

@@ -517,6 +517,63 @@ p2o_DynamicDimension_1] y) {
         }
     }
 
+    void edgeLabelsOverlapNeitherEachOtherNorTheComparisonTags()
+    {
+        // Three edges meet at Sum (their labels side by side at the same height), and the tags above Relu and Neg
+        // sit where the labels of the short edges into them are drawn by default.
+        openText(R"(<ir_version: 8, opset_import: ["" : 17]>
+agraph (float[1, 3, 224, 224] a, float[1, 3, 224, 224] b, float[1, 3, 224, 224] c) => (float[1, 3, 224, 224] y) {
+    s = Sum (a, b, c)
+    r = Relu (s)
+    y = Neg (r)
+})",
+            QStringLiteral("labels.onnx"));
+        GraphView* view = m_window->graphView();
+        const Graph& g = m_window->document()->model()->graph();
+        GraphScene* scene = view->scene();
+        const auto boxOf = [&](const char* name) {
+            const auto& items = scene->nodeItems();
+            return static_cast<int>(
+                std::find(items.begin(), items.end(), scene->itemForNode(g.findNode(name))) - items.begin());
+        };
+        CompareMark first;
+        first.colour = Qt::red;
+        first.firstDivergence = true;
+        view->setCompareMark(boxOf("Relu_1"), first);
+        CompareMark root;
+        root.colour = Qt::red;
+        root.root = true;
+        view->setCompareMark(boxOf("Neg_2"), root);
+        // After a run the labels are the actual shapes, and are placed again.
+        QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(controller()->state(), DebuggerState::Finished);
+        QTest::qWait(20);
+        std::vector<QRectF> taken;
+        for (const NodeItem* node : scene->nodeItems()) {
+            taken.push_back(node->sceneBox());
+            if (!node->compareTagRect().isNull())
+                taken.push_back(node->compareTagRect());
+        }
+        QCOMPARE(taken.size(), scene->nodeItems().size() + 2);
+        int labels = 0;
+        for (const EdgeItem* edge : scene->edgeItems()) {
+            const QRectF r = edge->labelRect();
+            if (r.isNull())
+                continue;
+            ++labels;
+            for (const QRectF& other : taken)
+                QVERIFY2(!other.intersects(r),
+                    qPrintable(QStringLiteral("the label \"%1\" overlaps (%2, %3, %4 × %5)")
+                                   .arg(edge->label())
+                                   .arg(other.x())
+                                   .arg(other.y())
+                                   .arg(other.width())
+                                   .arg(other.height())));
+            taken.push_back(r);
+        }
+        QCOMPARE(labels, 6);
+    }
+
     void profileDoesNotCountTimePaused()
     {
         // Paused inside the If's branch for a while: the If's time in the Profile dock is the time it ran.

@@ -587,11 +587,13 @@ void GraphView::setActualType(int box, const QString& type)
 void GraphView::setEdgeActualType(int edge, const QString& type)
 {
     m_scene->edgeItems()[static_cast<size_t>(edge)]->setActualLabel(type);
+    m_scene->schedulePlaceEdgeLabels();
 }
 
 void GraphView::setCompareMark(int box, const CompareMark& mark)
 {
     m_scene->nodeItems()[static_cast<size_t>(box)]->setCompareMark(mark);
+    m_scene->schedulePlaceEdgeLabels();
 }
 
 CompareMark GraphView::compareMark(int box) const

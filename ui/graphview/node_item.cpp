@@ -193,15 +193,31 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
         paintCompareTag(painter);
 }
 
-void NodeItem::paintCompareTag(QPainter* painter) const
+QRectF NodeItem::compareTag() const
 {
-    const GraphStyle& style = GraphStyle::instance();
-    const QRectF r = box();
-    QFont font = style.titleFont;
+    if (!m_compare.firstDivergence && !m_compare.root)
+        return {};
+    QFont font = GraphStyle::instance().titleFont;
     font.setBold(true);
     const QString text = m_compare.firstDivergence ? QStringLiteral("1st \u2260") : QStringLiteral("\u2260");
     const double w = QFontMetricsF(font).horizontalAdvance(text) + 12;
-    const QRectF tag(r.right() - w + 4, r.top() - 20, w, 17);
+    const QRectF r = box();
+    return QRectF(r.right() - w + 4, r.top() - 20, w, 17);
+}
+
+QRectF NodeItem::compareTagRect() const
+{
+    const QRectF tag = compareTag();
+    return tag.isNull() ? tag : mapRectToScene(tag);
+}
+
+void NodeItem::paintCompareTag(QPainter* painter) const
+{
+    const GraphStyle& style = GraphStyle::instance();
+    QFont font = style.titleFont;
+    font.setBold(true);
+    const QString text = m_compare.firstDivergence ? QStringLiteral("1st \u2260") : QStringLiteral("\u2260");
+    const QRectF tag = compareTag();
     painter->setPen(QPen(Qt::white, 1.2));
     painter->setBrush(m_compare.firstDivergence ? QColor(0xc6, 0x28, 0x28) : QColor(0xe6, 0x73, 0x5c));
     painter->drawRoundedRect(tag, 4, 4);

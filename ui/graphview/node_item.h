@@ -53,6 +53,10 @@ public:
     void clearCompareMark() { setCompareMark({}); }
     const CompareMark& compareMark() const { return m_compare; }
     bool hasCompareMark() const { return m_compare.colour.isValid(); }
+    /// The "1st ≠" or "≠" tag above the box, in scene coordinates; null when there is none.
+    QRectF compareTagRect() const;
+    /// The box, in scene coordinates.
+    QRectF sceneBox() const { return mapRectToScene(box()); }
 
 protected:
     void hoverEnterEvent(QGraphicsSceneHoverEvent* event) override;
@@ -65,6 +69,7 @@ private:
     void paintTerminal(QPainter* painter, double lod) const;
     void paintFrame(QPainter* painter) const;
     void paintCompareTag(QPainter* painter) const;
+    QRectF compareTag() const;
     void updateToolTip();
 
     int m_index;

@@ -517,6 +517,28 @@ p2o_DynamicDimension_1] y) {
         }
     }
 
+    void anInputsRunShapeIsNotCutInsideItsType()
+    {
+        // The box was drawn for "float N×L"; the run's "float 1×256" no longer fits: the shape stays whole.
+        openText(R"(<ir_version: 8, opset_import: ["" : 17]>
+agraph (float[N, L] x) => (float[N, L] y) {
+    y = Relu (x)
+})",
+            QStringLiteral("terminal.onnx"));
+        m_ui->inputs()->setDim(QStringLiteral("L"), 256);
+        QVERIFY(act(m_ui->stepIntoAction()));
+        NodeItem* xBox = nullptr;
+        for (NodeItem* item : m_window->graphView()->scene()->nodeItems())
+            if (item->viewItem().kind == ViewItem::Kind::Input && item->viewItem().title == QStringLiteral("x"))
+                xBox = item;
+        QVERIFY(xBox);
+        QCOMPARE(xBox->actualSubtitle(), QStringLiteral("float 1\u00d7256"));
+        QVERIFY2(xBox->shownSubtitle() == QStringLiteral("float 1\u00d7256")
+                || xBox->shownSubtitle() == QStringLiteral("1\u00d7256"),
+            qPrintable(xBox->shownSubtitle()));
+        QVERIFY(xBox->toolTip().contains(QStringLiteral("float 1\u00d7256")));
+    }
+
     void edgeLabelsOverlapNeitherEachOtherNorTheComparisonTags()
     {
         // Three edges meet at Sum (their labels side by side at the same height), and the tags above Relu and Neg

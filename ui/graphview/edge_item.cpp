@@ -69,8 +69,8 @@ void EdgeItem::placeLabel(const std::function<bool(const QRectF&)>& isFree)
 {
     if (m_labelRect.isNull() && labelRectAt(0.5, true).isNull())
         return;
-    for (const double t : { 0.5, 0.35, 0.65, 0.2, 0.8 })
-        for (const bool right : { true, false })
+    for (const bool right : { true, false })
+        for (const double t : { 0.5, 0.35, 0.65, 0.2, 0.8 })
             if (const QRectF r = labelRectAt(t, right); isFree(r)) {
                 m_labelPos = m_path.pointAtPercent(t);
                 setLabelRect(r);

@@ -33,7 +33,7 @@ public:
     QString label() const { return m_actualLabel.isEmpty() ? m_edge.label : m_actualLabel; }
     /// Where the label is drawn (scene coordinates; null without a label).
     QRectF labelRect() const { return m_labelRect; }
-    /// Moves the label to the first place along the edge, from its middle outwards and right before left of it, where
+    /// Moves the label to the first place along the edge, right of it from its middle outwards, then left of it, where
     /// `isFree` accepts its rectangle; keeps it at the middle if there is none.
     void placeLabel(const std::function<bool(const QRectF&)>& isFree);
 

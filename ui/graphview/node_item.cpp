@@ -350,15 +350,34 @@ void NodeItem::paintTerminal(QPainter* painter, double lod) const
     painter->drawRoundedRect(r, radius, radius);
     if (lod < 0.3)
         return;
-    const QRectF inner = r.adjusted(radius * 0.6, 3, -radius * 0.6, -3);
+    const QRectF inner = terminalText();
     painter->setFont(style.titleFont);
     painter->setPen(style.textColour);
     painter->drawText(QRectF(inner.left(), inner.top(), inner.width(), inner.height() / 2 + 1), Qt::AlignCenter,
         elided(style.titleFont, m_item.title, inner.width()));
     painter->setFont(style.textFont);
     painter->setPen(m_actualSubtitle.isEmpty() ? style.mutedText : style.actualText);
-    painter->drawText(QRectF(inner.left(), inner.center().y(), inner.width(), inner.height() / 2), Qt::AlignCenter,
-        elided(style.textFont, m_actualSubtitle.isEmpty() ? m_item.subtitle : m_actualSubtitle, inner.width()));
+    painter->drawText(
+        QRectF(inner.left(), inner.center().y(), inner.width(), inner.height() / 2), Qt::AlignCenter, shownSubtitle());
+}
+
+QRectF NodeItem::terminalText() const
+{
+    const QRectF r = box();
+    const double radius = r.height() / 2;
+    return r.adjusted(radius * 0.6, 3, -radius * 0.6, -3);
+}
+
+QString NodeItem::shownSubtitle() const
+{
+    const QString text = m_actualSubtitle.isEmpty() ? m_item.subtitle : m_actualSubtitle;
+    const QFont& font = GraphStyle::instance().textFont;
+    const double width = terminalText().width();
+    if (QFontMetricsF(font).horizontalAdvance(text) <= width)
+        return text;
+    // "float 1×3×48×320" in a box drawn for "float ?×3×48×?": the shape, which the run chose, before the type.
+    const qsizetype space = text.indexOf(QLatin1Char(' '));
+    return elided(font, space > 0 ? text.mid(space + 1) : text, width);
 }
 
 void NodeItem::paintFrame(QPainter* painter) const

@@ -46,6 +46,9 @@ public:
     /// place of the declared one (green, like an executed edge's); empty shows the declared one again.
     void setActualSubtitle(const QString& subtitle);
     const QString& actualSubtitle() const { return m_actualSubtitle; }
+    /// An input's or output's subtitle as drawn: whole if it fits, else its shape without the element type, cut in
+    /// the middle if it still does not fit (the tooltip has all of it).
+    QString shownSubtitle() const;
     const QString& currentInside() const { return m_currentInside; }
 
     /// Comparison decorations (Debug › Compare…), independent of the state and the debugger's.
@@ -69,6 +72,7 @@ private:
     void paintTerminal(QPainter* painter, double lod) const;
     void paintFrame(QPainter* painter) const;
     void paintCompareTag(QPainter* painter) const;
+    QRectF terminalText() const;
     QRectF compareTag() const;
     void updateToolTip();
 

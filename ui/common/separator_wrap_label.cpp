@@ -62,7 +62,7 @@ void SeparatorWrapLabel::resizeEvent(QResizeEvent* event)
 
 void SeparatorWrapLabel::relayout()
 {
-    const int width = contentsRect().width() - 2 * margin() - 2 * indent();
+    const int width = contentsRect().width() - 2 * margin() - 2 * std::max(indent(), 0); // indent() -1: none here
     const QString shown = width > 0 ? wrapped(m_fullText, fontMetrics(), width) : m_fullText;
     if (shown != text())
         setText(shown);

@@ -623,6 +623,8 @@ StopInfo Debugger::runUntil(const StopPredicate& stopAfter, const std::string& r
     m_freshStart = false;
     // Without breakpoints or a node to run to, only a YieldOp stops before it runs.
     const bool checkEachNode = !m_breakpoints.empty() || !runToName.empty();
+    std::optional<size_t> settleDepth; // running the Constants after a step, in the frame at this depth or above
+    const Node* stepped = nullptr; // the node the step completed
     while (true) {
         if (const Node* next = m_session.nextNode();
             next && !skipChecks && (checkEachNode || std::string_view(next->opType) == "YieldOp")) {
@@ -653,14 +655,44 @@ StopInfo Debugger::runUntil(const StopPredicate& stopAfter, const std::string& r
             m_lastStop = s;
             return s;
         }
-        if (stopAfter(r)) {
+        if (settleDepth ? (r.kind == Session::StepKind::NodeDone || r.kind == Session::StepKind::FrameEntered)
+                    && r.depth <= *settleDepth
+                        : stopAfter(r)) {
+            if (!settleDepth)
+                stepped = r.node;
+            // Stepping lands before the next node that does something: the Constants ahead run without a stop.
+            if (constantAhead()) {
+                settleDepth = m_session.depth();
+                continue;
+            }
             StopInfo s = makeStop(StopReason::Step, {});
             s.lastNode = r.node;
-            s.message = r.node ? "stepped over " + r.node->displayName() : "at " + m_session.framePath();
+            s.message = stepped ? "stepped over " + stepped->displayName() : "at " + m_session.framePath();
             m_lastStop = s;
             return s;
         }
     }
+}
+
+bool Debugger::constantAhead() const
+{
+    if (m_options.stepConstants)
+        return false;
+    const Node* next = m_session.nextNode();
+    return next && std::string_view(next->opType) == "Constant" && next->domain.empty() && next->subgraphs.empty();
+}
+
+StopInfo Debugger::skipConstantsAhead()
+{
+    if (m_session.state() != Session::State::Running || !constantAhead())
+        return m_lastStop;
+    const bool fresh = m_freshStart;
+    StopInfo s = step();
+    if (fresh && s.reason == StopReason::Step) {
+        s.message = "stopped before the first node that is not a Constant";
+        m_lastStop = s;
+    }
+    return s;
 }
 
 StopInfo Debugger::step()

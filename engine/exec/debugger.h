@@ -157,6 +157,9 @@ struct DebuggerOptions {
     size_t checkpointInterval = 0;
     IterationRetention iterationRetention = IterationRetention::All;
     int64_t keepIterations = 10;
+    /// Step, Step Into and skipConstantsAhead() also stop before Constant nodes, which only make a constant. Off by
+    /// default: they run without a stop, like a debugger stepping over library code (breakpoints on them still stop).
+    bool stepConstants = false;
     SessionOptions session;
 };
 
@@ -192,6 +195,9 @@ public:
     StopInfo stepInto();
     /// Finishes the current frame and stops when the node that owns it completes.
     StopInfo stepOut();
+    /// Runs the Constant nodes just ahead in the current frame without stopping (unless options ask to step them or a
+    /// breakpoint stops first), so that a run just started stops before its first real operation.
+    StopInfo skipConstantsAhead();
     /// Runs until a breakpoint, a YieldOp, a pause request, the end, or an error.
     StopInfo continueRun();
     /// Runs until just before a node with this display name (in any frame), or a breakpoint stops first.
@@ -297,6 +303,8 @@ private:
     StopInfo makeStop(StopReason reason, std::string message, int breakpointId = 0);
     std::optional<StopInfo> checkBeforeNode(const Node& node, const std::string& runToName);
     std::optional<StopInfo> checkAfterNode();
+    /// The next node only makes a constant and options say not to stop before it.
+    bool constantAhead() const;
     /// Adds a value, made in place from RecordedValue's constructor arguments (no temporary to move and destroy after
     /// every node). Defined in debugger.cpp, its only user.
     template <class... Args> void record(Args&&... args);

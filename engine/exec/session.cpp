@@ -223,6 +223,25 @@ void Session::fail(const Node* node, const std::string& message)
 
 Session::StepResult Session::advance()
 {
+    // Between two advance() calls the caller may have paused for any time: the control-flow nodes in progress move
+    // their start by that much, so that their elapsed time is the time spent running.
+    const bool inProgress = m_timed && m_state == State::Running
+        && (m_frames.size() > 1 || (!m_frames.empty() && m_frames.back()->pending));
+    if (inProgress && m_returnedAt != std::chrono::steady_clock::time_point()) {
+        const auto gap = std::chrono::steady_clock::now() - m_returnedAt;
+        for (auto& frame : m_frames)
+            if (frame->pending)
+                frame->pendingStart += gap;
+    }
+    StepResult r = advanceOnce();
+    const bool stillInProgress = m_timed && m_state == State::Running
+        && (m_frames.size() > 1 || (!m_frames.empty() && m_frames.back()->pending));
+    m_returnedAt = stillInProgress ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+    return r;
+}
+
+Session::StepResult Session::advanceOnce()
+{
     if (m_state != State::Running)
         return { StepKind::Finished, 0, nullptr };
     Frame& frame = *m_frames.back();

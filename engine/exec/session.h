@@ -150,6 +150,7 @@ public:
 
 private:
     void pushFrame(const Plan& plan, std::vector<Value> inputs, std::string label, int64_t iteration = -1);
+    StepResult advanceOnce();
     StepResult runNode(Frame& frame);
     StepResult runFused(Frame& frame, const Node& node, const FusedStep& step);
     StepResult continuePending(Frame& frame);
@@ -167,6 +168,9 @@ private:
     SessionOptions m_options;
     std::vector<SessionObserver*> m_observers;
     bool m_timed = false; // an observer wants NodeEvent::elapsed
+    /// When the last advance() returned (timed runs with a control-flow node in progress): the time until the next
+    /// one, a debugger's pause, is not the time of the nodes that are in progress.
+    std::chrono::steady_clock::time_point m_returnedAt;
     std::vector<std::unique_ptr<Frame>> m_frames;
     std::vector<size_t> m_pathLengths; // m_path's length before each frame's label was appended
     uint64_t m_nextFrameId = 1;

@@ -106,7 +106,9 @@ private slots:
 
     void stepIntoWalksFramesInOrder()
     {
-        Debugger dbg(compile(kLoopWithIf));
+        DebuggerOptions options;
+        options.stepConstants = true; // every node, Constants included
+        Debugger dbg(compile(kLoopWithIf), options);
         dbg.start(inputs());
         std::vector<std::string> seen { where(dbg) };
         int guard = 0;
@@ -142,8 +144,8 @@ private slots:
     {
         Debugger dbg(compile(kLoopWithIf));
         dbg.start(inputs());
-        dbg.step();
-        dbg.step();
+        dbg.step(); // the two Constants: stepping runs them without a stop
+        QCOMPARE(dbg.session().nextNode()->opType, std::string("Loop"));
         StopInfo s = dbg.step(); // over the Loop
         QCOMPARE(s.lastNode->opType, std::string("Loop"));
         QCOMPARE(dbg.session().framePath(), std::string("main"));

@@ -7,6 +7,9 @@
 
 #include <QtTest>
 
+#include <chrono>
+#include <thread>
+
 using namespace onnxscope;
 
 namespace {
@@ -247,6 +250,76 @@ agraph (float[6] x) => (float[2] a, float[2] b, float[2] c, int64[2] idx) {
         QCOMPARE(seen.byOp["TopK"][1], std::optional<Floats>(Floats { 4, 0 })); // the indices of 6 and 5
         QCOMPARE(values(dbg.findValue("b")->value), (Floats { 4, 2 }));
         dbg.removeObserver(&seen);
+    }
+
+    void steppingRunsConstantsWithoutStopping()
+    {
+        // Constants only make a value: Step and the stop after start land on the nodes that compute something, unless
+        // the options ask to step them too. A breakpoint on a Constant still stops there.
+        const char* text = R"(<ir_version: 8, opset_import: ["" : 17]>
+agraph (float[3] x) => (float[3] out) {
+    c1 = Constant <value = float[1] {2}> ()
+    c2 = Constant <value = float[1] {3}> ()
+    a = Mul(x, c1)
+    c3 = Constant <value = float[1] {1}> ()
+    b = Add(a, c2)
+    out = Sub(b, c3)
+})";
+        const auto program = compile(text);
+        const std::map<std::string, Value> in { { "x", Tensor::vector1D<float>({ 1, 2, 3 }) } };
+        auto stopsOf = [&](bool stepConstants) {
+            DebuggerOptions options;
+            options.stepConstants = stepConstants;
+            Debugger dbg(program, options);
+            dbg.start(in);
+            std::vector<std::string> before { dbg.skipConstantsAhead().nextNode->opType };
+            while (!dbg.finished()) {
+                StopInfo s = dbg.step();
+                if (s.nextNode)
+                    before.push_back(s.nextNode->opType);
+            }
+            return before;
+        };
+        QCOMPARE(stopsOf(false), (std::vector<std::string> { "Mul", "Add", "Sub" }));
+        QCOMPARE(stopsOf(true), (std::vector<std::string> { "Constant", "Constant", "Mul", "Constant", "Add", "Sub" }));
+
+        Debugger dbg(program);
+        Breakpoint b;
+        b.kind = Breakpoint::Kind::OpType;
+        b.pattern = "Constant";
+        dbg.addBreakpoint(b);
+        dbg.start(in);
+        const StopInfo atBreakpoint = dbg.skipConstantsAhead();
+        QCOMPARE(atBreakpoint.reason, StopReason::Breakpoint);
+        const std::string first = atBreakpoint.nextNode->displayName();
+        dbg.removeBreakpoint(1);
+        StopInfo s = dbg.step();
+        QCOMPARE(s.lastNode->opType, std::string("Constant"));
+        QVERIFY(s.lastNode->displayName() != first);
+        QCOMPARE(s.nextNode->opType, std::string("Mul"));
+        QCOMPARE(s.message, "stepped over " + first);
+    }
+
+    void timeSpentPausedInsideANodeIsNotItsTime()
+    {
+        // Paused inside an If's branch, the If has started; the pause must not count as its time.
+        const char* text = R"(<ir_version: 8, opset_import: ["" : 17]>
+agraph (bool c, float[2] x) => (float[2] out) {
+    out = If (c) <then_branch = g1 () => (float[2] t) { t = Relu(x) },
+                  else_branch = g2 () => (float[2] e) { e = Neg(x) }>
+})";
+        Debugger dbg(compile(text));
+        Recorder timed;
+        dbg.addObserver(&timed);
+        dbg.start({ { "c", Tensor::scalar<bool>(true) }, { "x", Tensor::vector1D<float>({ 1, -2 }) } });
+        dbg.stepInto();
+        QCOMPARE(dbg.session().depth(), size_t(2));
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        dbg.continueRun();
+        QVERIFY(dbg.finished());
+        QCOMPARE(timed.after, (std::vector<std::string> { "Relu_0", "If_0" }));
+        QVERIFY2(timed.elapsed[1] < 100'000'000, std::to_string(timed.elapsed[1]).c_str());
+        dbg.removeObserver(&timed);
     }
 
     void nodesAreTimedOnlyForObserversThatReadTheTime()

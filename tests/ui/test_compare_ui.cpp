@@ -32,6 +32,7 @@
 #include <QLabel>
 #include <QProcess>
 #include <QPushButton>
+#include <QScreen>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTabWidget>
@@ -342,6 +343,24 @@ print(repr(float(delta.max())))
 
         // The Values dock (the debugger ran side A afterwards) gains the error columns.
         QTRY_COMPARE_WITH_TIMEOUT(m_ui->controller()->state(), DebuggerState::Finished, 20000);
+        // The Tensor Inspector follows the selection, the first divergence, and not the run's last value.
+        QTRY_VERIFY2(m_ui->inspector()->title().startsWith(QStringLiteral("h "))
+                || m_ui->inspector()->title() == QStringLiteral("h"),
+            qPrintable(m_ui->inspector()->title()));
+        // Pinned, it keeps its tensor while the selection moves.
+        m_ui->inspector()->pinButton()->click();
+        QVERIFY(m_ui->inspector()->isPinned());
+        const QString pinnedTitle = m_ui->inspector()->title();
+        {
+            const Graph& g = m_window->document()->model()->graph();
+            m_window->graphView()->centerOnNode(&g, g.findNode("softmax"), true);
+            QTRY_COMPARE(m_window->graphView()->selectedNode(), g.findNode("softmax"));
+            QTest::qWait(50);
+            QCOMPARE(m_ui->inspector()->title(), pinnedTitle);
+            m_ui->inspector()->pinButton()->click();
+            m_window->graphView()->centerOnNode(&g, g.findNode("fc1"), true);
+            QTRY_VERIFY(m_ui->inspector()->title().startsWith(QStringLiteral("h")));
+        }
         ValuesModel* values = m_ui->values()->model();
         QAbstractItemModelTester valuesTester(values, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QCOMPARE(values->columnCount(), static_cast<int>(ValuesModel::ColumnCount));
@@ -378,6 +397,13 @@ print(repr(float(delta.max())))
             static_cast<int>(m_expectedWorst[0] / 6)); // opened on the worst element
         QCOMPARE(diff->tableA()->currentIndex().column(), 4);
         QVERIFY(diff->summaryText().contains(QStringLiteral("mismatch")));
+        // The diff view's tables and plots never make the window demand more than the screen.
+        const QRect available = m_window->screen()->availableGeometry();
+        QVERIFY2(m_window->minimumSizeHint().width() <= available.width()
+                && m_window->minimumSizeHint().height() <= available.height(),
+            qPrintable(QStringLiteral("%1 × %2")
+                           .arg(m_window->minimumSizeHint().width())
+                           .arg(m_window->minimumSizeHint().height())));
 
         // From the Values dock: the context menu's Diff opens the pair of the chosen value.
         const int vlogits = values->rowOf("logits");
@@ -394,8 +420,12 @@ print(repr(float(delta.max())))
         emit panel->rowActivated(rowOf("probs"));
         QTRY_COMPARE(m_ui->selectedNodeName(), QStringLiteral("softmax"));
 
-        // Clear: back to normal colouring, the Values dock loses its error columns.
+        // Clear: back to normal colouring, the Values dock loses its error columns, the status no longer speaks of a
+        // diff.
+        QVERIFY(m_ui->statusLabel()->text().startsWith(QStringLiteral("Diff of")));
         compare()->clearAction()->trigger();
+        QVERIFY2(
+            !m_ui->statusLabel()->text().contains(QStringLiteral("Diff of")), qPrintable(m_ui->statusLabel()->text()));
         QVERIFY(!compare()->session());
         for (NodeItem* item : m_window->graphView()->scene()->nodeItems())
             QVERIFY(!item->hasCompareMark());

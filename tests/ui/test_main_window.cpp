@@ -6,7 +6,9 @@
 #include "ui/graphview/graph_canvas.h"
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/graph_view.h"
+#include "ui/graphview/node_item.h"
 #include "ui/graphview/search_panel.h"
+#include "ui/mainwindow/debugger_ui.h"
 #include "ui/mainwindow/main_window.h"
 #include "ui/mainwindow/problems_model.h"
 #include "ui/nodeinspector/node_inspector.h"
@@ -19,6 +21,7 @@
 #include <QDockWidget>
 #include <QLineEdit>
 #include <QMessageBox>
+#include <QScreen>
 #include <QScrollBar>
 #include <QSettings>
 #include <QSvgRenderer>
@@ -109,6 +112,22 @@ private slots:
     }
 
     void cleanup() { m_window.reset(); }
+
+    void windowFitsTheScreen()
+    {
+        // At launch (no saved geometry) and with every dock of the debugger, the window and its minimum size fit the
+        // screen's available geometry (800 × 600 on the offscreen platform).
+        MainWindow fresh;
+        DebuggerUi ui(&fresh);
+        const QRect available = fresh.screen()->availableGeometry();
+        QVERIFY2(fresh.width() <= available.width() && fresh.height() <= available.height(),
+            qPrintable(QStringLiteral("%1 × %2").arg(fresh.width()).arg(fresh.height())));
+        fresh.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&fresh));
+        const QSize least = fresh.minimumSizeHint();
+        QVERIFY2(least.width() <= available.width() && least.height() <= available.height(),
+            qPrintable(QStringLiteral("%1 × %2").arg(least.width()).arg(least.height())));
+    }
 
     void opensSampleWithExpectedCounts()
     {
@@ -481,6 +500,44 @@ private slots:
         QVERIFY2(shownText.contains(QStringLiteral("empty")), qPrintable(shownText));
         // Still usable: open a good model afterwards.
         QVERIFY(open(kSample));
+    }
+
+    void graphHeaderNamesTheFile()
+    {
+        QVERIFY(open(kSample));
+        QCOMPARE(m_window->graphView()->breadcrumbBar()->path().first(), QStringLiteral("mlp_classifier.onnx"));
+    }
+
+    void sliceToTheEndSaysEnd()
+    {
+        m_window->document()->setModel(Model::fromText("<ir_version: 8, opset_import: [\"\" : 17]>\n"
+                                                       "g (float[10] x) => (float[?] y) {\n"
+                                                       "  s = Constant <value = int64[1] {2}> ()\n"
+                                                       "  e = Constant <value = int64[1] {9223372036854775807}> ()\n"
+                                                       "  y = Slice(x, s, e)\n}"),
+            QString());
+        QVERIFY(waitForGraph());
+        const Graph& g = m_window->document()->model()->graph();
+        NodeItem* slice = m_window->graphView()->scene()->itemForNode(g.findNode("Slice_2"));
+        QVERIFY(slice);
+        const QStringList rows = slice->viewItem().rows;
+        QVERIFY2(rows.contains(QStringLiteral("ends = [end]")), qPrintable(rows.join(QStringLiteral(" | "))));
+        QVERIFY2(rows.contains(QStringLiteral("starts = [2]")), qPrintable(rows.join(QStringLiteral(" | "))));
+    }
+
+    void operatorDocsShowTextInAngleBrackets()
+    {
+        // onnx's doc for HardSigmoid: "HardSigmoid takes one input data (Tensor<T>) and produces one output data
+        // (Tensor<T>) where ...": the "<T>" is text, not a tag that hides the rest.
+        m_window->document()->setModel(Model::fromText("<ir_version: 8, opset_import: [\"\" : 17]>\n"
+                                                       "g (float[4] x) => (float[4] y) { y = HardSigmoid(x) }"),
+            QString());
+        QVERIFY(waitForGraph());
+        const Graph& g = m_window->document()->model()->graph();
+        m_window->inspector()->showNode(&g, 0);
+        const QString doc = m_window->inspector()->documentation();
+        QVERIFY2(doc.contains(QStringLiteral("(Tensor<T>) and produces one output data")), qPrintable(doc));
+        QVERIFY2(doc.contains(QStringLiteral("is applied to the tensor elementwise")), qPrintable(doc));
     }
 
     void problemsDockListsDiagnostics()

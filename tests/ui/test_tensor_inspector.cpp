@@ -27,6 +27,29 @@ class TestTensorInspector : public QObject {
     Q_OBJECT
     QTemporaryDir m_settingsDir;
 private slots:
+    void fitsANarrowColumn()
+    {
+        // A 4-D feature map in the 400-pixel column the default layout gives the inspector: no sideways scrolling.
+        TensorInspector inspector;
+        Tensor t(DataType::Float, { 1, 1, 224, 224 });
+        inspector.setTensor(QStringLiteral("p2o.Add.281 \u2190 p2o.Add.280 (Add)"), t);
+        QVERIFY2(inspector.minimumSizeHint().width() <= 400,
+            qPrintable(QString::number(inspector.minimumSizeHint().width())));
+    }
+
+    void histogramAxisHasRoomForThePeakCount()
+    {
+        HistogramWidget w;
+        w.resize(360, 200);
+        Histogram h;
+        h.lo = 0;
+        h.hi = 1;
+        h.counts = { 12, 1234567, 40 };
+        w.setHistogram(h);
+        // The y axis's top label, the peak count, fits left of the plot whole (no first digit lost).
+        QVERIFY(w.plotRect().left() - 4 >= w.fontMetrics().horizontalAdvance(QStringLiteral("1234567")));
+    }
+
     void initTestCase()
     {
         QVERIFY(m_settingsDir.isValid());

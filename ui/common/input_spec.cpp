@@ -100,13 +100,16 @@ QStringList typedTokens(const QString& text, bool strings)
 
 Tensor parseTypedValues(const QString& text, DataType dtype, const Shape& shape)
 {
-    const QStringList tokens = typedTokens(text, dtype == DataType::String);
+    QStringList tokens = typedTokens(text, dtype == DataType::String);
     Shape s = shape;
     if (s.size() == 1 && s[0] < 0)
         s[0] = tokens.size();
     int64_t expected = 1;
     for (int64_t d : s)
         expected *= d;
+    // One value for a whole tensor fills it, as numpy broadcasts a scalar.
+    if (tokens.size() == 1 && expected != 1)
+        tokens = QStringList(static_cast<qsizetype>(expected), tokens.front());
     if (tokens.size() != expected)
         throw Error("typed values: expected " + std::to_string(expected) + " values for shape " + shapeToString(s)
             + ", got " + std::to_string(tokens.size()));

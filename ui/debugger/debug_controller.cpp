@@ -253,7 +253,7 @@ void DebugWorker::execute(const Request& request)
         switchesBefore = involuntarySwitches();
         switch (static_cast<C::Command>(request.command)) {
         case C::Command::Start:
-            stop = m_debugger->lastStop();
+            stop = m_debugger->skipConstantsAhead();
             break;
         case C::Command::Continue:
             stop = m_debugger->continueRun();

@@ -240,7 +240,8 @@ void DebuggerActions::updateEnabled()
         a->setEnabled(reverse);
     m_runBackTo->setEnabled(reverse && m_selectedNode >= 0);
     m_pause->setEnabled(state == DebuggerState::Running);
-    m_stop->setEnabled(hasModel && state != DebuggerState::Ready);
+    // Nothing to stop once the run has finished or failed (Restart and Run start again).
+    m_stop->setEnabled(state == DebuggerState::Running || state == DebuggerState::Paused);
     m_restart->setEnabled(hasModel);
     m_toggleBreakpoint->setEnabled(hasModel && m_selectedNode >= 0);
 }

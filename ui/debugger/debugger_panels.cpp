@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "ui/debugger/debugger_panels.h"
 
+#include "ui/common/full_text_delegate.h"
+
 #include "engine/exec/value_condition.h"
 #include "ui/common/tensor_format.h"
 
@@ -35,6 +37,7 @@ QTableView* makeTable(QWidget* parent)
     view->horizontalHeader()->setHighlightSections(false);
     view->setWordWrap(false);
     view->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    FullTextDelegate::install(view);
     return view;
 }
 

@@ -37,34 +37,63 @@ EdgeItem::EdgeItem(int index, const ViewEdge& edge, const std::vector<QPointF>& 
                 << tip - QPointF(size * std::cos(angle + 0.4), size * std::sin(angle + 0.4));
         m_labelPos = m_path.pointAtPercent(0.5);
     }
-    const GraphStyle& style = GraphStyle::instance();
-    const QFontMetricsF fm(style.smallFont);
-    if (!m_edge.label.isEmpty() && m_edge.label != QStringLiteral("?")) {
-        const double w = fm.horizontalAdvance(m_edge.label) + 6;
-        m_labelRect = QRectF(m_labelPos.x() + 3, m_labelPos.y() - fm.height() / 2, w, fm.height());
-    }
+    setLabelRect(labelRectAt(0.5, true));
+    setToolTip(m_edge.label);
+}
+
+QRectF EdgeItem::labelRectAt(double t, bool right) const
+{
+    const QString text = label();
+    if (text.isEmpty() || text == QStringLiteral("?") || m_path.isEmpty())
+        return {};
+    const QFontMetricsF fm(GraphStyle::instance().smallFont);
+    const QPointF at = m_path.pointAtPercent(t);
+    const double w = fm.horizontalAdvance(text) + 6;
+    return QRectF(right ? at.x() + 3 : at.x() - 3 - w, at.y() - fm.height() / 2, w, fm.height());
+}
+
+void EdgeItem::setLabelRect(const QRectF& rect)
+{
+    prepareGeometryChange();
+    m_labelRect = rect;
     QPainterPathStroker stroker;
     stroker.setWidth(8);
     m_shape = stroker.createStroke(m_path);
     if (!m_labelRect.isNull())
         m_shape.addRect(m_labelRect);
     m_bounds = m_path.boundingRect().united(m_arrow.boundingRect()).united(m_labelRect).adjusted(-4, -4, 4, 4);
-    QString tip = m_edge.label;
-    setToolTip(tip);
+    update();
+}
+
+void EdgeItem::placeLabel(const std::function<bool(const QRectF&)>& isFree)
+{
+    if (m_labelRect.isNull() && labelRectAt(0.5, true).isNull())
+        return;
+    for (const bool right : { true, false })
+        for (const double t : { 0.5, 0.35, 0.65, 0.2, 0.8 })
+            if (const QRectF r = labelRectAt(t, right); isFree(r)) {
+                m_labelPos = m_path.pointAtPercent(t);
+                setLabelRect(r);
+                return;
+            }
+    m_labelPos = m_path.pointAtPercent(0.5);
+    setLabelRect(labelRectAt(0.5, true));
 }
 
 void EdgeItem::setActualLabel(const QString& label)
 {
     if (m_actualLabel == label)
         return;
-    prepareGeometryChange();
     m_actualLabel = label;
+    // Same place, new width (the scene places the labels again).
+    const bool right = m_labelRect.isNull() || m_labelRect.left() >= m_labelPos.x();
     const QString text = this->label();
     const QFontMetricsF fm(GraphStyle::instance().smallFont);
-    m_labelRect = text.isEmpty() || text == QStringLiteral("?")
-        ? QRectF()
-        : QRectF(m_labelPos.x() + 3, m_labelPos.y() - fm.height() / 2, fm.horizontalAdvance(text) + 6, fm.height());
-    m_bounds = m_path.boundingRect().united(m_arrow.boundingRect()).united(m_labelRect).adjusted(-4, -4, 4, 4);
+    const double w = fm.horizontalAdvance(text) + 6;
+    setLabelRect(text.isEmpty() || text == QStringLiteral("?")
+            ? QRectF()
+            : QRectF(
+                right ? m_labelPos.x() + 3 : m_labelPos.x() - 3 - w, m_labelPos.y() - fm.height() / 2, w, fm.height()));
     setToolTip(
         m_actualLabel.isEmpty() ? m_edge.label : QStringLiteral("%1 (declared %2)").arg(m_actualLabel, m_edge.label));
     update();

@@ -6,6 +6,8 @@
 #include <QGraphicsItem>
 #include <QPainterPath>
 
+#include <functional>
+
 namespace onnxscope {
 
 /// An arrow between two boxes, with its tensor's dtype and shape as a label. Selecting it selects the tensor.
@@ -29,12 +31,21 @@ public:
     /// empty restores the declared label.
     void setActualLabel(const QString& label);
     QString label() const { return m_actualLabel.isEmpty() ? m_edge.label : m_actualLabel; }
+    /// Where the label is drawn (scene coordinates; null without a label).
+    QRectF labelRect() const { return m_labelRect; }
+    /// Moves the label to the first place along the edge, right of it from its middle outwards, then left of it, where
+    /// `isFree` accepts its rectangle; keeps it at the middle if there is none.
+    void placeLabel(const std::function<bool(const QRectF&)>& isFree);
 
 protected:
     void hoverEnterEvent(QGraphicsSceneHoverEvent* event) override;
     void hoverLeaveEvent(QGraphicsSceneHoverEvent* event) override;
 
 private:
+    /// The label's rectangle at `t` along the path, right (or left) of it.
+    QRectF labelRectAt(double t, bool right) const;
+    void setLabelRect(const QRectF& rect);
+
     int m_index;
     ViewEdge m_edge;
     QPainterPath m_path;

@@ -6,7 +6,11 @@
 #include <QGraphicsSceneContextMenuEvent>
 #include <QGraphicsSceneMouseEvent>
 
+#include <QTimer>
+
 #include <algorithm>
+#include <cmath>
+#include <unordered_map>
 
 namespace onnxscope {
 
@@ -29,6 +33,7 @@ GraphScene::~GraphScene()
 
 void GraphScene::clearGraph()
 {
+    m_placeScheduled = false;
     m_emphasised.clear();
     m_nodes.clear();
     m_edges.clear();
@@ -73,7 +78,57 @@ void GraphScene::populate(const ViewGraph& view, const LayoutResult& layout)
         addItem(item);
         m_edges.push_back(item);
     }
+    placeEdgeLabels();
     setSceneRect(itemsBoundingRect().adjusted(-40, -40, 40, 40));
+}
+
+void GraphScene::placeEdgeLabels()
+{
+    m_placeScheduled = false;
+    // Rectangles taken so far, in a grid of cells so that each label is tested against its neighbours only.
+    constexpr double kCell = 160;
+    std::unordered_map<int64_t, std::vector<QRectF>> cells;
+    const auto cellsOf = [&](const QRectF& r, const auto& visit) {
+        for (auto x = static_cast<int64_t>(std::floor(r.left() / kCell)); x <= std::floor(r.right() / kCell); ++x)
+            for (auto y = static_cast<int64_t>(std::floor(r.top() / kCell)); y <= std::floor(r.bottom() / kCell); ++y)
+                if (!visit(x * 1'000'003 + y))
+                    return false;
+        return true;
+    };
+    const auto take = [&](const QRectF& r) {
+        cellsOf(r, [&](int64_t key) {
+            cells[key].push_back(r);
+            return true;
+        });
+    };
+    for (const NodeItem* node : m_nodes) {
+        take(node->sceneBox());
+        if (const QRectF tag = node->compareTagRect(); !tag.isNull())
+            take(tag);
+    }
+    for (EdgeItem* edge : m_edges) {
+        edge->placeLabel([&](const QRectF& r) {
+            return cellsOf(r, [&](int64_t key) {
+                const auto it = cells.find(key);
+                return it == cells.end() || std::none_of(it->second.begin(), it->second.end(), [&](const QRectF& o) {
+                    return o.intersects(r);
+                });
+            });
+        });
+        if (const QRectF r = edge->labelRect(); !r.isNull())
+            take(r);
+    }
+}
+
+void GraphScene::schedulePlaceEdgeLabels()
+{
+    if (m_placeScheduled)
+        return;
+    m_placeScheduled = true;
+    QTimer::singleShot(0, this, [this] {
+        if (m_placeScheduled)
+            placeEdgeLabels();
+    });
 }
 
 NodeItem* GraphScene::itemForNode(NodeId node) const

@@ -40,6 +40,11 @@ public:
     NodeItem* selectedNode() const;
     EdgeItem* selectedEdge() const;
 
+    /// Places the edges' labels so that none overlaps another, a box or a comparison tag (each along its edge, from
+    /// the middle outwards); done when the graph is populated, and again soon after labels or tags change.
+    void placeEdgeLabels();
+    void schedulePlaceEdgeLabels();
+
 signals:
     /// Double-click on a box (open a subgraph, expand a group).
     void itemActivated(int itemIndex);
@@ -60,6 +65,7 @@ private:
     std::vector<EdgeItem*> m_edges;
     std::vector<ClusterItem*> m_clusters;
     std::vector<EdgeItem*> m_emphasised;
+    bool m_placeScheduled = false;
 };
 
 } // namespace onnxscope

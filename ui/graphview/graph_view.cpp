@@ -8,6 +8,7 @@
 
 #include <QApplication>
 #include <QClipboard>
+#include <QFileInfo>
 #include <QFrame>
 #include <QFutureWatcher>
 #include <QLabel>
@@ -195,10 +196,20 @@ GraphView::GraphState& GraphView::stateFor(const Graph* graph)
     auto& slot = m_states[graph];
     if (!slot) {
         slot = std::make_unique<GraphState>();
-        slot->outline = GraphOutline::build(*graph);
+        slot->outline = GraphOutline::build(*graph, m_foldConstants);
         slot->expanded = slot->outline.scopes.defaultExpansion(kDefaultVisibleBudget);
     }
     return *slot;
+}
+
+void GraphView::setFoldConstants(bool fold)
+{
+    if (fold == m_foldConstants)
+        return;
+    m_foldConstants = fold;
+    m_states.clear();
+    if (m_graph)
+        showGraph(m_graph);
 }
 
 void GraphView::showGraph(const Graph* graph)
@@ -252,8 +263,17 @@ void GraphView::updateBreadcrumb()
 {
     QStringList labels, tips;
     for (const Graph* g = m_graph; g; g = g->parent()) {
-        labels.prepend(graphLabel(g));
-        tips.prepend(QStringLiteral("%1 nodes").arg(g->nodes().size()));
+        QString label = graphLabel(g);
+        QString tip = QStringLiteral("%1 nodes").arg(g->nodes().size());
+        // The main graph goes by its file's name: exporters fill the graph's name with a description ("Model from
+        // PaddlePaddle."), which the tooltip keeps.
+        if (!g->parent() && m_model && !m_model->displayName().empty() && m_model->displayName().front() != '<') {
+            tip = QStringLiteral("%1 \u2014 graph \u201c%2\u201d, %3")
+                      .arg(QString::fromStdString(m_model->displayName()), label, tip);
+            label = QFileInfo(QString::fromStdString(m_model->displayName())).fileName();
+        }
+        labels.prepend(label);
+        tips.prepend(tip);
     }
     if (labels.isEmpty())
         labels << QStringLiteral("No model");
@@ -567,11 +587,13 @@ void GraphView::setActualType(int box, const QString& type)
 void GraphView::setEdgeActualType(int edge, const QString& type)
 {
     m_scene->edgeItems()[static_cast<size_t>(edge)]->setActualLabel(type);
+    m_scene->schedulePlaceEdgeLabels();
 }
 
 void GraphView::setCompareMark(int box, const CompareMark& mark)
 {
     m_scene->nodeItems()[static_cast<size_t>(box)]->setCompareMark(mark);
+    m_scene->schedulePlaceEdgeLabels();
 }
 
 CompareMark GraphView::compareMark(int box) const

@@ -102,6 +102,11 @@ public:
     const QList<QAction*>& nodeActions() const { return m_nodeActions; }
     bool isOverviewVisible() const;
 
+    /// Draws each Constant inside its consumers' boxes (the default) or as a box of its own, so that a debugger that
+    /// stops before Constants highlights the node it stopped at.
+    void setFoldConstants(bool fold);
+    bool foldsConstants() const { return m_foldConstants; }
+
     bool isLayoutRunning() const { return m_layoutRunning; }
     void cancelLayout();
 
@@ -185,6 +190,7 @@ private:
     QList<QAction*> m_nodeActions;
     QTimer* m_overviewResize; // refits the overview to a resized viewport, once the resizing pauses
     bool m_overviewWanted = true;
+    bool m_foldConstants = true;
 
     quint64 m_generation = 0;
     bool m_layoutRunning = false;

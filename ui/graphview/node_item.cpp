@@ -14,6 +14,8 @@ namespace {
 // The node the debugger is paused before, or a box that stands for it.
 const QColor kCurrentBody(0xff, 0xf4, 0xdc);
 const QColor kCurrentBorder(0xef, 0x8a, 0x00);
+const QColor kBreakpointColour(0xd3, 0x2f, 0x2f);
+constexpr double kGutter = 20; // left of the box: the breakpoint and "paused here" markers
 
 QString elided(const QFont& font, const QString& text, double width)
 {
@@ -86,6 +88,23 @@ void NodeItem::updateToolTip()
     setToolTip(tip);
 }
 
+QPointF NodeItem::breakpointMarkerCentre() const
+{
+    const QRectF r = box();
+    return { r.left() - kGutter / 2, r.top() + std::min(10.0, r.height() / 2) };
+}
+
+QPointF NodeItem::pausedMarkerCentre() const
+{
+    const QRectF r = box();
+    return { r.left() - kGutter / 2, r.center().y() + (r.height() > 30 ? 6 : 0) };
+}
+
+bool NodeItem::showsPausedMarker() const
+{
+    return m_item.kind == ViewItem::Kind::Node && (m_state == NodeState::Current || !m_currentInside.isEmpty());
+}
+
 QRectF NodeItem::box() const
 {
     const QSizeF s = m_item.size;
@@ -94,9 +113,10 @@ QRectF NodeItem::box() const
 
 QRectF NodeItem::boundingRect() const
 {
-    // Room for the comparison tag above the top-right corner.
+    // Room for the comparison tag above the top-right corner, and for the breakpoint and "paused here" markers in the
+    // gutter on the left.
     const double top = m_compare.firstDivergence || m_compare.root ? 22 : 5;
-    return box().adjusted(-5, -top, 9, 9);
+    return box().adjusted(-kGutter - 2, -top, 9, 9);
 }
 
 QPainterPath NodeItem::shape() const
@@ -173,15 +193,31 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
         paintCompareTag(painter);
 }
 
-void NodeItem::paintCompareTag(QPainter* painter) const
+QRectF NodeItem::compareTag() const
 {
-    const GraphStyle& style = GraphStyle::instance();
-    const QRectF r = box();
-    QFont font = style.titleFont;
+    if (!m_compare.firstDivergence && !m_compare.root)
+        return {};
+    QFont font = GraphStyle::instance().titleFont;
     font.setBold(true);
     const QString text = m_compare.firstDivergence ? QStringLiteral("1st \u2260") : QStringLiteral("\u2260");
     const double w = QFontMetricsF(font).horizontalAdvance(text) + 12;
-    const QRectF tag(r.right() - w + 4, r.top() - 20, w, 17);
+    const QRectF r = box();
+    return QRectF(r.right() - w + 4, r.top() - 20, w, 17);
+}
+
+QRectF NodeItem::compareTagRect() const
+{
+    const QRectF tag = compareTag();
+    return tag.isNull() ? tag : mapRectToScene(tag);
+}
+
+void NodeItem::paintCompareTag(QPainter* painter) const
+{
+    const GraphStyle& style = GraphStyle::instance();
+    QFont font = style.titleFont;
+    font.setBold(true);
+    const QString text = m_compare.firstDivergence ? QStringLiteral("1st \u2260") : QStringLiteral("\u2260");
+    const QRectF tag = compareTag();
     painter->setPen(QPen(Qt::white, 1.2));
     painter->setBrush(m_compare.firstDivergence ? QColor(0xc6, 0x28, 0x28) : QColor(0xe6, 0x73, 0x5c));
     painter->drawRoundedRect(tag, 4, 4);
@@ -314,15 +350,34 @@ void NodeItem::paintTerminal(QPainter* painter, double lod) const
     painter->drawRoundedRect(r, radius, radius);
     if (lod < 0.3)
         return;
-    const QRectF inner = r.adjusted(radius * 0.6, 3, -radius * 0.6, -3);
+    const QRectF inner = terminalText();
     painter->setFont(style.titleFont);
     painter->setPen(style.textColour);
     painter->drawText(QRectF(inner.left(), inner.top(), inner.width(), inner.height() / 2 + 1), Qt::AlignCenter,
         elided(style.titleFont, m_item.title, inner.width()));
     painter->setFont(style.textFont);
     painter->setPen(m_actualSubtitle.isEmpty() ? style.mutedText : style.actualText);
-    painter->drawText(QRectF(inner.left(), inner.center().y(), inner.width(), inner.height() / 2), Qt::AlignCenter,
-        elided(style.textFont, m_actualSubtitle.isEmpty() ? m_item.subtitle : m_actualSubtitle, inner.width()));
+    painter->drawText(
+        QRectF(inner.left(), inner.center().y(), inner.width(), inner.height() / 2), Qt::AlignCenter, shownSubtitle());
+}
+
+QRectF NodeItem::terminalText() const
+{
+    const QRectF r = box();
+    const double radius = r.height() / 2;
+    return r.adjusted(radius * 0.6, 3, -radius * 0.6, -3);
+}
+
+QString NodeItem::shownSubtitle() const
+{
+    const QString text = m_actualSubtitle.isEmpty() ? m_item.subtitle : m_actualSubtitle;
+    const QFont& font = GraphStyle::instance().textFont;
+    const double width = terminalText().width();
+    if (QFontMetricsF(font).horizontalAdvance(text) <= width)
+        return text;
+    // "float 1×3×48×320" in a box drawn for "float ?×3×48×?": the shape, which the run chose, before the type.
+    const qsizetype space = text.indexOf(QLatin1Char(' '));
+    return elided(font, space > 0 ? text.mid(space + 1) : text, width);
 }
 
 void NodeItem::paintFrame(QPainter* painter) const
@@ -369,10 +424,10 @@ void NodeItem::paintFrame(QPainter* painter) const
             pen.setStyle(Qt::DashLine);
         painter->setPen(pen);
         painter->drawRoundedRect(r, radius, radius);
-        if (m_state == NodeState::Breakpoint || m_state == NodeState::Failed || m_breakpointMarker) {
-            painter->setPen(QPen(Qt::white, 1.5));
-            painter->setBrush(QColor(0xd3, 0x2f, 0x2f));
-            painter->drawEllipse(QPointF(r.left(), r.top()), 5, 5);
+        if (m_state == NodeState::Current || !m_currentInside.isEmpty()) {
+            // Around the box, where the selection's outline does not cover it.
+            painter->setPen(QPen(kCurrentBorder, 2.5, pen.style()));
+            painter->drawRoundedRect(r.adjusted(-4, -4, 4, 4), radius + 3, radius + 3);
         }
     }
     if (m_highlighted) {
@@ -388,6 +443,21 @@ void NodeItem::paintFrame(QPainter* painter) const
         painter->drawRoundedRect(r, radius, radius);
         painter->setPen(QPen(style.accent, 2));
         painter->drawRoundedRect(r, radius, radius);
+    }
+    // In the gutter, as an editor marks lines: a red disc for a breakpoint, an orange arrow where the run is paused.
+    if (m_item.kind == ViewItem::Kind::Node
+        && (m_state == NodeState::Breakpoint || m_state == NodeState::Failed || m_breakpointMarker)) {
+        painter->setPen(QPen(Qt::white, 1.5));
+        painter->setBrush(kBreakpointColour);
+        painter->drawEllipse(breakpointMarkerCentre(), 6.5, 6.5);
+    }
+    if (showsPausedMarker()) {
+        const QPointF c = pausedMarkerCentre();
+        QPolygonF arrow;
+        arrow << QPointF(c.x() - 6, c.y() - 7) << QPointF(c.x() + 7, c.y()) << QPointF(c.x() - 6, c.y() + 7);
+        painter->setPen(QPen(Qt::white, 1.2));
+        painter->setBrush(kCurrentBorder);
+        painter->drawPolygon(arrow);
     }
 }
 

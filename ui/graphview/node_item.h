@@ -30,6 +30,11 @@ public:
     /// invalid for none), and a note appended to the tooltip (a failure message, a time).
     void setBreakpointMarker(bool marker);
     bool hasBreakpointMarker() const { return m_breakpointMarker; }
+    /// Where the breakpoint disc and the "paused here" arrow are drawn, left of the box (item coordinates).
+    QPointF breakpointMarkerCentre() const;
+    QPointF pausedMarkerCentre() const;
+    /// The run is paused before this node, or before a constant drawn inside it.
+    bool showsPausedMarker() const;
     void setHeatColour(const QColor& colour);
     QColor heatColour() const { return m_heat; }
     void setDebugNote(const QString& note);
@@ -41,6 +46,9 @@ public:
     /// place of the declared one (green, like an executed edge's); empty shows the declared one again.
     void setActualSubtitle(const QString& subtitle);
     const QString& actualSubtitle() const { return m_actualSubtitle; }
+    /// An input's or output's subtitle as drawn: whole if it fits, else its shape without the element type, cut in
+    /// the middle if it still does not fit (the tooltip has all of it).
+    QString shownSubtitle() const;
     const QString& currentInside() const { return m_currentInside; }
 
     /// Comparison decorations (Debug › Compare…), independent of the state and the debugger's.
@@ -48,6 +56,10 @@ public:
     void clearCompareMark() { setCompareMark({}); }
     const CompareMark& compareMark() const { return m_compare; }
     bool hasCompareMark() const { return m_compare.colour.isValid(); }
+    /// The "1st ≠" or "≠" tag above the box, in scene coordinates; null when there is none.
+    QRectF compareTagRect() const;
+    /// The box, in scene coordinates.
+    QRectF sceneBox() const { return mapRectToScene(box()); }
 
 protected:
     void hoverEnterEvent(QGraphicsSceneHoverEvent* event) override;
@@ -60,6 +72,8 @@ private:
     void paintTerminal(QPainter* painter, double lod) const;
     void paintFrame(QPainter* painter) const;
     void paintCompareTag(QPainter* painter) const;
+    QRectF terminalText() const;
+    QRectF compareTag() const;
     void updateToolTip();
 
     int m_index;

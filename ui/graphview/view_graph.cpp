@@ -254,13 +254,15 @@ LayoutRequest ViewGraph::layoutRequest() const
     return request;
 }
 
-GraphOutline GraphOutline::build(const Graph& graph)
+GraphOutline GraphOutline::build(const Graph& graph, bool foldConstants)
 {
     GraphOutline outline;
     outline.graph = &graph;
     outline.folded.assign(graph.nodes().size(), false);
     std::set<ValueId> outputs(graph.outputs().begin(), graph.outputs().end());
     for (const Node& node : graph.nodes()) {
+        if (!foldConstants)
+            break;
         if (node.opType != "Constant" || !node.domain.empty() || !node.subgraphs.empty())
             continue;
         bool foldable = !node.outputs.empty();
@@ -326,8 +328,17 @@ QString foldedRow(
     } catch (const std::exception&) {
         small = Tensor();
     }
-    if (small.defined() && small.dtype() != DataType::String)
-        return name + QStringLiteral(" = ") + formatTensorValues(small, 6);
+    if (small.defined() && small.dtype() != DataType::String) {
+        QString values = formatTensorValues(small, 6);
+        // Exporters write "to the end" of a Slice as the largest integer: say so.
+        if (consumer.opType == "Slice" && consumer.domain.empty()
+            && (name == QLatin1String("ends") || name == QLatin1String("starts"))) {
+            static const QRegularExpression largest(QStringLiteral("(?<![\\d-])(9223372036854775807|2147483647)"));
+            static const QRegularExpression smallest(QStringLiteral("-(9223372036854775808|2147483648)"));
+            values.replace(largest, QStringLiteral("end")).replace(smallest, QStringLiteral("-end"));
+        }
+        return name + QStringLiteral(" = ") + values;
+    }
     return name + QStringLiteral(" \u27e8") + formatShape(type) + QStringLiteral("\u27e9");
 }
 

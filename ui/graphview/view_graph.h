@@ -96,7 +96,8 @@ struct GraphOutline {
     const Graph* graph = nullptr;
     std::vector<bool> folded; // per NodeId: a Constant drawn inside its consumers
     ScopeTree scopes;
-    static GraphOutline build(const Graph& graph);
+    /// With `foldConstants` off, every Constant is a box of its own.
+    static GraphOutline build(const Graph& graph, bool foldConstants = true);
 };
 
 using ValueTypeFunction = std::function<ValueType(const Graph&, ValueId)>;

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "ui/inputeditor/inputs_panel.h"
 
+#include "ui/inputeditor/number_edit.h"
+
 #include "ui/common/model_document.h"
+#include "ui/common/separator_wrap_label.h"
 #include "ui/common/tensor_format.h"
 
 #include <QComboBox>
-#include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -20,6 +22,9 @@
 #include <QSpinBox>
 #include <QStackedWidget>
 #include <QVBoxLayout>
+
+#include <algorithm>
+#include <set>
 
 namespace onnxscope {
 
@@ -63,15 +68,76 @@ int pageOf(InputSpec::Source s)
     return 0;
 }
 
-/// decimals 0 for the values of an integer or bool input, which "0.000000" would misdescribe.
-QDoubleSpinBox* numberBox(QWidget* parent, double value, int decimals = 6)
+/// decimals 0 for the values of an integer or bool input: whole numbers only.
+NumberEdit* numberBox(QWidget* parent, double value, int decimals = 6)
 {
-    auto* box = new QDoubleSpinBox(parent);
-    box->setRange(-1e12, 1e12);
-    box->setDecimals(decimals);
+    auto* box = new NumberEdit(decimals == 0, parent);
     box->setValue(value);
     box->setMinimumWidth(90);
     return box;
+}
+
+/// What a size the model leaves open is shown with until the user sets it.
+const QString kGuessSuffix = QStringLiteral("  (guess)");
+
+/// A size for a dimension the model leaves open that the graph can likely run: an image's height and width (a 4-D
+/// input with 1, 3 or 4 channels, channels first or last) get 224, which pooling and strided convolutions divide
+/// evenly; any other size gets 1 (a batch of one).
+int64_t proposedSize(const ValueType& type, size_t axis)
+{
+    const auto& s = type.shape;
+    if (s.size() != 4)
+        return 1;
+    const auto isChannels = [](const Dim& d) { return d.known() && (d.value == 1 || d.value == 3 || d.value == 4); };
+    if (isChannels(s[1]) && (axis == 2 || axis == 3))
+        return 224;
+    if (isChannels(s[3]) && !isChannels(s[1]) && (axis == 1 || axis == 2))
+        return 224;
+    return 1;
+}
+
+/// Adds to `reached` the values of `g` (and of its subgraphs, which read outer values by name) computed from a value
+/// already in it, and returns the widest window a convolution or pooling among their consumers reads: the size an
+/// axis that reaches it needs at least.
+int64_t widestWindowFrom(const Graph& g, std::set<std::string>& reached)
+{
+    int64_t widest = 1;
+    const auto isReached = [&](ValueId v) { return v != kNoValue && reached.count(g.value(v).name) > 0; };
+    for (const Node& n : g.nodes()) {
+        for (const auto& [attribute, sub] : n.subgraphs)
+            if (sub)
+                widest = std::max(widest, widestWindowFrom(*sub, reached));
+        const bool fed = std::any_of(n.inputs.begin(), n.inputs.end(), isReached)
+            || std::any_of(n.implicitInputs.begin(), n.implicitInputs.end(), isReached);
+        if (!fed)
+            continue;
+        for (ValueId out : n.outputs)
+            if (out != kNoValue)
+                reached.insert(g.value(out).name);
+        static const std::set<std::string> windowed { "Conv", "ConvInteger", "QLinearConv", "MaxPool", "AveragePool",
+            "LpPool" };
+        if (!n.domain.empty() || !windowed.count(n.opType))
+            continue;
+        std::vector<int64_t> kernel = n.attributes.getInts("kernel_shape");
+        const size_t weight = n.opType == "QLinearConv" ? 3 : 1;
+        if (kernel.empty() && n.opType != "MaxPool" && n.opType != "AveragePool" && n.opType != "LpPool"
+            && n.inputs.size() > weight && n.inputs[weight] != kNoValue && g.value(n.inputs[weight]).hasInitializer()) {
+            const Shape w = g.value(n.inputs[weight]).initializerInfo().shape;
+            kernel.assign(w.begin() + std::min<size_t>(2, w.size()), w.end());
+        }
+        const std::vector<int64_t> dilations = n.attributes.getInts("dilations");
+        for (size_t i = 0; i < kernel.size(); ++i)
+            widest = std::max(widest, (kernel[i] - 1) * (i < dilations.size() ? dilations[i] : 1) + 1);
+    }
+    return widest;
+}
+
+/// A number saved by numberBox's text ("nan", "inf", "1e+38"), or by an older version as a double.
+double settingsNumber(const QVariant& saved, double fallback)
+{
+    if (!saved.isValid())
+        return fallback;
+    return NumberEdit::parse(saved.toString(), false).value_or(fallback);
 }
 
 } // namespace
@@ -84,15 +150,15 @@ struct InputsPanel::Row {
     QGroupBox* box = nullptr;
     QComboBox* source = nullptr;
     QStackedWidget* pages = nullptr;
-    QDoubleSpinBox* constant = nullptr;
-    QDoubleSpinBox* low = nullptr;
-    QDoubleSpinBox* high = nullptr;
+    NumberEdit* constant = nullptr;
+    NumberEdit* low = nullptr;
+    NumberEdit* high = nullptr;
     QSpinBox* uniformSeed = nullptr;
-    QDoubleSpinBox* mean = nullptr;
-    QDoubleSpinBox* stddev = nullptr;
+    NumberEdit* mean = nullptr;
+    NumberEdit* stddev = nullptr;
     QSpinBox* normalSeed = nullptr;
-    QDoubleSpinBox* rangeStart = nullptr;
-    QDoubleSpinBox* rangeStep = nullptr;
+    NumberEdit* rangeStart = nullptr;
+    NumberEdit* rangeStep = nullptr;
     QLineEdit* file = nullptr;
     QPlainTextEdit* text = nullptr;
     QLabel* shape = nullptr;
@@ -128,6 +194,7 @@ void InputsPanel::setModel(
     m_document = document;
     m_rows.clear();
     m_dims.clear();
+    m_guessed.clear();
     if (m_model) {
         const Graph& g = m_model->graph();
         for (ValueId id : g.requiredInputs()) {
@@ -143,9 +210,25 @@ void InputsPanel::setModel(
             if (row->type.hasShape)
                 for (size_t axis = 0; axis < row->type.shape.size(); ++axis) {
                     const QString key = dimKey(row->name, axis, row->type.shape[axis]);
-                    if (!key.isEmpty())
-                        m_dims.emplace(key, 1);
+                    if (!key.isEmpty() && m_dims.emplace(key, proposedSize(row->type, axis)).second)
+                        m_guessed.insert(key);
                 }
+            // A sequence or a signal (the last open axis of a tensor of two or more axes, axis 0 being its batch)
+            // guessed at 1 gets the widest window a convolution or pooling computed from the input reads, so that the
+            // window fits: silero's 256-sample STFT window.
+            if (row->type.hasShape && row->type.shape.size() >= 2) {
+                const auto& shape = row->type.shape;
+                for (size_t axis = shape.size() - 1; axis > 0; --axis) {
+                    if (shape[axis].known())
+                        continue;
+                    const QString key = dimKey(row->name, axis, shape[axis]);
+                    if (m_guessed.count(key) && m_dims[key] == 1) {
+                        std::set<std::string> reached { row->name.toStdString() };
+                        m_dims[key] = widestWindowFrom(g, reached);
+                    }
+                    break;
+                }
+            }
             m_rows.push_back(std::move(row));
         }
     }
@@ -179,10 +262,14 @@ void InputsPanel::rebuild()
             spin->setRange(0, 1'000'000'000);
             spin->setValue(static_cast<int>(value));
             spin->setObjectName(QStringLiteral("dim:") + symbol);
+            if (m_guessed.count(symbol))
+                spin->setSuffix(kGuessSuffix);
             form->addRow(symbol, spin);
             const QString key = symbol;
-            connect(spin, &QSpinBox::valueChanged, this, [this, key](int v) {
+            connect(spin, &QSpinBox::valueChanged, this, [this, key, spin](int v) {
                 m_dims[key] = v;
+                m_guessed.erase(key);
+                spin->setSuffix(QString());
                 save();
                 validate();
                 emit inputsChanged();
@@ -197,12 +284,12 @@ void InputsPanel::rebuild()
         r.box = new QGroupBox(r.name, m_content);
         r.box->setObjectName(QStringLiteral("input:") + r.name);
         auto* v = new QVBoxLayout(r.box);
-        auto* typeLabel = new QLabel(QString::fromStdString(r.type.toString()), r.box);
+        // "float[p2o.DynamicDimension.0, 3, 48, p2o.DynamicDimension.1]" would otherwise set the dock's minimum width,
+        // and the panel would scroll sideways under its own labels; it wraps after its commas, never inside a name.
+        auto* typeLabel = new SeparatorWrapLabel(QString::fromStdString(r.type.toString()), r.box);
+        typeLabel->setObjectName(QStringLiteral("type"));
         typeLabel->setStyleSheet(QStringLiteral("color:#4b5563"));
         typeLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
-        // "float[p2o.DynamicDimension.0, 3, 48, p2o.DynamicDimension.1]" would otherwise set the dock's minimum width,
-        // and the panel would scroll sideways under its own labels.
-        typeLabel->setWordWrap(true);
         v->addWidget(typeLabel);
         r.source = new QComboBox(r.box);
         for (InputSpec::Source s : kSources)
@@ -301,8 +388,8 @@ void InputsPanel::rebuild()
         Row* rp = &r;
         auto edited = [this, rp] { onRowEdited(rp); };
         connect(r.source, &QComboBox::currentIndexChanged, this, edited);
-        for (QDoubleSpinBox* b : { r.constant, r.low, r.high, r.mean, r.stddev, r.rangeStart, r.rangeStep })
-            connect(b, &QDoubleSpinBox::valueChanged, this, edited);
+        for (NumberEdit* b : { r.constant, r.low, r.high, r.mean, r.stddev, r.rangeStart, r.rangeStep })
+            connect(b, &NumberEdit::valueChanged, this, edited);
         for (QSpinBox* b : { r.uniformSeed, r.normalSeed })
             connect(b, &QSpinBox::valueChanged, this, edited);
         connect(r.file, &QLineEdit::editingFinished, this, [this, rp] {
@@ -461,12 +548,23 @@ QStringList InputsPanel::generatedDimensionsOfOne() const
     return out;
 }
 
+QStringList InputsPanel::guessedDimensions() const
+{
+    QStringList out;
+    for (const QString& key : generatedDimensions())
+        if (m_guessed.count(key))
+            out << QStringLiteral("%1 = %2").arg(key).arg(m_dims.at(key));
+    return out;
+}
+
 void InputsPanel::setDim(const QString& symbol, int64_t value)
 {
     m_dims[symbol] = value;
+    m_guessed.erase(symbol);
     for (const auto& [name, box] : m_dimBoxes)
         if (name == symbol) {
             const QSignalBlocker blocker(box);
+            box->setSuffix(QString());
             box->setValue(static_cast<int>(value));
         }
     save();
@@ -584,19 +682,20 @@ void InputsPanel::save() const
     settings.setValue(QStringLiteral("model"), m_settingsKey);
     settings.beginGroup(QStringLiteral("dims"));
     for (const auto& [symbol, value] : m_dims)
-        settings.setValue(symbol, static_cast<qlonglong>(value));
+        if (!m_guessed.count(symbol)) // a guess stays a guess: it is not remembered as the user's size
+            settings.setValue(symbol, static_cast<qlonglong>(value));
     settings.endGroup();
     for (const auto& r : m_rows) {
         settings.beginGroup(QStringLiteral("input_") + QString::fromLatin1(r->name.toUtf8().toHex()));
         settings.setValue(QStringLiteral("source"), static_cast<int>(r->spec.source));
-        settings.setValue(QStringLiteral("constant"), r->spec.constant);
-        settings.setValue(QStringLiteral("low"), r->spec.low);
-        settings.setValue(QStringLiteral("high"), r->spec.high);
-        settings.setValue(QStringLiteral("mean"), r->spec.mean);
-        settings.setValue(QStringLiteral("stddev"), r->spec.stddev);
+        settings.setValue(QStringLiteral("constant"), NumberEdit::format(r->spec.constant));
+        settings.setValue(QStringLiteral("low"), NumberEdit::format(r->spec.low));
+        settings.setValue(QStringLiteral("high"), NumberEdit::format(r->spec.high));
+        settings.setValue(QStringLiteral("mean"), NumberEdit::format(r->spec.mean));
+        settings.setValue(QStringLiteral("stddev"), NumberEdit::format(r->spec.stddev));
         settings.setValue(QStringLiteral("seed"), r->spec.seed);
-        settings.setValue(QStringLiteral("rangeStart"), r->spec.rangeStart);
-        settings.setValue(QStringLiteral("rangeStep"), r->spec.rangeStep);
+        settings.setValue(QStringLiteral("rangeStart"), NumberEdit::format(r->spec.rangeStart));
+        settings.setValue(QStringLiteral("rangeStep"), NumberEdit::format(r->spec.rangeStep));
         settings.setValue(QStringLiteral("file"), r->spec.filePath);
         settings.setValue(QStringLiteral("text"), r->spec.text.left(100000));
         settings.endGroup();
@@ -611,21 +710,24 @@ void InputsPanel::load()
     settings.beginGroup(modelSettingsGroup(QStringLiteral("inputs"), m_settingsKey));
     settings.beginGroup(QStringLiteral("dims"));
     for (auto& [symbol, value] : m_dims)
-        value = settings.value(symbol, static_cast<qlonglong>(value)).toLongLong();
+        if (settings.contains(symbol)) {
+            value = settings.value(symbol).toLongLong();
+            m_guessed.erase(symbol);
+        }
     settings.endGroup();
     for (auto& r : m_rows) {
         settings.beginGroup(QStringLiteral("input_") + QString::fromLatin1(r->name.toUtf8().toHex()));
         if (settings.contains(QStringLiteral("source"))) {
             InputSpec& s = r->spec;
             s.source = static_cast<InputSpec::Source>(settings.value(QStringLiteral("source")).toInt());
-            s.constant = settings.value(QStringLiteral("constant"), s.constant).toDouble();
-            s.low = settings.value(QStringLiteral("low"), s.low).toDouble();
-            s.high = settings.value(QStringLiteral("high"), s.high).toDouble();
-            s.mean = settings.value(QStringLiteral("mean"), s.mean).toDouble();
-            s.stddev = settings.value(QStringLiteral("stddev"), s.stddev).toDouble();
+            s.constant = settingsNumber(settings.value(QStringLiteral("constant")), s.constant);
+            s.low = settingsNumber(settings.value(QStringLiteral("low")), s.low);
+            s.high = settingsNumber(settings.value(QStringLiteral("high")), s.high);
+            s.mean = settingsNumber(settings.value(QStringLiteral("mean")), s.mean);
+            s.stddev = settingsNumber(settings.value(QStringLiteral("stddev")), s.stddev);
             s.seed = settings.value(QStringLiteral("seed"), s.seed).toULongLong();
-            s.rangeStart = settings.value(QStringLiteral("rangeStart"), s.rangeStart).toDouble();
-            s.rangeStep = settings.value(QStringLiteral("rangeStep"), s.rangeStep).toDouble();
+            s.rangeStart = settingsNumber(settings.value(QStringLiteral("rangeStart")), s.rangeStart);
+            s.rangeStep = settingsNumber(settings.value(QStringLiteral("rangeStep")), s.rangeStep);
             s.filePath = settings.value(QStringLiteral("file")).toString();
             s.text = settings.value(QStringLiteral("text")).toString();
             if (s.source == InputSpec::Source::File && !s.filePath.isEmpty()) {

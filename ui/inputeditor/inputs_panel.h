@@ -9,11 +9,11 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
 class QComboBox;
-class QDoubleSpinBox;
 class QFormLayout;
 class QLabel;
 class QLineEdit;
@@ -59,6 +59,10 @@ public:
     QStringList generatedDimensionsOfOne() const;
     /// The symbolic dimensions that shape an input the panel generates, in order of first use.
     QStringList generatedDimensions() const;
+    /// "symbol = size" for each of generatedDimensions() whose size is the panel's guess (an image's height and width
+    /// 224, a signal's length the widest window read from it, others 1), not one the user set: what to check first when
+    /// a run fails.
+    QStringList guessedDimensions() const;
 
     /// Validates every input; true when all are fine. Errors appear next to the inputs.
     bool validate();
@@ -91,6 +95,7 @@ private:
     const ModelDocument* m_document = nullptr;
     std::vector<std::unique_ptr<Row>> m_rows;
     DimValues m_dims;
+    std::set<QString> m_guessed; // dimensions at the panel's proposed size, not set by the user
     std::vector<std::pair<QString, QSpinBox*>> m_dimBoxes;
     QWidget* m_content;
     QVBoxLayout* m_layout;

@@ -61,22 +61,17 @@ CompareUi::CompareUi(MainWindow* window, DebuggerUi* debugger)
     , m_debugger(debugger)
     , m_controller(new CompareController(this))
     , m_panel(new ComparePanel(window))
-    , m_dock(new QDockWidget(QStringLiteral("Compare Results"), window))
+    , m_dock(MainWindow::makeDock(QStringLiteral("Compare Results"), QStringLiteral("compareDock"), m_panel, window))
     , m_graphB(new GraphView(window))
-    , m_graphBDock(new QDockWidget(QStringLiteral("Side B Graph"), window))
+    , m_graphBDock(
+          MainWindow::makeDock(QStringLiteral("Side B Graph"), QStringLiteral("compareGraphBDock"), m_graphB, window))
     , m_legend(new CompareLegend(window->graphView()->canvas()))
 {
-    m_dock->setObjectName(QStringLiteral("compareDock"));
-    m_dock->setWidget(m_panel);
-    m_dock->setAllowedAreas(Qt::AllDockWidgetAreas);
     m_window->addDock(m_dock, Qt::BottomDockWidgetArea);
     if (QDockWidget* values = m_debugger->valuesDock(); m_window->dockWidgetArea(values) == Qt::BottomDockWidgetArea) {
         m_window->tabifyDockWidget(values, m_dock);
         values->raise();
     }
-    m_graphBDock->setObjectName(QStringLiteral("compareGraphBDock"));
-    m_graphBDock->setWidget(m_graphB);
-    m_graphBDock->setAllowedAreas(Qt::AllDockWidgetAreas);
     m_window->addDock(m_graphBDock, Qt::RightDockWidgetArea);
     m_graphBDock->hide();
     m_legend->hide();
@@ -407,6 +402,8 @@ void CompareUi::onFinished(const CompareSessionPtr& session)
     m_debugger->statusLabel()->setText(status);
     if (m_recordAfter) {
         DebugController* debug = m_debugger->controller();
+        if (!r.errorA.empty()) // side A fails again in the debugger: the comparison's report below is the one
+            m_debugger->quietNextFailure();
         switch (debug->state()) {
         case DebuggerState::Ready:
             debug->continueRun();
@@ -426,10 +423,15 @@ void CompareUi::onFinished(const CompareSessionPtr& session)
     if (!r.errorA.empty() || !r.errorB.empty()) {
         const bool a = !r.errorA.empty();
         reportError(QStringLiteral("Comparison incomplete"),
-            QStringLiteral("Side %1 (%2) stopped:\n\n%3\n\nThe results cover what ran before.")
+            QStringLiteral("Side %1 (%2) stopped:\n\n%3\n\nThe results cover what ran before.%4")
                 .arg(a ? QStringLiteral("A") : QStringLiteral("B"),
                     CompareColours::sideName(a ? session->descriptionA : session->descriptionB),
-                    QString::fromStdString(a ? r.errorA : r.errorB)));
+                    QString::fromStdString(a ? r.errorA : r.errorB),
+                    m_debugger->guessedSizesNote().isEmpty()
+                        ? QString()
+                        : QStringLiteral("\n\nThe inputs were generated with sizes the model leaves open, guessed: %1. "
+                                         "Set them in Inputs \u203a Dimensions.")
+                              .arg(m_debugger->inputs()->guessedDimensions().join(QStringLiteral(", ")))));
     }
 }
 
@@ -456,6 +458,7 @@ void CompareUi::clear()
     m_graphBDock->hide();
     applyColours();
     setRunning(m_controller->isRunning());
+    m_debugger->restoreStatus(); // no "Diff of …" or "Compared …" left from the comparison cleared
 }
 
 void CompareUi::applyColours()

@@ -128,15 +128,8 @@ void DebuggerUi::createDocks()
     m_profileDock = MainWindow::makeDock(QStringLiteral("Profile"), QStringLiteral("profileDock"), m_profile, m_window);
     m_window->addDock(m_profileDock, Qt::BottomDockWidgetArea);
 
-    // Bottom: the values (tabbed with the profile and the window's Problems dock) beside the Tensor Inspector.
-    // (Docks added to one area sit side by side; tabifying moves the second onto the first.) The Tensor Inspector
-    // leaves the Problems dock's tabs first: while tabbed, its tab bar would add to the height the window keeps.
-    QDockWidget* inspectorDock = m_window->tensorInspectorDock();
-    if (m_window->dockWidgetArea(inspectorDock) == Qt::BottomDockWidgetArea) {
-        m_window->removeDockWidget(inspectorDock);
-        m_window->addDockWidget(Qt::BottomDockWidgetArea, inspectorDock);
-        inspectorDock->show();
-    }
+    // Bottom, under the graph: the values, tabbed with the profile and the window's Problems dock. (Docks added to
+    // one area sit side by side; tabifying moves the second onto the first.)
     m_window->tabifyDockWidget(m_valuesDock, m_profileDock);
     if (m_window->dockWidgetArea(m_window->problemsDock()) == Qt::BottomDockWidgetArea)
         m_window->tabifyDockWidget(m_valuesDock, m_window->problemsDock());
@@ -146,19 +139,22 @@ void DebuggerUi::createDocks()
     QTimer::singleShot(0, this, [this] {
         if (QSettings().contains(QStringLiteral("windowState")))
             return;
-        m_window->resizeDocks({ m_valuesDock, m_window->tensorInspectorDock() },
-            { m_window->width() / 2, m_window->width() / 2 }, Qt::Horizontal);
-        m_window->resizeDocks({ m_valuesDock }, { m_window->height() * 2 / 5 }, Qt::Vertical);
-        // The inputs (a few rows of controls each) get the left column's room; Find keeps its box and a few results.
-        if (QDockWidget* find = m_window->findDock();
-            m_window->dockWidgetArea(find) == m_window->dockWidgetArea(m_inputsDock))
-            m_window->resizeDocks({ find, m_inputsDock }, { 130, m_window->height() }, Qt::Vertical);
+        m_window->resizeDocks({ m_valuesDock }, { m_window->height() / 4 }, Qt::Vertical);
+        m_window->resizeDocks({ m_inputsDock, m_window->tensorInspectorDock() },
+            { std::min(280, m_window->width() / 5), std::min(400, m_window->width() / 4) }, Qt::Horizontal);
     });
-    // Left: inputs, breakpoints and the call stack, tabbed.
+    // Left: inputs, breakpoints, the call stack and Find, tabbed.
     m_window->tabifyDockWidget(m_inputsDock, m_breakpointsDock);
     m_window->tabifyDockWidget(m_inputsDock, m_callStackDock);
+    if (QDockWidget* find = m_window->findDock();
+        m_window->dockWidgetArea(find) == m_window->dockWidgetArea(m_inputsDock))
+        m_window->tabifyDockWidget(m_inputsDock, find);
     m_inputsDock->raise();
 
+    connect(m_inputs, &InputsPanel::inputsChanged, this, [this] {
+        if (m_controller->state() == DebuggerState::Ready)
+            onStateChanged(DebuggerState::Ready); // the sizes still guessed
+    });
     connect(m_values, &ValuesPanel::valueChosen, this, &DebuggerUi::inspectValue);
     connect(m_values, &ValuesPanel::valueActivated, this, &DebuggerUi::goToValue);
     connect(m_values, &ValuesPanel::retentionChanged, this, &DebuggerUi::updateRetention);
@@ -228,6 +224,25 @@ void DebuggerUi::createActions()
         [this](const QString& node) { m_breakpointsPanel->showAddDialog(BreakpointSpec::Kind::Condition, node); });
     m_window->graphView()->setNodeActions(m_actions->nodeActions());
 
+    // Constants only make a value and are drawn inside their consumers' boxes: stepping runs them without a stop, like
+    // a debugger stepping over library code. Stepping them draws them as boxes of their own, so that the box
+    // highlighted is always the node the run stopped before.
+    m_stepConstants = m_actions->menu()->addAction(QStringLiteral("Step Into Constant &Nodes"));
+    m_stepConstants->setCheckable(true);
+    m_stepConstants->setChecked(QSettings().value(QStringLiteral("debugger/stepConstants"), false).toBool());
+    m_stepConstants->setToolTip(QStringLiteral("Stop before Constant nodes when stepping, and draw them as boxes of "
+                                               "their own (off: they run without a stop)"));
+    auto applyStepConstants = [this](bool on) {
+        DebuggerOptions options = m_controller->options();
+        options.stepConstants = on;
+        m_controller->setOptions(options);
+        m_window->graphView()->setFoldConstants(!on);
+    };
+    connect(m_stepConstants, &QAction::toggled, this, [applyStepConstants](bool on) {
+        QSettings().setValue(QStringLiteral("debugger/stepConstants"), on);
+        applyStepConstants(on);
+    });
+    applyStepConstants(m_stepConstants->isChecked());
     QMenu* exportMenu = m_actions->menu()->addMenu(QStringLiteral("&Export Values"));
     const std::pair<const char*, const char*> exports[] = {
         { "Selected Tensor (.npy, .pb, .csv)\u2026", "tensor" },
@@ -328,7 +343,7 @@ void DebuggerUi::onStateChanged(DebuggerState state)
         m_status->setText(QString());
         break;
     case DebuggerState::Ready:
-        m_status->setText(QStringLiteral("Ready \u2014 F5 runs, F10 steps"));
+        m_status->setText(QStringLiteral("Ready \u2014 F5 runs, F10 steps") + guessedSizesNote());
         break;
     case DebuggerState::Running:
         m_status->setText(QStringLiteral("Running\u2026"));
@@ -373,18 +388,20 @@ void DebuggerUi::onStopped(const DebugSnapshotPtr& snapshot)
         break;
     case StopReason::Failed:
         text = QStringLiteral("Failed: %1").arg(snapshot->message);
-        // Exported models leave most sizes symbolic, and the Inputs dock starts them at 1: a 1×1 image or a one-sample
-        // signal fails in the first window or pooling node. Say which sizes the generated inputs had.
-        if (const QStringList ones = m_inputs ? m_inputs->generatedDimensionsOfOne() : QStringList(); !ones.isEmpty()) {
-            text += QStringLiteral(" \u2014 generated inputs used %1 = 1 (Inputs \u203a Dimensions)")
-                        .arg(ones.join(QStringLiteral(", ")));
-        }
+        // Exported models leave most sizes symbolic, and the Inputs dock can only guess them: a window or pooling node
+        // may not fit. Say which sizes were guesses.
+        text += guessedSizesNote();
         // Like a debugger stopping at an unhandled exception: a dialog says what failed, after the views show where.
-        QTimer::singleShot(0, this, [this, text] {
-            showProblem(QStringLiteral("Run failed"), text.mid(QStringLiteral("Failed: ").size()),
-                QStringLiteral(
-                    "The node is marked red in the graph. The values computed before it stay in the Values dock."));
-        });
+        // Not when the comparison that started this run has already said so.
+        if (m_quietFailures > 0) {
+            --m_quietFailures;
+        } else {
+            QTimer::singleShot(0, this, [this, text] {
+                showProblem(QStringLiteral("Run failed"), text.mid(QStringLiteral("Failed: ").size()),
+                    QStringLiteral(
+                        "The node is marked red in the graph. The values computed before it stay in the Values dock."));
+            });
+        }
         break;
     default:
         text = QStringLiteral("Paused (%1)").arg(QString::fromUtf8(stopReasonName(snapshot->reason).data()));
@@ -409,10 +426,17 @@ void DebuggerUi::onStopped(const DebugSnapshotPtr& snapshot)
     m_window->statusBar()->clearMessage(); // a passing message would hide why the run stopped
     m_status->setText(text);
     m_status->setToolTip(text); // the whole of it, when the status bar cuts it
+    m_stopStatus = text;
     onStateChanged(m_controller->state());
 
-    // Show what the last node produced, like a debugger's "autos".
-    if (snapshot->lastGraph && snapshot->lastNode >= 0) {
+    // The inspector follows the selection: at the end of a run, a node selected in the graph (the first divergence of
+    // a comparison) shows its value; while stepping, and without a selection, what the last node produced, like a
+    // debugger's "autos".
+    GraphView* view = m_window->graphView();
+    if (const NodeId selected = view->selectedNode();
+        snapshot->reason == StopReason::Finished && selected >= 0 && view->currentGraph()) {
+        onGraphNodeSelected(view->currentGraph(), selected);
+    } else if (snapshot->lastGraph && snapshot->lastNode >= 0) {
         const Node& last = snapshot->lastGraph->node(snapshot->lastNode);
         for (ValueId out : last.outputs) {
             if (out == kNoValue)
@@ -475,6 +499,8 @@ void DebuggerUi::goToValue(int valueIndex)
 
 void DebuggerUi::inspectValue(int valueIndex)
 {
+    if (m_inspector->isPinned())
+        return;
     const DebugSnapshotPtr s = m_controller->snapshot(); // keeps the value alive while it is shown
     const RecordedValue* found = recordedValue(valueIndex);
     if (!found)
@@ -540,7 +566,7 @@ void DebuggerUi::onGraphValueSelected(const Graph* graph, ValueId value)
                 m_values->selectValue(static_cast<int>(i));
                 return;
             }
-    if (info.initializer && graph->model()) {
+    if (info.initializer && graph->model() && !m_inspector->isPinned()) {
         try {
             m_inspector->setTensor(QString::fromStdString(info.name) + QStringLiteral(" (initializer)"),
                 graph->model()->initializer(info));
@@ -624,9 +650,33 @@ void DebuggerUi::scheduleRun(const QStringList& inputs, const QString& node, con
     });
 }
 
+void DebuggerUi::restoreStatus()
+{
+    const DebuggerState state = m_controller->state();
+    const bool stopped
+        = state == DebuggerState::Paused || state == DebuggerState::Finished || state == DebuggerState::Failed;
+    if (stopped && !m_stopStatus.isEmpty()) {
+        m_status->setText(m_stopStatus);
+        m_status->setToolTip(m_stopStatus);
+    } else {
+        m_status->setToolTip(QString());
+        onStateChanged(state);
+    }
+}
+
+QString DebuggerUi::guessedSizesNote() const
+{
+    const QStringList guessed = m_inputs ? m_inputs->guessedDimensions() : QStringList();
+    if (guessed.isEmpty())
+        return {};
+    return QStringLiteral(" \u2014 sizes guessed for the generated inputs: %1 (set them in Inputs \u203a Dimensions)")
+        .arg(guessed.join(QStringLiteral(", ")));
+}
+
 void DebuggerUi::showProblem(const QString& title, const QString& message, const QString& hint)
 {
     m_lastProblem = QStringLiteral("%1: %2").arg(title, message);
+    ++m_problemCount;
     if (qEnvironmentVariableIsSet("ONNXSCOPE_NO_DIALOGS"))
         return;
     // Not modal: the user goes on inspecting the graph and the values with it open. One at a time.

@@ -59,6 +59,14 @@ public:
     /// "title: message" of the last failed run or invalid inputs reported (shown in a dialog unless
     /// ONNXSCOPE_NO_DIALOGS).
     const QString& lastProblem() const { return m_lastProblem; }
+    /// Problems shown in a dialog so far (counted also when dialogs are off), for tests.
+    int problemCount() const { return m_problemCount; }
+    /// The next run failure shows no dialog: the comparison that started the run has reported it already.
+    void quietNextFailure() { ++m_quietFailures; }
+    /// Shows the debugger's own status again (why the run stopped, or its state), replacing another feature's text.
+    void restoreStatus();
+    /// " — sizes guessed for the generated inputs: …", or empty when every size was set by the user.
+    QString guessedSizesNote() const;
 
     QAction* continueAction() const { return m_actions->continueAction(); }
     QAction* stepOverAction() const { return m_actions->stepOverAction(); }
@@ -76,6 +84,8 @@ public:
     QAction* toggleBreakpointAction() const { return m_actions->toggleBreakpointAction(); }
     QAction* breakOnNonFiniteAction() const { return m_actions->breakOnNonFiniteAction(); }
     QAction* breakOnOpTypeAction() const { return m_actions->breakOnOpTypeAction(); }
+    /// Debug › Step Into Constant Nodes: off by default, Step runs Constants without stopping before them.
+    QAction* stepConstantsAction() const { return m_stepConstants; }
     QMenu* debugMenu() const { return m_actions->menu(); }
     /// Debug › Threads: one checkable action per offered count (data() is the count).
     QMenu* threadsMenu() const { return m_actions->threadsMenu(); }
@@ -153,7 +163,11 @@ private:
     QString m_breakpointsKey; // settings group of the open model's breakpoints; empty: not saved
     QPointer<QMessageBox> m_problemBox;
     QString m_lastProblem; // what showProblem() last said, for tests
+    int m_problemCount = 0;
+    QString m_stopStatus; // what the status said when the run last stopped
+    int m_quietFailures = 0;
     QList<QAction*> m_exportActions;
+    QAction* m_stepConstants = nullptr;
 
     bool m_colourByTime = false;
     bool m_inspectorShowsRunValue = false; // the tensor inspector shows a value of the current run (inspectValue)

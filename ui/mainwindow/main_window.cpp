@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "ui/mainwindow/main_window.h"
 
+#include "ui/common/elided_label.h"
 #include "ui/common/model_document.h"
+#include "ui/common/wheel_guard.h"
 #include "ui/graphview/graph_canvas.h"
 #include "ui/graphview/graph_export.h"
 #include "ui/graphview/graph_scene.h"
@@ -22,12 +24,15 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QGuiApplication>
 #include <QHeaderView>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
+#include <QScreen>
+#include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTableView>
@@ -39,6 +44,8 @@ namespace onnxscope {
 namespace {
 
 constexpr int kMaxRecent = 10;
+/// The version of the saved dock layout; a layout saved by an older version is replaced by the default one.
+constexpr int kLayoutVersion = 1;
 
 } // namespace
 
@@ -48,13 +55,15 @@ MainWindow::MainWindow(QWidget* parent)
     , m_graphView(new GraphView(this))
 {
     setWindowTitle(QStringLiteral("onnxscope"));
+    WheelGuard::install();
     setAcceptDrops(true);
     setCentralWidget(m_graphView);
     setDockNestingEnabled(true);
     createDocks();
     createActions();
 
-    m_statusInfo = new QLabel(this);
+    m_statusInfo = new ElidedLabel(this);
+    m_statusInfo->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred); // its text when there is room
     m_busy = new QProgressBar(this);
     m_busy->setRange(0, 0);
     m_busy->setMaximumWidth(120);
@@ -98,6 +107,8 @@ MainWindow::MainWindow(QWidget* parent)
     });
     connect(m_graphView, &GraphView::currentGraphChanged, this, [this] { m_inspector->clear(); });
     connect(m_inspector, &NodeInspector::tensorRequested, this, [this](const QString& title, const Tensor& tensor) {
+        if (m_tensorInspector->isPinned())
+            return;
         m_tensorInspector->setTensor(title, tensor);
         m_tensorInspectorDock->show();
         m_tensorInspectorDock->raise();
@@ -119,15 +130,18 @@ MainWindow::MainWindow(QWidget* parent)
             m_graphView->centerOnValue(r.graph, r.value);
     });
 
-    resize(1400, 900);
     QSettings settings;
     m_recent = settings.value(QStringLiteral("recentFiles")).toStringList();
     rebuildRecentMenu();
-    restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
-    if (!restoreState(settings.value(QStringLiteral("windowState")).toByteArray())) {
+    if (!restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray()))
+        resize(1400, 900);
+    fitToScreen();
+    if (!restoreState(settings.value(QStringLiteral("windowState")).toByteArray(), kLayoutVersion)) {
+        settings.remove(QStringLiteral("windowState")); // an older layout: start from the default one
         // First run: dock sizes only take once the window has its size.
         QTimer::singleShot(0, this, [this] {
-            resizeDocks({ m_inspectorDock, m_searchDock }, { 380, 220 }, Qt::Horizontal);
+            resizeDocks({ m_inspectorDock, m_searchDock }, { std::min(420, width() / 4), std::min(300, width() / 5) },
+                Qt::Horizontal);
             resizeDocks({ m_problemsDock }, { 110 }, Qt::Vertical);
         });
     }
@@ -135,6 +149,20 @@ MainWindow::MainWindow(QWidget* parent)
 }
 
 MainWindow::~MainWindow() = default;
+
+void MainWindow::fitToScreen()
+{
+    const QScreen* screen = this->screen() ? this->screen() : QGuiApplication::primaryScreen();
+    if (!screen)
+        return;
+    // Room for the window manager's frame and title bar, which the available geometry does not count.
+    const QRect available = screen->availableGeometry();
+    const QSize most(available.width() - 16, available.height() - 48);
+    if (width() > most.width() || height() > most.height())
+        resize(std::min(width(), most.width()), std::min(height(), most.height()));
+    if (!available.contains(frameGeometry()))
+        move(available.topLeft());
+}
 
 void MainWindow::createDocks()
 {
@@ -168,10 +196,16 @@ void MainWindow::createDocks()
     m_tensorInspector = new TensorInspector(this);
     m_tensorInspectorDock
         = makeDock(QStringLiteral("Tensor Inspector"), QStringLiteral("tensorInspectorDock"), m_tensorInspector, this);
-    addDockWidget(Qt::BottomDockWidgetArea, m_tensorInspectorDock);
-    tabifyDockWidget(m_problemsDock, m_tensorInspectorDock);
-    m_problemsDock->raise();
+    addDockWidget(Qt::RightDockWidgetArea, m_tensorInspectorDock);
+    tabifyDockWidget(m_inspectorDock, m_tensorInspectorDock);
+    m_inspectorDock->raise();
 
+    // The graph gets most of the window: the side columns run the full height, the bottom docks sit under the graph
+    // only, and each area holds one group of tabs.
+    setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
+    setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+    setCorner(Qt::TopLeftCorner, Qt::LeftDockWidgetArea);
+    setCorner(Qt::TopRightCorner, Qt::RightDockWidgetArea);
     resizeDocks({ m_inspectorDock }, { 380 }, Qt::Horizontal);
     resizeDocks({ m_searchDock }, { 240 }, Qt::Horizontal);
     resizeDocks({ m_problemsDock }, { 150 }, Qt::Vertical);
@@ -228,8 +262,18 @@ void MainWindow::createActions()
     overview->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_M));
     connect(overview, &QAction::toggled, m_graphView, &GraphView::setOverviewVisible);
     m_viewMenu->addSeparator();
-    m_viewMenu->addAction(QStringLiteral("&Expand All Groups"), m_graphView, &GraphView::expandAll);
-    m_viewMenu->addAction(QStringLiteral("&Collapse All Groups"), m_graphView, &GraphView::collapseAll);
+    m_expandAll = m_viewMenu->addAction(QStringLiteral("&Expand All Groups"), m_graphView, &GraphView::expandAll);
+    m_collapseAll = m_viewMenu->addAction(QStringLiteral("&Collapse All Groups"), m_graphView, &GraphView::collapseAll);
+    // Only a graph with groups (name scopes, or blocks of a long flat graph) has something to expand or collapse.
+    auto updateGroupActions = [this] {
+        const ScopeTree* tree = m_graphView->scopeTree();
+        const bool groups = tree && tree->scopes.size() > 1;
+        m_expandAll->setEnabled(groups);
+        m_collapseAll->setEnabled(groups);
+    };
+    connect(m_graphView, &GraphView::layoutFinished, this, updateGroupActions);
+    connect(m_graphView, &GraphView::currentGraphChanged, this, updateGroupActions);
+    updateGroupActions();
     QAction* up = m_viewMenu->addAction(QIcon::fromTheme(QStringLiteral("go-up")), QStringLiteral("&Parent Graph"),
         m_graphView, &GraphView::leaveSubgraph);
     up->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Up));
@@ -257,7 +301,13 @@ QDockWidget* MainWindow::makeDock(const QString& title, const QString& objectNam
 {
     auto* dock = new QDockWidget(title, parent);
     dock->setObjectName(objectName);
-    dock->setWidget(content);
+    // A dock never makes the window wider or taller than the screen: below its content's minimum size it scrolls.
+    auto* scroll = new QScrollArea(dock);
+    scroll->setObjectName(objectName + QStringLiteral("Scroll"));
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setWidget(content);
+    dock->setWidget(scroll);
     dock->setAllowedAreas(Qt::AllDockWidgetAreas);
     return dock;
 }
@@ -368,7 +418,7 @@ void MainWindow::updateStatus()
                        .arg(model->graph().totalNodeCount())
                        .arg(scene->operatorItemCount());
     if (groups > 0)
-        text += QStringLiteral(" + %1 groups").arg(groups);
+        text += groups == 1 ? QStringLiteral(" + 1 group") : QStringLiteral(" + %1 groups").arg(groups);
     text += QStringLiteral(" \u00b7 layout %1 ms").arg(m_lastLayoutMs, 0, 'f', 0);
     m_statusInfo->setText(text);
 }
@@ -465,7 +515,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
 {
     QSettings settings;
     settings.setValue(QStringLiteral("geometry"), saveGeometry());
-    settings.setValue(QStringLiteral("windowState"), saveState());
+    settings.setValue(QStringLiteral("windowState"), saveState(kLayoutVersion));
     QMainWindow::closeEvent(event);
 }
 

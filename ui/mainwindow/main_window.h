@@ -53,7 +53,13 @@ public:
 
     /// A dock around `content`, every area allowed. `objectName` is its key in the saved window layout only: code
     /// reaches docks through typed accessors.
+    /// A dock around `content`, which scrolls when the dock is smaller than the content's minimum size.
     static QDockWidget* makeDock(const QString& title, const QString& objectName, QWidget* content, QWidget* parent);
+    /// Shrinks the window to the available geometry of its screen, frame included, if it is larger.
+    void fitToScreen();
+    /// View › Expand All Groups and Collapse All Groups: enabled when the graph shown has groups.
+    QAction* expandAllAction() const { return m_expandAll; }
+    QAction* collapseAllAction() const { return m_collapseAll; }
     void addDock(QDockWidget* dock, Qt::DockWidgetArea area, bool tabifyWithInspector = false);
     void addToolBarAction(QAction* action);
     QToolBar* mainToolBar() const { return m_toolBar; }
@@ -114,6 +120,8 @@ private:
     QMenu* m_viewMenu = nullptr;
     QMenu* m_recentMenu = nullptr;
     QLabel* m_statusInfo = nullptr;
+    QAction* m_expandAll = nullptr;
+    QAction* m_collapseAll = nullptr;
     QProgressBar* m_busy = nullptr;
     QStringList m_recent;
     ErrorReporter m_errorReporter;

@@ -412,6 +412,46 @@ std::vector<PropertySection> describeModel(const Model& model, const QString& pa
     return sections;
 }
 
+namespace {
+
+/// Markdown with the "<", ">" and "&" of its prose escaped, so that "Tensor<T>" reads as text and not as an HTML tag
+/// that hides the rest; code spans and fenced blocks keep them, since markdown shows those literally.
+QString escapeMarkdownHtml(const QString& text)
+{
+    QString out;
+    out.reserve(text.size() + 16);
+    bool fenced = false;
+    const QStringList lines = text.split(QLatin1Char('\n'));
+    for (qsizetype l = 0; l < lines.size(); ++l) {
+        const QString& line = lines[l];
+        if (line.trimmed().startsWith(QStringLiteral("```"))) {
+            fenced = !fenced;
+            out += line;
+        } else if (fenced) {
+            out += line;
+        } else {
+            bool code = false;
+            for (QChar c : line) {
+                if (c == QLatin1Char('`'))
+                    code = !code;
+                if (!code && c == QLatin1Char('<'))
+                    out += QStringLiteral("&lt;");
+                else if (!code && c == QLatin1Char('>'))
+                    out += QStringLiteral("&gt;");
+                else if (!code && c == QLatin1Char('&'))
+                    out += QStringLiteral("&amp;");
+                else
+                    out += c;
+            }
+        }
+        if (l + 1 < lines.size())
+            out += QLatin1Char('\n');
+    }
+    return out;
+}
+
+} // namespace
+
 QString operatorDocumentationMarkdown(const Node& node)
 {
     const OpSchemaInfo& schema = lookupOpSchema(node.opType, node.domain, node.opset);
@@ -427,7 +467,8 @@ QString operatorDocumentationMarkdown(const Node& node)
               .arg(schema.domain.empty() ? QStringLiteral("ai.onnx") : qs(schema.domain))
               .arg(schema.sinceVersion)
               .arg(schema.support.empty() ? QString() : QStringLiteral(", ") + qs(schema.support));
-    md += schema.doc.empty() ? QStringLiteral("*No documentation in this build of onnx.*") : qs(schema.doc);
+    md += schema.doc.empty() ? QStringLiteral("*No documentation in this build of onnx.*")
+                             : escapeMarkdownHtml(qs(schema.doc));
     return md;
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "ui/nodeinspector/node_inspector.h"
 
+#include "ui/common/full_text_delegate.h"
+
 #include "ui/common/graph_style.h"
 #include "ui/common/model_document.h"
 #include "ui/nodeinspector/inspector_content.h"
@@ -26,7 +28,7 @@ QTreeView* makeTree(QWidget* parent, PropertyTreeModel* model)
     view->setAlternatingRowColors(true);
     view->setRootIsDecorated(true);
     view->setSelectionBehavior(QAbstractItemView::SelectRows);
-    view->setTextElideMode(Qt::ElideMiddle);
+    FullTextDelegate::install(view);
     view->header()->setStretchLastSection(true);
     view->header()->setSectionResizeMode(QHeaderView::Interactive);
     view->setColumnWidth(0, 110);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "ui/tensorinspector/tensor_inspector.h"
 
+#include "ui/common/elided_label.h"
+
 #include "ui/common/input_spec.h"
 #include "ui/common/tensor_format.h"
 #include "ui/tensorinspector/tensor_diff_view.h"
@@ -14,6 +16,7 @@
 #include <QInputDialog>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTableView>
@@ -46,6 +49,7 @@ TensorInspector::TensorInspector(QWidget* parent)
     , m_compareResult(new QLabel(this))
     , m_diff(new TensorDiffView(this))
     , m_exportButton(new QPushButton(QStringLiteral("Export\u2026"), this))
+    , m_pinButton(new QPushButton(QStringLiteral("Pin"), this))
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
@@ -55,9 +59,15 @@ TensorInspector::TensorInspector(QWidget* parent)
     m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
     top->addWidget(m_header, 1);
     m_exportButton->setEnabled(false);
+    m_pinButton->setCheckable(true);
+    m_pinButton->setToolTip(QStringLiteral(
+        "Keep showing this tensor: while pinned, selecting another value in the graph, the Values dock or a "
+        "comparison does not replace it"));
+    top->addWidget(m_pinButton, 0, Qt::AlignTop);
     top->addWidget(m_exportButton, 0, Qt::AlignTop);
     layout->addLayout(top);
     m_statsLabel->setTextFormat(Qt::RichText);
+    m_statsLabel->setWordWrap(true);
     m_statsLabel->setWordWrap(true);
     m_statsLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_statsLabel);
@@ -87,7 +97,12 @@ TensorInspector::TensorInspector(QWidget* parent)
     m_compareResult->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     cl->addWidget(m_compareResult, 1);
     m_tabs->addTab(compare, QStringLiteral("Compare"));
-    m_tabs->addTab(m_diff, QStringLiteral("Diff"));
+    // Both sides' tables side by side: in a narrow column the page scrolls rather than widening the window.
+    auto* diffPage = new QScrollArea(this);
+    diffPage->setWidgetResizable(true);
+    diffPage->setFrameShape(QFrame::NoFrame);
+    diffPage->setWidget(m_diff);
+    m_tabs->addTab(diffPage, QStringLiteral("Diff"));
     layout->addWidget(m_tabs, 1);
 
     connect(withValue, &QPushButton::clicked, this, &TensorInspector::chooseValueToCompare);
@@ -130,6 +145,11 @@ void TensorInspector::clear()
         m_itemBox = nullptr;
     }
     rebuildSliceControls();
+}
+
+bool TensorInspector::isPinned() const
+{
+    return m_pinButton->isChecked();
 }
 
 void TensorInspector::setValue(const QString& title, const Value& value)
@@ -321,9 +341,12 @@ void TensorInspector::rebuildSliceControls()
         m_sliceLayout->addWidget(box);
         m_sliceBoxes.push_back(box);
     }
-    m_sliceLayout->addWidget(new QLabel(
-        QStringLiteral("rows: axis %1 \u00b7 columns: axis %2").arg(m_tensor.rank() - 2).arg(m_tensor.rank() - 1),
-        this));
+    // Elided rather than setting the dock's minimum width: the inspector fits a narrow column.
+    auto* axes = new ElidedLabel(this);
+    axes->setText(
+        QStringLiteral("rows: axis %1 \u00b7 columns: axis %2").arg(m_tensor.rank() - 2).arg(m_tensor.rank() - 1));
+    axes->setToolTip(axes->text());
+    m_sliceLayout->addWidget(axes, 1);
     m_sliceLayout->addStretch(1);
     updateSliceVisibility();
 }

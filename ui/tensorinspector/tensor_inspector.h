@@ -41,6 +41,9 @@ public:
     enum Tab { TableTab, HeatmapTab, HistogramTab, CompareTab, DiffTab };
 
     explicit TensorInspector(QWidget* parent = nullptr);
+    /// Pin: while checked, the views that follow the selection leave the tensor shown alone.
+    QPushButton* pinButton() const { return m_pinButton; }
+    bool isPinned() const;
     ~TensorInspector() override;
 
     void setTensor(const QString& title, const Tensor& tensor);
@@ -109,6 +112,7 @@ private:
     QLabel* m_compareResult;
     TensorDiffView* m_diff;
     QPushButton* m_exportButton;
+    QPushButton* m_pinButton;
 };
 
 } // namespace onnxscope

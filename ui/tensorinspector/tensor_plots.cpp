@@ -31,7 +31,11 @@ void HistogramWidget::setHistogram(const Histogram& histogram, const QString& no
 
 QRectF HistogramWidget::plotRect() const
 {
-    return QRectF(rect()).adjusted(44, 10, -12, -28);
+    int64_t peak = 1;
+    for (int64_t c : m_histogram.counts)
+        peak = std::max(peak, c);
+    const int labels = QFontMetrics(font()).horizontalAdvance(QString::number(peak)) + 10;
+    return QRectF(rect()).adjusted(std::max(44, labels), 10, -12, -28);
 }
 
 void HistogramWidget::paintEvent(QPaintEvent*)

@@ -23,8 +23,11 @@ protected:
     void paintEvent(QPaintEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;
 
-private:
+public:
+    /// Where the bars are drawn; left of it, room for the y axis's labels (the peak count in full).
     QRectF plotRect() const;
+
+private:
     Histogram m_histogram;
     QString m_note;
 };

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <string_view>
 #include <unordered_map>
 
 namespace onnxscope {
@@ -154,6 +155,37 @@ bool compatibleTypes(DataType a, DataType b)
     if (a == b)
         return true;
     return isFloatingPoint(a) && isFloatingPoint(b);
+}
+
+/// The operator family of an op type: a quantized or fused kernel stands for the operator it replaces (MatMulNBits
+/// for MatMul in an int4 model, GatherBlockQuantized for Gather, QLinearConv for Conv), so their outputs are the same
+/// operator's for the alignment.
+std::string_view operatorFamily(std::string_view opType)
+{
+    static const std::map<std::string_view, std::string_view> families = {
+        { "Gemm", "MatMul" },
+        { "FusedMatMul", "MatMul" },
+        { "FusedGemm", "MatMul" },
+        { "MatMulNBits", "MatMul" },
+        { "MatMulBnb4", "MatMul" },
+        { "MatMulFpQ4", "MatMul" },
+        { "MatMulInteger", "MatMul" },
+        { "MatMulIntegerToFloat", "MatMul" },
+        { "DynamicQuantizeMatMul", "MatMul" },
+        { "QLinearMatMul", "MatMul" },
+        { "QGemm", "MatMul" },
+        { "GatherBlockQuantized", "Gather" },
+        { "ConvInteger", "Conv" },
+        { "QLinearConv", "Conv" },
+        { "FusedConv", "Conv" },
+    };
+    auto it = families.find(opType);
+    return it == families.end() ? opType : it->second;
+}
+
+bool sameOperator(const std::string& a, const std::string& b)
+{
+    return a == b || operatorFamily(a) == operatorFamily(b);
 }
 
 ShapeFit shapeFit(const ValueSignature& a, const ValueSignature& b)
@@ -336,15 +368,17 @@ Alignment alignValues(const std::vector<ValueSignature>& a, const std::vector<Va
                 if (d > options.maxDistance || (fit == ShapeFit::Reshaped && d > 1e-2))
                     continue;
                 // Beyond a close likeness a pair needs the same operator too: a fused chain's intermediates (x / sqrt 2
-                // in a Gelu, x * gamma in a LayerNorm) are near their fused output's content but are not it.
-                if (d > options.closeDistance && a[i].opType != b[j].opType)
+                // in a Gelu, x * gamma in a LayerNorm) are near their fused output's content but are not it. A
+                // quantized kernel is the operator it replaces: an int4 MatMulNBits differs from its MatMul by more
+                // than that.
+                if (d > options.closeDistance && !sameOperator(a[i].opType, b[j].opType))
                     continue;
                 double w
                     = std::max(std::exp(-std::ceil(d / kDistanceStep) * kDistanceStep / kDistanceScale), kWeakWeight);
                 if (a[i].allZero && b[j].allZero)
                     w = 0.01; // says nothing about where the value is
                 w *= fit == ShapeFit::Exact ? 1.0 : fit == ShapeFit::Squeezed ? 0.9 : 0.5;
-                if (a[i].opType == b[j].opType)
+                if (sameOperator(a[i].opType, b[j].opType))
                     w += 0.02;
                 if (nameOfAInB[i] == b[j].name)
                     w += 0.05;

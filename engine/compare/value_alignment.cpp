@@ -277,6 +277,43 @@ std::string nameKey(const std::string& framePath, const std::string& name)
 
 } // namespace
 
+namespace {
+
+/// Two values of B equal in content (a no-op Identity, Reshape or float Cast of the other: an fp16 graph's output and
+/// its Cast to float) are one value. When the order lets two different values of A take the two copies, only the one
+/// as close as the closest keeps its content pair: the other (the residual sum before a LayerNorm that leaves it
+/// almost unchanged, next to the LayerNorm's output) is near that value, not equal to it, and has no counterpart.
+void dropPairsOfCopies(const std::vector<ValueSignature>& a, const std::vector<ValueSignature>& b, Alignment& out)
+{
+    std::map<std::tuple<size_t, int64_t, int64_t>, std::vector<size_t>> paired; // B's paired values by bucket
+    for (size_t j = 0; j < b.size(); ++j)
+        if (out.aOfB[j] >= 0 && b[j].numeric && !b[j].constant && !b[j].allZero)
+            paired[{ b[j].depth, b[j].iteration, b[j].elements }].push_back(j);
+    std::vector<size_t> drop;
+    for (const auto& [key, js] : paired)
+        for (size_t x = 0; x < js.size(); ++x)
+            for (size_t y = 0; y < js.size(); ++y) {
+                const size_t j = js[x], k = js[y];
+                const auto i = static_cast<size_t>(out.aOfB[j]), other = static_cast<size_t>(out.aOfB[k]);
+                if (x == y || out.byA[i] != PairedBy::Content || distance(b[j], b[k]) > 1e-7)
+                    continue;
+                // i holds copy j, `other` copy k of the same value: i keeps its pair only when it is as close.
+                if (distance(a[i], b[j]) > distance(a[other], b[j]) + kDistanceStep)
+                    drop.push_back(j);
+            }
+    for (size_t j : drop) {
+        if (out.aOfB[j] < 0)
+            continue;
+        const auto i = static_cast<size_t>(out.aOfB[j]);
+        out.bOfA[i] = -1;
+        out.byA[i] = PairedBy::None;
+        out.aOfB[j] = -1;
+        out.distance[i] = 0;
+    }
+}
+
+} // namespace
+
 Alignment alignValues(const std::vector<ValueSignature>& a, const std::vector<ValueSignature>& b,
     const std::vector<std::string>& nameOfAInB, const AlignmentOptions& options)
 {
@@ -460,6 +497,7 @@ Alignment alignValues(const std::vector<ValueSignature>& a, const std::vector<Va
     for (const Candidate* c : constants)
         if (out.bOfA[c->a] < 0 && out.aOfB[c->b] < 0)
             take(*c);
+    dropPairsOfCopies(a, b, out);
     return out;
 }
 

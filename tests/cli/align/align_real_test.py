@@ -285,6 +285,34 @@ def brute_force_first(model_a, va, vb, vtwin, twins, prod_b):
     return None
 
 
+def check_pairs(label, report, model_a, va, vb, vtwin, twins, truth):
+    """Every pair the CLI makes is one the twin search allows (b's twin equals A's value), and every value of A up to
+    the first divergence whose counterpart no value of A took pairs. Values after it that the search pairs and the CLI
+    leaves unpaired are listed: the order constraint loses them when B computes them in another order (the fp16
+    converter's output Casts run after the pooler, and the output anchors hold them)."""
+    rows = rows_of_a(report)
+    taken = {r["name_b"] for r in rows.values() if r["status"] != "only_a"}
+    past_first = False
+    missed = []
+    for o, node in a_values_in_order(model_a):
+        row = rows.get(o)
+        x = va.get(o)
+        if row is None or x is None:
+            continue
+        cands = {bn for bn, tn in twins.items() if bn in vb and equal(x, vtwin[tn])}
+        got = row["name_b"] if row["status"] != "only_a" else None
+        if got is not None:
+            check(got in cands, f"{label}: {o} paired with {got}, the twin search allows {sorted(cands)}")
+        elif cands and not cands & taken:  # a value of A equal to another that took the counterpart is no miss
+            if past_first:
+                missed.append(o)
+            else:
+                check(False, f"{label}: {o} unpaired before the first divergence, the twin search finds {sorted(cands)}")
+        if truth and o == truth[1]:
+            past_first = True
+    print(f"  {label}: after the first divergence, not paired though the twin search pairs them: {missed}")
+
+
 def check_first(label, report, rc, truth, rename=lambda s: s):
     f = report["first_divergence"]
     check(rc == 1, f"{label}: exit status {rc}, expected 1")
@@ -324,6 +352,7 @@ def case_bert_fp16(cli, work):
                              work / f"bert_fp16_{mode}.json", inputs, "--align", mode)
         check_order(f"bert fp16 {mode}", report, a)
         check_first(f"bert fp16 {mode}", report, rc, truth)
+        check_pairs(f"bert fp16 {mode}", report, a, va, vb, vt, twins, truth)
 
 
 def rename_all_but_inputs(model, prefix):
@@ -377,6 +406,8 @@ def case_llama_int4(cli, work):
                          work / "llama_int4_content.json", inputs, "--align", "content")
     check_order("llama int4 content", report, a)
     check_first("llama int4 content", report, rc, truth, rename=lambda s: "q_" + s if s else s)
+    check_pairs("llama int4 content", report, a, va, {"q_" + k: v for k, v in vb.items()}, va,
+                {"q_" + v: v for v in twins if v not in feeds} | {v: v for v in feeds}, truth)
     # Every value of A before the divergence pairs (the graphs have the same structure).
     rows = rows_of_a(report)
     unpaired = [report["values"][i]["name"] for i in report["unpaired_a"]]

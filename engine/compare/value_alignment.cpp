@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <string_view>
 #include <unordered_map>
 
 namespace onnxscope {
@@ -156,6 +157,37 @@ bool compatibleTypes(DataType a, DataType b)
     return isFloatingPoint(a) && isFloatingPoint(b);
 }
 
+/// The operator family of an op type: a quantized or fused kernel stands for the operator it replaces (MatMulNBits
+/// for MatMul in an int4 model, GatherBlockQuantized for Gather, QLinearConv for Conv), so their outputs are the same
+/// operator's for the alignment.
+std::string_view operatorFamily(std::string_view opType)
+{
+    static const std::map<std::string_view, std::string_view> families = {
+        { "Gemm", "MatMul" },
+        { "FusedMatMul", "MatMul" },
+        { "FusedGemm", "MatMul" },
+        { "MatMulNBits", "MatMul" },
+        { "MatMulBnb4", "MatMul" },
+        { "MatMulFpQ4", "MatMul" },
+        { "MatMulInteger", "MatMul" },
+        { "MatMulIntegerToFloat", "MatMul" },
+        { "DynamicQuantizeMatMul", "MatMul" },
+        { "QLinearMatMul", "MatMul" },
+        { "QGemm", "MatMul" },
+        { "GatherBlockQuantized", "Gather" },
+        { "ConvInteger", "Conv" },
+        { "QLinearConv", "Conv" },
+        { "FusedConv", "Conv" },
+    };
+    auto it = families.find(opType);
+    return it == families.end() ? opType : it->second;
+}
+
+bool sameOperator(const std::string& a, const std::string& b)
+{
+    return a == b || operatorFamily(a) == operatorFamily(b);
+}
+
 ShapeFit shapeFit(const ValueSignature& a, const ValueSignature& b)
 {
     if (!a.numeric || !b.numeric || a.elements != b.elements || !compatibleTypes(a.dtype, b.dtype))
@@ -241,6 +273,43 @@ private:
 std::string nameKey(const std::string& framePath, const std::string& name)
 {
     return framePath + '\n' + name;
+}
+
+} // namespace
+
+namespace {
+
+/// Two values of B equal in content (a no-op Identity, Reshape or float Cast of the other: an fp16 graph's output and
+/// its Cast to float) are one value. When the order lets two different values of A take the two copies, only the one
+/// as close as the closest keeps its content pair: the other (the residual sum before a LayerNorm that leaves it
+/// almost unchanged, next to the LayerNorm's output) is near that value, not equal to it, and has no counterpart.
+void dropPairsOfCopies(const std::vector<ValueSignature>& a, const std::vector<ValueSignature>& b, Alignment& out)
+{
+    std::map<std::tuple<size_t, int64_t, int64_t>, std::vector<size_t>> paired; // B's paired values by bucket
+    for (size_t j = 0; j < b.size(); ++j)
+        if (out.aOfB[j] >= 0 && b[j].numeric && !b[j].constant && !b[j].allZero)
+            paired[{ b[j].depth, b[j].iteration, b[j].elements }].push_back(j);
+    std::vector<size_t> drop;
+    for (const auto& [key, js] : paired)
+        for (size_t x = 0; x < js.size(); ++x)
+            for (size_t y = 0; y < js.size(); ++y) {
+                const size_t j = js[x], k = js[y];
+                const auto i = static_cast<size_t>(out.aOfB[j]), other = static_cast<size_t>(out.aOfB[k]);
+                if (x == y || out.byA[i] != PairedBy::Content || distance(b[j], b[k]) > 1e-7)
+                    continue;
+                // i holds copy j, `other` copy k of the same value: i keeps its pair only when it is as close.
+                if (distance(a[i], b[j]) > distance(a[other], b[j]) + kDistanceStep)
+                    drop.push_back(j);
+            }
+    for (size_t j : drop) {
+        if (out.aOfB[j] < 0)
+            continue;
+        const auto i = static_cast<size_t>(out.aOfB[j]);
+        out.bOfA[i] = -1;
+        out.byA[i] = PairedBy::None;
+        out.aOfB[j] = -1;
+        out.distance[i] = 0;
+    }
 }
 
 } // namespace
@@ -336,15 +405,17 @@ Alignment alignValues(const std::vector<ValueSignature>& a, const std::vector<Va
                 if (d > options.maxDistance || (fit == ShapeFit::Reshaped && d > 1e-2))
                     continue;
                 // Beyond a close likeness a pair needs the same operator too: a fused chain's intermediates (x / sqrt 2
-                // in a Gelu, x * gamma in a LayerNorm) are near their fused output's content but are not it.
-                if (d > options.closeDistance && a[i].opType != b[j].opType)
+                // in a Gelu, x * gamma in a LayerNorm) are near their fused output's content but are not it. A
+                // quantized kernel is the operator it replaces: an int4 MatMulNBits differs from its MatMul by more
+                // than that.
+                if (d > options.closeDistance && !sameOperator(a[i].opType, b[j].opType))
                     continue;
                 double w
                     = std::max(std::exp(-std::ceil(d / kDistanceStep) * kDistanceStep / kDistanceScale), kWeakWeight);
                 if (a[i].allZero && b[j].allZero)
                     w = 0.01; // says nothing about where the value is
                 w *= fit == ShapeFit::Exact ? 1.0 : fit == ShapeFit::Squeezed ? 0.9 : 0.5;
-                if (a[i].opType == b[j].opType)
+                if (sameOperator(a[i].opType, b[j].opType))
                     w += 0.02;
                 if (nameOfAInB[i] == b[j].name)
                     w += 0.05;
@@ -426,6 +497,7 @@ Alignment alignValues(const std::vector<ValueSignature>& a, const std::vector<Va
     for (const Candidate* c : constants)
         if (out.bOfA[c->a] < 0 && out.aOfB[c->b] < 0)
             take(*c);
+    dropPairsOfCopies(a, b, out);
     return out;
 }
 

@@ -184,7 +184,8 @@ def test_run_back_to_and_go_to():
 
 # 256K: nothing but the start is checkpointed, every dropped value is replayed from it; 32M: from checkpoints.
 @pytest.mark.parametrize("budget,checkpoints", [("256K", 1), ("32M", 2)])
-@pytest.mark.parametrize("name,shape", [("ch_PP-OCRv4_rec_infer.onnx", (1, 3, 48, 320))])
+@pytest.mark.parametrize("name,shape", [("ch_PP-OCRv4_rec_infer.onnx", (1, 3, 48, 320)),
+                                        ("ch_PP-OCRv4_det_infer.onnx", (1, 3, 160, 160))])
 def test_values_dropped_under_a_tiny_budget_read_back_bit_identical(name, shape, budget, checkpoints):
     path = npm_model(OCR, name)
     model = onnxscope.load(path)
@@ -212,7 +213,7 @@ def test_values_dropped_under_a_tiny_budget_read_back_bit_identical(name, shape,
         if data.dtype == np.float32 and data.size and np.isfinite(data).all():
             assert d["count"] == data.size and d["nan"] == 0
             assert d["min"] == pytest.approx(float(data.min())) and d["max"] == pytest.approx(float(data.max()))
-            assert d["mean"] == pytest.approx(float(data.astype(np.float64).mean()), rel=1e-5, abs=1e-5)
+            assert d["mean"] == pytest.approx(float(data.astype(np.float64).mean()), rel=1e-4, abs=1e-5)  # a single pass
             checked += 1
     assert checked > 50
     assert values.digest(next(k for k in values if not values.dropped(k))) is None

@@ -509,6 +509,21 @@ public:
         return position();
     }
 
+    /// A reverse move or go_to: the debugger replays nodes without stopping, so hooks are not called and nothing asks
+    /// it to pause (a request would be left for the next move); Ctrl+C is raised once the move is done.
+    template <class Action> nb::dict resumeSilently(Action&& action)
+    {
+        m_silent = true;
+        try {
+            nb::dict position = resume(std::forward<Action>(action));
+            m_silent = false;
+            return position;
+        } catch (...) {
+            m_silent = false;
+            throw;
+        }
+    }
+
     nb::dict position() const
     {
         const StopInfo& stop = m_debugger->lastStop();
@@ -723,6 +738,10 @@ private:
         m_lastNode = &event.node;
         if (!m_running)
             return;
+        if (m_silent) {
+            m_poll.interrupted();
+            return;
+        }
         if (!m_hooks.empty() && !m_pending.pending()) {
             nb::gil_scoped_acquire gil;
             try {
@@ -752,6 +771,7 @@ private:
     std::vector<nb::object> m_hooks;
     std::vector<std::shared_ptr<nb::object>> m_callables;
     bool m_running = false;
+    bool m_silent = false; // resumeSilently() is running
     const Node* m_lastNode = nullptr;
 };
 
@@ -1123,19 +1143,24 @@ NB_MODULE(_onnxscope, m)
             "run_to",
             [](PyDebugger& d, const std::string& node) { return d.resume([&] { return d.debugger().runTo(node); }); },
             "node"_a)
-        .def("step_back", [](PyDebugger& d) { return d.resume([&] { return d.debugger().stepBack(); }); })
-        .def("step_back_into", [](PyDebugger& d) { return d.resume([&] { return d.debugger().stepBackInto(); }); })
-        .def("step_back_out", [](PyDebugger& d) { return d.resume([&] { return d.debugger().stepBackOut(); }); })
-        .def("reverse_cont", [](PyDebugger& d) { return d.resume([&] { return d.debugger().reverseContinue(); }); })
+        .def("step_back", [](PyDebugger& d) { return d.resumeSilently([&] { return d.debugger().stepBack(); }); })
+        .def("step_back_into",
+            [](PyDebugger& d) { return d.resumeSilently([&] { return d.debugger().stepBackInto(); }); })
+        .def(
+            "step_back_out", [](PyDebugger& d) { return d.resumeSilently([&] { return d.debugger().stepBackOut(); }); })
+        .def("reverse_cont",
+            [](PyDebugger& d) { return d.resumeSilently([&] { return d.debugger().reverseContinue(); }); })
         .def(
             "run_back_to",
             [](PyDebugger& d, const std::string& node) {
-                return d.resume([&] { return d.debugger().runBackTo(node); });
+                return d.resumeSilently([&] { return d.debugger().runBackTo(node); });
             },
             "node"_a)
         .def(
             "go_to",
-            [](PyDebugger& d, uint64_t step) { return d.resume([&] { return d.debugger().goToPosition(step); }); },
+            [](PyDebugger& d, uint64_t step) {
+                return d.resumeSilently([&] { return d.debugger().goToPosition(step); });
+            },
             "step"_a)
         .def("memory_report", &PyDebugger::memoryReport)
         .def("digests", &PyDebugger::digests)

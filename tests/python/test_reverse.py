@@ -234,3 +234,26 @@ def test_bad_memory_budget_raises_value_error(budget):
 def test_memory_budget_sizes(budget, expected):
     dbg = onnxscope.load(loop_model()).debug({"x": X, "n": N}, memory_budget=budget)
     assert dbg.memory_report["budget"] == expected
+
+
+def test_reverse_moves_call_no_hooks_and_leave_no_pause():
+    dbg = onnxscope.load(loop_model()).debug({"x": X, "n": N}, memory_budget=1)
+    seen = []
+    armed = [False]
+
+    def hook(event):
+        seen.append(event.node)
+        return armed[0]
+
+    dbg.add_hook(hook)
+    assert dbg.cont().finished
+    assert len(seen) == 18  # relu, 3 x 5 body nodes, the Loop, sum
+    armed[0] = True  # a hook called while replaying would ask to pause
+    for move in (dbg.step_back_into, lambda: dbg.run_back_to("mul_half"), lambda: dbg.go_to(5), dbg.reverse_cont,
+                 dbg.step_back_out):
+        move()
+    assert len(seen) == 18
+    armed[0] = False
+    p = dbg.cont()
+    assert p.finished and p.reason == "finished"
+    assert len(seen) == 36

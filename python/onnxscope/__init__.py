@@ -94,6 +94,7 @@ class Position:
     breakpoint: int  # id of the breakpoint that stopped, 0 if none
     depth: int  # frames on the stack
     finished: bool
+    step: int = 0  # session steps since the start: the position Debugger.go_to() takes
 
 
 @dataclass(frozen=True)
@@ -119,7 +120,8 @@ class Values(Mapping[ValueKey, Any]):
     """Values of a run, keyed by :class:`ValueKey` in execution order. A plain name looks the value up in the main
     graph (or, if it is only in subgraphs, its last occurrence); ``find(name)`` lists every occurrence."""
 
-    def __init__(self, items: Sequence[tuple]) -> None:
+    def __init__(self, items: Sequence[tuple], digests: Optional[dict] = None) -> None:
+        self._digests: dict = digests or {}
         self._items: dict[ValueKey, Any] = {}
         self._by_name: dict[str, ValueKey] = {}
         self._nodes: dict[ValueKey, str] = {}
@@ -165,8 +167,15 @@ class Values(Mapping[ValueKey, Any]):
         return self._nodes[self._key(key)]
 
     def dropped(self, key: Union[ValueKey, tuple, str]) -> bool:
-        """Whether the debugger dropped the value to stay under its memory budget (its value is then None)."""
+        """Whether the debugger dropped the value's data to stay under its memory budget. Reading it still gives the
+        data: the debugger rebuilt it by replay, bit-identical to the first time."""
         return self._key(key) in self._dropped
+
+    def digest(self, key: Union[ValueKey, tuple, str]) -> Optional[dict]:
+        """What the debugger recorded of a dropped value before dropping its data (None for a kept value): type,
+        shape, bytes, count, finite, nan, posinf, neginf, zeros, min, max, mean, std (over the finite elements, for
+        numeric tensors), sample (the first elements), histogram and histogram_range."""
+        return self._digests.get(self._key(key))
 
     def __repr__(self) -> str:
         return f"<onnxscope.Values: {len(self._items)} values>"
@@ -292,14 +301,19 @@ class Model:
                 return Values(records)
             return self._core.run(values, threads)
 
-    def debug(self, feeds: Optional[Feeds] = None, *, threads: int = 1, memory_budget: Optional[int] = None) -> "Debugger":
+    def debug(
+        self, feeds: Optional[Feeds] = None, *, threads: int = 1, memory_budget: Union[int, str, None] = None
+    ) -> "Debugger":
         """A :class:`Debugger` stopped before the first node, with these feeds bound.
 
-        memory_budget: bytes of recorded values the debugger keeps (default 4 GiB); older values beyond it are
-        dropped (and reported as dropped)."""
+        memory_budget: bytes of recorded values and checkpoints the debugger keeps, as an int or a string like the
+        CLI's ``--memory-budget`` (``"512M"``, ``"4G"``, ``"1048576"``; K, M, G, T, P are powers of 1024); None: a
+        quarter of the machine's memory. Beyond it the oldest values' data is dropped (their digests stay) and read
+        back by replay from a checkpoint, bit-identical. ValueError for a size that is not positive or not a size."""
+        budget = _parse_memory_budget(memory_budget)
         values = self._feeds(feeds)
         with self._input_errors():
-            return Debugger(self, values, threads, memory_budget)
+            return Debugger(self, values, threads, budget)
 
     @contextlib.contextmanager
     def _input_errors(self) -> Iterator[None]:
@@ -346,6 +360,39 @@ def load(model: Union[PathLike, bytes, Any], *, base_dir: Optional[PathLike] = N
 
 # ---- debugger ------------------------------------------------------------------------------------------------------
 
+_SIZE_UNITS = "KMGTP"
+
+
+def _parse_memory_budget(budget: Union[int, str, None]) -> int:
+    """Bytes (0: the engine's default) from an int or a size string as the CLI's --memory-budget takes it."""
+    if budget is None:
+        return 0
+    if isinstance(budget, bool):
+        raise ValueError(f"memory_budget expects a positive size such as 1048576, '512M' or '4G', got {budget!r}")
+    if isinstance(budget, int):
+        if budget <= 0:
+            raise ValueError(f"memory_budget expects a positive number of bytes, got {budget}")
+        return budget
+    if not isinstance(budget, str):
+        raise TypeError(f"memory_budget takes an int, a string such as '512M' or None, got {type(budget).__name__}")
+    text = budget.strip()
+    digits = len(text) - len(text.lstrip("0123456789"))
+    unit = text[digits:].upper()
+    if len(unit) > 1 and unit.endswith("B"):
+        unit = unit[:-1]
+    if len(unit) > 1 and unit.endswith("I"):
+        unit = unit[:-1]
+    shift = 0
+    if len(unit) == 1 and unit in _SIZE_UNITS:
+        shift = 10 * (1 + _SIZE_UNITS.index(unit))
+    elif unit not in ("", "B"):
+        digits = 0
+    value = int(text[:digits]) if 0 < digits <= 19 else 0
+    if value <= 0 or (value << shift) >= 2**64:
+        raise ValueError(f"memory_budget expects a positive size such as 1048576, '512M' or '4G', got {budget!r}")
+    return value << shift
+
+
 
 class Debugger:
     """Steps through a model. Created by :meth:`Model.debug`, stopped before the first node.
@@ -355,9 +402,9 @@ class Debugger:
     raised from the stepping method. The GIL is released while nodes run.
     """
 
-    def __init__(self, model: Model, feeds: dict, threads: int, memory_budget: Optional[int]) -> None:
+    def __init__(self, model: Model, feeds: dict, threads: int, memory_budget: int) -> None:
         self._model = model
-        self._core = _core.Debugger(model._core, feeds, threads, float(memory_budget or 0))
+        self._core = _core.Debugger(model._core, feeds, threads, float(memory_budget))
 
     @staticmethod
     def _position(d: dict) -> Position:
@@ -381,6 +428,7 @@ class Debugger:
             breakpoint=d["breakpoint"],
             depth=d["depth"],
             finished=d["finished"],
+            step=d["step"],
         )
 
     @property
@@ -412,6 +460,51 @@ class Debugger:
     def run_to(self, node: str) -> Position:
         """Runs until just before the node with this display name (in any frame), unless a breakpoint stops first."""
         return self._position(self._core.run_to(node))
+
+    # Reverse execution: each restores the nearest checkpoint before the target and replays forward to it without
+    # stopping (no breakpoints, no hooks), recording the values again. Positions count session steps since the start.
+
+    def step_back(self) -> Position:
+        """Back to where the previous step() stopped: a node with subgraphs is stepped back over whole."""
+        return self._position(self._core.step_back())
+
+    def step_back_into(self) -> Position:
+        """Back one position where any step could have stopped, entering subgraphs from their end (the reverse of
+        step_into())."""
+        return self._position(self._core.step_back_into())
+
+    def step_back_out(self) -> Position:
+        """Back to just before the node that runs the current frame (the reverse of step_out()); in the main graph,
+        to the start."""
+        return self._position(self._core.step_back_out())
+
+    def reverse_cont(self) -> Position:
+        """The reverse of cont(): back to the latest earlier position where cont() would have stopped on a breakpoint;
+        to the start if there is none."""
+        return self._position(self._core.reverse_cont())
+
+    def run_back_to(self, node: str) -> Position:
+        """Back to the latest earlier position just before the node with this display name; to the start if none."""
+        return self._position(self._core.run_back_to(node))
+
+    def go_to(self, step: int) -> Position:
+        """Goes to a position (a :attr:`Position.step`), earlier or later than the current one (later: runs forward
+        without stopping at breakpoints)."""
+        if step < 0:
+            raise ValueError(f"go_to expects a step >= 0, got {step}")
+        return self._position(self._core.go_to(int(step)))
+
+    @property
+    def memory_report(self) -> dict:
+        """What the memory budget cost the run so far: budget, kept_values, dropped_values, forgotten_values (dropped
+        so long ago that only their count is left), recorded_bytes, checkpoints, checkpoint_bytes, checkpoint_interval,
+        rematerializations, replayed_steps, rematerialization_seconds, and notice (set when the budget could not hold
+        even one node's values, which the run then kept anyway)."""
+        return dict(self._core.memory_report())
+
+    def digest(self, key: Union[ValueKey, tuple, str]) -> Optional[dict]:
+        """The digest the debugger kept of a dropped value (see :meth:`Values.digest`); None for a kept value."""
+        return self._values(materialize=False).digest(key)
 
     def restart(self) -> None:
         """Starts again with the same feeds; breakpoints and hooks stay."""
@@ -485,15 +578,22 @@ class Debugger:
     def values(self) -> Values:
         """Every value recorded so far, keyed by ``ValueKey(frame, name, iteration)``: read-only numpy arrays that
         share the engine's memory without a copy and stay valid after the debugger is gone; sequences as lists, maps
-        as dicts, an empty optional as None."""
-        return Values(self._core.values())
+        as dicts, an empty optional as None. Values dropped to stay under the memory budget are rebuilt by replay
+        (bit-identical, as few replays as possible) and are copies; :meth:`Values.dropped` tells which."""
+        return self._values()
+
+    def _values(self, materialize: bool = True) -> Values:
+        digests = {ValueKey(*k): d for k, d in self._core.digests()}
+        return Values(self._core.values(materialize), digests)
 
     def value(self, name: str) -> Any:
-        """The latest recorded value with this name (in any frame). KeyError if none."""
-        found = [v for k, v in Values(self._core.values()).find(name)]
-        if not found:
-            raise KeyError(name)
-        return found[-1]
+        """The latest recorded value with this name (in any frame), rebuilt if it was dropped. KeyError if none."""
+        records = self._core.values(False)
+        for index in range(len(records) - 1, -1, -1):
+            if records[index][1] == name:
+                value, dropped = records[index][5], records[index][6]
+                return self._core.materialize(index) if dropped else value
+        raise KeyError(name)
 
     @property
     def outputs(self) -> dict:

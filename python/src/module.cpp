@@ -20,9 +20,11 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <unordered_map>
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -507,6 +509,21 @@ public:
         return position();
     }
 
+    /// A reverse move or go_to: the debugger replays nodes without stopping, so hooks are not called and nothing asks
+    /// it to pause (a request would be left for the next move); Ctrl+C is raised once the move is done.
+    template <class Action> nb::dict resumeSilently(Action&& action)
+    {
+        m_silent = true;
+        try {
+            nb::dict position = resume(std::forward<Action>(action));
+            m_silent = false;
+            return position;
+        } catch (...) {
+            m_silent = false;
+            throw;
+        }
+    }
+
     nb::dict position() const
     {
         const StopInfo& stop = m_debugger->lastStop();
@@ -523,6 +540,111 @@ public:
         d["last_op_type"] = last ? nb::cast(last->opType) : nb::none();
         d["depth"] = m_debugger->session().depth();
         d["finished"] = m_debugger->finished();
+        d["step"] = m_debugger->position();
+        return d;
+    }
+
+    /// The recorded value at this index of values(), rebuilt if it was dropped (without the GIL).
+    nb::object materializeAt(size_t index)
+    {
+        const std::vector<RecordedValue>& records = m_debugger->values();
+        if (index >= records.size())
+            throw nb::index_error("no recorded value at this index");
+        Value value;
+        {
+            nb::gil_scoped_release release;
+            value = m_debugger->materialize(records[index]);
+        }
+        return valueToPython(value, false);
+    }
+
+    /// The recorded values (materialize: each dropped one rebuilt (bit-identical, by replay from a checkpoint, with as
+    /// few replays as possible and without the GIL): tuples as recordToPython's, the data always present.
+    nb::list values(bool materialize)
+    {
+        const std::vector<RecordedValue>& records = m_debugger->values();
+        std::vector<const RecordedValue*> dropped;
+        for (const RecordedValue& r : records)
+            if (r.dropped && materialize)
+                dropped.push_back(&r);
+        std::unordered_map<uint64_t, Value> rebuilt; // by ordinal
+        if (!dropped.empty()) {
+            nb::gil_scoped_release release;
+            m_debugger->materialize(
+                dropped, [&](const RecordedValue& r, const Value& value) { rebuilt.emplace(r.ordinal, value); });
+        }
+        nb::list list;
+        for (const RecordedValue& r : records) {
+            auto it = r.dropped ? rebuilt.find(r.ordinal) : rebuilt.end();
+            if (it == rebuilt.end()) {
+                list.append(recordToPython(r));
+                continue;
+            }
+            std::string node;
+            if (r.producer >= 0 && r.graph)
+                node = r.graph->node(r.producer).displayName();
+            list.append(nb::make_tuple(r.framePath.str(), r.name.str(), r.iteration, node, r.sequence,
+                valueToPython(it->second, false), true));
+        }
+        return list;
+    }
+
+    /// The digests of the values whose data was dropped (what the debugger kept of them): ((frame, name, iteration),
+    /// dict) pairs.
+    nb::list digests() const
+    {
+        nb::list list;
+        for (const RecordedValue& r : m_debugger->values()) {
+            if (!r.dropped || !r.summary.valid)
+                continue;
+            const ValueDigest& g = r.summary;
+            nb::dict d;
+            d["type"] = g.typeString();
+            d["shape"] = nb::cast(g.shape());
+            d["bytes"] = g.bytes;
+            if (g.stats) {
+                const TensorStats& t = *g.stats;
+                d["count"] = t.count;
+                d["finite"] = t.finite;
+                d["nan"] = t.nan;
+                d["posinf"] = t.posInf;
+                d["neginf"] = t.negInf;
+                d["zeros"] = t.zeros;
+                d["min"] = t.min;
+                d["max"] = t.max;
+                d["mean"] = t.mean;
+                d["std"] = t.std;
+            }
+            nb::list sample;
+            for (size_t i = 0; i < g.sampleSize; ++i)
+                sample.append(g.sample[i]);
+            d["sample"] = sample;
+            nb::list histogram;
+            for (int64_t count : g.histogram)
+                histogram.append(count);
+            d["histogram"] = histogram;
+            d["histogram_range"] = nb::make_tuple(g.histogramLo, g.histogramHi);
+            list.append(nb::make_tuple(nb::make_tuple(r.framePath.str(), r.name.str(), r.iteration), d));
+        }
+        return list;
+    }
+
+    nb::dict memoryReport() const
+    {
+        MemoryStats s = m_debugger->memoryStats();
+        nb::dict d;
+        d["budget"] = m_debugger->options().memoryBudget;
+        d["kept_values"] = s.keptValues;
+        d["dropped_values"] = s.droppedValues;
+        d["forgotten_values"] = m_debugger->forgottenValues();
+        d["recorded_bytes"] = s.recordedBytes;
+        d["checkpoints"] = s.checkpoints;
+        d["checkpoint_bytes"] = s.checkpointBytes;
+        d["checkpoint_interval"] = s.checkpointInterval;
+        d["rematerializations"] = s.rematerializations;
+        d["replayed_steps"] = s.replayedSteps;
+        d["rematerialization_seconds"] = std::chrono::duration<double>(s.rematerializationTime).count();
+        d["notice"] = m_debugger->budgetNotice();
         return d;
     }
 
@@ -616,6 +738,10 @@ private:
         m_lastNode = &event.node;
         if (!m_running)
             return;
+        if (m_silent) {
+            m_poll.interrupted();
+            return;
+        }
         if (!m_hooks.empty() && !m_pending.pending()) {
             nb::gil_scoped_acquire gil;
             try {
@@ -645,6 +771,7 @@ private:
     std::vector<nb::object> m_hooks;
     std::vector<std::shared_ptr<nb::object>> m_callables;
     bool m_running = false;
+    bool m_silent = false; // resumeSilently() is running
     const Node* m_lastNode = nullptr;
 };
 
@@ -1016,6 +1143,27 @@ NB_MODULE(_onnxscope, m)
             "run_to",
             [](PyDebugger& d, const std::string& node) { return d.resume([&] { return d.debugger().runTo(node); }); },
             "node"_a)
+        .def("step_back", [](PyDebugger& d) { return d.resumeSilently([&] { return d.debugger().stepBack(); }); })
+        .def("step_back_into",
+            [](PyDebugger& d) { return d.resumeSilently([&] { return d.debugger().stepBackInto(); }); })
+        .def(
+            "step_back_out", [](PyDebugger& d) { return d.resumeSilently([&] { return d.debugger().stepBackOut(); }); })
+        .def("reverse_cont",
+            [](PyDebugger& d) { return d.resumeSilently([&] { return d.debugger().reverseContinue(); }); })
+        .def(
+            "run_back_to",
+            [](PyDebugger& d, const std::string& node) {
+                return d.resumeSilently([&] { return d.debugger().runBackTo(node); });
+            },
+            "node"_a)
+        .def(
+            "go_to",
+            [](PyDebugger& d, uint64_t step) {
+                return d.resumeSilently([&] { return d.debugger().goToPosition(step); });
+            },
+            "step"_a)
+        .def("memory_report", &PyDebugger::memoryReport)
+        .def("digests", &PyDebugger::digests)
         .def("restart",
             [](PyDebugger& d) {
                 nb::gil_scoped_release release;
@@ -1036,13 +1184,8 @@ NB_MODULE(_onnxscope, m)
             })
         .def("add_hook", &PyDebugger::addHook)
         .def("clear_hooks", &PyDebugger::clearHooks)
-        .def("values",
-            [](PyDebugger& d) {
-                nb::list list;
-                for (const RecordedValue& r : d.debugger().values())
-                    list.append(recordToPython(r));
-                return list;
-            })
+        .def("values", &PyDebugger::values, "materialize"_a)
+        .def("materialize", &PyDebugger::materializeAt, "index"_a)
         .def("recorded_bytes", [](PyDebugger& d) { return d.debugger().recordedBytes(); })
         .def("outputs", [](PyDebugger& d) {
             nb::dict outputs;

@@ -301,6 +301,19 @@ bool Debugger::stoppable(uint64_t position) const
     return m.kind == Session::StepKind::NodeDone || m.kind == Session::StepKind::FrameEntered;
 }
 
+bool Debugger::stepStoppable(uint64_t position) const
+{
+    if (!stoppable(position))
+        return false;
+    // As stepping forward does, the reverse steps pass the positions before a Constant-only node
+    // (DebuggerOptions::stepConstants).
+    if (m_options.stepConstants || position >= m_stepLog.size())
+        return true;
+    const StepMark& next = m_stepLog[position];
+    return !(next.kind == Session::StepKind::NodeDone && next.node && std::string_view(next.node->opType) == "Constant"
+        && next.node->domain.empty() && next.node->subgraphs.empty());
+}
+
 size_t Debugger::depthAt(uint64_t position) const
 {
     return position == 0 ? 1 : m_stepLog.at(position - 1).depth;
@@ -828,7 +841,7 @@ StopInfo Debugger::stepBack()
     const size_t depth = std::max<size_t>(m_session.depth(), 1);
     uint64_t target = 0;
     for (uint64_t p = here; p-- > 0;)
-        if (stoppable(p) && depthAt(p) <= depth) {
+        if (stepStoppable(p) && depthAt(p) <= depth) {
             target = p;
             break;
         }
@@ -842,7 +855,7 @@ StopInfo Debugger::stepBackInto()
     check(m_session.state() != Session::State::Idle, "the debugger has not been started");
     uint64_t target = 0;
     for (uint64_t p = m_steps; p-- > 0;)
-        if (stoppable(p)) {
+        if (stepStoppable(p)) {
             target = p;
             break;
         }
@@ -858,7 +871,7 @@ StopInfo Debugger::stepBackOut()
     uint64_t target = 0;
     if (depth > 1)
         for (uint64_t p = m_steps; p-- > 0;)
-            if (stoppable(p) && depthAt(p) < depth) {
+            if (stepStoppable(p) && depthAt(p) < depth) {
                 target = p;
                 break;
             }

@@ -286,6 +286,7 @@ private:
     /// Uncounts the checkpoints from `first` on, keeps their vectors for later ones and removes them.
     void dropCheckpoints(size_t first);
     /// Whether a forward stop could be at this position (before a node, at the start, or at a frame entry).
+    bool stepStoppable(uint64_t position) const; // stoppable(), and not before a skipped Constant
     bool stoppable(uint64_t position) const;
     size_t depthAt(uint64_t position) const;
     /// Restores the nearest checkpoint at or before `position` and replays to it.

@@ -302,7 +302,9 @@ private slots:
 
     void debuggerStepsIntoEachLevel()
     {
-        Debugger dbg(std::make_shared<Program>(load(kNested)));
+        DebuggerOptions options;
+        options.stepConstants = true; // stop on inner's Constant too, to see the attribute it got by reference
+        Debugger dbg(std::make_shared<Program>(load(kNested)), options);
         dbg.start({ { "x", x6() } });
         const std::string outer = "main / function \"outer:v2\"";
         const std::string middle = outer + " / function \"middle:a\"";

@@ -706,9 +706,11 @@ def compare(
     feeds_b: Optional[Feeds] = None,
     names: Optional[Mapping[str, str]] = None,
     initializers: bool = True,
+    align: str = "auto",
     threads: int = 1,
 ) -> CompareReport:
-    """Runs model ``a`` and compares every value it produces with side ``b``, matched by frame path and name.
+    """Runs model ``a`` and compares every value it produces with side ``b``, matched by frame path and name, or,
+    for a second model whose names differ (fused, renamed, fp16, quantized), by shape and content.
 
     b: a second model (Model, path to an .onnx, bytes or ModelProto), run on the same feeds (cast to its declared
         floating-point input types, so an fp16 copy takes them; or ``feeds_b``); or reference values: a folder
@@ -716,9 +718,14 @@ def compare(
         "FRAME / NAME" inside subgraphs), or a dict {name or ValueKey: array}.
     rtol, atol: an element mismatches when ``|a - b| > atol + rtol * |b|``.
     names: side A name -> side B name for renamed values. initializers: also compare the weights.
+    align: how the values of two models pair, as ``onnxscope-cli compare --align``: "names", "content", or "auto"
+        (names when every name of A is in B, else names and then content; docs/compare-format.md). Reference values
+        always pair by name.
 
     Returns a :class:`CompareReport`; ``report.to_json()`` is the CLI's ``--json`` format.
     """
+    if align not in ("names", "content", "auto"):
+        raise ValueError(f"align must be 'names', 'content' or 'auto', got {align!r}")
     model_a = _as_model(a)
     values_a = model_a._feeds(feeds)
     name_map = dict(names or {})
@@ -746,6 +753,6 @@ def compare(
     values_b = model_b._feeds(feeds_b)
     with model_a._input_errors():
         data = _core.compare_models(
-            model_a._core, values_a, model_b._core, values_b, rtol, atol, initializers, name_map, threads
+            model_a._core, values_a, model_b._core, values_b, rtol, atol, initializers, name_map, align, threads
         )
     return CompareReport(data)

@@ -2,6 +2,7 @@
 // onnxscope._onnxscope: the engine for Python (nanobind). The typed, documented API is the pure-Python package
 // around it (python/onnxscope/); this layer converts values, releases the GIL while the engine runs, and turns
 // Ctrl+C and exceptions raised in Python callbacks into pauses of the engine.
+#include "engine/compare/comparison_json.h"
 #include "engine/compare/run_comparison.h"
 #include "engine/core/thread_pool.h"
 #include "engine/core/version.h"
@@ -795,117 +796,14 @@ nb::tuple runIntermediate(PyModel& pyModel, const std::map<std::string, Value>& 
 
 // ---- compare -----------------------------------------------------------------------------------------------------
 
-nb::object finiteOrNone(double v)
-{
-    return std::isfinite(v) ? nb::cast(v) : nb::none();
-}
-
-bool hasStats(const CompareRow& r)
-{
-    return r.status == CompareStatus::Match || r.status == CompareStatus::Mismatch;
-}
-
-nb::dict rowToPython(const CompareRow& r, size_t index)
-{
-    nb::dict j;
-    j["index"] = index;
-    j["status"] = std::string(compareStatusName(r.status));
-    j["origin"] = std::string(valueOriginName(r.origin));
-    j["name"] = r.name;
-    j["name_b"] = r.nameB;
-    j["frame"] = r.framePath;
-    j["iteration"] = r.iteration;
-    j["node"] = r.node;
-    j["op_type"] = r.opType;
-    j["sequence"] = r.sequence;
-    j["type_a"] = r.typeA.empty() ? nb::none() : nb::cast(r.typeA);
-    j["type_b"] = r.typeB.empty() ? nb::none() : nb::cast(r.typeB);
-    const bool stats = hasStats(r);
-    const bool numeric = stats && r.stats.numeric;
-    j["elements"] = stats ? nb::cast(r.stats.elements) : nb::none();
-    j["mismatches"] = stats ? nb::cast(r.stats.mismatches) : nb::none();
-    j["max_abs_error"] = numeric ? finiteOrNone(r.stats.maxAbsError) : nb::none();
-    j["max_rel_error"] = numeric ? finiteOrNone(r.stats.maxRelError) : nb::none();
-    j["mean_abs_error"] = numeric ? finiteOrNone(r.stats.meanAbsError) : nb::none();
-    j["cosine"] = numeric ? finiteOrNone(r.stats.cosine) : nb::none();
-    j["tolerance_ratio"] = numeric ? finiteOrNone(r.stats.toleranceRatio) : nb::none();
-    j["nan_a"] = numeric ? nb::cast(r.stats.nanA) : nb::none();
-    j["nan_b"] = numeric ? nb::cast(r.stats.nanB) : nb::none();
-    j["inf_a"] = numeric ? nb::cast(r.stats.infA) : nb::none();
-    j["inf_b"] = numeric ? nb::cast(r.stats.infB) : nb::none();
-    j["nonfinite_mismatches"] = numeric ? nb::cast(r.stats.nonFiniteMismatches) : nb::none();
-    j["worst_index"] = stats && r.stats.worstIndex >= 0 ? nb::cast(r.stats.worstIndex) : nb::none();
-    j["note"] = r.note;
-    return j;
-}
-
-nb::dict nodeToPython(const NodeCompare& n, size_t index)
-{
-    nb::dict j;
-    j["index"] = index;
-    j["sequence"] = n.sequence;
-    j["frame"] = n.framePath;
-    j["iteration"] = n.iteration;
-    j["node"] = n.node;
-    j["op_type"] = n.opType;
-    j["status"] = std::string(compareStatusName(n.status));
-    const bool compared = n.status == CompareStatus::Match || n.status == CompareStatus::Mismatch;
-    j["max_abs_error"] = compared ? finiteOrNone(n.maxAbsError) : nb::none();
-    j["max_rel_error"] = compared ? finiteOrNone(n.maxRelError) : nb::none();
-    j["cosine"] = compared ? finiteOrNone(n.minCosine) : nb::none();
-    j["tolerance_ratio"] = compared ? finiteOrNone(n.toleranceRatio) : nb::none();
-    j["root"] = n.root;
-    j["values"] = nb::cast(n.rows);
-    return j;
-}
-
-/// The comparison in the CLI's JSON format (docs/compare-format.md), as Python objects.
+/// The comparison in the CLI's JSON format (docs/compare-format.md), as Python objects: the engine writes the
+/// document, so the two never drift apart.
 nb::dict resultToPython(const ComparisonResult& res, const std::string& sideBKind)
 {
-    nb::dict j;
-    j["format"] = "onnxscope-compare";
-    j["version"] = 1;
-    j["side_a"] = res.sideA;
-    j["side_b"] = res.sideB;
-    j["side_b_kind"] = sideBKind;
-    j["rtol"] = res.tolerance.rtol;
-    j["atol"] = res.tolerance.atol;
-    nb::dict summary;
-    for (auto s : { CompareStatus::Match, CompareStatus::Mismatch, CompareStatus::ShapeMismatch,
-             CompareStatus::KindMismatch, CompareStatus::OnlyA, CompareStatus::OnlyB, CompareStatus::Skipped })
-        summary[std::string(compareStatusName(s)).c_str()] = res.count(s);
-    summary["values"] = res.rows.size();
-    summary["nodes"] = res.nodes.size();
-    summary["all_match"] = res.allMatch();
-    summary["diverged"] = res.hasDivergence();
-    summary["peak_held_bytes"] = res.peakHeldBytes;
-    j["summary"] = summary;
-    j["error_a"] = res.errorA.empty() ? nb::none() : nb::cast(res.errorA);
-    j["error_b"] = res.errorB.empty() ? nb::none() : nb::cast(res.errorB);
-    if (res.firstDivergence) {
-        const NodeCompare& n = res.nodes[*res.firstDivergence];
-        nb::dict f = nodeToPython(n, *res.firstDivergence);
-        nb::list outs;
-        for (size_t r : n.rows)
-            outs.append(res.rows[r].name);
-        f["outputs"] = outs;
-        j["first_divergence"] = f;
-    } else {
-        j["first_divergence"] = nb::none();
-    }
-    j["differing_sources"] = nb::cast(res.differingSources);
-    nb::list values;
-    for (size_t i = 0; i < res.rows.size(); ++i)
-        values.append(rowToPython(res.rows[i], i));
-    j["values"] = values;
-    nb::list nodes;
-    for (size_t i = 0; i < res.nodes.size(); ++i)
-        nodes.append(nodeToPython(res.nodes[i], i));
-    j["nodes"] = nodes;
-    return j;
+    const std::string text = comparisonJson(res, sideBKind, -1);
+    return nb::cast<nb::dict>(nb::module_::import_("json").attr("loads")(nb::str(text.c_str(), text.size())));
 }
 
-/// Runs a comparison without the GIL, polling Ctrl+C through the progress callback.
 template <class Compare> ComparisonResult runCompare(CompareOptions& options, Compare&& compare)
 {
     PendingError pending;
@@ -932,12 +830,17 @@ void checkFeeds(const std::shared_ptr<const Program>& program, const std::map<st
     startWithInputs([&] { session.start(feeds); });
 }
 
-CompareOptions compareOptions(
-    double rtol, double atol, bool initializers, const std::map<std::string, std::string>& names)
+CompareOptions compareOptions(double rtol, double atol, bool initializers,
+    const std::map<std::string, std::string>& names, const std::string& align)
 {
     if (!(rtol >= 0) || !(atol >= 0))
         throw nb::value_error("rtol and atol must be non-negative");
     CompareOptions options;
+    try {
+        options.align = parseAlignMode(align);
+    } catch (const Error& e) {
+        throw nb::value_error(e.what());
+    }
     options.tolerance = { rtol, atol };
     options.compareInitializers = initializers;
     options.nameMap = names;
@@ -946,13 +849,13 @@ CompareOptions compareOptions(
 
 nb::dict compareModels(PyModel& a, const std::map<std::string, Value>& feedsA, PyModel& b,
     const std::map<std::string, Value>& feedsB, double rtol, double atol, bool initializers,
-    const std::map<std::string, std::string>& names, int threads)
+    const std::map<std::string, std::string>& names, const std::string& align, int threads)
 {
     RunSide sideA { a.program(), feedsA, a.model().displayName() };
     RunSide sideB { b.program(), feedsB, b.model().displayName() };
     checkFeeds(sideA.program, feedsA);
     checkFeeds(sideB.program, feedsB);
-    CompareOptions options = compareOptions(rtol, atol, initializers, names);
+    CompareOptions options = compareOptions(rtol, atol, initializers, names, align);
     auto pool = makePool(threads);
     options.sessionOptions.threadPool = pool.get();
     ComparisonResult res = runCompare(options, [&] { return compareRuns(sideA, sideB, options); });
@@ -977,7 +880,7 @@ nb::dict compareReference(PyModel& a, const std::map<std::string, Value>& feeds,
             list.push_back({ { frame, name }, value });
         reference = ReferenceValues::fromValues(std::move(list));
     }
-    CompareOptions options = compareOptions(rtol, atol, initializers, names);
+    CompareOptions options = compareOptions(rtol, atol, initializers, names, "names");
     auto pool = makePool(threads);
     options.sessionOptions.threadPool = pool.get();
     ComparisonResult res = runCompare(options, [&] { return compareWithReference(sideA, reference, options); });
@@ -1199,7 +1102,7 @@ NB_MODULE(_onnxscope, m)
         });
 
     m.def("compare_models", &compareModels, "a"_a, "feeds_a"_a, "b"_a, "feeds_b"_a, "rtol"_a, "atol"_a,
-        "initializers"_a, "names"_a, "threads"_a);
+        "initializers"_a, "names"_a, "align"_a, "threads"_a);
     m.def("compare_reference", &compareReference, "a"_a, "feeds"_a, "path"_a, "values"_a, "rtol"_a, "atol"_a,
         "initializers"_a, "names"_a, "threads"_a);
 }

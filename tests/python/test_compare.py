@@ -91,3 +91,64 @@ def test_fp16_example_script(tmp_path):
                          capture_output=True, text=True, check=True)
     assert "first divergence: node 'dense1/MatMul' (MatMul)" in run.stdout, run.stdout
     assert json.loads(out.read_text())["first_divergence"]["node"] == "dense1/MatMul"
+
+
+def _renamed(model):
+    """The same graph with every intermediate value renamed (graph inputs, outputs and weights keep their names)."""
+    import onnx
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    g = m.graph
+    keep = {v.name for v in g.input} | {v.name for v in g.output} | {t.name for t in g.initializer}
+    new = {}
+    for node in g.node:
+        node.name = "renamed_" + node.name
+        for i, o in enumerate(node.output):
+            if o and o not in keep:
+                new[o] = node.output[i] = "t%d" % len(new)
+        for i, x in enumerate(node.input):
+            node.input[i] = new.get(x, x)
+    del g.value_info[:]
+    return m
+
+
+def test_align_pairs_renamed_values_by_content(tmp_path):
+    a, b = tmp_path / "mlp.onnx", tmp_path / "renamed.onnx"
+    a.write_bytes(mlp_model(np.float32).SerializeToString())
+    b.write_bytes(_renamed(mlp_model(np.float32)).SerializeToString())
+    x = np.random.default_rng(7).standard_normal((4, 16)).astype(np.float32)
+    intermediates = [r["name"] for r in onnxscope.compare(str(a), str(a), {"x": x}).values
+                     if r["origin"] == "node_output" and r["name"] != "probs"]
+    assert intermediates, "the MLP has intermediate values"
+    # By name, the renamed intermediates have no counterpart.
+    by_name = onnxscope.compare(str(a), str(b), {"x": x}, align="names")
+    only_a = {r["name"] for r in by_name.values if r["status"] == "only_a"}
+    assert set(intermediates) <= only_a
+    # By content, each pairs with its renamed twin (same producer, "renamed_" + name) and matches.
+    for mode in ("content", "auto"):
+        report = onnxscope.compare(str(a), str(b), {"x": x}, align=mode)
+        assert report.all_match and not report.diverged, mode
+        rows = {r["name"]: r for r in report.values}
+        for name in intermediates:
+            row = rows[name]
+            assert row["status"] == "match" and row["paired_by"] == "content", (mode, row)
+            assert row["node_b"] == "renamed_" + row["node"], (mode, row)
+    with pytest.raises(ValueError):
+        onnxscope.compare(str(a), str(b), {"x": x}, align="shape")
+
+
+@pytest.mark.skipif(not CLI, reason="ONNXSCOPE_CLI is not set")
+def test_aligned_to_json_is_the_cli_format(tmp_path):
+    a, b = tmp_path / "mlp.onnx", tmp_path / "renamed.onnx"
+    a.write_bytes(mlp_model(np.float32).SerializeToString())
+    b.write_bytes(_renamed(mlp_model(np.float32)).SerializeToString())
+    x = np.random.default_rng(8).standard_normal((4, 16)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    out = tmp_path / "cli.json"
+    subprocess.run([CLI, "compare", str(a), str(b), "-i", f"x={tmp_path / 'x.npy'}", "--align", "content",
+                    "--json", str(out)], stdout=subprocess.DEVNULL, check=False)
+    cli = json.loads(out.read_text())
+    ours = json.loads(onnxscope.compare(str(a), str(b), {"x": x}, align="content").to_json())
+    for side in ("side_a", "side_b"):
+        cli.pop(side), ours.pop(side)
+    assert ours == cli

@@ -2,6 +2,8 @@
 // `onnxscope-cli run --debug-run --memory-budget SIZE --inspect NAME`: the lines printed for each value are the same at
 // any budget, what was dropped and recomputed goes to --timings, the budget shows in the peak RSS, and a budget below
 // one node's needs is said once. The model is PaddleOCR's detector from npm; the unlimited run is the truth.
+#include "engine/core/sanitizer.h"
+
 #include <QDir>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -150,8 +152,11 @@ private slots:
         qInfo("peak RSS: plain %.0f MiB, 4 MiB budget %.0f MiB, unlimited %.0f MiB", plainKib / 1024, tinyKib / 1024,
             fullKib / 1024);
         QVERIFY(plainKib > 0 && tinyKib > 0);
-        QVERIFY2(tinyKib <= plainKib + 4 * 1024 + 200 * 1024, qPrintable(QString::number(tinyKib)));
-        QVERIFY2(fullKib > tinyKib + 400 * 1024, qPrintable(QString::number(fullKib)));
+        // Under AddressSanitizer freed memory stays resident in its quarantine, so RSS says nothing of the budget.
+        if (!ONNXSCOPE_ASAN) {
+            QVERIFY2(tinyKib <= plainKib + 4 * 1024 + 200 * 1024, qPrintable(QString::number(tinyKib)));
+            QVERIFY2(fullKib > tinyKib + 400 * 1024, qPrintable(QString::number(fullKib)));
+        }
     }
 
     void spillsEveryValueWithinTheBudget()
@@ -187,7 +192,8 @@ private slots:
         const double peakKib = readJson(timings)["peak_rss_kib"].toDouble();
         qInfo("spilled %lld MiB at a peak RSS of %.0f MiB (plain run %.0f MiB)", bytes >> 20, peakKib / 1024,
             plainPeakKib() / 1024);
-        QVERIFY2(peakKib <= plainPeakKib() + 16 * 1024 + 200 * 1024, qPrintable(QString::number(peakKib)));
+        if (!ONNXSCOPE_ASAN) // ASan's quarantine keeps freed memory resident
+            QVERIFY2(peakKib <= plainPeakKib() + 16 * 1024 + 200 * 1024, qPrintable(QString::number(peakKib)));
         QVERIFY(readJson(timings)["dropped_values"].toInt() > 600);
     }
 

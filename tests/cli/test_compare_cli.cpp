@@ -3,6 +3,8 @@
 // fp16 conversion of a small CNN, reference folders written by run --dump-all (also inside a Loop with an If), .npz
 // references, exit codes, and the --json / --node-data files checked by an independent Python validator against
 // docs/compare-format.md. Models and the fp16 conversion are made with /usr/bin/python3 + onnx + numpy.
+#include "tests/common/run_process.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -12,25 +14,11 @@
 
 namespace {
 
-struct Result {
-    int code = -1;
-    QString out, err;
-};
+using Result = onnxscope::testing::ProcessResult;
 
 Result run(const QString& program, const QStringList& args)
 {
-    QProcess p;
-    p.start(program, args);
-    Result r;
-    if (!p.waitForFinished(180000)) {
-        p.kill();
-        r.err = "timed out";
-        return r;
-    }
-    r.out = QString::fromUtf8(p.readAllStandardOutput());
-    r.err = QString::fromUtf8(p.readAllStandardError());
-    r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2; // -2: crashed
-    return r;
+    return onnxscope::testing::runProcess(program, args, 180000);
 }
 
 Result cli(const QStringList& args)

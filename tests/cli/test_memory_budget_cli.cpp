@@ -3,6 +3,7 @@
 // any budget, what was dropped and recomputed goes to --timings, the budget shows in the peak RSS, and a budget below
 // one node's needs is said once. The model is PaddleOCR's detector from npm; the unlimited run is the truth.
 #include "engine/core/sanitizer.h"
+#include "tests/common/run_process.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -15,25 +16,11 @@
 
 namespace {
 
-struct Result {
-    int code = -1;
-    QString out, err;
-};
+using Result = onnxscope::testing::ProcessResult;
 
 Result cli(const QStringList& args)
 {
-    QProcess p;
-    p.start(ONNXSCOPE_CLI, args);
-    Result r;
-    if (!p.waitForFinished(600000)) {
-        p.kill();
-        r.err = "timed out";
-        return r;
-    }
-    r.out = QString::fromUtf8(p.readAllStandardOutput());
-    r.err = QString::fromUtf8(p.readAllStandardError());
-    r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
-    return r;
+    return onnxscope::testing::runProcess(ONNXSCOPE_CLI, args, 600000);
 }
 
 QString describe(const Result& r)

@@ -42,6 +42,9 @@ import onnx
 import onnxruntime as ort
 from onnx import numpy_helper
 
+sys.dont_write_bytecode = True  # no __pycache__ in the checkout for the import below
+from align_test import expose_all  # noqa: E402  (beside this script)
+
 RTOL, ATOL = 1e-4, 1e-5
 MODELS = Path(__file__).resolve().parents[2] / "contrib" / "real" / "models"
 FAILURES = []
@@ -52,19 +55,6 @@ def check(cond, message):
     if not cond:
         FAILURES.append(message)
         print("FAIL:", message)
-
-
-def expose_all(model):
-    """A copy whose every node output is a graph output too (types left to onnxruntime)."""
-    m = onnx.ModelProto()
-    m.CopyFrom(model)
-    have = {o.name for o in m.graph.output}
-    for n in m.graph.node:
-        for o in n.output:
-            if o and o not in have:
-                m.graph.output.append(onnx.ValueInfoProto(name=o))
-                have.add(o)
-    return m
 
 
 def ort_values(model, feeds):

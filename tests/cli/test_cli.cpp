@@ -2,49 +2,27 @@
 // The real onnxscope-cli binary, run through QProcess: exit codes, info, run (manifest, dumps, trace, NaN and condition
 // stops, repeat, random inputs), ops. Models are built with /usr/bin/python3 + onnx; numpy is the independent truth.
 #include "engine/core/sanitizer.h"
+#include "tests/common/run_process.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 
 namespace {
 
-struct Result {
-    int code = -1;
-    QString out, err;
-};
+using Result = onnxscope::testing::ProcessResult;
 
 Result cli(const QStringList& args)
 {
-    QProcess p;
-    p.start(ONNXSCOPE_CLI, args);
-    Result r;
-    if (!p.waitForFinished(120000)) {
-        p.kill();
-        r.err = "timed out";
-        return r;
-    }
-    r.out = QString::fromUtf8(p.readAllStandardOutput());
-    r.err = QString::fromUtf8(p.readAllStandardError());
-    r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2; // -2: crashed
-    return r;
+    return onnxscope::testing::runProcess(ONNXSCOPE_CLI, args, 120000);
 }
 
 Result python(const QString& script, const QStringList& args)
 {
-    QProcess p;
-    p.start("/usr/bin/python3", QStringList { "-c", script } + args);
-    Result r;
-    if (!p.waitForFinished(120000))
-        return r;
-    r.out = QString::fromUtf8(p.readAllStandardOutput());
-    r.err = QString::fromUtf8(p.readAllStandardError());
-    r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
-    return r;
+    return onnxscope::testing::runProcess("/usr/bin/python3", QStringList { "-c", script } + args, 120000);
 }
 
 QString describe(const Result& r)

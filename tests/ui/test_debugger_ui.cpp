@@ -36,6 +36,7 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
@@ -1176,6 +1177,124 @@ agraph (bool c, float[2] x) => (float[2] out) {
         QCOMPARE(controller()->state(), DebuggerState::Ready);
         QVERIFY(!m_ui->stepBackAction()->isEnabled());
         QVERIFY(!m_ui->reverseContinueAction()->isEnabled());
+    }
+
+    void inspectorFollowsStepBack()
+    {
+        openText(kChain, QStringLiteral("inspector_back.onnx"));
+        typeChainInputs();
+        QVERIFY(act(m_ui->stepOverAction())); // before Add_0
+        QVERIFY(act(m_ui->stepOverAction())); // a = x + y = [2, 3, 4]
+        QVERIFY(act(m_ui->stepOverAction())); // b = a * x = [2, 6, 12]
+        QVERIFY(m_ui->inspector()->title().startsWith(QStringLiteral("b")));
+        QCOMPARE(floats(Value(m_ui->inspector()->tensor())), (std::vector<float> { 2, 6, 12 }));
+
+        // Back before Mul_1: the inspector shows what the position has, a (made again by the replay).
+        QVERIFY(act(m_ui->stepBackAction()));
+        QCOMPARE(nextNodeName(), std::string("Mul_1"));
+        QVERIFY2(m_ui->inspector()->title().startsWith(QStringLiteral("a")), qPrintable(m_ui->inspector()->title()));
+        QCOMPARE(floats(Value(m_ui->inspector()->tensor())), (std::vector<float> { 2, 3, 4 }));
+
+        // Back to the start, where no node has run: a is not made yet, and the inspector does not show it.
+        QVERIFY(act(m_ui->stepBackAction()));
+        QCOMPARE(nextNodeName(), std::string("Add_0"));
+        QVERIFY2(!m_ui->inspector()->tensor().defined(), qPrintable(m_ui->inspector()->title()));
+        QVERIFY2(m_ui->statusLabel()->text().contains(QStringLiteral("a is not produced yet")),
+            qPrintable(m_ui->statusLabel()->text()));
+
+        // Forward again: the same value.
+        QVERIFY(act(m_ui->stepOverAction()));
+        QVERIFY(m_ui->inspector()->title().startsWith(QStringLiteral("a")));
+        QCOMPARE(floats(Value(m_ui->inspector()->tensor())), (std::vector<float> { 2, 3, 4 }));
+
+        // The inspected value is followed by identity, not by name: x, an input, stays shown at every position.
+        int xIndex = -1;
+        for (size_t i = 0; i < controller()->snapshot()->values.size(); ++i)
+            if (controller()->snapshot()->values[i].record.name == "x")
+                xIndex = static_cast<int>(i);
+        QVERIFY(xIndex >= 0);
+        m_ui->inspectValue(xIndex);
+        QVERIFY(m_ui->inspector()->title().startsWith(QStringLiteral("x")));
+        QVERIFY(act(m_ui->stepBackAction()));
+        QVERIFY2(m_ui->inspector()->title().startsWith(QStringLiteral("x")), qPrintable(m_ui->inspector()->title()));
+        QCOMPARE(floats(Value(m_ui->inspector()->tensor())), (std::vector<float> { 1, 2, 3 }));
+        m_ui->stopAction()->trigger();
+    }
+
+    /// Answers the next QInputDialog with `text` (accepted), once it is open.
+    void answerInputDialog(const QString& text)
+    {
+        QTimer::singleShot(0, this, [text] {
+            QTRY_VERIFY(QApplication::activeModalWidget() != nullptr);
+            auto* dialog = qobject_cast<QInputDialog*>(QApplication::activeModalWidget());
+            QVERIFY(dialog);
+            dialog->setTextValue(text);
+            dialog->accept();
+        });
+    }
+
+    void memoryBudgetIsASettingAppliedToTheNextRun()
+    {
+        const auto restoreDefault = qScopeGuard([this] {
+            if (m_ui)
+                m_ui->setMemoryBudget(0);
+        });
+        QVERIFY(m_ui->debugMenu()->actions().contains(m_ui->memoryBudgetAction()));
+        QCOMPARE(m_ui->memoryBudget(), uint64_t(defaultMemoryBudget()));
+        QVERIFY2(
+            m_ui->memoryLabel()->text().contains(QStringLiteral("(default)")), qPrintable(m_ui->memoryLabel()->text()));
+
+        // Through the dialog: not a size keeps it open and says so; then 64 bytes, far below kChain's values.
+        QTimer::singleShot(0, this, [] {
+            QTRY_VERIFY(QApplication::activeModalWidget() != nullptr);
+            auto* dialog = qobject_cast<QInputDialog*>(QApplication::activeModalWidget());
+            QVERIFY(dialog);
+            dialog->setTextValue(QStringLiteral("lots"));
+            dialog->accept();
+            QTimer::singleShot(0, dialog, [dialog] {
+                QTRY_VERIFY(dialog->isVisible());
+                QVERIFY(dialog->labelText().contains(QStringLiteral("is not a size")));
+                dialog->setTextValue(QStringLiteral("64 B"));
+                dialog->accept();
+            });
+        });
+        m_ui->memoryBudgetAction()->trigger();
+        QCOMPARE(m_ui->memoryBudget(), uint64_t(64));
+        QCOMPARE(QSettings().value(QStringLiteral("debugger/memoryBudget")).toULongLong(), qulonglong(64));
+        QCOMPARE(m_ui->memoryLabel()->text(), QStringLiteral("Memory budget 64 B"));
+
+        // Remembered: a new window starts with it.
+        cleanup();
+        init();
+        QCOMPARE(m_ui->memoryBudget(), uint64_t(64));
+        QCOMPARE(controller()->options().memoryBudget, size_t(64));
+
+        // The run keeps what fits: values are dropped (their statistics stay), the status bar says how many.
+        openText(kChain, QStringLiteral("budget.onnx"));
+        typeChainInputs();
+        QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(controller()->state(), DebuggerState::Finished);
+        size_t dropped = 0;
+        for (const auto& v : controller()->snapshot()->values)
+            dropped += v.record.dropped;
+        QVERIFY(dropped > 0);
+        QVERIFY2(m_ui->memoryLabel()->text().contains(QStringLiteral("%1 dropped").arg(dropped)),
+            qPrintable(m_ui->memoryLabel()->text()));
+        QCOMPARE(floats(controller()->snapshot()->outputs.at("out")), (std::vector<float> { 1, 5, 11 }));
+
+        // 1.5G in the dialog; then empty, the default again, and nothing remembered.
+        answerInputDialog(QStringLiteral("1.5G"));
+        m_ui->memoryBudgetAction()->trigger();
+        QCOMPARE(m_ui->memoryBudget(), uint64_t(3) << 29);
+        answerInputDialog(QString());
+        m_ui->memoryBudgetAction()->trigger();
+        QCOMPARE(m_ui->memoryBudget(), uint64_t(defaultMemoryBudget()));
+        QVERIFY(!QSettings().contains(QStringLiteral("debugger/memoryBudget")));
+        // A new run with the default budget drops nothing.
+        QVERIFY(act(m_ui->restartAction()));
+        QTRY_COMPARE(controller()->state(), DebuggerState::Finished);
+        for (const auto& v : controller()->snapshot()->values)
+            QVERIFY(!v.record.dropped);
     }
 
     void reverseContinueGoesBackToEarlierBreakpointHits()

@@ -91,6 +91,15 @@ public:
     QMenu* threadsMenu() const { return m_actions->threadsMenu(); }
     /// Threads for the kernels of the next run (as Debug › Threads); remembered in QSettings "debugger/threads".
     void setThreads(int threads) { m_actions->setThreads(threads); }
+    /// The memory budget of the next debug runs in bytes, 0 for the default (a quarter of the RAM); remembered in
+    /// QSettings "debugger/memoryBudget" and shown in the status bar. Debug › Memory Budget… asks for it.
+    void setMemoryBudget(uint64_t bytes);
+    /// The budget the next run gets, in bytes (the default resolved).
+    uint64_t memoryBudget() const;
+    QAction* memoryBudgetAction() const { return m_memoryBudgetAction; }
+    /// The status bar's memory text: the budget, and what the shown run keeps of it.
+    QLabel* memoryLabel() const { return m_memoryLabel; }
+    void showMemoryBudgetDialog();
     /// Debug › Compare… and its views.
     CompareUi* compare() const { return m_compare; }
 
@@ -134,6 +143,9 @@ private:
     const RecordedValue* recordedValue(int valueIndex) const;
     /// Inspects a value and shows it in the graph (its edge, or its producer).
     void goToValue(int valueIndex);
+    /// After a stop that showed no new value: shows the inspected value as made at this position (after a reverse move,
+    /// the same value made again), or clears the inspector and says it is not produced yet.
+    void followInspectedValue(const DebugSnapshot& snapshot);
     void onGraphValueSelected(const Graph* graph, ValueId value);
     void updateRetention();
     void showExportDialog(const QString& format);
@@ -168,9 +180,20 @@ private:
     int m_quietFailures = 0;
     QList<QAction*> m_exportActions;
     QAction* m_stepConstants = nullptr;
+    QAction* m_memoryBudgetAction = nullptr;
+    QLabel* m_memoryLabel = nullptr;
+    uint64_t m_memoryBudgetSet = 0; // 0: the default
+    void updateMemoryLabel();
 
     bool m_colourByTime = false;
     bool m_inspectorShowsRunValue = false; // the tensor inspector shows a value of the current run (inspectValue)
+    struct InspectedValue {
+        const Graph* graph = nullptr;
+        std::string name;
+        uint64_t ordinal = 0;
+    };
+    InspectedValue m_inspected; // what inspectValue() showed last
+    uint64_t m_inspectedStop = 0; // counts inspectValue() calls that showed a value
     bool m_autoYieldDialog = true;
     DebugSnapshotPtr m_shown; // what the graph decorations show
 };

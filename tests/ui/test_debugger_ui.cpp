@@ -1297,6 +1297,106 @@ agraph (bool c, float[2] x) => (float[2] out) {
             QVERIFY(!v.record.dropped);
     }
 
+    void exportAllWritesEveryValueRebuildingTheDropped()
+    {
+        const auto restoreDefault = qScopeGuard([this] { m_ui->setMemoryBudget(0); });
+        m_ui->setMemoryBudget(64); // far below the values: nearly all are dropped as the run goes
+        openText(kLoopWithIf, QStringLiteral("export_all.onnx"));
+        m_ui->inputs()->setTypedText(QStringLiteral("x"), QStringLiteral("2 3"));
+        QVERIFY(!m_ui->exportAllAction()->isEnabled());
+        QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(controller()->state(), DebuggerState::Finished);
+        int dropped = 0;
+        for (const auto& v : controller()->snapshot()->values)
+            dropped += v.record.dropped;
+        QVERIFY(dropped > 10);
+        QVERIFY(m_ui->exportAllAction()->isEnabled());
+
+        const QString folder = m_work.filePath(QStringLiteral("export_all"));
+        QSignalSpy finished(m_ui, &DebuggerUi::exportFinished);
+        QVERIFY(m_ui->exportAllValues(folder));
+        QVERIFY(!m_ui->exportAllAction()->isEnabled()); // one export at a time
+        QVERIFY(!m_ui->stepBackAction()->isEnabled() || !controller()->stepBack()); // no command while it writes
+        QVERIFY(finished.wait(20000));
+        QCOMPARE(finished.first().first().toBool(), true);
+        QVERIFY2(m_ui->lastExportMessage().contains(QStringLiteral("values written")),
+            qPrintable(m_ui->lastExportMessage()));
+        QVERIFY(m_ui->exportAllAction()->isEnabled());
+        // numpy computes every value from x; the manifest is run --dump-all's.
+        const QString result = runPython(QStringLiteral(R"(
+import json, os, re, numpy as np
+d = '%1'
+x = np.array([2, 3], np.float32)
+acc, want = x, {}
+for i in range(3):
+    new = acc * x if i == 0 else acc + x
+    want.update({('e' if i == 0 else 't', i): new, ('acc_out', i): new, ('s', i): new,
+                 ('c_out', i): np.array(True), ('zero', i): np.array(0), ('later', i): np.array(i > 0)})
+    acc = new
+want.update({('out', -1): acc, ('trace', -1): np.stack([x * x, x * x + x, x * x + 2 * x]),
+             ('trip', -1): np.array(3), ('cond', -1): np.array(True)})
+m = json.load(open(os.path.join(d, 'manifest.json')))['tensors']
+got = {}
+for t in m:
+    it = re.search(r'iteration (\d+)', t['frame'])
+    key = (t['name'], int(it.group(1)) if it else -1)
+    assert key not in got, key
+    got[key] = np.load(os.path.join(d, t['file']))
+    assert list(got[key].shape) == t['shape'], t
+    assert t['kind'] == ('output' if t['name'] in ('out', 'trace') else 'intermediate'), t
+assert sorted(got) == sorted(want), sorted(set(got) ^ set(want))
+for k, v in want.items():
+    assert np.array_equal(got[k], v), (k, got[k], v)
+print('ok')
+)")
+                                             .arg(folder));
+        QCOMPARE(result, QStringLiteral("ok"));
+
+        // A folder that cannot be made: a dialog names it, and nothing is written.
+        const int problems = m_ui->problemCount();
+        QVERIFY(m_ui->exportAllValues(QStringLiteral("/dev/null/values")));
+        QVERIFY(finished.wait(20000));
+        QCOMPARE(finished.last().first().toBool(), false);
+        QCOMPARE(m_ui->problemCount(), problems + 1);
+        QVERIFY2(m_ui->lastProblem().startsWith(QStringLiteral("Export failed"))
+                && m_ui->lastProblem().contains(QStringLiteral("/dev/null/values")),
+            qPrintable(m_ui->lastProblem()));
+        // The run is still there to step back in.
+        QVERIFY(act(m_ui->stepBackAction()));
+        QCOMPARE(controller()->state(), DebuggerState::Paused);
+    }
+
+    void exportAllCancelledLeavesNoManifest()
+    {
+        const auto restoreDefault = qScopeGuard([this] { m_ui->setMemoryBudget(0); });
+        m_ui->setMemoryBudget(64);
+        // 4000 iterations: 8000 body values to write, dropped as the run went.
+        QByteArray text(kLongLoop);
+        text.replace("100000000", "4000");
+        openText(text.constData(), QStringLiteral("export_cancel.onnx"));
+        m_ui->inputs()->setTypedText(QStringLiteral("x"), QStringLiteral("1 2 3 4"));
+        QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(controller()->state(), DebuggerState::Finished);
+        const QString folder = m_work.filePath(QStringLiteral("export_cancel"));
+        QSignalSpy finished(m_ui, &DebuggerUi::exportFinished);
+        QSignalSpy progress(controller(), &DebugController::exportProgress);
+        QVERIFY(m_ui->exportAllValues(folder));
+        QVERIFY(m_ui->exportProgressDialog());
+        // Cancel as the user does (the dialog's button), while the worker writes the first values.
+        auto* cancel = m_ui->exportProgressDialog()->findChild<QPushButton*>();
+        QVERIFY(cancel);
+        cancel->click();
+        QVERIFY(finished.count() == 1 || finished.wait(20000));
+        QCOMPARE(finished.first().first().toBool(), false);
+        QVERIFY2(m_ui->lastExportMessage().contains(QStringLiteral("cancelled"))
+                && m_ui->lastExportMessage().contains(QStringLiteral("no manifest.json")),
+            qPrintable(m_ui->lastExportMessage()));
+        QVERIFY(!QFileInfo::exists(folder + QStringLiteral("/manifest.json")));
+        QVERIFY(QDir(folder).entryList(QDir::Files).size() < 8000);
+        QVERIFY(progress.isEmpty() || progress.first().at(1).toLongLong() > 8000);
+        QCOMPARE(m_ui->problemCount(), 0); // cancelling is not a failure
+    }
+
     void reverseContinueGoesBackToEarlierBreakpointHits()
     {
         openText(kLoopWithIf, QStringLiteral("reverse_continue.onnx")); // its breakpoints are remembered per file

@@ -27,6 +27,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QProgressDialog>
 #include <QSettings>
 #include <QSpinBox>
 #include <QStatusBar>
@@ -280,6 +281,43 @@ void DebuggerUi::createActions()
     m_memoryLabel->setObjectName(QStringLiteral("memoryBudgetLabel"));
     m_window->statusBar()->addPermanentWidget(m_memoryLabel);
     setMemoryBudget(QSettings().value(QStringLiteral("debugger/memoryBudget"), 0).toULongLong());
+    // Every intermediate to a folder, dropped values rebuilt as the writing reaches them, within the budget.
+    m_exportAllAction = m_actions->menu()->addAction(QStringLiteral("Export &All\u2026"));
+    m_exportAllAction->setObjectName(QStringLiteral("exportAllAction"));
+    m_exportAllAction->setToolTip(
+        QStringLiteral("Write every intermediate of this run to a folder: one .npy per value and manifest.json, as "
+                       "onnxscope-cli run --dump-all writes them; values dropped to stay under the memory budget are "
+                       "rebuilt on the way"));
+    connect(m_exportAllAction, &QAction::triggered, this, [this] {
+        const QString folder = QFileDialog::getExistingDirectory(
+            m_window, QStringLiteral("Folder for every value (.npy files and manifest.json)"));
+        if (!folder.isEmpty())
+            exportAllValues(folder);
+    });
+    connect(m_controller, &DebugController::exportProgress, this, [this](qint64 done, qint64 total) {
+        if (!m_exportProgress)
+            return;
+        m_exportProgress->setMaximum(static_cast<int>(std::max<qint64>(total, 1)));
+        m_exportProgress->setValue(static_cast<int>(done));
+    });
+    connect(m_controller, &DebugController::exportFinished, this,
+        [this](bool ok, bool cancelled, const QString& message, qint64) {
+            if (m_exportProgress) {
+                m_exportProgress->reset();
+                m_exportProgress->deleteLater();
+            }
+            m_exportFolder.clear();
+            m_lastExportMessage = message;
+            onStateChanged(m_controller->state());
+            if (ok)
+                m_window->statusBar()->showMessage(QStringLiteral("Exported: %1").arg(message), 10000);
+            else if (cancelled)
+                m_window->statusBar()->showMessage(QStringLiteral("Export cancelled: %1").arg(message), 10000);
+            else
+                showProblem(QStringLiteral("Export failed"), message,
+                    QStringLiteral("Choose a folder you can write to, with room for every value."));
+            emit exportFinished(ok);
+        });
     QMenu* exportMenu = m_actions->menu()->addMenu(QStringLiteral("&Export Values"));
     const std::pair<const char*, const char*> exports[] = {
         { "Selected Tensor (.npy, .pb, .csv)\u2026", "tensor" },
@@ -437,6 +475,8 @@ void DebuggerUi::onStateChanged(DebuggerState state)
     const bool haveValues = idle && m_controller->snapshot() != nullptr;
     for (QAction* a : m_exportActions)
         a->setEnabled(haveValues || (a == m_exportActions.first() && m_inspector->tensor().defined()));
+    if (m_exportAllAction)
+        m_exportAllAction->setEnabled(haveValues && !m_controller->exporting());
     switch (state) {
     case DebuggerState::NoModel:
         m_status->setText(QString());
@@ -831,6 +871,27 @@ void DebuggerUi::reportError(const QString& title, const QString& message)
     box.setObjectName(QStringLiteral("debuggerErrorDialog"));
     if (!qEnvironmentVariableIsSet("ONNXSCOPE_NO_DIALOGS"))
         box.exec();
+}
+
+bool DebuggerUi::exportAllValues(const QString& folder)
+{
+    if (!m_controller->exportValues(folder)) {
+        m_status->setText(m_controller->exporting() ? QStringLiteral("An export is under way.")
+                                                    : QStringLiteral("Nothing to export: run the model first."));
+        return false;
+    }
+    m_exportFolder = folder;
+    onStateChanged(m_controller->state());
+    m_exportProgress = new QProgressDialog(
+        QStringLiteral("Writing every value to %1\u2026").arg(folder), QStringLiteral("Cancel"), 0, 0, m_window);
+    m_exportProgress->setObjectName(QStringLiteral("exportAllProgress"));
+    m_exportProgress->setWindowTitle(QStringLiteral("Export All"));
+    m_exportProgress->setWindowModality(Qt::WindowModal);
+    m_exportProgress->setMinimumDuration(500);
+    m_exportProgress->setAutoClose(false);
+    m_exportProgress->setAutoReset(false);
+    connect(m_exportProgress, &QProgressDialog::canceled, m_controller, &DebugController::cancelExport);
+    return true;
 }
 
 bool DebuggerUi::exportSelectedTensor(const QString& path)

@@ -7,6 +7,7 @@
 
 #include <QObject>
 #include <QPointer>
+#include <QProgressDialog>
 
 class QAction;
 class QDockWidget;
@@ -108,6 +109,15 @@ public:
     /// Shows a recorded value (index into the snapshot's values) in the tensor inspector.
     void inspectValue(int valueIndex);
 
+    /// Debug › Export All…: every intermediate of the stopped run to `folder` (.npy per value and manifest.json, as
+    /// run --dump-all), dropped values rebuilt, with a progress dialog that cancels. Returns whether it started;
+    /// exportFinished() ends it, and a failure shows a dialog naming the folder.
+    bool exportAllValues(const QString& folder);
+    QAction* exportAllAction() const { return m_exportAllAction; }
+    /// What the last export said when it ended (its count and folder, or why it failed).
+    const QString& lastExportMessage() const { return m_lastExportMessage; }
+    QProgressDialog* exportProgressDialog() const { return m_exportProgress; }
+
     /// Export commands (also in the Debug menu); false with the error reported on failure.
     bool exportSelectedTensor(const QString& path);
     bool exportAll(const QString& path, const QString& format); // "npz", "npy", "pb", "json", "debug-model"
@@ -124,6 +134,8 @@ public:
 signals:
     /// After the views were updated for a stop.
     void viewsUpdated();
+    /// An export of every value ended (exportAllValues()).
+    void exportFinished(bool ok);
 
 private:
     void createDocks();
@@ -181,6 +193,10 @@ private:
     QList<QAction*> m_exportActions;
     QAction* m_stepConstants = nullptr;
     QAction* m_memoryBudgetAction = nullptr;
+    QAction* m_exportAllAction = nullptr;
+    QPointer<QProgressDialog> m_exportProgress;
+    QString m_exportFolder;
+    QString m_lastExportMessage;
     QLabel* m_memoryLabel = nullptr;
     uint64_t m_memoryBudgetSet = 0; // 0: the default
     void updateMemoryLabel();

@@ -221,11 +221,13 @@ int debugRunOnce(const RunOptions& o, const std::shared_ptr<const Program>& prog
         if (!record)
             throw Error("--inspect: the run recorded no value \"" + name + "\"");
         const bool dropped = record->dropped;
+        const size_t stepsBefore = debugger.memoryStats().replayedSteps;
         const auto t0 = Clock::now();
         const Value value = debugger.materialize(*record);
         const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
         if (dropped)
-            recomputations.push_back({ { "name", name }, { "ms", ms } });
+            recomputations.push_back({ { "name", name }, { "ms", ms },
+                { "replayed_steps", debugger.memoryStats().replayedSteps - stepsBefore } });
         std::cout << inspectLines(name, value);
     }
     if (!o.timingsFile.empty()) {

@@ -134,6 +134,7 @@ Debugger::Debugger(std::shared_ptr<const Program> program, DebuggerOptions optio
     // and checkpoints, within the budget.
     m_session.options().freeDeadValues = true;
     m_session.addObserver(this);
+    m_session.setCallSkipper([this](const Frame&) { return skipCall(); });
     m_recordCapacity = recordsOfOneRun(m_program->model().graph());
 }
 
@@ -172,7 +173,7 @@ void Debugger::keepToBudget(size_t protectFrom)
         }
         dropCheckpoints(kept);
     }
-    while (m_recordedBytes + m_checkpointBytes > budget && m_firstKept < protectFrom) {
+    while (m_recordedBytes + m_checkpointBytes + m_callBytes > budget && m_firstKept < protectFrom) {
         auto& old = m_values[m_firstKept++];
         if (old.dropped || pinned(old))
             continue;
@@ -182,7 +183,8 @@ void Debugger::keepToBudget(size_t protectFrom)
         old.value = Value();
         old.dropped = true;
     }
-    if (m_recordedBytes + m_checkpointBytes > budget && m_budgetNotice.empty() && protectFrom < m_values.size()) {
+    if (m_recordedBytes + m_checkpointBytes + m_callBytes > budget && m_budgetNotice.empty()
+        && protectFrom < m_values.size()) {
         const RecordedValue& last = m_values.back();
         size_t need = 0;
         for (size_t i = protectFrom; i < m_values.size(); ++i)
@@ -323,6 +325,13 @@ void Debugger::start(const std::map<std::string, Value>& inputs)
 {
     m_values.clear();
     m_replayDigests.clear();
+    m_calls.clear();
+    m_openCalls.clear();
+    m_callBytes = 0;
+    m_callGap = 1;
+    m_skippedCalls = 0;
+    m_replayPool.clear();
+    m_stepLogTail.clear();
     m_forgotten = 0;
     m_ordinal = 0;
     m_steps = 0;
@@ -467,8 +476,107 @@ int64_t Debugger::currentIteration() const
     return it == m_frameRecords.end() ? -1 : it->second.enclosingIteration;
 }
 
+void Debugger::addCallRecord(CallRecord record)
+{
+    // One record per m_callGap values recorded, the outermost (earliest entered) of each stretch: spread evenly over
+    // the run, and each passes over as much as it can.
+    const auto bucket = [this](const CallRecord& c) { return c.ordinalBefore / m_callGap; };
+    auto at = std::lower_bound(m_calls.begin(), m_calls.end(), record.enterStep,
+        [](const CallRecord& c, uint64_t step) { return c.enterStep < step; });
+    if (at != m_calls.end() && at->enterStep == record.enterStep) {
+        m_callBytes -= at->bytes;
+        m_callBytes += record.bytes;
+        *at = std::move(record);
+    } else {
+        if (at != m_calls.begin() && bucket(*std::prev(at)) == bucket(record))
+            return;
+        if (at != m_calls.end() && bucket(*at) == bucket(record)) {
+            m_callBytes -= at->bytes;
+            at = m_calls.erase(at);
+        }
+        m_callBytes += record.bytes;
+        m_calls.insert(at, std::move(record));
+    }
+    // At most a quarter of the budget: the stretches double while they take more (replays then run the calls between
+    // two records).
+    while (m_callBytes > m_options.memoryBudget / 4 && !m_calls.empty()) {
+        m_callGap *= 2;
+        size_t kept = 0;
+        m_callBytes = 0;
+        for (size_t i = 0; i < m_calls.size(); ++i) {
+            if (kept > 0 && bucket(m_calls[kept - 1]) == bucket(m_calls[i]))
+                continue;
+            m_callBytes += m_calls[i].bytes;
+            if (kept != i)
+                m_calls[kept] = std::move(m_calls[i]);
+            ++kept;
+        }
+        m_calls.resize(kept);
+        if (kept == 1 && m_callBytes > m_options.memoryBudget / 4) {
+            m_calls.clear();
+            m_callBytes = 0;
+        }
+    }
+}
+
+void Debugger::frameLeft(const Frame& frame, const std::string&)
+{
+    if (frame.parentFrameId == 0 || m_openCalls.empty())
+        return;
+    CallRecord record = std::move(m_openCalls.back());
+    m_openCalls.pop_back();
+    // Only where every iteration's values stay in the record: skipping a call brings its values back.
+    if (m_options.iterationRetention != IterationRetention::All)
+        return;
+    record.leaveStep = m_steps + 1; // this is the step that leaves it
+    record.ordinalAfter = m_ordinal;
+    record.sequenceAfter = m_sequence;
+    for (ValueId id : frame.graph().outputs()) {
+        record.outputs.push_back(frame.values[static_cast<size_t>(id)]);
+        record.bytes += record.outputs.back().byteSize();
+    }
+    addCallRecord(std::move(record));
+}
+
+std::optional<std::vector<Value>> Debugger::skipCall()
+{
+    if (!m_replaying)
+        return std::nullopt;
+    auto it = std::lower_bound(
+        m_calls.begin(), m_calls.end(), m_steps, [](const CallRecord& c, uint64_t step) { return c.enterStep < step; });
+    if (it == m_calls.end() || it->enterStep != m_steps || it->leaveStep > m_replayTarget
+        || it->leaveStep - 1 > m_stepLogTailFrom + m_stepLogTail.size())
+        return std::nullopt;
+    // The call's steps but the last, which the step that skips it logs (as its FrameLeft).
+    for (uint64_t step = it->enterStep; step + 1 < it->leaveStep; ++step)
+        m_stepLog.push_back(m_stepLogTail[static_cast<size_t>(step - m_stepLogTailFrom)]);
+    const auto byOrdinal = [](const RecordedValue& v, uint64_t ordinal) { return v.ordinal < ordinal; };
+    auto first = std::lower_bound(m_replayPool.begin(), m_replayPool.end(), it->ordinalBefore, byOrdinal);
+    auto last = std::lower_bound(first, m_replayPool.end(), it->ordinalAfter, byOrdinal);
+    for (auto v = first; v != last; ++v) {
+        if (!v->dropped && !pinned(*v))
+            m_recordedBytes += v->value.byteSize();
+        m_values.push_back(std::move(*v));
+    }
+    m_ordinal = it->ordinalAfter;
+    m_sequence = it->sequenceAfter;
+    m_steps = it->leaveStep - 1;
+    m_pathRecord = nullptr;
+    ++m_skippedCalls;
+    keepToBudget(m_values.size());
+    return it->outputs;
+}
+
 void Debugger::frameEntered(const Frame& frame, const std::string& framePath)
 {
+    {
+        CallRecord open;
+        open.enterStep = m_steps;
+        open.ordinalBefore = m_ordinal;
+        open.sequenceBefore = m_sequence;
+        open.depth = m_session.depth() - 1;
+        m_openCalls.push_back(std::move(open));
+    }
     const FrameRecord& rec = frameRecord(frame, framePath);
     const SharedText path = rec.path;
     const int64_t iteration = rec.enclosingIteration;
@@ -772,12 +880,27 @@ void Debugger::restoreTo(uint64_t position)
             m_replayDigests.back() = v->summary;
         }
     }
+    // Those of the calls the replay passes over come back as they are (skipCall).
+    m_replayPool.assign(std::make_move_iterator(firstLater), std::make_move_iterator(m_values.end()));
     m_values.erase(firstLater, m_values.end());
     m_firstKept = std::min(m_firstKept, m_values.size());
     m_ordinal = from.ordinal;
     m_sequence = from.sequence;
     m_steps = from.step;
+    m_stepLogTailFrom = from.step;
+    m_stepLogTail.assign(
+        m_stepLog.begin() + static_cast<std::ptrdiff_t>(std::min<uint64_t>(from.step, m_stepLog.size())),
+        m_stepLog.end());
     m_stepLog.resize(from.step);
+    // Calls that end after the position are run again on the way forward, and recorded again.
+    std::erase_if(m_calls, [&](const CallRecord& c) {
+        if (c.leaveStep <= position)
+            return false;
+        m_callBytes -= c.bytes;
+        return true;
+    });
+    m_openCalls.clear();
+    m_replayTarget = position;
     m_pathRecord = nullptr;
     m_pathFrameId = 0;
     m_afterStop.reset();
@@ -790,9 +913,15 @@ void Debugger::restoreTo(uint64_t position)
         }
     } catch (const Error&) {
         m_replaying = false;
+        m_replayPool.clear();
+        m_stepLogTail.clear();
+        m_replayTarget = 0;
         throw;
     }
     m_replaying = false;
+    m_replayPool.clear();
+    m_stepLogTail.clear();
+    m_replayTarget = 0;
     m_afterStop.reset();
 }
 
@@ -1014,6 +1143,9 @@ MemoryStats Debugger::memoryStats() const
     s.rematerializations = m_rematerializations;
     s.replayedSteps = m_replayedSteps;
     s.rematerializationTime = m_rematerializationTime;
+    s.callRecords = m_calls.size();
+    s.callRecordBytes = m_callBytes;
+    s.skippedCalls = m_skippedCalls;
     return s;
 }
 

@@ -435,6 +435,16 @@ Session::StepResult Session::continuePending(Frame& frame)
     if (call) {
         if (!call->graph)
             throw Error(node.label() + ": subgraph missing");
+        if (m_callSkipper) {
+            if (std::optional<std::vector<Value>> outputs = m_callSkipper(frame)) {
+                try {
+                    frame.pending->finished(std::move(*outputs));
+                } catch (const Error& e) {
+                    fail(&node, e.what());
+                }
+                return { StepKind::FrameLeft, m_frames.size(), nullptr };
+            }
+        }
         pushFrame(m_program->plan(*call->graph), std::move(call->inputs), std::move(call->label), call->iteration);
         return { StepKind::FrameEntered, m_frames.size(), nullptr };
     }

@@ -78,11 +78,16 @@ size_t defaultMemoryBudget()
 /// wanted ones to a sink.
 class Debugger::Replay : public SessionObserver {
 public:
-    Replay(const Debugger& debugger, const Checkpoint& from)
+    /// `wanted`: the values to rebuild, by ordinal; a recorded subgraph call that makes none of them is passed over
+    /// with its recorded outputs.
+    Replay(const Debugger& debugger, const Checkpoint& from, const std::vector<const RecordedValue*>& wanted)
         : m_session(debugger.m_program, debugger.m_session.options())
         , m_ordinal(from.ordinal)
+        , m_calls(debugger.m_calls)
+        , m_wanted(wanted)
     {
         m_session.addObserver(this);
+        m_session.setCallSkipper([this](const Frame&) { return skipCall(); });
         m_session.resume(from.frameId, from.pc, from.values);
     }
     ~Replay() override { m_session.removeObserver(this); }
@@ -119,10 +124,35 @@ private:
             (*m_sink)(m_ordinal, value);
         ++m_ordinal;
     }
+    std::optional<std::vector<Value>> skipCall()
+    {
+        // The call entered now: recorded with the values made so far and the depth of its caller (ordinals alone
+        // may repeat for a call that records nothing on entry, an If branch, and the first call inside it).
+        const size_t depth = m_session.depth();
+        auto it = std::lower_bound(m_calls.begin(), m_calls.end(), m_ordinal,
+            [](const CallRecord& c, uint64_t ordinal) { return c.ordinalBefore < ordinal; });
+        for (; it != m_calls.end() && it->ordinalBefore == m_ordinal; ++it) {
+            if (it->depth != depth || it->ordinalAfter <= it->ordinalBefore)
+                continue;
+            auto next = std::lower_bound(m_wanted.begin(), m_wanted.end(), m_ordinal,
+                [](const RecordedValue* v, uint64_t ordinal) { return v->ordinal < ordinal; });
+            if (next != m_wanted.end() && (*next)->ordinal < it->ordinalAfter)
+                return std::nullopt; // it makes a wanted value: run it
+            m_ordinal = it->ordinalAfter;
+            ++skipped;
+            return it->outputs;
+        }
+        return std::nullopt;
+    }
 
     Session m_session;
     uint64_t m_ordinal;
+    const std::vector<CallRecord>& m_calls;
+    const std::vector<const RecordedValue*>& m_wanted;
     const std::function<void(uint64_t, const Value&)>* m_sink = nullptr;
+
+public:
+    size_t skipped = 0;
 };
 
 Debugger::Debugger(std::shared_ptr<const Program> program, DebuggerOptions options)
@@ -1114,7 +1144,9 @@ void Debugger::materialize(
         const Checkpoint& from = checkpointBefore(target.ordinal);
         // Going on with the replay under way is no more work than starting again from the nearest checkpoint.
         if (!replay || replay->ordinal() < from.ordinal || replay->ordinal() > target.ordinal) {
-            replay = std::make_unique<Replay>(*this, from);
+            if (replay)
+                m_skippedCalls += replay->skipped;
+            replay = std::make_unique<Replay>(*this, from, wanted);
             ++m_rematerializations;
         }
         next = i;
@@ -1127,6 +1159,8 @@ void Debugger::materialize(
         while (i < wanted.size() && wanted[i]->ordinal < replay->ordinal())
             ++i;
     }
+    if (replay)
+        m_skippedCalls += replay->skipped;
     m_rematerializationTime += std::chrono::steady_clock::now() - started;
 }
 

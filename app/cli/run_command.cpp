@@ -46,6 +46,7 @@ struct RunOptions {
     std::vector<std::string> inputs;
     std::string outputDir;
     bool dumpAll = false;
+    std::string dumpAllDir; // --dump-all DIR
     bool trace = false;
     bool profile = false;
     bool breakOnNan = false;
@@ -220,11 +221,13 @@ int debugRunOnce(const RunOptions& o, const std::shared_ptr<const Program>& prog
         if (!record)
             throw Error("--inspect: the run recorded no value \"" + name + "\"");
         const bool dropped = record->dropped;
+        const size_t stepsBefore = debugger.memoryStats().replayedSteps;
         const auto t0 = Clock::now();
         const Value value = debugger.materialize(*record);
         const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
         if (dropped)
-            recomputations.push_back({ { "name", name }, { "ms", ms } });
+            recomputations.push_back({ { "name", name }, { "ms", ms },
+                { "replayed_steps", debugger.memoryStats().replayedSteps - stepsBefore } });
         std::cout << inspectLines(name, value);
     }
     if (!o.timingsFile.empty()) {
@@ -246,10 +249,29 @@ int debugRunOnce(const RunOptions& o, const std::shared_ptr<const Program>& prog
     return kOk;
 }
 
+/// --dump-all DIR names the folder itself; --dump-all -o DIR (the older form) still works, also with --dump-all
+/// before the model, where the parser hands the model's path to --dump-all.
+void resolveDumpFolder(RunOptions& o)
+{
+    if (o.model.empty() && !o.dumpAllDir.empty() && !o.outputDir.empty()) {
+        o.model = std::move(o.dumpAllDir);
+        o.dumpAllDir.clear();
+    }
+    if (o.model.empty())
+        throw UsageError("run needs a MODEL (.onnx file)");
+    if (!o.dumpAllDir.empty()) {
+        if (!o.outputDir.empty()
+            && fs::path(o.outputDir).lexically_normal() != fs::path(o.dumpAllDir).lexically_normal())
+            throw UsageError("--dump-all \"" + o.dumpAllDir + "\" and --output-dir \"" + o.outputDir
+                + "\" name different folders (give one)");
+        o.outputDir = o.dumpAllDir;
+    }
+    if (o.dumpAll && o.outputDir.empty())
+        throw UsageError("--dump-all needs a folder: --dump-all DIR (or --dump-all --output-dir DIR)");
+}
+
 int runModel(const RunOptions& o)
 {
-    if (o.dumpAll && o.outputDir.empty())
-        throw UsageError("--dump-all needs --output-dir DIR");
     if (o.repeat < 0)
         throw UsageError("--repeat must be at least 0");
     std::map<std::string, int64_t> dims;
@@ -575,13 +597,18 @@ CommandRunner addRunCommand(CLI::App& app)
 {
     auto o = std::make_shared<RunOptions>();
     auto* cmd = app.add_subcommand("run", "Run a model on inputs from .npy/.npz/.pb files or random values");
-    cmd->add_option("model", o->model, "The .onnx file")->required();
+    // Not marked required: resolveDumpFolder() takes it back from --dump-all when that option came before it.
+    cmd->add_option("model", o->model, "The .onnx file (required)");
     cmd->add_option("-i,--input", o->inputs,
         "NAME=FILE: an input from a .npy, .pb (TensorProto, or SequenceProto/MapProto/OptionalProto) or .npz file; "
         "or FILE.npz whose arrays are named after the inputs. Repeat for each input");
     cmd->add_option("-o,--output-dir", o->outputDir,
         "Write the outputs to DIR/<k>_<name>.npy (.json for sequences and maps) plus DIR/manifest.json");
-    cmd->add_flag("--dump-all", o->dumpAll, "Also write every intermediate value (needs --output-dir)");
+    cmd->add_option("--dump-all", o->dumpAllDir,
+           "Also write every intermediate value, to DIR: DIR/<k>_<name>.npy per value plus DIR/manifest.json "
+           "(--dump-all -o DIR also works). With --debug-run, within --memory-budget")
+        ->expected(0, 1)
+        ->type_name("DIR");
     cmd->add_flag(
         "--trace", o->trace, "Print one line per executed node: frame path | op type | node | output types | time");
     cmd->add_flag("--profile", o->profile, "Print time per node and per op type");
@@ -624,7 +651,13 @@ CommandRunner addRunCommand(CLI::App& app)
     cmd->add_flag("-q,--quiet", o->quiet, "Do not print the outputs and the summary");
     o->limits.addTo(cmd);
     o->threads.addTo(cmd);
-    return [cmd, o]() -> int { return cmd->parsed() ? runModel(*o) : -1; };
+    return [cmd, o]() -> int {
+        if (!cmd->parsed())
+            return -1;
+        o->dumpAll = cmd->count("--dump-all") > 0;
+        resolveDumpFolder(*o);
+        return runModel(*o);
+    };
 }
 
 } // namespace onnxscope::cli

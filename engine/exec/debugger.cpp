@@ -2,9 +2,12 @@
 #include "engine/exec/debugger.h"
 
 #include "engine/core/spare_vectors.h"
+#include "engine/core/storage_cache.h"
 #include "engine/exec/observers/output_watch.h"
 
 #include <algorithm>
+#include <map>
+#include <mutex>
 #include <unistd.h>
 
 namespace onnxscope {
@@ -65,6 +68,56 @@ size_t recordsOfOneRun(const Graph& graph)
 
 } // namespace
 
+namespace {
+
+/// The storage cache keeps freed tensor memory resident (up to a GiB) for the next tensor of the same size. The values
+/// a debug run drops go there too, so a small budget would not show in the process's memory: while debuggers exist,
+/// the cache holds at most half the smallest budget among them.
+class CacheLimit {
+public:
+    static void set(const void* debugger, size_t budget)
+    {
+        std::lock_guard lock(mutex());
+        auto& all = budgets();
+        if (all.empty())
+            saved() = storageCache().limit.load();
+        all[debugger] = budget;
+        apply();
+    }
+    static void unset(const void* debugger)
+    {
+        std::lock_guard lock(mutex());
+        if (budgets().erase(debugger))
+            apply();
+    }
+
+private:
+    static void apply()
+    {
+        size_t limit = saved();
+        for (const auto& [debugger, budget] : budgets())
+            limit = std::min(limit, budget / 2);
+        storageCache().limit = limit;
+    }
+    static std::mutex& mutex()
+    {
+        static std::mutex m;
+        return m;
+    }
+    static std::map<const void*, size_t>& budgets()
+    {
+        static std::map<const void*, size_t> b;
+        return b;
+    }
+    static size_t& saved()
+    {
+        static size_t limit = 0;
+        return limit;
+    }
+};
+
+} // namespace
+
 size_t defaultMemoryBudget()
 {
     const long pages = sysconf(_SC_PHYS_PAGES);
@@ -78,11 +131,16 @@ size_t defaultMemoryBudget()
 /// wanted ones to a sink.
 class Debugger::Replay : public SessionObserver {
 public:
-    Replay(const Debugger& debugger, const Checkpoint& from)
+    /// `wanted`: the values to rebuild, by ordinal; a recorded subgraph call that makes none of them is passed over
+    /// with its recorded outputs.
+    Replay(const Debugger& debugger, const Checkpoint& from, const std::vector<const RecordedValue*>& wanted)
         : m_session(debugger.m_program, debugger.m_session.options())
         , m_ordinal(from.ordinal)
+        , m_calls(debugger.m_calls)
+        , m_wanted(wanted)
     {
         m_session.addObserver(this);
+        m_session.setCallSkipper([this](const Frame&) { return skipCall(); });
         m_session.resume(from.frameId, from.pc, from.values);
     }
     ~Replay() override { m_session.removeObserver(this); }
@@ -119,10 +177,35 @@ private:
             (*m_sink)(m_ordinal, value);
         ++m_ordinal;
     }
+    std::optional<std::vector<Value>> skipCall()
+    {
+        // The call entered now: recorded with the values made so far and the depth of its caller (ordinals alone
+        // may repeat for a call that records nothing on entry, an If branch, and the first call inside it).
+        const size_t depth = m_session.depth();
+        auto it = std::lower_bound(m_calls.begin(), m_calls.end(), m_ordinal,
+            [](const CallRecord& c, uint64_t ordinal) { return c.ordinalBefore < ordinal; });
+        for (; it != m_calls.end() && it->ordinalBefore == m_ordinal; ++it) {
+            if (it->depth != depth || it->ordinalAfter <= it->ordinalBefore)
+                continue;
+            auto next = std::lower_bound(m_wanted.begin(), m_wanted.end(), m_ordinal,
+                [](const RecordedValue* v, uint64_t ordinal) { return v->ordinal < ordinal; });
+            if (next != m_wanted.end() && (*next)->ordinal < it->ordinalAfter)
+                return std::nullopt; // it makes a wanted value: run it
+            m_ordinal = it->ordinalAfter;
+            ++skipped;
+            return it->outputs;
+        }
+        return std::nullopt;
+    }
 
     Session m_session;
     uint64_t m_ordinal;
+    const std::vector<CallRecord>& m_calls;
+    const std::vector<const RecordedValue*>& m_wanted;
     const std::function<void(uint64_t, const Value&)>* m_sink = nullptr;
+
+public:
+    size_t skipped = 0;
 };
 
 Debugger::Debugger(std::shared_ptr<const Program> program, DebuggerOptions options)
@@ -134,11 +217,13 @@ Debugger::Debugger(std::shared_ptr<const Program> program, DebuggerOptions optio
     // and checkpoints, within the budget.
     m_session.options().freeDeadValues = true;
     m_session.addObserver(this);
+    m_session.setCallSkipper([this](const Frame&) { return skipCall(); });
     m_recordCapacity = recordsOfOneRun(m_program->model().graph());
 }
 
 Debugger::~Debugger()
 {
+    CacheLimit::unset(this);
     m_session.removeObserver(this);
     SpareVectors<RecordedValue>::give(m_values);
 }
@@ -172,7 +257,7 @@ void Debugger::keepToBudget(size_t protectFrom)
         }
         dropCheckpoints(kept);
     }
-    while (m_recordedBytes + m_checkpointBytes > budget && m_firstKept < protectFrom) {
+    while (m_recordedBytes + m_checkpointBytes + m_callBytes > budget && m_firstKept < protectFrom) {
         auto& old = m_values[m_firstKept++];
         if (old.dropped || pinned(old))
             continue;
@@ -182,7 +267,8 @@ void Debugger::keepToBudget(size_t protectFrom)
         old.value = Value();
         old.dropped = true;
     }
-    if (m_recordedBytes + m_checkpointBytes > budget && m_budgetNotice.empty() && protectFrom < m_values.size()) {
+    if (m_recordedBytes + m_checkpointBytes + m_callBytes > budget && m_budgetNotice.empty()
+        && protectFrom < m_values.size()) {
         const RecordedValue& last = m_values.back();
         size_t need = 0;
         for (size_t i = protectFrom; i < m_values.size(); ++i)
@@ -323,6 +409,13 @@ void Debugger::start(const std::map<std::string, Value>& inputs)
 {
     m_values.clear();
     m_replayDigests.clear();
+    m_calls.clear();
+    m_openCalls.clear();
+    m_callBytes = 0;
+    m_callGap = 1;
+    m_skippedCalls = 0;
+    m_replayPool.clear();
+    m_stepLogTail.clear();
     m_forgotten = 0;
     m_ordinal = 0;
     m_steps = 0;
@@ -342,6 +435,7 @@ void Debugger::start(const std::map<std::string, Value>& inputs)
     m_sequence = 0;
     m_inputs = inputs;
     m_pauseRequested = false;
+    CacheLimit::set(this, m_options.memoryBudget);
     m_session.start(inputs);
     const Frame& main = m_session.frame(0);
     m_mainFrameId = main.id;
@@ -467,8 +561,107 @@ int64_t Debugger::currentIteration() const
     return it == m_frameRecords.end() ? -1 : it->second.enclosingIteration;
 }
 
+void Debugger::addCallRecord(CallRecord record)
+{
+    // One record per m_callGap values recorded, the outermost (earliest entered) of each stretch: spread evenly over
+    // the run, and each passes over as much as it can.
+    const auto bucket = [this](const CallRecord& c) { return c.ordinalBefore / m_callGap; };
+    auto at = std::lower_bound(m_calls.begin(), m_calls.end(), record.enterStep,
+        [](const CallRecord& c, uint64_t step) { return c.enterStep < step; });
+    if (at != m_calls.end() && at->enterStep == record.enterStep) {
+        m_callBytes -= at->bytes;
+        m_callBytes += record.bytes;
+        *at = std::move(record);
+    } else {
+        if (at != m_calls.begin() && bucket(*std::prev(at)) == bucket(record))
+            return;
+        if (at != m_calls.end() && bucket(*at) == bucket(record)) {
+            m_callBytes -= at->bytes;
+            at = m_calls.erase(at);
+        }
+        m_callBytes += record.bytes;
+        m_calls.insert(at, std::move(record));
+    }
+    // At most a quarter of the budget: the stretches double while they take more (replays then run the calls between
+    // two records).
+    while (m_callBytes > m_options.memoryBudget / 4 && !m_calls.empty()) {
+        m_callGap *= 2;
+        size_t kept = 0;
+        m_callBytes = 0;
+        for (size_t i = 0; i < m_calls.size(); ++i) {
+            if (kept > 0 && bucket(m_calls[kept - 1]) == bucket(m_calls[i]))
+                continue;
+            m_callBytes += m_calls[i].bytes;
+            if (kept != i)
+                m_calls[kept] = std::move(m_calls[i]);
+            ++kept;
+        }
+        m_calls.resize(kept);
+        if (kept == 1 && m_callBytes > m_options.memoryBudget / 4) {
+            m_calls.clear();
+            m_callBytes = 0;
+        }
+    }
+}
+
+void Debugger::frameLeft(const Frame& frame, const std::string&)
+{
+    if (frame.parentFrameId == 0 || m_openCalls.empty())
+        return;
+    CallRecord record = std::move(m_openCalls.back());
+    m_openCalls.pop_back();
+    // Only where every iteration's values stay in the record: skipping a call brings its values back.
+    if (m_options.iterationRetention != IterationRetention::All)
+        return;
+    record.leaveStep = m_steps + 1; // this is the step that leaves it
+    record.ordinalAfter = m_ordinal;
+    record.sequenceAfter = m_sequence;
+    for (ValueId id : frame.graph().outputs()) {
+        record.outputs.push_back(frame.values[static_cast<size_t>(id)]);
+        record.bytes += record.outputs.back().byteSize();
+    }
+    addCallRecord(std::move(record));
+}
+
+std::optional<std::vector<Value>> Debugger::skipCall()
+{
+    if (!m_replaying)
+        return std::nullopt;
+    auto it = std::lower_bound(
+        m_calls.begin(), m_calls.end(), m_steps, [](const CallRecord& c, uint64_t step) { return c.enterStep < step; });
+    if (it == m_calls.end() || it->enterStep != m_steps || it->leaveStep > m_replayTarget
+        || it->leaveStep - 1 > m_stepLogTailFrom + m_stepLogTail.size())
+        return std::nullopt;
+    // The call's steps but the last, which the step that skips it logs (as its FrameLeft).
+    for (uint64_t step = it->enterStep; step + 1 < it->leaveStep; ++step)
+        m_stepLog.push_back(m_stepLogTail[static_cast<size_t>(step - m_stepLogTailFrom)]);
+    const auto byOrdinal = [](const RecordedValue& v, uint64_t ordinal) { return v.ordinal < ordinal; };
+    auto first = std::lower_bound(m_replayPool.begin(), m_replayPool.end(), it->ordinalBefore, byOrdinal);
+    auto last = std::lower_bound(first, m_replayPool.end(), it->ordinalAfter, byOrdinal);
+    for (auto v = first; v != last; ++v) {
+        if (!v->dropped && !pinned(*v))
+            m_recordedBytes += v->value.byteSize();
+        m_values.push_back(std::move(*v));
+    }
+    m_ordinal = it->ordinalAfter;
+    m_sequence = it->sequenceAfter;
+    m_steps = it->leaveStep - 1;
+    m_pathRecord = nullptr;
+    ++m_skippedCalls;
+    keepToBudget(m_values.size());
+    return it->outputs;
+}
+
 void Debugger::frameEntered(const Frame& frame, const std::string& framePath)
 {
+    {
+        CallRecord open;
+        open.enterStep = m_steps;
+        open.ordinalBefore = m_ordinal;
+        open.sequenceBefore = m_sequence;
+        open.depth = m_session.depth() - 1;
+        m_openCalls.push_back(std::move(open));
+    }
     const FrameRecord& rec = frameRecord(frame, framePath);
     const SharedText path = rec.path;
     const int64_t iteration = rec.enclosingIteration;
@@ -772,12 +965,27 @@ void Debugger::restoreTo(uint64_t position)
             m_replayDigests.back() = v->summary;
         }
     }
+    // Those of the calls the replay passes over come back as they are (skipCall).
+    m_replayPool.assign(std::make_move_iterator(firstLater), std::make_move_iterator(m_values.end()));
     m_values.erase(firstLater, m_values.end());
     m_firstKept = std::min(m_firstKept, m_values.size());
     m_ordinal = from.ordinal;
     m_sequence = from.sequence;
     m_steps = from.step;
+    m_stepLogTailFrom = from.step;
+    m_stepLogTail.assign(
+        m_stepLog.begin() + static_cast<std::ptrdiff_t>(std::min<uint64_t>(from.step, m_stepLog.size())),
+        m_stepLog.end());
     m_stepLog.resize(from.step);
+    // Calls that end after the position are run again on the way forward, and recorded again.
+    std::erase_if(m_calls, [&](const CallRecord& c) {
+        if (c.leaveStep <= position)
+            return false;
+        m_callBytes -= c.bytes;
+        return true;
+    });
+    m_openCalls.clear();
+    m_replayTarget = position;
     m_pathRecord = nullptr;
     m_pathFrameId = 0;
     m_afterStop.reset();
@@ -790,9 +998,15 @@ void Debugger::restoreTo(uint64_t position)
         }
     } catch (const Error&) {
         m_replaying = false;
+        m_replayPool.clear();
+        m_stepLogTail.clear();
+        m_replayTarget = 0;
         throw;
     }
     m_replaying = false;
+    m_replayPool.clear();
+    m_stepLogTail.clear();
+    m_replayTarget = 0;
     m_afterStop.reset();
 }
 
@@ -985,7 +1199,9 @@ void Debugger::materialize(
         const Checkpoint& from = checkpointBefore(target.ordinal);
         // Going on with the replay under way is no more work than starting again from the nearest checkpoint.
         if (!replay || replay->ordinal() < from.ordinal || replay->ordinal() > target.ordinal) {
-            replay = std::make_unique<Replay>(*this, from);
+            if (replay)
+                m_skippedCalls += replay->skipped;
+            replay = std::make_unique<Replay>(*this, from, wanted);
             ++m_rematerializations;
         }
         next = i;
@@ -998,6 +1214,8 @@ void Debugger::materialize(
         while (i < wanted.size() && wanted[i]->ordinal < replay->ordinal())
             ++i;
     }
+    if (replay)
+        m_skippedCalls += replay->skipped;
     m_rematerializationTime += std::chrono::steady_clock::now() - started;
 }
 
@@ -1014,6 +1232,9 @@ MemoryStats Debugger::memoryStats() const
     s.rematerializations = m_rematerializations;
     s.replayedSteps = m_replayedSteps;
     s.rematerializationTime = m_rematerializationTime;
+    s.callRecords = m_calls.size();
+    s.callRecordBytes = m_callBytes;
+    s.skippedCalls = m_skippedCalls;
     return s;
 }
 

@@ -173,6 +173,9 @@ struct MemoryStats {
     size_t checkpointInterval = 0; // main-graph nodes between checkpoints
     size_t rematerializations = 0; // replays run by materialize()
     size_t replayedSteps = 0; // session steps those replays and the reverse moves ran
+    size_t callRecords = 0; // subgraph calls (Loop iterations, Scan steps, branches) whose outputs are kept
+    size_t callRecordBytes = 0;
+    size_t skippedCalls = 0; // calls the replays passed over with their recorded outputs instead of running them
     std::chrono::nanoseconds rematerializationTime { 0 };
 };
 
@@ -277,6 +280,34 @@ private:
         uint32_t depth = 0;
         Session::StepKind kind = Session::StepKind::NodeDone;
     };
+    /// A subgraph call that completed (a Loop iteration, a Scan step, an If branch, a function body): its outputs and
+    /// where it lies in the run, so that a replay passes over it without running it (its frame entry is a checkpoint
+    /// of the loop or branch that made the call). Their outputs count against the budget (at most a quarter of it).
+    struct CallRecord {
+        uint64_t enterStep = 0; // steps done before the step that entered it
+        uint64_t leaveStep = 0; // steps done once it was left
+        uint64_t ordinalBefore = 0; // values recorded before it
+        uint64_t ordinalAfter = 0;
+        uint64_t sequenceBefore = 0;
+        uint64_t sequenceAfter = 0;
+        size_t depth = 0; // frames of its caller's stack
+        std::vector<Value> outputs;
+        size_t bytes = 0;
+    };
+    void addCallRecord(CallRecord record);
+    /// The session's call skipper while restoreTo() replays: a recorded call that ends at or before the target is
+    /// passed over, its steps, values and sequence numbers taken back from before the restore.
+    std::optional<std::vector<Value>> skipCall();
+    void frameLeft(const Frame& frame, const std::string& framePath) override;
+    std::vector<CallRecord> m_calls; // by enterStep
+    std::vector<CallRecord> m_openCalls; // entered and not left yet, innermost last
+    size_t m_callBytes = 0;
+    uint64_t m_callGap = 1; // values recorded per call record at most
+    size_t m_skippedCalls = 0;
+    std::vector<RecordedValue> m_replayPool; // values restoreTo() undid, by ordinal: those of skipped calls come back
+    std::vector<StepMark> m_stepLogTail; // the step log restoreTo() cut, from m_stepLogTailFrom
+    uint64_t m_stepLogTailFrom = 0;
+    uint64_t m_replayTarget = 0;
     class Replay;
     /// m_session.advance(), logged, with a checkpoint after it when due.
     Session::StepResult advanceSession();

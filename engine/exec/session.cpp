@@ -4,10 +4,23 @@
 #include "engine/core/spare_vectors.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <string_view>
 
 namespace onnxscope {
 
 namespace {
+
+/// ONNXSCOPE_NO_FUSION=1: plain runs run every node on its own, as a debug run does (for measurements: the cost of a
+/// debug run beyond a plain one, without the fused steps only plain runs have).
+bool fusionDisabled()
+{
+    static const bool disabled = [] {
+        const char* v = std::getenv("ONNXSCOPE_NO_FUSION");
+        return v && *v && std::string_view(v) != "0";
+    }();
+    return disabled;
+}
 
 std::string expectedInputs(const Graph& graph)
 {
@@ -295,7 +308,7 @@ Session::StepResult Session::runNode(Frame& frame)
     }
     // A plain run (values freed, no observer to see every node) may run several nodes as one fused step.
     const bool plain = m_options.freeDeadValues && !observed;
-    if (plain && !frame.plan->fused.empty() && frame.plan->fused[frame.pc].nodes)
+    if (plain && !frame.plan->fused.empty() && frame.plan->fused[frame.pc].nodes && !fusionDisabled())
         return runFused(frame, node, frame.plan->fused[frame.pc]);
     const auto started = m_timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     if (!frame.plan->folded.empty() && frame.plan->folded[frame.pc]) {
@@ -422,6 +435,16 @@ Session::StepResult Session::continuePending(Frame& frame)
     if (call) {
         if (!call->graph)
             throw Error(node.label() + ": subgraph missing");
+        if (m_callSkipper) {
+            if (std::optional<std::vector<Value>> outputs = m_callSkipper(frame)) {
+                try {
+                    frame.pending->finished(std::move(*outputs));
+                } catch (const Error& e) {
+                    fail(&node, e.what());
+                }
+                return { StepKind::FrameLeft, m_frames.size(), nullptr };
+            }
+        }
         pushFrame(m_program->plan(*call->graph), std::move(call->inputs), std::move(call->label), call->iteration);
         return { StepKind::FrameEntered, m_frames.size(), nullptr };
     }

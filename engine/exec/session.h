@@ -4,6 +4,7 @@
 #include "engine/exec/program.h"
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -124,6 +125,12 @@ public:
     /// `values` the values live there (the others are the plan's constants), taken earlier from a run on the same
     /// inputs (the debugger's checkpoints). The main frame gets `frameId`; frames pushed later get new ids.
     void resume(uint64_t frameId, size_t pc, const std::vector<std::pair<ValueId, Value>>& values);
+    /// Asked, when a control-flow node is about to enter a subgraph call (the caller is the frame of the node),
+    /// whether the call's outputs are known already: outputs returned skip the call (no frame, no events) and go to
+    /// the node as the frame's would have, in a step that reports the call's StepKind::FrameLeft. The debugger's
+    /// replays skip the Loop iterations and branches before the position they go to this way.
+    using CallSkipper = std::function<std::optional<std::vector<Value>>(const Frame& caller)>;
+    void setCallSkipper(CallSkipper skipper) { m_callSkipper = std::move(skipper); }
     /// Performs one step: runs the next node of the innermost frame, enters a subgraph frame, or leaves a
     /// finished frame. Throws Error (and enters Failed) if a node fails.
     StepResult advance();
@@ -185,6 +192,7 @@ private:
     std::vector<Value> m_results; // reused buffer for the current node's outputs
     std::vector<Value> m_eventOutputs; // reused buffer for NodeEvent::outputs
     std::string m_path; // framePath(), kept up to date as frames are pushed and popped
+    CallSkipper m_callSkipper;
 };
 
 /// Name of a value for messages: `"x" (input 0 of node "n" (Op))`.

@@ -292,6 +292,29 @@ sys.exit(1 if bad else 0)
         Result v = python(verify, { out, path("x.npy") });
         QVERIFY2(v.code == 0, qPrintable(describe(v)));
 
+        // The folder given to --dump-all itself, also in a debug run; the older form with --dump-all before the model.
+        const QList<QStringList> forms = {
+            { "run", path("arith.onnx"), "--input", "in/x:0=" + path("x.npy"), "--dump-all", path("dump_dir") },
+            { "run", path("arith.onnx"), "--dump-all", path("dump_debug"), "--debug-run", "--memory-budget", "1K",
+                "--input", "in/x:0=" + path("x.npy") },
+            { "run", "--dump-all", path("arith.onnx"), "--input", "in/x:0=" + path("x.npy"), "-o", path("dump_old") },
+            { "run", path("arith.onnx"), "--dump-all", path("dump_same"), "-o", path("dump_same"), "--input",
+                "in/x:0=" + path("x.npy") },
+        };
+        for (const QStringList& args : forms) {
+            const Result formRun = cli(args);
+            QVERIFY2(formRun.code == 0, qPrintable(args.join(' ') + ": " + describe(formRun)));
+            const QString folder
+                = args.contains("-o") ? args[args.indexOf("-o") + 1] : args[args.indexOf("--dump-all") + 1];
+            const Result check = python(verify, { folder, path("x.npy") });
+            QVERIFY2(check.code == 0, qPrintable(args.join(' ') + ": " + describe(check)));
+        }
+        // Two different folders: a usage error naming both.
+        const Result two = cli({ "run", path("arith.onnx"), "--input", "in/x:0=" + path("x.npy"), "--dump-all",
+            path("dump_a"), "-o", path("dump_b") });
+        QVERIFY2(two.code == 2 && two.err.contains("dump_a") && two.err.contains("dump_b"), qPrintable(describe(two)));
+        QVERIFY(!QFileInfo::exists(path("dump_a")) && !QFileInfo::exists(path("dump_b")));
+
         // Without --dump-all only the outputs are written; a .pb input works the same way.
         const QString out2 = path("outputs_only");
         Result r2 = cli({ "run", path("arith.onnx"), "--input", "in/x:0=" + path("x.pb"), "-o", out2 });

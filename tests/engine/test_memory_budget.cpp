@@ -31,9 +31,49 @@ agraph (float[2] x) => (float[2] out2, float[4, 2] trace) {
     out2 = Mul(out, out)
 })";
 
+// 300 iterations of acc = acc * k + x: going back into a late iteration must not run the earlier ones again.
+const char* kLongLoop = R"(<ir_version: 8, opset_import: ["" : 17]>
+agraph (float[4] x) => (float[4] out) {
+    trip = Constant <value = int64 {300}> ()
+    cond = Constant <value = bool {1}> ()
+    out = Loop (trip, cond, x) <body = long_body (int64 i, bool c, float[4] acc) => (bool c_out, float[4] acc_out) {
+        c_out = Identity(c)
+        k = Constant <value = float[4] {0.999, 0.5, 1.001, -0.75}> ()
+        h = Mul(acc, k)
+        acc_out = Add(h, x)
+    }>
+})";
+
+/// acc after `n` iterations of kLongLoop, each operation rounded to float as the kernels do.
+std::vector<float> longLoopAcc(const std::vector<float>& x, int n)
+{
+    const float k[4] = { 0.999f, 0.5f, 1.001f, -0.75f };
+    std::vector<float> acc = x;
+    for (int i = 0; i < n; ++i)
+        for (size_t j = 0; j < 4; ++j) {
+            volatile float h = acc[j] * k[j]; // rounded before the addition (no fused multiply-add)
+            acc[j] = h + x[j];
+        }
+    return acc;
+}
+
+/// Counts the nodes run (replays included).
+class NodeCounter : public SessionObserver {
+public:
+    void afterNode(const NodeEvent&) override { ++nodes; }
+    bool wantsTiming() const override { return false; }
+    size_t nodes = 0;
+};
+
 std::map<std::string, Value> loopInputs()
 {
     return { { "x", Tensor::vector1D<float>({ 1.25f, -0.75f }) } };
+}
+
+std::vector<float> floatsOf(const Value& v)
+{
+    const auto d = v.tensor().data<float>();
+    return { d.begin(), d.end() };
 }
 
 bool sameBits(const Value& a, const Value& b)
@@ -251,6 +291,8 @@ agraph (float[3] x) => (float[3] y) {
     {
         QTest::addColumn<size_t>("budget");
         QTest::newRow("unlimited") << SIZE_MAX;
+        // Values dropped, but room for some of the subgraph calls' outputs: replays pass over those calls.
+        QTest::newRow("small") << size_t(512);
         QTest::newRow("tiny") << size_t(1);
     }
 
@@ -310,6 +352,79 @@ agraph (float[3] x) => (float[3] y) {
         const auto outputs = plain.run(loopInputs());
         QVERIFY(sameBits(outputs.at("out2"), dbg.session().outputs().at("out2")));
         QVERIFY(sameBits(outputs.at("trace"), dbg.session().outputs().at("trace")));
+    }
+
+    void stepBackInsideALongLoopReplaysOnlyItsIteration()
+    {
+        const std::vector<float> x { 0.25f, -1.5f, 0.125f, 2.0f };
+        const std::map<std::string, Value> inputs { { "x", Tensor::vector1D<float>(x) } };
+        DebuggerOptions options;
+        // Below the ~22 KiB of values, so that values are dropped, with room for the 300 iterations' outputs (17 bytes
+        // each) in the quarter of the budget that records of subgraph calls may take.
+        options.memoryBudget = 24 << 10;
+        Debugger dbg(std::make_shared<Program>(Model::fromText(kLongLoop)), options);
+        NodeCounter counter;
+        dbg.addObserver(&counter);
+        Breakpoint b;
+        b.kind = Breakpoint::Kind::Node;
+        b.pattern = "Add_3";
+        b.iteration = 250;
+        const int id = dbg.addBreakpoint(b);
+        dbg.start(inputs);
+        QCOMPARE(dbg.continueRun().reason, StopReason::Breakpoint);
+        const Position atAdd = positionOf(dbg);
+        QVERIFY(atAdd.framePath.find("iteration 250") != std::string::npos);
+        dbg.removeBreakpoint(id);
+        QCOMPARE(dbg.continueRun().reason, StopReason::Finished);
+        const size_t forwardNodes = counter.nodes;
+        QVERIFY(forwardNodes > 1000);
+        QVERIFY2(dbg.memoryStats().droppedValues > 100, std::to_string(dbg.memoryStats().droppedValues).c_str());
+        QVERIFY2(dbg.memoryStats().callRecords == 300, std::to_string(dbg.memoryStats().callRecords).c_str());
+
+        // Back into iteration 250, before Add: the iterations before it are passed over with their recorded outputs.
+        counter.nodes = 0;
+        const size_t skippedBefore = dbg.memoryStats().skippedCalls;
+        dbg.goToPosition(atAdd.steps);
+        const Position back = positionOf(dbg);
+        QCOMPARE(back.steps, atAdd.steps);
+        QCOMPARE(back.framePath, atAdd.framePath);
+        QCOMPARE(back.next, std::string("Add_3"));
+        qInfo("to iteration 250: %zu nodes run again (a run: %zu), %zu calls passed over", counter.nodes, forwardNodes,
+            dbg.memoryStats().skippedCalls - skippedBefore);
+        QVERIFY2(counter.nodes <= 12, std::to_string(counter.nodes).c_str());
+        QCOMPARE(dbg.memoryStats().skippedCalls - skippedBefore, size_t(250));
+        // The iteration's input is the acc of 250 iterations, bit for bit; h, made just before, too.
+        const RecordedValue* acc = dbg.findValue("acc", dbg.session().topFrame()->id);
+        QVERIFY(acc);
+        QCOMPARE(floatsOf(dbg.materialize(*acc)), longLoopAcc(x, 250));
+        // One step back, over Mul: still only this iteration's nodes.
+        counter.nodes = 0;
+        dbg.stepBack();
+        QCOMPARE(dbg.session().nextNode()->displayName(), std::string("Mul_2"));
+        QVERIFY(dbg.session().framePath().find("iteration 250") != std::string::npos);
+        QVERIFY2(counter.nodes <= 12, std::to_string(counter.nodes).c_str());
+        // Values of passed-over iterations read as they were made: acc_out of iteration n is the acc of n + 1. The
+        // latest dropped one is rebuilt by a replay that passes over iterations 0 to n - 1 too (in a session of its
+        // own, which the counter does not see).
+        const RecordedValue* dropped = nullptr;
+        for (const RecordedValue& v : dbg.values())
+            if (v.name == "acc_out" && v.dropped)
+                dropped = &v;
+        QVERIFY(dropped && dropped->iteration >= 5);
+        const size_t skippedBeforeRebuild = dbg.memoryStats().skippedCalls;
+        counter.nodes = 0;
+        QCOMPARE(floatsOf(dbg.materialize(*dropped)), longLoopAcc(x, static_cast<int>(dropped->iteration) + 1));
+        QCOMPARE(dbg.memoryStats().skippedCalls - skippedBeforeRebuild, static_cast<size_t>(dropped->iteration));
+        QCOMPARE(counter.nodes, size_t(0));
+        // Forward to the end: the output of 300 iterations, and stepping back into the Loop's last iteration works.
+        QCOMPARE(dbg.continueRun().reason, StopReason::Finished);
+        QCOMPARE(floatsOf(dbg.session().outputs().at("out")), longLoopAcc(x, 300));
+        counter.nodes = 0;
+        for (int i = 0; i < 3 && dbg.session().framePath().find("iteration 299") == std::string::npos; ++i)
+            dbg.stepBackInto(); // from the end: after the Loop, then into its last iteration from its end
+        QVERIFY2(
+            dbg.session().framePath().find("iteration 299") != std::string::npos, dbg.session().framePath().c_str());
+        QVERIFY2(counter.nodes <= 12, std::to_string(counter.nodes).c_str());
     }
 
     void reverseContinueAndRunBackInsideLoop()

@@ -36,6 +36,7 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
@@ -1176,6 +1177,224 @@ agraph (bool c, float[2] x) => (float[2] out) {
         QCOMPARE(controller()->state(), DebuggerState::Ready);
         QVERIFY(!m_ui->stepBackAction()->isEnabled());
         QVERIFY(!m_ui->reverseContinueAction()->isEnabled());
+    }
+
+    void inspectorFollowsStepBack()
+    {
+        openText(kChain, QStringLiteral("inspector_back.onnx"));
+        typeChainInputs();
+        QVERIFY(act(m_ui->stepOverAction())); // before Add_0
+        QVERIFY(act(m_ui->stepOverAction())); // a = x + y = [2, 3, 4]
+        QVERIFY(act(m_ui->stepOverAction())); // b = a * x = [2, 6, 12]
+        QVERIFY(m_ui->inspector()->title().startsWith(QStringLiteral("b")));
+        QCOMPARE(floats(Value(m_ui->inspector()->tensor())), (std::vector<float> { 2, 6, 12 }));
+
+        // Back before Mul_1: the inspector shows what the position has, a (made again by the replay).
+        QVERIFY(act(m_ui->stepBackAction()));
+        QCOMPARE(nextNodeName(), std::string("Mul_1"));
+        QVERIFY2(m_ui->inspector()->title().startsWith(QStringLiteral("a")), qPrintable(m_ui->inspector()->title()));
+        QCOMPARE(floats(Value(m_ui->inspector()->tensor())), (std::vector<float> { 2, 3, 4 }));
+
+        // Back to the start, where no node has run: a is not made yet, and the inspector does not show it.
+        QVERIFY(act(m_ui->stepBackAction()));
+        QCOMPARE(nextNodeName(), std::string("Add_0"));
+        QVERIFY2(!m_ui->inspector()->tensor().defined(), qPrintable(m_ui->inspector()->title()));
+        QVERIFY2(m_ui->statusLabel()->text().contains(QStringLiteral("a is not produced yet")),
+            qPrintable(m_ui->statusLabel()->text()));
+
+        // Forward again: the same value.
+        QVERIFY(act(m_ui->stepOverAction()));
+        QVERIFY(m_ui->inspector()->title().startsWith(QStringLiteral("a")));
+        QCOMPARE(floats(Value(m_ui->inspector()->tensor())), (std::vector<float> { 2, 3, 4 }));
+
+        // The inspected value is followed by identity, not by name: x, an input, stays shown at every position.
+        int xIndex = -1;
+        for (size_t i = 0; i < controller()->snapshot()->values.size(); ++i)
+            if (controller()->snapshot()->values[i].record.name == "x")
+                xIndex = static_cast<int>(i);
+        QVERIFY(xIndex >= 0);
+        m_ui->inspectValue(xIndex);
+        QVERIFY(m_ui->inspector()->title().startsWith(QStringLiteral("x")));
+        QVERIFY(act(m_ui->stepBackAction()));
+        QVERIFY2(m_ui->inspector()->title().startsWith(QStringLiteral("x")), qPrintable(m_ui->inspector()->title()));
+        QCOMPARE(floats(Value(m_ui->inspector()->tensor())), (std::vector<float> { 1, 2, 3 }));
+        m_ui->stopAction()->trigger();
+    }
+
+    /// Answers the next QInputDialog with `text` (accepted), once it is open.
+    void answerInputDialog(const QString& text)
+    {
+        QTimer::singleShot(0, this, [text] {
+            QTRY_VERIFY(QApplication::activeModalWidget() != nullptr);
+            auto* dialog = qobject_cast<QInputDialog*>(QApplication::activeModalWidget());
+            QVERIFY(dialog);
+            dialog->setTextValue(text);
+            dialog->accept();
+        });
+    }
+
+    void memoryBudgetIsASettingAppliedToTheNextRun()
+    {
+        const auto restoreDefault = qScopeGuard([this] {
+            if (m_ui)
+                m_ui->setMemoryBudget(0);
+        });
+        QVERIFY(m_ui->debugMenu()->actions().contains(m_ui->memoryBudgetAction()));
+        QCOMPARE(m_ui->memoryBudget(), uint64_t(defaultMemoryBudget()));
+        QVERIFY2(
+            m_ui->memoryLabel()->text().contains(QStringLiteral("(default)")), qPrintable(m_ui->memoryLabel()->text()));
+
+        // Through the dialog: not a size keeps it open and says so; then 64 bytes, far below kChain's values.
+        QTimer::singleShot(0, this, [] {
+            QTRY_VERIFY(QApplication::activeModalWidget() != nullptr);
+            auto* dialog = qobject_cast<QInputDialog*>(QApplication::activeModalWidget());
+            QVERIFY(dialog);
+            dialog->setTextValue(QStringLiteral("lots"));
+            dialog->accept();
+            QTimer::singleShot(0, dialog, [dialog] {
+                QTRY_VERIFY(dialog->isVisible());
+                QVERIFY(dialog->labelText().contains(QStringLiteral("is not a size")));
+                dialog->setTextValue(QStringLiteral("64 B"));
+                dialog->accept();
+            });
+        });
+        m_ui->memoryBudgetAction()->trigger();
+        QCOMPARE(m_ui->memoryBudget(), uint64_t(64));
+        QCOMPARE(QSettings().value(QStringLiteral("debugger/memoryBudget")).toULongLong(), qulonglong(64));
+        QCOMPARE(m_ui->memoryLabel()->text(), QStringLiteral("Memory budget 64 B"));
+
+        // Remembered: a new window starts with it.
+        cleanup();
+        init();
+        QCOMPARE(m_ui->memoryBudget(), uint64_t(64));
+        QCOMPARE(controller()->options().memoryBudget, size_t(64));
+
+        // The run keeps what fits: values are dropped (their statistics stay), the status bar says how many.
+        openText(kChain, QStringLiteral("budget.onnx"));
+        typeChainInputs();
+        QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(controller()->state(), DebuggerState::Finished);
+        size_t dropped = 0;
+        for (const auto& v : controller()->snapshot()->values)
+            dropped += v.record.dropped;
+        QVERIFY(dropped > 0);
+        QVERIFY2(m_ui->memoryLabel()->text().contains(QStringLiteral("%1 dropped").arg(dropped)),
+            qPrintable(m_ui->memoryLabel()->text()));
+        QCOMPARE(floats(controller()->snapshot()->outputs.at("out")), (std::vector<float> { 1, 5, 11 }));
+
+        // 1.5G in the dialog; then empty, the default again, and nothing remembered.
+        answerInputDialog(QStringLiteral("1.5G"));
+        m_ui->memoryBudgetAction()->trigger();
+        QCOMPARE(m_ui->memoryBudget(), uint64_t(3) << 29);
+        answerInputDialog(QString());
+        m_ui->memoryBudgetAction()->trigger();
+        QCOMPARE(m_ui->memoryBudget(), uint64_t(defaultMemoryBudget()));
+        QVERIFY(!QSettings().contains(QStringLiteral("debugger/memoryBudget")));
+        // A new run with the default budget drops nothing.
+        QVERIFY(act(m_ui->restartAction()));
+        QTRY_COMPARE(controller()->state(), DebuggerState::Finished);
+        for (const auto& v : controller()->snapshot()->values)
+            QVERIFY(!v.record.dropped);
+    }
+
+    void exportAllWritesEveryValueRebuildingTheDropped()
+    {
+        const auto restoreDefault = qScopeGuard([this] { m_ui->setMemoryBudget(0); });
+        m_ui->setMemoryBudget(64); // far below the values: nearly all are dropped as the run goes
+        openText(kLoopWithIf, QStringLiteral("export_all.onnx"));
+        m_ui->inputs()->setTypedText(QStringLiteral("x"), QStringLiteral("2 3"));
+        QVERIFY(!m_ui->exportAllAction()->isEnabled());
+        QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(controller()->state(), DebuggerState::Finished);
+        int dropped = 0;
+        for (const auto& v : controller()->snapshot()->values)
+            dropped += v.record.dropped;
+        QVERIFY(dropped > 10);
+        QVERIFY(m_ui->exportAllAction()->isEnabled());
+
+        const QString folder = m_work.filePath(QStringLiteral("export_all"));
+        QSignalSpy finished(m_ui, &DebuggerUi::exportFinished);
+        QVERIFY(m_ui->exportAllValues(folder));
+        QVERIFY(!m_ui->exportAllAction()->isEnabled()); // one export at a time
+        QVERIFY(!m_ui->stepBackAction()->isEnabled() || !controller()->stepBack()); // no command while it writes
+        QVERIFY(finished.wait(20000));
+        QCOMPARE(finished.first().first().toBool(), true);
+        QVERIFY2(m_ui->lastExportMessage().contains(QStringLiteral("values written")),
+            qPrintable(m_ui->lastExportMessage()));
+        QVERIFY(m_ui->exportAllAction()->isEnabled());
+        // numpy computes every value from x; the manifest is run --dump-all's.
+        const QString result = runPython(QStringLiteral(R"(
+import json, os, re, numpy as np
+d = '%1'
+x = np.array([2, 3], np.float32)
+acc, want = x, {}
+for i in range(3):
+    new = acc * x if i == 0 else acc + x
+    want.update({('e' if i == 0 else 't', i): new, ('acc_out', i): new, ('s', i): new,
+                 ('c_out', i): np.array(True), ('zero', i): np.array(0), ('later', i): np.array(i > 0)})
+    acc = new
+want.update({('out', -1): acc, ('trace', -1): np.stack([x * x, x * x + x, x * x + 2 * x]),
+             ('trip', -1): np.array(3), ('cond', -1): np.array(True)})
+m = json.load(open(os.path.join(d, 'manifest.json')))['tensors']
+got = {}
+for t in m:
+    it = re.search(r'iteration (\d+)', t['frame'])
+    key = (t['name'], int(it.group(1)) if it else -1)
+    assert key not in got, key
+    got[key] = np.load(os.path.join(d, t['file']))
+    assert list(got[key].shape) == t['shape'], t
+    assert t['kind'] == ('output' if t['name'] in ('out', 'trace') else 'intermediate'), t
+assert sorted(got) == sorted(want), sorted(set(got) ^ set(want))
+for k, v in want.items():
+    assert np.array_equal(got[k], v), (k, got[k], v)
+print('ok')
+)")
+                                             .arg(folder));
+        QCOMPARE(result, QStringLiteral("ok"));
+
+        // A folder that cannot be made: a dialog names it, and nothing is written.
+        const int problems = m_ui->problemCount();
+        QVERIFY(m_ui->exportAllValues(QStringLiteral("/dev/null/values")));
+        QVERIFY(finished.wait(20000));
+        QCOMPARE(finished.last().first().toBool(), false);
+        QCOMPARE(m_ui->problemCount(), problems + 1);
+        QVERIFY2(m_ui->lastProblem().startsWith(QStringLiteral("Export failed"))
+                && m_ui->lastProblem().contains(QStringLiteral("/dev/null/values")),
+            qPrintable(m_ui->lastProblem()));
+        // The run is still there to step back in.
+        QVERIFY(act(m_ui->stepBackAction()));
+        QCOMPARE(controller()->state(), DebuggerState::Paused);
+    }
+
+    void exportAllCancelledLeavesNoManifest()
+    {
+        const auto restoreDefault = qScopeGuard([this] { m_ui->setMemoryBudget(0); });
+        m_ui->setMemoryBudget(64);
+        // 4000 iterations: 8000 body values to write, dropped as the run went.
+        QByteArray text(kLongLoop);
+        text.replace("100000000", "4000");
+        openText(text.constData(), QStringLiteral("export_cancel.onnx"));
+        m_ui->inputs()->setTypedText(QStringLiteral("x"), QStringLiteral("1 2 3 4"));
+        QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(controller()->state(), DebuggerState::Finished);
+        const QString folder = m_work.filePath(QStringLiteral("export_cancel"));
+        QSignalSpy finished(m_ui, &DebuggerUi::exportFinished);
+        QSignalSpy progress(controller(), &DebugController::exportProgress);
+        QVERIFY(m_ui->exportAllValues(folder));
+        QVERIFY(m_ui->exportProgressDialog());
+        // Cancel as the user does (the dialog's button), while the worker writes the first values.
+        auto* cancel = m_ui->exportProgressDialog()->findChild<QPushButton*>();
+        QVERIFY(cancel);
+        cancel->click();
+        QVERIFY(finished.count() == 1 || finished.wait(20000));
+        QCOMPARE(finished.first().first().toBool(), false);
+        QVERIFY2(m_ui->lastExportMessage().contains(QStringLiteral("cancelled"))
+                && m_ui->lastExportMessage().contains(QStringLiteral("no manifest.json")),
+            qPrintable(m_ui->lastExportMessage()));
+        QVERIFY(!QFileInfo::exists(folder + QStringLiteral("/manifest.json")));
+        QVERIFY(QDir(folder).entryList(QDir::Files).size() < 8000);
+        QVERIFY(progress.isEmpty() || progress.first().at(1).toLongLong() > 8000);
+        QCOMPARE(m_ui->problemCount(), 0); // cancelling is not a failure
     }
 
     void reverseContinueGoesBackToEarlierBreakpointHits()

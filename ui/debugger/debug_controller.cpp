@@ -4,13 +4,16 @@
 #include "engine/core/thread_pool.h"
 #include "engine/exec/observers/output_watch.h"
 #include "engine/exec/observers/profile_observer.h"
+#include "engine/io/value_writer.h"
 
 #include <QMetaObject>
 #include <QTimer>
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <map>
+#include <span>
 #include <tuple>
 
 #include <sys/resource.h>
@@ -96,6 +99,8 @@ public:
     }
 
     void execute(const Request& request);
+    /// DebugController::exportValues on this thread.
+    void exportValues(const std::string& folder, const std::shared_ptr<std::atomic<bool>>& cancel);
 
 private:
     void beforeNode(const NodeEvent&) override { }
@@ -292,6 +297,98 @@ void DebugWorker::execute(const Request& request)
         Qt::QueuedConnection);
 }
 
+namespace {
+struct ExportCancelled { };
+} // namespace
+
+void DebugWorker::exportValues(const std::string& folder, const std::shared_ptr<std::atomic<bool>>& cancel)
+{
+    namespace fs = std::filesystem;
+    bool ok = false;
+    bool cancelled = false;
+    std::string message;
+    qint64 written = 0;
+    const auto report = [this](qint64 done, qint64 total) {
+        QMetaObject::invokeMethod(
+            m_controller, [c = m_controller, done, total] { emit c->exportProgress(done, total); },
+            Qt::QueuedConnection);
+    };
+    std::unique_ptr<ValueWriter> writer;
+    try {
+        if (!m_debugger || !m_model)
+            throw Error("there is no run to export: run the model first");
+        std::error_code ec;
+        fs::create_directories(folder, ec);
+        if (!fs::is_directory(folder))
+            throw Error("cannot create the folder \"" + folder + "\"" + (ec ? ": " + ec.message() : std::string()));
+        // Every node output, in execution order (the frames' inputs are not intermediates, as run --dump-all).
+        std::vector<const RecordedValue*> wanted;
+        for (const RecordedValue& v : m_debugger->values())
+            if (v.producer >= 0 && v.graph && (v.dropped || !v.value.isNone()))
+                wanted.push_back(&v);
+        const auto total = static_cast<qint64>(wanted.size());
+        report(0, total);
+        writer = std::make_unique<ValueWriter>(folder);
+        const Graph& main = m_model->graph();
+        qint64 done = 0;
+        auto lastReport = std::chrono::steady_clock::now();
+        const auto write = [&](const RecordedValue& v, const Value& value) {
+            if (cancel->load())
+                throw ExportCancelled();
+            if (!value.isNone()) {
+                bool isOutput = false;
+                if (v.graph == &main)
+                    for (ValueId id : main.outputs())
+                        isOutput = isOutput || main.value(id).name == v.name.str();
+                writer->write(v.name, value, v.graph->node(v.producer).displayName(), v.framePath,
+                    isOutput ? "output" : "intermediate");
+                ++written;
+            }
+            ++done;
+            if (const auto now = std::chrono::steady_clock::now(); now - lastReport > std::chrono::milliseconds(50)) {
+                lastReport = now;
+                report(done, total);
+            }
+        };
+        // Kept values are written as they are; each stretch of dropped ones is rebuilt by one replay, which hands them
+        // over in execution order and frees what it no longer needs, as a plain run does.
+        for (size_t i = 0; i < wanted.size();) {
+            if (!wanted[i]->dropped) {
+                write(*wanted[i], wanted[i]->value);
+                ++i;
+                continue;
+            }
+            size_t j = i;
+            while (j < wanted.size() && wanted[j]->dropped)
+                ++j;
+            m_debugger->materialize(std::span<const RecordedValue* const>(wanted.data() + i, j - i), write);
+            i = j;
+        }
+        writer->writeManifest();
+        report(total, total);
+        ok = true;
+        message = std::to_string(written) + " values written to \"" + folder + "\"";
+        if (const size_t forgotten = m_debugger->forgottenValues())
+            message += " (" + std::to_string(forgotten)
+                + " values dropped long before were forgotten by the run and are not among them)";
+    } catch (const ExportCancelled&) {
+        cancelled = true;
+        message = "export cancelled";
+    } catch (const std::exception& e) {
+        message = e.what();
+    }
+    if (!ok && writer)
+        message += "; \"" + folder + "\" holds only part of the values (" + std::to_string(written)
+            + ") and no manifest.json";
+    QMetaObject::invokeMethod(
+        m_controller,
+        [c = m_controller, ok, cancelled, text = QString::fromStdString(message), written] {
+            c->m_exporting = false;
+            emit c->exportFinished(ok, cancelled, text, written);
+        },
+        Qt::QueuedConnection);
+}
+
 StopInfo DebugWorker::reverse(DebugController::Command command, const std::string& argument)
 {
     using C = DebugController;
@@ -484,9 +581,30 @@ void DebugController::setModel(std::shared_ptr<const Model> model)
     setState(model ? DebuggerState::Ready : DebuggerState::NoModel);
 }
 
+bool DebugController::exportValues(const QString& folder)
+{
+    const bool stopped
+        = m_state == DebuggerState::Paused || m_state == DebuggerState::Finished || m_state == DebuggerState::Failed;
+    if (!stopped || !m_snapshot || m_exporting)
+        return false;
+    m_exporting = true;
+    m_exportCancel = std::make_shared<std::atomic<bool>>(false);
+    QMetaObject::invokeMethod(
+        m_worker,
+        [w = m_worker, folder = folder.toStdString(), cancel = m_exportCancel] { w->exportValues(folder, cancel); },
+        Qt::QueuedConnection);
+    return true;
+}
+
+void DebugController::cancelExport()
+{
+    if (m_exportCancel)
+        m_exportCancel->store(true);
+}
+
 bool DebugController::issue(Command command, const QString& argument)
 {
-    if (m_state == DebuggerState::NoModel || m_state == DebuggerState::Running)
+    if (m_state == DebuggerState::NoModel || m_state == DebuggerState::Running || m_exporting)
         return false;
     const bool resumable = m_state == DebuggerState::Paused && m_runActive;
     if (command == Command::StepOut && !resumable)
@@ -612,6 +730,7 @@ bool DebugController::stop()
 
 void DebugController::abandonRun()
 {
+    cancelExport();
     ++m_generation;
     m_runActive = false;
     m_reversible = false;

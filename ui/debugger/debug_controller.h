@@ -85,6 +85,17 @@ public:
     /// Stops and starts again, then continues.
     bool restart();
 
+    /// Debug › Export All: writes every node output of the stopped, finished or failed run to `folder`, as
+    /// `onnxscope-cli run --dump-all DIR` does (`<k>_<name>.npy` per value, in execution order, and manifest.json), on
+    /// the worker thread. Values the memory budget dropped are rebuilt from the nearest checkpoint as the writing
+    /// reaches them, so the export keeps within the budget. exportProgress() reports it; exportFinished() ends it. A
+    /// cancelled or failed export leaves no manifest.json (the folder does not look complete). False (and nothing
+    /// starts) without such a run or while an export or a command is under way.
+    bool exportValues(const QString& folder);
+    /// Asks the export under way to stop at its next value.
+    void cancelExport();
+    bool exporting() const { return m_exporting; }
+
     /// Outputs for the YieldOp the run is stopped at (by output name). With `remember`, they are applied to every
     /// later YieldOp output of the same name, in this run and the next ones, until forgetYieldOutputs().
     void setYieldOutputs(const std::map<std::string, Value>& outputs, bool remember);
@@ -99,6 +110,10 @@ signals:
     void progress(qint64 done, qint64 total);
     /// A run was abandoned (stop() or a new model); views should forget its values.
     void runCleared();
+    /// Values written by the export under way, of `total`; emitted once before the first.
+    void exportProgress(qint64 done, qint64 total);
+    /// The export ended: `ok`, or cancelled or failed with `message` (which names the folder); `written` values.
+    void exportFinished(bool ok, bool cancelled, const QString& message, qint64 written);
 
 private:
     enum class Command {
@@ -136,6 +151,8 @@ private:
     bool m_stopRequested = false;
     bool m_runActive = false; // a Debugger exists on the worker (paused, finished or failed run)
     bool m_reversible = false; // the worker's debugger has a position to go back from (a stop after start())
+    bool m_exporting = false;
+    std::shared_ptr<std::atomic<bool>> m_exportCancel; // of the export under way
     friend class DebugWorker;
 };
 

@@ -3,6 +3,7 @@
 
 #include "ui/common/elided_label.h"
 #include "ui/common/model_document.h"
+#include "ui/common/tensor_format.h"
 #include "ui/debugger/debugger_panels.h"
 #include "ui/debugger/run_decorations.h"
 #include "ui/debugger/yield_dialog.h"
@@ -21,10 +22,12 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QProgressDialog>
 #include <QSettings>
 #include <QSpinBox>
 #include <QStatusBar>
@@ -33,6 +36,8 @@
 #include <QToolBar>
 
 #include <algorithm>
+#include <cmath>
+#include <optional>
 #include <set>
 
 namespace onnxscope {
@@ -45,6 +50,28 @@ QString valueLabel(const RecordedValue& r)
     if (r.framePath != "main")
         label += QStringLiteral(" @ ") + QString::fromStdString(r.framePath);
     return label;
+}
+
+/// "512M", "2G", "1.5 GiB", "1048576" (powers of 1024) as bytes; nullopt if it is none of these or 0.
+std::optional<uint64_t> parseMemorySize(QString text)
+{
+    text = text.trimmed().toUpper().remove(QLatin1Char(' '));
+    if (text.endsWith(QStringLiteral("IB")))
+        text.chop(2);
+    else if (text.endsWith(QLatin1Char('B')))
+        text.chop(1);
+    double unit = 1;
+    const QString units = QStringLiteral("KMGT");
+    if (!text.isEmpty() && units.contains(text.back())) {
+        unit = std::pow(1024.0, units.indexOf(text.back()) + 1);
+        text.chop(1);
+    }
+    bool ok = false;
+    const double number = text.toDouble(&ok);
+    if (!ok || !(number > 0) || number * unit > 1e18)
+        return std::nullopt;
+    const auto bytes = static_cast<uint64_t>(number * unit);
+    return bytes > 0 ? std::optional<uint64_t>(bytes) : std::nullopt;
 }
 
 /// Where a model file's breakpoints are kept in the settings.
@@ -243,6 +270,54 @@ void DebuggerUi::createActions()
         applyStepConstants(on);
     });
     applyStepConstants(m_stepConstants->isChecked());
+    // The memory budget of debug runs: what they keep of the values and checkpoints; the rest is rebuilt on request.
+    m_memoryBudgetAction = m_actions->menu()->addAction(QStringLiteral("&Memory Budget\u2026"));
+    m_memoryBudgetAction->setObjectName(QStringLiteral("memoryBudgetAction"));
+    m_memoryBudgetAction->setToolTip(QStringLiteral(
+        "How much memory a debug run keeps for values and checkpoints; older values beyond it are dropped (their "
+        "statistics stay) and rebuilt from the nearest checkpoint when they are inspected or exported"));
+    connect(m_memoryBudgetAction, &QAction::triggered, this, &DebuggerUi::showMemoryBudgetDialog);
+    m_memoryLabel = new QLabel(m_window);
+    m_memoryLabel->setObjectName(QStringLiteral("memoryBudgetLabel"));
+    m_window->statusBar()->addPermanentWidget(m_memoryLabel);
+    setMemoryBudget(QSettings().value(QStringLiteral("debugger/memoryBudget"), 0).toULongLong());
+    // Every intermediate to a folder, dropped values rebuilt as the writing reaches them, within the budget.
+    m_exportAllAction = m_actions->menu()->addAction(QStringLiteral("Export &All\u2026"));
+    m_exportAllAction->setObjectName(QStringLiteral("exportAllAction"));
+    m_exportAllAction->setToolTip(
+        QStringLiteral("Write every intermediate of this run to a folder: one .npy per value and manifest.json, as "
+                       "onnxscope-cli run --dump-all writes them; values dropped to stay under the memory budget are "
+                       "rebuilt on the way"));
+    connect(m_exportAllAction, &QAction::triggered, this, [this] {
+        const QString folder = QFileDialog::getExistingDirectory(
+            m_window, QStringLiteral("Folder for every value (.npy files and manifest.json)"));
+        if (!folder.isEmpty())
+            exportAllValues(folder);
+    });
+    connect(m_controller, &DebugController::exportProgress, this, [this](qint64 done, qint64 total) {
+        if (!m_exportProgress)
+            return;
+        m_exportProgress->setMaximum(static_cast<int>(std::max<qint64>(total, 1)));
+        m_exportProgress->setValue(static_cast<int>(done));
+    });
+    connect(m_controller, &DebugController::exportFinished, this,
+        [this](bool ok, bool cancelled, const QString& message, qint64) {
+            if (m_exportProgress) {
+                m_exportProgress->reset();
+                m_exportProgress->deleteLater();
+            }
+            m_exportFolder.clear();
+            m_lastExportMessage = message;
+            onStateChanged(m_controller->state());
+            if (ok)
+                m_window->statusBar()->showMessage(QStringLiteral("Exported: %1").arg(message), 10000);
+            else if (cancelled)
+                m_window->statusBar()->showMessage(QStringLiteral("Export cancelled: %1").arg(message), 10000);
+            else
+                showProblem(QStringLiteral("Export failed"), message,
+                    QStringLiteral("Choose a folder you can write to, with room for every value."));
+            emit exportFinished(ok);
+        });
     QMenu* exportMenu = m_actions->menu()->addMenu(QStringLiteral("&Export Values"));
     const std::pair<const char*, const char*> exports[] = {
         { "Selected Tensor (.npy, .pb, .csv)\u2026", "tensor" },
@@ -331,6 +406,68 @@ void DebuggerUi::updateRetention()
     m_controller->setOptions(options);
 }
 
+void DebuggerUi::setMemoryBudget(uint64_t bytes)
+{
+    m_memoryBudgetSet = bytes;
+    DebuggerOptions options = m_controller->options();
+    options.memoryBudget = bytes ? static_cast<size_t>(bytes) : defaultMemoryBudget();
+    m_controller->setOptions(options);
+    if (bytes)
+        QSettings().setValue(QStringLiteral("debugger/memoryBudget"), static_cast<qulonglong>(bytes));
+    else
+        QSettings().remove(QStringLiteral("debugger/memoryBudget"));
+    updateMemoryLabel();
+}
+
+uint64_t DebuggerUi::memoryBudget() const
+{
+    return m_controller->options().memoryBudget;
+}
+
+void DebuggerUi::updateMemoryLabel()
+{
+    const QString budget = formatBytes(memoryBudget()) + (m_memoryBudgetSet ? QString() : QStringLiteral(" (default)"));
+    QString text = QStringLiteral("Memory budget %1").arg(budget);
+    QString tip = QStringLiteral("Debug runs keep values and checkpoints within %1 (Debug \u203a Memory Budget\u2026); "
+                                 "a change applies to the next run")
+                      .arg(budget);
+    if (const DebugSnapshotPtr s = m_shown) {
+        text = QStringLiteral("%1 kept of %2").arg(formatBytes(s->recordedBytes), budget);
+        size_t dropped = s->forgottenValues;
+        for (const auto& v : s->values)
+            dropped += v.record.dropped;
+        if (dropped)
+            text += QStringLiteral(", %1 dropped").arg(dropped);
+    }
+    m_memoryLabel->setText(text);
+    m_memoryLabel->setToolTip(tip);
+}
+
+void DebuggerUi::showMemoryBudgetDialog()
+{
+    QInputDialog dialog(m_window);
+    dialog.setObjectName(QStringLiteral("memoryBudgetDialog"));
+    dialog.setWindowTitle(QStringLiteral("Memory Budget"));
+    dialog.setLabelText(QStringLiteral("Memory a debug run keeps for values and checkpoints (e.g. 512M, 4G; empty for "
+                                       "the default, a quarter of the RAM: %1).\nApplies to the next run.")
+                            .arg(formatBytes(defaultMemoryBudget())));
+    dialog.setTextValue(m_memoryBudgetSet ? formatBytes(m_memoryBudgetSet) : QString());
+    while (dialog.exec() == QDialog::Accepted) {
+        const QString text = dialog.textValue().trimmed();
+        if (text.isEmpty() || text.compare(QStringLiteral("default"), Qt::CaseInsensitive) == 0) {
+            setMemoryBudget(0);
+            return;
+        }
+        if (const auto bytes = parseMemorySize(text)) {
+            setMemoryBudget(*bytes);
+            return;
+        }
+        dialog.setLabelText(QStringLiteral("\"%1\" is not a size: give a number of bytes with K, M, G or T (powers of "
+                                           "1024), e.g. 512M or 4G; empty for the default (%2).")
+                                .arg(text, formatBytes(defaultMemoryBudget())));
+    }
+}
+
 void DebuggerUi::onStateChanged(DebuggerState state)
 {
     // The debugger's own actions follow the state by themselves (DebuggerActions); the export commands need values.
@@ -338,6 +475,8 @@ void DebuggerUi::onStateChanged(DebuggerState state)
     const bool haveValues = idle && m_controller->snapshot() != nullptr;
     for (QAction* a : m_exportActions)
         a->setEnabled(haveValues || (a == m_exportActions.first() && m_inspector->tensor().defined()));
+    if (m_exportAllAction)
+        m_exportAllAction->setEnabled(haveValues && !m_controller->exporting());
     switch (state) {
     case DebuggerState::NoModel:
         m_status->setText(QString());
@@ -362,6 +501,7 @@ void DebuggerUi::onRunCleared()
         m_inspectorShowsRunValue = false;
     }
     m_shown.reset();
+    updateMemoryLabel();
     m_values->setSnapshot(nullptr);
     m_values->setFrameFilter(0, {});
     m_callStack->setSnapshot(nullptr);
@@ -373,6 +513,7 @@ void DebuggerUi::onRunCleared()
 void DebuggerUi::onStopped(const DebugSnapshotPtr& snapshot)
 {
     m_shown = snapshot;
+    updateMemoryLabel();
     m_values->setSnapshot(snapshot);
     m_values->setFrameFilter(0, {});
     m_callStack->setSnapshot(snapshot);
@@ -433,6 +574,7 @@ void DebuggerUi::onStopped(const DebugSnapshotPtr& snapshot)
     // a comparison) shows its value; while stepping, and without a selection, what the last node produced, like a
     // debugger's "autos".
     GraphView* view = m_window->graphView();
+    const uint64_t inspectedBefore = m_inspectedStop;
     if (const NodeId selected = view->selectedNode();
         snapshot->reason == StopReason::Finished && selected >= 0 && view->currentGraph()) {
         onGraphNodeSelected(view->currentGraph(), selected);
@@ -453,6 +595,10 @@ void DebuggerUi::onStopped(const DebugSnapshotPtr& snapshot)
             break;
         }
     }
+    // Nothing new was shown (a reverse move back to a frame's entry or the start, a selected node that has not run):
+    // the value the inspector shows is the one of this position, or it says that it is not made yet.
+    if (m_inspectedStop == inspectedBefore && m_inspectorShowsRunValue)
+        followInspectedValue(*snapshot);
     if (snapshot->reason == StopReason::YieldOp && m_autoYieldDialog)
         openYieldDialog();
     emit viewsUpdated();
@@ -518,7 +664,31 @@ void DebuggerUi::inspectValue(int valueIndex)
                          QString::fromStdString(r.graph->node(r.producer).opType));
     m_inspector->setValue(title, r.value);
     m_inspectorShowsRunValue = true;
+    m_inspected = { r.graph, r.name.str(), r.ordinal };
+    ++m_inspectedStop;
     onStateChanged(m_controller->state());
+}
+
+void DebuggerUi::followInspectedValue(const DebugSnapshot& snapshot)
+{
+    if (m_inspector->isPinned())
+        return;
+    // Values keep their ordinal (their place among every value the run made) when a reverse move makes them again.
+    for (size_t i = snapshot.values.size(); i-- > 0;) {
+        const RecordedValue& r = snapshot.values[i].record;
+        if (r.ordinal == m_inspected.ordinal && r.graph == m_inspected.graph && r.name == m_inspected.name) {
+            inspectValue(static_cast<int>(i));
+            m_values->selectValue(static_cast<int>(i));
+            return;
+        }
+    }
+    m_inspector->clear();
+    m_inspectorShowsRunValue = false;
+    const QString note
+        = QStringLiteral("%1 is not produced yet at this position").arg(QString::fromStdString(m_inspected.name));
+    m_stopStatus += QStringLiteral(" \u2014 ") + note;
+    m_status->setText(m_stopStatus);
+    m_status->setToolTip(m_stopStatus);
 }
 
 void DebuggerUi::onFrameSelected(const FrameSnapshot& frame, bool innermost)
@@ -701,6 +871,27 @@ void DebuggerUi::reportError(const QString& title, const QString& message)
     box.setObjectName(QStringLiteral("debuggerErrorDialog"));
     if (!qEnvironmentVariableIsSet("ONNXSCOPE_NO_DIALOGS"))
         box.exec();
+}
+
+bool DebuggerUi::exportAllValues(const QString& folder)
+{
+    if (!m_controller->exportValues(folder)) {
+        m_status->setText(m_controller->exporting() ? QStringLiteral("An export is under way.")
+                                                    : QStringLiteral("Nothing to export: run the model first."));
+        return false;
+    }
+    m_exportFolder = folder;
+    onStateChanged(m_controller->state());
+    m_exportProgress = new QProgressDialog(
+        QStringLiteral("Writing every value to %1\u2026").arg(folder), QStringLiteral("Cancel"), 0, 0, m_window);
+    m_exportProgress->setObjectName(QStringLiteral("exportAllProgress"));
+    m_exportProgress->setWindowTitle(QStringLiteral("Export All"));
+    m_exportProgress->setWindowModality(Qt::WindowModal);
+    m_exportProgress->setMinimumDuration(500);
+    m_exportProgress->setAutoClose(false);
+    m_exportProgress->setAutoReset(false);
+    connect(m_exportProgress, &QProgressDialog::canceled, m_controller, &DebugController::cancelExport);
+    return true;
 }
 
 bool DebuggerUi::exportSelectedTensor(const QString& path)

@@ -7,6 +7,7 @@
 
 #include <QObject>
 #include <QPointer>
+#include <QProgressDialog>
 
 class QAction;
 class QDockWidget;
@@ -91,6 +92,15 @@ public:
     QMenu* threadsMenu() const { return m_actions->threadsMenu(); }
     /// Threads for the kernels of the next run (as Debug › Threads); remembered in QSettings "debugger/threads".
     void setThreads(int threads) { m_actions->setThreads(threads); }
+    /// The memory budget of the next debug runs in bytes, 0 for the default (a quarter of the RAM); remembered in
+    /// QSettings "debugger/memoryBudget" and shown in the status bar. Debug › Memory Budget… asks for it.
+    void setMemoryBudget(uint64_t bytes);
+    /// The budget the next run gets, in bytes (the default resolved).
+    uint64_t memoryBudget() const;
+    QAction* memoryBudgetAction() const { return m_memoryBudgetAction; }
+    /// The status bar's memory text: the budget, and what the shown run keeps of it.
+    QLabel* memoryLabel() const { return m_memoryLabel; }
+    void showMemoryBudgetDialog();
     /// Debug › Compare… and its views.
     CompareUi* compare() const { return m_compare; }
 
@@ -98,6 +108,15 @@ public:
     QString selectedNodeName() const { return m_actions->selectedNodeName(); }
     /// Shows a recorded value (index into the snapshot's values) in the tensor inspector.
     void inspectValue(int valueIndex);
+
+    /// Debug › Export All…: every intermediate of the stopped run to `folder` (.npy per value and manifest.json, as
+    /// run --dump-all), dropped values rebuilt, with a progress dialog that cancels. Returns whether it started;
+    /// exportFinished() ends it, and a failure shows a dialog naming the folder.
+    bool exportAllValues(const QString& folder);
+    QAction* exportAllAction() const { return m_exportAllAction; }
+    /// What the last export said when it ended (its count and folder, or why it failed).
+    const QString& lastExportMessage() const { return m_lastExportMessage; }
+    QProgressDialog* exportProgressDialog() const { return m_exportProgress; }
 
     /// Export commands (also in the Debug menu); false with the error reported on failure.
     bool exportSelectedTensor(const QString& path);
@@ -115,6 +134,8 @@ public:
 signals:
     /// After the views were updated for a stop.
     void viewsUpdated();
+    /// An export of every value ended (exportAllValues()).
+    void exportFinished(bool ok);
 
 private:
     void createDocks();
@@ -134,6 +155,9 @@ private:
     const RecordedValue* recordedValue(int valueIndex) const;
     /// Inspects a value and shows it in the graph (its edge, or its producer).
     void goToValue(int valueIndex);
+    /// After a stop that showed no new value: shows the inspected value as made at this position (after a reverse move,
+    /// the same value made again), or clears the inspector and says it is not produced yet.
+    void followInspectedValue(const DebugSnapshot& snapshot);
     void onGraphValueSelected(const Graph* graph, ValueId value);
     void updateRetention();
     void showExportDialog(const QString& format);
@@ -168,9 +192,24 @@ private:
     int m_quietFailures = 0;
     QList<QAction*> m_exportActions;
     QAction* m_stepConstants = nullptr;
+    QAction* m_memoryBudgetAction = nullptr;
+    QAction* m_exportAllAction = nullptr;
+    QPointer<QProgressDialog> m_exportProgress;
+    QString m_exportFolder;
+    QString m_lastExportMessage;
+    QLabel* m_memoryLabel = nullptr;
+    uint64_t m_memoryBudgetSet = 0; // 0: the default
+    void updateMemoryLabel();
 
     bool m_colourByTime = false;
     bool m_inspectorShowsRunValue = false; // the tensor inspector shows a value of the current run (inspectValue)
+    struct InspectedValue {
+        const Graph* graph = nullptr;
+        std::string name;
+        uint64_t ordinal = 0;
+    };
+    InspectedValue m_inspected; // what inspectValue() showed last
+    uint64_t m_inspectedStop = 0; // counts inspectValue() calls that showed a value
     bool m_autoYieldDialog = true;
     DebugSnapshotPtr m_shown; // what the graph decorations show
 };

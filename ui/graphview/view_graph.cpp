@@ -169,20 +169,20 @@ void splitLongChains(const Graph& graph, std::vector<RawScope>& raw, int s, int 
         stretches[k].emplace_back(rank[i], members[i]);
     }
     raw[static_cast<size_t>(s)].nodes.clear();
-    for (auto& members : stretches) {
-        if (members.empty())
+    for (auto& ranked : stretches) {
+        if (ranked.empty())
             continue;
-        if (members.size() == 1) { // nothing to group
-            raw[static_cast<size_t>(s)].nodes.push_back(members.front().second);
+        if (ranked.size() == 1) { // nothing to group
+            raw[static_cast<size_t>(s)].nodes.push_back(ranked.front().second);
             continue;
         }
         // Named after its first and last node in rank order, so that the overview reads as the graph's own names.
-        const auto [first, last] = std::minmax_element(members.begin(), members.end());
+        const auto [first, last] = std::minmax_element(ranked.begin(), ranked.end());
         RawScope stretch;
         stretch.name = QString::fromStdString(graph.node(first->second).displayName()) + QStringLiteral(" \u2026 ")
             + QString::fromStdString(graph.node(last->second).displayName());
         stretch.parent = s;
-        for (const auto& member : members)
+        for (const auto& member : ranked)
             stretch.nodes.push_back(member.second);
         std::sort(stretch.nodes.begin(), stretch.nodes.end());
         stretch.total = static_cast<int>(stretch.nodes.size());

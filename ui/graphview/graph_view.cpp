@@ -601,7 +601,7 @@ CompareMark GraphView::compareMark(int box) const
     return m_scene->nodeItems()[static_cast<size_t>(box)]->compareMark();
 }
 
-bool GraphView::revealNode(NodeId node)
+bool GraphView::revealNode(NodeId node, std::set<int>* opened)
 {
     if (!m_graph || node < 0 || static_cast<size_t>(node) >= m_graph->nodes().size())
         return false;
@@ -615,9 +615,25 @@ bool GraphView::revealNode(NodeId node)
             }
     }
     bool changed = false;
+    std::set<int> needed;
     for (int s = state.outline.scopes.scopeOfNode[static_cast<size_t>(shown)]; s > 0;
-         s = state.outline.scopes.scopes[static_cast<size_t>(s)].parent)
-        changed |= state.expanded.insert(s).second;
+         s = state.outline.scopes.scopes[static_cast<size_t>(s)].parent) {
+        needed.insert(s);
+        if (state.expanded.insert(s).second) {
+            changed = true;
+            if (opened)
+                opened->insert(s);
+        }
+    }
+    if (opened) // close what an earlier pause opened and this one does not need
+        for (auto it = opened->begin(); it != opened->end();) {
+            if (needed.count(*it)) {
+                ++it;
+                continue;
+            }
+            changed |= state.expanded.erase(*it) > 0;
+            it = opened->erase(it);
+        }
     return changed;
 }
 
@@ -629,15 +645,16 @@ void GraphView::centerOnNode(const Graph* graph, NodeId node, bool select)
     focus.kind = Focus::Kind::Node;
     focus.node = node;
     focus.select = select;
+    std::set<int>* opened = select ? nullptr : &stateFor(graph).opened;
     if (graph != m_graph) {
         m_graph = graph;
         updateBreadcrumb();
         emit currentGraphChanged(graph);
-        revealNode(node);
+        revealNode(node, opened);
         relayout(focus);
         return;
     }
-    if (revealNode(node) || m_layoutRunning || stateFor(graph).laidOut != stateFor(graph).expanded) {
+    if (revealNode(node, opened) || m_layoutRunning || stateFor(graph).laidOut != stateFor(graph).expanded) {
         relayout(focus);
         return;
     }
@@ -684,6 +701,7 @@ void GraphView::setScopeExpanded(int scope, bool expanded)
     if (!m_graph || scope <= 0)
         return;
     GraphState& state = stateFor(m_graph);
+    state.opened.erase(scope); // the user's choice now
     if (expanded ? !state.expanded.insert(scope).second : state.expanded.erase(scope) == 0)
         return;
     Focus focus;
@@ -697,6 +715,7 @@ void GraphView::expandAll()
     if (!m_graph)
         return;
     GraphState& state = stateFor(m_graph);
+    state.opened.clear();
     for (size_t s = 0; s < state.outline.scopes.scopes.size(); ++s)
         state.expanded.insert(static_cast<int>(s));
     relayout(Focus {});
@@ -707,6 +726,7 @@ void GraphView::collapseAll()
     if (!m_graph)
         return;
     stateFor(m_graph).expanded = { 0 };
+    stateFor(m_graph).opened.clear();
     relayout(Focus {});
 }
 

@@ -58,7 +58,9 @@ public:
     bool leaveSubgraph();
 
     /// Shows `graph` if needed, expands the groups hiding `node`, then centres on it (after a relayout if one is
-    /// needed) and selects it if `select`.
+    /// needed) and selects it if `select`. Groups opened for a node that is not selected (where the debugger paused)
+    /// close again when a later such call no longer needs them, so that stepping through 30 layers leaves one open;
+    /// groups the user opened stay open.
     void centerOnNode(const Graph* graph, NodeId node, bool select = true);
     /// Like centerOnNode for a tensor: selects its edge, or its producer when it has no visible edge.
     void centerOnValue(const Graph* graph, ValueId value);
@@ -137,6 +139,7 @@ private:
         GraphOutline outline;
         std::set<int> expanded;
         std::set<int> laidOut; // the expansion of the scene on screen
+        std::set<int> opened; // expanded only to show a node centred without selecting it (a debugger pause)
     };
     struct Focus {
         enum class Kind { Fit, Keep, Node, Value, Scope } kind = Kind::Fit;
@@ -163,7 +166,7 @@ private:
     void onClusterActivated(int index);
     void onContextMenu(int itemIndex, int edgeIndex, const QPoint& screenPos);
     void navigate(int key);
-    bool revealNode(NodeId node);
+    bool revealNode(NodeId node, std::set<int>* opened = nullptr);
     void showOverlay(const QString& text, bool cancellable);
     void positionOverlays();
 

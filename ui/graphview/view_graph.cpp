@@ -11,6 +11,8 @@
 #include <QRegularExpression>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <queue>
 #include <unordered_map>
@@ -26,6 +28,8 @@ struct RawScope {
     std::vector<NodeId> nodes;
     int total = 0;
     bool removed = false;
+    bool collapsedByDefault = false;
+    bool isChain = false;
 };
 
 int computeTotal(std::vector<RawScope>& scopes, int s)
@@ -67,10 +71,152 @@ void normalise(std::vector<RawScope>& scopes, int s)
     std::sort(scope.nodes.begin(), scope.nodes.end());
 }
 
+// Cuts the direct nodes of raw[s] into stretches of consecutive ranks when they span more than `maxRanks`: a long
+// chain drawn flat is a one-pixel line when fitted to a window. The rank of a node is its longest path from the
+// stretch's sources (a source, such as a Shape of an input, sits just above its first consumer instead). Cuts go
+// where the fewest tensors cross (between two residual blocks, one), near equal lengths; each stretch becomes a
+// group, cut again inside if still too deep.
+void splitLongChains(const Graph& graph, std::vector<RawScope>& raw, int s, int maxRanks, std::vector<int>& local)
+{
+    constexpr int kMinNodes = 48;
+    constexpr int kRanksPerStretch = 32;
+    constexpr int kMaxStretches = 16;
+    const std::vector<NodeId> members = raw[static_cast<size_t>(s)].nodes;
+    if (members.size() < static_cast<size_t>(kMinNodes))
+        return;
+    const size_t count = members.size();
+    for (size_t i = 0; i < count; ++i)
+        local[static_cast<size_t>(members[i])] = static_cast<int>(i);
+    std::vector<std::vector<int>> preds(count), succs(count);
+    for (size_t i = 0; i < count; ++i) {
+        const Node& node = graph.node(members[i]);
+        for (const auto* list : { &node.inputs, &node.implicitInputs })
+            for (ValueId v : *list) {
+                if (v == kNoValue)
+                    continue;
+                const NodeId p = graph.value(v).producer;
+                if (p < 0 || local[static_cast<size_t>(p)] < 0)
+                    continue;
+                const int from = local[static_cast<size_t>(p)];
+                if (std::find(preds[i].begin(), preds[i].end(), from) != preds[i].end())
+                    continue;
+                preds[i].push_back(from);
+                succs[static_cast<size_t>(from)].push_back(static_cast<int>(i));
+            }
+    }
+    for (NodeId n : members)
+        local[static_cast<size_t>(n)] = -1;
+    // Longest path from the sources (Kahn's order); nodes on a cycle, which a valid graph has none of, stay at 0.
+    std::vector<int> rank(count, 0), pending(count);
+    std::vector<int> order;
+    order.reserve(count);
+    for (size_t i = 0; i < count; ++i) {
+        pending[i] = static_cast<int>(preds[i].size());
+        if (pending[i] == 0)
+            order.push_back(static_cast<int>(i));
+    }
+    for (size_t k = 0; k < order.size(); ++k) {
+        const int u = order[k];
+        for (int w : succs[static_cast<size_t>(u)]) {
+            rank[static_cast<size_t>(w)] = std::max(rank[static_cast<size_t>(w)], rank[static_cast<size_t>(u)] + 1);
+            if (--pending[static_cast<size_t>(w)] == 0)
+                order.push_back(w);
+        }
+    }
+    for (size_t i = 0; i < count; ++i)
+        if (preds[i].empty() && !succs[i].empty()) {
+            int first = std::numeric_limits<int>::max();
+            for (int w : succs[i])
+                first = std::min(first, rank[static_cast<size_t>(w)]);
+            rank[i] = std::max(0, first - 1);
+        }
+    const int ranks = *std::max_element(rank.begin(), rank.end()) + 1;
+    if (ranks <= maxRanks)
+        return;
+    // crossing[t]: tensors produced at rank <= t and used after it.
+    std::vector<int> crossing(static_cast<size_t>(ranks) + 1, 0);
+    for (size_t i = 0; i < count; ++i) {
+        int last = rank[i];
+        for (int w : succs[i])
+            last = std::max(last, rank[static_cast<size_t>(w)]);
+        if (last > rank[i]) {
+            crossing[static_cast<size_t>(rank[i])] += 1;
+            crossing[static_cast<size_t>(last)] -= 1;
+        }
+    }
+    for (size_t t = 1; t < crossing.size(); ++t)
+        crossing[t] += crossing[t - 1];
+    const int parts = std::clamp((ranks + kRanksPerStretch - 1) / kRanksPerStretch, 2, kMaxStretches);
+    const double length = static_cast<double>(ranks) / parts;
+    std::vector<int> ends; // the last rank of each stretch
+    for (int start = 0; ranks - start > 1.5 * length;) {
+        const int target = start + static_cast<int>(std::lround(length)) - 1;
+        const int lo = start + std::max(0, static_cast<int>(std::ceil(0.6 * length)) - 1);
+        const int hi = std::min(start + static_cast<int>(1.4 * length) - 1, ranks - 2);
+        int best = std::clamp(target, lo, hi);
+        for (int t = lo; t <= hi; ++t)
+            if (crossing[static_cast<size_t>(t)] < crossing[static_cast<size_t>(best)]
+                || (crossing[static_cast<size_t>(t)] == crossing[static_cast<size_t>(best)]
+                    && std::abs(t - target) < std::abs(best - target)))
+                best = t;
+        ends.push_back(best);
+        start = best + 1;
+    }
+    ends.push_back(ranks - 1);
+    std::vector<std::vector<std::pair<int, NodeId>>> stretches(ends.size()); // (rank, node)
+    for (size_t i = 0; i < count; ++i) {
+        const size_t k = static_cast<size_t>(std::lower_bound(ends.begin(), ends.end(), rank[i]) - ends.begin());
+        stretches[k].emplace_back(rank[i], members[i]);
+    }
+    raw[static_cast<size_t>(s)].nodes.clear();
+    for (auto& ranked : stretches) {
+        if (ranked.empty())
+            continue;
+        if (ranked.size() == 1) { // nothing to group
+            raw[static_cast<size_t>(s)].nodes.push_back(ranked.front().second);
+            continue;
+        }
+        // Named after its first and last node in rank order, so that the overview reads as the graph's own names.
+        const auto [first, last] = std::minmax_element(ranked.begin(), ranked.end());
+        RawScope stretch;
+        stretch.name = QString::fromStdString(graph.node(first->second).displayName()) + QStringLiteral(" \u2026 ")
+            + QString::fromStdString(graph.node(last->second).displayName());
+        stretch.parent = s;
+        for (const auto& member : ranked)
+            stretch.nodes.push_back(member.second);
+        std::sort(stretch.nodes.begin(), stretch.nodes.end());
+        stretch.total = static_cast<int>(stretch.nodes.size());
+        stretch.collapsedByDefault = true;
+        stretch.isChain = true;
+        raw.push_back(std::move(stretch));
+        const int index = static_cast<int>(raw.size()) - 1;
+        raw[static_cast<size_t>(s)].children.push_back(index);
+        splitLongChains(graph, raw, index, maxRanks, local);
+    }
+    std::sort(raw[static_cast<size_t>(s)].nodes.begin(), raw[static_cast<size_t>(s)].nodes.end());
+}
+
+// Marks numbered siblings (layers.0 … layers.27, h.0 … h.11) to stay closed in the default view.
+void markRepeatedSiblings(std::vector<RawScope>& raw, int s)
+{
+    static const QRegularExpression numbered(QStringLiteral("^(.*\\D)\\d+$"));
+    QHash<QString, std::vector<int>> byStem;
+    for (int c : raw[static_cast<size_t>(s)].children) {
+        const QRegularExpressionMatch m = numbered.match(raw[static_cast<size_t>(c)].name);
+        if (m.hasMatch())
+            byStem[m.captured(1)].push_back(c);
+        markRepeatedSiblings(raw, c);
+    }
+    for (const auto& siblings : std::as_const(byStem))
+        if (siblings.size() >= static_cast<size_t>(ScopeTree::kRepeatedSiblings))
+            for (int c : siblings)
+                raw[static_cast<size_t>(c)].collapsedByDefault = true;
+}
+
 } // namespace
 
 ScopeTree ScopeTree::build(
-    const Graph& graph, const std::vector<bool>& hidden, int flatLimit, int blockSize, int maxChildren)
+    const Graph& graph, const std::vector<bool>& hidden, int flatLimit, int blockSize, int maxChildren, int maxRanks)
 {
     std::vector<RawScope> raw(1);
     QHash<QString, int> byPath;
@@ -102,6 +248,15 @@ ScopeTree ScopeTree::build(
     computeTotal(raw, 0);
     normalise(raw, 0);
     computeTotal(raw, 0);
+    if (raw[0].total > kRepeatedGraphNodes)
+        markRepeatedSiblings(raw, 0);
+    {
+        std::vector<int> local(nodes.size(), -1);
+        const size_t named = raw.size();
+        for (size_t s = 0; s < named; ++s)
+            if (!raw[s].removed)
+                splitLongChains(graph, raw, static_cast<int>(s), maxRanks, local);
+    }
 
     // Scopes with too many direct nodes to lay out flat are split into blocks of consecutive nodes.
     const size_t rawCount = raw.size();
@@ -162,6 +317,8 @@ ScopeTree ScopeTree::build(
         const int s = newIndex[static_cast<size_t>(r)];
         Scope& scope = tree.scopes[static_cast<size_t>(s)];
         scope.name = raw[static_cast<size_t>(r)].name;
+        scope.collapsedByDefault = raw[static_cast<size_t>(r)].collapsedByDefault;
+        scope.isChain = raw[static_cast<size_t>(r)].isChain;
         scope.nodes = raw[static_cast<size_t>(r)].nodes;
         scope.total = raw[static_cast<size_t>(r)].total;
         for (NodeId n : scope.nodes)
@@ -212,7 +369,7 @@ std::set<int> ScopeTree::defaultExpansion(int budget) const
         queue.pop();
         const auto& scope = scopes[static_cast<size_t>(s)];
         const long delta = static_cast<long>(scope.nodes.size() + scope.children.size()) - 1;
-        if (visible + delta > budget)
+        if (scope.collapsedByDefault || visible + delta > budget)
             continue;
         visible += delta;
         expanded.insert(s);

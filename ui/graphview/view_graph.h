@@ -16,8 +16,13 @@
 namespace onnxscope {
 
 /// Name scopes of one graph, from node names as exporters write them (`/encoder/layer.3/attn/MatMul` is in scope
-/// `encoder/layer.3/attn`). Chains of single-child scopes are merged and one-node scopes dissolved. A graph too
-/// big to lay out flat and without scopes is split into consecutive blocks of its topological order instead.
+/// `encoder/layer.3/attn`). Chains of single-child scopes are merged and one-node scopes dissolved.
+///
+/// Nodes that no scope groups are grouped by the graph's own shape when there are too many to read at once: a scope
+/// whose direct nodes span more than `maxRanks` ranks (a long chain, as in CNN backbones: ocr_det's 330 boxes are 276
+/// ranks deep) is cut into consecutive stretches of ranks, at the narrowest places (the fewest tensors crossing), each
+/// stretch a group that starts collapsed; a stretch still too deep is cut again inside. A scope with more direct nodes
+/// than `flatLimit` that is not deep is split into consecutive blocks of its nodes.
 struct ScopeTree {
     struct Scope {
         QString name; // this level's name ("layer.3"), merged chains keep their slashes ("model/encoder")
@@ -26,6 +31,10 @@ struct ScopeTree {
         std::vector<NodeId> nodes; // nodes directly in this scope
         int total = 0; // nodes in this scope and below
         int depth = 0;
+        /// Closed in the default view: a stretch of a long chain, or one of many numbered siblings (`layers.0` …
+        /// `layers.27`) in a graph too big to show whole.
+        bool collapsedByDefault = false;
+        bool isChain = false; // a stretch of a long chain, not a name scope
     };
     std::vector<Scope> scopes; // [0] is the root (the whole graph)
     std::vector<int> scopeOfNode; // per NodeId, -1 for hidden (folded) nodes
@@ -33,12 +42,17 @@ struct ScopeTree {
     /// `hidden[node]` marks nodes that are not drawn (folded constants); they belong to no scope. More than
     /// `maxChildren` sub-scopes are bucketed.
     static ScopeTree build(const Graph& graph, const std::vector<bool>& hidden, int flatLimit = 1500,
-        int blockSize = 250, int maxChildren = 60);
+        int blockSize = 250, int maxChildren = 60, int maxRanks = 40);
     /// Full path from the root, "encoder/layer.3/attn".
     QString path(int scope) const;
     bool isAncestor(int ancestor, int scope) const;
-    /// Scopes to expand so that about `budget` boxes are visible: breadth first, a level only while it fits.
+    /// Scopes to expand so that about `budget` boxes are visible: breadth first, while they fit, leaving closed the
+    /// scopes that are collapsedByDefault.
     std::set<int> defaultExpansion(int budget) const;
+    /// Numbered siblings (`layers.0`, `layers.1`, … at least this many) are collapsedByDefault when the graph has
+    /// more than this many nodes.
+    static constexpr int kRepeatedSiblings = 3;
+    static constexpr int kRepeatedGraphNodes = 320;
 };
 
 /// A box of the drawn graph: an operator node, a collapsed scope, or a graph input or output.

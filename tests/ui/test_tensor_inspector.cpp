@@ -53,6 +53,9 @@ private slots:
         QCOMPARE(inspector.axisNames(),
             QStringList({ QStringLiteral("batch"), QStringLiteral("kv head"), QStringLiteral("position"),
                 QStringLiteral("head dim") }));
+        // Still fits the inspector's narrow column with the named slice controls and the slice's statistics.
+        QVERIFY2(inspector.minimumSizeHint().width() <= 400,
+            qPrintable(QString::number(inspector.minimumSizeHint().width())));
         auto* head = inspector.findChild<QSpinBox*>(QStringLiteral("sliceAxis1"));
         QVERIFY(head);
         QVERIFY2(head->prefix().startsWith(QStringLiteral("kv head")), qPrintable(head->prefix()));

@@ -49,6 +49,8 @@ MODELS = [
     ("silero_vad_v5", "@ricky0123/vad-web/dist/silero_vad_v5.onnx", {"input": [1, 512], "state": [2, 1, 128]},
      {"sr": np.array(16000, np.int64), "state": np.zeros((2, 1, 128), np.float32)}),
 ]
+from transformer_models import TRANSFORMER_MODELS, ort_command  # noqa: E402 (BERT, GPT-2, Llama; PyPI onnxruntime)
+MODELS += TRANSFORMER_MODELS
 
 NP_TYPES = {TensorProto.FLOAT: np.float32, TensorProto.DOUBLE: np.float64, TensorProto.INT64: np.int64,
             TensorProto.INT32: np.int32, TensorProto.BOOL: np.bool_}
@@ -124,7 +126,8 @@ def make_inputs(model_path, shapes, constants, rng, tmp, tag):
 
 
 def run_ort(args, model_path, feeds, threads, out_dir, repeat=None):
-    code, out, err, rss = run_process(["node", os.path.join(HERE, "ort_bench.js"), args.ort, model_path,
+    runner = ort_command(model_path) or ["node", os.path.join(HERE, "ort_bench.js")]
+    code, out, err, rss = run_process(runner + [args.ort, model_path,
                                        str(threads), "1", str(repeat or args.repeat), out_dir]
                                       + [f"{n}={p}" for n, p in feeds])
     if code != 0:

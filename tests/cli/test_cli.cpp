@@ -210,6 +210,30 @@ private slots:
             qPrintable(describe(unsupported)));
     }
 
+    void infoSchemaLessOpThatRunsIsAWarning()
+    {
+        // The onnxruntime-genai builder writes SimplifiedLayerNormalization in the default domain, where onnxruntime
+        // registers it and onnx has no schema: the checker's complaint is a warning, the model runs.
+        const QString model = QStringLiteral(ONNXSCOPE_SOURCE_DIR "/tests/contrib/real/models/llama_int4.onnx");
+        Result r = cli({ "info", "--json", model });
+        QVERIFY2(r.code == 0, qPrintable(describe(r)));
+        const QJsonObject info = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        QVERIFY(info["unsupported"].toArray().isEmpty());
+        bool checkerWarning = false;
+        for (const QJsonValue& d : info["diagnostics"].toArray()) {
+            const QJsonObject o = d.toObject();
+            QVERIFY2(o["severity"].toString() != QStringLiteral("error"), qPrintable(o["message"].toString()));
+            if (o["source"].toString() == QStringLiteral("checker")
+                && o["message"].toString().contains(QStringLiteral("SimplifiedLayerNormalization")))
+                checkerWarning = true;
+        }
+        QVERIFY2(checkerWarning, qPrintable(r.out));
+        Result text = cli({ "info", model });
+        QVERIFY2(
+            text.out.contains(QStringLiteral("warning (checker): No Op registered for SimplifiedLayerNormalization")),
+            qPrintable(text.out));
+    }
+
     void info()
     {
         Result r = cli({ "info", path("arith.onnx") });

@@ -37,6 +37,51 @@ private slots:
             qPrintable(QString::number(inspector.minimumSizeHint().width())));
     }
 
+    void kvCacheShowsPerHead()
+    {
+        // A present key of GroupQueryAttention [batch 1, kv heads 2, positions 3, head dim 4]: head h holds h * 100 +
+        // position * 10 + d, so each head's statistics are known independently of the inspector.
+        std::vector<float> v;
+        for (int h = 0; h < 2; ++h)
+            for (int p = 0; p < 3; ++p)
+                for (int d = 0; d < 4; ++d)
+                    v.push_back(static_cast<float>(h * 100 + p * 10 + d));
+        TensorInspector inspector;
+        inspector.setTensor(
+            QStringLiteral("present.0.key  \u2190 /model/layers.0/attn/GroupQueryAttention (GroupQueryAttention)"),
+            Tensor::fromVector(v, { 1, 2, 3, 4 }));
+        QCOMPARE(inspector.axisNames(),
+            QStringList({ QStringLiteral("batch"), QStringLiteral("kv head"), QStringLiteral("position"),
+                QStringLiteral("head dim") }));
+        // Still fits the inspector's narrow column with the named slice controls and the slice's statistics.
+        QVERIFY2(inspector.minimumSizeHint().width() <= 400,
+            qPrintable(QString::number(inspector.minimumSizeHint().width())));
+        auto* head = inspector.findChild<QSpinBox*>(QStringLiteral("sliceAxis1"));
+        QVERIFY(head);
+        QVERIFY2(head->prefix().startsWith(QStringLiteral("kv head")), qPrintable(head->prefix()));
+        QCOMPARE(head->maximum(), 1);
+        QVERIFY2(inspector.sliceStatsText().contains(QStringLiteral("kv head 0: min 0 \u00b7 max 23")),
+            qPrintable(inspector.sliceStatsText()));
+        head->setValue(1);
+        QCOMPARE(inspector.tableModel()->data(inspector.tableModel()->index(2, 3)).toString(), QStringLiteral("123"));
+        // Head 1: min 100, max 123, mean 111.5.
+        QVERIFY2(
+            inspector.sliceStatsText().contains(QStringLiteral("kv head 1: min 100 \u00b7 max 123 \u00b7 mean 111.5")),
+            qPrintable(inspector.sliceStatsText()));
+        // The debugger's title for a past input (no producer) and Attention's rank-5 present.
+        QCOMPARE(TensorInspector::guessAxisNames(QStringLiteral("past_key_values.1.value"), { 1, 2, 16, 8 }).value(1),
+            QStringLiteral("kv head"));
+        QCOMPARE(TensorInspector::guessAxisNames(
+                     QStringLiteral("present_0  \u2190 Attention_0 (Attention)"), { 2, 1, 4, 8, 16 })
+                     .value(2),
+            QStringLiteral("head"));
+        // Anything else keeps "axis N".
+        QVERIFY(
+            TensorInspector::guessAxisNames(QStringLiteral("conv_out  \u2190 conv (Conv)"), { 1, 2, 3, 4 }).isEmpty());
+        inspector.setTensor(QStringLiteral("feature"), Tensor(DataType::Float, { 1, 2, 3, 4 }));
+        QCOMPARE(inspector.findChild<QSpinBox*>(QStringLiteral("sliceAxis1"))->prefix(), QStringLiteral("axis 1 = "));
+    }
+
     void histogramAxisHasRoomForThePeakCount()
     {
         HistogramWidget w;

@@ -23,6 +23,8 @@
 #include <QVBoxLayout>
 #include <QtConcurrent>
 
+#include <cstring>
+
 namespace onnxscope {
 
 namespace {
@@ -41,6 +43,7 @@ TensorInspector::TensorInspector(QWidget* parent)
     , m_header(new QLabel(this))
     , m_statsLabel(new QLabel(this))
     , m_sliceLayout(new QHBoxLayout)
+    , m_sliceStats(new QLabel(this))
     , m_tabs(new QTabWidget(this))
     , m_table(new QTableView(this))
     , m_model(new TensorTableModel(this))
@@ -72,6 +75,10 @@ TensorInspector::TensorInspector(QWidget* parent)
     m_statsLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_statsLabel);
     layout->addLayout(m_sliceLayout);
+    m_sliceStats->setObjectName(QStringLiteral("sliceStats"));
+    m_sliceStats->setWordWrap(true);
+    m_sliceStats->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_sliceStats);
 
     m_table->setModel(m_model);
     m_table->horizontalHeader()->setDefaultSectionSize(kMinElementColumnWidth);
@@ -227,6 +234,7 @@ void TensorInspector::setTensor(const QString& title, const Tensor& tensor)
     m_tensor = tensor;
     m_value = tensor;
     m_stats.reset();
+    m_axisNames = tensor.defined() ? guessAxisNames(title, tensor.shape()) : QStringList();
     m_model->setTensor(tensor);
     m_table->horizontalHeader()->setDefaultSectionSize(elementColumnWidth(tensor, m_table->fontMetrics()));
     m_compareResult->clear();
@@ -334,7 +342,7 @@ void TensorInspector::rebuildSliceControls()
     for (int64_t axis = 0; axis + 2 < m_tensor.rank(); ++axis) {
         auto* box = new QSpinBox(this);
         box->setRange(0, static_cast<int>(std::max<int64_t>(m_tensor.dim(axis) - 1, 0)));
-        box->setPrefix(QStringLiteral("axis %1 = ").arg(axis));
+        box->setPrefix(axisName(axis) + QStringLiteral(" = "));
         box->setSuffix(QStringLiteral(" / %1").arg(m_tensor.dim(axis)));
         box->setObjectName(QStringLiteral("sliceAxis%1").arg(axis));
         connect(box, &QSpinBox::valueChanged, this, &TensorInspector::sliceChanged);
@@ -343,12 +351,85 @@ void TensorInspector::rebuildSliceControls()
     }
     // Elided rather than setting the dock's minimum width: the inspector fits a narrow column.
     auto* axes = new ElidedLabel(this);
-    axes->setText(
-        QStringLiteral("rows: axis %1 \u00b7 columns: axis %2").arg(m_tensor.rank() - 2).arg(m_tensor.rank() - 1));
+    axes->setText(QStringLiteral("rows: %1 \u00b7 columns: %2")
+                      .arg(axisName(m_tensor.rank() - 2), axisName(m_tensor.rank() - 1)));
     axes->setToolTip(axes->text());
     m_sliceLayout->addWidget(axes, 1);
     m_sliceLayout->addStretch(1);
     updateSliceVisibility();
+    updateSliceStats();
+}
+
+QString TensorInspector::axisName(int64_t axis) const
+{
+    if (axis >= 0 && axis < m_axisNames.size() && !m_axisNames[axis].isEmpty())
+        return m_axisNames[axis];
+    return QStringLiteral("axis %1").arg(axis);
+}
+
+void TensorInspector::setAxisNames(const QStringList& names)
+{
+    m_axisNames = names;
+    std::vector<int64_t> slice;
+    for (QSpinBox* box : m_sliceBoxes)
+        slice.push_back(box->value());
+    rebuildSliceControls();
+    setSlice(slice);
+}
+
+QStringList TensorInspector::guessAxisNames(const QString& title, const Shape& shape)
+{
+    // The value's name is the title's first word; the debugger appends "  ← node (OpType)".
+    const QString name = title.section(QLatin1Char(' '), 0, 0).toLower();
+    QString op;
+    if (const int open = title.lastIndexOf(QLatin1Char('(')); open >= 0 && title.endsWith(QLatin1Char(')')))
+        op = title.mid(open + 1, title.size() - open - 2);
+    const bool cacheName = (name.contains(QLatin1String("present")) || name.contains(QLatin1String("past")))
+        && (name.contains(QLatin1String("key")) || name.contains(QLatin1String("value")));
+    const bool attentionOp = op == QLatin1String("GroupQueryAttention") || op == QLatin1String("MultiHeadAttention")
+        || op == QLatin1String("Attention");
+    if (!cacheName && !(attentionOp && name.contains(QLatin1String("present"))))
+        return {};
+    const QString head = op == QLatin1String("GroupQueryAttention") || op.isEmpty() ? QStringLiteral("kv head")
+                                                                                    : QStringLiteral("head");
+    if (shape.size() == 4)
+        return { QStringLiteral("batch"), head, QStringLiteral("position"), QStringLiteral("head dim") };
+    if (shape.size() == 5 && shape[0] == 2) // Attention's present: [2 (key, value), batch, head, position, head dim]
+        return { QStringLiteral("key/value"), QStringLiteral("batch"), head, QStringLiteral("position"),
+            QStringLiteral("head dim") };
+    return {};
+}
+
+QString TensorInspector::sliceStatsText() const
+{
+    return m_sliceStats->text();
+}
+
+void TensorInspector::updateSliceStats()
+{
+    // A tensor of rank > 2 shows one 2-D slice at a time (one head of a KV cache): its own statistics, so that a
+    // head can be told from the others without the whole tensor's numbers.
+    if (!m_tensor.defined() || m_tensor.rank() <= 2 || m_tensor.size() == 0 || m_tensor.dtype() == DataType::String) {
+        m_sliceStats->clear();
+        m_sliceStats->setVisible(false);
+        return;
+    }
+    const int64_t rows = m_model->rowCount(), columns = m_model->columnCount();
+    Tensor slice = Tensor::uninitialized(m_tensor.dtype(), { rows, columns });
+    const size_t element = m_tensor.byteSize() / static_cast<size_t>(m_tensor.size());
+    std::memcpy(slice.mutableRaw(), static_cast<const char*>(m_tensor.raw()) + m_model->elementIndex(0, 0) * element,
+        slice.byteSize());
+    const TensorStats st = computeStats(slice);
+    QStringList where;
+    for (size_t i = 0; i < m_sliceBoxes.size(); ++i)
+        where << QStringLiteral("%1 %2").arg(axisName(static_cast<int64_t>(i))).arg(m_sliceBoxes[i]->value());
+    auto n = [](double v) { return QString::number(v, 'g', 6); };
+    QString text = QStringLiteral("%1: min %2 \u00b7 max %3 \u00b7 mean %4 \u00b7 std %5")
+                       .arg(where.join(QStringLiteral(", ")), n(st.min), n(st.max), n(st.mean), n(st.std));
+    if (st.nonFinite() > 0)
+        text += QStringLiteral(" \u00b7 NaN %1 \u00b7 \u00b1Inf %2").arg(st.nan).arg(st.posInf + st.negInf);
+    m_sliceStats->setText(text);
+    m_sliceStats->setVisible(m_tabs->currentIndex() != DiffTab);
 }
 
 void TensorInspector::updateSliceVisibility()
@@ -356,6 +437,7 @@ void TensorInspector::updateSliceVisibility()
     // The Diff tab has its own slice controls and statistics for both sides.
     const bool visible = m_tabs->currentIndex() != DiffTab;
     m_statsLabel->setVisible(visible);
+    m_sliceStats->setVisible(visible && !m_sliceStats->text().isEmpty());
     for (int i = 0; i < m_sliceLayout->count(); ++i)
         if (QWidget* w = m_sliceLayout->itemAt(i)->widget())
             w->setVisible(visible);
@@ -376,6 +458,7 @@ void TensorInspector::sliceChanged()
     for (QSpinBox* box : m_sliceBoxes)
         slice.push_back(box->value());
     m_model->setSlice(std::move(slice));
+    updateSliceStats();
     if (m_tabs->currentIndex() == HeatmapTab)
         updateHeatmap();
 }

@@ -66,6 +66,17 @@ public:
 
     /// Leading-axes indices of the slice shown (all but the last two axes).
     void setSlice(const std::vector<int64_t>& leading);
+    /// Names of the shown tensor's axes (e.g. batch, kv head, position, head dim), used by the slice controls and the
+    /// slice's statistics; empty for "axis N". setTensor() guesses them (guessAxisNames); this overrides the guess.
+    void setAxisNames(const QStringList& names);
+    const QStringList& axisNames() const { return m_axisNames; }
+    /// Axis names from what the title says: a key/value cache (a value named present…/past… key or value, or an
+    /// output of GroupQueryAttention, MultiHeadAttention or Attention, as the debugger's title "name ← node (Op)"
+    /// names it) of rank 4 is [batch, kv head (GroupQueryAttention) or head, position, head dim]; Attention's rank-5
+    /// present adds its leading key/value axis. Empty when nothing is known.
+    static QStringList guessAxisNames(const QString& title, const Shape& shape);
+    /// Statistics of the 2-D slice shown (one head of a KV cache), as the line under the slice controls says.
+    QString sliceStatsText() const;
     bool statsReady() const { return m_stats.has_value(); }
     const std::optional<TensorStats>& stats() const { return m_stats; }
     QString statsText() const;
@@ -86,6 +97,8 @@ private:
     void rebuildSliceControls();
     void updateSliceVisibility();
     void sliceChanged();
+    void updateSliceStats();
+    QString axisName(int64_t axis) const;
     void updateHeatmap();
     void startStats();
     void chooseValueToCompare();
@@ -103,6 +116,8 @@ private:
     QLabel* m_statsLabel;
     QHBoxLayout* m_sliceLayout;
     std::vector<QSpinBox*> m_sliceBoxes;
+    QStringList m_axisNames;
+    QLabel* m_sliceStats;
     QSpinBox* m_itemBox = nullptr;
     QTabWidget* m_tabs;
     QTableView* m_table;

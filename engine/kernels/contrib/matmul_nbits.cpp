@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "engine/kernels/contrib/contrib_util.h"
 #include "engine/kernels/kernel_registry.h"
+#include "engine/kernels/simd/simd.h"
 
 #include "engine/core/thread_pool.h"
 
-#include <Eigen/Core>
-
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <vector>
 
 namespace onnxscope {
@@ -64,12 +64,23 @@ public:
         std::vector<float> biasBuf;
         const Shape nShape { m_n };
         const float* bias = contrib::optionalFloats(ctx, 5, biasBuf, "bias", &nShape);
-        std::vector<float> y(static_cast<size_t>(m * m_n));
+        // Float outputs are computed in place; others through a float buffer rounded at the end.
+        std::vector<float> yBuf;
+        Tensor* out = nullptr;
+        float* y = nullptr;
+        if (a.dtype() == DataType::Float) {
+            out = &ctx.allocateOutputUninitialized(0, DataType::Float, outShape);
+            y = out->data<float>().data();
+        } else {
+            yBuf.resize(static_cast<size_t>(m * m_n));
+            y = yBuf.data();
+        }
         if (b.size() == 0) { // an omitted projection: Y is the bias
             for (int64_t r = 0; r < m; ++r)
                 for (int64_t n = 0; n < m_n; ++n)
-                    y[static_cast<size_t>(r * m_n + n)] = bias ? bias[n] : 0.0f;
-            contrib::storeOutput(ctx, 0, a.dtype(), outShape, y.data());
+                    y[r * m_n + n] = bias ? bias[n] : 0.0f;
+            if (!out)
+                contrib::storeOutput(ctx, 0, a.dtype(), outShape, y);
             return;
         }
         if (b.size() != m_n * m_kBlocks * m_blobSize)
@@ -83,28 +94,29 @@ public:
         const bool floatZeroPoints = ctx.hasInput(3) && ctx.input(3).dtype() != DataType::UInt8;
         if (m_int8A && !floatZeroPoints && !ctx.hasInput(4))
             av = quantizedRows(av, m, aBuf);
-        // The weights are dequantized a chunk of output columns at a time (W [chunk, K], a row per column), so that
-        // memory stays bounded by the chunk rather than by K * N floats.
+        // The weights are dequantized a chunk of output columns at a time into W^T [chunk, K] (a row per column,
+        // read from B's packed blocks), then multiplied by the SIMD GEMM: memory stays bounded by the chunk rather
+        // than by K * N floats, and B stays packed. A chunk's rows stay in L2 for the GEMM.
         const Weights weights = weightsOf(ctx, b, scales);
-        constexpr int64_t kChunk = 64;
-        using Mat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-        using OutMap = Eigen::Map<Mat, 0, Eigen::OuterStride<>>;
-        const Eigen::Map<const Mat> ma(av, m, m_k);
-        parallelFor(ctx.threadPool(), (m_n + kChunk - 1) / kChunk, 1, [&](int64_t c0, int64_t c1) {
-            std::vector<float> w(static_cast<size_t>(kChunk * m_k));
+        const int64_t chunk = std::clamp<int64_t>((int64_t(64) << 10) / std::max<int64_t>(m_k, 1), 16, 256) / 16 * 16;
+        const int64_t chunks = (m_n + chunk - 1) / chunk;
+        const int64_t grain = std::max<int64_t>(1, simd::kGrainMacs / std::max<int64_t>(1, (m + 4) * m_k * chunk));
+        const simd::Ops& ops = simd::ops();
+        parallelFor(ctx.threadPool(), chunks, grain, [&](int64_t c0, int64_t c1) {
+            const std::unique_ptr<float[]> w(new float[static_cast<size_t>(std::min(chunk, m_n) * m_k)]);
             for (int64_t c = c0; c < c1; ++c) {
-                const int64_t n0 = c * kChunk, count = std::min(kChunk, m_n - n0);
+                const int64_t n0 = c * chunk, count = std::min(chunk, m_n - n0);
                 for (int64_t n = n0; n < n0 + count; ++n)
-                    dequantizeColumn(weights, n, w.data() + (n - n0) * m_k);
-                OutMap(y.data() + n0, m, count, Eigen::OuterStride<>(m_n)).noalias()
-                    = ma * Eigen::Map<const Mat>(w.data(), count, m_k).transpose();
+                    dequantizeColumn(weights, n, w.get() + (n - n0) * m_k);
+                ops.gemm(m, count, m_k, av, m_k, false, w.get(), m_k, true, y + n0, m_n, false);
             }
         });
         if (bias)
             for (int64_t r = 0; r < m; ++r)
                 for (int64_t n = 0; n < m_n; ++n)
-                    y[static_cast<size_t>(r * m_n + n)] += bias[n];
-        contrib::storeOutput(ctx, 0, a.dtype(), outShape, y.data());
+                    y[r * m_n + n] += bias[n];
+        if (!out)
+            contrib::storeOutput(ctx, 0, a.dtype(), outShape, y);
     }
 
 private:
@@ -121,9 +133,13 @@ private:
                     amax = std::max(amax, std::fabs(in[k]));
                 const float scale = amax / 127.0f;
                 const float inverse = amax != 0 ? 127.0f / amax : 0.0f;
-                for (int64_t k = k0; k < end; ++k)
-                    out[static_cast<size_t>(r * m_k + k)]
-                        = std::clamp(std::nearbyint(in[k] * inverse), -127.0f, 127.0f) * scale;
+                // Adding and subtracting 1.5 * 2^23 rounds to the nearest integer, ties to even, as nearbyint does
+                // in the default rounding mode (|x| <= 127 here), in a loop the compiler vectorizes.
+                constexpr float kRound = 12582912.0f;
+                for (int64_t k = k0; k < end; ++k) {
+                    const float q = (in[k] * inverse + kRound) - kRound;
+                    out[static_cast<size_t>(r * m_k + k)] = std::min(std::max(q, -127.0f), 127.0f) * scale;
+                }
             }
         buffer = std::move(out);
         return buffer.data();
@@ -136,6 +152,7 @@ private:
         const float* scales = nullptr;
         std::vector<float> scaleBuffer, zero;
         std::vector<int64_t> group;
+        bool gIdx = false; // the blocks come from g_idx rather than k / block_size
     };
 
     Weights weightsOf(const KernelContext& ctx, const Tensor& b, const Tensor& scales) const
@@ -182,17 +199,37 @@ private:
                     throw ctx.error("g_idx[" + std::to_string(k) + "] = " + std::to_string(j) + " is not a block");
                 w.group[static_cast<size_t>(k)] = j;
             }
+            w.gIdx = true;
         }
         return w;
     }
 
-    /// Column n of W (K values) into out.
+    /// Column n of W (K values) into out: (q - zero) * scale, exactly, whichever path computes it.
     void dequantizeColumn(const Weights& w, int64_t n, float* out) const
     {
-        const int64_t mask = (int64_t(1) << m_bits) - 1;
         const uint8_t* row = w.codes + n * m_kBlocks * m_blobSize;
         const float* zero = w.zero.data() + n * m_kBlocks;
         const float* scale = w.scales + n * m_kBlocks;
+        if (m_bits == 4 && !w.gIdx) {
+            // Block by block, two codes a byte, low nibble first: a loop the compiler vectorizes.
+            for (int64_t j = 0; j < m_kBlocks; ++j) {
+                const uint8_t* bytes = row + j * m_blobSize;
+                const float z = zero[j], s = scale[j];
+                float* o = out + j * m_blockSize;
+                const int64_t count = std::min(m_blockSize, m_k - j * m_blockSize);
+                if (count == m_blockSize) {
+                    for (int64_t i = 0; i < m_blobSize; ++i) {
+                        o[2 * i] = (static_cast<float>(bytes[i] & 0x0F) - z) * s;
+                        o[2 * i + 1] = (static_cast<float>(bytes[i] >> 4) - z) * s;
+                    }
+                } else {
+                    for (int64_t k = 0; k < count; ++k)
+                        o[k] = (static_cast<float>((bytes[k / 2] >> ((k % 2) * 4)) & 0x0F) - z) * s;
+                }
+            }
+            return;
+        }
+        const int64_t mask = (int64_t(1) << m_bits) - 1;
         for (int64_t k = 0; k < m_k; ++k) {
             const int64_t bit = (k % m_blockSize) * m_bits;
             const int64_t q = (row[(k / m_blockSize) * m_blobSize + bit / 8] >> (bit % 8)) & mask;

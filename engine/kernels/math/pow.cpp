@@ -5,6 +5,8 @@
 #include "engine/kernels/kernel_registry.h"
 #include "engine/kernels/simd/simd.h"
 
+#include "engine/core/thread_pool.h"
+
 #include <cmath>
 #include <type_traits>
 
@@ -18,7 +20,8 @@ namespace {
 /// base with an integer exponent is computed exactly (overflow wraps); a negative exponent gives the truncated
 /// quotient 1 / X^-Y (0 unless |X| = 1) and zero to a negative power is an error. An integer base with a floating
 /// exponent is computed in double and converted back saturating (NaN becomes 0). A float base squared by a one-element
-/// exponent of 2 (a spectrogram's power) is x * x on the SIMD loop: the same float, as the double square is exact.
+/// exponent of 2 (a spectrogram's power) is x * x on the SIMD loop: the same float, as the double square is exact;
+/// cubed, it is x * x * x in double.
 class Pow final : public Kernel {
 public:
     explicit Pow(const KernelInit& init)
@@ -38,6 +41,21 @@ public:
             const float* in = x.data<float>().data();
             simd::parallelBinary(
                 ctx.threadPool(), simd::BinaryOp::Mul, in, 1, in, 1, out.data<float>().data(), x.size());
+            return;
+        }
+        if (x.dtype() == DataType::Float && y.size() == 1
+            && (intExponent || y.dtype() == DataType::Float || y.dtype() == DataType::Double) && y.toDouble(0) == 3.0) {
+            // Cubed (GPT-2's tanh GELU): x * x exactly in double, times x rounded once to double, as pow in double
+            // gives it, then to float; a loop the compiler vectorizes instead of a call per element.
+            Tensor& out = ctx.allocateOutputUninitialized(0, x.dtype(), outShape);
+            const float* in = x.data<float>().data();
+            float* o = out.data<float>().data();
+            parallelFor(ctx.threadPool(), x.size(), simd::kGrainElements, [&](int64_t b, int64_t e) {
+                for (int64_t i = b; i < e; ++i) {
+                    const double v = in[i];
+                    o[i] = static_cast<float>(v * v * v);
+                }
+            });
             return;
         }
         // The exponent is widened once to int64 or double so the loop is instantiated per base type only.

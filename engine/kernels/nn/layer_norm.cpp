@@ -49,19 +49,22 @@ public:
                     && p.dim(p.rank() - 1 - d) != normShape[normShape.size() - 1 - static_cast<size_t>(d)])
                     throw ctx.error(std::string(i == 0 ? "Scale " : "B ") + shapeToString(p.shape())
                         + " does not broadcast to " + shapeToString(normShape));
-            params[i] = Tensor(x.dtype(), normShape);
+            // Already of the normalized shape (the usual case): read in place, not broadcast into a copy every run.
+            params[i] = p.shape() == normShape ? p : Tensor(x.dtype(), normShape);
         }
         Shape statShape = x.shape();
         for (size_t d = static_cast<size_t>(axis); d < statShape.size(); ++d)
             statShape[d] = 1;
-        Tensor& y = ctx.allocateOutput(0, x.dtype(), x.shape());
+        Tensor& y = ctx.allocateOutputUninitialized(0, x.dtype(), x.shape());
         std::vector<double> means(static_cast<size_t>(outer)), inv(static_cast<size_t>(outer));
         dispatch<FloatTypes>(x.dtype(), ctx.node(), [&]<class T>() {
             for (size_t i = 0; i < 2; ++i)
-                if (params[i].defined())
+                if (params[i].defined() && params[i].shape() != ctx.input(i + 1).shape())
                     broadcastTo<T>(ctx.input(i + 1), params[i]);
             auto in = x.data<T>();
             auto out = y.data<T>();
+            const T* scale = params[0].defined() ? params[0].data<T>().data() : nullptr;
+            const T* bias = params[1].defined() ? params[1].data<T>().data() : nullptr;
             for (int64_t o = 0; o < outer; ++o) {
                 const auto base = static_cast<size_t>(o * inner);
                 double sum = 0, sq = 0;
@@ -78,10 +81,10 @@ public:
                 for (int64_t j = 0; j < inner; ++j) {
                     const auto k = base + static_cast<size_t>(j);
                     double v = (static_cast<double>(in[k]) - mean) * is;
-                    if (params[0].defined())
-                        v *= static_cast<double>(params[0].data<T>()[static_cast<size_t>(j)]);
-                    if (params[1].defined())
-                        v += static_cast<double>(params[1].data<T>()[static_cast<size_t>(j)]);
+                    if (scale)
+                        v *= static_cast<double>(scale[j]);
+                    if (bias)
+                        v += static_cast<double>(bias[j]);
                     out[k] = static_cast<T>(v);
                 }
             }

@@ -3,7 +3,7 @@
 """Benchmark (run on demand, not in CI): onnxscope against onnxruntime-node on the real models.
 
   perf_bench.py models [--cli PATH] [--repeat 20] [--min-seconds 1] [--rounds 1] [--threads 1,2] [--models det,...]
-                       [--json FILE]
+                       [--simd avx2] [--plain-only] [--no-flops] [--json FILE]
   perf_bench.py ops    [--cli PATH] [--repeat 20] [--json FILE]
 
 `models`: for each model, seeded random inputs of realistic shape, and for 1 and 2 threads:
@@ -16,12 +16,20 @@ program's peak RSS (VmHWM, reported by the program itself: wait4's ru_maxrss
 would also count this Python process's pages, copied by the fork). The outputs of every configuration are checked against onnxruntime's
 (rtol 1e-3, atol 1e-4), so a fast wrong kernel cannot hide. Prints one Markdown table with the ratios.
 
+It also prints the CPU (model, family, clock, SIMD flags), the SIMD level onnxscope's kernels ran at (--simd sets
+ONNXSCOPE_SIMD for onnxscope's runs only: onnxruntime keeps the CPU's widest level), and, unless --no-flops, the
+achieved GFLOP/s of the heavy op types (Conv, ConvTranspose, MatMul, Gemm, the attention ops) next to one core's fp32
+peak: a separate `run --profile` of each model gives each op type's time per run (each node alone, unfused), and the
+FLOPs come from the shapes that onnx's shape inference gives for the bench's inputs (2 per multiply-add).
+--plain-only leaves out the keep-values and debug configurations (a quicker measure of plain / ORT).
+
 `ops`: a micro-benchmark, one thread: Add and Mul on 1M and 16M floats (same shape, and a scalar
 broadcast), ReduceMean over the last axis of [1024, 1024] and [4096, 4096].
 """
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -56,10 +64,134 @@ NP_TYPES = {TensorProto.FLOAT: np.float32, TensorProto.DOUBLE: np.float64, Tenso
             TensorProto.INT32: np.int32, TensorProto.BOOL: np.bool_}
 
 
-def run_process(cmd):
-    """Runs cmd; returns (returncode, stdout, stderr, peak RSS in KiB) with the RSS from wait4."""
+SIMD_FLAGS = ("sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl", "avx512_vnni", "avx512_bf16",
+              "avx_vnni", "amx_tile")
+HEAVY_OPS = ("Conv", "ConvTranspose", "MatMul", "Gemm", "Attention", "MultiHeadAttention", "GroupQueryAttention")
+
+
+def cpu_info():
+    """Model name, vendor, family, model, clock (MHz as /proc/cpuinfo reports it now) and the SIMD flags of CPU 0."""
+    info = {"model_name": "?", "vendor": "?", "family": 0, "model": 0, "mhz": 0.0, "flags": []}
+    try:
+        block = open("/proc/cpuinfo").read().split("\n\n")[0]
+    except OSError:
+        return info
+    fields = {}
+    for line in block.splitlines():
+        key, _, value = line.partition(":")
+        fields[key.strip()] = value.strip()
+    info.update(model_name=fields.get("model name", "?"), vendor=fields.get("vendor_id", "?"),
+                family=int(fields.get("cpu family", 0) or 0), model=int(fields.get("model", 0) or 0),
+                mhz=float(fields.get("cpu MHz", 0) or 0))
+    flags = set(fields.get("flags", "").split())
+    info["flags"] = [f for f in SIMD_FLAGS if f in flags]
+    return info
+
+
+def peak_gflops(cpu, level):
+    """One core's fp32 peak at the SIMD level onnxscope ran at, and the assumption behind it: 2 FMA units x lanes x
+    2 flops x the clock /proc/cpuinfo reports (turbo and AVX clock offsets not known). AMD's Zen 4 (family 25 with
+    AVX-512) executes a 512-bit FMA as two 256-bit halves, so its peak is the AVX2 one at either level."""
+    lanes = {"AVX-512": 16, "AVX2": 8}.get(level, 4)
+    note = f"2 FMA units x {lanes} fp32 lanes x 2 flops x {cpu['mhz'] / 1e3:.2f} GHz"
+    if level == "AVX-512" and cpu["vendor"] == "AuthenticAMD" and cpu["family"] == 25:
+        lanes = 8
+        note = f"Zen 4 splits 512-bit FMAs: 2 FMA units x 8 fp32 lanes x 2 flops x {cpu['mhz'] / 1e3:.2f} GHz"
+    if level not in ("AVX-512", "AVX2"):  # SSE: mul and add, 4 lanes each
+        note = f"SSE: 2 units x 4 fp32 lanes x 2 flops x {cpu['mhz'] / 1e3:.2f} GHz"
+    return 2 * lanes * 2 * cpu["mhz"] / 1e3, note
+
+
+def node_flops(model_path, shapes):
+    """FLOPs per node name of the heavy op types (HEAVY_OPS), from onnx's shape inference with the bench's input
+    shapes: 2 per multiply-add. Nodes whose shapes stay unknown are left out."""
+    model = onnx.load(model_path)
+    for vi in model.graph.input:
+        if vi.name in shapes:
+            for d, v in zip(vi.type.tensor_type.shape.dim, shapes[vi.name]):
+                d.Clear()
+                d.dim_value = v
+    try:
+        model = onnx.shape_inference.infer_shapes(model, data_prop=True)
+    except Exception:  # noqa: BLE001 - a model shape inference rejects: no FLOPs
+        return {}
+    known = {}
+    for vi in list(model.graph.input) + list(model.graph.value_info) + list(model.graph.output):
+        dims = [d.dim_value if d.HasField("dim_value") else None for d in vi.type.tensor_type.shape.dim]
+        if vi.type.HasField("tensor_type") and None not in dims:
+            known[vi.name] = dims
+    for init in model.graph.initializer:
+        known[init.name] = list(init.dims)
+    out = {}
+    for k, node in enumerate(model.graph.node):
+        if node.op_type not in HEAVY_OPS:
+            continue
+        ins = [known.get(n) for n in node.input]
+        y = known.get(node.output[0]) if node.output else None
+        name = node.name or f"{node.op_type}_{k}"
+        try:
+            if node.op_type == "Conv" and y and ins[1]:
+                # each output element: (C / group) x kernel multiply-adds
+                out[name] = 2 * int(np.prod(y)) * int(np.prod(ins[1][1:]))
+            elif node.op_type == "ConvTranspose" and ins[0] and ins[1]:
+                out[name] = 2 * int(np.prod(ins[0])) * int(np.prod(ins[1][1:]))
+            elif node.op_type in ("MatMul", "Gemm") and y and ins[0]:
+                trans_a = any(a.name == "transA" and a.i for a in node.attribute)
+                depth = ins[0][-2] if trans_a and len(ins[0]) >= 2 else ins[0][-1]
+                out[name] = 2 * int(np.prod(y)) * depth
+            elif "Attention" in node.op_type and ins[0] and len(ins) > 1 and ins[1] and len(ins[0]) in (3, 4):
+                # Q K^T and softmax(.) V: 4 x batch x query length x key length x query width
+                q, kv = ins[0], ins[1]
+                if len(q) == 4:  # [B, heads, S, D]
+                    out[name] = 4 * q[0] * q[1] * q[2] * kv[2] * q[3]
+                else:  # [B, S, heads x D]
+                    out[name] = 4 * q[0] * q[1] * kv[1] * q[2]
+        except (IndexError, TypeError):
+            continue
+    return out
+
+
+def ours_env(args):
+    """The environment of onnxscope's runs: ONNXSCOPE_SIMD set to --simd when given, else this process's."""
+    env = dict(os.environ)
+    if args.simd:
+        env["ONNXSCOPE_SIMD"] = args.simd
+    return env
+
+
+def profile_ours(args, model_path, feeds, threads, repeat):
+    """Self ms per run of each node of the main graph, from `run --profile --repeat` (each node alone, unfused)."""
+    cmd = [args.cli, "run", model_path, "-q", "--profile", "--repeat", str(repeat), "--threads", str(threads)]
+    for name, path in feeds:
+        cmd += ["--input", f"{name}={path}"]
+    code, out, err, _ = run_process(cmd, ours_env(args))
+    if code != 0:
+        raise RuntimeError(f"onnxscope-cli --profile failed ({code}): {err.strip()}")
+    nodes = {}
+    for line in out.splitlines():
+        m = re.match(r"\s*([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\S+)\s+main / (.+)$", line)
+        if m:
+            nodes[m.group(6).strip()] = (m.group(5), float(m.group(2)) / repeat)
+    return nodes
+
+
+def heavy_rates(flops, nodes):
+    """{op type: (GFLOP per run, ms per run, GFLOP/s)} over the nodes with known FLOPs, and the model's total ms per
+    run of the profile."""
+    per_type = {}
+    for name, (op, ms) in nodes.items():
+        if name in flops:
+            g, t = per_type.get(op, (0.0, 0.0))
+            per_type[op] = (g + flops[name] / 1e9, t + ms)
+    return {op: (g, t, g / (t / 1e3) if t > 0 else 0.0) for op, (g, t) in per_type.items()}, \
+        sum(ms for _, ms in nodes.values())
+
+
+def run_process(cmd, env=None):
+    """Runs cmd (with env, else this process's environment); returns (returncode, stdout, stderr, peak RSS in KiB)
+    with the RSS from wait4."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        p = subprocess.Popen(cmd, stdout=out, stderr=err)
+        p = subprocess.Popen(cmd, stdout=out, stderr=err, env=env)
         _, status, usage = os.wait4(p.pid, 0)
         p.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
@@ -150,7 +282,7 @@ def run_ours(args, model_path, feeds, threads, out_dir, mode, tmp, repeat=None):
         cmd.append("--debug-run")
     if mode == "keep":
         cmd.append("--keep-values")
-    code, out, err, rss = run_process(cmd)
+    code, out, err, rss = run_process(cmd, ours_env(args))
     if code != 0:
         raise RuntimeError(f"onnxscope-cli failed ({code}): {err.strip()}")
     t = json.load(open(timings))
@@ -220,7 +352,7 @@ def mib(kib):
 def bench_models(args):
     selected = [m for m in MODELS if not args.models or m[0] in args.models.split(",")]
     rng = np.random.default_rng(args.seed)
-    results = {"load_before": os.getloadavg(), "models": []}
+    results = {"load_before": os.getloadavg(), "models": [], "cpu": cpu_info(), "simd_requested": args.simd or ""}
     with tempfile.TemporaryDirectory() as tmp:
         results["baseline_rss"] = baselines(args, tmp)
         for name, rel, shapes, constants in selected:
@@ -229,6 +361,7 @@ def bench_models(args):
                 print(f"skip {name}: {model_path} is missing (scripts/setup.sh test installs the npm cache)")
                 continue
             feeds = make_inputs(model_path, shapes, constants, rng, tmp, name)
+            flops = None
             for threads in args.threads:
                 load = os.getloadavg()
                 # At least --repeat runs, and as many more as fill --min-seconds at the plain run's pace: 30 runs of
@@ -242,22 +375,32 @@ def bench_models(args):
                 rounds = []
                 for _ in range(args.rounds):
                     rounds.append((run_ort(args, model_path, feeds, threads, ort_dir, repeat),
-                                   run_ours(args, model_path, feeds, threads, plain_dir, "plain", tmp, repeat),
-                                   run_ours(args, model_path, feeds, threads, keep_dir, "keep", tmp, repeat),
-                                   run_ours(args, model_path, feeds, threads, debug_dir, "debug", tmp, repeat)))
-                ort, plain, keep, debug = (pool_rounds([r[k] for r in rounds]) for k in range(4))
-                debug["write_ms"] = write_ms(debug["written_bytes"])
+                                   run_ours(args, model_path, feeds, threads, plain_dir, "plain", tmp, repeat))
+                                  + (() if args.plain_only else
+                                     (run_ours(args, model_path, feeds, threads, keep_dir, "keep", tmp, repeat),
+                                      run_ours(args, model_path, feeds, threads, debug_dir, "debug", tmp, repeat))))
+                pooled = [pool_rounds([r[k] for r in rounds]) for k in range(len(rounds[0]))]
+                ort, plain = pooled[0], pooled[1]
                 reference = load_outputs(ort_dir, True)
                 row = {"model": name, "threads": threads, "load": load, "runs": repeat * args.rounds, "ort": ort,
-                       "plain": plain, "keep": keep,
-                       "debug": debug,
-                       "check_plain": check_outputs(load_outputs(plain_dir, False), reference),
-                       "check_keep": check_outputs(load_outputs(keep_dir, False), reference),
-                       "check_debug": check_outputs(load_outputs(debug_dir, False), reference)}
+                       "plain": plain, "check_plain": check_outputs(load_outputs(plain_dir, False), reference)}
+                if not args.plain_only:
+                    keep, debug = pooled[2], pooled[3]
+                    debug["write_ms"] = write_ms(debug["written_bytes"])
+                    row.update(keep=keep, debug=debug,
+                               check_keep=check_outputs(load_outputs(keep_dir, False), reference),
+                               check_debug=check_outputs(load_outputs(debug_dir, False), reference))
+                if not args.no_flops:
+                    if flops is None:
+                        flops = node_flops(model_path, {n: list(np.load(p, mmap_mode="r").shape) for n, p in feeds})
+                    nodes = profile_ours(args, model_path, feeds, threads, max(3, min(repeat, 20)))
+                    row["heavy"], row["profile_ms"] = heavy_rates(flops, nodes)
                 results["models"].append(row)
-                print(f"{name} threads={threads}: ort {fmt(ort)} ms, plain {fmt(plain)} ms, keep-values {fmt(keep)} "
-                      f"ms, debug {fmt(debug)} ms, outputs {row['check_plain']}/{row['check_keep']}/"
-                      f"{row['check_debug']}, load {load[0]:.2f}", file=sys.stderr)
+                extra = "" if args.plain_only else \
+                    f", keep-values {fmt(row['keep'])} ms, debug {fmt(row['debug'])} ms"
+                checks = "/".join(row[k] for k in ("check_plain", "check_keep", "check_debug") if k in row)
+                print(f"{name} threads={threads}: ort {fmt(ort)} ms, plain {fmt(plain)} ms{extra}, outputs {checks}, "
+                      f"load {load[0]:.2f}", file=sys.stderr)
     results["load_after"] = os.getloadavg()
     return results
 
@@ -267,12 +410,44 @@ def print_models(results):
     if not rows:
         return
     base = results["baseline_rss"]
-    print(f"SIMD level: {rows[0]['plain']['simd']}; load average before {results['load_before'][0]:.2f}, "
-          f"after {results['load_after'][0]:.2f}")
+    cpu = results["cpu"]
+    level = rows[0]["plain"]["simd"]
+    peak, assumption = peak_gflops(cpu, level)
+    print(f"CPU: {cpu['model_name']} ({cpu['vendor']}, family {cpu['family']}, model {cpu['model']}), "
+          f"{cpu['mhz']:.0f} MHz, {os.cpu_count()} logical CPUs; SIMD flags: {' '.join(cpu['flags'])}")
+    requested = f" (ONNXSCOPE_SIMD={results['simd_requested']})" if results["simd_requested"] else ""
+    print(f"onnxscope's SIMD level: {level}{requested}; onnxruntime keeps the CPU's widest. Load average before "
+          f"{results['load_before'][0]:.2f}, after {results['load_after'][0]:.2f}")
     print(f"Peak RSS of a program doing next to nothing: onnxscope-cli {mib(base['onnxscope_kib'])} MiB, node + onnxruntime "
           f"{mib(base['onnxruntime_kib'])} MiB\n")
     print("Times are wall-clock ms per run: median (min–max). CPU columns: median process CPU ms per run (all "
           "threads, spinning included), which a loaded machine disturbs less than wall time.\n")
+    if "debug" not in rows[0]:
+        print("| model | threads | runs | onnxruntime ms | plain ms | plain / ORT | CPU ms ORT / plain | "
+              "peak RSS MiB ORT / plain | outputs vs ORT | load |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
+        for r in rows:
+            o, p = r["ort"], r["plain"]
+            print(f"| {r['model']} | {r['threads']} | {r['runs']} | {fmt(o)} | {fmt(p)} | "
+                  f"**{p['median'] / o['median']:.2f}** | {o['cpu_median']:.2f} / {p['cpu_median']:.2f} | "
+                  f"{mib(o['rss_kib'])} / {mib(p['rss_kib'])} | {r['check_plain']} | {r['load'][0]:.2f} |")
+    else:
+        print_full_table(rows)
+    if any("heavy" in r for r in rows):
+        print(f"\nHeavy op types in a profiled run (each node alone, unfused; time per run): achieved GFLOP/s against "
+              f"one core's fp32 peak at {level}, {peak:.0f} GFLOP/s ({assumption}; at 2 threads the peak is twice "
+              f"that).\n")
+        print("| model | threads | op | GFLOP per run | ms per run | share of profiled run | GFLOP/s | of peak |")
+        print("|---|---|---|---|---|---|---|---|")
+        for r in rows:
+            for op, (g, t, rate) in sorted(r.get("heavy", {}).items(), key=lambda kv: -kv[1][1]):
+                cores = r["threads"]
+                share = t / r["profile_ms"] if r["profile_ms"] else 0.0
+                print(f"| {r['model']} | {r['threads']} | {op} | {g:.3f} | {t:.3f} | {100 * share:.0f} % | "
+                      f"{rate:.1f} | {100 * rate / (peak * cores):.0f} % |")
+
+
+def print_full_table(rows):
     print("keep-values: runs whose every node output is kept by a hook that does nothing else (so no in-place writes "
           "and no fused steps). debug / keep-values is the debugger's own cost; keep-values / plain is what keeping "
           "every intermediate costs.\n")
@@ -380,6 +555,12 @@ def main():
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--models", default="", help="comma-separated subset of: " + ", ".join(m[0] for m in MODELS))
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--simd", choices=["x86-64", "avx2", "avx512"],
+                    help="models, ops: ONNXSCOPE_SIMD for onnxscope's runs (onnxruntime keeps the CPU's widest level)")
+    ap.add_argument("--plain-only", action="store_true",
+                    help="models: only onnxruntime and the plain run (no keep-values and debug configurations)")
+    ap.add_argument("--no-flops", action="store_true",
+                    help="models: no profiled run for the heavy op types' GFLOP/s")
     ap.add_argument("--json", help="also write the raw results here")
     args = ap.parse_args()
     args.threads = [int(t) for t in args.threads.split(",")]

@@ -457,6 +457,56 @@ private slots:
         }
     }
 
+    // Kernel equal to the stride without padding (the upsampling of detection heads): each output element is one tap,
+    // a path of its own. 1-D, 2-D (square and not), groups, bias or not, with 3-D depth 1 taps, and one image large
+    // enough to be split into several chunks of input positions.
+    void convTransposeKernelEqualsStride()
+    {
+        std::mt19937 rng(kSeed + 5);
+        struct Shapes {
+            int64_t n, group, cg, mg;
+            Shape in, kernel;
+            bool bias;
+        };
+        const Shapes cases[] = {
+            { 1, 1, 24, 24, { 16, 20 }, { 2, 2 }, true },
+            { 1, 1, 24, 1, { 9, 7 }, { 2, 2 }, true },
+            { 2, 3, 2, 3, { 5, 6 }, { 3, 2 }, false },
+            { 1, 1, 4, 5, { 17 }, { 4 }, true },
+            { 1, 2, 3, 2, { 2, 3, 4 }, { 1, 2, 2 }, true },
+            { 1, 1, 2, 1, { 260, 261 }, { 2, 2 }, true },
+            { 1, 1, 1, 3, { 1, 1 }, { 1, 1 }, false },
+        };
+        for (const Shapes& c : cases) {
+            TransposeCase k;
+            k.n = c.n;
+            k.group = c.group;
+            k.cg = c.cg;
+            k.mg = c.mg;
+            k.bias = c.bias;
+            k.in = c.in;
+            k.kernel = c.kernel;
+            k.strides = c.kernel;
+            k.dilations = Shape(c.in.size(), 1);
+            k.pads = Shape(2 * c.in.size(), 0);
+            k.outputPadding = Shape(c.in.size(), 0);
+            Shape xs { k.n, k.group * k.cg }, ws { k.group * k.cg, k.mg };
+            xs.insert(xs.end(), k.in.begin(), k.in.end());
+            ws.insert(ws.end(), k.kernel.begin(), k.kernel.end());
+            const Tensor x = randomTensor(rng, xs), w = randomTensor(rng, ws),
+                         b = randomTensor(rng, { k.group * k.mg });
+            const std::string attrs = "kernel_shape = " + list(k.kernel) + ", strides = " + list(k.strides)
+                + ", group = " + std::to_string(k.group);
+            std::vector<std::pair<std::string, Tensor>> ins { { "x", x }, { "w", w } };
+            if (k.bias)
+                ins.push_back({ "b", b });
+            const Tensor got = runOp("float", "y = ConvTranspose <" + attrs + "> (x, w" + (k.bias ? ", b)" : ")"), ins);
+            const Tensor want = referenceTranspose(k, x, w, k.bias ? &b : nullptr);
+            const int64_t bad = firstMismatch(got, want, 1e-4, 1e-4);
+            QVERIFY2(bad == -1, (k.describe() + " " + mismatchText("ConvTranspose", bad, got, want)).c_str());
+        }
+    }
+
     void errorsNameTheNode()
     {
         const Tensor x(DataType::Float, { 1, 4, 5, 5 }), w(DataType::Float, { 2, 3, 3, 3 });

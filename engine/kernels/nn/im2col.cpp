@@ -493,6 +493,65 @@ void convolveFloat(const float* x, const float* w, const float* bias, float* y, 
     });
 }
 
+/// ConvTranspose whose kernel equals its stride across (kernel and stride 1 in depth), without padding, dilation or
+/// output padding: every output element is one tap of one input position, y[m, i * kh + a, j * kw + b] = bias[m] +
+/// sum over c of x[c, i, j] * w[c, m, a, b]. Each chunk of input positions runs as one gemmBias of the transposed
+/// weights (rows m, a, b) by the chunk, into a buffer that is then spread over the output: no column matrix of the
+/// whole image, no zeroed output, no col2im. False (nothing done) for other geometries.
+bool convolveTransposeTiles(const float* x, const float* w, const float* bias, float* y, int64_t batch,
+    int64_t channels, int64_t outChannels, int64_t group, const WindowGeometry& g, ThreadPool* pool)
+{
+    // In the geometry `in` is the output image and `out` the input image.
+    const int64_t kh = g.kernel[1], kw = g.kernel[2];
+    if (g.kernel[0] != 1 || g.stride[0] != 1 || g.stride[1] != kh || g.stride[2] != kw || g.in[0] != g.out[0]
+        || g.in[1] != g.out[1] * kh || g.in[2] != g.out[2] * kw || g.dilation != decltype(g.dilation) { 1, 1, 1 }
+        || g.padBegin != decltype(g.padBegin) { 0, 0, 0 } || g.padEnd != decltype(g.padEnd) { 0, 0, 0 })
+        return false;
+    const int64_t cg = channels / group, mg = outChannels / group, taps = kh * kw, rows = mg * taps;
+    const int64_t xSize = g.outSize(), ySize = g.inSize(), width = g.out[2];
+    if (cg == 0 || rows == 0 || xSize == 0)
+        return false;
+    // Per group, A[r = m * taps + a * kw + b][c] = w[c, m, a, b], and each row's bias.
+    std::vector<float> wt(static_cast<size_t>(group * rows * cg));
+    std::vector<float> rowBias(static_cast<size_t>(group * rows), 0.0f);
+    for (int64_t gr = 0; gr < group; ++gr)
+        for (int64_t r = 0; r < rows; ++r) {
+            for (int64_t c = 0; c < cg; ++c)
+                wt[static_cast<size_t>((gr * rows + r) * cg + c)] = w[(gr * cg + c) * rows + r];
+            if (bias)
+                rowBias[static_cast<size_t>(gr * rows + r)] = bias[gr * mg + r / taps];
+        }
+    const simd::Ops& ops = simd::ops();
+    const int64_t chunk = std::min(xSize, std::max<int64_t>(64, kFloatColumnBudget / rows / 64 * 64));
+    const int64_t chunks = (xSize + chunk - 1) / chunk;
+    const int64_t grain = std::max<int64_t>(1, simd::kGrainMacs / std::max<int64_t>(1, rows * cg * chunk));
+    parallelFor(pool, batch * group * chunks, grain, [&](int64_t u0, int64_t u1) {
+        thread_local std::vector<float> buffer;
+        if (buffer.size() < static_cast<size_t>(rows * chunk))
+            buffer.resize(static_cast<size_t>(rows * chunk));
+        for (int64_t u = u0; u < u1; ++u) {
+            const int64_t n = u / (group * chunks), gr = (u / chunks) % group, p0 = (u % chunks) * chunk;
+            const int64_t p1 = std::min(xSize, p0 + chunk), cols = p1 - p0;
+            ops.gemmBias(rows, cols, cg, wt.data() + gr * rows * cg, cg, x + (n * channels + gr * cg) * xSize + p0,
+                xSize, rowBias.data() + gr * rows, buffer.data(), cols);
+            for (int64_t r = 0; r < rows; ++r) {
+                const int64_t m = r / taps, a = (r % taps) / kw, b = r % kw;
+                const float* src = buffer.data() + r * cols;
+                float* ym = y + (n * outChannels + gr * mg + m) * ySize;
+                // Input position p = row * width + j goes to output row row * kh + a, column j * kw + b.
+                for (int64_t p = p0; p < p1;) {
+                    const int64_t row = p / width, j0 = p % width, j1 = std::min(width, j0 + (p1 - p));
+                    float* out = ym + (row * kh + a) * (width * kw) + b;
+                    for (int64_t j = j0; j < j1; ++j)
+                        out[j * kw] = src[p - p0 + (j - j0)];
+                    p += j1 - j0;
+                }
+            }
+        }
+    });
+    return true;
+}
+
 } // namespace
 
 template <class F>
@@ -550,6 +609,9 @@ template <class F>
 void convolveTranspose(const F* x, const F* w, const F* bias, F* y, int64_t batch, int64_t channels,
     int64_t outChannels, int64_t group, const WindowGeometry& g, const ConvolveOptions& options)
 {
+    if constexpr (std::is_same_v<F, float>)
+        if (convolveTransposeTiles(x, w, bias, y, batch, channels, outChannels, group, g, options.pool))
+            return;
     const int64_t cg = channels / group, mg = outChannels / group;
     const int64_t imageSize = g.inSize(), xSize = g.outSize(), rows = mg * g.kernelSize();
     std::fill(y, y + batch * outChannels * imageSize, F(0));

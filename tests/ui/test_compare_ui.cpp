@@ -603,6 +603,35 @@ print(repr(float(delta.max())))
         QVERIFY(!compare()->graphBDock()->isVisible());
     }
 
+    void sideBGraphOpensWithRoomToRead()
+    {
+        // The Side B Graph dock joins the column of the Inspector; it opened as a strip of 80 px showing part of one
+        // box. It gets half the column, and keeps what the user gives it on the next comparison.
+        openMlp();
+        QVERIFY(runDialog([&](CompareDialog* d) {
+            d->setKind(CompareRequest::Kind::Model);
+            d->setModelPath(path("mlp_perturbed.onnx"));
+        }));
+        QDockWidget* dock = compare()->graphBDock();
+        QVERIFY(dock->isVisible());
+        QCOMPARE(m_window->dockWidgetArea(dock), Qt::RightDockWidgetArea);
+        // The column is the Inspector's group of tabs and this dock.
+        const auto column = [&] { return dock->height() + m_window->inspectorDock()->height(); };
+        QTRY_VERIFY2(dock->height() >= column() * 9 / 20,
+            qPrintable(QStringLiteral("%1 of %2 px").arg(dock->height()).arg(column())));
+        QVERIFY(m_window->inspectorDock()->height() >= column() / 3); // the Inspector keeps room too
+        m_window->resizeDocks(
+            { m_window->inspectorDock(), dock }, { column() / 3, column() * 2 / 3 }, Qt::Vertical); // the user's
+        QTRY_VERIFY(dock->height() > column() * 3 / 5);
+        const int chosen = dock->height();
+        QVERIFY(runDialog([&](CompareDialog* d) {
+            d->setKind(CompareRequest::Kind::Model);
+            d->setModelPath(path("mlp_perturbed.onnx"));
+        }));
+        QTest::qWait(50);
+        QCOMPARE(dock->height(), chosen);
+    }
+
     void subgraphValuesComparePerIteration()
     {
         openFile(path("loop.onnx"));

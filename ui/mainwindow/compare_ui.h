@@ -82,6 +82,8 @@ signals:
 
 private:
     void onFinished(const CompareSessionPtr& session);
+    /// Half the column (or half the width under the graph) for the Side B Graph dock, which opens as a strip otherwise.
+    void giveGraphBRoom();
     void onFailed(const QString& message);
     void applyColours();
     void applyColoursB();

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT
+// The default window as a first-time user sees it: whole dock tab titles, edge labels clear of the group titles.
+#include "ui/common/model_document.h"
+#include "ui/graphview/edge_item.h"
+#include "ui/graphview/graph_scene.h"
+#include "ui/graphview/graph_view.h"
+#include "ui/graphview/node_item.h"
+#include "ui/mainwindow/debugger_ui.h"
+#include "ui/mainwindow/main_window.h"
+
+#include <QDockWidget>
+#include <QSettings>
+#include <QTabBar>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace onnxscope;
+
+namespace {
+
+const QString kSample = QStringLiteral(ONNXSCOPE_SOURCE_DIR "/resources/samples/mlp_classifier.onnx");
+
+} // namespace
+
+class TestWindowLayout : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir m_settingsDir;
+
+    static bool open(MainWindow& window, const QString& path)
+    {
+        QSignalSpy opened(&window, &MainWindow::modelOpened);
+        window.openModel(path);
+        if (!opened.wait(20000))
+            return false;
+        GraphView* view = window.graphView();
+        return QTest::qWaitFor(
+                   [&] {
+                       return !window.document()->isLoading() && window.document()->typesReady()
+                           && !view->isLayoutRunning();
+                   },
+                   20000)
+            && !view->scene()->nodeItems().empty();
+    }
+
+    /// The tab bars of the window's groups of tabbed docks, with the titles they show.
+    static QList<QTabBar*> dockTabBars(MainWindow& window)
+    {
+        QList<QTabBar*> bars;
+        for (QTabBar* bar : window.findChildren<QTabBar*>(QString(), Qt::FindDirectChildrenOnly))
+            if (bar->isVisible() && bar->count() > 1)
+                bars << bar;
+        return bars;
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_settingsDir.isValid());
+        QCoreApplication::setOrganizationName(QStringLiteral("onnxscope-layout-tests"));
+        QSettings::setDefaultFormat(QSettings::IniFormat);
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settingsDir.path());
+    }
+
+    void dockTabTitlesAreWholeInTheDefaultLayout_data()
+    {
+        QTest::addColumn<QSize>("size");
+        QTest::newRow("1600 x 1000") << QSize(1600, 1000);
+        QTest::newRow("1400 x 900") << QSize(1400, 900);
+    }
+
+    void dockTabTitlesAreWholeInTheDefaultLayout()
+    {
+        // No saved layout: the first run's default one, with every dock of the debugger.
+        QFETCH(QSize, size);
+        QSettings().clear();
+        MainWindow window;
+        DebuggerUi ui(&window);
+        window.resize(size);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(open(window, kSample));
+        QTest::qWait(100); // the default dock sizes apply once the window is shown
+        const QList<QTabBar*> bars = dockTabBars(window);
+        // Left (Inputs, Breakpoints, Call Stack, Find), right (Inspector, Model, Tensor Inspector) and bottom.
+        QCOMPARE(bars.size(), 3);
+        QStringList titles;
+        for (QTabBar* bar : bars) {
+            QStringList these;
+            for (int i = 0; i < bar->count(); ++i) {
+                these << bar->tabText(i);
+                // Hovering a tab shows its whole title even when the user narrows the column later.
+                QCOMPARE(bar->tabToolTip(i), bar->tabText(i));
+            }
+            // The width every title needs whole (sizeHint is the unelided one).
+            QVERIFY2(bar->width() >= bar->sizeHint().width(),
+                qPrintable(QStringLiteral("%1: %2 px for %3 px of titles")
+                               .arg(these.join(QStringLiteral(", ")))
+                               .arg(bar->width())
+                               .arg(bar->sizeHint().width())));
+            titles << these;
+        }
+        QVERIFY(titles.contains(QStringLiteral("Breakpoints")));
+        QVERIFY(titles.contains(QStringLiteral("Call Stack")));
+        QVERIFY(titles.contains(QStringLiteral("Tensor Inspector")));
+        // The graph keeps most of the window.
+        const QSize graph = window.graphView()->size();
+        QVERIFY2(graph.width() >= window.width() / 2,
+            qPrintable(QStringLiteral("%1 of %2").arg(graph.width()).arg(window.width())));
+    }
+
+    void edgeLabelsStayClearOfGroupTitles()
+    {
+        // The sample's first edge into the dense1 group ends just below the group's title strip, where its label used
+        // to be drawn over the title.
+        MainWindow window;
+        window.resize(1400, 900);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(open(window, kSample));
+        GraphScene* scene = window.graphView()->scene();
+        QCOMPARE(scene->clusterItems().size(), size_t(2));
+        int labels = 0;
+        for (const EdgeItem* edge : scene->edgeItems()) {
+            const QRectF r = edge->labelRect();
+            if (r.isNull())
+                continue;
+            ++labels;
+            for (const ClusterItem* cluster : scene->clusterItems())
+                QVERIFY2(!cluster->headerRect().intersects(r),
+                    qPrintable(QStringLiteral("the label \"%1\" is drawn over the title of %2")
+                                   .arg(edge->label(), cluster->cluster().title)));
+            for (const NodeItem* node : scene->nodeItems())
+                QVERIFY(!node->sceneBox().intersects(r));
+        }
+        QCOMPARE(labels, 5); // the edges out of the input, MatMul, Add, Relu and Softmax
+    }
+};
+
+QTEST_MAIN(TestWindowLayout)
+#include "test_window_layout.moc"

@@ -5,11 +5,16 @@
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/graph_view.h"
 #include "ui/graphview/node_item.h"
+#include "ui/inputeditor/inputs_panel.h"
 #include "ui/mainwindow/debugger_ui.h"
 #include "ui/mainwindow/main_window.h"
 
+#include <QAction>
+#include <QComboBox>
 #include <QDockWidget>
+#include <QLineEdit>
 #include <QSettings>
+#include <QSpinBox>
 #include <QTabBar>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -134,6 +139,74 @@ private slots:
                 QVERIFY(!node->sceneBox().intersects(r));
         }
         QCOMPARE(labels, 5); // the edges out of the input, MatMul, Add, Relu and Softmax
+    }
+    void wheelLeavesABoxTheUserDidNotChoose()
+    {
+        // The window hands the focus to a box of the Inputs dock when it is activated, and Qt hands it on to the next
+        // box when a focused one is disabled; the user chose neither. Rolling the wheel over such a box while scrolling
+        // the dock switched the input's source to File. Only a box clicked or tabbed into takes the wheel.
+        MainWindow window;
+        DebuggerUi ui(&window);
+        window.resize(1400, 900);
+        window.show();
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        QVERIFY(open(window, kSample));
+        ui.inputsDock()->raise();
+        QSpinBox* batch = nullptr;
+        for (QSpinBox* s : ui.inputs()->findChildren<QSpinBox*>())
+            if (s->isVisible() && s->isEnabled() && !batch)
+                batch = s;
+        QComboBox* source = nullptr;
+        for (QComboBox* c : ui.inputs()->findChildren<QComboBox*>())
+            if (c->isVisible() && c->count() > 2)
+                source = c;
+        QVERIFY(batch && source);
+        const auto wheel = [](QWidget* w) {
+            const QPointF centre = QPointF(w->rect().center());
+            QWheelEvent e(centre, w->mapToGlobal(centre), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier,
+                Qt::NoScrollPhase, false);
+            QApplication::sendEvent(w, &e);
+        };
+        const int before = source->currentIndex();
+        const int batchBefore = batch->value();
+        for (const Qt::FocusReason reason : { Qt::ActiveWindowFocusReason, Qt::TabFocusReason, Qt::OtherFocusReason }) {
+            window.graphView()->setFocus(Qt::MouseFocusReason);
+            source->setFocus(reason); // a Tab focus without the Tab key: a disabled box handing the focus on
+            QTRY_VERIFY(source->hasFocus());
+            wheel(source);
+            QCOMPARE(source->currentIndex(), before);
+            batch->setFocus(reason);
+            QTRY_VERIFY(batch->hasFocus());
+            wheel(batch);
+            QCOMPARE(batch->value(), batchBefore);
+        }
+        // Clicked into, or reached with the Tab key, a box takes the wheel; so does the focused box once clicked.
+        QVERIFY(batch->hasFocus());
+        QTest::mouseClick(batch->findChild<QLineEdit*>(), Qt::LeftButton);
+        wheel(batch);
+        QVERIFY(batch->value() != batchBefore);
+        window.graphView()->setFocus(Qt::MouseFocusReason);
+        batch->setFocus(Qt::BacktabFocusReason);
+        QTRY_VERIFY(batch->hasFocus());
+        wheel(batch);
+        QCOMPARE(batch->value(), batchBefore + 1); // a Backtab focus without the key
+        window.graphView()->setFocus(Qt::MouseFocusReason);
+        QTest::keyPress(&window, Qt::Key_Tab); // the Tab key held while the focus moves
+        batch->setFocus(Qt::TabFocusReason);
+        QTest::keyRelease(&window, Qt::Key_Tab);
+        QTRY_VERIFY(batch->hasFocus());
+        wheel(batch);
+        QCOMPARE(batch->value(), batchBefore + 2);
+        window.graphView()->setFocus(Qt::MouseFocusReason);
+        source->setFocus(Qt::MouseFocusReason);
+        QTRY_VERIFY(source->hasFocus());
+        wheel(source);
+        QVERIFY(source->currentIndex() != before);
+        const int after = source->currentIndex();
+        source->setFocus(Qt::ActiveWindowFocusReason); // back in the window: still the box the user chose
+        wheel(source);
+        QVERIFY(source->currentIndex() != after);
     }
 };
 

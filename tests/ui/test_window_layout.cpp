@@ -168,6 +168,11 @@ private slots:
                 Qt::NoScrollPhase, false);
             QApplication::sendEvent(w, &e);
         };
+        // Qt gives a combo or spin box the focus when the wheel turns over it (before the box sees the wheel), as if
+        // the user had clicked it; scrolling the dock past a drop-down chose it.
+        for (QWidget* box : ui.inputs()->findChildren<QWidget*>())
+            if (qobject_cast<QComboBox*>(box) || qobject_cast<QAbstractSpinBox*>(box))
+                QVERIFY2((box->focusPolicy() & Qt::WheelFocus) != Qt::WheelFocus, box->metaObject()->className());
         const int before = source->currentIndex();
         const int batchBefore = batch->value();
         for (const Qt::FocusReason reason : { Qt::ActiveWindowFocusReason, Qt::TabFocusReason, Qt::OtherFocusReason }) {

@@ -51,6 +51,12 @@ bool WheelGuard::eventFilter(QObject* watched, QEvent* event)
             m_tabbing = event->type() == QEvent::KeyPress;
         return false;
     }
+    case QEvent::Polish:
+        // Combo and spin boxes take the focus from the wheel by default (Qt::WheelFocus): scrolling over one would
+        // choose it. They take it from clicks and the Tab key only.
+        if (QWidget* box = boxOf(watched); box == watched && box->focusPolicy() == Qt::WheelFocus)
+            box->setFocusPolicy(Qt::StrongFocus);
+        return false;
     case QEvent::MouseButtonPress: // a click into a box that had the focus already
         if (QWidget* box = boxOf(watched))
             box->setProperty(kChosen, true);

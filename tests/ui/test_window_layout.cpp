@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The default window as a first-time user sees it: whole dock tab titles, edge labels clear of the group titles.
+#include "engine/model/model.h"
 #include "ui/common/model_document.h"
 #include "ui/graphview/edge_item.h"
 #include "ui/graphview/graph_scene.h"
@@ -140,6 +141,29 @@ private slots:
         }
         QCOMPARE(labels, 5); // the edges out of the input, MatMul, Add, Relu and Softmax
     }
+    void reverseSliceToTheStartSaysEnd()
+    {
+        // silero_vad_v5's reflection padding slices backwards to the start: ends = -(2^63 - 1), step -1. It was drawn
+        // as the number while the largest integer reads 'end'.
+        MainWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.document()->setModel(Model::fromText("<ir_version: 8, opset_import: [\"\" : 17]>\n"
+                                                    "g (float[10] x) => (float[?] y) {\n"
+                                                    "  s = Constant <value = int64[1] {-1}> ()\n"
+                                                    "  e = Constant <value = int64[1] {-9223372036854775807}> ()\n"
+                                                    "  a = Constant <value = int64[1] {0}> ()\n"
+                                                    "  t = Constant <value = int64[1] {-1}> ()\n"
+                                                    "  y = Slice(x, s, e, a, t)\n}"),
+            QString());
+        QVERIFY(QTest::qWaitFor([&] { return !window.graphView()->isLayoutRunning(); }, 20000));
+        const Graph& g = window.document()->model()->graph();
+        QTRY_VERIFY(window.graphView()->scene()->itemForNode(g.findNode("Slice_4")));
+        const QStringList rows = window.graphView()->scene()->itemForNode(g.findNode("Slice_4"))->viewItem().rows;
+        QVERIFY2(rows.contains(QStringLiteral("ends = [-end]")), qPrintable(rows.join(QStringLiteral(" | "))));
+        QVERIFY2(rows.contains(QStringLiteral("starts = [-1]")), qPrintable(rows.join(QStringLiteral(" | "))));
+    }
+
     void wheelLeavesABoxTheUserDidNotChoose()
     {
         // The window hands the focus to a box of the Inputs dock when it is activated, and Qt hands it on to the next

@@ -64,6 +64,7 @@ CompareUi::CompareUi(MainWindow* window, DebuggerUi* debugger)
     , m_panel(new ComparePanel(window))
     , m_dock(MainWindow::makeDock(QStringLiteral("Compare Results"), QStringLiteral("compareDock"), m_panel, window))
     , m_graphB(new GraphView(window))
+    , m_documentB(new ModelDocument(this))
     , m_graphBDock(
           MainWindow::makeDock(QStringLiteral("Side B Graph"), QStringLiteral("compareGraphBDock"), m_graphB, window))
     , m_legend(new CompareLegend(window->graphView()->canvas()))
@@ -408,7 +409,8 @@ void CompareUi::onFinished(const CompareSessionPtr& session)
     applyColours();
     const ComparisonResult& r = session->result;
     if (session->kind == CompareRequest::Kind::Model && session->b) {
-        m_graphB->setModel(session->b->program->modelPtr(), nullptr);
+        m_documentB->setModel(session->b->program->modelPtr());
+        m_graphB->setModel(m_documentB->model(), m_documentB);
         m_graphBDock->setWindowTitle(
             QStringLiteral("Side B Graph \u2014 %1").arg(CompareColours::sideName(session->descriptionB)));
         const bool wasHidden = m_graphBDock->isHidden();
@@ -423,6 +425,7 @@ void CompareUi::onFinished(const CompareSessionPtr& session)
                 }
     } else {
         m_graphB->clear();
+        m_documentB->setModel(nullptr);
         m_graphBDock->hide();
     }
     QString status = QStringLiteral("Compared %1 values in %2 s").arg(r.rows.size()).arg(session->seconds, 0, 'f', 2);
@@ -495,6 +498,7 @@ void CompareUi::clear()
     m_debugger->values()->model()->setComparison(nullptr);
     m_legend->hide();
     m_graphB->clear();
+    m_documentB->setModel(nullptr);
     m_graphBDock->hide();
     applyColours();
     setRunning(m_controller->isRunning());

@@ -186,6 +186,14 @@ agraph (float[2] x) => (float[2] out, float[3, 2] trace) {
 for name, k in (('loop', '1.0, 2.0'), ('loop_k', '1.0, 2.5')):
     onnx.save(onnx.parser.parse_model(loop.replace('K', k)), '%1/' + name + '.onnx')
 np.save('%1/loop_x.npy', np.array([1.5, -2.0], np.float32))
+# Weights as a Constant node, as PaddlePaddle exports them; the copy's are perturbed.
+constw = '''<ir_version: 8, opset_import: ["" : 17]>
+agraph (float[2, 4] x) => (float[2, 3] y) {
+    w = Constant <value = float[4, 3] {W}> ()
+    y = MatMul(x, w)
+}'''
+for name, w in (('constw', rng.standard_normal(12)), ('constw_b', rng.standard_normal(12))):
+    onnx.save(onnx.parser.parse_model(constw.replace('W', ', '.join(repr(float(v)) for v in w))), '%1/' + name + '.onnx')
 delta = np.abs(x.astype(np.float64) @ W1p.astype(np.float64) - x.astype(np.float64) @ W1.astype(np.float64))
 order = np.argsort(-delta.ravel(), kind='stable')[:4]
 h = x.astype(np.float64) @ W1.astype(np.float64)
@@ -601,6 +609,57 @@ print(repr(float(delta.max())))
         QVERIFY2(boxB->toolTip().contains(QStringLiteral("Counterpart on side A")), qPrintable(boxB->toolTip()));
         compare()->clear();
         QVERIFY(!compare()->graphBDock()->isVisible());
+    }
+
+    void sideBGraphOpensWithRoomToRead()
+    {
+        // The Side B Graph dock joins the column of the Inspector; it opened as a strip of 80 px showing part of one
+        // box. It gets half the column, and keeps what the user gives it on the next comparison.
+        openMlp();
+        QVERIFY(runDialog([&](CompareDialog* d) {
+            d->setKind(CompareRequest::Kind::Model);
+            d->setModelPath(path("mlp_perturbed.onnx"));
+        }));
+        QDockWidget* dock = compare()->graphBDock();
+        QVERIFY(dock->isVisible());
+        QCOMPARE(m_window->dockWidgetArea(dock), Qt::RightDockWidgetArea);
+        // The column is the Inspector's group of tabs and this dock.
+        const auto column = [&] { return dock->height() + m_window->inspectorDock()->height(); };
+        QTRY_VERIFY2(dock->height() >= column() * 9 / 20,
+            qPrintable(QStringLiteral("%1 of %2 px").arg(dock->height()).arg(column())));
+        QVERIFY(m_window->inspectorDock()->height() >= column() / 3); // the Inspector keeps room too
+        m_window->resizeDocks(
+            { m_window->inspectorDock(), dock }, { column() / 3, column() * 2 / 3 }, Qt::Vertical); // the user's
+        QTRY_VERIFY(dock->height() > column() * 3 / 5);
+        const int chosen = dock->height();
+        QVERIFY(runDialog([&](CompareDialog* d) {
+            d->setKind(CompareRequest::Kind::Model);
+            d->setModelPath(path("mlp_perturbed.onnx"));
+        }));
+        QTest::qWait(50);
+        QCOMPARE(dock->height(), chosen);
+    }
+
+    void sideBGraphShowsTheShapesOfConstantWeights()
+    {
+        // Side B's graph had no document: a weight made by a Constant node (PaddlePaddle's way) read "B ⟨?⟩" there,
+        // "B ⟨4×3⟩" on side A.
+        openFile(path("constw.onnx"));
+        QVERIFY(runDialog([&](CompareDialog* d) {
+            d->setKind(CompareRequest::Kind::Model);
+            d->setModelPath(path("constw_b.onnx"));
+        }));
+        const auto rowsOfMatMul = [](GraphView* view) {
+            for (NodeItem* item : view->scene()->nodeItems())
+                if (item->viewItem().title == QStringLiteral("MatMul"))
+                    return item->viewItem().rows.join(QStringLiteral(" | "));
+            return QStringLiteral("no MatMul");
+        };
+        const QString expected = QStringLiteral("B \u27e84\u00d73\u27e9");
+        QCOMPARE(rowsOfMatMul(m_window->graphView()), expected);
+        GraphView* viewB = compare()->graphBView();
+        QTRY_VERIFY(!viewB->isLayoutRunning() && viewB->currentGraph());
+        QCOMPARE(rowsOfMatMul(viewB), expected);
     }
 
     void subgraphValuesComparePerIteration()

@@ -301,8 +301,8 @@ private slots:
         const int value = spin->value();
         wheel(spin);
         QCOMPARE(spin->value(), value);
-        // Once focused, the wheel changes it as usual.
-        source->setFocus();
+        // Once clicked into, the wheel changes it as usual.
+        source->setFocus(Qt::MouseFocusReason);
         QTRY_VERIFY(source->hasFocus());
         wheel(source);
         QVERIFY(source->currentIndex() != before);

@@ -101,6 +101,9 @@ void GraphScene::placeEdgeLabels()
             return true;
         });
     };
+    // A group's title strip too: a label there reads as part of the title.
+    for (const ClusterItem* cluster : m_clusters)
+        take(cluster->headerRect());
     for (const NodeItem* node : m_nodes) {
         take(node->sceneBox());
         if (const QRectF tag = node->compareTagRect(); !tag.isNull())

@@ -40,8 +40,9 @@ public:
     NodeItem* selectedNode() const;
     EdgeItem* selectedEdge() const;
 
-    /// Places the edges' labels so that none overlaps another, a box or a comparison tag (each along its edge, from
-    /// the middle outwards); done when the graph is populated, and again soon after labels or tags change.
+    /// Places the edges' labels so that none overlaps another, a box, a group's title or a comparison tag (each along
+    /// its edge, from the middle outwards); done when the graph is populated, and again soon after labels or tags
+    /// change.
     void placeEdgeLabels();
     void schedulePlaceEdgeLabels();
 

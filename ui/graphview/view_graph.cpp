@@ -491,7 +491,9 @@ QString foldedRow(
         if (consumer.opType == "Slice" && consumer.domain.empty()
             && (name == QLatin1String("ends") || name == QLatin1String("starts"))) {
             static const QRegularExpression largest(QStringLiteral("(?<![\\d-])(9223372036854775807|2147483647)"));
-            static const QRegularExpression smallest(QStringLiteral("-(9223372036854775808|2147483648)"));
+            // Backwards to the start: the smallest integer, or minus the largest.
+            static const QRegularExpression smallest(
+                QStringLiteral("-(9223372036854775808|9223372036854775807|2147483648|2147483647)"));
             values.replace(largest, QStringLiteral("end")).replace(smallest, QStringLiteral("-end"));
         }
         return name + QStringLiteral(" = ") + values;

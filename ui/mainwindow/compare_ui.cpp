@@ -25,6 +25,7 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QTableView>
+#include <QTimer>
 #include <QToolBar>
 
 #include <algorithm>
@@ -63,6 +64,7 @@ CompareUi::CompareUi(MainWindow* window, DebuggerUi* debugger)
     , m_panel(new ComparePanel(window))
     , m_dock(MainWindow::makeDock(QStringLiteral("Compare Results"), QStringLiteral("compareDock"), m_panel, window))
     , m_graphB(new GraphView(window))
+    , m_documentB(new ModelDocument(this))
     , m_graphBDock(
           MainWindow::makeDock(QStringLiteral("Side B Graph"), QStringLiteral("compareGraphBDock"), m_graphB, window))
     , m_legend(new CompareLegend(window->graphView()->canvas()))
@@ -356,6 +358,42 @@ void CompareUi::cancel()
     m_controller->cancel();
 }
 
+void CompareUi::giveGraphBRoom()
+{
+    // A dock added to a column takes only what the docks already there leave over (a strip of boxes): half the
+    // column, or half the window's width under the graph. Never less than it has.
+    if (m_graphBDock->isFloating()) {
+        m_graphBDock->resize(m_graphBDock->size().expandedTo(QSize(m_window->width() / 3, m_window->height() / 2)));
+        return;
+    }
+    const Qt::DockWidgetArea area = m_window->dockWidgetArea(m_graphBDock);
+    const bool column = area == Qt::LeftDockWidgetArea || area == Qt::RightDockWidgetArea;
+    const auto length = [column](const QWidget* w) { return column ? w->height() : w->width(); };
+    // The docks it shares its column (or row) with; they give up the room in proportion to theirs.
+    const QRect own = m_graphBDock->geometry();
+    QList<QDockWidget*> docks;
+    QList<int> sizes;
+    int total = 0;
+    for (QDockWidget* dock : m_window->findChildren<QDockWidget*>(QString(), Qt::FindDirectChildrenOnly)) {
+        const QRect g = dock->geometry();
+        if (dock != m_graphBDock && dock->isVisible() && !dock->isFloating() && m_window->dockWidgetArea(dock) == area
+            && (column ? g.left() < own.right() && g.right() > own.left()
+                       : g.top() < own.bottom() && g.bottom() > own.top())) {
+            docks << dock;
+            sizes << length(dock);
+            total += length(dock);
+        }
+    }
+    const int half = (total + length(m_graphBDock)) / 2;
+    if (docks.isEmpty() || length(m_graphBDock) >= half)
+        return;
+    for (int& size : sizes)
+        size = size * (total + length(m_graphBDock) - half) / total;
+    docks << m_graphBDock;
+    sizes << half;
+    m_window->resizeDocks(docks, sizes, column ? Qt::Vertical : Qt::Horizontal);
+}
+
 void CompareUi::onFinished(const CompareSessionPtr& session)
 {
     m_session = session;
@@ -371,10 +409,14 @@ void CompareUi::onFinished(const CompareSessionPtr& session)
     applyColours();
     const ComparisonResult& r = session->result;
     if (session->kind == CompareRequest::Kind::Model && session->b) {
-        m_graphB->setModel(session->b->program->modelPtr(), nullptr);
+        m_documentB->setModel(session->b->program->modelPtr());
+        m_graphB->setModel(m_documentB->model(), m_documentB);
         m_graphBDock->setWindowTitle(
             QStringLiteral("Side B Graph \u2014 %1").arg(CompareColours::sideName(session->descriptionB)));
+        const bool wasHidden = m_graphBDock->isHidden();
         m_graphBDock->show();
+        if (wasHidden) // once the layout has made room for it
+            QTimer::singleShot(0, this, &CompareUi::giveGraphBRoom);
         if (r.firstDivergence)
             for (size_t i : r.nodes[*r.firstDivergence].rows)
                 if (isDivergent(r.rows[i].status) && r.rows[i].graphB && r.rows[i].nodeIdB >= 0) {
@@ -383,6 +425,7 @@ void CompareUi::onFinished(const CompareSessionPtr& session)
                 }
     } else {
         m_graphB->clear();
+        m_documentB->setModel(nullptr);
         m_graphBDock->hide();
     }
     QString status = QStringLiteral("Compared %1 values in %2 s").arg(r.rows.size()).arg(session->seconds, 0, 'f', 2);
@@ -455,6 +498,7 @@ void CompareUi::clear()
     m_debugger->values()->model()->setComparison(nullptr);
     m_legend->hide();
     m_graphB->clear();
+    m_documentB->setModel(nullptr);
     m_graphBDock->hide();
     applyColours();
     setRunning(m_controller->isRunning());

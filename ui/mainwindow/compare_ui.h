@@ -20,6 +20,7 @@ class ComparePanel;
 class DebuggerUi;
 class GraphView;
 class MainWindow;
+class ModelDocument;
 
 /// Compare runs in the main window: Debug › Compare… (menu and toolbar) opens the CompareDialog; the comparison runs
 /// on a worker (progress and Cancel in the Compare Results dock); then the graph is coloured by error with a legend,
@@ -82,6 +83,8 @@ signals:
 
 private:
     void onFinished(const CompareSessionPtr& session);
+    /// Half the column (or half the width under the graph) for the Side B Graph dock, which opens as a strip otherwise.
+    void giveGraphBRoom();
     void onFailed(const QString& message);
     void applyColours();
     void applyColoursB();
@@ -97,6 +100,8 @@ private:
     ComparePanel* m_panel;
     QDockWidget* m_dock;
     GraphView* m_graphB;
+    /// Side B's model for its graph: the types of values its Constant nodes make, and inferred ones.
+    ModelDocument* m_documentB;
     QDockWidget* m_graphBDock;
     CompareLegend* m_legend;
     QAction* m_compare = nullptr;

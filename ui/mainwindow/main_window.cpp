@@ -35,6 +35,7 @@
 #include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTabBar>
 #include <QTableView>
 #include <QTimer>
 #include <QToolBar>
@@ -45,7 +46,7 @@ namespace {
 
 constexpr int kMaxRecent = 10;
 /// The version of the saved dock layout; a layout saved by an older version is replaced by the default one.
-constexpr int kLayoutVersion = 1;
+constexpr int kLayoutVersion = 2;
 
 } // namespace
 
@@ -134,15 +135,17 @@ MainWindow::MainWindow(QWidget* parent)
     m_recent = settings.value(QStringLiteral("recentFiles")).toStringList();
     rebuildRecentMenu();
     if (!restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray()))
-        resize(1400, 900);
+        resize(1600, 1000); // the screen, on screens up to that size
     fitToScreen();
     if (!restoreState(settings.value(QStringLiteral("windowState")).toByteArray(), kLayoutVersion)) {
         settings.remove(QStringLiteral("windowState")); // an older layout: start from the default one
-        // First run: dock sizes only take once the window has its size.
+        // First run: dock sizes only take once the window has its size. The features that add docks set theirs in
+        // the same way, after these; the tab titles are made to fit after all of them.
         QTimer::singleShot(0, this, [this] {
             resizeDocks({ m_inspectorDock, m_searchDock }, { std::min(420, width() / 4), std::min(300, width() / 5) },
                 Qt::Horizontal);
             resizeDocks({ m_problemsDock }, { 110 }, Qt::Vertical);
+            QTimer::singleShot(0, this, &MainWindow::fitDockTabTitles);
         });
     }
     updateStatus();
@@ -162,6 +165,32 @@ void MainWindow::fitToScreen()
         resize(std::min(width(), most.width()), std::min(height(), most.height()));
     if (!available.contains(frameGeometry()))
         move(available.topLeft());
+}
+
+void MainWindow::fitDockTabTitles()
+{
+    // The tab bars of tabbed docks are the window's own children (a tab bar inside a dock's content is not).
+    const QList<QDockWidget*> docks = findChildren<QDockWidget*>(QString(), Qt::FindDirectChildrenOnly);
+    for (QTabBar* bar : findChildren<QTabBar*>(QString(), Qt::FindDirectChildrenOnly)) {
+        const int wanted = bar->sizeHint().width(); // every title whole
+        if (!bar->isVisible() || bar->count() < 2 || bar->width() >= wanted)
+            continue;
+        // The docks of this group of tabs: their titles are the bar's, and they sit above it.
+        QDockWidget* group = nullptr;
+        for (QDockWidget* dock : docks)
+            if (!dock->isFloating() && dock->isVisible() && dock->geometry().left() < bar->geometry().right()
+                && dock->geometry().right() > bar->geometry().left()
+                && bar->tabText(bar->currentIndex()) == dock->windowTitle())
+                group = dock;
+        if (!group)
+            continue;
+        // Side columns at most a quarter of the window, the bottom groups half of it.
+        const Qt::DockWidgetArea area = dockWidgetArea(group);
+        const int most
+            = (area == Qt::LeftDockWidgetArea || area == Qt::RightDockWidgetArea) ? width() / 4 : width() / 2;
+        const int extra = group->width() - bar->width(); // the dock's frame around the bar, if any
+        resizeDocks({ group }, { std::min(most, wanted + std::max(0, extra)) }, Qt::Horizontal);
+    }
 }
 
 void MainWindow::createDocks()

@@ -57,6 +57,9 @@ public:
     static QDockWidget* makeDock(const QString& title, const QString& objectName, QWidget* content, QWidget* parent);
     /// Shrinks the window to the available geometry of its screen, frame included, if it is larger.
     void fitToScreen();
+    /// Widens each group of tabbed docks whose tab bar cuts a title until every title is whole (a side column up to a
+    /// quarter of the window). Done once for the default layout; a title cut later shows whole in its tab's tooltip.
+    void fitDockTabTitles();
     /// View › Expand All Groups and Collapse All Groups: enabled when the graph shown has groups.
     QAction* expandAllAction() const { return m_expandAll; }
     QAction* collapseAllAction() const { return m_collapseAll; }

@@ -263,7 +263,7 @@ private slots:
         const QSize graph = m_window->graphView()->size();
         const double share = double(graph.width()) * graph.height() / (double(m_window->width()) * m_window->height());
         QVERIFY2(
-            share > 0.35, qPrintable(QStringLiteral("%1 × %2: %3").arg(graph.width()).arg(graph.height()).arg(share)));
+            share > 0.40, qPrintable(QStringLiteral("%1 × %2: %3").arg(graph.width()).arg(graph.height()).arg(share)));
         // The docks are tabbed: one group on each side and one under the graph.
         QVERIFY(m_window->tabifiedDockWidgets(m_ui->inputsDock()).contains(m_window->findDock()));
         QVERIFY(m_window->tabifiedDockWidgets(m_window->inspectorDock()).contains(m_window->tensorInspectorDock()));

@@ -166,9 +166,10 @@ void DebuggerUi::createDocks()
     QTimer::singleShot(0, this, [this] {
         if (QSettings().contains(QStringLiteral("windowState")))
             return;
-        m_window->resizeDocks({ m_valuesDock }, { m_window->height() / 4 }, Qt::Vertical);
+        // The graph gets the rest: the values a fifth of the height, the side columns what their tables need.
+        m_window->resizeDocks({ m_valuesDock }, { m_window->height() / 5 }, Qt::Vertical);
         m_window->resizeDocks({ m_inputsDock, m_window->tensorInspectorDock() },
-            { std::min(280, m_window->width() / 5), std::min(400, m_window->width() / 4) }, Qt::Horizontal);
+            { std::min(260, m_window->width() / 6), std::min(330, m_window->width() / 5) }, Qt::Horizontal);
     });
     // Left: inputs, breakpoints, the call stack and Find, tabbed.
     m_window->tabifyDockWidget(m_inputsDock, m_breakpointsDock);

@@ -2,6 +2,7 @@
 #include "app/cli/cli_util.h"
 #include "app/cli/commands.h"
 
+#include "engine/exec/model_diagnostics.h"
 #include "engine/exec/program.h"
 #include "engine/model/model.h"
 
@@ -44,23 +45,6 @@ nlohmann::json valuesJson(const Graph& graph, const std::vector<ValueId>& ids)
         list.push_back(std::move(j));
     }
     return list;
-}
-
-/// A checker error that only says onnx has no schema for an op (e.g. SimplifiedLayerNormalization in the default
-/// domain, which onnxruntime registers there) while this build has a kernel for every node of that op type: the model
-/// opens and runs, so it is a warning.
-bool isRunnableWithoutSchema(const Diagnostic& d, const std::vector<std::string>& unsupported)
-{
-    static const std::string kPrefix = "No Op registered for ";
-    if (d.severity != Diagnostic::Severity::Error || d.source != "checker" || d.message.rfind(kPrefix, 0) != 0)
-        return false;
-    const size_t end = d.message.find(' ', kPrefix.size());
-    if (end == std::string::npos)
-        return false;
-    const std::string op = d.message.substr(kPrefix.size(), end - kPrefix.size());
-    // unsupportedNodes() names each as `node "x" (Op, domain "d", opset N)`.
-    return std::none_of(unsupported.begin(), unsupported.end(),
-        [&](const std::string& u) { return u.find("(" + op + ", ") != std::string::npos; });
 }
 
 nlohmann::json collectInfo(const Model& model, bool withDiagnostics)
@@ -126,20 +110,9 @@ nlohmann::json collectInfo(const Model& model, bool withDiagnostics)
     j["unsupported"] = unsupported;
     if (withDiagnostics) {
         nlohmann::json diags = nlohmann::json::array();
-        for (const auto& d : model.diagnostics()) {
-            const bool runnable = isRunnableWithoutSchema(d, unsupported);
-            diags.push_back({ { "severity",
-                                  d.severity == Diagnostic::Severity::Error && !runnable ? "error" : "warning" },
-                { "source", d.source },
-                { "message",
-                    runnable ? d.message
-                            + "\n(onnx has no schema for this op in this domain, but onnxruntime registers one there, "
-                              "as "
-                              "SimplifiedLayerNormalization, and this build runs it, so the model opens and runs; the "
-                              "checker "
-                              "stopped at this node)"
-                             : d.message } });
-        }
+        for (const auto& d : diagnosticsForThisBuild(model))
+            diags.push_back({ { "severity", d.severity == Diagnostic::Severity::Error ? "error" : "warning" },
+                { "source", d.source }, { "message", d.message } });
         j["diagnostics"] = diags;
     }
     return j;

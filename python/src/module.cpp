@@ -7,6 +7,7 @@
 #include "engine/core/thread_pool.h"
 #include "engine/core/version.h"
 #include "engine/exec/debugger.h"
+#include "engine/exec/model_diagnostics.h"
 #include "engine/exec/program.h"
 #include "engine/exec/session.h"
 #include "engine/exec/value_condition.h"
@@ -1020,7 +1021,7 @@ NB_MODULE(_onnxscope, m)
                 std::vector<Diagnostic> diagnostics;
                 {
                     nb::gil_scoped_release release;
-                    diagnostics = p.model().diagnostics();
+                    diagnostics = diagnosticsForThisBuild(p.model());
                 }
                 nb::list list;
                 for (const auto& d : diagnostics)

@@ -131,6 +131,19 @@ def test_load_from_bytes_and_proto_and_info():
     assert a.opsets == {"": 17}
     assert a.op_histogram == {"Relu": 1, "Loop": 1, "ReduceSum": 1, "Cast": 1, "Mul": 1, "Add": 1, "Identity": 2}
     assert all(isinstance(d, onnxscope.Diagnostic) for d in a.diagnostics)
+    # onnx has no schema for SimplifiedLayerNormalization in the default domain (onnxruntime registers it there);
+    # this build runs it, so the checker's complaint is a warning. An op nobody runs stays an error.
+    def severity(op, attrs, inputs):
+        node = onnx.helper.make_node(op, list(inputs), ["y"], **attrs)
+        graph = onnx.helper.make_graph(
+            [node], "g", [onnx.helper.make_tensor_value_info(n, onnx.TensorProto.FLOAT, s) for n, s in inputs.items()],
+            [onnx.helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [2, 4])])
+        m = onnxscope.load(onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 17)]))
+        return [d.severity for d in m.diagnostics if op in d.message]
+
+    assert severity("SimplifiedLayerNormalization", {"axis": -1, "epsilon": 1e-5}, {"x": [2, 4], "s": [4]}) == [
+        "warning"]
+    assert severity("FrobnicateXYZ", {}, {"x": [2, 4]}) == ["error"]
     with pytest.raises(FileNotFoundError):
         onnxscope.load("/nonexistent/model.onnx")
     with pytest.raises(onnxscope.Error):

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "ui/common/model_document.h"
 
+#include "engine/exec/model_diagnostics.h"
+
 #include <QCryptographicHash>
 #include <QFutureWatcher>
 #include <QPointer>
@@ -142,7 +144,7 @@ void ModelDocument::startDiagnostics()
     std::shared_ptr<const Model> model = m_model;
     watcher->setFuture(QtConcurrent::run([model] {
         try {
-            return model->diagnostics();
+            return diagnosticsForThisBuild(*model);
         } catch (const std::exception& e) {
             return std::vector<Diagnostic> { { Diagnostic::Severity::Error, "onnxscope", e.what() } };
         }

@@ -283,7 +283,7 @@ void DebuggerUi::createActions()
     m_window->statusBar()->addPermanentWidget(m_memoryLabel);
     setMemoryBudget(QSettings().value(QStringLiteral("debugger/memoryBudget"), 0).toULongLong());
     // Every intermediate to a folder, dropped values rebuilt as the writing reaches them, within the budget.
-    m_exportAllAction = m_actions->menu()->addAction(QStringLiteral("Export &All\u2026"));
+    m_exportAllAction = m_actions->menu()->addAction(QStringLiteral("Export A&ll\u2026"));
     m_exportAllAction->setObjectName(QStringLiteral("exportAllAction"));
     m_exportAllAction->setToolTip(
         QStringLiteral("Write every intermediate of this run to a folder: one .npy per value and manifest.json, as "

@@ -19,11 +19,14 @@
 #include <QAbstractItemModelTester>
 #include <QClipboard>
 #include <QDockWidget>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
+#include <QRegularExpression>
 #include <QScreen>
 #include <QScrollBar>
 #include <QSettings>
+#include <QStatusBar>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
 #include <QTreeView>
@@ -623,6 +626,15 @@ private slots:
         view->collapseAll();
         QVERIFY(waitForGraph());
         QCOMPARE(view->scene()->operatorItemCount(), 2); // DEBUG and softmax stay at the root
+        // The status bar counts what is drawn in words: "… · 2 nodes and 2 groups shown", never "0 shown + 1 groups".
+        QString status;
+        for (const QLabel* label : m_window->statusBar()->findChildren<QLabel*>())
+            if (label->text().contains(QStringLiteral("nodes in the model")))
+                status = label->text();
+        QVERIFY2(QRegularExpression(QStringLiteral("\u00b7 2 nodes and (1 group|[2-9] groups) shown"))
+                     .match(status)
+                     .hasMatch(),
+            qPrintable(status));
     }
 };
 

@@ -443,11 +443,16 @@ void MainWindow::updateStatus()
     int groups = 0;
     for (const NodeItem* item : scene->nodeItems())
         groups += item->viewItem().kind == ViewItem::Kind::Group;
+    // "· 31 nodes and 9 groups shown", "· 10 groups shown", "· 52 nodes shown".
+    const int nodes = scene->operatorItemCount();
+    QStringList parts;
+    if (nodes > 0 || groups == 0)
+        parts << (nodes == 1 ? QStringLiteral("1 node") : QStringLiteral("%1 nodes").arg(nodes));
+    if (groups > 0)
+        parts << (groups == 1 ? QStringLiteral("1 group") : QStringLiteral("%1 groups").arg(groups));
     QString text = QStringLiteral("%1 nodes in the model \u00b7 %2 shown")
                        .arg(model->graph().totalNodeCount())
-                       .arg(scene->operatorItemCount());
-    if (groups > 0)
-        text += groups == 1 ? QStringLiteral(" + 1 group") : QStringLiteral(" + %1 groups").arg(groups);
+                       .arg(parts.join(QStringLiteral(" and ")));
     text += QStringLiteral(" \u00b7 layout %1 ms").arg(m_lastLayoutMs, 0, 'f', 0);
     m_statusInfo->setText(text);
 }

@@ -362,8 +362,8 @@ agraph (float[3] x) => (float[3] y) {
         // Below the ~22 KiB of values, so that values are dropped, with room for the 300 iterations' outputs (17 bytes
         // each) in the quarter of the budget that records of subgraph calls may take.
         options.memoryBudget = 24 << 10;
+        NodeCounter counter; // an observer outlives the debugger it watches
         Debugger dbg(std::make_shared<Program>(Model::fromText(kLongLoop)), options);
-        NodeCounter counter;
         dbg.addObserver(&counter);
         Breakpoint b;
         b.kind = Breakpoint::Kind::Node;

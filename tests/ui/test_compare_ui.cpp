@@ -5,6 +5,7 @@
 // `onnxscope-cli run --dump-all` folder, against other inputs, with renamed tensors, a cancelled run and bad files.
 #include "engine/model/model.h"
 #include "tests/common/run_python.h"
+#include "tests/common/test_settings.h"
 #include "ui/common/compare_colours.h"
 #include "ui/common/model_document.h"
 #include "ui/compare/compare_dialog.h"
@@ -136,9 +137,7 @@ private slots:
     {
         QVERIFY(m_settingsDir.isValid());
         QVERIFY(m_work.isValid());
-        QCoreApplication::setOrganizationName(QStringLiteral("onnxscope-compare-tests"));
-        QSettings::setDefaultFormat(QSettings::IniFormat);
-        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settingsDir.path());
+        onnxscope::testing::useOwnSettings(m_settingsDir.path(), QStringLiteral("onnxscope-compare-tests"));
         qputenv("ONNXSCOPE_NO_DIALOGS", "1");
         // An MLP, the same with W1[3, 4] perturbed, the same with `hb` renamed, other inputs; numpy's expectations.
         const QString out = runPython(QStringLiteral(R"(

@@ -3,6 +3,7 @@
 // model one after the other. Files the loader refuses show their error (naming the file, node or tensor) and leave
 // the previous model on screen; the others open with their graph. The window keeps working after each.
 #include "engine/core/tensor.h"
+#include "tests/common/test_settings.h"
 #include "ui/common/model_document.h"
 #include "ui/common/tensor_format.h"
 #include "ui/graphview/graph_scene.h"
@@ -46,9 +47,7 @@ private slots:
     void initTestCase()
     {
         QVERIFY(m_settingsDir.isValid() && m_corpusDir.isValid());
-        QCoreApplication::setOrganizationName(QStringLiteral("onnxscope-tests"));
-        QSettings::setDefaultFormat(QSettings::IniFormat);
-        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settingsDir.path());
+        onnxscope::testing::useOwnSettings(m_settingsDir.path(), QStringLiteral("onnxscope-tests"));
         // The corpus is generated here, so this test needs no fixture from tests/reliability.
         QProcess gen;
         gen.start(QStringLiteral("/usr/bin/python3"),

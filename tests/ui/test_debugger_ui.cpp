@@ -8,6 +8,7 @@
 #include "engine/model/model.h"
 #include "tests/common/run_python.h"
 #include "tests/common/test_models.h"
+#include "tests/common/test_settings.h"
 #include "ui/common/elided_label.h"
 #include "ui/common/full_text_delegate.h"
 #include "ui/common/model_document.h"
@@ -193,9 +194,7 @@ private slots:
     {
         QVERIFY(m_settingsDir.isValid());
         QVERIFY(m_work.isValid());
-        QCoreApplication::setOrganizationName(QStringLiteral("onnxscope-debugger-tests"));
-        QSettings::setDefaultFormat(QSettings::IniFormat);
-        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settingsDir.path());
+        onnxscope::testing::useOwnSettings(m_settingsDir.path(), QStringLiteral("onnxscope-debugger-tests"));
         qputenv("ONNXSCOPE_NO_DIALOGS", "1");
     }
 

@@ -4,6 +4,7 @@
 // pause inside a collapsed layer opens it and shows the paused node; a long chain without scopes (ocr_det) is grouped
 // so that Fit shows it readably, and Expand/Collapse All switch between the groups and every node.
 #include "engine/model/model.h"
+#include "tests/common/test_settings.h"
 #include "ui/common/model_document.h"
 #include "ui/debugger/breakpoint_model.h"
 #include "ui/debugger/debug_controller.h"
@@ -100,9 +101,7 @@ private slots:
     {
         QVERIFY(m_settingsDir.isValid());
         QVERIFY(m_work.isValid());
-        QCoreApplication::setOrganizationName(QStringLiteral("onnxscope-large-graph-tests"));
-        QSettings::setDefaultFormat(QSettings::IniFormat);
-        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settingsDir.path());
+        onnxscope::testing::useOwnSettings(m_settingsDir.path(), QStringLiteral("onnxscope-large-graph-tests"));
         qputenv("ONNXSCOPE_NO_DIALOGS", "1");
         // 12 layers, 941 nodes, 768 MiB of float32 weights left as holes of a sparse file: they read as zeros, cost
         // no disk, and would show in this process's memory if drawing read them.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Drives the real MainWindow headless: open, counts, search, inspector, subgraphs, export, errors.
 #include "engine/model/model.h"
+#include "tests/common/test_settings.h"
 #include "ui/common/model_document.h"
 #include "ui/graphview/breadcrumb_bar.h"
 #include "ui/graphview/graph_canvas.h"
@@ -99,9 +100,7 @@ private slots:
     void initTestCase()
     {
         QVERIFY(m_settingsDir.isValid());
-        QCoreApplication::setOrganizationName(QStringLiteral("onnxscope-tests"));
-        QSettings::setDefaultFormat(QSettings::IniFormat);
-        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settingsDir.path());
+        onnxscope::testing::useOwnSettings(m_settingsDir.path(), QStringLiteral("onnxscope-tests"));
     }
 
     void init()

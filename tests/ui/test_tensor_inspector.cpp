@@ -4,6 +4,7 @@
 #include "engine/exec/tensor_stats.h"
 #include "engine/exec/value_condition.h"
 #include "engine/io/npy.h"
+#include "tests/common/test_settings.h"
 #include "ui/tensorinspector/tensor_inspector.h"
 #include "ui/tensorinspector/tensor_plots.h"
 #include "ui/tensorinspector/tensor_table_model.h"
@@ -98,9 +99,7 @@ private slots:
     void initTestCase()
     {
         QVERIFY(m_settingsDir.isValid());
-        QCoreApplication::setOrganizationName(QStringLiteral("onnxscope-inspector-tests"));
-        QSettings::setDefaultFormat(QSettings::IniFormat);
-        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settingsDir.path());
+        onnxscope::testing::useOwnSettings(m_settingsDir.path(), QStringLiteral("onnxscope-inspector-tests"));
     }
 
     void heatmapColourScalesShowPastOutliersAndAcrossMagnitudes()

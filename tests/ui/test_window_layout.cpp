@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The default window as a first-time user sees it: whole dock tab titles, edge labels clear of the group titles.
 #include "engine/model/model.h"
+#include "tests/common/test_settings.h"
 #include "ui/common/model_document.h"
 #include "ui/graphview/edge_item.h"
 #include "ui/graphview/graph_scene.h"
@@ -63,9 +64,7 @@ private slots:
     void initTestCase()
     {
         QVERIFY(m_settingsDir.isValid());
-        QCoreApplication::setOrganizationName(QStringLiteral("onnxscope-layout-tests"));
-        QSettings::setDefaultFormat(QSettings::IniFormat);
-        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settingsDir.path());
+        onnxscope::testing::useOwnSettings(m_settingsDir.path(), QStringLiteral("onnxscope-layout-tests"));
     }
 
     void dockTabTitlesAreWholeInTheDefaultLayout_data()

@@ -62,8 +62,20 @@ struct RunOptions {
     bool keepValues = false;
     std::string timingsFile;
     std::string memoryBudget;
+    bool keepData = false; // --keep-data
     std::vector<std::string> inspect;
 };
+
+/// The debugger's options for --debug-run: --memory-budget and --keep-data.
+DebuggerOptions debuggerOptionsOf(const RunOptions& o, const SessionOptions& sessionOptions)
+{
+    DebuggerOptions options;
+    options.session = sessionOptions;
+    if (!o.memoryBudget.empty())
+        options.memoryBudget = static_cast<size_t>(parseByteSize(o.memoryBudget, "--memory-budget"));
+    options.retention = o.keepData ? ValueRetention::Values : ValueRetention::Summaries;
+    return options;
+}
 
 /// Bytes of the tensors a debug run wrote: each storage once (a Reshape shares its input's), leaving out the caller's
 /// inputs and the values known at plan time (initializers, folded nodes), which the run did not write.
@@ -169,10 +181,7 @@ std::string inspectLines(const std::string& name, const Value& value)
 int debugRunOnce(const RunOptions& o, const std::shared_ptr<const Program>& program,
     const std::map<std::string, Value>& inputs, const SessionOptions& sessionOptions, ValueWriter* writer)
 {
-    DebuggerOptions options;
-    options.session = sessionOptions;
-    if (!o.memoryBudget.empty())
-        options.memoryBudget = static_cast<size_t>(parseByteSize(o.memoryBudget, "--memory-budget"));
+    const DebuggerOptions options = debuggerOptionsOf(o, sessionOptions);
     // The observers outlive the debugger, which asks them about timing as it lets them go.
     TraceObserver trace(std::cout);
     // --dump-all: every value written as it is made, while the debugger keeps only what the budget holds.
@@ -292,8 +301,8 @@ int runModel(const RunOptions& o)
     const bool debugOnce = o.debugRun && o.repeat == 0;
     if (!o.timingsFile.empty() && o.repeat == 0 && !debugOnce)
         throw UsageError("--timings needs --repeat N or --debug-run");
-    if ((!o.inspect.empty() || !o.memoryBudget.empty()) && !o.debugRun)
-        throw UsageError("--inspect and --memory-budget apply to debug runs: add --debug-run");
+    if ((!o.inspect.empty() || !o.memoryBudget.empty() || o.keepData) && !o.debugRun)
+        throw UsageError("--inspect, --memory-budget and --keep-data apply to debug runs: add --debug-run");
     if (!o.inspect.empty() && o.repeat > 0)
         throw UsageError("--inspect reads the values of one debug run: it excludes --repeat");
     if (debugOnce && (o.breakOnNan || !o.breakWhen.empty() || o.profile))
@@ -493,10 +502,7 @@ int runModel(const RunOptions& o)
         if (o.debugRun) {
             // Each run through a fresh Debugger: a hook after every node, every intermediate kept. The previous
             // run's values are released after its clock stopped.
-            DebuggerOptions debuggerOptions;
-            debuggerOptions.session = sessionOptions;
-            if (!o.memoryBudget.empty())
-                debuggerOptions.memoryBudget = static_cast<size_t>(parseByteSize(o.memoryBudget, "--memory-budget"));
+            const DebuggerOptions debuggerOptions = debuggerOptionsOf(o, sessionOptions);
             for (int i = 0; i < o.repeat; ++i) {
                 auto debugger = std::make_unique<Debugger>(program, debuggerOptions);
                 if (o.profile)
@@ -623,12 +629,15 @@ CommandRunner addRunCommand(CLI::App& app)
         "After the first (warm-up) run, time N more runs: median, min, max. With --output-dir (and without "
         "--dump-all) the outputs written are those of the last timed run");
     cmd->add_flag("--debug-run", o->debugRun,
-        "Run through the debugger: a hook after every node, a digest of every value, and the values themselves kept "
-        "within --memory-budget. With --repeat: time such runs instead of plain runs (values freed after their last "
-        "use)");
+        "Run through the debugger: a hook after every node, a summary of every value made as the node finishes, and "
+        "checkpoints within --memory-budget (with --keep-data, the values themselves too). With --repeat: time such "
+        "runs instead of plain runs (values freed after their last use)");
     cmd->add_option("--memory-budget", o->memoryBudget,
-        "With --debug-run: bytes of values and checkpoints to keep (e.g. 64M, 2G; default a quarter of the RAM). "
-        "Older values are dropped beyond it and rebuilt from the nearest checkpoint when asked for");
+        "With --debug-run: bytes of checkpoints (and with --keep-data, values) to keep (e.g. 64M, 2G; default a "
+        "quarter of the RAM). A value whose data is not kept is rebuilt from the nearest checkpoint when asked for");
+    cmd->add_flag("--keep-data", o->keepData,
+        "With --debug-run: keep the data of every value too, the newest within --memory-budget, instead of only its "
+        "summary (no rebuild to read one, but the run writes every value to fresh memory)");
     cmd->add_option("--inspect", o->inspect,
         "With --debug-run: after the run, print this value's type, statistics and first elements (rebuilt if the "
         "budget dropped it: the lines are the same). Repeat for several values");

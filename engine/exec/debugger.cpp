@@ -6,8 +6,10 @@
 #include "engine/exec/observers/output_watch.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <mutex>
+#include <string_view>
 #include <unistd.h>
 
 namespace onnxscope {
@@ -216,6 +218,9 @@ Debugger::Debugger(std::shared_ptr<const Program> program, DebuggerOptions optio
     // Values are released after their last use, as in a plain run: what the debugger keeps, it keeps in its records
     // and checkpoints, within the budget.
     m_session.options().freeDeadValues = true;
+    // For measurements only (tests/bench/debug_goal.py): what a run costs without the summary of every value.
+    if (const char* off = std::getenv("ONNXSCOPE_NO_SUMMARIES"); off && std::string_view(off) == "1")
+        m_options.summaries = false;
     m_session.addObserver(this);
     m_session.setCallSkipper([this](const Frame&) { return skipCall(); });
     m_recordCapacity = recordsOfOneRun(m_program->model().graph());
@@ -240,8 +245,18 @@ void Debugger::countLast()
     v.ordinal = m_ordinal++;
     if (v.ordinal >= m_replayDigestsFrom && v.ordinal - m_replayDigestsFrom < m_replayDigests.size())
         v.summary = m_replayDigests[static_cast<size_t>(v.ordinal - m_replayDigestsFrom)];
-    if (!pinned(v))
-        m_recordedBytes += v.value.byteSize();
+    if (pinned(v))
+        return;
+    if (m_options.retention == ValueRetention::Summaries) {
+        // Summarised now, while the node's output is still in cache; the frame keeps the data as long as the run
+        // needs it, and materialize() finds it there or rebuilds it.
+        if (!v.summary.valid && m_options.summaries)
+            v.summary = digest(v.value);
+        v.value = Value();
+        v.dropped = true;
+        return;
+    }
+    m_recordedBytes += v.value.byteSize();
 }
 
 void Debugger::keepToBudget(size_t protectFrom)
@@ -279,7 +294,10 @@ void Debugger::keepToBudget(size_t protectFrom)
                     : std::string("the inputs of ") + last.framePath.str())
             + " needs (" + std::to_string(need) + " bytes of values): the run keeps them and goes on";
     }
-    // Dropped entries still cost their names; past a bound they are forgotten and only counted.
+    // Dropped entries still cost their names and summaries; past a bound they are forgotten and only counted. Those of
+    // a run that keeps only summaries are all dropped (those of the last node excepted, which the caller may read).
+    if (m_options.retention == ValueRetention::Summaries)
+        m_firstKept = std::max(m_firstKept, std::min(protectFrom, m_values.size()));
     if (m_firstKept > kMaxDroppedEntries) {
         m_forgotten += m_firstKept;
         m_values.erase(m_values.begin(), m_values.begin() + static_cast<std::ptrdiff_t>(m_firstKept));
@@ -435,7 +453,12 @@ void Debugger::start(const std::map<std::string, Value>& inputs)
     m_sequence = 0;
     m_inputs = inputs;
     m_pauseRequested = false;
-    CacheLimit::set(this, m_options.memoryBudget);
+    // Dropped values would otherwise stay resident in the storage cache, beyond the budget. A run that keeps only
+    // summaries recycles its memory as a plain run does (the cache then holds what a plain run's holds).
+    if (m_options.retention == ValueRetention::Values)
+        CacheLimit::set(this, m_options.memoryBudget);
+    else
+        CacheLimit::unset(this);
     m_session.start(inputs);
     const Frame& main = m_session.frame(0);
     m_mainFrameId = main.id;
@@ -731,6 +754,8 @@ void Debugger::afterNode(const NodeEvent& event)
             event.frame.graph().value(node.outputs[i]).name, event.outputs[i], false, debugNode ? &node : nullptr,
             m_pathRecord->enclosingIteration);
     }
+    // Before keepToBudget, which may remove the oldest entries (and so move these).
+    const bool nonFiniteCandidate = mayHoldNonFinite(first);
     keepToBudget(first);
 
     m_afterStop.reset();
@@ -740,6 +765,8 @@ void Debugger::afterNode(const NodeEvent& event)
         if (!b.enabled)
             continue;
         if (b.kind == Breakpoint::Kind::NonFinite) {
+            if (!nonFiniteCandidate)
+                continue;
             if (auto hit = firstNonFiniteOutput(event)) {
                 StopInfo s;
                 s.reason = StopReason::NonFinite;
@@ -1155,10 +1182,66 @@ StopInfo Debugger::runBackTo(const std::string& nodeName)
     return reverseStop(StopReason::RunToReached, "reached " + m_session.framePath() + " / " + nodeName + " (reverse)");
 }
 
+bool Debugger::mayHoldNonFinite(size_t first) const
+{
+    for (size_t i = first; i < m_values.size(); ++i) {
+        const RecordedValue& v = m_values[i];
+        // The summary of a tensor counted its NaN and Inf; other values (sequences, maps, optionals) are scanned.
+        if (!v.summary.valid || v.summary.kind != Value::Kind::Tensor || !v.summary.stats)
+            return true;
+        if (v.summary.stats->nan || v.summary.stats->posInf || v.summary.stats->negInf)
+            return true;
+    }
+    return false;
+}
+
+const Value* Debugger::heldValue(const RecordedValue& value) const
+{
+    if (!value.dropped)
+        return &value.value;
+    if (!value.graph)
+        return nullptr;
+    // A finished run holds the main graph's outputs.
+    if (value.frameId == m_mainFrameId && m_session.state() == Session::State::Finished) {
+        const auto& outputs = m_session.outputs();
+        if (auto it = outputs.find(value.name.str()); it != outputs.end() && !it->second.isNone())
+            for (ValueId id : value.graph->outputs())
+                if (value.graph->value(id).name == value.name.str())
+                    return &it->second;
+    }
+    for (size_t f = m_session.depth(); f-- > 0;) {
+        const Frame& frame = m_session.frame(f);
+        if (frame.id != value.frameId)
+            continue;
+        if (&frame.graph() != value.graph)
+            return nullptr;
+        const auto held = [&](ValueId id) -> const Value* {
+            if (id == kNoValue || value.graph->value(id).name != value.name.str())
+                return nullptr;
+            const Value& v = frame.values[static_cast<size_t>(id)];
+            return v.isNone() ? nullptr : &v;
+        };
+        if (value.producer >= 0) {
+            // Only once its node ran: before that (a position restored by a reverse move) the slot is empty anyway.
+            for (ValueId id : value.graph->node(value.producer).outputs)
+                if (const Value* v = held(id))
+                    return v;
+        } else {
+            for (ValueId id : value.graph->inputs())
+                if (const Value* v = held(id))
+                    return v;
+        }
+        return nullptr;
+    }
+    return nullptr;
+}
+
 Value Debugger::materialize(const RecordedValue& value)
 {
     if (!value.dropped)
         return value.value;
+    if (const Value* held = heldValue(value))
+        return *held;
     Value out;
     const RecordedValue* one = &value;
     materialize(std::span<const RecordedValue* const>(&one, 1), [&](const RecordedValue&, const Value& v) { out = v; });
@@ -1172,6 +1255,8 @@ void Debugger::materialize(
     for (const RecordedValue* v : values) {
         if (!v->dropped)
             sink(*v, v->value);
+        else if (const Value* held = heldValue(*v))
+            sink(*v, *held);
         else
             wanted.push_back(v);
     }

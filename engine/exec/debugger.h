@@ -144,13 +144,28 @@ enum class IterationRetention {
 /// A quarter of the machine's physical memory: the default memory budget of debug runs.
 size_t defaultMemoryBudget();
 
+/// What a debug run keeps of each value it records, beyond its summary.
+enum class ValueRetention {
+    /// The summary (ValueDigest, made as the node finishes, while the data is in cache) and the checkpoints: the data
+    /// itself is released when the run no longer needs it, as a plain run releases it, and Debugger::materialize
+    /// rebuilds it on demand (from the frames of the stopped position when it is still there, else by a replay from
+    /// the nearest checkpoint). A run then costs about what a plain run without fusion does.
+    Summaries,
+    /// The data of every value too, within the budget: the newest are kept, older ones summarised and dropped. Reading
+    /// a kept value needs no replay, but writing every value to fresh memory costs 1.4-3x a plain run on the OCR
+    /// models.
+    Values,
+};
+
 struct DebuggerOptions {
     /// Bytes of recorded values and checkpoints to keep. Beyond it the oldest values are dropped (and marked so; their
     /// summaries stay) and checkpoints are thinned; Debugger::materialize rebuilds a dropped value.
     size_t memoryBudget = defaultMemoryBudget();
-    /// Record a ValueDigest of every value whose data is dropped, just before it is: what the Values dock, value
-    /// conditions and NaN/Inf counts read once the data is gone. (Made when the value is dropped rather than when it is
-    /// made, a full pass over every value costs up to three plain runs on the OCR models; kept values need none.)
+    ValueRetention retention = ValueRetention::Summaries;
+    /// ValueRetention::Values: record a ValueDigest of every value whose data is dropped, just before it is: what the
+    /// Values dock, value conditions and NaN/Inf counts read once the data is gone (kept values need none).
+    /// ValueRetention::Summaries records one as each node finishes. (Off: no summaries at all; the environment
+    /// variable ONNXSCOPE_NO_SUMMARIES=1 turns them off, for measurements.)
     bool summaries = true;
     /// Take a checkpoint (the live values) every this many nodes of the main graph; 0 chooses a 32nd of its nodes,
     /// so that rebuilding any value re-runs at most that many. Doubled while checkpoints take over half the budget.
@@ -232,6 +247,10 @@ public:
     /// The data of several recorded values with as few replays as possible; `sink` receives each (in execution order).
     void materialize(std::span<const RecordedValue* const> values,
         const std::function<void(const RecordedValue&, const Value&)>& sink);
+    /// The data of a recorded value without a replay: the value itself if kept, else the frame's where a frame of the
+    /// current position still holds it (it was made in that frame, which has not released it yet); null if only its
+    /// summary is left.
+    const Value* heldValue(const RecordedValue& value) const;
     /// Set (once per run) when the budget could not hold even one node's values, which the run then kept anyway.
     const std::string& budgetNotice() const { return m_budgetNotice; }
     MemoryStats memoryStats() const;
@@ -329,6 +348,8 @@ private:
     /// Drops the oldest values (not those from `protectFrom` on) and thins checkpoints to stay under the budget.
     void keepToBudget(size_t protectFrom);
     bool pinned(const RecordedValue& value) const { return value.producer < 0 && value.frameId == m_mainFrameId; }
+    /// Whether the values recorded from `first` on may hold NaN or Inf (their summaries do not rule it out).
+    bool mayHoldNonFinite(size_t first) const;
 
     using StopPredicate = std::function<bool(const Session::StepResult&)>;
     StopInfo runUntil(const StopPredicate& stopAfter, const std::string& runToName = {});

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "engine/exec/value_digest.h"
 
-#include <Eigen/Core>
+#include "engine/kernels/simd/simd.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,12 +12,14 @@ namespace onnxscope {
 namespace {
 
 /// min/max/sums and counts of a float tensor in one pass over chunks that stay in cache. Written out for float32, the
-/// element type of nearly every intermediate, with Eigen's vectorised reductions: computeStats() goes through a
-/// division per element (Welford), several times slower than the kernels that produced the values. A chunk whose min,
-/// max or sums are not finite holds NaN or Inf (or sums past float's range) and is done again element by element.
+/// element type of nearly every intermediate, with one vector loop of the CPU's level for all five (simd::Ops::
+/// chunkStats): computeStats() goes through a division per element (Welford), several times slower than the kernels
+/// that produced the values. A chunk whose min, max or sums are not finite holds NaN or Inf (or sums past float's
+/// range) and is done again element by element.
 TensorStats floatStats(std::span<const float> data)
 {
     constexpr size_t kChunk = 4096;
+    const auto chunkStats = simd::ops().chunkStats;
     TensorStats s;
     s.numeric = true;
     s.count = static_cast<int64_t>(data.size());
@@ -26,15 +28,15 @@ TensorStats floatStats(std::span<const float> data)
     int64_t nan = 0, posInf = 0, negInf = 0, zeros = 0;
     for (size_t begin = 0; begin < data.size(); begin += kChunk) {
         const size_t n = std::min(kChunk, data.size() - begin);
-        const Eigen::Map<const Eigen::ArrayXf> chunk(data.data() + begin, static_cast<Eigen::Index>(n));
-        const float chunkLo = chunk.minCoeff(), chunkHi = chunk.maxCoeff();
-        const float chunkSum = chunk.sum(), chunkSq = chunk.square().sum();
-        if (std::isfinite(chunkLo) && std::isfinite(chunkHi) && std::isfinite(chunkSum) && std::isfinite(chunkSq)) {
+        float chunkLo, chunkHi, chunkSum, chunkSq;
+        int64_t chunkZeros = 0;
+        if (chunkStats(
+                data.data() + begin, static_cast<int64_t>(n), &chunkLo, &chunkHi, &chunkSum, &chunkSq, &chunkZeros)) {
             lo = std::min(lo, chunkLo);
             hi = std::max(hi, chunkHi);
             sum += chunkSum;
             sumSq += chunkSq;
-            zeros += (chunk == 0.0f).count();
+            zeros += chunkZeros;
             continue;
         }
         for (size_t i = begin; i < begin + n; ++i) {
@@ -66,8 +68,22 @@ TensorStats floatStats(std::span<const float> data)
     return s;
 }
 
+/// The histogram of a large tensor bins kHistogramSample elements evenly spread over it, so that the summary of every
+/// value stays a small part of the run (binning every one of ocr_det's 172 M intermediate elements costs about a
+/// third of a plain run).
+constexpr size_t kHistogramSample = ValueDigest::kHistogramSample;
+
 void floatHistogram(std::span<const float> data, ValueDigest& d)
 {
+    if (data.size() > kHistogramSample) {
+        std::array<float, kHistogramSample> sample;
+        const double stride = static_cast<double>(data.size()) / kHistogramSample;
+        for (size_t i = 0; i < kHistogramSample; ++i)
+            sample[i] = data[static_cast<size_t>(static_cast<double>(i) * stride)];
+        d.histogramSampled = true;
+        floatHistogram(sample, d);
+        return;
+    }
     const float flo = static_cast<float>(d.histogramLo), fhi = static_cast<float>(d.histogramHi);
     const float scale = fhi > flo ? static_cast<float>(ValueDigest::kBins / (d.histogramHi - d.histogramLo)) : 0.0f;
     // Four sets of counters, so that neighbouring elements in the same bin do not wait on each other's increment.
@@ -80,16 +96,10 @@ void floatHistogram(std::span<const float> data, ValueDigest& d)
     };
     size_t i = 0;
     if (d.stats && d.stats->finite == d.stats->count) {
-        // Every element is within [min, max]: no test needed, and the bins of a chunk are computed together.
-        constexpr size_t kChunk = 1024;
-        Eigen::ArrayXi bins(static_cast<Eigen::Index>(kChunk));
-        for (; i + kChunk <= data.size(); i += kChunk) {
-            const Eigen::Map<const Eigen::ArrayXf> chunk(data.data() + i, static_cast<Eigen::Index>(kChunk));
-            bins = ((chunk - flo) * scale).cast<int>().min(ValueDigest::kBins - 1);
-            for (size_t j = 0; j < kChunk; j += 4)
-                for (size_t k = 0; k < 4; ++k)
-                    ++counts[k][bins[static_cast<Eigen::Index>(j + k)]];
-        }
+        // Every element is within [min, max]: no test needed.
+        for (; i + 4 <= data.size(); i += 4)
+            for (size_t k = 0; k < 4; ++k)
+                ++counts[k][std::min(static_cast<int>((data[i + k] - flo) * scale), ValueDigest::kBins - 1)];
     } else {
         for (; i + 4 <= data.size(); i += 4)
             for (size_t k = 0; k < 4; ++k)

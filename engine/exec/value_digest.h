@@ -17,6 +17,7 @@ struct ValueDigest {
     static constexpr int kBins = 16;
     static constexpr size_t kSample = 8;
     static constexpr size_t kMaxRank = 8;
+    static constexpr size_t kHistogramSample = 256;
 
     // Fixed-size fields only: a debug run makes one per value, and allocates nothing for it.
     bool valid = false; // false until digest() filled it
@@ -31,6 +32,9 @@ struct ValueDigest {
     double histogramLo = 0; // the bins split [histogramLo, histogramHi] evenly (numeric tensors)
     double histogramHi = 0;
     std::array<int64_t, kBins> histogram {};
+    /// The histogram bins an even spread of kHistogramSample elements rather than all of them (float tensors larger
+    /// than that): its counts then add up to that sample's finite elements, not to stats->finite.
+    bool histogramSampled = false;
     uint8_t sampleSize = 0;
     std::array<double, kSample> sample {}; // the first elements (numeric tensors)
 

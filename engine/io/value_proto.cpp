@@ -3,7 +3,7 @@
 
 #include "engine/io/tensor_proto.h"
 
-#include <onnx/onnx-data_pb.h>
+#include <onnx/onnx-data.pb.h> // the generated header: onnx installs no onnx-data_pb.h wrapper
 
 #include <cstring>
 

@@ -436,7 +436,7 @@ nb::tuple recordToPython(const RecordedValue& r)
     if (r.producer >= 0 && r.graph)
         node = r.graph->node(r.producer).displayName();
     return nb::make_tuple(r.framePath.str(), r.name.str(), r.iteration, node, r.sequence,
-        r.dropped ? nb::none() : valueToPython(r.value, false), r.dropped);
+        r.dropped ? nb::none() : valueToPython(r.value, false), r.dropped, r.ordinal);
 }
 
 // ---- debugger ----------------------------------------------------------------------------------------------------
@@ -471,7 +471,7 @@ nb::dict eventToPython(const NodeEvent& event, int64_t iteration)
 class PyDebugger : private SessionObserver {
 public:
     PyDebugger(std::shared_ptr<const Program> program, const std::map<std::string, Value>& feeds, int threads,
-        double memoryBudget)
+        double memoryBudget, bool keepData)
         : m_program(std::move(program))
         , m_pool(makePool(threads))
     {
@@ -481,6 +481,7 @@ public:
             options.memoryBudget = memoryBudget >= static_cast<double>(std::numeric_limits<size_t>::max())
                 ? std::numeric_limits<size_t>::max()
                 : static_cast<size_t>(memoryBudget);
+        options.retention = keepData ? ValueRetention::Values : ValueRetention::Summaries;
         m_debugger = std::make_unique<Debugger>(m_program, options);
         m_debugger->addObserver(this);
         nb::gil_scoped_release release;
@@ -560,6 +561,23 @@ public:
         return valueToPython(value, false);
     }
 
+    /// The recorded value with this ordinal (the 8th item of values()' tuples), rebuilt if its data was not kept.
+    nb::object materializeOrdinal(uint64_t ordinal)
+    {
+        const std::vector<RecordedValue>& records = m_debugger->values();
+        auto it = std::lower_bound(
+            records.begin(), records.end(), ordinal, [](const RecordedValue& r, uint64_t o) { return r.ordinal < o; });
+        if (it == records.end() || it->ordinal != ordinal)
+            throw Error("the debugger no longer records that value: a reverse move went back before it was made, or "
+                        "it was forgotten to stay under the memory budget");
+        Value value;
+        {
+            nb::gil_scoped_release release;
+            value = m_debugger->materialize(*it);
+        }
+        return valueToPython(value, false);
+    }
+
     /// The recorded values (materialize: each dropped one rebuilt (bit-identical, by replay from a checkpoint, with as
     /// few replays as possible and without the GIL): tuples as recordToPython's, the data always present.
     nb::list values(bool materialize)
@@ -586,7 +604,7 @@ public:
             if (r.producer >= 0 && r.graph)
                 node = r.graph->node(r.producer).displayName();
             list.append(nb::make_tuple(r.framePath.str(), r.name.str(), r.iteration, node, r.sequence,
-                valueToPython(it->second, false), true));
+                valueToPython(it->second, false), true, r.ordinal));
         }
         return list;
     }
@@ -626,6 +644,7 @@ public:
                 histogram.append(count);
             d["histogram"] = histogram;
             d["histogram_range"] = nb::make_tuple(g.histogramLo, g.histogramHi);
+            d["histogram_sampled"] = g.histogramSampled;
             list.append(nb::make_tuple(nb::make_tuple(r.framePath.str(), r.name.str(), r.iteration), d));
         }
         return list;
@@ -779,7 +798,7 @@ private:
 
 nb::tuple runIntermediate(PyModel& pyModel, const std::map<std::string, Value>& feeds, int threads)
 {
-    PyDebugger debugger(pyModel.program(), feeds, threads, std::numeric_limits<double>::infinity());
+    PyDebugger debugger(pyModel.program(), feeds, threads, std::numeric_limits<double>::infinity(), true);
     Debugger& d = debugger.debugger();
     while (!d.finished())
         debugger.resume([&] { return d.continueRun(); });
@@ -1037,8 +1056,9 @@ NB_MODULE(_onnxscope, m)
         .def(
             "__init__",
             [](PyDebugger* self, PyModel& model, const std::map<std::string, Value>& feeds, int threads,
-                double memoryBudget) { new (self) PyDebugger(model.program(), feeds, threads, memoryBudget); },
-            "model"_a, "feeds"_a, "threads"_a, "memory_budget"_a)
+                double memoryBudget,
+                bool keepData) { new (self) PyDebugger(model.program(), feeds, threads, memoryBudget, keepData); },
+            "model"_a, "feeds"_a, "threads"_a, "memory_budget"_a, "keep_data"_a)
         .def("step", [](PyDebugger& d) { return d.resume([&] { return d.debugger().step(); }); })
         .def("step_into", [](PyDebugger& d) { return d.resume([&] { return d.debugger().stepInto(); }); })
         .def("step_out", [](PyDebugger& d) { return d.resume([&] { return d.debugger().stepOut(); }); })
@@ -1090,6 +1110,7 @@ NB_MODULE(_onnxscope, m)
         .def("clear_hooks", &PyDebugger::clearHooks)
         .def("values", &PyDebugger::values, "materialize"_a)
         .def("materialize", &PyDebugger::materializeAt, "index"_a)
+        .def("materialize_ordinal", &PyDebugger::materializeOrdinal, "ordinal"_a)
         .def("recorded_bytes", [](PyDebugger& d) { return d.debugger().recordedBytes(); })
         .def("outputs", [](PyDebugger& d) {
             nb::dict outputs;

@@ -11,8 +11,12 @@ process of its own with `run --repeat N --timings`:
   - unfused: a plain run with ONNXSCOPE_NO_FUSION=1 (every node on its own, in-place writes and freeing kept): the
     part of a debug run's cost that comes from running nodes one by one;
   - keep: --keep-values, every node output kept by a hook that does nothing else (no fusion, no in-place writes);
-  - debug: --debug-run at the default budget (a quarter of the RAM: every value of these models is kept);
-  - debug_tiny: --debug-run --memory-budget 1M (values dropped as they go, each summarised when dropped).
+  - debug: --debug-run at the default budget (a quarter of the RAM): a summary of every value as it is made, and
+    checkpoints; the data is released as in a plain run and rebuilt on demand;
+  - debug_nosum: debug with ONNXSCOPE_NO_SUMMARIES=1 (no summary of each value: what the summaries cost);
+  - debug_keep: --debug-run --keep-data (the data of every value kept too: all of it, for these models);
+  - debug_tiny: --debug-run --keep-data --memory-budget 1M (values dropped as they go, each summarised when
+    dropped).
 Prints each configuration's median over the rounds' medians, its ratio to plain (the ratio's range over the rounds
 too), and the peak RSS (VmHWM).
 """
@@ -34,7 +38,9 @@ CONFIGS = {
     "unfused": ([], {"ONNXSCOPE_NO_FUSION": "1"}),
     "keep": (["--keep-values"], {}),
     "debug": (["--debug-run"], {}),
-    "debug_tiny": (["--debug-run", "--memory-budget", "1M"], {}),
+    "debug_nosum": (["--debug-run"], {"ONNXSCOPE_NO_SUMMARIES": "1"}),
+    "debug_keep": (["--debug-run", "--keep-data"], {}),
+    "debug_tiny": (["--debug-run", "--keep-data", "--memory-budget", "1M"], {}),
 }
 
 

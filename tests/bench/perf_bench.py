@@ -9,7 +9,8 @@
 `models`: for each model, seeded random inputs of realistic shape, and for 1 and 2 threads:
   - onnxruntime (npm onnxruntime-node, CPU, all graph optimizations, intra-op threads = N, sequential);
   - onnxscope plain run (`onnxscope-cli run --repeat`, values freed after their last use);
-  - onnxscope debug run (`--debug-run`: through the debugger, a hook after every node, every intermediate kept).
+  - onnxscope debug run (`--debug-run`: through the debugger, a hook after every node, a summary of every value and
+    checkpoints; the data rebuilt on demand).
 Each configuration is its own process: 1 warm-up run, then --repeat timed runs (median, min, max; more for a model
 whose --repeat runs take less than --min-seconds: as many as fill it at the plain run's pace), and the
 program's peak RSS (VmHWM, reported by the program itself: wait4's ru_maxrss

@@ -526,11 +526,21 @@ sys.exit(0 if ok else 1)
             if (mode == "debug") {
                 QVERIFY2(r.out.contains("debug-run latency over 3 runs"), qPrintable(r.out));
                 QVERIFY(t["recorded_values"].toInt() >= 3); // every node output
-                QCOMPARE(t["dropped_values"].toInt(), 0);
-                // The three float[2, 3] node outputs are kept (the input, which the caller holds anyway, is recorded
-                // but not counted against the budget); the run wrote the outputs only.
-                QCOMPARE(t["recorded_bytes"].toInt(), 3 * 6 * 4);
-                QCOMPARE(t["written_bytes"].toInt(), 3 * 6 * 4);
+                // By default only their summaries are kept (the input, which the caller holds anyway, is kept).
+                QCOMPARE(t["dropped_values"].toInt(), 3);
+                QCOMPARE(t["recorded_bytes"].toInt(), 0);
+                // With --keep-data, the three float[2, 3] node outputs are kept (the input is recorded but not counted
+                // against the budget); the run wrote the outputs only.
+                const QString keepTimings = path("timings_debug_keep.json");
+                Result keep = cli(QStringList { "run", path("arith.onnx"), "--input", "in/x:0=" + path("x.npy"),
+                    "--repeat", "3", "--timings", keepTimings, "--debug-run", "--keep-data", "-q" });
+                QVERIFY2(keep.code == 0, qPrintable(describe(keep)));
+                QFile kf(keepTimings);
+                QVERIFY(kf.open(QIODevice::ReadOnly));
+                const QJsonObject k = QJsonDocument::fromJson(kf.readAll()).object();
+                QCOMPARE(k["dropped_values"].toInt(), 0);
+                QCOMPARE(k["recorded_bytes"].toInt(), 3 * 6 * 4);
+                QCOMPARE(k["written_bytes"].toInt(), 3 * 6 * 4);
             }
             if (mode == "keep-values") {
                 QVERIFY2(r.out.contains("keep-values latency over 3 runs"), qPrintable(r.out));

@@ -103,15 +103,28 @@ private slots:
             QSKIP("the npm OCR models are not installed (scripts/setup.sh test)");
         QTemporaryDir dir;
         const QString fullTimings = dir.filePath("full.json"), tinyTimings = dir.filePath("tiny.json");
-        const Result full = cli(
-            runArgs() + QStringList { "--debug-run", "--memory-budget", "64G", "--timings", fullTimings } + kInspect);
+        const QString leanTimings = dir.filePath("lean.json");
+        const Result full = cli(runArgs()
+            + QStringList { "--debug-run", "--keep-data", "--memory-budget", "64G", "--timings", fullTimings }
+            + kInspect);
         QVERIFY2(full.code == 0, qPrintable(describe(full)));
-        const Result tiny = cli(
-            runArgs() + QStringList { "--debug-run", "--memory-budget", "4M", "--timings", tinyTimings } + kInspect);
+        const Result tiny = cli(runArgs()
+            + QStringList { "--debug-run", "--keep-data", "--memory-budget", "4M", "--timings", tinyTimings }
+            + kInspect);
         QVERIFY2(tiny.code == 0, qPrintable(describe(tiny)));
+        // The default: only summaries and checkpoints, every value rebuilt when asked for.
+        const Result lean = cli(runArgs() + QStringList { "--debug-run", "--timings", leanTimings } + kInspect);
+        QVERIFY2(lean.code == 0, qPrintable(describe(lean)));
         const QStringList expected = inspectLines(full.out);
         QCOMPARE(expected.size(), 12);
         QCOMPARE(inspectLines(tiny.out), expected);
+        QCOMPARE(inspectLines(lean.out), expected);
+        const QJsonObject l = readJson(leanTimings);
+        QVERIFY2(l["dropped_values"].toInt() > 600, qPrintable(QJsonDocument(l).toJson()));
+        QCOMPARE(l["recorded_bytes"].toInt(), 0);
+        QVERIFY(l["checkpoints"].toInt() > 8);
+        QVERIFY(l["budget_notice"].toString().isEmpty());
+        QVERIFY(!lean.err.contains("note: the memory budget"));
         QVERIFY(expected[0].startsWith("value \"conv2d_450.tmp_0\": float[1, 16, 320, 320] min "));
 
         // 4 MiB is below what the first Conv's output alone needs: said once, on stderr, and nowhere in the value
@@ -138,11 +151,15 @@ private slots:
         const double fullKib = f["peak_rss_kib"].toDouble();
         qInfo("peak RSS: plain %.0f MiB, 4 MiB budget %.0f MiB, unlimited %.0f MiB", plainKib / 1024, tinyKib / 1024,
             fullKib / 1024);
-        QVERIFY(plainKib > 0 && tinyKib > 0);
+        const double leanKib = l["peak_rss_kib"].toDouble();
+        qInfo("peak RSS of the default (summaries and checkpoints): %.0f MiB", leanKib / 1024);
+        QVERIFY(plainKib > 0 && tinyKib > 0 && leanKib > 0);
         // Under AddressSanitizer freed memory stays resident in its quarantine, so RSS says nothing of the budget.
         if (!ONNXSCOPE_ASAN) {
             QVERIFY2(tinyKib <= plainKib + 4 * 1024 + 200 * 1024, qPrintable(QString::number(tinyKib)));
             QVERIFY2(fullKib > tinyKib + 400 * 1024, qPrintable(QString::number(fullKib)));
+            // The checkpoints hold some values past their last use; far from the 650 MiB of keeping them all.
+            QVERIFY2(leanKib <= plainKib + 200 * 1024, qPrintable(QString::number(leanKib)));
         }
     }
 
@@ -219,6 +236,9 @@ private slots:
         Result r = cli(runArgs() + QStringList { "--inspect", "x" });
         QCOMPARE(r.code, 2);
         QVERIFY(r.err.contains("--debug-run"));
+        r = cli(runArgs() + QStringList { "--keep-data" });
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("--keep-data") && r.err.contains("--debug-run"), qPrintable(describe(r)));
         r = cli(runArgs() + QStringList { "--debug-run", "--memory-budget", "lots" });
         QCOMPARE(r.code, 2);
         QVERIFY(r.err.contains("--memory-budget"));

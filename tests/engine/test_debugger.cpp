@@ -81,7 +81,10 @@ private slots:
 
     void everyValueIsKeptForInspection()
     {
-        Debugger dbg(compile(kChain));
+        // Keeping the data of every value (the default keeps summaries; test_memory_budget covers it).
+        DebuggerOptions keep;
+        keep.retention = ValueRetention::Values;
+        Debugger dbg(compile(kChain), keep);
         dbg.start(chainInputs());
         dbg.continueRun();
         QVERIFY(dbg.finished());
@@ -90,8 +93,8 @@ private slots:
             QVERIFY2(v, name);
             QVERIFY(!v->dropped);
         }
-        QCOMPARE(values(dbg.findValue("a")->value), (std::vector<float> { 3, 6, 3.5f }));
-        QCOMPARE(values(dbg.findValue("b")->value), (std::vector<float> { 3, 12, 10.5f }));
+        QCOMPARE(values(dbg.materialize(*dbg.findValue("a"))), (std::vector<float> { 3, 6, 3.5f }));
+        QCOMPARE(values(dbg.materialize(*dbg.findValue("b"))), (std::vector<float> { 3, 12, 10.5f }));
         QCOMPARE(dbg.findValue("b")->framePath, std::string("main"));
     }
 
@@ -159,7 +162,7 @@ private slots:
         QCOMPARE(traces.size(), size_t(1));
         QVERIFY(traces[0]->tracePoint);
         QCOMPARE(traces[0]->tracePoint->displayName(), std::string("DEBUG_2"));
-        QCOMPARE(values(traces[0]->value), (std::vector<float> { 3, 12, 10.5f }));
+        QCOMPARE(values(dbg.materialize(*traces[0])), (std::vector<float> { 3, 12, 10.5f }));
         QCOMPARE(dbg.continueRun().reason, StopReason::Finished);
     }
 
@@ -248,7 +251,7 @@ agraph (float[6] x) => (float[2] a, float[2] b, float[2] c, int64[2] idx) {
         QCOMPARE(seen.byOp["TopK"].size(), size_t(2));
         QVERIFY(!seen.byOp["TopK"][0]);
         QCOMPARE(seen.byOp["TopK"][1], std::optional<Floats>(Floats { 4, 0 })); // the indices of 6 and 5
-        QCOMPARE(values(dbg.findValue("b")->value), (Floats { 4, 2 }));
+        QCOMPARE(values(dbg.materialize(*dbg.findValue("b"))), (Floats { 4, 2 }));
         dbg.removeObserver(&seen);
     }
 
@@ -427,6 +430,7 @@ agraph (float[3] x, float[2] y) => (float[3] out) {
     {
         DebuggerOptions options;
         options.memoryBudget = 3 * 3 * sizeof(float); // room for three of the 3-element values
+        options.retention = ValueRetention::Values;
         Debugger dbg(compile(kChain), options);
         dbg.start(chainInputs());
         dbg.continueRun();

@@ -5,7 +5,7 @@
 #include "engine/io/npy.h"
 #include "engine/io/tensor_proto.h"
 
-#include <onnx/onnx-data_pb.h>
+#include <onnx/onnx-data.pb.h> // the generated header: onnx installs no onnx-data_pb.h wrapper
 #include <onnx/onnx_pb.h>
 
 #include <QTemporaryDir>

@@ -322,7 +322,7 @@ private slots:
         const RecordedValue* alpha = dbg.findValue("A");
         QVERIFY(alpha);
         QCOMPARE(alpha->framePath.str(), inner);
-        QCOMPARE(floats(alpha->value), (std::vector<float> { 3 }));
+        QCOMPARE(floats(dbg.materialize(*alpha)), (std::vector<float> { 3 }));
         QCOMPARE(where(dbg), inner + " | Mul_1");
         dbg.step();
         QCOMPARE(where(dbg), inner + " | <end>");
@@ -339,7 +339,7 @@ private slots:
         QCOMPARE(where(dbg),
             std::string("main / function \"outer:v1\" / function \"middle:a\" / function \"inner:b\" | Constant_0"));
         dbg.step();
-        QCOMPARE(floats(dbg.findValue("A")->value), (std::vector<float> { 10 }));
+        QCOMPARE(floats(dbg.materialize(*dbg.findValue("A"))), (std::vector<float> { 10 }));
         QCOMPARE(dbg.continueRun().reason, StopReason::Finished);
         QCOMPARE(floats(dbg.session().outputs().at("w")), (std::vector<float> { -22, -11, 0, 11, 22, 33 }));
     }

@@ -155,6 +155,7 @@ private slots:
     {
         DebuggerOptions tiny;
         tiny.memoryBudget = 1; // below any node's needs
+        tiny.retention = ValueRetention::Values;
         Debugger dbg(std::make_shared<Program>(Model::fromText(kLoopIf)), tiny);
         dbg.start(loopInputs());
         const StopInfo stop = dbg.continueRun();
@@ -240,6 +241,7 @@ agraph (float[3] x) => (float[3] y) {
         const auto plainOutputs = plain.run(inputs);
         DebuggerOptions unlimited;
         unlimited.memoryBudget = SIZE_MAX;
+        unlimited.retention = ValueRetention::Values;
         Debugger full(program, unlimited);
         full.start(inputs);
         QCOMPARE(full.continueRun().reason, StopReason::Finished);
@@ -250,6 +252,7 @@ agraph (float[3] x) => (float[3] y) {
 
         DebuggerOptions tiny;
         tiny.memoryBudget = size_t(2) << 20;
+        tiny.retention = ValueRetention::Values;
         Debugger small(program, tiny);
         small.start(inputs);
         QCOMPARE(small.continueRun().reason, StopReason::Finished);
@@ -285,6 +288,66 @@ agraph (float[3] x) => (float[3] y) {
             QVERIFY(std::abs(all[i]->summary.stats->mean - truth.mean) <= 1e-4 * (1 + std::abs(truth.mean)));
         }
         QVERIFY(dropped > 5);
+
+        // The default: only summaries and checkpoints. Every value is rebuilt bit-identical, and its summary, made as
+        // its node finished, describes the data.
+        Debugger lean(program);
+        QCOMPARE(lean.options().retention, ValueRetention::Summaries);
+        lean.start(inputs);
+        QCOMPARE(lean.continueRun().reason, StopReason::Finished);
+        QCOMPARE(lean.values().size(), full.values().size());
+        const MemoryStats leanStats = lean.memoryStats();
+        QCOMPARE(leanStats.recordedBytes, size_t(0));
+        QCOMPARE(leanStats.keptValues, size_t(1)); // the run's input, which the caller holds anyway
+        QVERIFY(leanStats.checkpoints > 8);
+        std::vector<const RecordedValue*> leanAll;
+        for (const RecordedValue& v : lean.values())
+            leanAll.push_back(&v);
+        size_t leanRebuilt = 0;
+        lean.materialize(leanAll, [&](const RecordedValue& r, const Value& v) {
+            const RecordedValue& truth = full.values()[static_cast<size_t>(r.ordinal)];
+            QCOMPARE(truth.name.str(), r.name.str());
+            if (!sameBits(v, truth.value))
+                QFAIL(("value \"" + r.name.str() + "\" differs when rebuilt from a summary-only run").c_str());
+            if (r.producer >= 0) {
+                QVERIFY(r.summary.valid);
+                const TensorStats stats = computeStats(truth.value.tensor());
+                QCOMPARE(r.summary.stats->min, stats.min);
+                QCOMPARE(r.summary.stats->max, stats.max);
+                QCOMPARE(r.summary.shape(), truth.value.tensor().shape());
+            }
+            ++leanRebuilt;
+        });
+        QCOMPARE(leanRebuilt, leanAll.size());
+    }
+
+    void summaryRunReadsValuesOfTheStoppedPositionWithoutReplay()
+    {
+        // Stopped mid-run, the values the frames still hold come from there; an older one by a replay.
+        const char* model = R"(<ir_version: 8, opset_import: ["" : 17]>
+agraph (float[3] x) => (float[3] y) {
+    a = Add(x, x)
+    b = Mul(a, a)
+    c = Sub(b, x)
+    y = Relu(c)
+})";
+        DebuggerOptions options;
+        options.checkpointInterval = 100; // only the start
+        Debugger dbg(std::make_shared<Program>(Model::fromText(model)), options);
+        dbg.start({ { "x", Tensor::vector1D<float>({ 1, -2, 3 }) } });
+        dbg.step(); // a
+        dbg.step(); // b: a is dead now (its last use was b)
+        const RecordedValue* b = dbg.findValue("b");
+        QVERIFY(b && b->dropped && b->value.isNone());
+        QCOMPARE(b->summary.stats->max, 36.0);
+        QCOMPARE(floatsOf(dbg.materialize(*b)), (std::vector<float> { 4, 16, 36 }));
+        QCOMPARE(dbg.memoryStats().rematerializations, size_t(0));
+        const RecordedValue* a = dbg.findValue("a");
+        QCOMPARE(floatsOf(dbg.materialize(*a)), (std::vector<float> { 2, -4, 6 }));
+        QCOMPARE(dbg.memoryStats().rematerializations, size_t(1));
+        QCOMPARE(dbg.continueRun().reason, StopReason::Finished);
+        QCOMPARE(floatsOf(dbg.materialize(*dbg.findValue("c"))), (std::vector<float> { 3, 18, 33 }));
+        QCOMPARE(floatsOf(dbg.session().outputs().at("y")), (std::vector<float> { 3, 18, 33 }));
     }
 
     void stepBackAndForwardReproduceValuesInLoopAndIf_data()

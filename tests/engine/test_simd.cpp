@@ -767,17 +767,25 @@ private slots:
             for (size_t i = 0; i < 1000; ++i)
                 QCOMPARE(y.data<float>()[i], expected[i]);
         }
-        Debugger debugger(program);
-        debugger.start(inputs);
-        debugger.continueRun();
-        QVERIFY(debugger.finished());
-        const RecordedValue* t = debugger.findValue("t");
-        QVERIFY(t && t->value.isTensor());
-        for (size_t i = 0; i < 1000; ++i)
-            QCOMPARE(t->value.tensor().data<float>()[i], relu[i]);
-        for (size_t i = 0; i < 1000; ++i) {
-            QCOMPARE(x.data<float>()[i], x0.data<float>()[i]);
-            QCOMPARE(c.data<float>()[i], c0.data<float>()[i]);
+        // Keeping the data of every value, or only summaries (t then rebuilt by a replay).
+        for (const ValueRetention retention : { ValueRetention::Values, ValueRetention::Summaries }) {
+            DebuggerOptions options;
+            options.retention = retention;
+            Debugger debugger(program, options);
+            debugger.start(inputs);
+            debugger.continueRun();
+            QVERIFY(debugger.finished());
+            const RecordedValue* t = debugger.findValue("t");
+            QVERIFY(t);
+            QCOMPARE(t->value.isTensor(), retention == ValueRetention::Values);
+            const Value tv = debugger.materialize(*t);
+            QVERIFY(tv.isTensor());
+            for (size_t i = 0; i < 1000; ++i)
+                QCOMPARE(tv.tensor().data<float>()[i], relu[i]);
+            for (size_t i = 0; i < 1000; ++i) {
+                QCOMPARE(x.data<float>()[i], x0.data<float>()[i]);
+                QCOMPARE(c.data<float>()[i], c0.data<float>()[i]);
+            }
         }
 
         // t read by two nodes: the first (Add) must leave it to the second (Sub), which may write over it. The
@@ -846,6 +854,47 @@ private slots:
                         }
                     }
                 }
+            }
+    }
+
+    void chunkStatsMatchTheScalarSums()
+    {
+        std::mt19937 rng(kSeed + 9);
+        for (const simd::Ops* ops : simd::supportedOps())
+            for (int64_t n : { 0, 1, 7, 16, 33, 4096 }) {
+                auto x = randomFloats(rng, static_cast<size_t>(n), -3.0f, 3.0f);
+                for (size_t i = 0; i < x.size(); i += 5)
+                    x[i] = 0.0f;
+                float lo = 0, hi = 0, sum = 0, sumSq = 0;
+                int64_t zeros = -1;
+                QVERIFY(ops->chunkStats(x.data(), n, &lo, &hi, &sum, &sumSq, &zeros));
+                double s = 0, q = 0;
+                float wantLo = std::numeric_limits<float>::infinity(), wantHi = -wantLo;
+                int64_t wantZeros = 0;
+                for (float v : x) {
+                    s += v;
+                    q += double(v) * v;
+                    wantLo = std::min(wantLo, v);
+                    wantHi = std::max(wantHi, v);
+                    wantZeros += v == 0.0f;
+                }
+                const QString where = QString("%1, %2 elements").arg(ops->name).arg(n);
+                QVERIFY2(zeros == wantZeros, qPrintable(where));
+                if (n > 0) {
+                    QVERIFY2(lo == wantLo && hi == wantHi, qPrintable(where));
+                    QVERIFY2(close(sum, s, 1e-4, 1e-3) && close(sumSq, q, 1e-5, 1e-3), qPrintable(where));
+                }
+                // A NaN or an Inf anywhere, the tail included, makes the chunk one to count element by element.
+                if (n > 0)
+                    for (float bad : { std::nanf(""), std::numeric_limits<float>::infinity(),
+                             -std::numeric_limits<float>::infinity() }) {
+                        for (int64_t at : { int64_t(0), n - 1, n / 2 }) {
+                            auto y = x;
+                            y[size_t(at)] = bad;
+                            QVERIFY2(!ops->chunkStats(y.data(), n, &lo, &hi, &sum, &sumSq, &zeros),
+                                qPrintable(where + QString(" with %1 at %2").arg(bad).arg(at)));
+                        }
+                    }
             }
     }
 

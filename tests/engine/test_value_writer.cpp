@@ -237,7 +237,7 @@ private slots:
         QVERIFY2(dbg.finished(), stop.message.c_str());
         const auto points = dbg.tracePoints();
         QCOMPARE(points.size(), size_t(2));
-        QCOMPARE(floats(points[1]->value.tensor()), (std::vector<float> { 7, 8 }));
+        QCOMPARE(floats(dbg.materialize(*points[1]).tensor()), (std::vector<float> { 7, 8 }));
     }
 
     void dumpFolderAndManifest()

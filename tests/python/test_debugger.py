@@ -122,10 +122,17 @@ def test_exception_in_hook_is_raised():
 def test_values_are_zero_copy_read_only_and_outlive_the_debugger():
     model = onnxscope.load(mlp_model())
     x = np.random.default_rng(0).standard_normal((4, 16)).astype(np.float32)
-    dbg = model.debug({"x": x})
+    # By default a value's data is rebuilt when read: equal each time, a read-only copy.
+    lean = model.debug({"x": x})
+    lean.cont()
+    assert lean.values.dropped("a1")
+    assert np.array_equal(lean.values["a1"], lean.value("a1")) and not lean.values["a1"].flags.writeable
+    # keep_data=True keeps the engine's storage, read without a copy.
+    dbg = model.debug({"x": x}, keep_data=True)
     dbg.cont()
     values = dbg.values
     a1 = values["a1"]
+    assert np.array_equal(a1, lean.values["a1"])
     assert not a1.flags.writeable and not a1.flags.owndata  # a view of the engine's storage
     with pytest.raises(ValueError):
         a1[0, 0] = 1

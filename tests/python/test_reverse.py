@@ -183,15 +183,17 @@ def test_run_back_to_and_go_to():
 
 
 # 256K: nothing but the start is checkpointed, every dropped value is replayed from it; 32M: from checkpoints.
+# keep_data=False (the default) keeps only digests; keep_data=True the data too, within the budget.
+@pytest.mark.parametrize("keep_data", [False, True])
 @pytest.mark.parametrize("budget,checkpoints", [("256K", 1), ("32M", 2)])
 @pytest.mark.parametrize("name,shape", [("ch_PP-OCRv4_rec_infer.onnx", (1, 3, 48, 320)),
                                         ("ch_PP-OCRv4_det_infer.onnx", (1, 3, 160, 160))])
-def test_values_dropped_under_a_tiny_budget_read_back_bit_identical(name, shape, budget, checkpoints):
+def test_values_dropped_under_a_tiny_budget_read_back_bit_identical(name, shape, budget, checkpoints, keep_data):
     path = npm_model(OCR, name)
     model = onnxscope.load(path)
     x = np.random.default_rng(3).standard_normal(shape).astype(np.float32)
     unlimited = model.run({"x": x}, intermediate=True)
-    dbg = model.debug({"x": x}, memory_budget=budget)
+    dbg = model.debug({"x": x}, memory_budget=budget, keep_data=keep_data)
     assert dbg.cont().finished
     report = dbg.memory_report
     assert report["budget"] == int(budget[:-1]) << (10 if budget[-1] == "K" else 20)

@@ -12,6 +12,7 @@
 #include "ui/common/elided_label.h"
 #include "ui/common/full_text_delegate.h"
 #include "ui/common/model_document.h"
+#include "ui/common/tensor_format.h"
 #include "ui/debugger/breakpoint_model.h"
 #include "ui/debugger/call_stack_model.h"
 #include "ui/debugger/debug_controller.h"
@@ -779,6 +780,12 @@ agraph (bool c, float[2] x) => (float[2] out) {
         QVERIFY2(m_ui->inputs()->validate(),
             qPrintable(m_ui->inputs()->errorFor(QStringLiteral("x")) + m_ui->inputs()->errorFor(QStringLiteral("y"))));
 
+        // The values dock then holds every value's data (summarisedValuesAreRebuiltWhenOpened: the default).
+        m_ui->keepValueDataAction()->setChecked(true);
+        const auto keepNoMore = qScopeGuard([this] {
+            if (m_ui)
+                m_ui->keepValueDataAction()->setChecked(false);
+        });
         QSignalSpy states(controller(), &DebugController::stateChanged);
         QVERIFY(act(m_ui->stepOverAction())); // starts, stopped before the first node
         QCOMPARE(controller()->state(), DebuggerState::Paused);
@@ -1268,7 +1275,9 @@ agraph (bool c, float[2] x) => (float[2] out) {
         QCOMPARE(m_ui->memoryBudget(), uint64_t(64));
         QCOMPARE(controller()->options().memoryBudget, size_t(64));
 
-        // The run keeps what fits: values are dropped (their statistics stay), the status bar says how many.
+        // Keeping every value's data, the run keeps what fits: values are dropped (their statistics stay), the status
+        // bar says how many.
+        m_ui->keepValueDataAction()->setChecked(true);
         openText(kChain, QStringLiteral("budget.onnx"));
         typeChainInputs();
         QVERIFY(act(m_ui->continueAction()));
@@ -1277,7 +1286,7 @@ agraph (bool c, float[2] x) => (float[2] out) {
         for (const auto& v : controller()->snapshot()->values)
             dropped += v.record.dropped;
         QVERIFY(dropped > 0);
-        QVERIFY2(m_ui->memoryLabel()->text().contains(QStringLiteral("%1 dropped").arg(dropped)),
+        QVERIFY2(m_ui->memoryLabel()->text().contains(QStringLiteral("%1 as summaries").arg(dropped)),
             qPrintable(m_ui->memoryLabel()->text()));
         QCOMPARE(floats(controller()->snapshot()->outputs.at("out")), (std::vector<float> { 1, 5, 11 }));
 
@@ -1294,6 +1303,55 @@ agraph (bool c, float[2] x) => (float[2] out) {
         QTRY_COMPARE(controller()->state(), DebuggerState::Finished);
         for (const auto& v : controller()->snapshot()->values)
             QVERIFY(!v.record.dropped);
+        m_ui->keepValueDataAction()->setChecked(false);
+        QVERIFY(!QSettings().value(QStringLiteral("debugger/keepValueData")).toBool());
+    }
+
+    void summarisedValuesAreRebuiltWhenOpened()
+    {
+        // The default: a run keeps each value's summary; the values dock reads like it kept them all, and opening one
+        // the frames no longer hold rebuilds it on the worker.
+        QVERIFY(!m_ui->keepValueDataAction()->isChecked());
+        QCOMPARE(controller()->options().retention, ValueRetention::Summaries);
+        openText(kChain, QStringLiteral("summaries.onnx"));
+        typeChainInputs();
+        QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(controller()->state(), DebuggerState::Finished);
+        const DebugSnapshotPtr snap = controller()->snapshot();
+        int aIndex = -1;
+        for (size_t i = 0; i < snap->values.size(); ++i)
+            if (snap->values[i].record.name == "a")
+                aIndex = static_cast<int>(i);
+        QVERIFY(aIndex >= 0);
+        // a = x + y died at Mul_1: the run kept only its summary, which the values dock shows.
+        QVERIFY(snap->values[static_cast<size_t>(aIndex)].record.dropped);
+        QVERIFY(snap->values[static_cast<size_t>(aIndex)].stats.has_value());
+        QCOMPARE(snap->values[static_cast<size_t>(aIndex)].stats->max, 4.0);
+        QAbstractItemModel* model = m_ui->values()->model();
+        int row = -1;
+        for (int r = 0; r < model->rowCount(); ++r)
+            if (model->index(r, ValuesModel::NameColumn).data().toString() == QStringLiteral("a"))
+                row = r;
+        QVERIFY(row >= 0);
+        QCOMPARE(model->index(row, ValuesModel::TypeColumn).data().toString(), QStringLiteral("float"));
+        QCOMPARE(model->index(row, ValuesModel::ShapeColumn).data().toString(), formatShape(Shape { 3 }));
+        QVERIFY(model->index(row, ValuesModel::NameColumn)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("rebuilds")));
+        m_ui->inspectValue(aIndex);
+        QVERIFY2(m_ui->statusLabel()->text().contains(QStringLiteral("Rebuilding a")),
+            qPrintable(m_ui->statusLabel()->text()));
+        QTRY_VERIFY(m_ui->inspector()->tensor().defined());
+        QVERIFY2(m_ui->inspector()->title().startsWith(QStringLiteral("a")), qPrintable(m_ui->inspector()->title()));
+        QCOMPARE(floats(Value(m_ui->inspector()->tensor())), (std::vector<float> { 2, 3, 4 }));
+        QVERIFY2(m_ui->statusLabel()->toolTip().contains(QStringLiteral("rebuilt in")),
+            qPrintable(m_ui->statusLabel()->toolTip()));
+        // The output, still held by the finished run's frame, came with the snapshot.
+        for (const auto& v : snap->values)
+            if (v.record.name == "out")
+                QVERIFY(!v.record.dropped && v.record.value.isTensor());
+        m_ui->stopAction()->trigger();
     }
 
     void exportAllWritesEveryValueRebuildingTheDropped()

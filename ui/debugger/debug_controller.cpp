@@ -13,6 +13,7 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <span>
 #include <tuple>
 
@@ -101,6 +102,10 @@ public:
     void execute(const Request& request);
     /// DebugController::exportValues on this thread.
     void exportValues(const std::string& folder, const std::shared_ptr<std::atomic<bool>>& cancel);
+    /// DebugController::rebuildValue on this thread.
+    void rebuildValue(quint64 generation, quint64 ordinal);
+    /// DebugController::snapshotWithData on this thread: fills in `snapshot`'s dropped values; the error, if any.
+    std::string fillValues(DebugSnapshot& snapshot);
 
 private:
     void beforeNode(const NodeEvent&) override { }
@@ -389,6 +394,66 @@ void DebugWorker::exportValues(const std::string& folder, const std::shared_ptr<
         Qt::QueuedConnection);
 }
 
+void DebugWorker::rebuildValue(quint64 generation, quint64 ordinal)
+{
+    Value value;
+    std::string error;
+    const auto started = std::chrono::steady_clock::now();
+    try {
+        if (!m_debugger)
+            throw Error("there is no run whose values could be rebuilt");
+        const auto& values = m_debugger->values();
+        auto it = std::lower_bound(
+            values.begin(), values.end(), ordinal, [](const RecordedValue& v, quint64 o) { return v.ordinal < o; });
+        if (it == values.end() || it->ordinal != ordinal)
+            throw Error("the run no longer records that value");
+        value = m_debugger->materialize(*it);
+        if (value.isNone())
+            throw Error("value \"" + it->name.str() + "\" was not produced again");
+    } catch (const std::exception& e) {
+        error = e.what();
+        value = Value();
+    }
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    QMetaObject::invokeMethod(
+        m_controller,
+        [c = m_controller, generation, ordinal, value, text = QString::fromStdString(error), ms] {
+            if (generation == c->m_generation)
+                emit c->valueRebuilt(ordinal, value, text, ms);
+        },
+        Qt::QueuedConnection);
+}
+
+std::string DebugWorker::fillValues(DebugSnapshot& snapshot)
+{
+    try {
+        if (!m_debugger)
+            throw Error("there is no run whose values could be rebuilt");
+        std::vector<const RecordedValue*> wanted;
+        std::map<uint64_t, size_t> rows; // by ordinal
+        const auto& values = m_debugger->values();
+        for (size_t i = 0; i < snapshot.values.size(); ++i) {
+            const RecordedValue& r = snapshot.values[i].record;
+            if (!r.dropped)
+                continue;
+            auto it = std::lower_bound(values.begin(), values.end(), r.ordinal,
+                [](const RecordedValue& v, uint64_t o) { return v.ordinal < o; });
+            if (it == values.end() || it->ordinal != r.ordinal)
+                continue;
+            wanted.push_back(&*it);
+            rows[r.ordinal] = i;
+        }
+        m_debugger->materialize(wanted, [&](const RecordedValue& r, const Value& value) {
+            RecordedValue& row = snapshot.values[rows.at(r.ordinal)].record;
+            row.value = value;
+            row.dropped = false;
+        });
+        return {};
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+}
+
 StopInfo DebugWorker::reverse(DebugController::Command command, const std::string& argument)
 {
     using C = DebugController;
@@ -485,16 +550,27 @@ DebugSnapshotPtr DebugWorker::snapshot(const StopInfo& stop, const std::string& 
     s->forgottenValues = m_debugger->forgottenValues();
     const auto& values = m_debugger->values();
     s->values.reserve(values.size());
+    // The frames of this position (or a finished run's outputs) still hold some values whose data the run did not
+    // keep: the snapshot carries them (the views show them at once, without a rebuild).
+    std::set<uint64_t> frameIds;
+    for (size_t i = 0; i < session.depth(); ++i)
+        frameIds.insert(session.frame(i).id);
+    const bool finished = session.state() == Session::State::Finished;
     for (const RecordedValue& v : values) {
         ValueSnapshot vs { v, std::nullopt };
-        if (!v.dropped) {
+        if (v.dropped && (finished || frameIds.count(v.frameId)))
+            if (const Value* held = m_debugger->heldValue(v)) {
+                vs.record.value = *held;
+                vs.record.dropped = false;
+            }
+        if (v.summary.valid) {
+            vs.stats = v.summary.stats; // recorded as the value was made
+        } else if (!vs.record.dropped) {
             auto key = std::make_tuple(v.frameId, v.sequence, v.name);
             auto it = m_stats.find(key);
             if (it == m_stats.end())
-                it = m_stats.emplace(std::move(key), computeStats(v.value)).first;
+                it = m_stats.emplace(std::move(key), computeStats(vs.record.value)).first;
             vs.stats = it->second;
-        } else if (v.summary.valid) {
-            vs.stats = v.summary.stats; // recorded as the value was made, before it was dropped
         }
         s->values.push_back(std::move(vs));
     }
@@ -594,6 +670,40 @@ bool DebugController::exportValues(const QString& folder)
         [w = m_worker, folder = folder.toStdString(), cancel = m_exportCancel] { w->exportValues(folder, cancel); },
         Qt::QueuedConnection);
     return true;
+}
+
+bool DebugController::rebuildValue(quint64 ordinal)
+{
+    const bool stopped
+        = m_state == DebuggerState::Paused || m_state == DebuggerState::Finished || m_state == DebuggerState::Failed;
+    // A finished run's debugger stays on the worker too (m_runActive is about resuming).
+    if (!stopped || !m_snapshot || m_exporting)
+        return false;
+    QMetaObject::invokeMethod(
+        m_worker, [w = m_worker, generation = m_generation, ordinal] { w->rebuildValue(generation, ordinal); },
+        Qt::QueuedConnection);
+    return true;
+}
+
+DebugSnapshotPtr DebugController::snapshotWithData()
+{
+    const bool stopped
+        = m_state == DebuggerState::Paused || m_state == DebuggerState::Finished || m_state == DebuggerState::Failed;
+    if (!stopped || !m_snapshot || m_exporting)
+        return nullptr;
+    bool anyDropped = false;
+    for (const auto& v : m_snapshot->values)
+        anyDropped = anyDropped || v.record.dropped;
+    if (!anyDropped)
+        return m_snapshot;
+    auto filled = std::make_shared<DebugSnapshot>(*m_snapshot);
+    std::string error;
+    // The worker is idle while stopped: it runs this at once, and this thread waits (as a modal export would).
+    QMetaObject::invokeMethod(
+        m_worker, [w = m_worker, &filled, &error] { error = w->fillValues(*filled); }, Qt::BlockingQueuedConnection);
+    if (!error.empty())
+        throw Error("rebuilding the values to export: " + error);
+    return filled;
 }
 
 void DebugController::cancelExport()

@@ -94,6 +94,15 @@ public:
     bool exportValues(const QString& folder);
     /// Asks the export under way to stop at its next value.
     void cancelExport();
+    /// The data of the value recorded with this ordinal (RecordedValue::ordinal) in the stopped, finished or failed
+    /// run, rebuilt on the worker thread when the run kept only its summary (from the frames of the position when they
+    /// still hold it, else by a replay from the nearest checkpoint). valueRebuilt() answers. False (and nothing
+    /// starts) while a command or an export runs or without such a run.
+    bool rebuildValue(quint64 ordinal);
+    /// The last stop's snapshot with the data of every value, those the run kept only as summaries rebuilt (with as
+    /// few replays as possible) on the worker thread while this one waits: for the exports that write every value at
+    /// once. Throws Error if a value cannot be rebuilt; null when there is no stopped run or a command is running.
+    DebugSnapshotPtr snapshotWithData();
     bool exporting() const { return m_exporting; }
 
     /// Outputs for the YieldOp the run is stopped at (by output name). With `remember`, they are applied to every
@@ -114,6 +123,9 @@ signals:
     void exportProgress(qint64 done, qint64 total);
     /// The export ended: `ok`, or cancelled or failed with `message` (which names the folder); `written` values.
     void exportFinished(bool ok, bool cancelled, const QString& message, qint64 written);
+    /// rebuildValue() is done: `value` is the data (None, with `error` saying why, if it could not be rebuilt), `ms`
+    /// the time it took. Not emitted when the run was replaced meanwhile.
+    void valueRebuilt(quint64 ordinal, const onnxscope::Value& value, const QString& error, double ms);
 
 private:
     enum class Command {

@@ -175,12 +175,13 @@ void ValuesPanel::setSnapshot(const DebugSnapshotPtr& snapshot)
     QString text = QStringLiteral("%1 values \u00b7 %2 kept")
                        .arg(snapshot->values.size())
                        .arg(formatBytes(snapshot->recordedBytes));
-    size_t dropped = 0;
+    size_t summarised = 0;
     for (const auto& v : snapshot->values)
-        dropped += v.record.dropped;
-    if (dropped + snapshot->forgottenValues > 0)
-        text += QStringLiteral(" \u00b7 %1 dropped to stay under the memory budget")
-                    .arg(dropped + snapshot->forgottenValues);
+        summarised += v.record.dropped;
+    if (summarised > 0)
+        text += QStringLiteral(" \u00b7 %1 as summaries (opening one rebuilds it)").arg(summarised);
+    if (snapshot->forgottenValues > 0)
+        text += QStringLiteral(" \u00b7 %1 forgotten to stay under the memory budget").arg(snapshot->forgottenValues);
     m_summary->setText(text);
 }
 

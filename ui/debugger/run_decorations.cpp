@@ -110,12 +110,20 @@ void decorateRun(GraphDecorations& graph, const DebugSnapshot* s, const Breakpoi
         else
             graph.setHeatColour(i, {});
     }
-    // Executed edges show the actual type and shape of what flowed on them.
-    std::map<std::string, const Value*> latest;
+    // Executed edges show the actual type and shape of what flowed on them (from the summary of a value whose data was
+    // not kept).
+    std::map<std::string, QString> latest;
     if (s)
-        for (const auto& v : s->values)
-            if (v.record.graph == drawn && !v.record.dropped)
-                latest[v.record.name] = &v.record.value;
+        for (const auto& v : s->values) {
+            if (v.record.graph != drawn)
+                continue;
+            if (!v.record.dropped)
+                latest[v.record.name] = shortType(v.record.value);
+            else if (const ValueDigest& d = v.record.summary; d.valid)
+                latest[v.record.name] = d.kind == Value::Kind::Tensor ? QStringLiteral("%1 %2").arg(
+                                            QString::fromUtf8(dataTypeName(d.dtype).data()), formatShape(d.shape()))
+                                                                      : QString::fromStdString(d.typeString());
+        }
     const int edges = graph.edgeCount();
     for (int i = 0; i < edges; ++i) {
         const std::vector<ValueId> values = graph.edgeValues(i);
@@ -123,7 +131,7 @@ void decorateRun(GraphDecorations& graph, const DebugSnapshot* s, const Breakpoi
         if (values.size() == 1 && values.front() != kNoValue) {
             auto it = latest.find(drawn->value(values.front()).name);
             if (it != latest.end())
-                label = shortType(*it->second);
+                label = it->second;
         }
         graph.setEdgeActualType(i, label);
     }
@@ -134,7 +142,7 @@ void decorateRun(GraphDecorations& graph, const DebugSnapshot* s, const Breakpoi
         if ((box.kind == GraphDecorations::Box::Kind::Input || box.kind == GraphDecorations::Box::Kind::Output)
             && box.value != kNoValue)
             if (auto it = latest.find(drawn->value(box.value).name); it != latest.end())
-                label = shortType(*it->second);
+                label = it->second;
         graph.setActualType(i, label == box.declaredType ? QString() : label);
     }
 }

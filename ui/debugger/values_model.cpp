@@ -98,8 +98,10 @@ QVariant ValuesModel::data(const QModelIndex& index, int role) const
             r.name.str() + ' ' + (producer ? producer->displayName() + ' ' + producer->opType : std::string("input")));
     const Tensor* t = r.dropped ? nullptr : r.value.heldTensor();
     const TensorStats* s = vs->stats && vs->stats->numeric ? &*vs->stats : nullptr;
+    // A dropped value (only its summary kept) reads like a kept one, from its summary; opening it rebuilds the data.
+    const ValueDigest* digest = r.dropped && r.summary.valid ? &r.summary : nullptr;
     if (role == Qt::ForegroundRole) {
-        if (r.dropped)
+        if (r.dropped && !digest)
             return QColor(0x9c, 0xa3, 0xaf);
         if ((index.column() == NanColumn || index.column() == InfColumn) && s && s->nonFinite() > 0)
             return QColor(0xc6, 0x28, 0x28);
@@ -107,7 +109,10 @@ QVariant ValuesModel::data(const QModelIndex& index, int role) const
     }
     if (role == Qt::ToolTipRole) {
         if (r.dropped)
-            return QStringLiteral("Dropped to stay under the memory budget");
+            return QString::fromStdString(r.framePath.str() + " / " + r.name.str() + " : "
+                       + (digest ? digest->typeString() : std::string("?")))
+                + QStringLiteral(
+                    "\nOnly its summary is kept: opening it rebuilds the data from the nearest checkpoint");
         return QString::fromStdString(r.framePath.str() + " / " + r.name.str() + " : " + r.value.typeString());
     }
     if (role == Qt::TextAlignmentRole && index.column() >= IterationColumn && index.column() != TypeColumn
@@ -130,10 +135,23 @@ QVariant ValuesModel::data(const QModelIndex& index, int role) const
             return static_cast<qlonglong>(r.iteration);
         return r.iteration >= 0 ? QString::number(r.iteration) : QString();
     case TypeColumn:
+        if (digest)
+            return digest->kind == Value::Kind::Tensor ? QString::fromUtf8(dataTypeName(digest->dtype).data())
+                                                       : QString::fromStdString(digest->typeString());
         if (r.dropped)
             return QStringLiteral("(dropped)");
         return t ? QString::fromUtf8(dataTypeName(t->dtype()).data()) : QString::fromStdString(r.value.typeString());
     case ShapeColumn:
+        if (digest && digest->kind == Value::Kind::Tensor) {
+            const std::vector<int64_t> shape = digest->shape();
+            if (sort) {
+                long long n = 1;
+                for (int64_t d : shape)
+                    n *= d;
+                return static_cast<qlonglong>(n);
+            }
+            return formatShape(shape);
+        }
         if (sort)
             return t ? static_cast<qlonglong>(t->size()) : -1LL;
         return t ? formatShape(t->shape()) : QString();

@@ -9,6 +9,8 @@
 #include <QPointer>
 #include <QProgressDialog>
 
+#include <optional>
+
 class QAction;
 class QDockWidget;
 class QLabel;
@@ -98,6 +100,8 @@ public:
     /// The budget the next run gets, in bytes (the default resolved).
     uint64_t memoryBudget() const;
     QAction* memoryBudgetAction() const { return m_memoryBudgetAction; }
+    /// Debug › Keep Every Value's Data (checkable, remembered): ValueRetention::Values instead of Summaries.
+    QAction* keepValueDataAction() const { return m_keepValueData; }
     /// The status bar's memory text: the budget, and what the shown run keeps of it.
     QLabel* memoryLabel() const { return m_memoryLabel; }
     void showMemoryBudgetDialog();
@@ -193,6 +197,7 @@ private:
     QList<QAction*> m_exportActions;
     QAction* m_stepConstants = nullptr;
     QAction* m_memoryBudgetAction = nullptr;
+    QAction* m_keepValueData = nullptr;
     QAction* m_exportAllAction = nullptr;
     QPointer<QProgressDialog> m_exportProgress;
     QString m_exportFolder;
@@ -209,6 +214,9 @@ private:
         uint64_t ordinal = 0;
     };
     InspectedValue m_inspected; // what inspectValue() showed last
+    std::optional<uint64_t> m_rebuilding; // the ordinal of the value the inspector waits for (rebuildValue)
+    QString inspectedTitle(const RecordedValue& r) const;
+    void onValueRebuilt(quint64 ordinal, const Value& value, const QString& error, double ms);
     uint64_t m_inspectedStop = 0; // counts inspectValue() calls that showed a value
     bool m_autoYieldDialog = true;
     DebugSnapshotPtr m_shown; // what the graph decorations show

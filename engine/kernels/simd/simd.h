@@ -81,6 +81,12 @@ struct Ops {
     /// into y[channels, outH, outW], then y = act(y + bias[c]) (bias may be null).
     void (*depthwise2d)(const float* x, const float* w, const float* bias, float* y, int64_t channels,
         const DepthwiseGeometry& g, ActivationParams act);
+
+    /// The statistics of x[0, n) in one pass (for the summary a debug run makes of every value, while it is in
+    /// cache): min, max, sum and sum of squares (in float, for chunks of a few thousand elements) and the count of
+    /// zeros. False when any of the four is not finite (a NaN or Inf, or a sum past float's range): the caller then
+    /// counts element by element.
+    bool (*chunkStats)(const float* x, int64_t n, float* lo, float* hi, float* sum, float* sumSq, int64_t* zeros);
 };
 
 /// Work below which a parallel loop block is not worth waking a thread for: multiply-adds of a GEMM block, and

@@ -756,12 +756,69 @@ void depthwise2d(const float* x, const float* w, const float* bias, float* y, in
     }
 }
 
+bool chunkStats(const float* x, int64_t n, float* lo, float* hi, float* sum, float* sumSq, int64_t* zeros)
+{
+    typedef int32_t IntVec __attribute__((vector_size(kVecFloats * sizeof(int32_t))));
+    constexpr float kInf = __builtin_huge_valf();
+    // Two sets of accumulators, so that consecutive vectors do not wait on each other's additions.
+    FloatVec lo0 = FloatVec {} + kInf, lo1 = lo0, hi0 = FloatVec {} - kInf, hi1 = hi0;
+    FloatVec s0 {}, s1 {}, q0 {}, q1 {};
+    IntVec z0 {}, z1 {};
+    int64_t i = 0;
+    for (; i + 2 * kVecFloats <= n; i += 2 * kVecFloats) {
+        FloatVec a, b;
+        std::memcpy(&a, x + i, sizeof a);
+        std::memcpy(&b, x + i + kVecFloats, sizeof b);
+        lo0 = a < lo0 ? a : lo0;
+        lo1 = b < lo1 ? b : lo1;
+        hi0 = a > hi0 ? a : hi0;
+        hi1 = b > hi1 ? b : hi1;
+        s0 += a;
+        s1 += b;
+        q0 += a * a;
+        q1 += b * b;
+        z0 -= a == FloatVec {}; // true is -1
+        z1 -= b == FloatVec {};
+    }
+    lo0 = lo1 < lo0 ? lo1 : lo0;
+    hi0 = hi1 > hi0 ? hi1 : hi0;
+    s0 += s1;
+    q0 += q1;
+    z0 += z1;
+    float l = kInf, h = -kInf, s = 0.0f, q = 0.0f;
+    int64_t z = 0;
+    for (int64_t k = 0; k < kVecFloats; ++k) {
+        l = lo0[k] < l ? lo0[k] : l;
+        h = hi0[k] > h ? hi0[k] : h;
+        s += s0[k];
+        q += q0[k];
+        z += z0[k];
+    }
+    for (; i < n; ++i) {
+        const float v = x[i];
+        l = v < l ? v : l;
+        h = v > h ? v : h;
+        s += v;
+        q += v * v;
+        z += v == 0.0f;
+    }
+    *lo = l;
+    *hi = h;
+    *sum = s;
+    *sumSq = q;
+    *zeros = z;
+    // A NaN makes the sums NaN; an Inf makes min or max infinite (or the sums); an empty chunk is finite. v - v is 0
+    // for a finite v, NaN otherwise.
+    const auto finite = [](float v) { return v - v == 0.0f; };
+    return n == 0 || (finite(l) && finite(h) && finite(s) && finite(q));
+}
+
 } // namespace
 
 const Ops& table()
 {
     static const Ops ops { ONNXSCOPE_SIMD_NAME, gemm, gemmBias, activation, biasActivation, binary, reduceRows,
-        softmaxRows, depthwise2d };
+        softmaxRows, depthwise2d, chunkStats };
     return ops;
 }
 

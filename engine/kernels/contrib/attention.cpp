@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
+#include "engine/kernels/common/half_convert.h"
 #include "engine/kernels/contrib/contrib_attention.h"
 #include "engine/kernels/contrib/contrib_util.h"
 #include "engine/kernels/kernel_registry.h"
+#include "engine/kernels/simd/simd.h"
 
 #include <Eigen/Core>
 
@@ -23,6 +25,7 @@ namespace {
 class ContribAttention final : public Kernel {
 public:
     explicit ContribAttention(const KernelInit& init)
+        : m_constantWeights(isConstantInput(init, 1))
     {
         const auto& a = init.attributes();
         m_heads = a.requireInt("num_heads");
@@ -67,13 +70,15 @@ public:
 
         std::vector<float> ib, wb, bb;
         const float* x = contrib::floats(ctx, input, ib, "input");
-        const float* w = contrib::floats(ctx, weights, wb, "weights");
+        // Half-precision weights that are an initializer: converted to float once, not on every run.
+        const bool halfWeights = weights.dtype() == DataType::Float16 || weights.dtype() == DataType::BFloat16;
+        const float* w = m_constantWeights && halfWeights ? m_floatWeights.get(weights)
+                                                          : contrib::floats(ctx, weights, wb, "weights");
         const Shape biasShape { width };
         const float* bias = contrib::optionalFloats(ctx, 2, bb, "bias", &biasShape);
         std::vector<float> qkv(static_cast<size_t>(B * S * width));
-        using Mat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-        Eigen::Map<Mat>(qkv.data(), B * S, width).noalias()
-            = Eigen::Map<const Mat>(x, B * S, Din) * Eigen::Map<const Mat>(w, Din, width);
+        simd::parallelGemm(
+            ctx.threadPool(), B * S, width, Din, x, Din, false, w, width, false, qkv.data(), width, false);
         if (bias)
             for (int64_t r = 0; r < B * S; ++r)
                 for (int64_t c = 0; c < width; ++c)
@@ -133,6 +138,8 @@ public:
     }
 
 private:
+    bool m_constantWeights = false;
+    ConstantFloats m_floatWeights; // half-precision weights as float (m_constantWeights)
     int64_t m_heads = 0;
     float m_scale = 0, m_filter = -10000.0f;
     bool m_causal = false;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "engine/kernels/common/broadcast.h"
 #include "engine/kernels/common/dispatch.h"
+#include "engine/kernels/common/half_convert.h"
 #include "engine/kernels/kernel_registry.h"
 #include "engine/kernels/simd/simd.h"
 
@@ -38,7 +39,10 @@ template <> struct ComputeType<int64_t> {
 /// uint32, uint64. Half types accumulate in float; signed integer overflow wraps.
 class MatMul final : public Kernel {
 public:
-    explicit MatMul(const KernelInit&) { }
+    explicit MatMul(const KernelInit& init)
+        : m_constantB(isConstantInput(init, 1))
+    {
+    }
 
     void compute(KernelContext& ctx) const override
     {
@@ -78,9 +82,13 @@ public:
     }
 
 private:
+    /// A constant float16 B (a weight) converted to float once, not on every run.
+    bool m_constantB = false;
+    ConstantFloats m_floatB;
+
     template <class T>
-    static void run(const KernelContext& ctx, const Tensor& a, const Tensor& b, Tensor& out, const Shape& batchA,
-        const Shape& batchB, const Shape& batch, int64_t m, int64_t k, int64_t n)
+    void run(const KernelContext& ctx, const Tensor& a, const Tensor& b, Tensor& out, const Shape& batchA,
+        const Shape& batchB, const Shape& batch, int64_t m, int64_t k, int64_t n) const
     {
         using C = typename ComputeType<T>::type;
         const int64_t batches = elementCount(batch);
@@ -96,7 +104,21 @@ private:
         const int64_t rowsPerProduct = foldBatches ? batches * m : m;
         const int64_t products = foldBatches ? 1 : batches;
         std::vector<int64_t> index(batch.size(), 0);
-        RowMajor<C> ta, tb, tc; // conversion buffers for half types
+        RowMajor<C> ta, tb, tc; // conversion buffers for bfloat16
+        // float16: converted (F16C where the CPU has it) and multiplied by the float GEMM of the CPU's level.
+        std::vector<float> fa, fbAll, fc;
+        const float* fb = nullptr;
+        if constexpr (std::is_same_v<T, Float16>) {
+            if (m_constantB) {
+                fb = m_floatB.get(b);
+            } else {
+                fbAll.resize(static_cast<size_t>(b.size()));
+                halfToFloat(pb, fbAll.data(), b.size());
+                fb = fbAll.data();
+            }
+            fa.resize(static_cast<size_t>(rowsPerProduct * k));
+            fc.resize(static_cast<size_t>(rowsPerProduct * n));
+        }
         for (int64_t i = 0; i < products; ++i) {
             int64_t offA = 0, offB = 0;
             for (size_t d = 0; d < batch.size(); ++d) {
@@ -108,6 +130,11 @@ private:
             T* mo = po + i * m * n;
             if constexpr (std::is_same_v<T, float>) {
                 simd::parallelGemm(ctx.threadPool(), rowsPerProduct, n, k, ma, k, false, mb, n, false, mo, n, false);
+            } else if constexpr (std::is_same_v<T, Float16>) {
+                halfToFloat(ma, fa.data(), rowsPerProduct * k);
+                simd::parallelGemm(ctx.threadPool(), rowsPerProduct, n, k, fa.data(), k, false, fb + offB * k * n, n,
+                    false, fc.data(), n, false);
+                floatToHalf(fc.data(), mo, rowsPerProduct * n);
             } else if constexpr (std::is_same_v<C, T>) {
                 Eigen::Map<RowMajor<T>>(mo, rowsPerProduct, n).noalias()
                     = Eigen::Map<const RowMajor<T>>(ma, rowsPerProduct, k) * Eigen::Map<const RowMajor<T>>(mb, k, n);

@@ -5,6 +5,7 @@
 #include "engine/core/tensor.h"
 #include "engine/core/thread_pool.h"
 #include "engine/kernels/common/dispatch.h"
+#include "engine/kernels/common/half_convert.h"
 #include "engine/kernels/simd/simd.h"
 
 #include <Eigen/Core>
@@ -203,6 +204,11 @@ template <class F> const F* elementsAs(const Tensor& t, std::vector<F>& buffer)
     if (t.dtype() == DataTypeOf<F>::value)
         return t.data<F>().data();
     buffer.resize(static_cast<size_t>(t.size()));
+    if constexpr (std::is_same_v<F, float>)
+        if (t.dtype() == DataType::Float16) {
+            halfToFloat(t.data<Float16>().data(), buffer.data(), t.size());
+            return buffer.data();
+        }
     dispatch<FloatTypes>(t.dtype(), "attention input", [&]<class T>() {
         auto in = t.data<T>();
         for (size_t i = 0; i < buffer.size(); ++i)
@@ -213,6 +219,9 @@ template <class F> const F* elementsAs(const Tensor& t, std::vector<F>& buffer)
 
 template <class F> void storeAs(const F* values, int64_t n, Tensor& out)
 {
+    if constexpr (std::is_same_v<F, float>)
+        if (out.dtype() == DataType::Float16)
+            return floatToHalf(values, out.data<Float16>().data(), n);
     dispatch<FloatTypes>(out.dtype(), "attention output", [&]<class T>() {
         T* o = out.data<T>().data();
         for (int64_t i = 0; i < n; ++i)

@@ -10,6 +10,7 @@
 #include "engine/core/thread_pool.h"
 #include "engine/exec/debugger.h"
 #include "engine/exec/session.h"
+#include "engine/kernels/common/half_convert.h"
 #include "engine/kernels/simd/simd.h"
 
 #include <QtTest>
@@ -855,6 +856,40 @@ private slots:
                     }
                 }
             }
+    }
+
+    void halfConversionsMatchEigens()
+    {
+        // Every float16 bit pattern to float, as Eigen's scalar conversion gives it (NaN to NaN).
+        std::vector<Float16> all(65536);
+        for (uint32_t bits = 0; bits < 65536; ++bits)
+            all[bits] = Eigen::numext::bit_cast<Float16>(static_cast<uint16_t>(bits));
+        std::vector<float> f(all.size());
+        halfToFloat(all.data(), f.data(), static_cast<int64_t>(all.size()));
+        for (size_t i = 0; i < all.size(); ++i) {
+            const float want = static_cast<float>(all[i]);
+            QVERIFY2(std::isnan(want) ? std::isnan(f[i]) : f[i] == want, qPrintable(QString::number(i)));
+        }
+        // Floats to float16, rounded to nearest even as Eigen does: every float16 value, the midpoints between
+        // neighbours, and random floats over the range; an odd count exercises the tail.
+        std::vector<float> in;
+        for (size_t i = 0; i + 1 < f.size(); ++i)
+            if (std::isfinite(f[i])) {
+                in.push_back(f[i]);
+                if (std::isfinite(f[i + 1]) && (f[i] > 0) == (f[i + 1] > 0))
+                    in.push_back((f[i] + f[i + 1]) / 2);
+            }
+        std::mt19937 rng(kSeed + 11);
+        std::uniform_real_distribution<float> wide(-70000.0f, 70000.0f);
+        for (int i = 0; i < 10001; ++i)
+            in.push_back(wide(rng));
+        in.push_back(std::numeric_limits<float>::infinity());
+        in.push_back(1e-9f);
+        std::vector<Float16> h(in.size());
+        floatToHalf(in.data(), h.data(), static_cast<int64_t>(in.size()));
+        for (size_t i = 0; i < in.size(); ++i)
+            QVERIFY2(Eigen::numext::bit_cast<uint16_t>(h[i]) == Eigen::numext::bit_cast<uint16_t>(Float16(in[i])),
+                qPrintable(QString("%1").arg(double(in[i]), 0, 'g', 9)));
     }
 
     void chunkStatsMatchTheScalarSums()

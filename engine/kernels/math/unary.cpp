@@ -4,6 +4,9 @@
 #include "engine/kernels/common/elementwise.h"
 #include "engine/kernels/kernel_registry.h"
 
+#include <Eigen/Core>
+#include <unsupported/Eigen/SpecialFunctions>
+
 #include <cmath>
 #include <type_traits>
 
@@ -137,7 +140,20 @@ private:
                 });
                 break;
             default: // Erf
-                map<T, T>(x, y, [](T v) { return static_cast<T>(std::erf(static_cast<F>(v))); });
+                if constexpr (std::is_same_v<T, float>) {
+                    // Eigen's vectorised rational approximation (a couple of ulp over [-4, 4], +-1 beyond): libm's
+                    // erff one element at a time took 11 % of a BERT encoder's run. NaN stays NaN.
+                    const auto in = x.data<float>();
+                    auto out = y.data<float>();
+                    const Eigen::Map<const Eigen::ArrayXf> xi(in.data(), static_cast<Eigen::Index>(in.size()));
+                    Eigen::Map<Eigen::ArrayXf> yo(out.data(), static_cast<Eigen::Index>(out.size()));
+                    yo = xi.erf();
+                    for (size_t i = 0; i < in.size(); ++i)
+                        if (in[i] != in[i])
+                            out[i] = in[i];
+                } else {
+                    map<T, T>(x, y, [](T v) { return static_cast<T>(std::erf(static_cast<F>(v))); });
+                }
                 break;
             }
         }

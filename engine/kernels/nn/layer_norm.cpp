@@ -67,14 +67,26 @@ public:
             const T* bias = params[1].defined() ? params[1].data<T>().data() : nullptr;
             for (int64_t o = 0; o < outer; ++o) {
                 const auto base = static_cast<size_t>(o * inner);
-                double sum = 0, sq = 0;
-                for (int64_t j = 0; j < inner; ++j)
-                    sum += static_cast<double>(in[base + static_cast<size_t>(j)]);
-                const double mean = sum / static_cast<double>(inner);
-                for (int64_t j = 0; j < inner; ++j) {
-                    const double d = static_cast<double>(in[base + static_cast<size_t>(j)]) - mean;
-                    sq += d * d;
+                // Four partial sums each, so that the additions (in double) do not wait on one another.
+                const T* row = in.data() + base;
+                double s4[4] = {}, q4[4] = {};
+                int64_t j = 0;
+                for (; j + 4 <= inner; j += 4)
+                    for (int64_t l = 0; l < 4; ++l)
+                        s4[l] += static_cast<double>(row[j + l]);
+                for (; j < inner; ++j)
+                    s4[0] += static_cast<double>(row[j]);
+                const double mean = (s4[0] + s4[1] + s4[2] + s4[3]) / static_cast<double>(inner);
+                for (j = 0; j + 4 <= inner; j += 4)
+                    for (int64_t l = 0; l < 4; ++l) {
+                        const double d = static_cast<double>(row[j + l]) - mean;
+                        q4[l] += d * d;
+                    }
+                for (; j < inner; ++j) {
+                    const double d = static_cast<double>(row[j]) - mean;
+                    q4[0] += d * d;
                 }
+                const double sq = q4[0] + q4[1] + q4[2] + q4[3];
                 const double is = 1.0 / std::sqrt(sq / static_cast<double>(inner) + m_epsilon);
                 means[static_cast<size_t>(o)] = mean;
                 inv[static_cast<size_t>(o)] = is;

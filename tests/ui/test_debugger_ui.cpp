@@ -1323,6 +1323,11 @@ agraph (bool c, float[2] x) => (float[2] out) {
             if (snap->values[i].record.name == "a")
                 aIndex = static_cast<int>(i);
         QVERIFY(aIndex >= 0);
+        // The status bar counts the checkpoints' bytes among what the run keeps, and says how many there are.
+        QVERIFY2(m_ui->memoryLabel()->toolTip().contains(QStringLiteral("checkpoint(s)")),
+            qPrintable(m_ui->memoryLabel()->toolTip()));
+        QVERIFY2(m_ui->memoryLabel()->text().contains(QStringLiteral("as summaries")),
+            qPrintable(m_ui->memoryLabel()->text()));
         // a = x + y died at Mul_1: the run kept only its summary, which the values dock shows.
         QVERIFY(snap->values[static_cast<size_t>(aIndex)].record.dropped);
         QVERIFY(snap->values[static_cast<size_t>(aIndex)].stats.has_value());

@@ -51,7 +51,9 @@ struct DebugSnapshot {
     std::map<const Graph*, std::set<NodeId>> executed;
     std::vector<NodeTiming> timings; // every node run so far, in the order each first ran
     std::map<std::string, Value> outputs; // once finished
-    size_t recordedBytes = 0;
+    size_t recordedBytes = 0; // values' data the run keeps
+    size_t checkpointBytes = 0; // values its checkpoints hold (each storage once)
+    size_t checkpoints = 0;
     size_t forgottenValues = 0;
     int64_t mainNodesDone = 0;
     int64_t mainNodeCount = 0;

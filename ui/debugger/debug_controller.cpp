@@ -547,6 +547,11 @@ DebugSnapshotPtr DebugWorker::snapshot(const StopInfo& stop, const std::string& 
     if (session.state() == Session::State::Finished)
         s->outputs = session.outputs();
     s->recordedBytes = m_debugger->recordedBytes();
+    {
+        const MemoryStats memory = m_debugger->memoryStats();
+        s->checkpointBytes = memory.checkpointBytes;
+        s->checkpoints = memory.checkpoints;
+    }
     s->forgottenValues = m_debugger->forgottenValues();
     const auto& values = m_debugger->values();
     s->values.reserve(values.size());

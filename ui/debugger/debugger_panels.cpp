@@ -174,7 +174,7 @@ void ValuesPanel::setSnapshot(const DebugSnapshotPtr& snapshot)
     }
     QString text = QStringLiteral("%1 values \u00b7 %2 kept")
                        .arg(snapshot->values.size())
-                       .arg(formatBytes(snapshot->recordedBytes));
+                       .arg(formatBytes(snapshot->recordedBytes + snapshot->checkpointBytes));
     size_t summarised = 0;
     for (const auto& v : snapshot->values)
         summarised += v.record.dropped;

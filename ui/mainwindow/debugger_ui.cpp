@@ -455,7 +455,10 @@ void DebuggerUi::updateMemoryLabel()
                                  "a change applies to the next run")
                       .arg(budget);
     if (const DebugSnapshotPtr s = m_shown) {
-        text = QStringLiteral("%1 kept of %2").arg(formatBytes(s->recordedBytes), budget);
+        text = QStringLiteral("%1 kept of %2").arg(formatBytes(s->recordedBytes + s->checkpointBytes), budget);
+        tip += QStringLiteral("\nThis run keeps %1 of values and %2 in %3 checkpoint(s)")
+                   .arg(formatBytes(s->recordedBytes), formatBytes(s->checkpointBytes))
+                   .arg(s->checkpoints);
         size_t summarised = s->forgottenValues;
         for (const auto& v : s->values)
             summarised += v.record.dropped;

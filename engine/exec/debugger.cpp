@@ -1121,40 +1121,65 @@ StopInfo Debugger::stepBackOut()
         target == 0 ? std::string("stepped back to the start") : "stepped back out to " + m_session.framePath());
 }
 
+std::optional<uint64_t> Debugger::latestHitBefore(uint64_t here, const std::function<std::optional<uint64_t>()>& step)
+{
+    // Segment by segment, from the checkpoint nearest before `here` back to the start: the search stops in the latest
+    // segment that holds a hit, so it costs the way back to that hit rather than a run from the start.
+    std::vector<uint64_t> starts;
+    for (const Checkpoint& c : m_checkpoints)
+        if (c.step < here)
+            starts.push_back(c.step);
+    if (starts.empty())
+        starts.push_back(0);
+    uint64_t end = here;
+    for (size_t i = starts.size(); i-- > 0;) {
+        restoreTo(starts[i]);
+        std::optional<uint64_t> hit;
+        try {
+            while (m_steps < end && m_session.state() == Session::State::Running)
+                if (const std::optional<uint64_t> h = step())
+                    hit = h;
+        } catch (const Error&) {
+            // The run failed on the way: the position before the failure is as far as it goes.
+        }
+        if (hit)
+            return hit;
+        end = starts[i];
+    }
+    return std::nullopt;
+}
+
 StopInfo Debugger::reverseContinue()
 {
     check(m_session.state() != Session::State::Idle, "the debugger has not been started");
     const uint64_t here = m_steps;
-    // Forward from the start to here, noting where continueRun() would have stopped.
-    restoreTo(0);
-    uint64_t hit = 0;
     StopReason reason = StopReason::Step;
     std::string message;
     int breakpointId = 0;
-    try {
-        while (m_steps < here && m_session.state() == Session::State::Running) {
-            if (const Node* next = m_session.nextNode(); next && stoppable(m_steps))
-                if (int id = breakpointBefore(*next)) {
-                    hit = m_steps;
-                    reason = StopReason::Breakpoint;
-                    breakpointId = id;
-                    message = "breakpoint " + std::to_string(id) + " at " + m_session.framePath() + " / "
-                        + next->displayName();
-                }
-            const Session::StepResult r = advanceSession();
-            if (r.kind == Session::StepKind::NodeDone && m_afterStop && m_steps < here) {
-                hit = m_steps;
-                reason = m_afterStop->reason;
-                breakpointId = m_afterStop->breakpointId;
-                message = m_afterStop->message;
+    // One step forward, noting where continueRun() would have stopped: before a node with a node or op-type
+    // breakpoint, or after a node that tripped an after-node breakpoint (NaN/Inf, a condition, a DEBUG node).
+    const std::optional<uint64_t> hit = latestHitBefore(here, [&]() -> std::optional<uint64_t> {
+        std::optional<uint64_t> found;
+        if (const Node* next = m_session.nextNode(); next && stoppable(m_steps))
+            if (int id = breakpointBefore(*next)) {
+                found = m_steps;
+                reason = StopReason::Breakpoint;
+                breakpointId = id;
+                message
+                    = "breakpoint " + std::to_string(id) + " at " + m_session.framePath() + " / " + next->displayName();
             }
-            m_afterStop.reset();
+        const Session::StepResult r = advanceSession();
+        if (r.kind == Session::StepKind::NodeDone && m_afterStop && m_steps < here) {
+            found = m_steps;
+            reason = m_afterStop->reason;
+            breakpointId = m_afterStop->breakpointId;
+            message = m_afterStop->message;
         }
-    } catch (const Error&) {
-        // The run failed on the way: the position before the failure is as far as it goes.
-    }
-    restoreTo(hit);
-    if (message.empty())
+        m_afterStop.reset();
+        return found;
+    });
+    restoreTo(hit.value_or(0));
+    if (!hit)
         return reverseStop(StopReason::Step, "no breakpoint before: back at the start");
     return reverseStop(reason, message + " (reverse)", breakpointId);
 }
@@ -1163,17 +1188,14 @@ StopInfo Debugger::runBackTo(const std::string& nodeName)
 {
     check(m_session.state() != Session::State::Idle, "the debugger has not been started");
     const uint64_t here = m_steps;
-    restoreTo(0);
-    std::optional<uint64_t> hit;
     m_replaying = true;
-    try {
-        while (m_steps < here && m_session.state() == Session::State::Running) {
-            if (const Node* next = m_session.nextNode(); next && stoppable(m_steps) && next->hasDisplayName(nodeName))
-                hit = m_steps;
-            advanceSession();
-        }
-    } catch (const Error&) {
-    }
+    const std::optional<uint64_t> hit = latestHitBefore(here, [&]() -> std::optional<uint64_t> {
+        std::optional<uint64_t> found;
+        if (const Node* next = m_session.nextNode(); next && stoppable(m_steps) && next->hasDisplayName(nodeName))
+            found = m_steps;
+        advanceSession();
+        return found;
+    });
     m_replaying = false;
     m_afterStop.reset();
     restoreTo(hit.value_or(0));

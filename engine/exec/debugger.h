@@ -341,6 +341,10 @@ private:
     size_t depthAt(uint64_t position) const;
     /// Restores the nearest checkpoint at or before `position` and replays to it.
     void restoreTo(uint64_t position);
+    /// The latest position before `here` that `step` reports, searched segment by segment between checkpoints, latest
+    /// first: each segment is restored and run forward by calls of `step` (one session step each; it returns the
+    /// position of a hit, if that step found one). Leaves the debugger anywhere; the caller restores what it wants.
+    std::optional<uint64_t> latestHitBefore(uint64_t here, const std::function<std::optional<uint64_t>()>& step);
     /// The id of the enabled node or op-type breakpoint that stops before `node` (0: none).
     int breakpointBefore(const Node& node) const;
     /// The stop after arriving at a position by a reverse move.

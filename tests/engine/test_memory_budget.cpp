@@ -521,6 +521,49 @@ agraph (float[3] x) => (float[3] y) {
         QVERIFY(dbg.session().framePath().find("iteration 2") != std::string::npos);
         QCOMPARE(dbg.session().nextNode()->displayName(), std::string("Identity_4"));
     }
+
+    void reverseSearchesRunOnlyBackToTheHit()
+    {
+        // A chain of 64 Add nodes, checkpoints every 8: Reverse Continue and Run Back from the end to a hit near the
+        // end run the nodes of the segments back to it, not the 64 of a run from the start.
+        std::string text = "<ir_version: 8, opset_import: [\"\" : 17]>\nagraph (float[2] x) => (float[2] v64) {\n";
+        for (int i = 1; i <= 64; ++i)
+            text += "    v" + std::to_string(i) + " = Add(" + (i == 1 ? std::string("x") : "v" + std::to_string(i - 1))
+                + ", x)\n";
+        text += "}";
+        DebuggerOptions options;
+        options.checkpointInterval = 8;
+        Debugger dbg(std::make_shared<Program>(Model::fromText(text)), options);
+        NodeCounter counter;
+        dbg.addObserver(&counter);
+        Breakpoint b;
+        b.kind = Breakpoint::Kind::Node;
+        b.pattern = "Add_60"; // the 61st node
+        const int id = dbg.addBreakpoint(b);
+        dbg.start({ { "x", Tensor::vector1D<float>({ 1, 2 }) } });
+        QCOMPARE(dbg.continueRun().reason, StopReason::Breakpoint);
+        const uint64_t at = dbg.position();
+        QCOMPARE(dbg.continueRun().reason, StopReason::Finished);
+        counter.nodes = 0;
+        const StopInfo back = dbg.reverseContinue();
+        QCOMPARE(back.reason, StopReason::Breakpoint);
+        QCOMPARE(back.breakpointId, id);
+        QCOMPARE(dbg.position(), at);
+        QCOMPARE(dbg.session().nextNode()->displayName(), std::string("Add_60"));
+        QVERIFY2(counter.nodes <= 16, qPrintable(QString::number(counter.nodes)));
+        // The values there are the run's: v60 = x * 61.
+        QCOMPARE(floatsOf(dbg.materialize(*dbg.findValue("v60"))), (std::vector<float> { 61, 122 }));
+        // Run Back to a node in an earlier segment searches back segment by segment, and finds its latest run.
+        QCOMPARE(dbg.continueRun().reason, StopReason::Finished);
+        counter.nodes = 0;
+        QCOMPARE(dbg.runBackTo("Add_50").reason, StopReason::RunToReached);
+        QCOMPARE(dbg.session().nextNode()->displayName(), std::string("Add_50"));
+        QVERIFY2(counter.nodes < 40, qPrintable(QString::number(counter.nodes)));
+        // Nothing before: back at the start.
+        dbg.removeBreakpoint(id);
+        QCOMPARE(dbg.reverseContinue().reason, StopReason::Step);
+        QCOMPARE(dbg.position(), uint64_t(0));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestMemoryBudget)

@@ -550,6 +550,7 @@ agraph (float[3] x) => (float[3] y) {
         QCOMPARE(back.breakpointId, id);
         QCOMPARE(dbg.position(), at);
         QCOMPARE(dbg.session().nextNode()->displayName(), std::string("Add_60"));
+        qInfo("reverse continue from the end to the 61st of 64 nodes ran %zu nodes", counter.nodes);
         QVERIFY2(counter.nodes <= 16, qPrintable(QString::number(counter.nodes)));
         // The values there are the run's: v60 = x * 61.
         QCOMPARE(floatsOf(dbg.materialize(*dbg.findValue("v60"))), (std::vector<float> { 61, 122 }));
@@ -558,6 +559,7 @@ agraph (float[3] x) => (float[3] y) {
         counter.nodes = 0;
         QCOMPARE(dbg.runBackTo("Add_50").reason, StopReason::RunToReached);
         QCOMPARE(dbg.session().nextNode()->displayName(), std::string("Add_50"));
+        qInfo("run back from the end to the 51st of 64 nodes ran %zu nodes", counter.nodes);
         QVERIFY2(counter.nodes < 40, qPrintable(QString::number(counter.nodes)));
         // Nothing before: back at the start.
         dbg.removeBreakpoint(id);

@@ -3,6 +3,7 @@
 
 #include "engine/kernels/kernel.h"
 
+#include <cpuid.h>
 #include <immintrin.h>
 
 #include <algorithm>
@@ -49,7 +50,12 @@ __attribute__((target("avx,f16c"))) void floatToHalfF16c(const float* in, Float1
 
 bool hasF16c()
 {
-    static const bool has = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
+    // CPUID leaf 1, ECX bit 29 (clang's __builtin_cpu_supports knows no "f16c"); AVX also checks that the OS saves
+    // the YMM registers.
+    static const bool has = [] {
+        unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+        return __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & (1u << 29)) != 0 && __builtin_cpu_supports("avx");
+    }();
     return has;
 }
 #endif

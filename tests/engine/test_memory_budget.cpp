@@ -533,8 +533,8 @@ agraph (float[3] x) => (float[3] y) {
         text += "}";
         DebuggerOptions options;
         options.checkpointInterval = 8;
+        NodeCounter counter; // outlives the debugger, which lets its observers go as it is destroyed
         Debugger dbg(std::make_shared<Program>(Model::fromText(text)), options);
-        NodeCounter counter;
         dbg.addObserver(&counter);
         Breakpoint b;
         b.kind = Breakpoint::Kind::Node;

@@ -1258,10 +1258,15 @@ const Value* Debugger::heldValue(const RecordedValue& value) const
     return nullptr;
 }
 
+const RecordedValue* Debugger::findRecord(uint64_t ordinal) const
+{
+    auto it = std::lower_bound(
+        m_values.begin(), m_values.end(), ordinal, [](const RecordedValue& v, uint64_t o) { return v.ordinal < o; });
+    return it != m_values.end() && it->ordinal == ordinal ? &*it : nullptr;
+}
+
 Value Debugger::materialize(const RecordedValue& value)
 {
-    if (!value.dropped)
-        return value.value;
     if (const Value* held = heldValue(value))
         return *held;
     Value out;
@@ -1275,9 +1280,7 @@ void Debugger::materialize(
 {
     std::vector<const RecordedValue*> wanted;
     for (const RecordedValue* v : values) {
-        if (!v->dropped)
-            sink(*v, v->value);
-        else if (const Value* held = heldValue(*v))
+        if (const Value* held = heldValue(*v))
             sink(*v, *held);
         else
             wanted.push_back(v);

@@ -251,6 +251,9 @@ public:
     /// current position still holds it (it was made in that frame, which has not released it yet); null if only its
     /// summary is left.
     const Value* heldValue(const RecordedValue& value) const;
+    /// The recorded value with this ordinal (RecordedValue::ordinal); null once a reverse move went back before it was
+    /// made, or it was forgotten.
+    const RecordedValue* findRecord(uint64_t ordinal) const;
     /// Set (once per run) when the budget could not hold even one node's values, which the run then kept anyway.
     const std::string& budgetNotice() const { return m_budgetNotice; }
     MemoryStats memoryStats() const;

@@ -564,16 +564,14 @@ public:
     /// The recorded value with this ordinal (the 8th item of values()' tuples), rebuilt if its data was not kept.
     nb::object materializeOrdinal(uint64_t ordinal)
     {
-        const std::vector<RecordedValue>& records = m_debugger->values();
-        auto it = std::lower_bound(
-            records.begin(), records.end(), ordinal, [](const RecordedValue& r, uint64_t o) { return r.ordinal < o; });
-        if (it == records.end() || it->ordinal != ordinal)
+        const RecordedValue* record = m_debugger->findRecord(ordinal);
+        if (!record)
             throw Error("the debugger no longer records that value: a reverse move went back before it was made, or "
                         "it was forgotten to stay under the memory budget");
         Value value;
         {
             nb::gil_scoped_release release;
-            value = m_debugger->materialize(*it);
+            value = m_debugger->materialize(*record);
         }
         return valueToPython(value, false);
     }

@@ -1318,10 +1318,8 @@ agraph (bool c, float[2] x) => (float[2] out) {
         QVERIFY(act(m_ui->continueAction()));
         QCOMPARE(controller()->state(), DebuggerState::Finished);
         const DebugSnapshotPtr snap = controller()->snapshot();
-        int aIndex = -1;
-        for (size_t i = 0; i < snap->values.size(); ++i)
-            if (snap->values[i].record.name == "a")
-                aIndex = static_cast<int>(i);
+        ValuesModel* model = m_ui->values()->model();
+        const int aIndex = model->rowOf("a"); // a row of the values dock is the value's index in the snapshot
         QVERIFY(aIndex >= 0);
         // The status bar counts the checkpoints' bytes among what the run keeps, and says how many there are.
         QVERIFY2(m_ui->memoryLabel()->toolTip().contains(QStringLiteral("checkpoint(s)")),
@@ -1332,12 +1330,7 @@ agraph (bool c, float[2] x) => (float[2] out) {
         QVERIFY(snap->values[static_cast<size_t>(aIndex)].record.dropped);
         QVERIFY(snap->values[static_cast<size_t>(aIndex)].stats.has_value());
         QCOMPARE(snap->values[static_cast<size_t>(aIndex)].stats->max, 4.0);
-        QAbstractItemModel* model = m_ui->values()->model();
-        int row = -1;
-        for (int r = 0; r < model->rowCount(); ++r)
-            if (model->index(r, ValuesModel::NameColumn).data().toString() == QStringLiteral("a"))
-                row = r;
-        QVERIFY(row >= 0);
+        const int row = aIndex;
         QCOMPARE(model->index(row, ValuesModel::TypeColumn).data().toString(), QStringLiteral("float"));
         QCOMPARE(model->index(row, ValuesModel::ShapeColumn).data().toString(), formatShape(Shape { 3 }));
         QVERIFY(model->index(row, ValuesModel::NameColumn)

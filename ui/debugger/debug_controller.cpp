@@ -402,14 +402,12 @@ void DebugWorker::rebuildValue(quint64 generation, quint64 ordinal)
     try {
         if (!m_debugger)
             throw Error("there is no run whose values could be rebuilt");
-        const auto& values = m_debugger->values();
-        auto it = std::lower_bound(
-            values.begin(), values.end(), ordinal, [](const RecordedValue& v, quint64 o) { return v.ordinal < o; });
-        if (it == values.end() || it->ordinal != ordinal)
+        const RecordedValue* record = m_debugger->findRecord(ordinal);
+        if (!record)
             throw Error("the run no longer records that value");
-        value = m_debugger->materialize(*it);
+        value = m_debugger->materialize(*record);
         if (value.isNone())
-            throw Error("value \"" + it->name.str() + "\" was not produced again");
+            throw Error("value \"" + record->name.str() + "\" was not produced again");
     } catch (const std::exception& e) {
         error = e.what();
         value = Value();
@@ -431,17 +429,14 @@ std::string DebugWorker::fillValues(DebugSnapshot& snapshot)
             throw Error("there is no run whose values could be rebuilt");
         std::vector<const RecordedValue*> wanted;
         std::map<uint64_t, size_t> rows; // by ordinal
-        const auto& values = m_debugger->values();
         for (size_t i = 0; i < snapshot.values.size(); ++i) {
             const RecordedValue& r = snapshot.values[i].record;
             if (!r.dropped)
                 continue;
-            auto it = std::lower_bound(values.begin(), values.end(), r.ordinal,
-                [](const RecordedValue& v, uint64_t o) { return v.ordinal < o; });
-            if (it == values.end() || it->ordinal != r.ordinal)
-                continue;
-            wanted.push_back(&*it);
-            rows[r.ordinal] = i;
+            if (const RecordedValue* record = m_debugger->findRecord(r.ordinal)) {
+                wanted.push_back(record);
+                rows[r.ordinal] = i;
+            }
         }
         m_debugger->materialize(wanted, [&](const RecordedValue& r, const Value& value) {
             RecordedValue& row = snapshot.values[rows.at(r.ordinal)].record;
@@ -662,11 +657,17 @@ void DebugController::setModel(std::shared_ptr<const Model> model)
     setState(model ? DebuggerState::Ready : DebuggerState::NoModel);
 }
 
-bool DebugController::exportValues(const QString& folder)
+bool DebugController::stoppedRunIdle() const
 {
+    // A finished or failed run's debugger stays on the worker too (m_runActive is about resuming).
     const bool stopped
         = m_state == DebuggerState::Paused || m_state == DebuggerState::Finished || m_state == DebuggerState::Failed;
-    if (!stopped || !m_snapshot || m_exporting)
+    return stopped && m_snapshot && !m_exporting;
+}
+
+bool DebugController::exportValues(const QString& folder)
+{
+    if (!stoppedRunIdle())
         return false;
     m_exporting = true;
     m_exportCancel = std::make_shared<std::atomic<bool>>(false);
@@ -679,10 +680,7 @@ bool DebugController::exportValues(const QString& folder)
 
 bool DebugController::rebuildValue(quint64 ordinal)
 {
-    const bool stopped
-        = m_state == DebuggerState::Paused || m_state == DebuggerState::Finished || m_state == DebuggerState::Failed;
-    // A finished run's debugger stays on the worker too (m_runActive is about resuming).
-    if (!stopped || !m_snapshot || m_exporting)
+    if (!stoppedRunIdle())
         return false;
     QMetaObject::invokeMethod(
         m_worker, [w = m_worker, generation = m_generation, ordinal] { w->rebuildValue(generation, ordinal); },
@@ -692,9 +690,7 @@ bool DebugController::rebuildValue(quint64 ordinal)
 
 DebugSnapshotPtr DebugController::snapshotWithData()
 {
-    const bool stopped
-        = m_state == DebuggerState::Paused || m_state == DebuggerState::Finished || m_state == DebuggerState::Failed;
-    if (!stopped || !m_snapshot || m_exporting)
+    if (!stoppedRunIdle())
         return nullptr;
     bool anyDropped = false;
     for (const auto& v : m_snapshot->values)

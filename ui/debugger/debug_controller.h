@@ -146,6 +146,8 @@ private:
     void onCommandDone(quint64 generation, const onnxscope::DebugSnapshotPtr& snapshot);
     void setState(DebuggerState state);
     void abandonRun();
+    /// Stopped (paused, finished or failed) with a run whose debugger the worker holds, and no export under way.
+    bool stoppedRunIdle() const;
 
     QThread m_thread;
     DebugWorker* m_worker;

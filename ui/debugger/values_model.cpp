@@ -143,14 +143,8 @@ QVariant ValuesModel::data(const QModelIndex& index, int role) const
         return t ? QString::fromUtf8(dataTypeName(t->dtype()).data()) : QString::fromStdString(r.value.typeString());
     case ShapeColumn:
         if (digest && digest->kind == Value::Kind::Tensor) {
-            const std::vector<int64_t> shape = digest->shape();
-            if (sort) {
-                long long n = 1;
-                for (int64_t d : shape)
-                    n *= d;
-                return static_cast<qlonglong>(n);
-            }
-            return formatShape(shape);
+            const Shape shape = digest->shape();
+            return sort ? QVariant(static_cast<qlonglong>(elementCount(shape))) : QVariant(formatShape(shape));
         }
         if (sort)
             return t ? static_cast<qlonglong>(t->size()) : -1LL;

@@ -276,8 +276,9 @@ void DebuggerUi::createActions()
     m_memoryBudgetAction = m_actions->menu()->addAction(QStringLiteral("&Memory Budget\u2026"));
     m_memoryBudgetAction->setObjectName(QStringLiteral("memoryBudgetAction"));
     m_memoryBudgetAction->setToolTip(QStringLiteral(
-        "How much memory a debug run keeps for values and checkpoints; older values beyond it are dropped (their "
-        "statistics stay) and rebuilt from the nearest checkpoint when they are inspected or exported"));
+        "How much memory a debug run keeps for checkpoints (and, with Keep Every Value's Data, values: older ones "
+        "beyond it are dropped, their statistics staying); a value whose data is not kept is rebuilt from the nearest "
+        "checkpoint when it is inspected or exported"));
     connect(m_memoryBudgetAction, &QAction::triggered, this, &DebuggerUi::showMemoryBudgetDialog);
     // What a debug run keeps of each value: by default its summary, the data rebuilt when it is opened (a run then
     // costs about a plain run); checked, the data of every value within the budget (opening one needs no rebuild, but

@@ -141,8 +141,9 @@ private:
                 break;
             default: // Erf
                 if constexpr (std::is_same_v<T, float>) {
-                    // Eigen's vectorised rational approximation (a couple of ulp over [-4, 4], +-1 beyond): libm's
-                    // erff one element at a time took 11 % of a BERT encoder's run. NaN stays NaN.
+                    // Eigen's vectorised rational approximation (+-1 beyond [-4, 4]; at most 7 ulp, 4.2e-7 relative,
+                    // measured over [-6, 6]): libm's erff one element at a time took 11 % of a BERT encoder's run.
+                    // NaN stays NaN.
                     const auto in = x.data<float>();
                     auto out = y.data<float>();
                     const Eigen::Map<const Eigen::ArrayXf> xi(in.data(), static_cast<Eigen::Index>(in.size()));

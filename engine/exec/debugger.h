@@ -152,8 +152,8 @@ enum class ValueRetention {
     /// the nearest checkpoint). A run then costs about what a plain run without fusion does.
     Summaries,
     /// The data of every value too, within the budget: the newest are kept, older ones summarised and dropped. Reading
-    /// a kept value needs no replay, but writing every value to fresh memory costs 1.4-3x a plain run on the OCR
-    /// models.
+    /// a kept value needs no replay, but writing every value to fresh memory costs 1.4-2.1x a plain run on the OCR
+    /// models (AMD EPYC Zen 4, AVX-512 and AVX2: docs/performance.md).
     Values,
 };
 

@@ -355,7 +355,8 @@ class Model:
         read back from the frames of the current position, or by replay from the nearest checkpoint, bit-identical
         (:meth:`Debugger.values`, :meth:`Debugger.value`).
         keep_data: keep the data of every value too, the newest within the budget (no replay to read them, but the run
-        writes every value to fresh memory, 1.4-3x a plain run on the OCR models).
+        writes every value to fresh memory, 1.4-2.1x a plain run on the OCR models on AMD EPYC Zen 4 at AVX-512 and
+        AVX2, docs/performance.md).
         memory_budget: bytes of checkpoints (and with keep_data, values) the debugger keeps, as an int or a string like
         the CLI's ``--memory-budget`` (``"512M"``, ``"4G"``, ``"1048576"``; K, M, G, T, P are powers of 1024); None: a
         quarter of the machine's memory. ValueError for a size that is not positive or not a size."""

@@ -280,17 +280,17 @@ void DebuggerUi::createActions()
         "beyond it are dropped, their statistics staying); a value whose data is not kept is rebuilt from the nearest "
         "checkpoint when it is inspected or exported"));
     connect(m_memoryBudgetAction, &QAction::triggered, this, &DebuggerUi::showMemoryBudgetDialog);
-    // What a debug run keeps of each value: by default its summary, the data rebuilt when it is opened (a run then
-    // costs about a plain run); checked, the data of every value within the budget (opening one needs no rebuild, but
-    // the run writes every value to fresh memory: 1.4-2.1x a plain run on the OCR models on AMD EPYC Zen 4 at AVX-512
-    // and AVX2, docs/performance.md).
+    // What a debug run keeps of each value: by default its summary, the data rebuilt when it is opened (a third of the
+    // memory on ocr_det); checked, the data of every value within the budget (opening one needs no rebuild; about the
+    // same time, 1.4-2.1x a plain run on the OCR models on AMD EPYC Zen 4 at AVX-512 and AVX2, docs/performance.md).
     m_keepValueData = m_actions->menu()->addAction(QStringLiteral("&Keep Every Value's Data"));
     m_keepValueData->setObjectName(QStringLiteral("keepValueDataAction"));
     m_keepValueData->setCheckable(true);
     m_keepValueData->setChecked(QSettings().value(QStringLiteral("debugger/keepValueData"), false).toBool());
     m_keepValueData->setToolTip(QStringLiteral(
         "Keep the data of every value within the memory budget, so that opening one needs no rebuild (off: only each "
-        "value's summary is kept and runs are faster; opening a value rebuilds it from the nearest checkpoint)"));
+        "value's summary is kept and a run needs far less memory; opening a value rebuilds it from the nearest "
+        "checkpoint)"));
     auto applyKeepValueData = [this](bool on) {
         DebuggerOptions options = m_controller->options();
         options.retention = on ? ValueRetention::Values : ValueRetention::Summaries;

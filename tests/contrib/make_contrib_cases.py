@@ -249,6 +249,10 @@ def matmul_nbits_cases():
         matmul_nbits_case("matmul_nbits_int8", f"mnb{bits}_acc4_b{block}_{zp}_{np.dtype(dt).name}", bits, 256, 16,
                           block, (3,), zp=zp, dt=dt, accuracy_level=4)
     matmul_nbits_case("matmul_nbits_int8", "mnb4_acc4_k_tail", 4, 200, 16, 32, (2, 2), zp="packed", accuracy_level=4)
+    # Either side of the kernel's few-rows path (at most 64 rows of A), with more columns than one chunk of 256.
+    matmul_nbits_case("matmul_nbits", "mnb4_rows64_wide", 4, 64, 300, 32, (4, 16), zp="packed", bias=True)
+    matmul_nbits_case("matmul_nbits", "mnb4_rows80_wide", 4, 64, 300, 32, (2, 40), zp="packed", bias=True)
+    matmul_nbits_case("matmul_nbits_int8", "mnb4_acc4_rows80", 4, 128, 40, 32, (80,), zp="packed", accuracy_level=4)
     matmul_nbits_case("matmul_nbits", "mnb2_plain", 2, 64, 12, 16, (3,))
     matmul_nbits_case("matmul_nbits", "mnb2_zp_packed", 2, 80, 12, 16, (3,), zp="packed", bias=True)
     for bits in (4, 8):

@@ -933,6 +933,65 @@ private slots:
             }
     }
 
+    void fourBitWeightsMatchTheirDefinition()
+    {
+        // dequantize4: (code - zero) * scale exactly, codes two a byte with the low nibble first, at every level, for
+        // blocks of 16 to 128 and a K that ends inside a block. dot4: 1 to 4 rows of A (reordered as simd.h says)
+        // against the same column, against a double-precision sum.
+        std::mt19937 rng(kSeed + 13);
+        std::uniform_int_distribution<int> byte(0, 255), code(0, 15);
+        for (const simd::Ops* ops : simd::supportedOps())
+            for (int64_t block : { 16, 32, 64, 128 })
+                for (int64_t k : { block, 3 * block, 5 * block - 7, 2 * block + 16 }) {
+                    const int64_t blocks = (k + block - 1) / block;
+                    std::vector<uint8_t> codes(static_cast<size_t>(blocks * block / 2));
+                    for (auto& c : codes)
+                        c = static_cast<uint8_t>(byte(rng));
+                    std::vector<float> zero(static_cast<size_t>(blocks)), scale = randomFloats(rng, zero.size());
+                    for (auto& z : zero)
+                        z = static_cast<float>(code(rng));
+                    zero[0] = 8.0f;
+                    const auto codeAt = [&](int64_t i) { return (codes[size_t(i / 2)] >> ((i % 2) * 4)) & 0x0F; };
+                    std::vector<float> w(static_cast<size_t>(k) + 1, -1.0f);
+                    ops->dequantize4(codes.data(), k, block, zero.data(), scale.data(), w.data());
+                    const QString where = QString("%1, block %2, K %3").arg(ops->name).arg(block).arg(k);
+                    for (int64_t i = 0; i < k; ++i) {
+                        const float want = (float(codeAt(i)) - zero[size_t(i / block)]) * scale[size_t(i / block)];
+                        QVERIFY2(w[size_t(i)] == want, qPrintable(where + QString(" at %1").arg(i)));
+                    }
+                    QVERIFY2(w[size_t(k)] == -1.0f, qPrintable(where + " wrote past K"));
+                    if (block % ops->q4Unit != 0)
+                        continue;
+                    const int64_t padded = blocks * block, unit = ops->q4Unit;
+                    for (int64_t rows = 1; rows <= 4; ++rows) {
+                        const int64_t lda = padded + 3;
+                        std::vector<float> a = randomFloats(rng, size_t(rows * k)), reordered(size_t(rows * lda), 0.0f);
+                        for (int64_t r = 0; r < rows; ++r)
+                            for (int64_t i = 0; i < k; ++i) {
+                                const int64_t u = i / unit * unit, at = i - u;
+                                reordered[size_t(r * lda + u + (at % 2 ? unit / 2 : 0) + at / 2)] = a[size_t(r * k + i)];
+                            }
+                        std::vector<float> y(size_t(rows * 5), -7.0f);
+                        ops->dot4(codes.data(), blocks, block, zero.data(), scale.data(), reordered.data(), lda, rows,
+                            y.data(), 5);
+                        for (int64_t r = 0; r < rows; ++r) {
+                            double want = 0, magnitude = 0;
+                            for (int64_t i = 0; i < k; ++i) {
+                                const double term = double(a[size_t(r * k + i)])
+                                    * (double(codeAt(i)) - zero[size_t(i / block)]) * scale[size_t(i / block)];
+                                want += term;
+                                magnitude += std::fabs(term);
+                            }
+                            QVERIFY2(std::fabs(y[size_t(r * 5)] - want) <= 1e-5 * magnitude + 1e-6,
+                                qPrintable(where + QString(", %1 rows, row %2: %3 against %4")
+                                        .arg(rows).arg(r).arg(y[size_t(r * 5)]).arg(want)));
+                            for (int64_t c = 1; c < 5; ++c)
+                                QVERIFY2(y[size_t(r * 5 + c)] == -7.0f, qPrintable(where + " wrote past its column"));
+                        }
+                    }
+                }
+    }
+
     void depthwiseMatchesNaiveConvolution()
     {
         std::mt19937 rng(kSeed + 5);

@@ -87,6 +87,23 @@ struct Ops {
     /// zeros. False when any of the four is not finite (a NaN or Inf, or a sum past float's range): the caller then
     /// counts element by element.
     bool (*chunkStats)(const float* x, int64_t n, float* lo, float* hi, float* sum, float* sumSq, int64_t* zeros);
+
+    /// One column of 4-bit block-quantized weights (MatMulNBits' B) to floats: codes holds ceil(k / block) blocks of
+    /// block / 2 bytes, two codes a byte, low nibble first; out[i] = (code i - zero[j]) * scale[j] for i in [0, k),
+    /// j = i / block. block is a multiple of 16. Exact (one rounding), so every level gives the same floats.
+    void (*dequantize4)(const uint8_t* codes, int64_t k, int64_t block, const float* zero, const float* scale,
+        float* out);
+
+    /// Codes a unit of dot4's A holds: 2 x a vector's lanes (16 below AVX-512, 32 at AVX-512).
+    int64_t q4Unit;
+
+    /// y[r * ldy] = sum over i < blocks * block of a[r][i] * (code i - zero[j]) * scale[j] (j = i / block), for
+    /// r < rows (1 to 4): rows of A times one column of 4-bit weights laid out as for dequantize4, without writing
+    /// the weights out. block is a multiple of q4Unit. A's rows (row stride lda) hold each unit of q4Unit values
+    /// with its even-indexed elements first and its odd-indexed after (the order in which a byte's two codes
+    /// unpack), padded with zeros to whole blocks.
+    void (*dot4)(const uint8_t* codes, int64_t blocks, int64_t block, const float* zero, const float* scale,
+        const float* a, int64_t lda, int64_t rows, float* y, int64_t ldy);
 };
 
 /// Work below which a parallel loop block is not worth waking a thread for: multiply-adds of a GEMM block, and

@@ -813,12 +813,138 @@ bool chunkStats(const float* x, int64_t n, float* lo, float* hi, float* sum, flo
     return n == 0 || (finite(l) && finite(h) && finite(s) && finite(q));
 }
 
+// ---- 4-bit block-quantized weights -------------------------------------------------------------------------------
+// A byte holds two codes, low nibble first. dequantize4 writes them in order; dot4 takes A with each unit's even
+// elements first, so that the low and high nibbles of a unit's bytes each fill a vector as they are, unshuffled.
+
+inline void dequantizeScalar(const uint8_t* codes, int64_t from, int64_t to, int64_t block, const float* zero,
+    const float* scale, float* out)
+{
+    for (int64_t i = from; i < to; ++i) {
+        const int code = (codes[i / 2] >> ((i & 1) * 4)) & 0x0F;
+        out[i] = (static_cast<float>(code) - zero[i / block]) * scale[i / block];
+    }
+}
+
+void dequantize4(const uint8_t* codes, int64_t k, int64_t block, const float* zero, const float* scale, float* out)
+{
+    int64_t i = 0;
+#if defined(__AVX2__)
+    // 16 codes at a time: 8 bytes widened to 16-bit lanes holding (low | high << 8) are the 16 codes in order as
+    // bytes, which widen to 32-bit lanes.
+    const __m128i lowMask = _mm_set1_epi16(0x000F), highMask = _mm_set1_epi16(0x00F0);
+    for (; i + 16 <= k; i += 16) {
+        const __m128i wide = _mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(codes + i / 2)));
+        const __m128i bytes = _mm_or_si128(_mm_and_si128(wide, lowMask), _mm_slli_epi16(_mm_and_si128(wide, highMask), 4));
+        const int64_t j = i / block;
+#if defined(__AVX512F__)
+        const __m512 q = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(bytes));
+        _mm512_storeu_ps(out + i, _mm512_mul_ps(_mm512_sub_ps(q, _mm512_set1_ps(zero[j])), _mm512_set1_ps(scale[j])));
+#else
+        const __m256 z = _mm256_set1_ps(zero[j]), s = _mm256_set1_ps(scale[j]);
+        const __m256 q0 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(bytes));
+        const __m256 q1 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(bytes, 8)));
+        _mm256_storeu_ps(out + i, _mm256_mul_ps(_mm256_sub_ps(q0, z), s));
+        _mm256_storeu_ps(out + i + 8, _mm256_mul_ps(_mm256_sub_ps(q1, z), s));
+#endif
+    }
+#endif
+    dequantizeScalar(codes, i, k, block, zero, scale, out);
+}
+
+#if defined(__AVX512F__)
+constexpr int64_t kQ4Unit = 32;
+#else
+constexpr int64_t kQ4Unit = 16;
+#endif
+
+#ifdef ONNXSCOPE_GEMM_TILES
+/// The low and high nibbles of kLanes bytes as two vectors of floats (codes 0, 2, 4, ... and 1, 3, 5, ...).
+inline void nibbles(const uint8_t* p, Vec& low, Vec& high)
+{
+#if defined(__AVX512F__)
+    const __m512i x = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    low = _mm512_cvtepi32_ps(_mm512_and_si512(x, _mm512_set1_epi32(0x0F)));
+    high = _mm512_cvtepi32_ps(_mm512_srli_epi32(x, 4));
+#else
+    const __m256i x = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+    low = _mm256_cvtepi32_ps(_mm256_and_si256(x, _mm256_set1_epi32(0x0F)));
+    high = _mm256_cvtepi32_ps(_mm256_srli_epi32(x, 4));
+#endif
+}
+
+template <int R>
+void dot4Rows(const uint8_t* codes, int64_t blocks, int64_t block, const float* zero, const float* scale,
+    const float* a, int64_t lda, float* y, int64_t ldy)
+{
+    Vec acc[R];
+    for (int r = 0; r < R; ++r)
+        acc[r] = vzero();
+    for (int64_t j = 0; j < blocks; ++j) {
+        const Vec z = vset(zero[j]);
+        Vec t[R];
+        for (int r = 0; r < R; ++r)
+            t[r] = vzero();
+        for (int64_t u = j * block; u < (j + 1) * block; u += kQ4Unit) {
+            Vec low, high;
+            nibbles(codes + u / 2, low, high);
+            low = low - z;
+            high = high - z;
+            for (int r = 0; r < R; ++r) {
+                t[r] = vfma(low, vload(a + r * lda + u), t[r]);
+                t[r] = vfma(high, vload(a + r * lda + u + kLanes), t[r]);
+            }
+        }
+        const Vec s = vset(scale[j]);
+        for (int r = 0; r < R; ++r)
+            acc[r] = vfma(s, t[r], acc[r]);
+    }
+    for (int r = 0; r < R; ++r)
+        y[r * ldy] = vsum(acc[r]);
+}
+#else
+template <int R>
+void dot4Rows(const uint8_t* codes, int64_t blocks, int64_t block, const float* zero, const float* scale,
+    const float* a, int64_t lda, float* y, int64_t ldy)
+{
+    for (int r = 0; r < R; ++r) {
+        float acc = 0.0f;
+        for (int64_t j = 0; j < blocks; ++j) {
+            float t = 0.0f;
+            for (int64_t u = j * block; u < (j + 1) * block; u += kQ4Unit)
+                for (int64_t i = 0; i < kQ4Unit / 2; ++i) {
+                    const uint8_t byte = codes[u / 2 + i];
+                    t += (static_cast<float>(byte & 0x0F) - zero[j]) * a[r * lda + u + i];
+                    t += (static_cast<float>(byte >> 4) - zero[j]) * a[r * lda + u + kQ4Unit / 2 + i];
+                }
+            acc += scale[j] * t;
+        }
+        y[r * ldy] = acc;
+    }
+}
+#endif
+
+void dot4(const uint8_t* codes, int64_t blocks, int64_t block, const float* zero, const float* scale, const float* a,
+    int64_t lda, int64_t rows, float* y, int64_t ldy)
+{
+    switch (rows) {
+    case 1:
+        return dot4Rows<1>(codes, blocks, block, zero, scale, a, lda, y, ldy);
+    case 2:
+        return dot4Rows<2>(codes, blocks, block, zero, scale, a, lda, y, ldy);
+    case 3:
+        return dot4Rows<3>(codes, blocks, block, zero, scale, a, lda, y, ldy);
+    default:
+        return dot4Rows<4>(codes, blocks, block, zero, scale, a, lda, y, ldy);
+    }
+}
+
 } // namespace
 
 const Ops& table()
 {
     static const Ops ops { ONNXSCOPE_SIMD_NAME, gemm, gemmBias, activation, biasActivation, binary, reduceRows,
-        softmaxRows, depthwise2d, chunkStats };
+        softmaxRows, depthwise2d, chunkStats, dequantize4, kQ4Unit, dot4 };
     return ops;
 }
 

@@ -992,6 +992,55 @@ private slots:
                 }
     }
 
+    void int8StepsRoundTheProductLikeNearbyint()
+    {
+        // roundToInt8Steps: the product x * (127 / max) rounded on its own (not fused into an FMA), then to the
+        // nearest integer, ties to even; blocks of 16 and 32, a tail block, a block of zeros, exact halves.
+        std::mt19937 rng(kSeed + 14);
+        for (const simd::Ops* ops : simd::supportedOps())
+            for (int64_t block : { 16, 32 })
+                for (int64_t n : { block, 4 * block + 5 }) {
+                    std::vector<float> x = randomFloats(rng, size_t(n), -3.0f, 3.0f);
+                    // The first block: max 3, so the factor 127 / 3 is inexact, and values whose float product is
+                    // a half while the exact one is not, on the side away from the even neighbour: rounding the
+                    // exact product (an FMA) gives the other integer.
+                    x[0] = 3.0f;
+                    const float factor = 127.0f / 3.0f;
+                    int64_t at = 1;
+                    for (int k = 0; k < 126 && at < std::min<int64_t>(block, n); ++k) {
+                        float v = (float(k) + 0.5f) / factor;
+                        for (int step = 0; step < 8; ++step, v = std::nextafter(v, 4.0f)) {
+                            const float product = v * factor;
+                            const double exact = double(v) * double(factor);
+                            const bool evenBelow = k % 2 == 0;
+                            if (product == float(k) + 0.5f && (evenBelow ? exact > product : exact < product)) {
+                                x[size_t(at++)] = v;
+                                break;
+                            }
+                        }
+                    }
+                    QVERIFY(at > 4);
+                    if (n > 2 * block)
+                        std::fill(x.begin() + block, x.begin() + 2 * block, 0.0f);
+                    std::vector<float> y(size_t(n), -9.0f);
+                    ops->roundToInt8Steps(x.data(), n, block, y.data());
+                    for (int64_t b0 = 0; b0 < n; b0 += block) {
+                        const int64_t end = std::min(n, b0 + block);
+                        float amax = 0;
+                        for (int64_t i = b0; i < end; ++i)
+                            amax = std::max(amax, std::fabs(x[size_t(i)]));
+                        const float inverse = amax != 0 ? 127.0f / amax : 0.0f;
+                        for (int64_t i = b0; i < end; ++i) {
+                            volatile float product = x[size_t(i)] * inverse;
+                            const float q = std::clamp(std::nearbyint(float(product)), -127.0f, 127.0f);
+                            QVERIFY2(y[size_t(i)] == q * (amax / 127.0f),
+                                qPrintable(QString("%1, block %2, n %3, at %4: %5 against %6").arg(ops->name)
+                                        .arg(block).arg(n).arg(i).arg(y[size_t(i)]).arg(q * (amax / 127.0f))));
+                        }
+                    }
+                }
+    }
+
     void depthwiseMatchesNaiveConvolution()
     {
         std::mt19937 rng(kSeed + 5);

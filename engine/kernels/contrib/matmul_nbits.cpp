@@ -145,8 +145,8 @@ public:
             const float* at = av;
             if (m > 1) {
                 atBuf.resize(static_cast<size_t>(m_k * m));
-                for (int64_t r = 0; r < m; ++r)
-                    for (int64_t k = 0; k < m_k; ++k)
+                for (int64_t k = 0; k < m_k; ++k)
+                    for (int64_t r = 0; r < m; ++r)
                         atBuf[static_cast<size_t>(k * m + r)] = av[r * m_k + k];
                 at = atBuf.data();
             }
@@ -188,27 +188,12 @@ public:
     }
 
 private:
-    /// A [m, K] with each block of a row rounded to int8 steps of max|block| / 127.
+    /// A [m, K] with each block of a row rounded to int8 steps of max|block| / 127 (simd.h, roundToInt8Steps).
     const float* quantizedRows(const float* a, int64_t m, std::vector<float>& buffer) const
     {
         std::vector<float> out(static_cast<size_t>(m * m_k));
         for (int64_t r = 0; r < m; ++r)
-            for (int64_t k0 = 0; k0 < m_k; k0 += m_blockSize) {
-                const int64_t end = std::min(m_k, k0 + m_blockSize);
-                const float* in = a + r * m_k;
-                float amax = 0;
-                for (int64_t k = k0; k < end; ++k)
-                    amax = std::max(amax, std::fabs(in[k]));
-                const float scale = amax / 127.0f;
-                const float inverse = amax != 0 ? 127.0f / amax : 0.0f;
-                // Adding and subtracting 1.5 * 2^23 rounds to the nearest integer, ties to even, as nearbyint does
-                // in the default rounding mode (|x| <= 127 here), in a loop the compiler vectorizes.
-                constexpr float kRound = 12582912.0f;
-                for (int64_t k = k0; k < end; ++k) {
-                    const float q = (in[k] * inverse + kRound) - kRound;
-                    out[static_cast<size_t>(r * m_k + k)] = std::min(std::max(q, -127.0f), 127.0f) * scale;
-                }
-            }
+            simd::ops().roundToInt8Steps(a + r * m_k, m_k, m_blockSize, out.data() + r * m_k);
         buffer = std::move(out);
         return buffer.data();
     }

@@ -104,6 +104,11 @@ struct Ops {
     /// unpack), padded with zeros to whole blocks.
     void (*dot4)(const uint8_t* codes, int64_t blocks, int64_t block, const float* zero, const float* scale,
         const float* a, int64_t lda, int64_t rows, float* y, int64_t ldy);
+
+    /// x[0, n) rounded block by block (blocks of `block` elements, the last one shorter) to int8 steps: with m the
+    /// block's largest |x|, y = clamp(round(x * (127 / m)), -127, 127) * (m / 127), round to nearest even (0 for a
+    /// block of zeros); x may equal y. What MatMulNBits' accuracy_level 4 makes of A. Same floats at every level.
+    void (*roundToInt8Steps)(const float* x, int64_t n, int64_t block, float* y);
 };
 
 /// Work below which a parallel loop block is not worth waking a thread for: multiply-adds of a GEMM block, and

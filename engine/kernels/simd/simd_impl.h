@@ -939,12 +939,60 @@ void dot4(const uint8_t* codes, int64_t blocks, int64_t block, const float* zero
     }
 }
 
+void roundToInt8Steps(const float* x, int64_t n, int64_t block, float* y)
+{
+    // Adding and subtracting 1.5 * 2^23 rounds to the nearest integer, ties to even, as nearbyint does in the
+    // default rounding mode (|v| <= 127 here).
+    constexpr float kRound = 12582912.0f;
+    for (int64_t b0 = 0; b0 < n; b0 += block) {
+        const int64_t end = minI(n, b0 + block);
+        int64_t i = b0;
+        FloatVec top = FloatVec {};
+        for (; i + kVecFloats <= end; i += kVecFloats) {
+            FloatVec v;
+            std::memcpy(&v, x + i, sizeof v);
+            v = v < 0.0f ? -v : v;
+            top = v > top ? v : top;
+        }
+        float amax = 0.0f;
+        for (int64_t l = 0; l < kVecFloats; ++l)
+            amax = top[l] > amax ? top[l] : amax;
+        for (; i < end; ++i) {
+            const float v = std::fabs(x[i]);
+            amax = v > amax ? v : amax;
+        }
+        const float scale = amax / 127.0f;
+        const float inverse = amax != 0 ? 127.0f / amax : 0.0f;
+        i = b0;
+        for (; i + kVecFloats <= end; i += kVecFloats) {
+            FloatVec v;
+            std::memcpy(&v, x + i, sizeof v);
+            FloatVec q = v * inverse;
+            // The product rounded on its own, as onnxruntime rounds it: not fused with the addition below into an
+            // FMA (GCC contracts across statements at AVX2 and AVX-512), which would round the exact product.
+            __asm__("" : "+x"(q));
+            q = (q + kRound) - kRound;
+            q = q < -127.0f ? FloatVec {} - 127.0f : q;
+            q = q > 127.0f ? FloatVec {} + 127.0f : q;
+            q = q * scale;
+            std::memcpy(y + i, &q, sizeof q);
+        }
+        for (; i < end; ++i) {
+            float q = x[i] * inverse;
+            __asm__("" : "+x"(q));
+            q = (q + kRound) - kRound;
+            q = q < -127.0f ? -127.0f : (q > 127.0f ? 127.0f : q);
+            y[i] = q * scale;
+        }
+    }
+}
+
 } // namespace
 
 const Ops& table()
 {
     static const Ops ops { ONNXSCOPE_SIMD_NAME, gemm, gemmBias, activation, biasActivation, binary, reduceRows,
-        softmaxRows, depthwise2d, chunkStats, dequantize4, kQ4Unit, dot4 };
+        softmaxRows, depthwise2d, chunkStats, dequantize4, kQ4Unit, dot4, roundToInt8Steps };
     return ops;
 }
 

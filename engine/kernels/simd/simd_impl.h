@@ -63,7 +63,7 @@ template <class Lhs, class Rhs> void product(StridedOut& c, const Lhs& a, const 
         c.noalias() = a * b;
 }
 
-void gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, bool transA, const float* b, int64_t ldb,
+void eigenGemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, bool transA, const float* b, int64_t ldb,
     bool transB, float* c, int64_t ldc, bool accumulate)
 {
     if (m <= 0 || n <= 0)
@@ -179,6 +179,9 @@ inline float vsum(Vec v)
 
 #ifdef ONNXSCOPE_GEMM_TILES
 constexpr int kTileVectors = 2;
+// Ops::gemm's products that run on gemmBias: few rows, a depth whose strip of B stays in L2, and small enough that
+// Eigen's packing would cost about as much as the product.
+constexpr int64_t kSmallGemmRows = 64, kSmallGemmDepth = 1024, kSmallGemmMacs = int64_t(1) << 21;
 
 /// C[MR, NV vectors] = bias + A[MR, k] * B[k, NV vectors]; the last vector holds `lastLanes` columns when Partial.
 /// Masked loads and stores never touch memory past the last column.
@@ -343,12 +346,28 @@ void gemmBias(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, cons
                 k, a + i * lda, lda, b + j, ldb, bias ? bias + i : nullptr, c + i * ldc + j, ldc, lastLanes);
     }
 #else
-    gemm(m, n, k, a, lda, false, b, ldb, false, c, ldc, false);
+    eigenGemm(m, n, k, a, lda, false, b, ldb, false, c, ldc, false);
     if (bias)
         for (int64_t r = 0; r < m; ++r)
             for (int64_t j = 0; j < n; ++j)
                 c[r * ldc + j] += bias[r];
 #endif
+}
+
+/// Ops::gemm. Small products of untransposed operands (a transformer's projections of a few tokens: 16 x 64 x 128)
+/// run on gemmBias, which reads A and B in place: Eigen packs both on every call, which costs there as much as the
+/// multiply-adds. Larger ones, and those of transposed operands, on Eigen's cache-blocked GEMM.
+void gemm(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, bool transA, const float* b, int64_t ldb,
+    bool transB, float* c, int64_t ldc, bool accumulate)
+{
+#ifdef ONNXSCOPE_GEMM_TILES
+    if (!transA && !transB && !accumulate && m > 0 && k > 0 && m <= kSmallGemmRows && k <= kSmallGemmDepth
+        && n >= kLanes && m * n * k <= kSmallGemmMacs) {
+        gemmBias(m, n, k, a, lda, b, ldb, nullptr, c, ldc);
+        return;
+    }
+#endif
+    eigenGemm(m, n, k, a, lda, transA, b, ldb, transB, c, ldc, accumulate);
 }
 
 using Block = Eigen::Array<float, 64, 1>;

@@ -58,7 +58,7 @@ MODELS = [
     ("silero_vad_v5", "@ricky0123/vad-web/dist/silero_vad_v5.onnx", {"input": [1, 512], "state": [2, 1, 128]},
      {"sr": np.array(16000, np.int64), "state": np.zeros((2, 1, 128), np.float32)}),
 ]
-from transformer_models import TRANSFORMER_MODELS, ort_command  # noqa: E402 (BERT, GPT-2, Llama; PyPI onnxruntime)
+from transformer_models import SIZED_MODELS, TRANSFORMER_MODELS, ort_command  # noqa: E402 (PyPI onnxruntime)
 MODELS += TRANSFORMER_MODELS
 
 NP_TYPES = {TensorProto.FLOAT: np.float32, TensorProto.DOUBLE: np.float64, TensorProto.INT64: np.int64,
@@ -352,6 +352,7 @@ def mib(kib):
 
 def bench_models(args):
     selected = [m for m in MODELS if not args.models or m[0] in args.models.split(",")]
+    selected += [SIZED_MODELS[name]() for name in (args.models or "").split(",") if name in SIZED_MODELS]
     rng = np.random.default_rng(args.seed)
     results = {"load_before": os.getloadavg(), "models": [], "cpu": cpu_info(), "simd_requested": args.simd or ""}
     with tempfile.TemporaryDirectory() as tmp:
@@ -554,7 +555,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=1,
                     help="models: run the four configurations this many times in turn and pool their runs")
     ap.add_argument("--threads", default="1,2")
-    ap.add_argument("--models", default="", help="comma-separated subset of: " + ", ".join(m[0] for m in MODELS))
+    ap.add_argument("--models", default="", help="comma-separated subset of: " + ", ".join(m[0] for m in MODELS)
+                    + "; and, only when named, " + ", ".join(SIZED_MODELS))
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--simd", choices=["x86-64", "avx2", "avx512"],
                     help="models, ops: ONNXSCOPE_SIMD for onnxscope's runs (onnxruntime keeps the CPU's widest level)")

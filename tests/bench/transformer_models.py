@@ -87,15 +87,48 @@ def _decoder(name, step):
     return f"{name}_{step}", path, {}, feeds
 
 
+# One MatMulNBits at the size of a 1B-parameter Llama's projections (K = N = 2048, 4-bit blocks of 32, packed zero
+# points, accuracy_level 4 as the genai builder writes for CPU), which the small graphs above do not reach: a decode
+# step (1 row of A) and a prompt of PROMPT tokens. Generated on first use, seeded, under the cache folder.
+GENERATED_DIR = os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "onnxscope",
+                             "bench-models")
+
+
+def _matmul_nbits(name, rows, k=2048, n=2048, block=32, accuracy=4):
+    path = os.path.join(GENERATED_DIR, f"matmul_nbits_{k}x{n}_b{block}_acc{accuracy}.onnx")
+    if not os.path.exists(path):
+        from onnx import TensorProto, helper, numpy_helper
+        rng = np.random.default_rng(zlib.crc32(os.path.basename(path).encode()))
+        blocks = k // block
+        weights = [numpy_helper.from_array(rng.integers(0, 256, (n, blocks, block // 2), dtype=np.uint8), "B"),
+                   numpy_helper.from_array(rng.uniform(0.005, 0.02, n * blocks).astype(np.float32), "scales"),
+                   numpy_helper.from_array(rng.integers(0, 256, (n, (blocks + 1) // 2), dtype=np.uint8), "zero_points")]
+        node = helper.make_node("MatMulNBits", ["A", "B", "scales", "zero_points"], ["Y"], domain="com.microsoft",
+                                K=k, N=n, bits=4, block_size=block, accuracy_level=accuracy)
+        graph = helper.make_graph([node], "matmul_nbits",
+                                  [helper.make_tensor_value_info("A", TensorProto.FLOAT, [1, "rows", k])],
+                                  [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, "rows", n])], weights)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21),
+                                                        helper.make_opsetid("com.microsoft", 1)])
+        os.makedirs(GENERATED_DIR, exist_ok=True)
+        onnx.save(model, path + ".tmp")
+        os.replace(path + ".tmp", path)
+    a = np.random.default_rng(rows).standard_normal((1, rows, k)).astype(np.float32)
+    return name, path, {}, {"A": a}
+
+
 TRANSFORMER_MODELS = ([_encoder(n) for n in ("bert", "bert_optimized", "bert_optimized_fp16")]
                       + [_decoder(n, s) for n in ("gpt2", "gpt2_optimized", "llama_fp32", "llama_int4")
                          for s in ("prefill", "decode")])
+# Run only when named (--models): the first use writes 2 MiB of weights. Name -> a function that makes the entry.
+SIZED_MODELS = {"matmul_nbits_2048_decode": lambda: _matmul_nbits("matmul_nbits_2048_decode", 1),
+                "matmul_nbits_2048_prefill": lambda: _matmul_nbits("matmul_nbits_2048_prefill", PROMPT)}
 
 
 def ort_command(model_path):
     """The onnxruntime runner for model_path: this file's `ort` mode (PyPI onnxruntime) for the transformer graphs,
     None for the others (perf_bench.py's onnxruntime-node runner)."""
-    if os.path.dirname(os.path.abspath(model_path)) == MODELS_DIR:
+    if os.path.dirname(os.path.abspath(model_path)) in (MODELS_DIR, GENERATED_DIR):
         return [sys.executable, os.path.abspath(__file__), "ort"]
     return None
 

@@ -960,6 +960,33 @@ private slots:
                         QVERIFY2(w[size_t(i)] == want, qPrintable(where + QString(" at %1").arg(i)));
                     }
                     QVERIFY2(w[size_t(k)] == -1.0f, qPrintable(where + " wrote past K"));
+                    // dequantize4Panel: the same codes as columns of a panel, for 1 to 37 columns (whole vectors and
+                    // a tail), each column's codes a row of `rowBytes` (more than one column's blocks), zero and
+                    // scale a row per block; W's rows padded by 3.
+                    for (int64_t columns : { int64_t(1), int64_t(8), int64_t(16), int64_t(37) }) {
+                        const int64_t rowBytes = blocks * block / 2 + 5, ldz = columns + 2, ldw = columns + 3;
+                        std::vector<uint8_t> panelCodes(size_t(columns * rowBytes));
+                        for (auto& c : panelCodes)
+                            c = static_cast<uint8_t>(byte(rng));
+                        std::vector<float> zt(size_t(blocks * ldz)), st = randomFloats(rng, zt.size());
+                        for (auto& z : zt)
+                            z = static_cast<float>(code(rng));
+                        std::vector<float> panel(size_t(k * ldw), -1.0f);
+                        ops->dequantize4Panel(panelCodes.data(), rowBytes, columns, k, block, zt.data(), st.data(), ldz,
+                            panel.data(), ldw);
+                        for (int64_t n = 0; n < columns; ++n)
+                            for (int64_t i = 0; i < k; ++i) {
+                                const int c = (panelCodes[size_t(n * rowBytes + i / 2)] >> ((i % 2) * 4)) & 0x0F;
+                                const int64_t j = i / block;
+                                const float want = (float(c) - zt[size_t(j * ldz + n)]) * st[size_t(j * ldz + n)];
+                                QVERIFY2(panel[size_t(i * ldw + n)] == want,
+                                    qPrintable(where + QString(", panel of %1 columns, at [%2, %3]").arg(columns)
+                                            .arg(i).arg(n)));
+                            }
+                        for (int64_t i = 0; i < k; ++i)
+                            for (int64_t n = columns; n < ldw; ++n)
+                                QVERIFY2(panel[size_t(i * ldw + n)] == -1.0f, qPrintable(where + " wrote past the panel"));
+                    }
                     if (block % ops->q4Unit != 0)
                         continue;
                     const int64_t padded = blocks * block, unit = ops->q4Unit;

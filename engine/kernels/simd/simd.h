@@ -94,6 +94,13 @@ struct Ops {
     void (*dequantize4)(const uint8_t* codes, int64_t k, int64_t block, const float* zero, const float* scale,
         float* out);
 
+    /// Columns [0, columns) of 4-bit weights (column n's codes at codes + n * ldCodes, laid out as for dequantize4)
+    /// into W [k, columns] (row stride ldw), the layout a product A * W reads: W[i][n] = (code i of column n -
+    /// zero[j * ldz + n]) * scale[j * ldz + n], j = i / block (zero and scale transposed, a row per block). Exact, as
+    /// dequantize4.
+    void (*dequantize4Panel)(const uint8_t* codes, int64_t ldCodes, int64_t columns, int64_t k, int64_t block,
+        const float* zero, const float* scale, int64_t ldz, float* w, int64_t ldw);
+
     /// Codes a unit of dot4's A holds: 2 x a vector's lanes (16 below AVX-512, 32 at AVX-512).
     int64_t q4Unit;
 

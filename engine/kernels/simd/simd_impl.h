@@ -871,6 +871,57 @@ void dequantize4(const uint8_t* codes, int64_t k, int64_t block, const float* ze
     dequantizeScalar(codes, i, k, block, zero, scale, out);
 }
 
+void dequantize4Panel(const uint8_t* codes, int64_t ldCodes, int64_t columns, int64_t k, int64_t block,
+    const float* zero, const float* scale, int64_t ldz, float* w, int64_t ldw)
+{
+    int64_t n0 = 0;
+#if defined(__AVX2__)
+    // kVecFloats columns at a time: a gather takes 4 bytes (8 codes) of each column, and each code position becomes
+    // one row of the panel. The rows past the last whole 8 are left to the scalar loop below.
+    const int64_t whole = k / 8 * 8;
+#if defined(__AVX512F__)
+    const __m512i offsets = _mm512_mullo_epi32(
+        _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), _mm512_set1_epi32(int(ldCodes)));
+    for (; n0 + 16 <= columns && ldCodes * 16 < (int64_t(1) << 31); n0 += 16)
+        for (int64_t i = 0; i < whole; i += 8) {
+            const int64_t j = i / block;
+            const __m512 z = _mm512_loadu_ps(zero + j * ldz + n0), s = _mm512_loadu_ps(scale + j * ldz + n0);
+            const __m512i bytes = _mm512_i32gather_epi32(offsets, codes + n0 * ldCodes + i / 2, 1);
+            for (int t = 0; t < 8; ++t) {
+                const __m512i q = _mm512_and_si512(_mm512_srli_epi32(bytes, 4 * t), _mm512_set1_epi32(0x0F));
+                _mm512_storeu_ps(w + (i + t) * ldw + n0, _mm512_mul_ps(_mm512_sub_ps(_mm512_cvtepi32_ps(q), z), s));
+            }
+        }
+#else
+    const __m256i offsets
+        = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(int(ldCodes)));
+    for (; n0 + 8 <= columns && ldCodes * 8 < (int64_t(1) << 31); n0 += 8)
+        for (int64_t i = 0; i < whole; i += 8) {
+            const int64_t j = i / block;
+            const __m256 z = _mm256_loadu_ps(zero + j * ldz + n0), s = _mm256_loadu_ps(scale + j * ldz + n0);
+            const __m256i bytes = _mm256_i32gather_epi32(
+                reinterpret_cast<const int*>(codes + n0 * ldCodes + i / 2), offsets, 1);
+            for (int t = 0; t < 8; ++t) {
+                const __m256i q = _mm256_and_si256(_mm256_srli_epi32(bytes, 4 * t), _mm256_set1_epi32(0x0F));
+                _mm256_storeu_ps(w + (i + t) * ldw + n0, _mm256_mul_ps(_mm256_sub_ps(_mm256_cvtepi32_ps(q), z), s));
+            }
+        }
+#endif
+    for (int64_t n = 0; n < n0; ++n)
+        for (int64_t i = whole; i < k; ++i) {
+            const int code = (codes[n * ldCodes + i / 2] >> ((i & 1) * 4)) & 0x0F;
+            const int64_t j = i / block;
+            w[i * ldw + n] = (static_cast<float>(code) - zero[j * ldz + n]) * scale[j * ldz + n];
+        }
+#endif
+    for (int64_t n = n0; n < columns; ++n)
+        for (int64_t i = 0; i < k; ++i) {
+            const int code = (codes[n * ldCodes + i / 2] >> ((i & 1) * 4)) & 0x0F;
+            const int64_t j = i / block;
+            w[i * ldw + n] = (static_cast<float>(code) - zero[j * ldz + n]) * scale[j * ldz + n];
+        }
+}
+
 #if defined(__AVX512F__)
 constexpr int64_t kQ4Unit = 32;
 #else
@@ -1011,7 +1062,7 @@ void roundToInt8Steps(const float* x, int64_t n, int64_t block, float* y)
 const Ops& table()
 {
     static const Ops ops { ONNXSCOPE_SIMD_NAME, gemm, gemmBias, activation, biasActivation, binary, reduceRows,
-        softmaxRows, depthwise2d, chunkStats, dequantize4, kQ4Unit, dot4, roundToInt8Steps };
+        softmaxRows, depthwise2d, chunkStats, dequantize4, dequantize4Panel, kQ4Unit, dot4, roundToInt8Steps };
     return ops;
 }
 

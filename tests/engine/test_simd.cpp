@@ -980,12 +980,13 @@ private slots:
                                 const int64_t j = i / block;
                                 const float want = (float(c) - zt[size_t(j * ldz + n)]) * st[size_t(j * ldz + n)];
                                 QVERIFY2(panel[size_t(i * ldw + n)] == want,
-                                    qPrintable(where + QString(", panel of %1 columns, at [%2, %3]").arg(columns)
-                                            .arg(i).arg(n)));
+                                    qPrintable(where
+                                        + QString(", panel of %1 columns, at [%2, %3]").arg(columns).arg(i).arg(n)));
                             }
                         for (int64_t i = 0; i < k; ++i)
                             for (int64_t n = columns; n < ldw; ++n)
-                                QVERIFY2(panel[size_t(i * ldw + n)] == -1.0f, qPrintable(where + " wrote past the panel"));
+                                QVERIFY2(
+                                    panel[size_t(i * ldw + n)] == -1.0f, qPrintable(where + " wrote past the panel"));
                     }
                     if (block % ops->q4Unit != 0)
                         continue;
@@ -996,7 +997,8 @@ private slots:
                         for (int64_t r = 0; r < rows; ++r)
                             for (int64_t i = 0; i < k; ++i) {
                                 const int64_t u = i / unit * unit, at = i - u;
-                                reordered[size_t(r * lda + u + (at % 2 ? unit / 2 : 0) + at / 2)] = a[size_t(r * k + i)];
+                                reordered[size_t(r * lda + u + (at % 2 ? unit / 2 : 0) + at / 2)]
+                                    = a[size_t(r * k + i)];
                             }
                         std::vector<float> y(size_t(rows * 5), -7.0f);
                         ops->dot4(codes.data(), blocks, block, zero.data(), scale.data(), reordered.data(), lda, rows,
@@ -1010,8 +1012,12 @@ private slots:
                                 magnitude += std::fabs(term);
                             }
                             QVERIFY2(std::fabs(y[size_t(r * 5)] - want) <= 1e-5 * magnitude + 1e-6,
-                                qPrintable(where + QString(", %1 rows, row %2: %3 against %4")
-                                        .arg(rows).arg(r).arg(y[size_t(r * 5)]).arg(want)));
+                                qPrintable(where
+                                    + QString(", %1 rows, row %2: %3 against %4")
+                                          .arg(rows)
+                                          .arg(r)
+                                          .arg(y[size_t(r * 5)])
+                                          .arg(want)));
                             for (int64_t c = 1; c < 5; ++c)
                                 QVERIFY2(y[size_t(r * 5 + c)] == -7.0f, qPrintable(where + " wrote past its column"));
                         }
@@ -1061,8 +1067,13 @@ private slots:
                             volatile float product = x[size_t(i)] * inverse;
                             const float q = std::clamp(std::nearbyint(float(product)), -127.0f, 127.0f);
                             QVERIFY2(y[size_t(i)] == q * (amax / 127.0f),
-                                qPrintable(QString("%1, block %2, n %3, at %4: %5 against %6").arg(ops->name)
-                                        .arg(block).arg(n).arg(i).arg(y[size_t(i)]).arg(q * (amax / 127.0f))));
+                                qPrintable(QString("%1, block %2, n %3, at %4: %5 against %6")
+                                               .arg(ops->name)
+                                               .arg(block)
+                                               .arg(n)
+                                               .arg(i)
+                                               .arg(y[size_t(i)])
+                                               .arg(q * (amax / 127.0f))));
                         }
                     }
                 }

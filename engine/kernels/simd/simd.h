@@ -91,8 +91,8 @@ struct Ops {
     /// One column of 4-bit block-quantized weights (MatMulNBits' B) to floats: codes holds ceil(k / block) blocks of
     /// block / 2 bytes, two codes a byte, low nibble first; out[i] = (code i - zero[j]) * scale[j] for i in [0, k),
     /// j = i / block. block is a multiple of 16. Exact (one rounding), so every level gives the same floats.
-    void (*dequantize4)(const uint8_t* codes, int64_t k, int64_t block, const float* zero, const float* scale,
-        float* out);
+    void (*dequantize4)(
+        const uint8_t* codes, int64_t k, int64_t block, const float* zero, const float* scale, float* out);
 
     /// Columns [0, columns) of 4-bit weights (column n's codes at codes + n * ldCodes, laid out as for dequantize4)
     /// into W [k, columns] (row stride ldw), the layout a product A * W reads: W[i][n] = (code i of column n -

@@ -836,8 +836,8 @@ bool chunkStats(const float* x, int64_t n, float* lo, float* hi, float* sum, flo
 // A byte holds two codes, low nibble first. dequantize4 writes them in order; dot4 takes A with each unit's even
 // elements first, so that the low and high nibbles of a unit's bytes each fill a vector as they are, unshuffled.
 
-inline void dequantizeScalar(const uint8_t* codes, int64_t from, int64_t to, int64_t block, const float* zero,
-    const float* scale, float* out)
+inline void dequantizeScalar(
+    const uint8_t* codes, int64_t from, int64_t to, int64_t block, const float* zero, const float* scale, float* out)
 {
     for (int64_t i = from; i < to; ++i) {
         const int code = (codes[i / 2] >> ((i & 1) * 4)) & 0x0F;
@@ -854,7 +854,8 @@ void dequantize4(const uint8_t* codes, int64_t k, int64_t block, const float* ze
     const __m128i lowMask = _mm_set1_epi16(0x000F), highMask = _mm_set1_epi16(0x00F0);
     for (; i + 16 <= k; i += 16) {
         const __m128i wide = _mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(codes + i / 2)));
-        const __m128i bytes = _mm_or_si128(_mm_and_si128(wide, lowMask), _mm_slli_epi16(_mm_and_si128(wide, highMask), 4));
+        const __m128i bytes
+            = _mm_or_si128(_mm_and_si128(wide, lowMask), _mm_slli_epi16(_mm_and_si128(wide, highMask), 4));
         const int64_t j = i / block;
 #if defined(__AVX512F__)
         const __m512 q = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(bytes));
@@ -899,8 +900,8 @@ void dequantize4Panel(const uint8_t* codes, int64_t ldCodes, int64_t columns, in
         for (int64_t i = 0; i < whole; i += 8) {
             const int64_t j = i / block;
             const __m256 z = _mm256_loadu_ps(zero + j * ldz + n0), s = _mm256_loadu_ps(scale + j * ldz + n0);
-            const __m256i bytes = _mm256_i32gather_epi32(
-                reinterpret_cast<const int*>(codes + n0 * ldCodes + i / 2), offsets, 1);
+            const __m256i bytes
+                = _mm256_i32gather_epi32(reinterpret_cast<const int*>(codes + n0 * ldCodes + i / 2), offsets, 1);
             for (int t = 0; t < 8; ++t) {
                 const __m256i q = _mm256_and_si256(_mm256_srli_epi32(bytes, 4 * t), _mm256_set1_epi32(0x0F));
                 _mm256_storeu_ps(w + (i + t) * ldw + n0, _mm256_mul_ps(_mm256_sub_ps(_mm256_cvtepi32_ps(q), z), s));

@@ -31,18 +31,24 @@ class Case:
     """One node. inputs: (name, array, is_initializer) or None for an omitted optional input; outputs: names, ""
     for an omitted optional output."""
 
-    def __init__(self, group, name, op, inputs, outputs, domain=MS, out_types=None, reference=None, **attrs):
+    def __init__(self, group, name, op, inputs, outputs, domain=MS, out_types=None, reference=None, more_sets=(),
+                 **attrs):
         self.group, self.name, self.op, self.domain = group, name, op, domain
         self.inputs, self.outputs, self.attrs = inputs, outputs, attrs
         self.out_types = out_types or {}
         self.reference = reference
+        # Further test_data_sets: {input name: array} replacing inputs of the first. onnxscope's runner runs every
+        # set of a case on one program, so a kernel's state kept between runs (prepared constant weights) is used
+        # again with other inputs, and other shapes (its runner does not check them against the model's).
+        self.more_sets = more_sets
 
 
-def case(group, name, op, inputs, outputs, domain=MS, out_types=None, reference=None, **attrs):
+def case(group, name, op, inputs, outputs, domain=MS, out_types=None, reference=None, more_sets=(), **attrs):
     """out_types: element types of outputs (numpy dtypes) by name; the default is float for mean and inv_std_var
     and the first input's type for the others. reference: other inputs of the same node whose outputs onnxruntime
-    computes in its place, for a layout that its CPU provider does not run (packed Q/K/V run unpacked)."""
-    CASES.append(Case(group, name, op, inputs, outputs, domain, out_types, reference, **attrs))
+    computes in its place, for a layout that its CPU provider does not run (packed Q/K/V run unpacked). more_sets:
+    see Case."""
+    CASES.append(Case(group, name, op, inputs, outputs, domain, out_types, reference, more_sets, **attrs))
 
 
 def output_type(c, name):
@@ -120,6 +126,17 @@ def write(c, out_dir):
         if r.dtype.kind == "f" and not np.all(np.isfinite(r)):
             raise SystemExit(f"{c.name}: onnxruntime's output {n} holds non-finite values")
         onnx.save_tensor(numpy_helper.from_array(r, n), os.path.join(data_dir, f"output_{index}.pb"))
+    for set_index, replaced in enumerate(c.more_sets, 1):
+        inputs = [i if i is None or i[0] not in replaced else (i[0], replaced[i[0]], i[2]) for i in c.inputs]
+        other = Case(c.group, c.name, c.op, inputs, c.outputs, c.domain, c.out_types, **c.attrs)
+        _, other_feeds = build(other)
+        set_dir = os.path.join(case_dir, f"test_data_set_{set_index}")
+        os.makedirs(set_dir)
+        for index, vi in enumerate(model.graph.input):
+            onnx.save_tensor(numpy_helper.from_array(other_feeds[vi.name], vi.name),
+                             os.path.join(set_dir, f"input_{index}.pb"))
+        for index, (n, r) in enumerate(zip(names, run_onnxruntime(other))):
+            onnx.save_tensor(numpy_helper.from_array(np.asarray(r), n), os.path.join(set_dir, f"output_{index}.pb"))
 
 
 def randn(r, *shape, dtype=np.float32):
@@ -200,7 +217,8 @@ def gelu_cases():
 
 
 def matmul_nbits_case(group, name, bits, k, n, block, a_shape, zp=None, bias=False, g_idx=False, dt=np.float32,
-                      accuracy_level=None):
+                      accuracy_level=None, more_shapes=()):
+    """more_shapes: A's leading dimensions in further test_data_sets (other rows of A, other kernel paths)."""
     r = rng_for(name)
     k_blocks = (k + block - 1) // block
     blob = block * bits // 8
@@ -221,7 +239,8 @@ def matmul_nbits_case(group, name, bits, k, n, block, a_shape, zp=None, bias=Fal
     attrs = {"K": k, "N": n, "bits": bits, "block_size": block}
     if accuracy_level is not None:
         attrs["accuracy_level"] = accuracy_level
-    case(group, name, "MatMulNBits", ins, ["Y"], **attrs)
+    more_sets = [{"A": randn(r, *shape, k, dtype=dt)} for shape in more_shapes]
+    case(group, name, "MatMulNBits", ins, ["Y"], more_sets=more_sets, **attrs)
 
 
 def matmul_nbits_cases():
@@ -250,9 +269,14 @@ def matmul_nbits_cases():
                           block, (3,), zp=zp, dt=dt, accuracy_level=4)
     matmul_nbits_case("matmul_nbits_int8", "mnb4_acc4_k_tail", 4, 200, 16, 32, (2, 2), zp="packed", accuracy_level=4)
     # Either side of the kernel's few-rows path (at most 64 rows of A), with more columns than one chunk of 256.
-    matmul_nbits_case("matmul_nbits", "mnb4_rows64_wide", 4, 64, 300, 32, (4, 16), zp="packed", bias=True)
-    matmul_nbits_case("matmul_nbits", "mnb4_rows80_wide", 4, 64, 300, 32, (2, 40), zp="packed", bias=True)
-    matmul_nbits_case("matmul_nbits_int8", "mnb4_acc4_rows80", 4, 128, 40, 32, (80,), zp="packed", accuracy_level=4)
+    # Further sets run the same kernel (its prepared scales and zero points) on other rows: 1 and 3 (straight from the
+    # codes), 16 (the panel), 80 (the general product).
+    matmul_nbits_case("matmul_nbits", "mnb4_rows64_wide", 4, 64, 300, 32, (4, 16), zp="packed", bias=True,
+                      more_shapes=[(1, 1), (1, 3), (2, 40)])
+    matmul_nbits_case("matmul_nbits", "mnb4_rows80_wide", 4, 64, 300, 32, (2, 40), zp="packed", bias=True,
+                      more_shapes=[(16,), (1,)])
+    matmul_nbits_case("matmul_nbits_int8", "mnb4_acc4_rows80", 4, 128, 40, 32, (80,), zp="packed", accuracy_level=4,
+                      more_shapes=[(2,), (16,)])
     matmul_nbits_case("matmul_nbits", "mnb2_plain", 2, 64, 12, 16, (3,))
     matmul_nbits_case("matmul_nbits", "mnb2_zp_packed", 2, 80, 12, 16, (3,), zp="packed", bias=True)
     for bits in (4, 8):

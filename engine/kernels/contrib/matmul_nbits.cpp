@@ -101,9 +101,9 @@ public:
         const bool floatZeroPoints = ctx.hasInput(3) && ctx.input(3).dtype() != DataType::UInt8;
         if (m_int8A && !floatZeroPoints && !ctx.hasInput(4))
             av = quantizedRows(av, m, aBuf);
-        // The weights are dequantized a chunk of output columns at a time into W^T [chunk, K] (a row per column,
-        // read from B's packed blocks): memory stays bounded by the chunk rather than by K * N floats, and B stays
-        // packed. A chunk's rows stay in L2 for the product.
+        // B stays packed: the weights are used straight from their codes (up to 4 rows of A, 4 bits) or dequantized a
+        // chunk of output columns at a time, so memory stays bounded by the chunk rather than by K * N floats, and a
+        // chunk stays in L2 for the product.
         std::shared_ptr<const Weights> cached;
         Weights uncached;
         const Weights& weights = m_constantParameters ? *(cached = cachedWeights(ctx, scales)) : uncached;
@@ -158,9 +158,10 @@ public:
                     for (int64_t n = 0; n < m_n; ++n)
                         y[r * m_n + n] += bias[n];
         } else if (m <= kFewRows) {
-            // Few rows of A (a decode step, a short prompt): Y^T [chunk, m] = W^T [chunk, K] * A^T [K, m] + bias on
-            // the register-blocked product, which reads W^T's rows in place (no packing of the dequantized
-            // weights, which a general GEMM would repeat on every run), and Y^T is then written into Y's columns.
+            // Few rows of A otherwise (2 or 8 bits, g_idx, or K over kPanelDepth): Y^T [chunk, m] = W^T [chunk, K] *
+            // A^T [K, m] + bias on the register-blocked product, which reads W^T's rows (a dequantized column each)
+            // in place, with no packing of the weights, which a general GEMM would repeat on every run; Y^T is then
+            // written into Y's columns.
             std::vector<float> atBuf;
             const float* at = av;
             if (m > 1) {
@@ -228,23 +229,22 @@ private:
     struct Weights {
         const float* scales = nullptr;
         std::vector<float> scaleBuffer, zero;
-        std::vector<float> zeroByBlock, scaleByBlock; // zero and scales transposed, [k_blocks, N] (4 bits, no g_idx)
+        // zero and scales transposed, [k_blocks, N], for dequantize4Panel (4 bits, no g_idx, K up to kPanelDepth)
+        std::vector<float> zeroByBlock, scaleByBlock;
         std::vector<int64_t> group;
         bool gIdx = false; // the blocks come from g_idx rather than k / block_size
     };
 
     /// weightsOf, made on the first run and kept while the scales' storage stays the same (the parameters are
-    /// constant). Shared, so that a session still using them keeps them alive. Thread-safe.
+    /// constant). Shared, so that a session still using them keeps them alive. Thread-safe. What it keeps: the zero
+    /// points as floats (for 4-bit blocks of 32, a quarter of the packed weights' bytes), and, where the panel path
+    /// can run (K up to kPanelDepth), the zero points and scales once more by block.
     std::shared_ptr<const Weights> cachedWeights(const KernelContext& ctx, const Tensor& scales) const
     {
         std::lock_guard lock(m_cacheMutex);
         if (!m_cached || m_cachedKey != scales.raw()) {
-            auto w = std::make_shared<Weights>(weightsOf(ctx, scales));
-            if (w->scaleBuffer.empty()) { // float scales: keep a copy, not a pointer into the run's tensor
-                w->scaleBuffer.assign(w->scales, w->scales + scales.size());
-                w->scales = w->scaleBuffer.data();
-            }
-            m_cached = std::move(w);
+            // Float scales stay a pointer into the initializer, which is the program's own storage (the key).
+            m_cached = std::make_shared<Weights>(weightsOf(ctx, scales));
             m_cachedKey = scales.raw();
         }
         return m_cached;
@@ -295,7 +295,7 @@ private:
             }
             w.gIdx = true;
         }
-        if (m_bits == 4 && !w.gIdx) {
+        if (m_bits == 4 && !w.gIdx && m_k <= kPanelDepth) {
             w.zeroByBlock.resize(w.zero.size());
             w.scaleByBlock.resize(w.zero.size());
             for (int64_t n = 0; n < m_n; ++n)

@@ -1025,6 +1025,62 @@ private slots:
                 }
     }
 
+    void int8DotsOfFourBitWeightsMatchTheirDefinition()
+    {
+        // dot4Int8 against its definition in double precision: the integer dot products of each block, scaled, less
+        // the zero points' share; blocks of 32 to 128, 1 to 4 rows, row strides wider than the rows.
+        std::mt19937 rng(kSeed + 15);
+        std::uniform_int_distribution<int> byte(0, 255), step(-127, 127), code(0, 15);
+        for (const simd::Ops* ops : simd::supportedOps())
+            for (int64_t block : { 32, 64, 128 })
+                for (int64_t blocks : { 1, 3, 8 })
+                    for (int64_t rows = 1; rows <= 4; ++rows) {
+                        const int64_t k = blocks * block, lda = k + 32, ldas = blocks + 2;
+                        std::vector<uint8_t> codes(size_t(k / 2));
+                        for (auto& c : codes)
+                            c = static_cast<uint8_t>(byte(rng));
+                        std::vector<int8_t> qa(size_t(rows * lda));
+                        for (auto& q : qa)
+                            q = static_cast<int8_t>(step(rng));
+                        std::vector<float> zero(static_cast<size_t>(blocks)),
+                            scale = randomFloats(rng, zero.size()), aScale = randomFloats(rng, size_t(rows * ldas)),
+                            aSum = randomFloats(rng, aScale.size(), -50.0f, 50.0f);
+                        for (auto& z : zero)
+                            z = float(code(rng));
+                        std::vector<float> y(size_t(rows * 3), -7.0f);
+                        ops->dot4Int8(codes.data(), blocks, block, zero.data(), scale.data(), qa.data(), lda,
+                            aScale.data(), aSum.data(), ldas, rows, y.data(), 3);
+                        for (int64_t r = 0; r < rows; ++r) {
+                            double want = 0, magnitude = 0;
+                            for (int64_t j = 0; j < blocks; ++j) {
+                                int64_t dot = 0;
+                                for (int64_t i = j * block; i < (j + 1) * block; ++i) {
+                                    const int c = (codes[size_t(i / 2)] >> ((i % 2) * 4)) & 0x0F;
+                                    // A's 32 values of a unit: the even-indexed first, then the odd-indexed.
+                                    const int64_t u = i / 32 * 32, at = i - u;
+                                    dot += c * qa[size_t(r * lda + u + (at % 2 ? 16 : 0) + at / 2)];
+                                }
+                                const double term
+                                    = double(scale[size_t(j)]) * aScale[size_t(r * ldas + j)] * double(dot);
+                                const double share
+                                    = double(zero[size_t(j)]) * scale[size_t(j)] * aSum[size_t(r * ldas + j)];
+                                want += term - share;
+                                magnitude += std::fabs(term) + std::fabs(share);
+                            }
+                            QVERIFY2(std::fabs(y[size_t(r * 3)] - want) <= 1e-5 * magnitude + 1e-6,
+                                qPrintable(QString("%1, block %2, %3 blocks, %4 rows, row %5: %6 against %7")
+                                               .arg(ops->name)
+                                               .arg(block)
+                                               .arg(blocks)
+                                               .arg(rows)
+                                               .arg(r)
+                                               .arg(y[size_t(r * 3)])
+                                               .arg(want)));
+                            QVERIFY(y[size_t(r * 3 + 1)] == -7.0f && y[size_t(r * 3 + 2)] == -7.0f);
+                        }
+                    }
+    }
+
     void int8StepsRoundTheProductLikeNearbyint()
     {
         // roundToInt8Steps: the product x * (127 / max) rounded on its own (not fused into an FMA), then to the

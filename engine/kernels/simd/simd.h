@@ -116,6 +116,16 @@ struct Ops {
     /// block's largest |x|, y = clamp(round(x * (127 / m)), -127, 127) * (m / 127), round to nearest even (0 for a
     /// block of zeros); x may equal y. What MatMulNBits' accuracy_level 4 makes of A. Same floats at every level.
     void (*roundToInt8Steps)(const float* x, int64_t n, int64_t block, float* y);
+
+    /// dot4 for A rounded to int8 steps (MatMulNBits' accuracy_level 4), in integers: y[r * ldy] = sum over blocks j
+    /// of scale[j] * aScale[r][j] * (sum of code i * qa[r][i] over the block) - zero[j] * scale[j] * aSum[r][j], for
+    /// r < rows (1 to 4). qa: int8 (row stride lda bytes), each 32 values of a block with the even-indexed first and
+    /// the odd-indexed after, zero past K; aScale and aSum (row stride ldas): the block's step and its step times the
+    /// sum of its qa. block is a multiple of 32. The integer sums are exact; the result differs from dot4's on
+    /// the same steps by float rounding only.
+    void (*dot4Int8)(const uint8_t* codes, int64_t blocks, int64_t block, const float* zero, const float* scale,
+        const int8_t* qa, int64_t lda, const float* aScale, const float* aSum, int64_t ldas, int64_t rows, float* y,
+        int64_t ldy);
 };
 
 /// Work below which a parallel loop block is not worth waking a thread for: multiply-adds of a GEMM block, and

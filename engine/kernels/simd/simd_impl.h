@@ -995,6 +995,85 @@ void dot4Rows(const uint8_t* codes, int64_t blocks, int64_t block, const float* 
 }
 #endif
 
+template <int R>
+void dot4Int8Rows(const uint8_t* codes, int64_t blocks, int64_t block, const float* zero, const float* scale,
+    const int8_t* qa, int64_t lda, const float* aScale, const float* aSum, int64_t ldas, float* y, int64_t ldy)
+{
+    float corr[R];
+    for (int r = 0; r < R; ++r)
+        corr[r] = 0.0f;
+#if defined(__AVX2__)
+    // 32 codes at a time in 256 bits at both levels (Zen 4 splits 512-bit integer operations anyway): the 16 bytes'
+    // low nibbles then their high ones, as unsigned bytes, against A's even then odd values; vpmaddubsw sums pairs
+    // into 16 bits (at most 2 x 15 x 127, no saturation), vpmaddwd pairs of those into 32.
+    const __m128i nibble = _mm_set1_epi8(0x0F);
+    const __m256i ones = _mm256_set1_epi16(1);
+    const auto blockSums = [&](int64_t j, __m256i* sums) {
+        for (int r = 0; r < R; ++r)
+            sums[r] = _mm256_setzero_si256();
+        for (int64_t u = j * block; u < (j + 1) * block; u += 32) {
+            const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(codes + u / 2));
+            const __m256i w = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(x, 4), nibble), _mm_and_si128(x, nibble));
+            for (int r = 0; r < R; ++r) {
+                const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qa + r * lda + u));
+                sums[r] = _mm256_add_epi32(sums[r], _mm256_madd_epi16(_mm256_maddubs_epi16(w, a), ones));
+            }
+        }
+    };
+    __m256 acc[R];
+    for (int r = 0; r < R; ++r)
+        acc[r] = _mm256_setzero_ps();
+    for (int64_t j = 0; j < blocks; ++j) {
+        __m256i sums[R];
+        blockSums(j, sums);
+        for (int r = 0; r < R; ++r) {
+            acc[r]
+                = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sums[r]), _mm256_set1_ps(scale[j] * aScale[r * ldas + j]), acc[r]);
+            corr[r] += zero[j] * scale[j] * aSum[r * ldas + j];
+        }
+    }
+    for (int r = 0; r < R; ++r) {
+        __m128 q = _mm_add_ps(_mm256_castps256_ps128(acc[r]), _mm256_extractf128_ps(acc[r], 1));
+        q = _mm_add_ps(q, _mm_movehl_ps(q, q));
+        q = _mm_add_ss(q, _mm_movehdup_ps(q));
+        y[r * ldy] = _mm_cvtss_f32(q) - corr[r];
+    }
+#else
+    float acc[R];
+    for (int r = 0; r < R; ++r)
+        acc[r] = 0.0f;
+    for (int64_t j = 0; j < blocks; ++j)
+        for (int r = 0; r < R; ++r) {
+            int32_t sum = 0;
+            for (int64_t u = j * block; u < (j + 1) * block; u += 32)
+                for (int64_t i = 0; i < 16; ++i) {
+                    const uint8_t byte = codes[u / 2 + i];
+                    sum += (byte & 0x0F) * qa[r * lda + u + i] + (byte >> 4) * qa[r * lda + u + 16 + i];
+                }
+            acc[r] += static_cast<float>(sum) * (scale[j] * aScale[r * ldas + j]);
+            corr[r] += zero[j] * scale[j] * aSum[r * ldas + j];
+        }
+    for (int r = 0; r < R; ++r)
+        y[r * ldy] = acc[r] - corr[r];
+#endif
+}
+
+void dot4Int8(const uint8_t* codes, int64_t blocks, int64_t block, const float* zero, const float* scale,
+    const int8_t* qa, int64_t lda, const float* aScale, const float* aSum, int64_t ldas, int64_t rows, float* y,
+    int64_t ldy)
+{
+    switch (rows) {
+    case 1:
+        return dot4Int8Rows<1>(codes, blocks, block, zero, scale, qa, lda, aScale, aSum, ldas, y, ldy);
+    case 2:
+        return dot4Int8Rows<2>(codes, blocks, block, zero, scale, qa, lda, aScale, aSum, ldas, y, ldy);
+    case 3:
+        return dot4Int8Rows<3>(codes, blocks, block, zero, scale, qa, lda, aScale, aSum, ldas, y, ldy);
+    default:
+        return dot4Int8Rows<4>(codes, blocks, block, zero, scale, qa, lda, aScale, aSum, ldas, y, ldy);
+    }
+}
+
 void dot4(const uint8_t* codes, int64_t blocks, int64_t block, const float* zero, const float* scale, const float* a,
     int64_t lda, int64_t rows, float* y, int64_t ldy)
 {
@@ -1063,7 +1142,8 @@ void roundToInt8Steps(const float* x, int64_t n, int64_t block, float* y)
 const Ops& table()
 {
     static const Ops ops { ONNXSCOPE_SIMD_NAME, gemm, gemmBias, activation, biasActivation, binary, reduceRows,
-        softmaxRows, depthwise2d, chunkStats, dequantize4, dequantize4Panel, kQ4Unit, dot4, roundToInt8Steps };
+        softmaxRows, depthwise2d, chunkStats, dequantize4, dequantize4Panel, kQ4Unit, dot4, roundToInt8Steps,
+        dot4Int8 };
     return ops;
 }
 

@@ -1083,7 +1083,7 @@ private slots:
 
     void int8StepsRoundTheProductLikeNearbyint()
     {
-        // roundToInt8Steps: the product x * (127 / max) rounded on its own (not fused into an FMA), then to the
+        // int8Steps: the product x * (127 / max) rounded on its own (not fused into an FMA), then to the
         // nearest integer, ties to even; blocks of 16 and 32, a tail block, a block of zeros, exact halves.
         std::mt19937 rng(kSeed + 14);
         for (const simd::Ops* ops : simd::supportedOps())
@@ -1111,25 +1111,41 @@ private slots:
                     QVERIFY(at > 4);
                     if (n > 2 * block)
                         std::fill(x.begin() + block, x.begin() + 2 * block, 0.0f);
-                    std::vector<float> y(size_t(n), -9.0f);
-                    ops->roundToInt8Steps(x.data(), n, block, y.data());
+                    const int64_t blocks = (n + block - 1) / block;
+                    std::vector<int8_t> q(size_t(n), int8_t(-128));
+                    std::vector<float> steps(size_t(blocks) + 1, -9.0f);
+                    std::vector<float> values(size_t(n), -9.0f);
+                    ops->int8Steps(x.data(), n, block, q.data(), values.data(), steps.data());
+                    QVERIFY2(steps[size_t(blocks)] == -9.0f, "int8Steps wrote past the last block's step");
                     for (int64_t b0 = 0; b0 < n; b0 += block) {
                         const int64_t end = std::min(n, b0 + block);
                         float amax = 0;
                         for (int64_t i = b0; i < end; ++i)
                             amax = std::max(amax, std::fabs(x[size_t(i)]));
+                        QVERIFY2(steps[size_t(b0 / block)] == amax / 127.0f,
+                            qPrintable(QString("%1, block %2, n %3, step of block %4")
+                                           .arg(ops->name)
+                                           .arg(block)
+                                           .arg(n)
+                                           .arg(b0 / block)));
                         const float inverse = amax != 0 ? 127.0f / amax : 0.0f;
                         for (int64_t i = b0; i < end; ++i) {
                             volatile float product = x[size_t(i)] * inverse;
-                            const float q = std::clamp(std::nearbyint(float(product)), -127.0f, 127.0f);
-                            QVERIFY2(y[size_t(i)] == q * (amax / 127.0f),
+                            const float want = std::clamp(std::nearbyint(float(product)), -127.0f, 127.0f);
+                            QVERIFY2(values[size_t(i)] == want * (amax / 127.0f),
+                                qPrintable(QString("%1, block %2, n %3, value at %4")
+                                               .arg(ops->name)
+                                               .arg(block)
+                                               .arg(n)
+                                               .arg(i)));
+                            QVERIFY2(q[size_t(i)] == want,
                                 qPrintable(QString("%1, block %2, n %3, at %4: %5 against %6")
                                                .arg(ops->name)
                                                .arg(block)
                                                .arg(n)
                                                .arg(i)
-                                               .arg(y[size_t(i)])
-                                               .arg(q * (amax / 127.0f))));
+                                               .arg(int(q[size_t(i)]))
+                                               .arg(want)));
                         }
                     }
                 }

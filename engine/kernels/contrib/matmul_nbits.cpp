@@ -118,6 +118,7 @@ public:
         const int64_t chunks = (m_n + chunk - 1) / chunk;
         const int64_t grain = std::max<int64_t>(1, simd::kGrainMacs / std::max<int64_t>(1, (m + 4) * m_k * chunk));
         const simd::Ops& ops = simd::ops();
+        bool biasAdded = false; // by the product itself (the transposed path)
         if (integerDecode) {
             // A decode step with A in int8 steps (accuracy_level 4), as onnxruntime computes it: integer dot
             // products of A's steps with the codes, scaled per block (simd.h, dot4Int8). K = N = 2048, one row,
@@ -136,10 +137,6 @@ public:
                         weights.zero.data() + n * m_kBlocks, weights.scales + n * m_kBlocks, qa.data(), padded,
                         aScale.data(), aSum.data(), m_kBlocks, m, y + n, m_n);
             });
-            if (bias)
-                for (int64_t r = 0; r < m; ++r)
-                    for (int64_t n = 0; n < m_n; ++n)
-                        y[r * m_n + n] += bias[n];
         } else if (m_bits == 4 && !weights.gIdx && m <= 4 && m_blockSize % ops.q4Unit == 0) {
             // A decode step (up to 4 rows of A): each column's dot products with A's rows straight from the packed
             // codes (the weights are never written out), A's rows reordered once for the SIMD level (simd.h, dot4).
@@ -148,10 +145,8 @@ public:
             const int64_t padded = m_kBlocks * m_blockSize, unit = ops.q4Unit;
             std::vector<float> a4(static_cast<size_t>(m * padded), 0.0f);
             for (int64_t r = 0; r < m; ++r)
-                for (int64_t k = 0; k < m_k; ++k) {
-                    const int64_t u = k / unit * unit, i = k - u;
-                    a4[static_cast<size_t>(r * padded + u + (i & 1 ? unit / 2 : 0) + i / 2)] = av[r * m_k + k];
-                }
+                for (int64_t k = 0; k < m_k; ++k)
+                    a4[static_cast<size_t>(r * padded + unitOrder(k, unit))] = av[r * m_k + k];
             const int64_t columnGrain = std::max<int64_t>(1, simd::kGrainMacs / std::max<int64_t>(1, m * padded));
             parallelFor(ctx.threadPool(), m_n, columnGrain, [&](int64_t n0, int64_t n1) {
                 for (int64_t n = n0; n < n1; ++n)
@@ -159,10 +154,6 @@ public:
                         weights.zero.data() + n * m_kBlocks, weights.scales + n * m_kBlocks, a4.data(), padded, m,
                         y + n, m_n);
             });
-            if (bias)
-                for (int64_t r = 0; r < m; ++r)
-                    for (int64_t n = 0; n < m_n; ++n)
-                        y[r * m_n + n] += bias[n];
         } else if (m <= kFewRows && m_bits == 4 && !weights.gIdx && m_k <= kPanelDepth) {
             // A short prompt: a chunk of W [K, chunk] dequantized straight into the layout the register-blocked
             // product reads in place (simd.h, dequantize4Panel), and Y's columns written by it directly. 16 rows, 1
@@ -179,10 +170,6 @@ public:
                     ops.gemmBias(m, count, m_k, av, m_k, w.get(), count, nullptr, y + n0, m_n);
                 }
             });
-            if (bias)
-                for (int64_t r = 0; r < m; ++r)
-                    for (int64_t n = 0; n < m_n; ++n)
-                        y[r * m_n + n] += bias[n];
         } else if (m <= kFewRows) {
             // Few rows of A otherwise (2 or 8 bits, g_idx, or K over kPanelDepth): Y^T [chunk, m] = W^T [chunk, K] *
             // A^T [K, m] + bias on the register-blocked product, which reads W^T's rows (a dequantized column each)
@@ -197,6 +184,7 @@ public:
                         atBuf[static_cast<size_t>(k * m + r)] = av[r * m_k + k];
                 at = atBuf.data();
             }
+            biasAdded = true;
             parallelFor(ctx.threadPool(), chunks, grain, [&](int64_t c0, int64_t c1) {
                 const int64_t rows = std::min(chunk, m_n);
                 const std::unique_ptr<float[]> w(new float[static_cast<size_t>(rows * m_k)]);
@@ -225,46 +213,46 @@ public:
                     ops.gemm(m, count, m_k, av, m_k, false, w.get(), m_k, true, y + n0, m_n, false);
                 }
             });
-            if (bias)
-                for (int64_t r = 0; r < m; ++r)
-                    for (int64_t n = 0; n < m_n; ++n)
-                        y[r * m_n + n] += bias[n];
         }
+        if (bias && !biasAdded)
+            for (int64_t r = 0; r < m; ++r)
+                for (int64_t n = 0; n < m_n; ++n)
+                    y[r * m_n + n] += bias[n];
         if (!out)
             contrib::storeOutput(ctx, 0, a.dtype(), outShape, y);
     }
 
 private:
-    /// A [m, K] with each block of a row rounded to int8 steps of max|block| / 127 (simd.h, roundToInt8Steps).
+    /// A [m, K] with each block of a row rounded to int8 steps of max|block| / 127 (simd.h, int8Steps).
     const float* quantizedRows(const float* a, int64_t m, std::vector<float>& buffer) const
     {
-        std::vector<float> out(static_cast<size_t>(m * m_k));
+        buffer.resize(static_cast<size_t>(m * m_k));
+        std::vector<float> step(static_cast<size_t>(m_kBlocks));
         for (int64_t r = 0; r < m; ++r)
-            simd::ops().roundToInt8Steps(a + r * m_k, m_k, m_blockSize, out.data() + r * m_k);
-        buffer = std::move(out);
+            simd::ops().int8Steps(a + r * m_k, m_k, m_blockSize, nullptr, buffer.data() + r * m_k, step.data());
         return buffer.data();
     }
 
-    /// One row of A (K values) as int8 steps for dot4Int8: each block's values q = clamp(round(x * (127 / m)), -127,
-    /// 127) with m its largest |x| (the steps of roundToInt8Steps, computed the same way), 32 at a time with the
-    /// even-indexed first; the block's step m / 127 and step times the sum of its q.
+    /// Where element k of a row of A goes when each unit of `unit` values holds its even-indexed values first and its
+    /// odd-indexed after (the order in which the bytes of 4-bit codes unpack: dot4, dot4Int8).
+    static int64_t unitOrder(int64_t k, int64_t unit)
+    {
+        const int64_t u = k / unit * unit, i = k - u;
+        return u + (i & 1 ? unit / 2 : 0) + i / 2;
+    }
+
+    /// One row of A (K values) in int8 steps (simd.h, int8Steps) for dot4Int8: the values in unitOrder of 32, each
+    /// block's step, and its step times the sum of its values.
     void int8Blocks(const float* x, int8_t* q, float* step, float* stepSum) const
     {
+        std::vector<int8_t> steps(static_cast<size_t>(m_k));
+        simd::ops().int8Steps(x, m_k, m_blockSize, steps.data(), nullptr, step);
         for (int64_t j = 0; j < m_kBlocks; ++j) {
-            const int64_t k0 = j * m_blockSize, end = std::min(m_k, k0 + m_blockSize);
-            float amax = 0.0f;
-            for (int64_t k = k0; k < end; ++k)
-                amax = std::max(amax, std::fabs(x[k]));
-            const float inverse = amax != 0 ? 127.0f / amax : 0.0f;
             int32_t sum = 0;
-            for (int64_t k = k0; k < end; ++k) {
-                volatile float product = x[k] * inverse; // rounded on its own, as roundToInt8Steps rounds it
-                const float v = std::min(std::max(std::nearbyint(float(product)), -127.0f), 127.0f);
-                const int64_t u = k / 32 * 32, i = k - u;
-                q[u + (i & 1 ? 16 : 0) + i / 2] = static_cast<int8_t>(v);
-                sum += static_cast<int32_t>(v);
+            for (int64_t k = j * m_blockSize; k < std::min(m_k, (j + 1) * m_blockSize); ++k) {
+                q[unitOrder(k, 32)] = steps[static_cast<size_t>(k)];
+                sum += steps[static_cast<size_t>(k)];
             }
-            step[j] = amax / 127.0f;
             stepSum[j] = step[j] * static_cast<float>(sum);
         }
     }

@@ -112,12 +112,14 @@ struct Ops {
     void (*dot4)(const uint8_t* codes, int64_t blocks, int64_t block, const float* zero, const float* scale,
         const float* a, int64_t lda, int64_t rows, float* y, int64_t ldy);
 
-    /// x[0, n) rounded block by block (blocks of `block` elements, the last one shorter) to int8 steps: with m the
-    /// block's largest |x|, y = clamp(round(x * (127 / m)), -127, 127) * (m / 127), round to nearest even (0 for a
-    /// block of zeros); x may equal y. What MatMulNBits' accuracy_level 4 makes of A. Same floats at every level.
-    void (*roundToInt8Steps)(const float* x, int64_t n, int64_t block, float* y);
+    /// x[0, n) quantized block by block (blocks of `block` elements, the last one shorter) to int8: with m the
+    /// block's largest |x|, q = clamp(round(x * (127 / m)), -127, 127), the product rounded to float first and then
+    /// to the nearest integer, ties to even (0 for a block of zeros); step[j] = m / 127. Writes q (unless null) and
+    /// values = q * step (unless null): the value of A that MatMulNBits' accuracy_level 4 computes with. Same
+    /// integers and floats at every level.
+    void (*int8Steps)(const float* x, int64_t n, int64_t block, int8_t* q, float* values, float* step);
 
-    /// dot4 for A rounded to int8 steps (MatMulNBits' accuracy_level 4), in integers: y[r * ldy] = sum over blocks j
+    /// dot4 for A in int8 steps (int8Steps; MatMulNBits' accuracy_level 4), in integers: y[r * ldy] = sum over blocks j
     /// of scale[j] * aScale[r][j] * (sum of code i * qa[r][i] over the block) - zero[j] * scale[j] * aSum[r][j], for
     /// r < rows (1 to 4). qa: int8 (row stride lda bytes), each 32 values of a block with the even-indexed first and
     /// the odd-indexed after, zero past K; aScale and aSum (row stride ldas): the block's step and its step times the

@@ -836,13 +836,17 @@ bool chunkStats(const float* x, int64_t n, float* lo, float* hi, float* sum, flo
 // A byte holds two codes, low nibble first. dequantize4 writes them in order; dot4 takes A with each unit's even
 // elements first, so that the low and high nibbles of a unit's bytes each fill a vector as they are, unshuffled.
 
+/// Code i of a column's packed bytes.
+inline int code4(const uint8_t* codes, int64_t i)
+{
+    return (codes[i / 2] >> ((i & 1) * 4)) & 0x0F;
+}
+
 inline void dequantizeScalar(
     const uint8_t* codes, int64_t from, int64_t to, int64_t block, const float* zero, const float* scale, float* out)
 {
-    for (int64_t i = from; i < to; ++i) {
-        const int code = (codes[i / 2] >> ((i & 1) * 4)) & 0x0F;
-        out[i] = (static_cast<float>(code) - zero[i / block]) * scale[i / block];
-    }
+    for (int64_t i = from; i < to; ++i)
+        out[i] = (static_cast<float>(code4(codes, i)) - zero[i / block]) * scale[i / block];
 }
 
 void dequantize4(const uint8_t* codes, int64_t k, int64_t block, const float* zero, const float* scale, float* out)
@@ -875,6 +879,15 @@ void dequantize4(const uint8_t* codes, int64_t k, int64_t block, const float* ze
 void dequantize4Panel(const uint8_t* codes, int64_t ldCodes, int64_t columns, int64_t k, int64_t block,
     const float* zero, const float* scale, int64_t ldz, float* w, int64_t ldw)
 {
+    // Rows [from, k) of columns [n0, n1), one element at a time.
+    const auto scalar = [&](int64_t n0, int64_t n1, int64_t from) {
+        for (int64_t n = n0; n < n1; ++n)
+            for (int64_t i = from; i < k; ++i) {
+                const int64_t j = i / block;
+                w[i * ldw + n]
+                    = (static_cast<float>(code4(codes + n * ldCodes, i)) - zero[j * ldz + n]) * scale[j * ldz + n];
+            }
+    };
     int64_t n0 = 0;
 #if defined(__AVX2__)
     // kVecFloats columns at a time: a gather takes 4 bytes (8 codes) of each column, and each code position becomes
@@ -908,19 +921,9 @@ void dequantize4Panel(const uint8_t* codes, int64_t ldCodes, int64_t columns, in
             }
         }
 #endif
-    for (int64_t n = 0; n < n0; ++n)
-        for (int64_t i = whole; i < k; ++i) {
-            const int code = (codes[n * ldCodes + i / 2] >> ((i & 1) * 4)) & 0x0F;
-            const int64_t j = i / block;
-            w[i * ldw + n] = (static_cast<float>(code) - zero[j * ldz + n]) * scale[j * ldz + n];
-        }
+    scalar(0, n0, whole);
 #endif
-    for (int64_t n = n0; n < columns; ++n)
-        for (int64_t i = 0; i < k; ++i) {
-            const int code = (codes[n * ldCodes + i / 2] >> ((i & 1) * 4)) & 0x0F;
-            const int64_t j = i / block;
-            w[i * ldw + n] = (static_cast<float>(code) - zero[j * ldz + n]) * scale[j * ldz + n];
-        }
+    scalar(n0, columns, 0);
 }
 
 #if defined(__AVX512F__)
@@ -1089,7 +1092,7 @@ void dot4(const uint8_t* codes, int64_t blocks, int64_t block, const float* zero
     }
 }
 
-void roundToInt8Steps(const float* x, int64_t n, int64_t block, float* y)
+void int8Steps(const float* x, int64_t n, int64_t block, int8_t* q, float* values, float* step)
 {
     // Adding and subtracting 1.5 * 2^23 rounds to the nearest integer, ties to even, as nearbyint does in the
     // default rounding mode (|v| <= 127 here).
@@ -1111,28 +1114,40 @@ void roundToInt8Steps(const float* x, int64_t n, int64_t block, float* y)
             const float v = std::fabs(x[i]);
             amax = v > amax ? v : amax;
         }
-        const float scale = amax / 127.0f;
+        const float stepOf = amax / 127.0f;
+        step[b0 / block] = stepOf;
         const float inverse = amax != 0 ? 127.0f / amax : 0.0f;
         i = b0;
         for (; i + kVecFloats <= end; i += kVecFloats) {
             FloatVec v;
             std::memcpy(&v, x + i, sizeof v);
-            FloatVec q = v * inverse;
+            FloatVec r = v * inverse;
             // The product rounded on its own, as onnxruntime rounds it: not fused with the addition below into an
             // FMA (GCC contracts across statements at AVX2 and AVX-512), which would round the exact product.
-            __asm__("" : "+x"(q));
-            q = (q + kRound) - kRound;
-            q = q < -127.0f ? FloatVec {} - 127.0f : q;
-            q = q > 127.0f ? FloatVec {} + 127.0f : q;
-            q = q * scale;
-            std::memcpy(y + i, &q, sizeof q);
+            __asm__("" : "+x"(r));
+            r = (r + kRound) - kRound;
+            r = r < -127.0f ? FloatVec {} - 127.0f : r;
+            r = r > 127.0f ? FloatVec {} + 127.0f : r;
+            if (q) {
+                typedef int32_t IntVec __attribute__((vector_size(kVecFloats * sizeof(int32_t))));
+                typedef int8_t ByteVec __attribute__((vector_size(kVecFloats)));
+                const ByteVec bytes = __builtin_convertvector(__builtin_convertvector(r, IntVec), ByteVec);
+                std::memcpy(q + i, &bytes, sizeof bytes);
+            }
+            if (values) {
+                r = r * stepOf;
+                std::memcpy(values + i, &r, sizeof r);
+            }
         }
         for (; i < end; ++i) {
-            float q = x[i] * inverse;
-            __asm__("" : "+x"(q));
-            q = (q + kRound) - kRound;
-            q = q < -127.0f ? -127.0f : (q > 127.0f ? 127.0f : q);
-            y[i] = q * scale;
+            float r = x[i] * inverse;
+            __asm__("" : "+x"(r));
+            r = (r + kRound) - kRound;
+            r = r < -127.0f ? -127.0f : (r > 127.0f ? 127.0f : r);
+            if (q)
+                q[i] = static_cast<int8_t>(r);
+            if (values)
+                values[i] = r * stepOf;
         }
     }
 }
@@ -1142,8 +1157,7 @@ void roundToInt8Steps(const float* x, int64_t n, int64_t block, float* y)
 const Ops& table()
 {
     static const Ops ops { ONNXSCOPE_SIMD_NAME, gemm, gemmBias, activation, biasActivation, binary, reduceRows,
-        softmaxRows, depthwise2d, chunkStats, dequantize4, dequantize4Panel, kQ4Unit, dot4, roundToInt8Steps,
-        dot4Int8 };
+        softmaxRows, depthwise2d, chunkStats, dequantize4, dequantize4Panel, kQ4Unit, dot4, int8Steps, dot4Int8 };
     return ops;
 }
 

@@ -2,12 +2,12 @@
 #include "engine/compare/reference_values.h"
 
 #include "engine/io/npy.h"
+#include "engine/io/tensor_proto.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
 
 namespace fs = std::filesystem;
 
@@ -31,14 +31,15 @@ ReferenceValues ReferenceValues::fromDumpFolder(const fs::path& dir)
     r.m_dir = dir;
     r.m_description = "reference folder " + dir.string();
     const fs::path manifestPath = dir / "manifest.json";
-    std::ifstream in(manifestPath);
-    check(in.good(),
+    std::error_code ec;
+    check(fs::is_regular_file(manifestPath, ec),
         "reference folder \"" + dir.string()
             + "\" has no readable manifest.json (write one with "
               "onnxscope-cli run --dump-all --output-dir DIR)");
+    const std::string text = readFileBytes(manifestPath); // its size checked against the allocation limit
     nlohmann::json manifest;
     try {
-        manifest = nlohmann::json::parse(in);
+        manifest = nlohmann::json::parse(text);
     } catch (const std::exception& e) {
         throw Error("\"" + manifestPath.string() + "\" is not valid JSON: " + e.what());
     }

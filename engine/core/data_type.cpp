@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "engine/core/data_type.h"
 
+#include "engine/core/error.h"
+
 #include <array>
 
 namespace onnxscope {
@@ -67,7 +69,17 @@ int bitWidth(DataType type)
 
 size_t packedByteSize(DataType type, int64_t count)
 {
-    return (static_cast<size_t>(count) * static_cast<size_t>(bitWidth(type)) + 7) / 8;
+    // By groups of 8 elements (whole bytes), so that the product cannot wrap for a count read from a file: count * 4
+    // bits wraps past 2^64 when count is near 2^62, and a wrapped size would let a few bytes of raw_data pass for
+    // 2^62 int4 elements.
+    const auto n = static_cast<uint64_t>(count);
+    const auto bits = static_cast<uint64_t>(bitWidth(type));
+    uint64_t bytes = 0;
+    if (count < 0 || __builtin_mul_overflow(n / 8, bits, &bytes)
+        || __builtin_add_overflow(bytes, ((n % 8) * bits + 7) / 8, &bytes))
+        throw Error("the byte size of " + std::to_string(count) + " " + std::string(dataTypeName(type))
+            + " elements overflows");
+    return static_cast<size_t>(bytes);
 }
 
 std::string_view dataTypeName(DataType type)

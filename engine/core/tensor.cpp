@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "engine/core/tensor.h"
 
+#include "engine/core/allocation_limit.h"
 #include "engine/core/half.h"
 #include "engine/core/narrow_types.h"
 #include "engine/core/small_block_cache.h"
@@ -87,9 +88,46 @@ size_t Tensor::allocationLimit()
 {
     return limitRef().load();
 }
+
 void Tensor::setAllocationLimit(size_t bytes)
 {
     limitRef().store(bytes);
+}
+
+namespace {
+
+[[noreturn]] void throwOverLimit(const std::string& what, double bytes)
+{
+    throw Error(what + " would need " + formatBytes(bytes) + ", more than the allocation limit of "
+        + formatBytes(static_cast<double>(Tensor::allocationLimit())));
+}
+
+/// The check of allocateStorage and checkedTensorCount: `count` elements of `type` (a count already known to be
+/// non-negative) fit the limit.
+void checkTensorBytes(DataType type, int64_t count, const Shape& shape)
+{
+    check(type != DataType::Undefined, "cannot allocate a tensor of undefined element type");
+    const size_t elem = elementSize(type);
+    if (count < 0 || static_cast<uint64_t>(count) > std::numeric_limits<size_t>::max() / elem
+        || static_cast<size_t>(count) * elem > Tensor::allocationLimit())
+        throwOverLimit("tensor " + std::string(dataTypeName(type)) + shapeToString(shape),
+            static_cast<double>(count) * static_cast<double>(elem));
+}
+
+} // namespace
+
+int64_t checkedTensorCount(DataType type, const Shape& shape)
+{
+    const int64_t count = elementCount(shape);
+    checkTensorBytes(type, count, shape);
+    return count;
+}
+
+void checkAllocation(uint64_t count, uint64_t itemBytes, const std::string& what)
+{
+    uint64_t bytes = 0;
+    if (__builtin_mul_overflow(count, itemBytes, &bytes) || bytes > Tensor::allocationLimit())
+        throwOverLimit(what, static_cast<double>(count) * static_cast<double>(itemBytes));
 }
 
 size_t Tensor::cachedStorageBytes()
@@ -121,14 +159,8 @@ namespace {
 std::shared_ptr<void> allocateStorageFor(
     DataType type, int64_t count, const Shape& shape, bool zeroed, Shape* inlineShape, const Shape** shapeInBlock)
 {
-    check(type != DataType::Undefined, "cannot allocate a tensor of undefined element type");
-    size_t elem = elementSize(type);
-    if (count < 0 || static_cast<uint64_t>(count) > std::numeric_limits<size_t>::max() / elem
-        || static_cast<size_t>(count) * elem > Tensor::allocationLimit()) {
-        double bytes = static_cast<double>(count) * static_cast<double>(elem);
-        throw Error("tensor " + std::string(dataTypeName(type)) + shapeToString(shape) + " would need "
-            + formatBytes(bytes) + ", more than the allocation limit of " + formatBytes(Tensor::allocationLimit()));
-    }
+    checkTensorBytes(type, count, shape);
+    const size_t elem = elementSize(type);
     size_t n = static_cast<size_t>(count);
     if (type == DataType::String) {
         std::string* p = new (std::nothrow) std::string[n > 0 ? n : 1];

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "engine/io/npy.h"
 
+#include "engine/core/allocation_limit.h"
 #include "engine/core/half.h"
 #include "engine/core/narrow_types.h"
 #include "engine/io/tensor_proto.h"
@@ -127,6 +128,9 @@ private:
         }
         if (m_pos == start)
             fail("expected a non-negative integer");
+        // The header is a Python literal: Python 3 refuses "01" (not "00"), and Python 2 read it as octal.
+        if (m_text[start] == '0' && v != 0)
+            fail("a number with a leading zero, which numpy refuses too");
         if (peek() == 'L') // Python 2 longs
             ++m_pos;
         return static_cast<int64_t>(v);
@@ -451,12 +455,18 @@ Tensor parseNpy(std::string_view bytes, const std::string& displayName)
     check(available == dataBytes,
         what + ": .npy data has " + std::to_string(available - dataBytes) + " unexpected trailing bytes after "
             + descr->text + shapeToString(shape));
+    // Before any per-element work: zero-length items ('|S0', '<U0') make a tiny file declare billions of elements.
+    try {
+        checkedTensorCount(dtype.type, shape);
+    } catch (const Error& e) {
+        throw Error(what + ": " + e.what());
+    }
 
     // Element bytes in native order and C layout.
     std::string owned;
     const char* data = bytes.data() + dataStart;
     const bool needSwap = dtype.bigEndian && dtype.kind != 'S' && dtype.kind != 'b' && dtype.itemSize > 1;
-    if (fortran->flag && shape.size() > 1) {
+    if (fortran->flag && shape.size() > 1 && dataBytes > 0) {
         owned = fortranToC(data, shape, dtype.itemSize, count);
         data = owned.data();
     }
@@ -552,6 +562,8 @@ std::string npyDescr(const Tensor& tensor)
     case DataType::String: {
         size_t width = 1;
         for (const auto& s : tensor.data<std::string>()) {
+            if (s.empty())
+                continue;
             auto decoded = decodeUtf8(s);
             check(decoded.has_value(),
                 "string tensor holds bytes that are not valid UTF-8; numpy's unicode arrays "
@@ -612,14 +624,20 @@ std::string serializeNpy(const Tensor& tensor, NpyWriteOptions options)
     out += '\n';
 
     if (tensor.dtype() == DataType::String) {
+        // The zero padding written at once and the code points over it: one item per element, no per-character
+        // appends (a million empty strings took seconds that way).
         const size_t width = std::stoul(descr.substr(2));
+        size_t at = out.size();
+        out.resize(at + static_cast<size_t>(tensor.size()) * width * 4, '\0');
         for (const auto& s : tensor.data<std::string>()) {
-            std::u32string u = *decodeUtf8(s);
-            u.resize(width, U'\0');
-            for (char32_t c : u) {
-                auto cp = static_cast<uint32_t>(c);
-                out.append(reinterpret_cast<const char*>(&cp), 4);
+            if (!s.empty()) {
+                const std::u32string u = *decodeUtf8(s);
+                for (size_t c = 0; c < u.size(); ++c) {
+                    const auto cp = static_cast<uint32_t>(u[c]);
+                    std::memcpy(out.data() + at + c * 4, &cp, 4);
+                }
             }
+            at += width * 4;
         }
     } else if (tensor.dtype() == DataType::Bool) {
         for (bool b : tensor.data<bool>())
@@ -700,8 +718,11 @@ std::vector<std::pair<std::string, Tensor>> readNpz(const fs::path& path)
     int code = 0;
     std::unique_ptr<zip_t, ZipDiscard> archive(zip_open(path.c_str(), ZIP_RDONLY, &code));
     check(archive != nullptr, what + " is not a readable .npz (zip) archive: " + zipErrorText(code));
-    zip_int64_t entries = zip_get_num_entries(archive.get(), 0);
-    std::vector<std::pair<std::string, Tensor>> arrays;
+    const zip_int64_t entries = zip_get_num_entries(archive.get(), 0);
+    // Every array is held at once: the sizes the archive declares (uncompressed, so a small archive can promise
+    // much) are checked, each and in all, before anything is decompressed.
+    std::vector<zip_stat_t> stats;
+    uint64_t total = 0;
     for (zip_int64_t i = 0; i < entries; ++i) {
         zip_stat_t st;
         zip_stat_init(&st);
@@ -713,9 +734,19 @@ std::vector<std::pair<std::string, Tensor>> readNpz(const fs::path& path)
         const std::string entryWhat = what + " entry \"" + name + "\"";
         check(name.size() > 4 && name.compare(name.size() - 4, 4, ".npy") == 0, entryWhat + " is not a .npy array");
         check(st.valid & ZIP_STAT_SIZE, entryWhat + " has no recorded size");
-        check(st.size <= Tensor::allocationLimit(),
-            entryWhat + " is " + std::to_string(st.size) + " bytes, more than the memory limit");
-        std::unique_ptr<zip_file_t, ZipFileClose> file(zip_fopen_index(archive.get(), static_cast<zip_uint64_t>(i), 0));
+        checkAllocation(st.size, 1, entryWhat + " (its size as the archive declares it)");
+        total = total + st.size < total ? UINT64_MAX : total + st.size;
+        checkAllocation(total, 1,
+            what + ": its first " + std::to_string(stats.size() + 1)
+                + " arrays (their sizes as the archive declares them)");
+        stats.push_back(st);
+    }
+    std::vector<std::pair<std::string, Tensor>> arrays;
+    uint64_t decoded = 0;
+    for (const zip_stat_t& st : stats) {
+        const std::string name = st.name;
+        const std::string entryWhat = what + " entry \"" + name + "\"";
+        std::unique_ptr<zip_file_t, ZipFileClose> file(zip_fopen_index(archive.get(), st.index, 0));
         check(file != nullptr, entryWhat + " cannot be opened: " + zip_strerror(archive.get()));
         std::string bytes(static_cast<size_t>(st.size), '\0');
         size_t done = 0;
@@ -727,6 +758,9 @@ std::vector<std::pair<std::string, Tensor>> readNpz(const fs::path& path)
             done += static_cast<size_t>(n);
         }
         arrays.emplace_back(name.substr(0, name.size() - 4), parseNpy(bytes, entryWhat));
+        // Zero-length items ('|S0') decode to more than their bytes: the arrays in memory are bounded in all too.
+        decoded += arrays.back().second.byteSize();
+        checkAllocation(decoded, 1, what + ": its first " + std::to_string(arrays.size()) + " arrays");
     }
     return arrays;
 }

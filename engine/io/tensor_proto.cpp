@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "engine/io/tensor_proto.h"
 
+#include "engine/core/allocation_limit.h"
 #include "engine/core/half.h"
 #include "engine/core/narrow_types.h"
 
@@ -92,9 +93,9 @@ std::shared_ptr<const void> ExternalDataStore::bytes(
 {
     auto mapping = map(location, tensorName);
     check(offset <= mapping->size && length <= mapping->size - offset,
-        "tensor \"" + tensorName + "\": external data range [" + std::to_string(offset) + ", "
-            + std::to_string(offset + length) + ") lies past the end of \"" + location + "\" ("
-            + std::to_string(mapping->size) + " bytes)");
+        "tensor \"" + tensorName + "\": external data of " + std::to_string(length) + " bytes at offset "
+            + std::to_string(offset) + " lies past the end of \"" + location + "\" (" + std::to_string(mapping->size)
+            + " bytes)");
     if (length == 0) {
         static const uint64_t empty[8] = {};
         return std::shared_ptr<const void>(mapping, empty);
@@ -159,6 +160,23 @@ int64_t storedValueCount(const onnx::TensorProto& proto, DataType type)
     }
 }
 
+/// The bytes `count` elements of `type` take in raw_data or external data (packed for the narrow types),
+/// overflow-checked: a wrapped size would let a few bytes pass for a tensor of huge dims.
+uint64_t storedByteSize(DataType type, int64_t count, const std::string& name, const Shape& shape)
+{
+    uint64_t bytes = 0;
+    try {
+        if (isNarrow(type))
+            bytes = packedByteSize(type, count);
+        else if (__builtin_mul_overflow(static_cast<uint64_t>(count), elementSize(type), &bytes))
+            throw Error("it overflows 64 bits");
+    } catch (const Error& e) {
+        throw Error("tensor \"" + name + "\": byte size of " + std::string(dataTypeName(type)) + shapeToString(shape)
+            + ": " + e.what());
+    }
+    return bytes;
+}
+
 Shape protoShape(const onnx::TensorProto& proto, const std::string& name)
 {
     Shape shape(proto.dims().begin(), proto.dims().end());
@@ -209,11 +227,7 @@ Tensor tensorFromProto(const onnx::TensorProto& proto, ExternalDataStore* extern
             }
         }
         check(external != nullptr, "tensor \"" + name + "\" uses external data, but no model folder is known");
-        // Overflow-checked: a wrapped byte count would let a small file back a tensor of huge dims.
-        const auto needed = isNarrow(type)
-            ? static_cast<uint64_t>(packedByteSize(type, count))
-            : static_cast<uint64_t>(checkedMul(count, static_cast<int64_t>(elementSize(type)),
-                "tensor \"" + name + "\": byte size of " + std::string(dataTypeName(type)) + shapeToString(shape)));
+        const uint64_t needed = storedByteSize(type, count, name, shape);
         if (length < 0) {
             uint64_t size = external->fileSize(location, name);
             check(offset <= size,
@@ -245,10 +259,7 @@ Tensor tensorFromProto(const onnx::TensorProto& proto, ExternalDataStore* extern
     if (proto.has_raw_data()) {
         check(type != DataType::String, "tensor \"" + name + "\": string tensors cannot use raw_data");
         const std::string& raw = proto.raw_data();
-        const auto needed = isNarrow(type)
-            ? static_cast<uint64_t>(packedByteSize(type, count))
-            : static_cast<uint64_t>(checkedMul(
-                count, static_cast<int64_t>(elementSize(type)), "tensor \"" + name + "\": byte size of " + described));
+        const uint64_t needed = storedByteSize(type, count, name, shape);
         check(raw.size() == needed,
             "tensor \"" + name + "\": raw_data has " + std::to_string(raw.size()) + " bytes but " + described
                 + " needs " + std::to_string(needed));
@@ -258,7 +269,7 @@ Tensor tensorFromProto(const onnx::TensorProto& proto, ExternalDataStore* extern
         // value).
         const int64_t needed = isComplex(type) ? checkedMul(count, 2, "tensor \"" + name + "\" size")
             : isNarrow(type) && bitWidth(type) < 8 && bitWidth(type) != 6
-            ? static_cast<int64_t>(packedByteSize(type, count))
+            ? static_cast<int64_t>(storedByteSize(type, count, name, shape))
             : count;
         check(stored == needed,
             "tensor \"" + name + "\": " + std::to_string(stored) + (type == DataType::String ? " strings" : " values")
@@ -377,14 +388,51 @@ void tensorToProto(const Tensor& tensor, onnx::TensorProto& proto, const std::st
     proto.set_raw_data(std::string(static_cast<const char*>(tensor.raw()), tensor.byteSize()));
 }
 
+namespace {
+
+/// Reads `path` whole; `checkSize(bytes, what)` throws if `bytes` are too many, before they are read.
+template <class CheckSize> std::string readBoundedFile(const fs::path& path, CheckSize checkSize)
+{
+    const std::string what = "\"" + path.string() + "\"";
+    std::ifstream in(path, std::ios::binary);
+    check(in.good(), "cannot open " + what + ": " + std::strerror(errno));
+    // A file that is not regular (a pipe, a device such as /dev/zero behind a .npy name) has no size to check
+    // first: it is read in chunks, each checked, so it cannot fill the memory.
+    std::error_code ec;
+    const bool regular = fs::is_regular_file(path, ec);
+    const uint64_t size = regular ? fs::file_size(path, ec) : 0;
+    const bool sized = regular && !ec;
+    if (sized)
+        checkSize(size, what);
+    std::string bytes;
+    bytes.reserve(sized ? static_cast<size_t>(size) : 0);
+    char chunk[1 << 16];
+    while (in) {
+        in.read(chunk, sizeof chunk);
+        const auto got = static_cast<size_t>(in.gcount());
+        if (got == 0)
+            break;
+        checkSize(bytes.size() + got, what);
+        bytes.append(chunk, got);
+    }
+    check(!in.bad(), "cannot read " + what);
+    return bytes;
+}
+
+} // namespace
+
 std::string readFileBytes(const fs::path& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    check(in.good(), "cannot open \"" + path.string() + "\": " + std::strerror(errno));
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    check(!in.bad(), "cannot read \"" + path.string() + "\"");
-    return ss.str();
+    return readBoundedFile(
+        path, [](uint64_t bytes, const std::string& what) { checkAllocation(bytes, 1, "reading " + what); });
+}
+
+std::string readFileBytes(const fs::path& path, uint64_t maxBytes)
+{
+    return readBoundedFile(path, [maxBytes](uint64_t bytes, const std::string& what) {
+        check(
+            bytes <= maxBytes, what + " holds more than " + std::to_string(maxBytes) + " bytes, more than can be read");
+    });
 }
 
 Tensor readTensorProtoFile(const fs::path& path, std::string* name)

@@ -54,7 +54,10 @@ void tensorToProto(const Tensor& tensor, onnx::TensorProto& proto, const std::st
 Tensor readTensorProtoFile(const std::filesystem::path& path, std::string* name = nullptr);
 void writeTensorProtoFile(const std::filesystem::path& path, const Tensor& tensor, const std::string& name = {});
 
-/// Reads a whole file into memory; Error naming the file if it cannot be read.
+/// Reads a whole file into memory; Error naming the file if it cannot be read or holds more than
+/// Tensor::allocationLimit() bytes (checked before it is read; a pipe or device is read in chunks, each checked).
 std::string readFileBytes(const std::filesystem::path& path);
+/// The same with a bound of its own (a model file is bounded by protobuf's 2 GiB, not by the tensor limit).
+std::string readFileBytes(const std::filesystem::path& path, uint64_t maxBytes);
 
 } // namespace onnxscope

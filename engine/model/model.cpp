@@ -645,7 +645,7 @@ std::shared_ptr<Model> Model::load(const fs::path& path)
         "\"" + path.string() + "\" is " + std::to_string(size >> 20)
             + " MiB; protobuf cannot parse a model over 2 GiB. Save its weights as external data "
               "(onnx.save_model(..., save_as_external_data=True)).");
-    std::string bytes = readFileBytes(path);
+    std::string bytes = readFileBytes(path, (uint64_t(2) << 30) - 1);
     auto model = fromBytes(bytes, path.parent_path(), path.string());
     model->m_path = path;
     return model;

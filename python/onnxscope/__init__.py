@@ -235,6 +235,7 @@ def _to_value(name: str, x: Any) -> "_core.Value":
         return _core.make_sequence(elem, items)
     array = np.asarray(x)
     if array.dtype.kind in "OUS":
+        _core.check_string_shape(list(array.shape))
         flat = [i.decode() if isinstance(i, bytes) else str(i) for i in array.reshape(-1).tolist()]
         return _core.make_string_tensor(list(array.shape), flat)
     # Non-contiguous arrays (slices, transposes) are copied here, never read with the wrong strides.

@@ -4,6 +4,7 @@
 // Ctrl+C and exceptions raised in Python callbacks into pauses of the engine.
 #include "engine/compare/comparison_json.h"
 #include "engine/compare/run_comparison.h"
+#include "engine/core/allocation_limit.h"
 #include "engine/core/thread_pool.h"
 #include "engine/core/version.h"
 #include "engine/exec/debugger.h"
@@ -187,6 +188,17 @@ Value makeTensor(const std::string& dtypeName, const std::vector<int64_t>& shape
     if (tensor.byteSize())
         std::memcpy(tensor.mutableRaw(), bytes.data(), tensor.byteSize());
     return Value(std::move(tensor));
+}
+
+/// Checks a string array's shape against the allocation limit before Python lists its items (a '|S0' array of
+/// billions of empty strings takes no memory in numpy).
+void checkStringShape(const std::vector<int64_t>& shape)
+{
+    try {
+        checkedTensorCount(DataType::String, shape);
+    } catch (const Error& e) {
+        throw InputError(e.what());
+    }
 }
 
 Value makeStringTensor(const std::vector<int64_t>& shape, const std::vector<std::string>& items)
@@ -972,6 +984,7 @@ NB_MODULE(_onnxscope, m)
         return valueToPython(v, true);
     });
     m.def("make_tensor", &makeTensor, "dtype"_a, "shape"_a, "data"_a);
+    m.def("check_string_shape", &checkStringShape, "shape"_a);
     m.def("make_string_tensor", &makeStringTensor, "shape"_a, "items"_a);
     m.def("make_sequence", &makeSequence, "elem_type"_a, "items"_a);
     m.def(

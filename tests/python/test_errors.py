@@ -108,6 +108,22 @@ def test_strings_sequences_and_optionals():
     assert bool(out["has"]) is True
 
 
+def test_zero_width_strings_past_the_limit_are_refused_before_listing_them():
+    """Issue 46: numpy holds 30 billion '|S0' strings in no memory at all; listing them would never end."""
+    import io
+    header = b"{'descr': '|S0', 'fortran_order': True, 'shape': (1, 49,729 ,6,141220), }".ljust(118)
+    huge = np.load(io.BytesIO(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header))
+    assert huge.dtype == np.dtype("S0") and huge.size == 30267117720
+    graph = helper.make_graph([helper.make_node("Identity", ["s"], ["y"], name="ident")], "g",
+                              [helper.make_tensor_value_info("s", TensorProto.STRING, None)],
+                              [helper.make_tensor_value_info("y", TensorProto.STRING, None)])
+    model = onnxscope.load(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8))
+    with pytest.raises(onnxscope.InputError, match=r"string\[1, 49, 729, 6, 141220\] would need 902\.0 GiB"):
+        model.run({"s": huge})
+    small = np.zeros((2, 3), "S0")
+    assert model.run({"s": small})["y"].tolist() == [["", "", ""], ["", "", ""]]
+
+
 def test_bad_arguments():
     model = onnxscope.load(mlp_model())
     with pytest.raises(TypeError):

@@ -550,6 +550,47 @@ write_bytes("inputs/truncated.pb", numpy_helper.from_array(np.arange(5, dtype=np
 add("pb_truncated", B, "valid/identity.onnx", ok(), fails("truncated.pb\""), api("input", "truncated.pb\""),
     inputs={"x": "inputs/truncated.pb"})
 
+# ======================= element counts over the allocation limit, whatever the item size or order =======================
+B = "an input file's element count is checked against the allocation limit before any per-element work (issue 46)"
+write_bytes("valid/identity_string.onnx", model_bytes(helper.make_graph(
+    [helper.make_node("Identity", ["x"], ["y"], name="ident")], "identity_string",
+    [helper.make_tensor_value_info("x", TensorProto.STRING, None)], [out("y", TensorProto.STRING)])))
+
+
+def npy_128(dict_text):
+    """A .npy 1.0 header padded with spaces to 128 bytes in all, and no data, as fuzz_npy found it."""
+    h = dict_text.ljust(118)
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(h)) + h
+
+
+# fuzz_npy's finding as it was, byte for byte: its dims have leading zeros, which numpy refuses (a Python literal).
+rel = write_bytes("inputs/npy_issue46_finding.npy",
+                  npy_128(b"{'descr': '|S0', 'fortran_order': True, 'shape': (01, 49,729 ,6,0141220), }"))
+msg = ("npy_issue46_finding.npy\": malformed .npy header", "leading zero")
+add("npy_issue46_finding", B, "valid/identity_string.onnx", ok(), fails(msg), api("input", msg), inputs={"x": rel})
+# The same without the leading zeros, which numpy loads at once: 30 billion zero-length byte strings in Fortran order
+# (the reader looped over every element before checking the limit), its C-order twin, and zero-length unicode.
+huge = "string[1, 49, 729, 6, 141220] would need 902.0 GiB, more than the allocation limit of"
+for name, descr, order in (("npy_s0_fortran_30g", "|S0", "True"), ("npy_s0_c_order_30g", "|S0", "False"),
+                           ("npy_u0_fortran_30g", "<U0", "True")):
+    data = npy_128(f"{{'descr': '{descr}', 'fortran_order': {order}, 'shape': (1, 49,729 ,6,141220), }}".encode())
+    assert len(data) == 128
+    rel = write_bytes(f"inputs/{name}.npy", data)
+    add(name, B, "valid/identity_string.onnx", ok(), fails((f"{name}.npy\": tensor ", huge)),
+        api("input", (f"{name}.npy\": tensor ", huge)), inputs={"x": rel})
+# An .npz of three arrays of a million empty strings each: 32 MB of strings each, within 64M alone, not together.
+import io
+import zipfile
+buf = io.BytesIO()
+with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+    for k in "abc":
+        z.writestr(f"{k}.npy", npy_128(b"{'descr': '|S0', 'fortran_order': False, 'shape': (1000000,), }"))
+write_bytes("inputs/s0_three_arrays.npz", buf.getvalue())
+msg = ("s0_three_arrays.npz\": its first 3 arrays would need", "more than the allocation limit of 64.0 MiB")
+add("npz_s0_arrays_over_limit_together", B, "valid/identity_string.onnx", ok(), fails(msg), api("input", msg),
+    inputs={"x": "inputs/s0_three_arrays.npz"}, run_args=["--allocation-limit", "64M"],
+    limits={"allocation_limit": 64 << 20})
+
 # ======================= resource limits =======================
 B = "a tensor over the allocation limit is refused before allocation, with the requested shape"
 model("expand_1e15", B, helper.make_graph(

@@ -18,6 +18,7 @@ void registerRnnKernels(KernelRegistry& r);
 void registerQuantKernels(KernelRegistry& r);
 void registerSignalKernels(KernelRegistry& r);
 void registerContribKernels(KernelRegistry& r);
+void registerQOperatorKernels(KernelRegistry& r);
 
 void registerAllKernels(KernelRegistry& r)
 {
@@ -35,6 +36,7 @@ void registerAllKernels(KernelRegistry& r)
     registerQuantKernels(r);
     registerSignalKernels(r);
     registerContribKernels(r);
+    registerQOperatorKernels(r);
 }
 
 } // namespace onnxscope

@@ -42,17 +42,20 @@ std::vector<double> centred(
     return out;
 }
 
-/// ConvInteger 10 and QLinearConv 10: Conv over uint8/int8 data with zero points (weights' zero point per tensor
-/// or per output channel). ConvInteger outputs the int32 accumulators (wrapping past int32, as a 32-bit
-/// accumulator would). QLinearConv adds the int32 bias, rescales by x_scale * w_scale[m] / y_scale (w_scale per
-/// tensor or per output channel), rounds half to even, adds y_zero_point and saturates to its type. The
-/// accumulation is exact: products are summed in double, which holds integers up to 2^53.
+/// ConvInteger 10 and QLinearConv 10 (and com.microsoft QLinearConv 1, which adds `channels_last`: x and y NHWC, w
+/// still [M, C / group, kernel]): Conv over uint8/int8 data with zero points (weights' zero point per tensor or per
+/// output channel). ConvInteger outputs the int32 accumulators (wrapping past int32, as a 32-bit accumulator
+/// would). QLinearConv adds the int32 bias to the int32 accumulator, multiplies it in float by x_scale * w_scale[m] /
+/// y_scale (formed in float; w_scale per tensor or per output channel), rounds half to even, adds y_zero_point and
+/// saturates to its type: onnxruntime's requantization, step for step. The accumulation is exact: products are
+/// summed in double, which holds integers up to 2^53.
 class ConvInteger final : public Kernel {
 public:
-    ConvInteger(const KernelInit& init, bool quantized)
+    ConvInteger(const KernelInit& init, bool quantized, bool msDomain = false)
         : m_quantized(quantized)
         , m_window(WindowAttributes::parse(init, false))
         , m_group(init.attributes().getInt("group", 1))
+        , m_channelsLast(msDomain && init.attributes().getInt("channels_last", 0) != 0)
     {
         if (m_group < 1)
             throw init.attributes().error("group", "must be positive, got " + std::to_string(m_group));
@@ -61,7 +64,7 @@ public:
     void compute(KernelContext& ctx) const override
     {
         const size_t wi = m_quantized ? 3 : 1;
-        const Tensor& x = ctx.input(0);
+        const Tensor x = m_channelsLast ? toChannelsFirst(ctx, ctx.input(0)) : ctx.input(0);
         const Tensor& w = ctx.input(wi);
         if (x.rank() < 3 || w.rank() != x.rank())
             throw ctx.error("x " + shapeToString(x.shape()) + " and w " + shapeToString(w.shape())
@@ -84,7 +87,18 @@ public:
         for (int64_t d : g.outSpatial())
             outShape.push_back(d);
         // The output is allocated first so that an absurd shape is refused before the scratch buffer is made.
-        Tensor& out = ctx.allocateOutput(0, m_quantized ? ctx.input(7).dtype() : DataType::Int32, outShape);
+        Tensor nchw;
+        Tensor* nhwcOut = nullptr;
+        if (m_channelsLast) {
+            Shape nhwc { outShape[0] };
+            nhwc.insert(nhwc.end(), outShape.begin() + 2, outShape.end());
+            nhwc.push_back(outShape[1]);
+            nhwcOut = &ctx.allocateOutput(0, ctx.input(7).dtype(), nhwc); // refuses an absurd shape first
+            nchw = Tensor(ctx.input(7).dtype(), outShape);
+        }
+        Tensor& out = m_channelsLast
+            ? nchw
+            : ctx.allocateOutput(0, m_quantized ? ctx.input(7).dtype() : DataType::Int32, outShape);
         std::vector<double> acc(static_cast<size_t>(out.size()));
         convolve<double>(xd.data(), wd.data(), nullptr, acc.data(), x.dim(0), c, m, m_group, g);
         if (!m_quantized) {
@@ -94,6 +108,8 @@ public:
             return;
         }
         requantize(ctx, acc, out, m);
+        if (m_channelsLast)
+            toChannelsLast(out, *nhwcOut);
     }
 
 private:
@@ -124,22 +140,59 @@ private:
                 bias.push_back(v);
         }
         const int64_t plane = m == 0 || y.dim(0) == 0 ? 0 : y.size() / y.dim(0) / m;
+        std::vector<float> scales;
+        for (double w : ws)
+            scales.push_back(static_cast<float>(xs[0]) * static_cast<float>(w) / static_cast<float>(ys[0]));
         dispatch<TypeList<uint8_t, int8_t>>(yzp.dtype(), ctx.node(), [&]<class T>() {
             auto out = y.data<T>();
-            const double zp = static_cast<double>(yzp.data<T>()[0]);
+            const int32_t zp = yzp.data<T>()[0];
+            const auto lo = static_cast<float>(int32_t(std::numeric_limits<T>::lowest()) - zp);
+            const auto hi = static_cast<float>(int32_t(std::numeric_limits<T>::max()) - zp);
             for (size_t i = 0; i < acc.size(); ++i) {
                 const auto ch = static_cast<size_t>((static_cast<int64_t>(i) / plane) % m);
-                const double scale = static_cast<float>(xs[0] * ws[ws.size() == 1 ? 0 : ch] / ys[0]);
-                const double v = std::nearbyint((acc[i] + (bias.empty() ? 0.0 : bias[ch])) * scale) + zp;
-                out[i] = static_cast<T>(std::clamp(v, static_cast<double>(std::numeric_limits<T>::lowest()),
-                    static_cast<double>(std::numeric_limits<T>::max())));
+                // The 32-bit accumulator (wrapping as onnxruntime's does) plus the bias, scaled in float.
+                const auto sum = static_cast<int32_t>(static_cast<uint32_t>(static_cast<int64_t>(acc[i]))
+                    + static_cast<uint32_t>(bias.empty() ? 0 : static_cast<int32_t>(bias[ch])));
+                const float v = std::clamp(static_cast<float>(sum) * scales[scales.size() == 1 ? 0 : ch], lo, hi);
+                out[i] = static_cast<T>(static_cast<int32_t>(std::nearbyint(v)) + zp);
             }
         });
+    }
+
+    /// x [N, spatial..., C] as [N, C, spatial...].
+    static Tensor toChannelsFirst(const KernelContext& ctx, const Tensor& x)
+    {
+        if (x.rank() < 3)
+            throw ctx.error("x " + shapeToString(x.shape()) + " must have rank 3 or more");
+        const int64_t n = x.dim(0), c = x.dim(x.rank() - 1), image = n * c == 0 ? 0 : x.size() / (n * c);
+        Shape shape { n, c };
+        shape.insert(shape.end(), x.shape().begin() + 1, x.shape().end() - 1);
+        Tensor out(x.dtype(), shape);
+        const auto* src = static_cast<const uint8_t*>(x.raw());
+        auto* dst = static_cast<uint8_t*>(out.mutableRaw());
+        for (int64_t b = 0; b < n; ++b)
+            for (int64_t p = 0; p < image; ++p)
+                for (int64_t ch = 0; ch < c; ++ch)
+                    dst[(b * c + ch) * image + p] = src[(b * image + p) * c + ch];
+        return out;
+    }
+
+    /// y [N, C, spatial...] written into `out` [N, spatial..., C] (one-byte elements).
+    static void toChannelsLast(const Tensor& y, Tensor& out)
+    {
+        const int64_t n = y.dim(0), c = y.dim(1), image = n * c == 0 ? 0 : y.size() / (n * c);
+        const auto* src = static_cast<const uint8_t*>(y.raw());
+        auto* dst = static_cast<uint8_t*>(out.mutableRaw());
+        for (int64_t b = 0; b < n; ++b)
+            for (int64_t ch = 0; ch < c; ++ch)
+                for (int64_t p = 0; p < image; ++p)
+                    dst[(b * image + p) * c + ch] = src[(b * c + ch) * image + p];
     }
 
     bool m_quantized;
     WindowAttributes m_window;
     int64_t m_group;
+    bool m_channelsLast;
 };
 
 template <bool Q> KernelFactory convIntegerFactory()
@@ -153,6 +206,14 @@ void registerConvInteger(KernelRegistry& r)
 {
     r.add("", "ConvInteger", 10, 10, convIntegerFactory<false>());
     r.add("", "QLinearConv", 10, 10, convIntegerFactory<true>());
+}
+
+void registerContribQLinearConv(KernelRegistry& r)
+{
+    r.add("com.microsoft", "QLinearConv", 1, KernelRegistry::kLatest,
+        [](const KernelInit& init) -> std::unique_ptr<Kernel> {
+            return std::make_unique<ConvInteger>(init, true, true);
+        });
 }
 
 } // namespace onnxscope

@@ -123,8 +123,9 @@ bool isQuantizedType(DataType t)
 /// if both operands are).
 class QuantizeLinear final : public Kernel {
 public:
-    explicit QuantizeLinear(const KernelInit& init)
-        : m_opset(init.opset())
+    /// `opset`: the default-domain version whose attributes apply (com.microsoft QuantizeLinear 1 reads as 13).
+    QuantizeLinear(const KernelInit& init, int64_t opset)
+        : m_opset(opset)
     {
         const auto& a = init.attributes();
         m_axis = m_opset >= 13 ? a.getInt("axis", 1) : 1;
@@ -216,8 +217,9 @@ private:
 /// zero point is ignored.
 class DequantizeLinear final : public Kernel {
 public:
-    explicit DequantizeLinear(const KernelInit& init)
-        : m_opset(init.opset())
+    /// `opset`: the default-domain version whose attributes apply (com.microsoft DequantizeLinear 1 reads as 13).
+    DequantizeLinear(const KernelInit& init, int64_t opset)
+        : m_opset(opset)
     {
         const auto& a = init.attributes();
         m_axis = m_opset >= 13 ? a.getInt("axis", 1) : 1;
@@ -279,12 +281,30 @@ private:
     DataType m_outType = DataType::Undefined;
 };
 
+/// The kernel K reading its attributes as the node's opset does, or as `fixedOpset` when given.
+template <class K> KernelFactory quantizeFactory(int64_t fixedOpset = 0)
+{
+    return [fixedOpset](const KernelInit& init) -> std::unique_ptr<Kernel> {
+        return std::make_unique<K>(init, fixedOpset ? fixedOpset : init.opset());
+    };
+}
+
 } // namespace
 
 void registerQuantizeLinear(KernelRegistry& r)
 {
-    r.add("", "QuantizeLinear", 10, 28, makeFactory<QuantizeLinear>());
-    r.add("", "DequantizeLinear", 10, 28, makeFactory<DequantizeLinear>());
+    r.add("", "QuantizeLinear", 10, 28, quantizeFactory<QuantizeLinear>());
+    r.add("", "DequantizeLinear", 10, 28, quantizeFactory<DequantizeLinear>());
+}
+
+/// com.microsoft QuantizeLinear and DequantizeLinear 1, as onnxruntime's quantizer writes them for 16-bit and 4-bit
+/// types: the default domain's kernels with opset 13's attributes (`axis`, default 1, used only with a 1-D scale;
+/// no block size). Types: x float or float16; y int8, uint8, int16, uint16, int4, uint4 (DequantizeLinear also
+/// int32 x).
+void registerContribQuantizeLinear(KernelRegistry& r)
+{
+    r.add("com.microsoft", "QuantizeLinear", 1, KernelRegistry::kLatest, quantizeFactory<QuantizeLinear>(13));
+    r.add("com.microsoft", "DequantizeLinear", 1, KernelRegistry::kLatest, quantizeFactory<DequantizeLinear>(13));
 }
 
 } // namespace onnxscope

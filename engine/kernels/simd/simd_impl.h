@@ -835,24 +835,40 @@ void depthwise2d(const float* x, const float* w, const float* bias, float* y, in
                     for (int64_t j = left + copy; j < len; ++j)
                         phases[j] = 0.0f;
                 } else {
-                    for (int64_t p = 0; p < s; ++p)
-                        for (int64_t j = 0; j < len; ++j) {
-                            const int64_t i = j * s + p - g.padLeft;
-                            phases[p * len + j] = i >= 0 && i < g.inW ? in[i] : 0.0f;
-                        }
+                    // Phase p, element j: input column j * s + p - padLeft; [lo, hi) of j lie inside the row.
+                    for (int64_t p = 0; p < s; ++p) {
+                        float* phase = phases + p * len;
+                        const int64_t first = g.padLeft - p; // j * s >= first
+                        const int64_t lo = minI(len, first <= 0 ? 0 : (first + s - 1) / s);
+                        const int64_t hi = maxI(lo, minI(len, (g.inW + first + s - 1) / s));
+                        const float* src = in + p - g.padLeft;
+                        for (int64_t j = 0; j < lo; ++j)
+                            phase[j] = 0.0f;
+                        for (int64_t j = lo; j < hi; ++j)
+                            phase[j] = src[j * s];
+                        for (int64_t j = hi; j < len; ++j)
+                            phase[j] = 0.0f;
+                    }
                 }
             }
             for (int64_t oh = oh0; oh < oh1; ++oh) {
                 float* o = out + oh * g.outW;
-                int64_t ow = 0;
-                for (; ow + 4 * kVecFloats <= g.outW; ow += 4 * kVecFloats)
-                    depthwisePhaseBlock<4>(band, row0, len, wk, b, o + ow, g, oh, ow);
-                for (; ow + kVecFloats <= g.outW; ow += kVecFloats)
-                    depthwisePhaseBlock<1>(band, row0, len, wk, b, o + ow, g, oh, ow);
-                if (ow < g.outW) {
-                    depthwisePhaseBlock<1>(band, row0, len, wk, b, scratch, g, oh, ow);
-                    for (int64_t j = ow; j < g.outW; ++j)
-                        o[j] = scratch[j - ow];
+                // Blocks of up to 4 vectors; one that passes outW goes through the scratch row.
+                for (int64_t ow = 0; ow < g.outW; ow += 4 * kVecFloats) {
+                    const int64_t v = minI(4, (g.outW - ow + kVecFloats - 1) / kVecFloats);
+                    const bool whole = ow + v * kVecFloats <= g.outW;
+                    float* dst = whole ? o + ow : scratch;
+                    if (v == 4)
+                        depthwisePhaseBlock<4>(band, row0, len, wk, b, dst, g, oh, ow);
+                    else if (v == 3)
+                        depthwisePhaseBlock<3>(band, row0, len, wk, b, dst, g, oh, ow);
+                    else if (v == 2)
+                        depthwisePhaseBlock<2>(band, row0, len, wk, b, dst, g, oh, ow);
+                    else
+                        depthwisePhaseBlock<1>(band, row0, len, wk, b, dst, g, oh, ow);
+                    if (!whole)
+                        for (int64_t j = ow; j < g.outW; ++j)
+                            o[j] = scratch[j - ow];
                 }
             }
             if (act.kind != Activation::None)

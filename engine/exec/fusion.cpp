@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "engine/exec/fusion.h"
 
+#include "engine/kernels/nn/activations.h"
 #include "engine/kernels/nn/conv.h"
 
 #include <algorithm>
@@ -94,6 +95,15 @@ public:
             } catch (const Error&) {
                 // An attribute the node's own kernel would reject at run time: leave the node alone.
             }
+        }
+        // SiLU pairs (Sigmoid, then Mul by the Sigmoid's input) that no convolution took.
+        for (size_t at = 0; at < m_plan.fused.size();) {
+            if (m_plan.fused[at].nodes) {
+                at += m_plan.fused[at].nodes;
+                continue;
+            }
+            fuseSilu(m_graph.nodes()[at]);
+            at += std::max<uint32_t>(1, m_plan.fused[at].nodes);
         }
         // The other folded nodes (Constant nodes, and nodes computed at plan time): one step per run of them, which
         // sets their outputs.
@@ -299,6 +309,9 @@ private:
         } else if (const Node* last = hardSwish(step.output, at, w->rank(), skipped)) {
             folding.activation = { simd::Activation::HardSwish };
             absorb(*last);
+        } else if (const Node* mul = silu(step.output, at, skipped)) {
+            folding.activation = { simd::Activation::Silu };
+            absorb(*mul);
         }
         if (step.nodes == 1)
             return;
@@ -330,6 +343,52 @@ private:
             return nullptr;
         skipped.insert(skipped.end(), passed.begin(), passed.end());
         return div;
+    }
+
+    /// SiLU as exporters write it, Mul(x, Sigmoid(x)) (either operand order): the Sigmoid at position `at` and the Mul
+    /// after it (Constant nodes in between are appended to `skipped`), x read by these two only. Returns the Mul, or
+    /// null. Equal to the Silu activation up to float rounding.
+    const Node* silu(ValueId x, size_t at, Constants& skipped) const
+    {
+        const Node* sigmoid = readerAt(x, at);
+        Constants passed;
+        const Node* mul = sigmoid ? siluMul(*sigmoid, passed) : nullptr;
+        if (!mul || !readOnlyBy(x, { sigmoid, mul }))
+            return nullptr;
+        skipped.insert(skipped.end(), passed.begin(), passed.end());
+        return mul;
+    }
+
+    /// The Mul that completes a SiLU with `sigmoid` (a default-domain Sigmoid of one input x): the next node that is
+    /// not folded (those passed over are appended to `passed`), a Mul of x and the Sigmoid's output, which only it
+    /// reads. Null otherwise.
+    const Node* siluMul(const Node& sigmoid, Constants& passed) const
+    {
+        if (!isDefaultOp(sigmoid, "Sigmoid") || sigmoid.inputs.size() != 1 || sigmoid.inputs[0] == kNoValue
+            || sigmoid.outputs.size() != 1 || sigmoid.outputs[0] == kNoValue)
+            return nullptr;
+        const ValueId x = sigmoid.inputs[0], s = sigmoid.outputs[0];
+        const Node* mul = readerAt(s, skipConstants(static_cast<size_t>(sigmoid.id) + 1, passed));
+        if (!mul || !isDefaultOp(*mul, "Mul") || mul->inputs.size() != 2 || !readOnlyBy(s, { mul })
+            || !((mul->inputs[0] == x && mul->inputs[1] == s) || (mul->inputs[0] == s && mul->inputs[1] == x)))
+            return nullptr;
+        return mul;
+    }
+
+    /// A SiLU pair (siluMul) from `sigmoid` as one step, which reads x once and writes the Mul's output.
+    void fuseSilu(const Node& sigmoid)
+    {
+        Constants passed;
+        const Node* mul = siluMul(sigmoid, passed);
+        const Kernel* sigmoidKernel = m_plan.kernels[static_cast<size_t>(sigmoid.id)].get();
+        if (!mul || !sigmoidKernel || !m_plan.kernels[static_cast<size_t>(mul->id)])
+            return;
+        FusedStep step;
+        step.nodes = static_cast<uint32_t>(mul->id - sigmoid.id + 1);
+        step.output = mul->outputs[0];
+        step.constants = std::move(passed);
+        step.kernel = makeSiluStep(sigmoid, *sigmoidKernel, *mul, *m_plan.kernels[static_cast<size_t>(mul->id)]);
+        m_plan.fused[static_cast<size_t>(sigmoid.id)] = std::move(step);
     }
 
     /// An inference-mode BatchNormalization with known float parameters of the conv's M channels, folded into the
@@ -432,6 +491,12 @@ private:
             return simd::ActivationParams { Activation::Tanh };
         if (node.opType == "HardSwish")
             return simd::ActivationParams { Activation::HardSwish };
+        if (node.opType == "Gelu") {
+            const std::string approximate = attrs.getString("approximate", "none");
+            if (approximate != "none" && approximate != "tanh")
+                return std::nullopt;
+            return simd::ActivationParams { approximate == "tanh" ? Activation::GeluTanh : Activation::Gelu };
+        }
         if (node.opType == "LeakyRelu")
             return simd::ActivationParams { Activation::LeakyRelu, attrs.getFloat("alpha", 0.01f) };
         if (node.opType == "HardSigmoid")

@@ -11,7 +11,10 @@ namespace onnxscope {
 ///   - an inference-mode BatchNormalization with known float parameters, folded into the weights and bias;
 ///   - then any number of Mul and Add by known float values, one or one per channel, folded likewise;
 ///   - then an activation the convolution applies to its output: Relu, LeakyRelu, Clip with known bounds,
-///     HardSigmoid, HardSwish, Sigmoid, Tanh, or HardSwish written as x * Clip(x + 3, 0, 6) / 6.
+///     HardSigmoid, HardSwish, Sigmoid, Tanh, Gelu (opset 20, either approximation), HardSwish written as
+///     x * Clip(x + 3, 0, 6) / 6, or SiLU written as Mul(x, Sigmoid(x)).
+/// Elsewhere, a SiLU pair (a Sigmoid, then a Mul of its input and its output, which only the Mul reads) runs as one
+/// step (makeSiluStep): one pass over x instead of two, and no Sigmoid output written.
 /// A node is fused only when it comes next in the plan's order (Constant nodes in between are allowed: the step sets
 /// their outputs) and only it reads the previous output, which is not a graph output nor read by a subgraph.
 /// Equivalent up to float rounding (the folded weights, HardSwish's formula); no fusion when any condition is in

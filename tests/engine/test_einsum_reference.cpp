@@ -7,8 +7,10 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <random>
 
 using namespace onnxscope;
@@ -135,6 +137,73 @@ private slots:
                     double s = 0;
                     for (int64_t e = 0; e < d; ++e)
                         s += at(q, { i[0], i[1], i[2], e }) * at(kk, { i[0], i[1], i[3], e });
+                    return s;
+                });
+        }
+    }
+
+    void batchedContractionsAtRandom()
+    {
+        // Two-operand contractions (the class that runs as batched products): random labels for batch (in both
+        // operands and the output), rows (first operand and output), columns (second and output) and summed (both,
+        // not the output) dimensions, each term and the output in a random order, sizes 1-7 (sometimes 0), against
+        // the sum of products over every index. Larger sizes now and then, so that the GEMM's blocked paths run.
+        std::mt19937 rng(kSeed + 42);
+        const auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+        for (int trial = 0; trial < 120; ++trial) {
+            std::string letters = "abcdefghijklmnopqrstuvwxyz";
+            std::shuffle(letters.begin(), letters.end(), rng);
+            std::vector<char> batch, rows, cols, depth;
+            size_t next = 0;
+            for (auto* cls : { &batch, &rows, &cols, &depth })
+                for (int i = pick(0, 2); i > 0; --i)
+                    cls->push_back(letters[next++]);
+            std::map<char, int64_t> size;
+            const bool large = trial % 10 == 9;
+            for (size_t i = 0; i < next; ++i)
+                size[letters[i]] = large ? pick(1, 40) : (pick(0, 30) == 0 ? 0 : pick(1, 7));
+            std::string ta, tb, to;
+            for (auto* cls : { &batch, &rows, &depth })
+                ta.append(cls->begin(), cls->end());
+            for (auto* cls : { &batch, &depth, &cols })
+                tb.append(cls->begin(), cls->end());
+            for (auto* cls : { &batch, &rows, &cols })
+                to.append(cls->begin(), cls->end());
+            // Half the time each term keeps its canonical order (read in place or transposed), else a random one.
+            for (std::string* t : { &ta, &tb, &to })
+                if (pick(0, 1))
+                    std::shuffle(t->begin(), t->end(), rng);
+            const std::string eq = ta + "," + tb + "->" + to;
+            const auto shapeOf = [&](const std::string& t) {
+                Shape sh;
+                for (char c : t)
+                    sh.push_back(size[c]);
+                return sh;
+            };
+            Tensor a = random(rng, shapeOf(ta)), b = random(rng, shapeOf(tb));
+            // The reference: every output index, summed over every index of the summed labels.
+            int64_t depthCount = 1;
+            for (char c : depth)
+                depthCount *= size[c];
+            expect(eq + shapes({ a, b }) + " (trial " + std::to_string(trial) + ")", einsum(eq, { a, b }), shapeOf(to),
+                [&](const std::vector<int64_t>& i) {
+                    std::map<char, int64_t> value;
+                    for (size_t d = 0; d < to.size(); ++d)
+                        value[to[d]] = i[d];
+                    double s = 0;
+                    for (int64_t r = 0; r < depthCount; ++r) {
+                        int64_t rest = r;
+                        for (char c : depth) {
+                            value[c] = rest % size[c];
+                            rest /= size[c];
+                        }
+                        std::vector<int64_t> ia, ib;
+                        for (char c : ta)
+                            ia.push_back(value[c]);
+                        for (char c : tb)
+                            ib.push_back(value[c]);
+                        s += at(a, ia) * at(b, ib);
+                    }
                     return s;
                 });
         }

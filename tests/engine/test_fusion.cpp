@@ -221,6 +221,10 @@ struct ActivationCase {
             return 1.0 / (1.0 + std::exp(-v));
         if (op == "Tanh")
             return std::tanh(v);
+        if (op == "Gelu")
+            return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+        if (op == "GeluTanh")
+            return 0.5 * v * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (v + 0.044715 * v * v * v)));
         return v;
     }
 };
@@ -246,7 +250,8 @@ std::string compareValues(const Tensor& got, const std::vector<double>& expected
 
 /// Runs `program` plain and observed; checks the fused counts and every output named in `expected` on both paths.
 void checkRuns(const std::shared_ptr<Program>& program, const std::map<std::string, Value>& inputs,
-    const std::map<std::string, std::vector<double>>& expected, size_t fusedNodes, const std::string& name)
+    const std::map<std::string, std::vector<double>>& expected, size_t fusedNodes, const std::string& name,
+    size_t fusedSteps = 1)
 {
     const std::string where = name + ": ";
     QVERIFY2(program->mainPlan().fusedNodeCount() == fusedNodes,
@@ -255,7 +260,7 @@ void checkRuns(const std::shared_ptr<Program>& program, const std::map<std::stri
             .c_str());
     Session plain(program);
     const auto plainOut = plain.run(inputs);
-    QVERIFY2(plain.fusedSteps() == (fusedNodes ? 1u : 0u),
+    QVERIFY2(plain.fusedSteps() == (fusedNodes ? fusedSteps : 0u),
         (where + "plain run took " + std::to_string(plain.fusedSteps()) + " fused steps").c_str());
 
     Session observed(program);
@@ -340,7 +345,13 @@ void runChain(ChainCase k)
             ins.push_back("clip_min");
             ins.push_back("clip_max");
         }
-        auto& act = g.node(a.op, ins, { "y" });
+        auto& act = g.node(a.op == "GeluTanh" ? "Gelu" : a.op, ins, { "y" });
+        if (a.op == "GeluTanh") {
+            auto* attr = act.add_attribute();
+            attr->set_name("approximate");
+            attr->set_type(onnx::AttributeProto::STRING);
+            attr->set_s("tanh");
+        }
         if (a.op == "LeakyRelu")
             setFloat(act, "alpha", a.alpha);
         if (a.op == "HardSigmoid") {
@@ -433,6 +444,101 @@ private slots:
         runChain({ "Conv 1x1+Sigmoid", 13, geometry(4, 6, 1, 1, 1, 0), true, false, { "Sigmoid" }, false });
         runChain({ "depthwise Conv+Tanh", 13, geometry(5, 5, 5, 3, 1, 1), true, false, { "Tanh" }, false });
         runChain({ "Conv+BN+HardSwish", 14, geometry(4, 6, 1, 3, 1, 1), true, true, { "HardSwish" }, true });
+    }
+
+    void geluIsFused()
+    {
+        runChain({ "Conv+Gelu", 20, geometry(4, 6, 1, 3, 1, 1), true, false, { "Gelu" }, false });
+        runChain({ "depthwise Conv+BN+Gelu(tanh)", 20, geometry(6, 6, 6, 5, 2, 2), true, true, { "GeluTanh" }, true });
+    }
+
+    void siluPatternIsFused()
+    {
+        // Mul(x, Sigmoid(x)) after Conv + BN (into the conv step), with the operands swapped, with Constant nodes in
+        // between; after an Add (a SiLU step of its own); and variants where the Sigmoid's output or x has a third
+        // reader, which must not fuse the pair.
+        struct Case {
+            std::string name;
+            bool afterAdd, swapped, sigmoidReader, xReader;
+            size_t fused, steps;
+        };
+        const Case cases[] = {
+            { "Conv+BN+SiLU", false, false, false, false, 4, 1 },
+            { "Conv+BN+SiLU, operands swapped", false, true, false, false, 4, 1 },
+            { "Conv+BN, then a SiLU step (x has a third reader)", false, false, false, true, 4, 2 },
+            { "Add+SiLU (a step of its own)", true, false, false, false, 2, 1 },
+            { "Add+SiLU, operands swapped", true, true, false, false, 2, 1 },
+            { "Conv+BN, then SiLU with a third reader of the Sigmoid", false, false, true, false, 2, 1 },
+        };
+        for (const Case& k : cases) {
+            std::mt19937 rng(kSeed);
+            ConvParams p = geometry(4, 6, 1, 3, 1, 1);
+            p.weights = randomTensor(rng, { p.m, p.c, p.kernel, p.kernel });
+            BatchNormParams bn { randomTensor(rng, { p.m }, 0.5f, 1.5f), randomTensor(rng, { p.m }),
+                randomTensor(rng, { p.m }, -0.5f, 0.5f), randomTensor(rng, { p.m }, 0.1f, 2.0f) };
+            const Tensor x = randomTensor(rng, p.inputShape(), -3.0f, 3.0f);
+            const Tensor shift = randomTensor(rng, { 1, p.c, 1, 1 }, -4.0f, 4.0f);
+            ModelMaker model(13);
+            GraphMaker& g = model.graph;
+            g.input("x", p.inputShape());
+            g.output("y");
+            std::vector<double> t;
+            std::string v;
+            if (k.afterAdd) {
+                g.constant("shift", shift, false);
+                g.node("Add", { "x", "shift" }, { "shifted" });
+                v = "shifted";
+                auto xs = x.data<float>();
+                const int64_t plane = p.inputShape()[2] * p.inputShape()[3];
+                for (int64_t i = 0; i < x.size(); ++i)
+                    t.push_back(double(xs[size_t(i)] + shift.data<float>()[size_t((i / plane) % p.c)]));
+            } else {
+                g.constant("w", p.weights, false);
+                setInts(g.node("Conv", { "x", "w" }, { "conv_out" }), "pads", { 1, 1, 1, 1 });
+                g.constant("bn_scale", bn.scale, false);
+                g.constant("bn_bias", bn.bias, false);
+                g.constant("bn_mean", bn.mean, false);
+                g.constant("bn_var", bn.var, false);
+                setFloat(g.node("BatchNormalization", { "conv_out", "bn_scale", "bn_bias", "bn_mean", "bn_var" },
+                             { "bn_out" }),
+                    "epsilon", bn.epsilon);
+                v = "bn_out";
+                t = referenceConv(p, x);
+                referenceBatchNorm(t, p, bn);
+            }
+            g.node("Sigmoid", { v }, { "gate" });
+            g.constant("unused", Tensor::scalar<float>(1.0f), true); // a Constant node between the pair
+            const bool extra = k.sigmoidReader || k.xReader;
+            g.node("Mul", k.swapped ? std::vector<std::string> { "gate", v } : std::vector<std::string> { v, "gate" },
+                { extra ? "silu" : "y" });
+            if (extra)
+                g.node("Add", { "silu", k.sigmoidReader ? "gate" : v }, { "y" });
+            std::vector<double> expected = t;
+            for (size_t i = 0; i < t.size(); ++i) {
+                const double s = 1.0 / (1.0 + std::exp(-t[i]));
+                expected[i] = t[i] * s + (k.sigmoidReader ? s : k.xReader ? t[i] : 0.0);
+            }
+            checkRuns(model.program(), { { "x", Value(x) } }, { { "y", expected } }, k.fused, k.name, k.steps);
+        }
+    }
+
+    void siluStepKeepsOtherTypes()
+    {
+        // A double SiLU pair runs the Sigmoid and Mul kernels in the step (no float shortcut), with their results.
+        const std::string text = "<ir_version: 8, opset_import: [\"\" : 13]>\nagraph (double[5] x) => (double[5] y) {\n"
+                                 " s = Sigmoid(x)\n y = Mul(x, s)\n}";
+        auto program = std::make_shared<Program>(Model::fromText(text));
+        QCOMPARE(program->mainPlan().fusedNodeCount(), size_t(2));
+        const std::vector<double> xs { -30.0, -1.5, 0.0, 0.25, 7.0 };
+        Session plain(program);
+        const Tensor y = plain.run({ { "x", Value(Tensor::fromVector<double>(xs, { 5 })) } }).at("y").tensor();
+        QCOMPARE(plain.fusedSteps(), size_t(1));
+        QCOMPARE(y.dtype(), DataType::Double);
+        for (size_t i = 0; i < xs.size(); ++i) {
+            const double want = xs[i] / (1.0 + std::exp(-xs[i]));
+            QVERIFY2(std::abs(y.data<double>()[i] - want) <= 1e-15 + 1e-14 * std::abs(want),
+                qPrintable(QString("SiLU(%1) = %2, expected %3").arg(xs[i]).arg(y.data<double>()[i]).arg(want)));
+        }
     }
 
     void hardSwishPatternIsFused()

@@ -493,6 +493,40 @@ private slots:
         }
     }
 
+    void planarFloatLinearAndCubic()
+    {
+        // NCHW planes resized in their last two axes only (the float plane path): linear and cubic, every coordinate
+        // mode but tf_crop_and_resize, up- and downsampling by scales or sizes, against the reference.
+        std::mt19937 rng(kSeed + 4);
+        const char* coords[] = { "half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric" };
+        for (int rep = 0; rep < 32; ++rep) {
+            Case c;
+            c.opset = 13;
+            c.mode = rep % 2 ? "linear" : "cubic";
+            c.coord = coords[(rep / 2) % 4];
+            c.excludeOutside = rep % 8 >= 6;
+            c.shape
+                = { 1 + int64_t(rng() % 2), 1 + int64_t(rng() % 4), 1 + int64_t(rng() % 20), 1 + int64_t(rng() % 40) };
+            if (rep % 3 == 0) {
+                c.sizes = { c.shape[0], c.shape[1], 1 + int64_t(rng() % 40), 1 + int64_t(rng() % 80) };
+            } else {
+                c.scales = { 1.0f, 1.0f, 0.25f * float(1 + rng() % 16), 0.25f * float(1 + rng() % 16) };
+                for (size_t d = 2; d < 4; ++d)
+                    if (c.scales[d] * float(c.shape[d]) < 1)
+                        c.scales[d] = 1;
+            }
+            const Tensor x = randomTensor(c.shape, rng);
+            const Tensor want = reference(c, x, refAxes(c), false);
+            Tensor got;
+            try {
+                got = runResize(c, x);
+            } catch (const Error& e) {
+                QFAIL((c.describe() + ": " + e.what()).c_str());
+            }
+            QVERIFY2(compare(got, want, c.describe()), c.describe().c_str());
+        }
+    }
+
     void integerLinearRoundsAndSaturates()
     {
         // uint8 linear: computed in double, rounded half to even, saturated.

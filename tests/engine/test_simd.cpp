@@ -74,6 +74,14 @@ double activationRef(simd::ActivationParams a, double x)
         return std::isnan(x) ? 1.0 : std::max(0.0, std::min(1.0, a.alpha * x + a.beta));
     case simd::Activation::HardSwish:
         return std::isnan(x) ? x : x * std::max(0.0, std::min(1.0, x / 6 + 0.5));
+    case simd::Activation::Silu:
+        return x / (1.0 + std::exp(-x));
+    case simd::Activation::Gelu:
+        return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+    case simd::Activation::GeluTanh:
+        return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
+    case simd::Activation::Erf:
+        return std::erf(x);
     }
     return 0;
 }
@@ -631,10 +639,11 @@ private slots:
         const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
         for (float special : { nan, inf, -inf, 0.0f, -0.0f, 100.0f, -100.0f, 3.0f, -3.0f })
             x.push_back(special);
-        const simd::ActivationParams params[]
-            = { { simd::Activation::None }, { simd::Activation::Relu }, { simd::Activation::LeakyRelu, 0.1f },
-                  { simd::Activation::Clip, -0.5f, 2.0f }, { simd::Activation::Sigmoid }, { simd::Activation::Tanh },
-                  { simd::Activation::HardSigmoid, 0.2f, 0.5f }, { simd::Activation::HardSwish } };
+        const simd::ActivationParams params[] = { { simd::Activation::None }, { simd::Activation::Relu },
+            { simd::Activation::LeakyRelu, 0.1f }, { simd::Activation::Clip, -0.5f, 2.0f },
+            { simd::Activation::Sigmoid }, { simd::Activation::Tanh }, { simd::Activation::HardSigmoid, 0.2f, 0.5f },
+            { simd::Activation::HardSwish }, { simd::Activation::Silu }, { simd::Activation::Gelu },
+            { simd::Activation::GeluTanh }, { simd::Activation::Erf } };
         for (const simd::Ops* ops : simd::supportedOps())
             for (const auto& p : params) {
                 std::vector<float> y(x.size());
@@ -1154,19 +1163,20 @@ private slots:
     void depthwiseMatchesNaiveConvolution()
     {
         std::mt19937 rng(kSeed + 5);
-        // Odd trials have wide rows, one in four with stride 1 across: their inner columns run in vector blocks.
-        std::uniform_int_distribution<int64_t> size(1, 19), width(16, 150), kernel(1, 5), stride(1, 3), dil(1, 2),
-            pad(0, 2);
+        // Odd trials have wide rows, one in four with stride 1 across. Kernels up to 7, dilations up to 3 (DeepLab's
+        // are larger; the path does not depend on it). Trial 0 has rows too long for the band buffer (the fallback).
+        std::uniform_int_distribution<int64_t> size(1, 19), width(16, 150), kernel(1, 7), stride(1, 3), dil(1, 3),
+            pad(0, 3);
         for (const simd::Ops* ops : simd::supportedOps())
-            for (int trial = 0; trial < 80; ++trial) {
+            for (int trial = 0; trial < 120; ++trial) {
                 simd::DepthwiseGeometry g;
-                g.inH = size(rng);
-                g.inW = trial % 2 ? width(rng) : size(rng);
-                g.kernelH = kernel(rng);
+                g.inH = trial == 0 ? 20 : size(rng);
+                g.inW = trial == 0 ? 1500 : trial % 2 ? width(rng) : size(rng);
+                g.kernelH = trial == 0 ? 7 : kernel(rng);
                 g.kernelW = kernel(rng);
                 g.strideH = stride(rng);
                 g.strideW = trial % 4 == 1 ? 1 : stride(rng);
-                g.dilationH = dil(rng);
+                g.dilationH = trial == 0 ? 3 : dil(rng);
                 g.dilationW = dil(rng);
                 g.padTop = pad(rng);
                 g.padLeft = pad(rng);

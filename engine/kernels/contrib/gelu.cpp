@@ -79,10 +79,11 @@ private:
         constexpr float kSqrt2OverPi = 0.7978845608028654f;
         switch (m_kind) {
         case GeluKind::Erf:
-            for (int64_t i = 0; i < n; ++i) {
-                const float v = in[i] + (bias ? bias[i] : 0.0f);
-                y[i] = 0.5f * v * (1.0f + std::erf(v * static_cast<float>(M_SQRT1_2)));
-            }
+            // The SIMD level's Gelu (Eigen's vectorised erf), in place over the row.
+            if (bias || in != y)
+                for (int64_t i = 0; i < n; ++i)
+                    y[i] = in[i] + (bias ? bias[i] : 0.0f);
+            simd::ops().activation(y, y, n, { simd::Activation::Gelu, 0.0f, 0.0f });
             break;
         case GeluKind::Tanh:
             // tanh by the SIMD activation (vectorized, as onnxruntime's) over the row, in place.

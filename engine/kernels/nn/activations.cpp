@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+#include "engine/kernels/nn/activations.h"
+
 #include "engine/kernels/common/dispatch.h"
 #include "engine/kernels/kernel_registry.h"
 #include "engine/kernels/simd/simd.h"
@@ -80,7 +82,53 @@ template <Activation A> KernelFactory activationFactory()
     };
 }
 
+/// makeSiluStep's kernel (activations.h).
+class SiluStep final : public Kernel {
+public:
+    SiluStep(const Node& sigmoid, const Kernel& sigmoidKernel, const Node& mul, const Kernel& mulKernel)
+        : m_sigmoid(sigmoid)
+        , m_sigmoidKernel(sigmoidKernel)
+        , m_mul(mul)
+        , m_mulKernel(mulKernel)
+        , m_xFirst(mul.inputs[0] == sigmoid.inputs[0])
+    {
+    }
+
+    void compute(KernelContext& ctx) const override
+    {
+        const Tensor& x = ctx.input(0);
+        if (x.dtype() == DataType::Float) {
+            Tensor& y = ctx.allocateOutputUninitialized(0, DataType::Float, x.shape());
+            simd::parallelActivation(
+                ctx.threadPool(), x.data<float>().data(), y.data<float>().data(), x.size(), { simd::Activation::Silu });
+            return;
+        }
+        Value s;
+        const Value* sigmoidIn[] = { &ctx.inputValue(0) };
+        KernelContext sc(m_sigmoid, sigmoidIn, std::span<Value>(&s, 1), ctx.threadPool(), nullptr, &ctx.limits());
+        m_sigmoidKernel.compute(sc);
+        Value y;
+        const Value* mulIn[] = { m_xFirst ? &ctx.inputValue(0) : &s, m_xFirst ? &s : &ctx.inputValue(0) };
+        KernelContext mc(m_mul, mulIn, std::span<Value>(&y, 1), ctx.threadPool(), nullptr, &ctx.limits());
+        m_mulKernel.compute(mc);
+        ctx.setOutput(0, std::move(y));
+    }
+
+private:
+    const Node& m_sigmoid;
+    const Kernel& m_sigmoidKernel;
+    const Node& m_mul;
+    const Kernel& m_mulKernel;
+    bool m_xFirst;
+};
+
 } // namespace
+
+std::unique_ptr<Kernel> makeSiluStep(
+    const Node& sigmoid, const Kernel& sigmoidKernel, const Node& mul, const Kernel& mulKernel)
+{
+    return std::make_unique<SiluStep>(sigmoid, sigmoidKernel, mul, mulKernel);
+}
 
 void registerActivations(KernelRegistry& r)
 {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "engine/kernels/nn/resize_core.h"
 
+#include "engine/core/thread_pool.h"
 #include "engine/kernels/common/dispatch.h"
 
 #include <algorithm>
@@ -261,6 +262,47 @@ std::vector<uint8_t> outsideMask(const std::vector<AxisTaps>& taps, const Shape&
 
 } // namespace
 
+/// Linear or cubic resizing of the last two axes of float planes (2-D upsampling or downsampling of NCHW images, the
+/// other axes kept), in float, plane by plane over the pool: each output row is first the weighted sum of its input
+/// rows (whole rows, a vector loop), then each output element the weighted sum of that row's taps. The general path
+/// below computes in double over the whole tensor, an axis at a time; this one differs by float rounding only.
+void resizePlanes(ThreadPool* pool, const float* x, float* y, int64_t planes, int64_t inH, int64_t inW,
+    const AxisTaps& rows, const AxisTaps& cols)
+{
+    const int64_t outH = static_cast<int64_t>(rows.outside.size()), outW = static_cast<int64_t>(cols.outside.size());
+    const int64_t inPlane = inH * inW, outPlane = outH * outW;
+    const std::vector<float> colWeight(cols.weight.begin(), cols.weight.end());
+    const int64_t grain = std::max<int64_t>(1, (int64_t(1) << 16) / std::max<int64_t>(1, outPlane * cols.taps));
+    parallelFor(pool, planes, grain, [&](int64_t p0, int64_t p1) {
+        std::vector<float> row(static_cast<size_t>(inW));
+        for (int64_t p = p0; p < p1; ++p) {
+            const float* in = x + p * inPlane;
+            float* out = y + p * outPlane;
+            for (int64_t j = 0; j < outH; ++j) {
+                std::fill(row.begin(), row.end(), 0.0f);
+                for (int64_t k = 0; k < rows.taps; ++k) {
+                    const size_t tk = static_cast<size_t>(j * rows.taps + k);
+                    const auto w = static_cast<float>(rows.weight[tk]);
+                    if (w == 0.0f)
+                        continue;
+                    const float* src = in + rows.index[tk] * inW;
+                    for (int64_t i = 0; i < inW; ++i)
+                        row[static_cast<size_t>(i)] += w * src[i];
+                }
+                float* o = out + j * outW;
+                const int64_t* index = cols.index.data();
+                const float* weight = colWeight.data();
+                for (int64_t i = 0; i < outW; ++i) {
+                    float v = 0.0f;
+                    for (int64_t k = 0; k < cols.taps; ++k)
+                        v += weight[i * cols.taps + k] * row[static_cast<size_t>(index[i * cols.taps + k])];
+                    o[i] = v;
+                }
+            }
+        }
+    });
+}
+
 Tensor resizeTensor(
     const KernelContext& ctx, const ResizeParams& params, const Tensor& x, const std::vector<ResizeAxis>& axes)
 {
@@ -359,6 +401,17 @@ Tensor resizeTensor(
         return out;
     }
 
+    if (x.dtype() == DataType::Float && !anyOutside && rank >= 2) {
+        bool planar = true;
+        for (size_t d = 0; d + 2 < rank; ++d)
+            planar = planar && taps[d].identity;
+        if (planar) {
+            const int64_t inH = x.shape()[rank - 2], inW = x.shape()[rank - 1];
+            resizePlanes(ctx.threadPool(), x.data<float>().data(), out.data<float>().data(),
+                inH * inW == 0 ? 0 : x.size() / (inH * inW), inH, inW, taps[rank - 2], taps[rank - 1]);
+            return out;
+        }
+    }
     // Linear and cubic: separable passes over the axes, in double precision.
     std::vector<double> buf;
     dispatch<NumericTypes>(x.dtype(),

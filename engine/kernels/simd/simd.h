@@ -27,6 +27,10 @@ enum class Activation : uint8_t {
     Tanh,
     HardSigmoid, // max(0, min(1, alpha * x + beta))
     HardSwish, // x * max(0, min(1, x / 6 + 0.5))
+    Silu, // x * sigmoid(x) (SiLU, or Swish: Sigmoid then Mul by the same input)
+    Gelu, // 0.5 x (1 + erf(x / sqrt(2))), NaN kept
+    GeluTanh, // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))), NaN kept
+    Erf, // erf(x), NaN kept
 };
 
 struct ActivationParams {

@@ -14,6 +14,7 @@
 #include "engine/kernels/simd/simd.h"
 
 #include <Eigen/Core>
+#include <unsupported/Eigen/SpecialFunctions>
 
 #include <cmath>
 #include <cstring>
@@ -463,6 +464,25 @@ void activation(const float* x, float* y, int64_t n, ActivationParams act)
     case Activation::Tanh:
         blockwise(x, y, n, [](const Block& v) -> Block { return v.tanh(); });
         break;
+    case Activation::Silu:
+        // x / (1 + exp(-x)): exp overflows to inf for very negative x, giving the right limit -0.
+        blockwise(x, y, n, [](const Block& v) -> Block { return v / (1.0f + (-v).exp()); });
+        break;
+    case Activation::Gelu:
+        // Eigen's rational erf (+-1 beyond [-4, 4], at most 7 ulp); it does not keep NaN, the select does.
+        blockwise(x, y, n, [](const Block& v) -> Block {
+            return (v == v).select(0.5f * v * (1.0f + (v * 0.70710678118654752f).erf()), v);
+        });
+        break;
+    case Activation::GeluTanh:
+        blockwise(x, y, n, [](const Block& v) -> Block {
+            const Block inner = 0.79788456080286536f * (v + 0.044715f * v * v * v);
+            return (v == v).select(0.5f * v * (1.0f + inner.tanh()), v);
+        });
+        break;
+    case Activation::Erf:
+        blockwise(x, y, n, [](const Block& v) -> Block { return (v == v).select(v.erf(), v); });
+        break;
     }
 }
 
@@ -740,38 +760,120 @@ void depthwisePlanes(const float* x, const float* w, const float* bias, float* y
     }
 }
 
-/// depthwise2d: with stride 1 across and padding at the row edges, each plane is first copied into a buffer with the
-/// side padding as zeros, so that every output column runs in the vector blocks instead of the scalar edge loop (a
-/// 5x5 kernel over rows of 80 spent more time on its 4 edge columns than on the other 76). The padded taps add w * 0,
-/// which changes nothing but the sign of a zero sum, or gives NaN for an infinite weight as numpy's padded reference
-/// does. Planes too large for the buffer, other strides and narrow rows run as they are.
+/// Columns [ow0, ow0 + V * kVecFloats) of output row `oh` of one depthwise channel, from `band`: input rows from
+/// `row0` on, each as strideW phase rows of `len` elements (phase p holds the zero-padded row's columns p, p + strideW,
+/// ...), so that every tap reads V whole vectors at one offset, whatever the stride, dilation and padding. Sums start
+/// from the bias and take the taps in order (kh, then kw), as the reference does; padding adds w * 0.
+template <int V>
+void depthwisePhaseBlock(const float* band, int64_t row0, int64_t len, const float* wk, float bias, float* o,
+    const DepthwiseGeometry& g, int64_t oh, int64_t ow0)
+{
+    FloatVec acc[V];
+    for (int v = 0; v < V; ++v)
+        acc[v] = FloatVec {} + bias;
+    for (int64_t kh = 0; kh < g.kernelH; ++kh) {
+        const int64_t ih = oh * g.strideH - g.padTop + kh * g.dilationH;
+        if (ih < 0 || ih >= g.inH)
+            continue;
+        const float* phases = band + (ih - row0) * g.strideW * len + ow0;
+        for (int64_t kw = 0; kw < g.kernelW; ++kw) {
+            const int64_t t = kw * g.dilationW;
+            const float* src = phases + (t % g.strideW) * len + t / g.strideW;
+            const float wv = wk[kh * g.kernelW + kw];
+            for (int v = 0; v < V; ++v) {
+                FloatVec x;
+                std::memcpy(&x, src + v * kVecFloats, sizeof x);
+                acc[v] += wv * x;
+            }
+        }
+    }
+    std::memcpy(o, acc, sizeof acc);
+}
+
+/// depthwise2d: every geometry runs in whole vectors. Bands of input rows are copied into a buffer with the side
+/// padding as zeros and each row split into its strideW phases (depthwisePhaseBlock); output rows are computed in
+/// vectors rounded up past outW (the last one through a scratch row), so that narrow planes (7 or 14 columns) and
+/// strided ones run as vector code too. The padded taps add w * 0, which changes nothing but the sign of a zero sum,
+/// or gives NaN for an infinite weight as numpy's padded reference does. Rows too long for the buffer run in
+/// depthwisePlanes.
 void depthwise2d(const float* x, const float* w, const float* bias, float* y, int64_t channels,
     const DepthwiseGeometry& g, ActivationParams act)
 {
     constexpr int64_t kBufferFloats = 16384;
-    const int64_t padRight = maxI(0, (g.outW - 1) - g.padLeft + (g.kernelW - 1) * g.dilationW - (g.inW - 1));
-    const int64_t paddedW = g.padLeft + g.inW + padRight;
-    if (g.strideW != 1 || (g.padLeft <= 0 && padRight == 0) || g.padLeft < 0 || g.outW < 2 * kVecFloats
-        || g.inH * paddedW > kBufferFloats) {
+    const int64_t s = g.strideW, vectors = (g.outW + kVecFloats - 1) / kVecFloats, outVec = vectors * kVecFloats;
+    const int64_t len = outVec + (g.kernelW - 1) * g.dilationW / s;
+    const int64_t rowFloats = s * len; // one input row's phases
+    const auto inputRows
+        = [&](int64_t outRows) { return (outRows - 1) * g.strideH + (g.kernelH - 1) * g.dilationH + 1; };
+    if (g.padLeft < 0 || g.padTop < 0 || g.outW <= 0 || g.outH <= 0 || inputRows(1) * rowFloats > kBufferFloats) {
         depthwisePlanes(x, w, bias, y, channels, g, act);
         return;
     }
-    alignas(64) float padded[kBufferFloats];
-    DepthwiseGeometry gp = g;
-    gp.inW = paddedW;
-    gp.padLeft = 0;
+    int64_t bandRows = 1; // output rows per band
+    while (bandRows < g.outH && inputRows(bandRows + 1) * rowFloats <= kBufferFloats)
+        ++bandRows;
+    alignas(64) float band[kBufferFloats];
+    alignas(64) float scratch[4 * kVecFloats];
     const int64_t inSize = g.inH * g.inW, outSize = g.outH * g.outW, taps = g.kernelH * g.kernelW;
     for (int64_t c = 0; c < channels; ++c) {
         const float* img = x + c * inSize;
-        for (int64_t r = 0; r < g.inH; ++r) {
-            float* row = padded + r * paddedW;
-            for (int64_t i = 0; i < g.padLeft; ++i)
-                row[i] = 0.0f;
-            std::memcpy(row + g.padLeft, img + r * g.inW, static_cast<size_t>(g.inW) * sizeof(float));
-            for (int64_t i = g.padLeft + g.inW; i < paddedW; ++i)
-                row[i] = 0.0f;
+        const float* wk = w + c * taps;
+        float* out = y + c * outSize;
+        const float b = bias ? bias[c] : 0.0f;
+        for (int64_t oh0 = 0; oh0 < g.outH; oh0 += bandRows) {
+            const int64_t oh1 = minI(g.outH, oh0 + bandRows);
+            const int64_t row0 = maxI(0, oh0 * g.strideH - g.padTop);
+            const int64_t row1 = minI(g.inH, (oh1 - 1) * g.strideH - g.padTop + (g.kernelH - 1) * g.dilationH + 1);
+            for (int64_t r = row0; r < row1; ++r) {
+                const float* in = img + r * g.inW;
+                float* phases = band + (r - row0) * rowFloats;
+                if (s == 1) {
+                    const int64_t left = minI(g.padLeft, len), copy = maxI(0, minI(g.inW, len - left));
+                    for (int64_t j = 0; j < left; ++j)
+                        phases[j] = 0.0f;
+                    std::memcpy(phases + left, in, static_cast<size_t>(copy) * sizeof(float));
+                    for (int64_t j = left + copy; j < len; ++j)
+                        phases[j] = 0.0f;
+                } else {
+                    // Phase p, element j: input column j * s + p - padLeft; [lo, hi) of j lie inside the row.
+                    for (int64_t p = 0; p < s; ++p) {
+                        float* phase = phases + p * len;
+                        const int64_t first = g.padLeft - p; // j * s >= first
+                        const int64_t lo = minI(len, first <= 0 ? 0 : (first + s - 1) / s);
+                        const int64_t hi = maxI(lo, minI(len, (g.inW + first + s - 1) / s));
+                        const float* src = in + p - g.padLeft;
+                        for (int64_t j = 0; j < lo; ++j)
+                            phase[j] = 0.0f;
+                        for (int64_t j = lo; j < hi; ++j)
+                            phase[j] = src[j * s];
+                        for (int64_t j = hi; j < len; ++j)
+                            phase[j] = 0.0f;
+                    }
+                }
+            }
+            for (int64_t oh = oh0; oh < oh1; ++oh) {
+                float* o = out + oh * g.outW;
+                // Blocks of up to 4 vectors; one that passes outW goes through the scratch row.
+                for (int64_t ow = 0; ow < g.outW; ow += 4 * kVecFloats) {
+                    const int64_t v = minI(4, (g.outW - ow + kVecFloats - 1) / kVecFloats);
+                    const bool whole = ow + v * kVecFloats <= g.outW;
+                    float* dst = whole ? o + ow : scratch;
+                    if (v == 4)
+                        depthwisePhaseBlock<4>(band, row0, len, wk, b, dst, g, oh, ow);
+                    else if (v == 3)
+                        depthwisePhaseBlock<3>(band, row0, len, wk, b, dst, g, oh, ow);
+                    else if (v == 2)
+                        depthwisePhaseBlock<2>(band, row0, len, wk, b, dst, g, oh, ow);
+                    else
+                        depthwisePhaseBlock<1>(band, row0, len, wk, b, dst, g, oh, ow);
+                    if (!whole)
+                        for (int64_t j = ow; j < g.outW; ++j)
+                            o[j] = scratch[j - ow];
+                }
+            }
+            if (act.kind != Activation::None)
+                activation(out + oh0 * g.outW, out + oh0 * g.outW, (oh1 - oh0) * g.outW, act);
         }
-        depthwisePlanes(padded, w + c * taps, bias ? bias + c : nullptr, y + c * outSize, 1, gp, act);
     }
 }
 

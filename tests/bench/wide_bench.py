@@ -255,18 +255,22 @@ def sinks_text(model, prof, top=5):
         return "nothing measured"
     classes = conv_classes(model.path)
     parts = []
-    for op, ms in sorted(ops.items(), key=lambda kv: -kv[1])[:top]:
-        text = f"{op} {ms:.2f} ms ({100 * ms / total:.0f} %)"
+    for op, t in sorted(ops.items(), key=lambda kv: -kv[1])[:top]:
+        text = f"{op} {fmt_ms(t)} ms ({100 * t / total:.0f} %)"
         if op in ("Conv", "QLinearConv", "ConvInteger"):
             by = {}
             for name, (node_op, nms) in nodes.items():
                 if node_op == op:
-                    key = classes.get(name, "?")
+                    key = classes.get(name, "in a subgraph")
                     by[key] = by.get(key, 0.0) + nms
             split = sorted(by.items(), key=lambda kv: -kv[1])[:4]
-            text += ": " + ", ".join(f"{k} {v:.2f}" for k, v in split)
+            text += ": " + ", ".join(f"{k} {fmt_ms(v)}" for k, v in split)
         parts.append(text)
-    return f"{total:.2f} ms profiled; " + "; ".join(parts)
+    return f"{fmt_ms(total)} ms profiled; " + "; ".join(parts)
+
+
+def fmt_ms(v):
+    return f"{v:.3g}" if v < 100 else f"{v:.0f}"
 
 
 # --- the runs ---------------------------------------------------------------------------------------------------

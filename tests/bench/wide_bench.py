@@ -497,11 +497,24 @@ def main():
     ap.add_argument("--profile", action="store_true", help="also list each model's top time sinks")
     ap.add_argument("--debug", action="store_true", help="measure a debug run to the end against a plain run")
     ap.add_argument("--list", action="store_true", help="list the models and exit")
+    ap.add_argument("--merge", nargs="+", metavar="JSON",
+                    help="print one table from the --json files of earlier runs (plain mode) and exit")
     ap.add_argument("--json", help="also write the raw results here")
     ap.add_argument("--markdown", help="also write the table here")
     args = ap.parse_args()
     args.threads = [int(t) for t in args.threads.split(",")]
     args.simd = args.simd.split(",")
+    if args.merge:
+        parts = [json.load(open(p)) for p in args.merge]
+        latest = {r["model"]: r for p in parts for r in p["rows"]}  # a model measured again: its last run
+        order = list(dict.fromkeys(r["model"] for p in parts for r in p["rows"]))
+        merged = dict(parts[0], rows=[latest[m] for m in order])
+        for r in merged["rows"]:  # JSON turned the thread counts into strings
+            r["cells"] = {int(k): v for k, v in r.get("cells", {}).items()}
+        merged["uptime_before"] = " / ".join(p["uptime_before"] for p in parts)
+        merged["uptime_after"] = " / ".join(p["uptime_after"] for p in parts)
+        print(table(merged, parts[0]["args"]["simd"], parts[0]["args"]["threads"]))
+        return 0
     models = collect(args.models_dir)
     if args.models:
         wanted = args.models.split(",")

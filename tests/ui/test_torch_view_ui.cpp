@@ -82,7 +82,7 @@ private slots:
         for (size_t s = 1; s < tree->scopes.size(); ++s) {
             const auto& scope = tree->scopes[s];
             if (scope.modulePath.startsWith(QStringLiteral("inner.model.layers."))
-                && !scope.modulePath.mid(19).contains('.')) {
+                && !scope.modulePath.mid(19).contains(QLatin1Char('.'))) {
                 ++layers;
                 QCOMPARE(scope.title(), scope.name + QStringLiteral(" \u00b7 Gemma3DecoderLayer"));
                 QVERIFY(scope.name.startsWith(QStringLiteral("layers.")));
@@ -120,7 +120,8 @@ private slots:
         const QModelIndex source = model->find(QStringLiteral("PyTorch"), QStringLiteral("source"));
         QVERIFY(source.isValid());
         const PropertyRow* row = model->row(source);
-        const SourceFrame* frame = torchOrigin(graph.node(node)).sourceFrame();
+        const TorchOrigin origin = torchOrigin(graph.node(node));
+        const SourceFrame* frame = origin.sourceFrame();
         QVERIFY(frame);
         QCOMPARE(row->sourceFile, QString::fromStdString(frame->file));
         QCOMPARE(row->sourceLine, frame->line);

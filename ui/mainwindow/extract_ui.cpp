@@ -47,11 +47,14 @@ ExtractUi::ExtractUi(MainWindow* window, InputsPanel* inputs)
     window->graphView()->addNodeAction(m_extract);
     connect(this, &ExtractUi::finished, this, [this](const QString& folder, const QString& summary) {
         m_window->statusBar()->showMessage(QStringLiteral("Wrote %1").arg(QDir::toNativeSeparators(folder)), 8000);
-        if (m_window->isVisible())
+        if (m_fromMenu) // a dialog for the user who asked; scripted calls get the signal only
             QMessageBox::information(m_window, QStringLiteral("Test case written"), summary);
+        m_fromMenu = false;
     });
-    connect(this, &ExtractUi::failed, this,
-        [this](const QString& message) { m_window->reportError(QStringLiteral("Cannot extract"), message); });
+    connect(this, &ExtractUi::failed, this, [this](const QString& message) {
+        m_fromMenu = false;
+        m_window->reportError(QStringLiteral("Cannot extract"), message);
+    });
 }
 
 void ExtractUi::onTriggered()
@@ -72,7 +75,7 @@ void ExtractUi::onTriggered()
         m_window, QStringLiteral("Folder to write the test case \u201c%1\u201d in").arg(name));
     if (parent.isEmpty())
         return;
-    extractNode(node, QDir(parent).filePath(QStringLiteral("test_") + name));
+    m_fromMenu = extractNode(node, QDir(parent).filePath(QStringLiteral("test_") + name));
 }
 
 bool ExtractUi::extractNode(NodeId node, const QString& folder)

@@ -39,6 +39,7 @@ private:
     InputsPanel* m_inputs;
     QAction* m_extract;
     bool m_running = false;
+    bool m_fromMenu = false; // the running extraction was asked for from the menu
 };
 
 } // namespace onnxscope

@@ -2,12 +2,14 @@
 #pragma once
 
 #include "engine/model/graph.h"
+#include "engine/model/input_roles.h" // randomValue(), defaultInputValue()
 
 #include <filesystem>
 #include <map>
 #include <random>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace onnxscope::cli {
 
@@ -18,12 +20,8 @@ std::string expectedInputsText(const Graph& graph);
 /// readInputValue()); UsageError for a file of another suffix.
 Value readInputFile(const std::string& name, const std::filesystem::path& file, const ValueType* declared);
 
-/// Seeded random values: floats uniform in [-1, 1), integers in [0, 9], random lowercase strings. `run` and
-/// `compare` share these so that the same --seed feeds the same values to both.
-Tensor randomTensor(DataType type, const Shape& shape, std::mt19937_64& rng);
-/// A random value of a declared type; symbolic dims come from `dims` (recorded in `usedDims`), else 1 (recorded in
-/// `defaultedDims` when given: the symbol, or "(unnamed, of "NAME")").
-Value randomValue(const std::string& name, const ValueType& type, const std::map<std::string, int64_t>& dims,
-    std::set<std::string>& usedDims, std::mt19937_64& rng, std::set<std::string>* defaultedDims = nullptr);
+/// The --input options of a command (NAME=FILE, or an .npz whose arrays are named after the inputs) read against the
+/// main graph's inputs. UsageError for a malformed option or an input given twice, Error for an unknown input.
+std::map<std::string, Value> readInputOptions(const Graph& graph, const std::vector<std::string>& specs);
 
 } // namespace onnxscope::cli

@@ -27,5 +27,6 @@ CommandRunner addRunCommand(CLI::App& app);
 CommandRunner addTestCommand(CLI::App& app);
 CommandRunner addOpsCommand(CLI::App& app);
 CommandRunner addCompareCommand(CLI::App& app);
+CommandRunner addExtractCommand(CLI::App& app);
 
 } // namespace onnxscope::cli

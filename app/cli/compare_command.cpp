@@ -85,9 +85,10 @@ void completeInputs(const Graph& graph, std::map<std::string, Value>& inputs, co
         for (ValueId id : graph.requiredInputs()) {
             const auto& v = graph.value(id);
             if (!inputs.count(v.name) && v.type.kind != Value::Kind::Optional) {
-                inputs[v.name] = randomValue(v.name, v.type, dims, usedDims, rng);
+                std::string rule;
+                inputs[v.name] = defaultInputValue(graph, id, dims, usedDims, rng, nullptr, rule);
                 std::cout << "random input \"" << v.name << "\" for " << side << ": " << inputs[v.name].typeString()
-                          << "\n";
+                          << (rule == "random" ? std::string() : ", " + rule) << "\n";
             }
         }
         return;

@@ -5,6 +5,7 @@
 #include "engine/exec/model_diagnostics.h"
 #include "engine/exec/program.h"
 #include "engine/model/model.h"
+#include "engine/model/torch_origin.h"
 
 #include <algorithm>
 #include <iomanip>
@@ -19,7 +20,60 @@ struct InfoOptions {
     std::string model;
     bool json = false;
     bool noDiagnostics = false;
+    std::string node;
 };
+
+nlohmann::json torchOriginJson(const TorchOrigin& origin)
+{
+    nlohmann::json j = nlohmann::json::object();
+    if (origin.hasModules) {
+        j["module"] = origin.modulePath();
+        j["module_class"] = origin.moduleClass();
+        nlohmann::json modules = nlohmann::json::array();
+        for (const TorchModule& m : origin.modules)
+            modules.push_back({ { "path", m.path }, { "class", m.className } });
+        j["modules"] = modules;
+        j["fx_name"] = origin.fxName;
+        j["fx_target"] = origin.fxTarget;
+    }
+    if (!origin.fxNode.empty())
+        j["fx_node"] = origin.fxNode;
+    if (!origin.stackTrace.empty()) {
+        nlohmann::json frames = nlohmann::json::array();
+        for (const SourceFrame& f : origin.frames)
+            frames.push_back(
+                { { "file", f.file }, { "line", f.line }, { "function", f.function }, { "code", f.code } });
+        j["stack"] = frames;
+        if (const SourceFrame* f = origin.sourceFrame())
+            j["source"] = f->file + ":" + std::to_string(f->line);
+    }
+    if (!origin.error.empty())
+        j["error"] = origin.error;
+    return j;
+}
+
+nlohmann::json nodeJson(const Graph& graph, const Node& node)
+{
+    nlohmann::json j;
+    j["name"] = node.displayName();
+    j["op_type"] = node.opType;
+    j["domain"] = node.domain;
+    j["opset"] = node.opset;
+    nlohmann::json inputs = nlohmann::json::array(), outputs = nlohmann::json::array();
+    for (ValueId v : node.inputs)
+        inputs.push_back(v == kNoValue ? std::string() : graph.value(v).name);
+    for (ValueId v : node.outputs)
+        outputs.push_back(v == kNoValue ? std::string() : graph.value(v).name);
+    j["inputs"] = inputs;
+    j["outputs"] = outputs;
+    nlohmann::json metadata = nlohmann::json::object();
+    for (const auto& [key, value] : nodeMetadataProps(node))
+        metadata[key] = value;
+    j["metadata_props"] = metadata;
+    if (const TorchOrigin origin = torchOrigin(node); origin.present)
+        j["pytorch"] = torchOriginJson(origin);
+    return j;
+}
 
 void countOps(const Graph& graph, std::map<std::string, size_t>& histogram)
 {
@@ -106,6 +160,14 @@ nlohmann::json collectInfo(const Model& model, bool withDiagnostics)
     }
     j["functions"] = functions;
 
+    const std::vector<TorchModuleSummary> modules = torchModules(graph);
+    if (!modules.empty()) {
+        nlohmann::json list = nlohmann::json::array();
+        for (const auto& m : modules)
+            list.push_back({ { "path", m.path }, { "class", m.className }, { "nodes", m.nodes } });
+        j["pytorch_modules"] = list;
+    }
+
     const std::vector<std::string> unsupported = Program::unsupportedNodes(model);
     j["unsupported"] = unsupported;
     if (withDiagnostics) {
@@ -174,6 +236,31 @@ void printInfo(const Model& model, const nlohmann::json& j)
                   << f["name"].get<std::string>()
                   << (f.contains("overload") ? ":" + f["overload"].get<std::string>() : std::string()) << " ("
                   << f["node_count"].get<int>() << " nodes)\n";
+    if (j.contains("pytorch_modules")) {
+        // Indented by nesting; the outer levels only, --json lists every module.
+        constexpr size_t kDepth = 3;
+        const auto& modules = j["pytorch_modules"];
+        std::cout << "pytorch modules (" << modules.size() << ", from the dynamo export's metadata):\n";
+        std::vector<std::string> stack;
+        size_t hidden = 0;
+        for (const auto& m : modules) {
+            const std::string path = m["path"].get<std::string>();
+            while (!stack.empty() && path.rfind(stack.back() + ".", 0) != 0)
+                stack.pop_back();
+            const std::string name = stack.empty() ? path : path.substr(stack.back().size() + 1);
+            const size_t depth = stack.size();
+            stack.push_back(path);
+            if (depth >= kDepth) {
+                ++hidden;
+                continue;
+            }
+            const std::string cls = m["class"].get<std::string>();
+            std::cout << "  " << std::string(2 * depth, ' ') << name << " \u00b7 " << cls.substr(cls.rfind('.') + 1)
+                      << "  (" << m["nodes"].get<size_t>() << " nodes)\n";
+        }
+        if (hidden)
+            std::cout << "  (" << hidden << " deeper modules: see --json, or --node NAME for one node)\n";
+    }
     const auto& unsupported = j["unsupported"];
     if (unsupported.empty()) {
         std::cout << "unsupported ops: none, this build can run every node\n";
@@ -191,9 +278,72 @@ void printInfo(const Model& model, const nlohmann::json& j)
     }
 }
 
+void printNode(const nlohmann::json& j)
+{
+    std::cout << "node \"" << j["name"].get<std::string>() << "\" (" << j["op_type"].get<std::string>() << ", opset "
+              << j["opset"].get<int64_t>() << ")\n";
+    auto names = [](const nlohmann::json& list) {
+        std::string s;
+        for (const auto& n : list)
+            s += (s.empty() ? "" : ", ")
+                + (n.get<std::string>().empty() ? std::string("(omitted)") : n.get<std::string>());
+        return s;
+    };
+    std::cout << "inputs: " << names(j["inputs"]) << "\n";
+    std::cout << "outputs: " << names(j["outputs"]) << "\n";
+    if (j.contains("pytorch")) {
+        const auto& t = j["pytorch"];
+        std::cout << "pytorch:\n";
+        if (t.contains("module")) {
+            std::cout << "  module: "
+                      << (t["module"].get<std::string>().empty() ? "(root)" : t["module"].get<std::string>()) << " ("
+                      << t["module_class"].get<std::string>() << ")\n";
+            std::cout << "  class hierarchy:";
+            for (const auto& m : t["modules"])
+                std::cout << " " << m["class"].get<std::string>() << " >";
+            std::cout << " " << t["fx_target"].get<std::string>() << "\n";
+        }
+        if (t.contains("fx_node"))
+            std::cout << "  fx node: " << t["fx_node"].get<std::string>() << "\n";
+        if (t.contains("stack")) {
+            std::cout << "  stack trace (innermost first):\n";
+            const auto& stack = t["stack"];
+            for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
+                std::cout << "    " << (*it)["file"].get<std::string>() << ":" << (*it)["line"].get<int>() << " in "
+                          << (*it)["function"].get<std::string>() << "\n";
+                if (!(*it)["code"].get<std::string>().empty())
+                    std::cout << "      " << (*it)["code"].get<std::string>() << "\n";
+            }
+        }
+        if (t.contains("error"))
+            std::cout << "  metadata does not parse: " << t["error"].get<std::string>() << "\n";
+    }
+    if (!j["metadata_props"].empty()) {
+        std::cout << "metadata_props:\n";
+        for (const auto& [key, value] : j["metadata_props"].items()) {
+            std::string v = value.get<std::string>();
+            if (const size_t nl = v.find('\n'); nl != std::string::npos)
+                v = v.substr(0, nl) + " \u2026";
+            std::cout << "  " << key << ": " << v << "\n";
+        }
+    }
+}
+
 int runInfo(const InfoOptions& o)
 {
     auto model = Model::load(o.model);
+    if (!o.node.empty()) {
+        const Graph& graph = model->graph();
+        const NodeId id = graph.findNode(o.node);
+        if (id < 0)
+            throw Error("\"" + model->displayName() + "\" has no node named \"" + o.node + "\" in its main graph");
+        const nlohmann::json j = nodeJson(graph, graph.node(id));
+        if (o.json)
+            std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+        else
+            printNode(j);
+        return kOk;
+    }
     nlohmann::json j = collectInfo(*model, !o.noDiagnostics);
     if (o.json)
         std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
@@ -213,6 +363,9 @@ CommandRunner addInfoCommand(CLI::App& app)
     cmd->add_option("model", o->model, "The .onnx file")->required();
     cmd->add_flag("--json", o->json, "Machine-readable output");
     cmd->add_flag("--no-diagnostics", o->noDiagnostics, "Skip onnx's checker and shape inference (slow on big models)");
+    cmd->add_option("--node", o->node,
+        "Describe one node of the main graph instead: inputs, outputs, metadata_props and, for a dynamo export, its "
+        "PyTorch module, class hierarchy, FX node and stack trace");
     return [cmd, o]() -> int { return cmd->parsed() ? runInfo(*o) : -1; };
 }
 

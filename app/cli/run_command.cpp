@@ -359,9 +359,11 @@ int runModel(const RunOptions& o)
         for (ValueId id : graph.requiredInputs()) {
             const auto& v = graph.value(id);
             if (!inputs.count(v.name) && v.type.kind != Value::Kind::Optional) {
-                inputs[v.name] = randomValue(v.name, v.type, dims, usedDims, rng, &defaultedDims);
+                std::string rule;
+                inputs[v.name] = defaultInputValue(graph, id, dims, usedDims, rng, &defaultedDims, rule);
                 if (!o.quiet)
-                    std::cout << "random input \"" << v.name << "\": " << inputs[v.name].typeString() << "\n";
+                    std::cout << "random input \"" << v.name << "\": " << inputs[v.name].typeString()
+                              << (rule == "random" ? std::string() : ", " + rule) << "\n";
             }
         }
         for (const auto& [symbol, value] : dims)
@@ -654,7 +656,9 @@ CommandRunner addRunCommand(CLI::App& app)
         "bytes the run wrote: each storage once, without the inputs and the values known at plan time)");
     cmd->add_flag("--random-inputs", o->randomInputs,
         "Generate the inputs not given with --input from their declared types (floats in [-1, 1), integers in "
-        "[0, 9]); symbolic dims are 1 unless --dim sets them");
+        "[0, 9]), except inputs whose role is known: attention masks are ones, token ids are below the vocabulary "
+        "size of the embedding table they index, position ids are 0..n-1; symbolic dims are 1 unless --dim sets "
+        "them");
     cmd->add_option("--seed", o->seed, "Seed for --random-inputs")->capture_default_str();
     cmd->add_option("--dim", o->dims, "SYMBOL=VALUE: the size of a symbolic input dimension for --random-inputs");
     cmd->add_flag("-q,--quiet", o->quiet, "Do not print the outputs and the summary");

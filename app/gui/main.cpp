@@ -7,6 +7,7 @@
 #include "ui/mainwindow/about_text.h"
 #include "ui/mainwindow/compare_ui.h"
 #include "ui/mainwindow/debugger_ui.h"
+#include "ui/mainwindow/extract_ui.h"
 #include "ui/mainwindow/main_window.h"
 
 #include <QApplication>
@@ -55,6 +56,7 @@ int main(int argc, char** argv)
 
     onnxscope::MainWindow window;
     auto* debugger = new onnxscope::DebuggerUi(&window);
+    new onnxscope::ExtractUi(&window, debugger->inputs());
     // The debugger's docks exist only now: restore their saved placement too.
     window.restoreState(QSettings().value(QStringLiteral("windowState")).toByteArray());
     if (parser.isSet(debugRunTo))

@@ -2,6 +2,7 @@
 #include "engine/exec/model_diagnostics.h"
 
 #include "engine/exec/program.h"
+#include "engine/model/torch_origin.h"
 
 #include <algorithm>
 #include <string>
@@ -45,6 +46,8 @@ std::vector<Diagnostic> diagnosticsForThisBuild(const Model& model)
             + " in this domain, but onnxruntime registers one there and this build runs it, so the model opens and "
               "runs; the checker stopped at this node)";
     }
+    for (Diagnostic& d : torchMetadataDiagnostics(model))
+        diagnostics.push_back(std::move(d));
     return diagnostics;
 }
 

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "engine/model/model.h"
+#include "engine/model/node_metadata.h"
+#include "engine/model/node_proto.h"
 
 #include "engine/core/version.h"
 
@@ -186,6 +188,10 @@ std::atomic<size_t> g_functionNodeLimit { 100'000 };
 /// Builds Graph objects from GraphProto / FunctionProto, resolving names, outer scope and topological order.
 class GraphBuilder {
 public:
+    /// For nodeProto() (node_proto.h) and nodeMetadataProps() (node_metadata.h) (Node's proto is private, GraphBuilder
+    /// its friend).
+    static const onnx::NodeProto* protoOf(const Node& node) { return node.m_proto; }
+
     /// Finds `name` in an enclosing scope; returns false if no enclosing graph defines it.
     using OuterResolver = std::function<bool(const std::string& name)>;
 
@@ -905,6 +911,29 @@ std::map<std::string, ValueType> Model::inferredTypes() const
             if (vi.has_type())
                 out[vi.name()] = valueTypeFromProto(vi.type());
     return out;
+}
+
+const onnx::NodeProto* nodeProto(const Node& node)
+{
+    return GraphBuilder::protoOf(node);
+}
+
+std::vector<std::pair<std::string, std::string>> nodeMetadataProps(const Node& node)
+{
+    std::vector<std::pair<std::string, std::string>> out;
+    if (const onnx::NodeProto* proto = GraphBuilder::protoOf(node))
+        for (const auto& entry : proto->metadata_props())
+            out.emplace_back(entry.key(), entry.value());
+    return out;
+}
+
+const std::string* nodeMetadataProp(const Node& node, std::string_view key)
+{
+    if (const onnx::NodeProto* proto = GraphBuilder::protoOf(node))
+        for (const auto& entry : proto->metadata_props())
+            if (entry.key() == key)
+                return &entry.value();
+    return nullptr;
 }
 
 } // namespace onnxscope

@@ -305,6 +305,80 @@ class Model:
         with any cannot run: run(), debug() and compare() raise UnsupportedModelError listing them."""
         return list(self._core.unsupported_nodes())
 
+    def default_feeds(self, *, seed: int = 0, dims: Optional[Mapping[str, int]] = None) -> dict:
+        """Made-up values for every required input, as ``onnxscope-cli run --random-inputs --seed SEED`` makes them:
+        inputs whose role is known get values that mean something (an attention mask ones, token ids seeded integers
+        below the vocabulary size read from the embedding table they index, position ids 0..n-1), the others seeded
+        random values (floats in [-1, 1), integers in [0, 9]). dims: sizes of symbolic dimensions (others are 1).
+        :meth:`input_rules` says which rule chose each."""
+        return {name: value for name, value, _rule in self._core.default_inputs(int(seed), dict(dims or {}), [])}
+
+    def input_rules(self, *, dims: Optional[Mapping[str, int]] = None) -> dict:
+        """Which rule :meth:`default_feeds` uses for each required input, e.g. ``{"attention_mask": 'attention mask
+        ("attention_mask"): ones (attend to every position)', "x": "random"}``."""
+        return {name: rule for name, _value, rule in self._core.default_inputs(0, dict(dims or {}), [])}
+
+    def extract(
+        self,
+        folder: PathLike,
+        *,
+        node: Union[str, Sequence[str], None] = None,
+        inputs: Optional[Sequence[str]] = None,
+        outputs: Optional[Sequence[str]] = None,
+        feeds: Optional[Feeds] = None,
+        seed: int = 0,
+        threads: int = 1,
+    ) -> dict:
+        """Writes a standalone repro of a node (``node``, a name or several) or of the subgraph between ``inputs``
+        and ``outputs`` (value names), as ``onnxscope-cli extract`` does: ``folder/model.onnx`` (just that part, with
+        only the initializers it reads, external data past 2 GiB) and ``folder/test_data_set_0/`` (input_<i>.pb and
+        output_<i>.pb: the values a run of the whole model on ``feeds`` gave them), the layout ``onnxscope-cli test``
+        and onnxruntime's onnx_test_runner read. Inputs missing from ``feeds`` get :meth:`default_feeds` values.
+        Returns ``folder``, ``inputs``, ``outputs``, ``nodes``, ``initializers``, ``initializer_bytes`` and
+        ``external_data``. Raises Error when the boundary is not a subgraph (naming the missing value) or the run
+        fails."""
+        if (node is None) == (outputs is None):
+            raise ValueError("give either node=, or outputs= (with inputs=)")
+        if node is not None and inputs is not None:
+            raise ValueError("inputs= goes with outputs=; node= takes the node's own inputs")
+        nodes = [node] if isinstance(node, str) else list(node or [])
+        given = dict(feeds or {})
+        for name, value, _rule in self._core.default_inputs(int(seed), {}, list(given)):
+            given[name] = value
+        values = self._feeds(given)
+        path = os.fspath(folder)
+        if os.path.isdir(path) and os.listdir(path):
+            raise ValueError(f"{path!r} exists and is not empty")
+        with self._input_errors():
+            return dict(self._core.extract(nodes, list(inputs or []), list(outputs or []), values, path, int(threads)))
+
+    def node(self, name: str) -> dict:
+        """One node of the main graph by name: ``name``, ``op_type``, ``domain``, ``opset``, ``inputs``, ``outputs``,
+        ``metadata_props`` (dict, as the file has them) and ``pytorch``: for a ``torch.onnx.export(..., dynamo=True)``
+        file, where the node came from (``module`` "model.layers.0.self_attn.q_proj", ``module_class``, ``modules``
+        [(path, class), ...] from the root down, ``fx_name``, ``fx_target``, ``fx_node``, ``stack`` [(file, line,
+        function, code), ...] outermost first, ``source`` "file.py:123" (the innermost frame), ``error`` when the
+        metadata does not parse), else None. Raises Error for an unknown name."""
+        d = dict(self._core.node(name))
+        if d["pytorch"] is not None:
+            d["pytorch"] = dict(d["pytorch"])
+        return d
+
+    @property
+    def node_names(self) -> list:
+        """Names of the main graph's nodes, in topological order ("<OpType>_<n>" for an unnamed node)."""
+        return list(self._core.node_names())
+
+    @property
+    def torch_modules(self) -> list:
+        """For a dynamo export: every PyTorch module its nodes name, parents first, as dicts ``path``, ``class``
+        (full class name) and ``nodes`` (nodes made inside it, its submodules' included). [] for other models."""
+        return [{"path": p, "class": c, "nodes": n} for p, c, n in self._core.torch_modules()]
+
+    def torch_module_nodes(self, path: str) -> list:
+        """Names of the main graph's nodes made inside the PyTorch module ``path`` (or its submodules)."""
+        return list(self._core.torch_module_nodes(path))
+
     @property
     def diagnostics(self) -> list:
         """What onnx's checker and shape inference report (list of :class:`Diagnostic`; computed on demand)."""

@@ -8,11 +8,14 @@
 #include "engine/core/thread_pool.h"
 #include "engine/core/version.h"
 #include "engine/exec/debugger.h"
+#include "engine/exec/extract_case.h"
 #include "engine/exec/model_diagnostics.h"
 #include "engine/exec/program.h"
 #include "engine/exec/session.h"
 #include "engine/exec/value_condition.h"
+#include "engine/model/input_roles.h"
 #include "engine/model/model.h"
+#include "engine/model/torch_origin.h"
 
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
@@ -23,10 +26,13 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <random>
+#include <set>
 #include <unordered_map>
 
 namespace nb = nanobind;
@@ -346,6 +352,50 @@ nb::dict valueInfoToPython(const ValueInfo& v)
     return d;
 }
 
+nb::dict nodeToPython(const Graph& graph, const Node& node)
+{
+    nb::dict d;
+    d["name"] = node.displayName();
+    d["op_type"] = node.opType;
+    d["domain"] = node.domain;
+    d["opset"] = node.opset;
+    nb::list inputs, outputs;
+    for (ValueId v : node.inputs)
+        inputs.append(v == kNoValue ? std::string() : graph.value(v).name);
+    for (ValueId v : node.outputs)
+        outputs.append(v == kNoValue ? std::string() : graph.value(v).name);
+    d["inputs"] = inputs;
+    d["outputs"] = outputs;
+    nb::dict metadata;
+    for (const auto& [key, value] : nodeMetadataProps(node))
+        metadata[key.c_str()] = value;
+    d["metadata_props"] = metadata;
+    const TorchOrigin origin = torchOrigin(node);
+    if (!origin.present) {
+        d["pytorch"] = nb::none();
+        return d;
+    }
+    nb::dict t;
+    t["module"] = origin.hasModules ? nb::cast(origin.modulePath()) : nb::none();
+    t["module_class"] = origin.hasModules ? nb::cast(origin.moduleClass()) : nb::none();
+    nb::list modules;
+    for (const TorchModule& m : origin.modules)
+        modules.append(nb::make_tuple(m.path, m.className));
+    t["modules"] = modules;
+    t["fx_name"] = origin.fxName;
+    t["fx_target"] = origin.fxTarget;
+    t["fx_node"] = origin.fxNode;
+    nb::list frames;
+    for (const SourceFrame& f : origin.frames)
+        frames.append(nb::make_tuple(f.file, f.line, f.function, f.code));
+    t["stack"] = frames;
+    const SourceFrame* source = origin.sourceFrame();
+    t["source"] = source ? nb::cast(source->file + ":" + std::to_string(source->line)) : nb::none();
+    t["error"] = origin.error.empty() ? nb::none() : nb::cast(origin.error);
+    d["pytorch"] = t;
+    return d;
+}
+
 void countOps(const Graph& graph, std::map<std::string, int64_t>& histogram)
 {
     for (const Node& node : graph.nodes()) {
@@ -414,6 +464,34 @@ nb::dict outputsToPython(const std::map<std::string, Value>& outputs, const std:
             result[name.c_str()] = valueToPython(it->second, true);
     }
     return result;
+}
+
+nb::dict extractCase(PyModel& pyModel, const std::vector<std::string>& nodes, const std::vector<std::string>& inputs,
+    const std::vector<std::string>& outputs, const std::map<std::string, Value>& feeds, const std::string& folder,
+    int threads)
+{
+    const Graph& graph = pyModel.model().graph();
+    auto program = pyModel.program();
+    ExtractedCase written;
+    {
+        nb::gil_scoped_release release;
+        const SubgraphBoundary part
+            = nodes.empty() ? subgraphBetween(graph, inputs, outputs) : subgraphOfNodes(graph, nodes);
+        auto pool = makePool(threads);
+        written = extractTestCase(program, part, feeds, folder, {}, pool.get());
+    }
+    nb::dict d;
+    d["folder"] = folder;
+    d["inputs"] = written.part.inputs;
+    d["outputs"] = written.part.outputs;
+    std::vector<std::string> names;
+    for (NodeId n : written.part.nodes)
+        names.push_back(graph.node(n).displayName());
+    d["nodes"] = names;
+    d["initializers"] = written.part.initializers;
+    d["initializer_bytes"] = written.model.initializerBytes;
+    d["external_data"] = written.model.externalData;
+    return d;
 }
 
 nb::dict runModel(PyModel& pyModel, const std::map<std::string, Value>& feeds, int threads)
@@ -1041,6 +1119,61 @@ NB_MODULE(_onnxscope, m)
                 return histogram;
             })
         .def_prop_ro("node_count", [](const PyModel& p) { return p.model().graph().totalNodeCount(); })
+        .def(
+            "node",
+            [](const PyModel& p, const std::string& name) {
+                const Graph& g = p.model().graph();
+                const NodeId id = g.findNode(name);
+                if (id < 0)
+                    throw Error(
+                        "\"" + p.model().displayName() + "\" has no node named \"" + name + "\" in its main graph");
+                return nodeToPython(g, g.node(id));
+            },
+            "name"_a)
+        .def("node_names",
+            [](const PyModel& p) {
+                std::vector<std::string> names;
+                for (const Node& n : p.model().graph().nodes())
+                    names.push_back(n.displayName());
+                return names;
+            })
+        .def(
+            "default_inputs",
+            [](const PyModel& p, uint64_t seed, const std::map<std::string, int64_t>& dims,
+                const std::vector<std::string>& skip) {
+                const Graph& g = p.model().graph();
+                std::mt19937_64 rng(seed);
+                std::set<std::string> usedDims;
+                nb::list list;
+                for (ValueId id : g.requiredInputs()) {
+                    const ValueInfo& v = g.value(id);
+                    if (v.type.kind == Value::Kind::Optional
+                        || std::find(skip.begin(), skip.end(), v.name) != skip.end())
+                        continue;
+                    std::string rule;
+                    Value value = defaultInputValue(g, id, dims, usedDims, rng, nullptr, rule);
+                    list.append(nb::make_tuple(v.name, valueToPython(value, true), rule));
+                }
+                return list;
+            },
+            "seed"_a, "dims"_a, "skip"_a)
+        .def("torch_modules",
+            [](const PyModel& p) {
+                nb::list list;
+                for (const TorchModuleSummary& m : torchModules(p.model().graph()))
+                    list.append(nb::make_tuple(m.path, m.className, m.nodes));
+                return list;
+            })
+        .def(
+            "torch_module_nodes",
+            [](const PyModel& p, const std::string& path) {
+                std::vector<std::string> names;
+                const Graph& g = p.model().graph();
+                for (NodeId id : nodesOfTorchModule(g, path))
+                    names.push_back(g.node(id).displayName());
+                return names;
+            },
+            "path"_a)
         .def("unsupported_nodes",
             [](const PyModel& p) {
                 nb::gil_scoped_release release;
@@ -1061,6 +1194,7 @@ NB_MODULE(_onnxscope, m)
             })
         .def("prepare", [](PyModel& p) { p.program(); })
         .def("run", &runModel, "feeds"_a, "threads"_a)
+        .def("extract", &extractCase, "nodes"_a, "inputs"_a, "outputs"_a, "feeds"_a, "folder"_a, "threads"_a)
         .def("run_intermediate", &runIntermediate, "feeds"_a, "threads"_a);
 
     nb::class_<PyDebugger>(m, "Debugger", nb::type_slots(debuggerSlots))

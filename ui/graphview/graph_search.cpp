@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "ui/graphview/graph_search.h"
 
+#include "engine/model/torch_origin.h"
+
 #include <QColor>
 #include <QFont>
 
@@ -28,9 +30,17 @@ void collect(const Graph& graph, const QString& query, size_t limit, std::vector
     for (const Node& node : graph.nodes()) {
         const QString name = QString::fromStdString(node.displayName());
         const QString op = QString::fromStdString(node.opType);
-        if (name.contains(query, Qt::CaseInsensitive) || op.contains(query, Qt::CaseInsensitive))
+        if (name.contains(query, Qt::CaseInsensitive) || op.contains(query, Qt::CaseInsensitive)) {
             add({ &graph, node.id, kNoValue, name, op + context },
                 name.contains(query, Qt::CaseInsensitive) ? name : op);
+            continue;
+        }
+        // A dynamo export's node by its PyTorch module path ("layers.0.self_attn").
+        if (nodeMetadataProp(node, "pkg.torch.onnx.name_scopes")) {
+            const QString module = QString::fromStdString(torchOrigin(node).modulePath());
+            if (module.contains(query, Qt::CaseInsensitive))
+                add({ &graph, node.id, kNoValue, name, op + QStringLiteral(" in ") + module + context }, module);
+        }
     }
     for (size_t v = 0; v < graph.values().size(); ++v) {
         const ValueInfo& info = graph.values()[v];

@@ -18,7 +18,8 @@ struct SearchResult {
     QString detail; // op type or tensor type, and where
 };
 
-/// Case-insensitive substring search over node names, op types and tensor names of `graph` and, recursively, its
+/// Case-insensitive substring search over node names, op types, PyTorch module paths (dynamo exports: a node is found
+/// by its module's path) and tensor names of `graph` and, recursively, its
 /// subgraphs and function bodies. Exact matches come first. At most `limit` results.
 std::vector<SearchResult> searchGraph(const Graph& graph, const QString& query, size_t limit = 5000);
 

@@ -924,6 +924,10 @@ void GraphView::onContextMenu(int itemIndex, int edgeIndex, const QPoint& screen
                 menu.addSeparator();
                 menu.addActions(m_nodeActions);
             }
+            if (!m_extraNodeActions.isEmpty()) {
+                menu.addSeparator();
+                menu.addActions(m_extraNodeActions);
+            }
         }
     }
     if (edgeIndex >= 0) {

@@ -102,6 +102,10 @@ public:
     /// selected, and nodeSelected() emitted, before the menu opens, so they act on the selection.
     void setNodeActions(const QList<QAction*>& actions) { m_nodeActions = actions; }
     const QList<QAction*>& nodeActions() const { return m_nodeActions; }
+    /// An action of another feature for the node context menu, below the debugger's (setNodeActions()); it reads the
+    /// node from selectedNode().
+    void addNodeAction(QAction* action) { m_extraNodeActions.append(action); }
+    const QList<QAction*>& extraNodeActions() const { return m_extraNodeActions; }
     bool isOverviewVisible() const;
 
     /// Draws each Constant inside its consumers' boxes (the default) or as a box of its own, so that a debugger that
@@ -191,6 +195,7 @@ private:
     QPushButton* m_overlayRetry;
     QTimer* m_overlayTimer;
     QList<QAction*> m_nodeActions;
+    QList<QAction*> m_extraNodeActions;
     QTimer* m_overviewResize; // refits the overview to a resized viewport, once the resizing pauses
     bool m_overviewWanted = true;
     bool m_foldConstants = true;

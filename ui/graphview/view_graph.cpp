@@ -3,6 +3,7 @@
 
 #include "engine/model/model.h"
 #include "engine/model/op_schema.h"
+#include "engine/model/torch_origin.h"
 #include "ui/common/graph_style.h"
 #include "ui/common/tensor_format.h"
 
@@ -23,6 +24,8 @@ namespace {
 
 struct RawScope {
     QString name;
+    QString modulePath; // a PyTorch module's full path ("model.layers.0.self_attn"), "" for a name scope
+    QString className; // that module's class, without its Python module ("Gemma3Attention")
     int parent = -1;
     std::vector<int> children;
     std::vector<NodeId> nodes;
@@ -58,7 +61,12 @@ void normalise(std::vector<RawScope>& scopes, int s)
         }
         while (child.nodes.empty() && child.children.size() == 1) {
             auto& only = scopes[static_cast<size_t>(child.children.front())];
-            child.name += QLatin1Char('/') + only.name;
+            const bool modules = !child.modulePath.isEmpty() && !only.modulePath.isEmpty();
+            child.name += (modules ? QLatin1Char('.') : QLatin1Char('/')) + only.name;
+            if (modules) {
+                child.modulePath = only.modulePath;
+                child.className = only.className;
+            }
             child.nodes = std::move(only.nodes);
             child.children = std::move(only.children);
             for (int gc : child.children)
@@ -222,25 +230,50 @@ ScopeTree ScopeTree::build(
     QHash<QString, int> byPath;
     const auto& nodes = graph.nodes();
     std::vector<int> rawScopeOf(nodes.size(), -1);
+    // A dynamo export groups by PyTorch module (pkg.torch.onnx.name_scopes); a node whose metadata does not parse
+    // keeps the grouping by its name's "/" scopes, as other exports have it.
+    const bool byModule = hasTorchModules(graph);
     for (const Node& node : nodes) {
         if (static_cast<size_t>(node.id) < hidden.size() && hidden[static_cast<size_t>(node.id)])
             continue;
-        const QStringList parts = QString::fromStdString(node.name).split(QLatin1Char('/'), Qt::SkipEmptyParts);
         int current = 0;
-        QString path;
-        for (qsizetype i = 0; i + 1 < parts.size(); ++i) {
-            path += QLatin1Char('/') + parts[i];
-            auto it = byPath.find(path);
+        auto enter = [&](const QString& key, const QString& name, const QString& modulePath, const QString& cls) {
+            auto it = byPath.find(key);
             if (it == byPath.end()) {
                 RawScope scope;
-                scope.name = parts[i];
+                scope.name = name;
+                scope.modulePath = modulePath;
+                scope.className = cls;
                 scope.parent = current;
                 raw.push_back(scope);
                 const int index = static_cast<int>(raw.size()) - 1;
                 raw[static_cast<size_t>(current)].children.push_back(index);
-                it = byPath.insert(path, index);
+                it = byPath.insert(key, index);
             }
             current = it.value();
+        };
+        TorchOrigin origin;
+        if (byModule)
+            origin = torchOrigin(node);
+        if (origin.hasModules) {
+            QString outer;
+            for (const TorchModule& module : origin.modules) {
+                const QString path = QString::fromStdString(module.path);
+                if (path.isEmpty())
+                    continue; // the root module is the graph
+                // Named relative to the enclosing module: "layers.0" inside "model".
+                const QString name
+                    = !outer.isEmpty() && path.startsWith(outer + QLatin1Char('.')) ? path.mid(outer.size() + 1) : path;
+                enter(QStringLiteral("module:") + path, name, path, QString::fromStdString(module.shortClassName()));
+                outer = path;
+            }
+        } else {
+            const QStringList parts = QString::fromStdString(node.name).split(QLatin1Char('/'), Qt::SkipEmptyParts);
+            QString path;
+            for (qsizetype i = 0; i + 1 < parts.size(); ++i) {
+                path += QLatin1Char('/') + parts[i];
+                enter(path, parts[i], {}, {});
+            }
         }
         raw[static_cast<size_t>(current)].nodes.push_back(node.id);
         rawScopeOf[static_cast<size_t>(node.id)] = current;
@@ -317,6 +350,8 @@ ScopeTree ScopeTree::build(
         const int s = newIndex[static_cast<size_t>(r)];
         Scope& scope = tree.scopes[static_cast<size_t>(s)];
         scope.name = raw[static_cast<size_t>(r)].name;
+        scope.modulePath = raw[static_cast<size_t>(r)].modulePath;
+        scope.className = raw[static_cast<size_t>(r)].className;
         scope.collapsedByDefault = raw[static_cast<size_t>(r)].collapsedByDefault;
         scope.isChain = raw[static_cast<size_t>(r)].isChain;
         scope.nodes = raw[static_cast<size_t>(r)].nodes;
@@ -341,10 +376,17 @@ ScopeTree ScopeTree::build(
 
 QString ScopeTree::path(int scope) const
 {
+    if (scope > 0 && !scopes[static_cast<size_t>(scope)].modulePath.isEmpty())
+        return scopes[static_cast<size_t>(scope)].modulePath;
     QStringList parts;
     for (int s = scope; s > 0; s = scopes[static_cast<size_t>(s)].parent)
         parts.prepend(scopes[static_cast<size_t>(s)].name);
     return parts.join(QLatin1Char('/'));
+}
+
+QString ScopeTree::Scope::title() const
+{
+    return className.isEmpty() ? name : name + QStringLiteral(" \u00b7 ") + className;
 }
 
 bool ScopeTree::isAncestor(int ancestor, int scope) const
@@ -558,7 +600,7 @@ ViewGraph buildViewGraph(const GraphOutline& outline, const std::set<int>& expan
             ViewCluster cluster;
             cluster.scope = static_cast<int>(s);
             cluster.parent = clusterOf[static_cast<size_t>(p)];
-            cluster.title = scope.name;
+            cluster.title = scope.title();
             cluster.nodeCount = scope.total;
             view.clusters.push_back(cluster);
             clusterOf[s] = static_cast<int>(view.clusters.size()) - 1;
@@ -602,7 +644,7 @@ ViewGraph buildViewGraph(const GraphOutline& outline, const std::set<int>& expan
                 item.kind = ViewItem::Kind::Group;
                 item.scope = r;
                 item.cluster = clusterOf[static_cast<size_t>(tree.scopes[static_cast<size_t>(r)].parent)];
-                item.title = tree.scopes[static_cast<size_t>(r)].name;
+                item.title = tree.scopes[static_cast<size_t>(r)].title();
                 item.nodeCount = tree.scopes[static_cast<size_t>(r)].total;
                 item.subtitle
                     = item.nodeCount == 1 ? QStringLiteral("1 node") : QStringLiteral("%1 nodes").arg(item.nodeCount);

@@ -16,7 +16,9 @@
 namespace onnxscope {
 
 /// Name scopes of one graph, from node names as exporters write them (`/encoder/layer.3/attn/MatMul` is in scope
-/// `encoder/layer.3/attn`). Chains of single-child scopes are merged and one-node scopes dissolved.
+/// `encoder/layer.3/attn`), or for a dynamo export from the PyTorch modules its nodes' metadata names (torch_origin.h:
+/// `model` › `layers.0` › `self_attn`, each with its class). Chains of single-child scopes are merged and one-node
+/// scopes dissolved.
 ///
 /// Nodes that no scope groups are grouped by the graph's own shape when there are too many to read at once: a scope
 /// whose direct nodes span more than `maxRanks` ranks (a long chain, as in CNN backbones: ocr_det's 330 boxes are 276
@@ -26,6 +28,10 @@ namespace onnxscope {
 struct ScopeTree {
     struct Scope {
         QString name; // this level's name ("layer.3"), merged chains keep their slashes ("model/encoder")
+        /// A PyTorch module (dynamo exports): its full path ("model.layers.0.self_attn") and class ("Gemma3Attention").
+        /// Empty for name scopes and the groups the builder makes.
+        QString modulePath;
+        QString className;
         int parent = -1;
         std::vector<int> children;
         std::vector<NodeId> nodes; // nodes directly in this scope
@@ -35,6 +41,8 @@ struct ScopeTree {
         /// `layers.27`) in a graph too big to show whole.
         bool collapsedByDefault = false;
         bool isChain = false; // a stretch of a long chain, not a name scope
+        /// What groups and frames show: the name, and the module's class when it is one ("layers.0 · DecoderLayer").
+        QString title() const;
     };
     std::vector<Scope> scopes; // [0] is the root (the whole graph)
     std::vector<int> scopeOfNode; // per NodeId, -1 for hidden (folded) nodes
@@ -43,7 +51,7 @@ struct ScopeTree {
     /// `maxChildren` sub-scopes are bucketed.
     static ScopeTree build(const Graph& graph, const std::vector<bool>& hidden, int flatLimit = 1500,
         int blockSize = 250, int maxChildren = 60, int maxRanks = 40);
-    /// Full path from the root, "encoder/layer.3/attn".
+    /// Full path from the root, "encoder/layer.3/attn"; for a PyTorch module its module path.
     QString path(int scope) const;
     bool isAncestor(int ancestor, int scope) const;
     /// Scopes to expand so that about `budget` boxes are visible: breadth first, while they fit, leaving closed the

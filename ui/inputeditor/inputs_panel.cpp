@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "ui/inputeditor/inputs_panel.h"
 
+#include "engine/model/input_roles.h"
+
 #include "ui/inputeditor/number_edit.h"
 
 #include "ui/common/model_document.h"
@@ -146,6 +148,9 @@ struct InputsPanel::Row {
     QString name;
     ValueType type;
     InputSpec spec;
+    InputSpec::Source ruleSource = InputSpec::Source::Zeros; // what the default rule chose
+    QString rule; // which rule chose it, for the user
+    QLabel* ruleLabel = nullptr;
     QString error;
     QGroupBox* box = nullptr;
     QComboBox* source = nullptr;
@@ -204,9 +209,34 @@ void InputsPanel::setModel(
             if (row->type.kind == Value::Kind::None && m_document)
                 row->type = m_document->valueType(g, id);
             const DataType dt = row->type.elementType;
-            // Floats start random so that a first run shows something; others start at zero.
-            row->spec.source = isFloatingPoint(dt) || dt == DataType::Undefined ? InputSpec::Source::Uniform
-                                                                                : InputSpec::Source::Zeros;
+            // Inputs whose role is known get values that mean something (engine/model/input_roles.h, as the CLI and
+            // Python make them); other floats start random so that a first run shows something, others at zero.
+            const InputRole role = inputRole(g, id);
+            switch (role.kind) {
+            case InputRole::Kind::AttentionMask:
+                row->spec.source = InputSpec::Source::Ones;
+                break;
+            case InputRole::Kind::TokenTypeIds:
+                row->spec.source = InputSpec::Source::Zeros;
+                break;
+            case InputRole::Kind::PositionIds:
+                row->spec.source = InputSpec::Source::Range;
+                break;
+            case InputRole::Kind::TokenIds:
+                row->spec.source = InputSpec::Source::Uniform;
+                row->spec.low = 0;
+                row->spec.high = static_cast<double>(role.vocabulary > 0 ? role.vocabulary : 10);
+                break;
+            case InputRole::Kind::Generic:
+                row->spec.source = isFloatingPoint(dt) || dt == DataType::Undefined ? InputSpec::Source::Uniform
+                                                                                    : InputSpec::Source::Zeros;
+                break;
+            }
+            row->ruleSource = row->spec.source;
+            row->rule = role.kind != InputRole::Kind::Generic ? QString::fromStdString(role.rule)
+                : row->spec.source == InputSpec::Source::Uniform
+                ? QStringLiteral("no known role: uniform random, so that a first run shows something")
+                : QStringLiteral("no known role: zeros");
             if (row->type.hasShape)
                 for (size_t axis = 0; axis < row->type.shape.size(); ++axis) {
                     const QString key = dimKey(row->name, axis, row->type.shape[axis]);
@@ -291,6 +321,12 @@ void InputsPanel::rebuild()
         typeLabel->setStyleSheet(QStringLiteral("color:#4b5563"));
         typeLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
         v->addWidget(typeLabel);
+        r.ruleLabel = new QLabel(r.box);
+        r.ruleLabel->setObjectName(QStringLiteral("rule"));
+        r.ruleLabel->setWordWrap(true);
+        r.ruleLabel->setStyleSheet(QStringLiteral("color:#4b5563"));
+        r.ruleLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        v->addWidget(r.ruleLabel);
         r.source = new QComboBox(r.box);
         for (InputSpec::Source s : kSources)
             r.source->addItem(inputSourceName(s), static_cast<int>(s));
@@ -403,12 +439,29 @@ void InputsPanel::rebuild()
     m_layout->addStretch(1);
 }
 
+QString InputsPanel::ruleFor(const QString& input) const
+{
+    const Row* r = row(input);
+    return r ? r->rule : QString();
+}
+
+void InputsPanel::updateRuleLabel(Row& r)
+{
+    if (!r.ruleLabel)
+        return;
+    const bool changed = r.spec.source != r.ruleSource;
+    r.ruleLabel->setText(changed ? QStringLiteral("Default was: %1 (changed here)").arg(r.rule)
+                                 : QStringLiteral("Default: %1").arg(r.rule));
+    r.ruleLabel->setToolTip(QStringLiteral("The rule that chose this input's default values"));
+}
+
 void InputsPanel::writeRow(Row& r)
 {
     const bool wasLoading = m_loading;
     m_loading = true;
     r.source->setCurrentIndex(r.source->findData(static_cast<int>(r.spec.source)));
     r.pages->setCurrentIndex(pageOf(r.spec.source));
+    updateRuleLabel(r);
     r.constant->setValue(r.spec.constant);
     r.low->setValue(r.spec.low);
     r.high->setValue(r.spec.high);
@@ -428,6 +481,7 @@ void InputsPanel::readRow(Row& r)
 {
     r.spec.source = static_cast<InputSpec::Source>(r.source->currentData().toInt());
     r.pages->setCurrentIndex(pageOf(r.spec.source));
+    updateRuleLabel(r);
     r.spec.constant = r.constant->value();
     r.spec.low = r.low->value();
     r.spec.high = r.high->value();

@@ -45,6 +45,8 @@ public:
         std::shared_ptr<const Model> model, const QString& settingsKey, const ModelDocument* document = nullptr);
 
     QStringList inputNames() const;
+    /// The rule that chose an input's default values ("attention mask (\"attention_mask\"): ones"), as shown under it.
+    QString ruleFor(const QString& input) const;
     InputSpec spec(const QString& input) const;
     void setSpec(const QString& input, const InputSpec& spec);
     void setSource(const QString& input, InputSpec::Source source);
@@ -83,6 +85,7 @@ private:
     void readRow(Row& row);
     void writeRow(Row& row);
     void validateRow(Row& row);
+    void updateRuleLabel(Row& row);
     /// Enables the Dimensions boxes that a generated input uses; the others say why they are off.
     void updateDimensionBoxes();
     void save() const;

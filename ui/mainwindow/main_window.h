@@ -45,6 +45,8 @@ public:
     /// How errors are shown; a QMessageBox by default. Tests replace it to capture the message.
     using ErrorReporter = std::function<void(const QString& title, const QString& message)>;
     void setErrorReporter(ErrorReporter reporter);
+    /// Shows an error through the reporter (a dialog by default).
+    void reportError(const QString& title, const QString& message);
 
     /// Writes the current graph as SVG or PNG (by suffix). False with an error reported on failure.
     bool exportGraph(const QString& path);
@@ -104,7 +106,6 @@ private:
     void showExportDialog(const QString& suffix);
     void showAbout();
     void updateStatus();
-    void reportError(const QString& title, const QString& message);
 
     ModelDocument* m_document;
     GraphView* m_graphView;

@@ -2,6 +2,7 @@
 #include "ui/nodeinspector/inspector_content.h"
 
 #include "engine/model/op_schema.h"
+#include "engine/model/torch_origin.h"
 #include "ui/common/model_document.h"
 #include "ui/common/tensor_format.h"
 
@@ -167,7 +168,79 @@ const char* sourceName(ValueInfo::Source source)
     return "";
 }
 
+PropertyRow textRow(const QString& name, const QString& value, const QString& detail = {}, const QString& tip = {})
+{
+    PropertyRow row;
+    row.name = name;
+    row.value = value;
+    row.detail = detail;
+    row.toolTip = tip;
+    return row;
+}
+
 } // namespace
+
+PropertySection describeTorchOrigin(const Node& node)
+{
+    PropertySection section { QStringLiteral("PyTorch"), {} };
+    const TorchOrigin origin = torchOrigin(node);
+    if (!origin.present)
+        return section;
+    if (!origin.error.empty())
+        section.rows.push_back(
+            textRow(QStringLiteral("metadata"), QStringLiteral("does not parse"), {}, qs(origin.error)));
+    if (origin.hasModules) {
+        const QString path = qs(origin.modulePath());
+        PropertyRow module = textRow(QStringLiteral("module"), path.isEmpty() ? QStringLiteral("(root module)") : path,
+            qs(origin.modules.empty() ? std::string() : origin.modules.back().shortClassName()),
+            qs(origin.moduleClass()));
+        module.copyText = path;
+        section.rows.push_back(module);
+        QStringList classes, full;
+        for (const TorchModule& m : origin.modules) {
+            classes << qs(m.shortClassName());
+            full << qs(m.path.empty() ? m.className : m.path + " \u00b7 " + m.className);
+        }
+        PropertyRow hierarchy = textRow(QStringLiteral("class hierarchy"), classes.join(QStringLiteral(" \u203a ")), {},
+            full.join(QLatin1Char('\n')));
+        QStringList copy;
+        for (const TorchModule& m : origin.modules)
+            copy << qs(m.className);
+        if (!origin.fxTarget.empty())
+            copy << qs(origin.fxTarget);
+        hierarchy.copyText = copy.join(QLatin1Char('\n'));
+        section.rows.push_back(hierarchy);
+    }
+    if (!origin.fxNode.empty() || !origin.fxName.empty()) {
+        PropertyRow fx = textRow(QStringLiteral("FX node"), qs(origin.fxName.empty() ? origin.fxNode : origin.fxName),
+            qs(origin.fxTarget), qs(origin.fxNode));
+        fx.copyText = qs(origin.fxNode.empty() ? origin.fxName : origin.fxNode);
+        section.rows.push_back(fx);
+    }
+    // Innermost frame first: the line that made the node, then its callers.
+    for (auto it = origin.frames.rbegin(); it != origin.frames.rend(); ++it) {
+        const QString file = qs(it->file);
+        const QString location = QStringLiteral("%1:%2").arg(QFileInfo(file).fileName()).arg(it->line);
+        PropertyRow frame
+            = textRow(it == origin.frames.rbegin() ? QStringLiteral("source") : QStringLiteral("called from"), location,
+                qs(it->function),
+                QStringLiteral("%1:%2\n%3\nDouble-click to open it in your editor")
+                    .arg(file)
+                    .arg(it->line)
+                    .arg(qs(it->code)));
+        frame.copyText = QStringLiteral("%1:%2").arg(file).arg(it->line);
+        frame.sourceFile = file;
+        frame.sourceLine = it->line;
+        section.rows.push_back(frame);
+    }
+    if (origin.frames.empty() && !origin.stackTrace.empty()) {
+        PropertyRow trace
+            = textRow(QStringLiteral("stack trace"), qs(origin.stackTrace).simplified(), {}, qs(origin.stackTrace));
+        trace.copyText = qs(origin.stackTrace);
+        section.rows.push_back(trace);
+    }
+    return section;
+}
 
 std::vector<PropertySection> describeNode(const Graph& graph, NodeId id, const ModelDocument* document)
 {
@@ -192,6 +265,8 @@ std::vector<PropertySection> describeNode(const Graph& graph, NodeId id, const M
         info.rows.push_back(
             { QStringLiteral("doc string"), qs(node.docString()), {}, qs(node.docString()), {}, {}, kNoValue, -1 });
     sections.push_back(std::move(info));
+    if (PropertySection torch = describeTorchOrigin(node); !torch.rows.empty())
+        sections.push_back(std::move(torch));
 
     PropertySection attributes { QStringLiteral("Attributes"), {} };
     ExternalDataStore* external = graph.model() ? &graph.model()->externalData() : nullptr;

@@ -8,12 +8,20 @@
 #include "ui/nodeinspector/inspector_content.h"
 #include "ui/nodeinspector/property_tree_model.h"
 
+#include <QApplication>
+#include <QClipboard>
+#include <QDesktopServices>
+#include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
+#include <QMenu>
 #include <QMessageBox>
+#include <QProcess>
+#include <QProcessEnvironment>
 #include <QSplitter>
 #include <QTextBrowser>
 #include <QTreeView>
+#include <QUrl>
 #include <QVBoxLayout>
 
 namespace onnxscope {
@@ -65,7 +73,57 @@ NodeInspector::NodeInspector(QWidget* parent)
     layout->addWidget(splitter, 1);
     m_docs->setOpenExternalLinks(true);
     connect(m_view, &QTreeView::doubleClicked, this, &NodeInspector::activated);
+    m_view->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_view, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
+        const QModelIndex index = m_view->indexAt(pos);
+        const PropertyRow* row = m_model->row(index);
+        if (!row)
+            return;
+        QMenu menu(this);
+        menu.addAction(QStringLiteral("Copy"), this, [this, index] { copyRow(index); });
+        if (!row->sourceFile.isEmpty()) {
+            QAction* open = menu.addAction(QStringLiteral("Open in Editor"), this,
+                [file = row->sourceFile, line = row->sourceLine] { openSource(file, line); });
+            open->setEnabled(QFileInfo::exists(row->sourceFile));
+        }
+        menu.exec(m_view->viewport()->mapToGlobal(pos));
+    });
     clear();
+}
+
+QString NodeInspector::copyRow(const QModelIndex& index) const
+{
+    const PropertyRow* row = m_model->row(index);
+    if (!row)
+        return {};
+    const QString text = row->copyText.isEmpty() ? row->value : row->copyText;
+    QApplication::clipboard()->setText(text);
+    return text;
+}
+
+bool NodeInspector::openSource(const QString& file, int line)
+{
+    if (!QFileInfo::exists(file)) {
+        QMessageBox::information(nullptr, QStringLiteral("Source not found"),
+            QStringLiteral("%1 does not exist on this machine.").arg(file));
+        return false;
+    }
+    // A terminal editor started without a terminal shows nothing: $VISUAL or $EDITOR only when set, else the desktop's
+    // handler for the file type (which cannot take a line).
+    const QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    QString editor = env.value(QStringLiteral("VISUAL"));
+    if (editor.isEmpty())
+        editor = env.value(QStringLiteral("EDITOR"));
+    if (!editor.isEmpty()) {
+        QStringList args = QProcess::splitCommand(editor);
+        if (!args.isEmpty()) {
+            const QString program = args.takeFirst();
+            args << QStringLiteral("+%1").arg(line) << file;
+            if (QProcess::startDetached(program, args))
+                return true;
+        }
+    }
+    return QDesktopServices::openUrl(QUrl::fromLocalFile(file));
 }
 
 void NodeInspector::setTitle(const QString& kind, const QString& name, const QString& colour)
@@ -137,6 +195,10 @@ void NodeInspector::activated(const QModelIndex& index)
     const PropertyRow* row = m_model->row(index);
     if (!row)
         return;
+    if (!row->sourceFile.isEmpty()) {
+        openSource(row->sourceFile, row->sourceLine);
+        return;
+    }
     if (row->tensor) {
         try {
             emit tensorRequested(row->tensorTitle.isEmpty() ? row->value : row->tensorTitle, row->tensor());

@@ -32,6 +32,11 @@ public:
     QTreeView* view() const { return m_view; }
     QString title() const;
     QString documentation() const;
+    /// Copies a row's value (its full text, e.g. a frame's path:line) to the clipboard and returns it.
+    QString copyRow(const QModelIndex& index) const;
+    /// Opens `file` at `line` in $VISUAL or $EDITOR (`editor +line file`), else with the desktop's handler; a message
+    /// when the file is not on this machine. False when nothing could be started.
+    static bool openSource(const QString& file, int line);
 
 signals:
     void tensorRequested(const QString& title, const Tensor& tensor);

@@ -22,6 +22,9 @@ struct PropertyRow {
     QString tensorTitle;
     ValueId valueRef = kNoValue; // a tensor of the inspected graph, for "go to"
     NodeId nodeRef = -1;
+    QString copyText; // what Copy puts on the clipboard when it is not `value` (the full text of an elided value)
+    QString sourceFile; // a source file the row points at (a PyTorch node's stack trace), opened on double-click
+    int sourceLine = 0;
 };
 
 struct PropertySection {

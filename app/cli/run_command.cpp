@@ -325,28 +325,7 @@ int runModel(const RunOptions& o)
     const Graph& graph = model->graph();
     auto program = std::make_shared<Program>(model);
 
-    std::map<std::string, Value> inputs;
-    for (const auto& spec : o.inputs) {
-        auto eq = spec.find('=');
-        if (eq == std::string::npos) {
-            fs::path file(spec);
-            if (file.extension() == ".npz") {
-                for (auto& [key, value] : readInputArchive(file))
-                    inputs[key] = std::move(value);
-                continue;
-            }
-            throw UsageError("--input expects NAME=FILE (.npy, .npz or .pb) or an .npz whose arrays are named "
-                             "after the inputs, got \""
-                + spec + "\"");
-        }
-        const std::string name = spec.substr(0, eq);
-        ValueId id = graph.findValue(name);
-        if (id == kNoValue || graph.value(id).source != ValueInfo::Source::Input)
-            throw Error("the model has no input \"" + name + "\"; its inputs are:" + expectedInputsText(graph));
-        if (inputs.count(name))
-            throw UsageError("input \"" + name + "\" is given more than once");
-        inputs[name] = readInputFile(name, spec.substr(eq + 1), &graph.value(id).type);
-    }
+    std::map<std::string, Value> inputs = readInputOptions(graph, o.inputs);
 
     std::vector<std::string> missing;
     for (ValueId id : graph.requiredInputs())

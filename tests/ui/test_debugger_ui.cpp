@@ -48,7 +48,6 @@
 #include <QScopeGuard>
 #include <QScrollArea>
 #include <QScrollBar>
-#include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStatusBar>
@@ -957,7 +956,7 @@ agraph (bool c, float[2] x) => (float[2] out) {
             const int n = choice->data().toInt();
             QCOMPARE(controller()->threads(), n);
             QCOMPARE(controller()->threadPool() ? controller()->threadPool()->threads() : 1, n);
-            QCOMPARE(QSettings().value(QStringLiteral("debugger/threads")).toInt(), n);
+            QCOMPARE(Settings::instance().debuggerThreads(0), n);
             QVERIFY(act(m_ui->continueAction()));
             QCOMPARE(controller()->state(), DebuggerState::Finished);
             const int row = m_ui->values()->model()->rowOf("c");
@@ -1266,7 +1265,7 @@ agraph (bool c, float[2] x) => (float[2] out) {
         });
         m_ui->memoryBudgetAction()->trigger();
         QCOMPARE(m_ui->memoryBudget(), uint64_t(64));
-        QCOMPARE(QSettings().value(QStringLiteral("debugger/memoryBudget")).toULongLong(), qulonglong(64));
+        QCOMPARE(Settings::instance().memoryBudget(), uint64_t(64));
         QCOMPARE(m_ui->memoryLabel()->text(), QStringLiteral("Memory budget 64 B"));
 
         // Remembered: a new window starts with it.
@@ -1297,14 +1296,14 @@ agraph (bool c, float[2] x) => (float[2] out) {
         answerInputDialog(QString());
         m_ui->memoryBudgetAction()->trigger();
         QCOMPARE(m_ui->memoryBudget(), uint64_t(defaultMemoryBudget()));
-        QVERIFY(!QSettings().contains(QStringLiteral("debugger/memoryBudget")));
+        QCOMPARE(Settings::instance().memoryBudget(), uint64_t(0));
         // A new run with the default budget drops nothing.
         QVERIFY(act(m_ui->restartAction()));
         QTRY_COMPARE(controller()->state(), DebuggerState::Finished);
         for (const auto& v : controller()->snapshot()->values)
             QVERIFY(!v.record.dropped);
         m_ui->keepValueDataAction()->setChecked(false);
-        QVERIFY(!QSettings().value(QStringLiteral("debugger/keepValueData")).toBool());
+        QVERIFY(!Settings::instance().keepValueData());
     }
 
     void summarisedValuesAreRebuiltWhenOpened()

@@ -258,11 +258,16 @@ private slots:
     void defaultLayoutGivesTheGraphMostOfTheWindow()
     {
         openText(kChain, QStringLiteral("layout.onnx"));
-        QTest::qWait(100); // the default dock sizes apply once the window is shown
+        QVERIFY(QTest::qWaitFor([&] { return m_window->isLayoutSettled(); })); // sized once the window is shown
+        // Since the Values dock shows 12 rows (issue #44), the graph has over half the width and 45% of the height
+        // (MainWindow::layoutFits, the rule a restored layout is held to), not 40% of the area as before: at
+        // 1400 x 900 it has 58% x 51%.
+        QString why;
+        QVERIFY2(m_window->layoutFits(&why), qPrintable(why));
         const QSize graph = m_window->graphView()->size();
         const double share = double(graph.width()) * graph.height() / (double(m_window->width()) * m_window->height());
         QVERIFY2(
-            share > 0.40, qPrintable(QStringLiteral("%1 × %2: %3").arg(graph.width()).arg(graph.height()).arg(share)));
+            share > 0.28, qPrintable(QStringLiteral("%1 × %2: %3").arg(graph.width()).arg(graph.height()).arg(share)));
         // The docks are tabbed: one group on each side and one under the graph.
         QVERIFY(m_window->tabifiedDockWidgets(m_ui->inputsDock()).contains(m_window->findDock()));
         QVERIFY(m_window->tabifiedDockWidgets(m_window->inspectorDock()).contains(m_window->tensorInspectorDock()));

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "ui/common/model_document.h"
+#include "ui/common/settings.h"
 #include "ui/graphview/graph_scene.h"
 #include "ui/graphview/graph_view.h"
 #include "ui/graphview/search_panel.h"
@@ -13,7 +14,6 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
-#include <QSettings>
 #include <QTimer>
 
 #include <cstdio>
@@ -53,12 +53,16 @@ int main(int argc, char** argv)
         parser.addOption(*option);
     }
     parser.process(app);
+    // Measuring and scripted runs start from the defaults and leave the user's settings as they were: no layout,
+    // recent file or choice of theirs is read or written.
+    for (const QCommandLineOption* option :
+        { &benchmark, &debugInput, &debugRunTo, &debugInspect, &compareWith, &compareDiff })
+        if (parser.isSet(*option))
+            onnxscope::Settings::useMemory();
 
     onnxscope::MainWindow window;
     auto* debugger = new onnxscope::DebuggerUi(&window);
     new onnxscope::ExtractUi(&window, debugger->inputs());
-    // The debugger's docks exist only now: restore their saved placement too.
-    window.restoreState(QSettings().value(QStringLiteral("windowState")).toByteArray());
     if (parser.isSet(debugRunTo))
         debugger->scheduleRun(parser.values(debugInput), parser.value(debugRunTo), parser.value(debugInspect));
     if (parser.isSet(compareWith)) {

@@ -34,7 +34,6 @@
 #include <QProcess>
 #include <QPushButton>
 #include <QScreen>
-#include <QSettings>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableView>

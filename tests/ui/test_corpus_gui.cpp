@@ -14,7 +14,6 @@
 #include <nlohmann/json.hpp>
 
 #include <QProcess>
-#include <QSettings>
 #include <QTemporaryDir>
 #include <QtTest>
 

@@ -48,7 +48,6 @@
 #include <QScopeGuard>
 #include <QScrollArea>
 #include <QScrollBar>
-#include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStatusBar>
@@ -259,11 +258,16 @@ private slots:
     void defaultLayoutGivesTheGraphMostOfTheWindow()
     {
         openText(kChain, QStringLiteral("layout.onnx"));
-        QTest::qWait(100); // the default dock sizes apply once the window is shown
+        QVERIFY(QTest::qWaitFor([&] { return m_window->isLayoutSettled(); })); // sized once the window is shown
+        // Since the Values dock shows 12 rows (issue #44), the graph has over half the width and 45% of the height
+        // (MainWindow::layoutFits, the rule a restored layout is held to), not 40% of the area as before: at
+        // 1400 x 900 it has 58% x 51%.
+        QString why;
+        QVERIFY2(m_window->layoutFits(&why), qPrintable(why));
         const QSize graph = m_window->graphView()->size();
         const double share = double(graph.width()) * graph.height() / (double(m_window->width()) * m_window->height());
         QVERIFY2(
-            share > 0.40, qPrintable(QStringLiteral("%1 × %2: %3").arg(graph.width()).arg(graph.height()).arg(share)));
+            share > 0.28, qPrintable(QStringLiteral("%1 × %2: %3").arg(graph.width()).arg(graph.height()).arg(share)));
         // The docks are tabbed: one group on each side and one under the graph.
         QVERIFY(m_window->tabifiedDockWidgets(m_ui->inputsDock()).contains(m_window->findDock()));
         QVERIFY(m_window->tabifiedDockWidgets(m_window->inspectorDock()).contains(m_window->tensorInspectorDock()));
@@ -957,7 +961,7 @@ agraph (bool c, float[2] x) => (float[2] out) {
             const int n = choice->data().toInt();
             QCOMPARE(controller()->threads(), n);
             QCOMPARE(controller()->threadPool() ? controller()->threadPool()->threads() : 1, n);
-            QCOMPARE(QSettings().value(QStringLiteral("debugger/threads")).toInt(), n);
+            QCOMPARE(Settings::instance().debuggerThreads(0), n);
             QVERIFY(act(m_ui->continueAction()));
             QCOMPARE(controller()->state(), DebuggerState::Finished);
             const int row = m_ui->values()->model()->rowOf("c");
@@ -1266,7 +1270,7 @@ agraph (bool c, float[2] x) => (float[2] out) {
         });
         m_ui->memoryBudgetAction()->trigger();
         QCOMPARE(m_ui->memoryBudget(), uint64_t(64));
-        QCOMPARE(QSettings().value(QStringLiteral("debugger/memoryBudget")).toULongLong(), qulonglong(64));
+        QCOMPARE(Settings::instance().memoryBudget(), uint64_t(64));
         QCOMPARE(m_ui->memoryLabel()->text(), QStringLiteral("Memory budget 64 B"));
 
         // Remembered: a new window starts with it.
@@ -1297,14 +1301,14 @@ agraph (bool c, float[2] x) => (float[2] out) {
         answerInputDialog(QString());
         m_ui->memoryBudgetAction()->trigger();
         QCOMPARE(m_ui->memoryBudget(), uint64_t(defaultMemoryBudget()));
-        QVERIFY(!QSettings().contains(QStringLiteral("debugger/memoryBudget")));
+        QCOMPARE(Settings::instance().memoryBudget(), uint64_t(0));
         // A new run with the default budget drops nothing.
         QVERIFY(act(m_ui->restartAction()));
         QTRY_COMPARE(controller()->state(), DebuggerState::Finished);
         for (const auto& v : controller()->snapshot()->values)
             QVERIFY(!v.record.dropped);
         m_ui->keepValueDataAction()->setChecked(false);
-        QVERIFY(!QSettings().value(QStringLiteral("debugger/keepValueData")).toBool());
+        QVERIFY(!Settings::instance().keepValueData());
     }
 
     void summarisedValuesAreRebuiltWhenOpened()

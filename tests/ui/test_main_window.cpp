@@ -26,7 +26,6 @@
 #include <QRegularExpression>
 #include <QScreen>
 #include <QScrollBar>
-#include <QSettings>
 #include <QStatusBar>
 #include <QSvgRenderer>
 #include <QTemporaryDir>

@@ -12,7 +12,6 @@
 #include <QAbstractItemModelTester>
 #include <QComboBox>
 #include <QElapsedTimer>
-#include <QSettings>
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTableView>

@@ -3,7 +3,6 @@
 
 #include "engine/exec/model_diagnostics.h"
 
-#include <QCryptographicHash>
 #include <QFutureWatcher>
 #include <QPointer>
 #include <QtConcurrent/QtConcurrentRun>
@@ -11,12 +10,6 @@
 #include <algorithm>
 
 namespace onnxscope {
-
-QString modelSettingsGroup(const QString& area, const QString& modelKey)
-{
-    return area + QLatin1Char('/')
-        + QString::fromLatin1(QCryptographicHash::hash(modelKey.toUtf8(), QCryptographicHash::Sha1).toHex().left(16));
-}
 
 struct ModelDocument::LoadResult {
     std::shared_ptr<const Model> model;

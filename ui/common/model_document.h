@@ -13,10 +13,6 @@
 
 namespace onnxscope {
 
-/// The settings group of what is remembered per model (`area`: "inputs", "breakpoints"): `area`/ and a hash of
-/// `modelKey` (its file path).
-QString modelSettingsGroup(const QString& area, const QString& modelKey);
-
 /// The loaded model, shared by every view. Loading and onnx's diagnostics run on worker threads; the document reports
 /// with signals and is only touched from the UI thread.
 ///

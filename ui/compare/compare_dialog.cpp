@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "ui/compare/compare_dialog.h"
 
+#include "ui/common/settings.h"
+
 #include <QButtonGroup>
 #include <QCheckBox>
 #include <QComboBox>
@@ -17,7 +19,6 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QRadioButton>
-#include <QSettings>
 #include <QSpinBox>
 #include <QStackedWidget>
 #include <QVBoxLayout>
@@ -440,42 +441,40 @@ void CompareDialog::accept()
 
 void CompareDialog::save() const
 {
-    QSettings s;
-    s.beginGroup(QStringLiteral("compare"));
-    s.setValue(QStringLiteral("kind"), static_cast<int>(kind()));
-    s.setValue(QStringLiteral("model"), modelPath());
-    s.setValue(QStringLiteral("nameMap"), nameMapText());
-    s.setValue(QStringLiteral("reference"), referencePath());
-    s.setValue(QStringLiteral("random"), m_random->isChecked());
-    s.setValue(QStringLiteral("seed"), m_seed->value());
-    s.setValue(QStringLiteral("rtol"), m_rtol->text());
-    s.setValue(QStringLiteral("atol"), m_atol->text());
-    s.setValue(QStringLiteral("initializers"), m_initializers->isChecked());
-    s.setValue(QStringLiteral("align"), QString::fromLatin1(alignModeName(alignMode()).data()));
-    s.setValue(QStringLiteral("record"), m_record->isChecked());
+    Settings::CompareFields f;
+    f.kind = static_cast<int>(kind());
+    f.model = modelPath();
+    f.nameMap = nameMapText();
+    f.reference = referencePath();
+    f.randomInputs = m_random->isChecked();
+    f.seed = m_seed->value();
+    f.rtol = m_rtol->text();
+    f.atol = m_atol->text();
+    f.initializers = m_initializers->isChecked();
+    f.align = QString::fromLatin1(alignModeName(alignMode()).data());
+    f.record = m_record->isChecked();
+    Settings::instance().setCompareFields(f);
 }
 
 void CompareDialog::load()
 {
-    QSettings s;
-    s.beginGroup(QStringLiteral("compare"));
-    const int k = s.value(QStringLiteral("kind"), 0).toInt();
-    if (QAbstractButton* b = m_kinds->button(k >= 0 && k <= 2 ? k : 0))
+    const Settings::CompareFields f = Settings::instance().compareFields();
+    if (QAbstractButton* b = m_kinds->button(f.kind))
         b->setChecked(true);
-    m_model->setText(s.value(QStringLiteral("model")).toString());
-    m_nameMap->setPlainText(s.value(QStringLiteral("nameMap")).toString());
-    m_reference->setText(s.value(QStringLiteral("reference")).toString());
-    (s.value(QStringLiteral("random"), true).toBool() ? m_random : m_files)->setChecked(true);
-    m_seed->setValue(s.value(QStringLiteral("seed"), 1).toInt());
-    m_rtol->setText(s.value(QStringLiteral("rtol"), QStringLiteral("1e-4")).toString());
-    m_atol->setText(s.value(QStringLiteral("atol"), QStringLiteral("1e-5")).toString());
-    m_initializers->setChecked(s.value(QStringLiteral("initializers"), true).toBool());
+    m_model->setText(f.model);
+    m_nameMap->setPlainText(f.nameMap);
+    m_reference->setText(f.reference);
+    (f.randomInputs ? m_random : m_files)->setChecked(true);
+    m_seed->setValue(f.seed);
+    m_rtol->setText(f.rtol);
+    m_atol->setText(f.atol);
+    m_initializers->setChecked(f.initializers);
     try {
-        setAlignMode(parseAlignMode(s.value(QStringLiteral("align"), QStringLiteral("auto")).toString().toStdString()));
+        setAlignMode(parseAlignMode(f.align.toStdString()));
     } catch (const Error&) {
         setAlignMode(AlignMode::Auto);
     }
-    m_record->setChecked(s.value(QStringLiteral("record"), true).toBool());
+    m_record->setChecked(f.record);
 }
 
 } // namespace onnxscope

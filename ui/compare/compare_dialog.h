@@ -23,7 +23,7 @@ namespace onnxscope {
 /// Debug › Compare…: what to compare the open model (side A, with the Inputs dock's values) against: another model
 /// (with an optional name mapping), reference values (a `run --dump-all` folder or an .npz), or the same model with
 /// another input set (files, or the Inputs dock's random generator with another seed); side B's inputs; rtol/atol.
-/// The fields are remembered in QSettings. Accepting checks what can be checked without reading files.
+/// The fields are remembered in the Settings. Accepting checks what can be checked without reading files.
 class CompareDialog : public QDialog {
     Q_OBJECT
 public:

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ui/debugger/breakpoint_model.h"
 
-#include <QSettings>
+#include "ui/common/settings.h"
 
 namespace onnxscope {
 
@@ -117,51 +117,32 @@ void BreakpointModel::setBreakOnNonFinite(bool on)
         setEnabled(id, true);
 }
 
-void BreakpointModel::save(const QString& group) const
+void BreakpointModel::save(const QString& modelPath) const
 {
-    QSettings settings;
-    settings.remove(group);
-    settings.beginGroup(group);
-    settings.beginWriteArray(QStringLiteral("breakpoints"), static_cast<int>(m_items.size()));
-    for (int i = 0; i < m_items.size(); ++i) {
-        const BreakpointSpec& b = m_items[i];
-        settings.setArrayIndex(i);
-        settings.setValue(QStringLiteral("kind"), static_cast<int>(b.kind));
-        settings.setValue(QStringLiteral("pattern"), b.pattern);
-        settings.setValue(QStringLiteral("enabled"), b.enabled);
-        settings.setValue(QStringLiteral("iteration"), b.iteration);
-        settings.setValue(QStringLiteral("condition"), b.condition);
-        settings.setValue(QStringLiteral("output"), b.outputIndex);
-    }
-    settings.endArray();
-    settings.endGroup();
+    QList<Settings::Breakpoint> saved;
+    for (const BreakpointSpec& b : m_items)
+        saved << Settings::Breakpoint { static_cast<int>(b.kind), b.pattern, b.enabled, b.iteration, b.condition,
+            b.outputIndex };
+    Settings::instance().setBreakpoints(modelPath, saved);
 }
 
-void BreakpointModel::restore(const QString& group)
+void BreakpointModel::restore(const QString& modelPath)
 {
     QList<BreakpointSpec> items;
-    QSettings settings;
-    settings.beginGroup(group);
-    const int count = settings.beginReadArray(QStringLiteral("breakpoints"));
-    for (int i = 0; i < count; ++i) {
-        settings.setArrayIndex(i);
-        bool ok = false;
-        const int kind = settings.value(QStringLiteral("kind")).toInt(&ok);
-        if (!ok || kind < static_cast<int>(BreakpointSpec::Kind::Node)
-            || kind > static_cast<int>(BreakpointSpec::Kind::Condition))
+    for (const Settings::Breakpoint& saved : Settings::instance().breakpoints(modelPath)) {
+        if (saved.kind < static_cast<int>(BreakpointSpec::Kind::Node)
+            || saved.kind > static_cast<int>(BreakpointSpec::Kind::Condition))
             continue;
         BreakpointSpec b;
-        b.kind = static_cast<BreakpointSpec::Kind>(kind);
-        b.pattern = settings.value(QStringLiteral("pattern")).toString();
-        b.enabled = settings.value(QStringLiteral("enabled"), true).toBool();
-        b.iteration = settings.value(QStringLiteral("iteration"), -1).toLongLong();
-        b.condition = settings.value(QStringLiteral("condition")).toString();
-        b.outputIndex = settings.value(QStringLiteral("output"), -1).toInt();
+        b.kind = static_cast<BreakpointSpec::Kind>(saved.kind);
+        b.pattern = saved.pattern;
+        b.enabled = saved.enabled;
+        b.iteration = saved.iteration;
+        b.condition = saved.condition;
+        b.outputIndex = saved.output;
         b.id = m_nextId++;
         items.push_back(b);
     }
-    settings.endArray();
-    settings.endGroup();
     beginResetModel();
     m_items = items;
     endResetModel();

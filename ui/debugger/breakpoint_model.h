@@ -54,10 +54,10 @@ public:
     void recordHit(int id);
     void resetHits();
 
-    /// The breakpoints (without hit counts) in the settings under `group`; restore() replaces the list with the ones
-    /// saved there (none if nothing was saved), skipping entries it cannot read.
-    void save(const QString& group) const;
-    void restore(const QString& group);
+    /// The breakpoints (without hit counts) in the settings, for the model file at `modelPath`; restore() replaces the
+    /// list with the ones saved for it (none if nothing was saved), skipping entries it cannot read.
+    void save(const QString& modelPath) const;
+    void restore(const QString& modelPath);
 
     const QList<BreakpointSpec>& breakpoints() const { return m_items; }
     const BreakpointSpec* find(int id) const;

@@ -2,13 +2,13 @@
 #include "ui/debugger/debugger_actions.h"
 
 #include "engine/core/thread_pool.h"
+#include "ui/common/settings.h"
 #include "ui/debugger/breakpoint_model.h"
 #include "ui/debugger/debug_controller.h"
 
 #include <QAction>
 #include <QActionGroup>
 #include <QMenu>
-#include <QSettings>
 #include <QWidget>
 
 #include <algorithm>
@@ -173,7 +173,7 @@ void DebuggerActions::createThreadsMenu()
         counts << n;
     if (counts.last() != hardware)
         counts << hardware;
-    const int saved = std::clamp(QSettings().value(QStringLiteral("debugger/threads"), hardware).toInt(), 1, hardware);
+    const int saved = std::clamp(Settings::instance().debuggerThreads(hardware), 1, hardware);
     for (int n : counts) {
         QString text = n == 1 ? QStringLiteral("1 Thread") : QStringLiteral("%1 Threads").arg(n);
         if (n == hardware && n > 1)
@@ -195,7 +195,7 @@ void DebuggerActions::setThreads(int threads)
     const int applied = m_controller->threads();
     for (QAction* a : m_threadsMenu->actions())
         a->setChecked(a->data().toInt() == applied);
-    QSettings().setValue(QStringLiteral("debugger/threads"), applied);
+    Settings::instance().setDebuggerThreads(applied);
 }
 
 QList<QAction*> DebuggerActions::toolBarActions() const

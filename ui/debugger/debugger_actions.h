@@ -44,7 +44,7 @@ public:
     void setSelectedNode(const Graph* graph, NodeId node);
     /// The selected node's display name, empty if none.
     QString selectedNodeName() const;
-    /// Threads for the kernels of the next run (as Debug › Threads); remembered in QSettings "debugger/threads".
+    /// Threads for the kernels of the next run (as Debug › Threads); remembered in the Settings.
     void setThreads(int threads);
 
     QAction* continueAction() const { return m_continue; }

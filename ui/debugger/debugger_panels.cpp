@@ -159,6 +159,11 @@ ValuesPanel::ValuesPanel(QWidget* parent)
     });
 }
 
+int ValuesPanel::heightMissingForRows(int rows) const
+{
+    return rows * m_view->verticalHeader()->defaultSectionSize() - m_view->viewport()->height();
+}
+
 int ValuesPanel::currentValueIndex() const
 {
     const QModelIndex current = m_view->currentIndex();

@@ -62,6 +62,8 @@ public:
     const QList<QAction*>& rowActions() const { return m_rowActions; }
     /// The current row's index into the snapshot's values, -1 for none.
     int currentValueIndex() const;
+    /// How much taller the panel must be for its table to show `rows` rows whole (negative when it shows more).
+    int heightMissingForRows(int rows) const;
 
 signals:
     /// A value was chosen (current row changed or double-clicked): index into the snapshot's values.

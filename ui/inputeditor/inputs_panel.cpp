@@ -7,6 +7,7 @@
 
 #include "ui/common/model_document.h"
 #include "ui/common/separator_wrap_label.h"
+#include "ui/common/settings.h"
 #include "ui/common/tensor_format.h"
 
 #include <QComboBox>
@@ -20,7 +21,6 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollArea>
-#include <QSettings>
 #include <QSpinBox>
 #include <QStackedWidget>
 #include <QVBoxLayout>
@@ -132,14 +132,6 @@ int64_t widestWindowFrom(const Graph& g, std::set<std::string>& reached)
             widest = std::max(widest, (kernel[i] - 1) * (i < dilations.size() ? dilations[i] : 1) + 1);
     }
     return widest;
-}
-
-/// A number saved by numberBox's text ("nan", "inf", "1e+38"), or by an older version as a double.
-double settingsNumber(const QVariant& saved, double fallback)
-{
-    if (!saved.isValid())
-        return fallback;
-    return NumberEdit::parse(saved.toString(), false).value_or(fallback);
 }
 
 } // namespace
@@ -731,67 +723,38 @@ void InputsPanel::save() const
 {
     if (m_settingsKey.isEmpty() || m_loading)
         return;
-    QSettings settings;
-    settings.beginGroup(modelSettingsGroup(QStringLiteral("inputs"), m_settingsKey));
-    settings.setValue(QStringLiteral("model"), m_settingsKey);
-    settings.beginGroup(QStringLiteral("dims"));
+    DimValues dims;
     for (const auto& [symbol, value] : m_dims)
         if (!m_guessed.count(symbol)) // a guess stays a guess: it is not remembered as the user's size
-            settings.setValue(symbol, static_cast<qlonglong>(value));
-    settings.endGroup();
-    for (const auto& r : m_rows) {
-        settings.beginGroup(QStringLiteral("input_") + QString::fromLatin1(r->name.toUtf8().toHex()));
-        settings.setValue(QStringLiteral("source"), static_cast<int>(r->spec.source));
-        settings.setValue(QStringLiteral("constant"), NumberEdit::format(r->spec.constant));
-        settings.setValue(QStringLiteral("low"), NumberEdit::format(r->spec.low));
-        settings.setValue(QStringLiteral("high"), NumberEdit::format(r->spec.high));
-        settings.setValue(QStringLiteral("mean"), NumberEdit::format(r->spec.mean));
-        settings.setValue(QStringLiteral("stddev"), NumberEdit::format(r->spec.stddev));
-        settings.setValue(QStringLiteral("seed"), r->spec.seed);
-        settings.setValue(QStringLiteral("rangeStart"), NumberEdit::format(r->spec.rangeStart));
-        settings.setValue(QStringLiteral("rangeStep"), NumberEdit::format(r->spec.rangeStep));
-        settings.setValue(QStringLiteral("file"), r->spec.filePath);
-        settings.setValue(QStringLiteral("text"), r->spec.text.left(100000));
-        settings.endGroup();
-    }
+            dims[symbol] = value;
+    std::vector<std::pair<QString, InputSpec>> specs;
+    for (const auto& r : m_rows)
+        specs.emplace_back(r->name, r->spec);
+    Settings::instance().setInputs(m_settingsKey, dims, specs);
 }
 
 void InputsPanel::load()
 {
     if (m_settingsKey.isEmpty())
         return;
-    QSettings settings;
-    settings.beginGroup(modelSettingsGroup(QStringLiteral("inputs"), m_settingsKey));
-    settings.beginGroup(QStringLiteral("dims"));
+    const Settings& settings = Settings::instance();
     for (auto& [symbol, value] : m_dims)
-        if (settings.contains(symbol)) {
-            value = settings.value(symbol).toLongLong();
+        if (const std::optional<int64_t> saved = settings.inputDim(m_settingsKey, symbol)) {
+            value = *saved;
             m_guessed.erase(symbol);
         }
-    settings.endGroup();
     for (auto& r : m_rows) {
-        settings.beginGroup(QStringLiteral("input_") + QString::fromLatin1(r->name.toUtf8().toHex()));
-        if (settings.contains(QStringLiteral("source"))) {
-            InputSpec& s = r->spec;
-            s.source = static_cast<InputSpec::Source>(settings.value(QStringLiteral("source")).toInt());
-            s.constant = settingsNumber(settings.value(QStringLiteral("constant")), s.constant);
-            s.low = settingsNumber(settings.value(QStringLiteral("low")), s.low);
-            s.high = settingsNumber(settings.value(QStringLiteral("high")), s.high);
-            s.mean = settingsNumber(settings.value(QStringLiteral("mean")), s.mean);
-            s.stddev = settingsNumber(settings.value(QStringLiteral("stddev")), s.stddev);
-            s.seed = settings.value(QStringLiteral("seed"), s.seed).toULongLong();
-            s.rangeStart = settingsNumber(settings.value(QStringLiteral("rangeStart")), s.rangeStart);
-            s.rangeStep = settingsNumber(settings.value(QStringLiteral("rangeStep")), s.rangeStep);
-            s.filePath = settings.value(QStringLiteral("file")).toString();
-            s.text = settings.value(QStringLiteral("text")).toString();
-            if (s.source == InputSpec::Source::File && !s.filePath.isEmpty()) {
-                try {
-                    s.fileTensor = readTensorFile(s.filePath);
-                } catch (const std::exception&) {
-                }
+        std::optional<InputSpec> saved = settings.inputSpec(m_settingsKey, r->name, r->spec);
+        if (!saved)
+            continue;
+        r->spec = std::move(*saved);
+        InputSpec& s = r->spec;
+        if (s.source == InputSpec::Source::File && !s.filePath.isEmpty()) {
+            try {
+                s.fileTensor = readTensorFile(s.filePath);
+            } catch (const std::exception&) {
             }
         }
-        settings.endGroup();
     }
 }
 

@@ -29,7 +29,7 @@ class ModelDocument;
 
 /// The Inputs dock: every graph input that needs a value, its declared dtype and shape, where its value comes from
 /// (zeros, ones, constant, uniform/normal random with a seed, range, a .npy/.pb file, typed-in values), and the
-/// symbolic dimensions. Dimensions and sources are remembered per model file in QSettings. Each input is
+/// symbolic dimensions. Dimensions and sources are remembered per model file in the Settings. Each input is
 /// validated against its declared type and shape as it is edited; the mismatch shows under the input.
 class InputsPanel : public QWidget {
     Q_OBJECT

@@ -2,6 +2,7 @@
 #include "ui/mainwindow/compare_ui.h"
 
 #include "ui/common/model_document.h"
+#include "ui/common/settings.h"
 #include "ui/common/value_comparison.h"
 #include "ui/compare/compare_decorations.h"
 #include "ui/compare/compare_dialog.h"
@@ -22,7 +23,6 @@
 #include <QLabel>
 #include <QMenu>
 #include <QMessageBox>
-#include <QSettings>
 #include <QStatusBar>
 #include <QTableView>
 #include <QTimer>
@@ -620,10 +620,12 @@ void CompareUi::scheduleCompare(const QString& other, const QString& diffValue)
         once->deleteLater();
         CompareRequest request;
         // The tolerances last used in the Compare dialog.
-        QSettings settings;
-        settings.beginGroup(QStringLiteral("compare"));
-        request.tolerance.rtol = settings.value(QStringLiteral("rtol"), request.tolerance.rtol).toDouble();
-        request.tolerance.atol = settings.value(QStringLiteral("atol"), request.tolerance.atol).toDouble();
+        const Settings::CompareFields fields = Settings::instance().compareFields();
+        bool ok = false;
+        if (const double rtol = fields.rtol.toDouble(&ok); ok)
+            request.tolerance.rtol = rtol;
+        if (const double atol = fields.atol.toDouble(&ok); ok)
+            request.tolerance.atol = atol;
         if (other.endsWith(QStringLiteral(".onnx"), Qt::CaseInsensitive)) {
             request.kind = CompareRequest::Kind::Model;
             request.modelB = other;

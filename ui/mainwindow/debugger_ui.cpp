@@ -3,6 +3,7 @@
 
 #include "ui/common/elided_label.h"
 #include "ui/common/model_document.h"
+#include "ui/common/settings.h"
 #include "ui/common/tensor_format.h"
 #include "ui/debugger/debugger_panels.h"
 #include "ui/debugger/run_decorations.h"
@@ -29,12 +30,13 @@
 #include <QMessageBox>
 #include <QProgressDialog>
 #include <QScopeGuard>
-#include <QSettings>
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QTableView>
 #include <QTimer>
+
 #include <QToolBar>
+#include <memory>
 
 #include <algorithm>
 #include <cmath>
@@ -73,12 +75,6 @@ std::optional<uint64_t> parseMemorySize(QString text)
         return std::nullopt;
     const auto bytes = static_cast<uint64_t>(number * unit);
     return bytes > 0 ? std::optional<uint64_t>(bytes) : std::nullopt;
-}
-
-/// Where a model file's breakpoints are kept in the settings.
-QString breakpointSettingsGroup(const QString& modelPath)
-{
-    return modelSettingsGroup(QStringLiteral("breakpoints"), QFileInfo(modelPath).absoluteFilePath());
 }
 
 } // namespace
@@ -163,14 +159,22 @@ void DebuggerUi::createDocks()
         m_window->tabifyDockWidget(m_valuesDock, m_window->problemsDock());
     m_valuesDock->raise();
     // Default sizes once the window is shown (sizes set before are not kept), unless MainWindow restored a saved
-    // layout ("windowState" is where it keeps it).
-    QTimer::singleShot(0, this, [this] {
-        if (QSettings().contains(QStringLiteral("windowState")))
-            return;
-        // The graph gets the rest: the values a fifth of the height, the side columns what their tables need.
-        m_window->resizeDocks({ m_valuesDock }, { m_window->height() / 5 }, Qt::Vertical);
+    // layout.
+    connect(m_window, &MainWindow::sizingDefaultLayout, this, [this] {
+        // The graph gets the rest: the values 12 rows (up to 2/5 of the height), the side columns what their tables
+        // need.
+        // Measured again once the dock has its first size, from what was asked (the tab bar under the dock is taken
+        // from it), before the window settles.
+        auto asked = std::make_shared<int>(0);
+        const auto sizeValues = [this, asked] {
+            *asked = std::min((*asked ? *asked : m_valuesDock->height()) + m_values->heightMissingForRows(12),
+                m_window->height() * 2 / 5);
+            m_window->resizeDocks({ m_valuesDock }, { *asked }, Qt::Vertical);
+        };
+        sizeValues();
         m_window->resizeDocks({ m_inputsDock, m_window->tensorInspectorDock() },
             { std::min(260, m_window->width() / 6), std::min(330, m_window->width() / 5) }, Qt::Horizontal);
+        QTimer::singleShot(0, this, sizeValues);
     });
     // Left: inputs, breakpoints, the call stack and Find, tabbed.
     m_window->tabifyDockWidget(m_inputsDock, m_breakpointsDock);
@@ -258,7 +262,7 @@ void DebuggerUi::createActions()
     // highlighted is always the node the run stopped before.
     m_stepConstants = m_actions->menu()->addAction(QStringLiteral("Step Into Constant &Nodes"));
     m_stepConstants->setCheckable(true);
-    m_stepConstants->setChecked(QSettings().value(QStringLiteral("debugger/stepConstants"), false).toBool());
+    m_stepConstants->setChecked(Settings::instance().stepConstants());
     m_stepConstants->setToolTip(QStringLiteral("Stop before Constant nodes when stepping, and draw them as boxes of "
                                                "their own (off: they run without a stop)"));
     auto applyStepConstants = [this](bool on) {
@@ -268,7 +272,7 @@ void DebuggerUi::createActions()
         m_window->graphView()->setFoldConstants(!on);
     };
     connect(m_stepConstants, &QAction::toggled, this, [applyStepConstants](bool on) {
-        QSettings().setValue(QStringLiteral("debugger/stepConstants"), on);
+        Settings::instance().setStepConstants(on);
         applyStepConstants(on);
     });
     applyStepConstants(m_stepConstants->isChecked());
@@ -286,7 +290,7 @@ void DebuggerUi::createActions()
     m_keepValueData = m_actions->menu()->addAction(QStringLiteral("&Keep Every Value's Data"));
     m_keepValueData->setObjectName(QStringLiteral("keepValueDataAction"));
     m_keepValueData->setCheckable(true);
-    m_keepValueData->setChecked(QSettings().value(QStringLiteral("debugger/keepValueData"), false).toBool());
+    m_keepValueData->setChecked(Settings::instance().keepValueData());
     m_keepValueData->setToolTip(QStringLiteral(
         "Keep the data of every value within the memory budget, so that opening one needs no rebuild (off: only each "
         "value's summary is kept and a run needs far less memory; opening a value rebuilds it from the nearest "
@@ -297,14 +301,14 @@ void DebuggerUi::createActions()
         m_controller->setOptions(options);
     };
     connect(m_keepValueData, &QAction::toggled, this, [applyKeepValueData](bool on) {
-        QSettings().setValue(QStringLiteral("debugger/keepValueData"), on);
+        Settings::instance().setKeepValueData(on);
         applyKeepValueData(on);
     });
     applyKeepValueData(m_keepValueData->isChecked());
     m_memoryLabel = new QLabel(m_window);
     m_memoryLabel->setObjectName(QStringLiteral("memoryBudgetLabel"));
     m_window->statusBar()->addPermanentWidget(m_memoryLabel);
-    setMemoryBudget(QSettings().value(QStringLiteral("debugger/memoryBudget"), 0).toULongLong());
+    setMemoryBudget(Settings::instance().memoryBudget());
     // Every intermediate to a folder, dropped values rebuilt as the writing reaches them, within the budget.
     m_exportAllAction = m_actions->menu()->addAction(QStringLiteral("Export A&ll\u2026"));
     m_exportAllAction->setObjectName(QStringLiteral("exportAllAction"));
@@ -395,8 +399,8 @@ void DebuggerUi::onModelOpened()
     if (path.isEmpty())
         m_breakpoints->clear();
     else
-        m_breakpoints->restore(breakpointSettingsGroup(path));
-    m_breakpointsKey = path.isEmpty() ? QString() : breakpointSettingsGroup(path);
+        m_breakpoints->restore(path);
+    m_breakpointsKey = path;
     m_inspector->clear();
     m_inputs->setModel(model, m_window->document()->path(), m_window->document());
     m_controller->setModel(model);
@@ -437,10 +441,7 @@ void DebuggerUi::setMemoryBudget(uint64_t bytes)
     DebuggerOptions options = m_controller->options();
     options.memoryBudget = bytes ? static_cast<size_t>(bytes) : defaultMemoryBudget();
     m_controller->setOptions(options);
-    if (bytes)
-        QSettings().setValue(QStringLiteral("debugger/memoryBudget"), static_cast<qulonglong>(bytes));
-    else
-        QSettings().remove(QStringLiteral("debugger/memoryBudget"));
+    Settings::instance().setMemoryBudget(bytes);
     updateMemoryLabel();
 }
 

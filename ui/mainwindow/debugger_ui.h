@@ -92,10 +92,10 @@ public:
     QMenu* debugMenu() const { return m_actions->menu(); }
     /// Debug › Threads: one checkable action per offered count (data() is the count).
     QMenu* threadsMenu() const { return m_actions->threadsMenu(); }
-    /// Threads for the kernels of the next run (as Debug › Threads); remembered in QSettings "debugger/threads".
+    /// Threads for the kernels of the next run (as Debug › Threads); remembered in the Settings.
     void setThreads(int threads) { m_actions->setThreads(threads); }
     /// The memory budget of the next debug runs in bytes, 0 for the default (a quarter of the RAM); remembered in
-    /// QSettings "debugger/memoryBudget" and shown in the status bar. Debug › Memory Budget… asks for it.
+    /// the Settings and shown in the status bar. Debug › Memory Budget… asks for it.
     void setMemoryBudget(uint64_t bytes);
     /// The budget the next run gets, in bytes (the default resolved).
     uint64_t memoryBudget() const;

@@ -3,6 +3,7 @@
 
 #include "ui/common/elided_label.h"
 #include "ui/common/model_document.h"
+#include "ui/common/settings.h"
 #include "ui/common/wheel_guard.h"
 #include "ui/graphview/graph_canvas.h"
 #include "ui/graphview/graph_export.h"
@@ -27,26 +28,33 @@
 #include <QGuiApplication>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLayout>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
 #include <QScreen>
 #include <QScrollArea>
-#include <QSettings>
+#include <QShowEvent>
 #include <QStatusBar>
 #include <QTabBar>
 #include <QTableView>
 #include <QTimer>
 #include <QToolBar>
 
+#include <cstdlib>
+#include <optional>
+
 namespace onnxscope {
 
 namespace {
 
 constexpr int kMaxRecent = 10;
-/// The version of the saved dock layout; a layout saved by an older version is replaced by the default one.
-constexpr int kLayoutVersion = 2;
+/// A saved layout is restored only into a window of about the size it was saved in: each side within this share.
+constexpr double kLayoutSizeTolerance = 0.15;
+/// The share of the window's width and height that the graph keeps in a restored layout.
+constexpr double kGraphWidthShare = 0.5;
+constexpr double kGraphHeightShare = 0.45;
 
 } // namespace
 
@@ -131,23 +139,16 @@ MainWindow::MainWindow(QWidget* parent)
             m_graphView->centerOnValue(r.graph, r.value);
     });
 
-    QSettings settings;
-    m_recent = settings.value(QStringLiteral("recentFiles")).toStringList();
+    const Settings& settings = Settings::instance();
+    m_recent = settings.recentFiles();
     rebuildRecentMenu();
-    if (!restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray()))
-        resize(1600, 1000); // the screen, on screens up to that size
+    // The geometry of a layout of this version; otherwise the screen, on screens up to 1600 x 1000. The dock layout
+    // is restored, or the default one made, when the window is first shown (showEvent), once every feature has added
+    // its docks.
+    const std::optional<Settings::WindowLayout> saved = settings.windowLayout();
+    if (!saved || saved->version != kLayoutVersion || !restoreGeometry(saved->geometry))
+        resize(1600, 1000);
     fitToScreen();
-    if (!restoreState(settings.value(QStringLiteral("windowState")).toByteArray(), kLayoutVersion)) {
-        settings.remove(QStringLiteral("windowState")); // an older layout: start from the default one
-        // First run: dock sizes only take once the window has its size. The features that add docks set theirs in
-        // the same way, after these; the tab titles are made to fit after all of them.
-        QTimer::singleShot(0, this, [this] {
-            resizeDocks({ m_inspectorDock, m_searchDock }, { std::min(420, width() / 4), std::min(300, width() / 5) },
-                Qt::Horizontal);
-            resizeDocks({ m_problemsDock }, { 110 }, Qt::Vertical);
-            QTimer::singleShot(0, this, &MainWindow::fitDockTabTitles);
-        });
-    }
     updateStatus();
 }
 
@@ -464,7 +465,7 @@ void MainWindow::addRecent(const QString& path)
     m_recent.prepend(absolute);
     while (m_recent.size() > kMaxRecent)
         m_recent.removeLast();
-    QSettings().setValue(QStringLiteral("recentFiles"), m_recent);
+    Settings::instance().setRecentFiles(m_recent);
     rebuildRecentMenu();
 }
 
@@ -482,7 +483,7 @@ void MainWindow::rebuildRecentMenu()
         m_recentMenu->addSeparator();
         m_recentMenu->addAction(QStringLiteral("Clear List"), this, [this] {
             m_recent.clear();
-            QSettings().setValue(QStringLiteral("recentFiles"), m_recent);
+            Settings::instance().setRecentFiles(m_recent);
             rebuildRecentMenu();
         });
     }
@@ -547,10 +548,119 @@ void MainWindow::showAbout()
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
-    QSettings settings;
-    settings.setValue(QStringLiteral("geometry"), saveGeometry());
-    settings.setValue(QStringLiteral("windowState"), saveState(kLayoutVersion));
+    // Only a layout that was made for this window (restored and checked, or the default one sized) is worth keeping.
+    if (m_layoutSettled)
+        Settings::instance().setWindowLayout({ saveGeometry(), saveState(kLayoutVersion), size(), kLayoutVersion });
     QMainWindow::closeEvent(event);
+}
+
+void MainWindow::showEvent(QShowEvent* event)
+{
+    QMainWindow::showEvent(event);
+    if (m_layoutStarted)
+        return;
+    m_layoutStarted = true;
+    // The docks as the features placed them: the default layout, before any saved one replaces it.
+    m_defaultState = saveState(kLayoutVersion);
+    const std::optional<Settings::WindowLayout> saved = Settings::instance().windowLayout();
+    if (!saved) {
+        QTimer::singleShot(0, this, &MainWindow::applyDefaultLayout);
+        return;
+    }
+    if (saved->version != kLayoutVersion) {
+        m_layoutRejection = QStringLiteral("it was saved by another layout version (%1, this is %2)")
+                                .arg(saved->version)
+                                .arg(kLayoutVersion);
+    } else {
+        const auto near = [](int a, int b) { return std::abs(a - b) <= kLayoutSizeTolerance * b; };
+        if (!near(saved->windowSize.width(), width()) || !near(saved->windowSize.height(), height()))
+            m_layoutRejection = QStringLiteral("it was saved in a %1 x %2 window, this one is %3 x %4")
+                                    .arg(saved->windowSize.width())
+                                    .arg(saved->windowSize.height())
+                                    .arg(width())
+                                    .arg(height());
+        else if (!restoreState(saved->state, kLayoutVersion))
+            m_layoutRejection = QStringLiteral("it could not be read");
+    }
+    if (!m_layoutRejection.isEmpty()) {
+        QTimer::singleShot(0, this, &MainWindow::applyDefaultLayout);
+        return;
+    }
+    // Check it once it has taken its place in this window.
+    QTimer::singleShot(0, this, [this] {
+        if (layout())
+            layout()->activate();
+        QString why;
+        if (layoutFits(&why)) {
+            m_layoutRestored = true;
+            settleLayout();
+            return;
+        }
+        m_layoutRejection = why;
+        restoreState(m_defaultState, kLayoutVersion);
+        QTimer::singleShot(0, this, &MainWindow::applyDefaultLayout);
+    });
+}
+
+void MainWindow::applyDefaultLayout()
+{
+    // Dock sizes only take once the window has its size. The features that add docks set theirs in the same way,
+    // after these; the tab titles are made to fit after all of them.
+    resizeDocks(
+        { m_inspectorDock, m_searchDock }, { std::min(420, width() / 4), std::min(300, width() / 5) }, Qt::Horizontal);
+    resizeDocks({ m_problemsDock }, { 110 }, Qt::Vertical);
+    emit sizingDefaultLayout();
+    QTimer::singleShot(0, this, [this] {
+        fitDockTabTitles();
+        settleLayout();
+    });
+}
+
+void MainWindow::settleLayout()
+{
+    if (layout())
+        layout()->activate(); // the docks resized last take their place now
+    m_layoutSettled = true;
+    emit layoutSettled();
+}
+
+bool MainWindow::layoutFits(QString* why) const
+{
+    const auto fail = [why](const QString& reason) {
+        if (why)
+            *why = reason;
+        return false;
+    };
+    // The tab bars of tabbed docks are the window's own children.
+    for (const QTabBar* bar : findChildren<QTabBar*>(QString(), Qt::FindDirectChildrenOnly)) {
+        if (!bar->isVisible() || bar->count() < 2 || bar->width() >= bar->sizeHint().width())
+            continue;
+        QStringList titles;
+        for (int i = 0; i < bar->count(); ++i)
+            titles << bar->tabText(i);
+        return fail(QStringLiteral("the tabs %1 would have %2 px of the %3 px their titles need")
+                        .arg(titles.join(QStringLiteral(", ")))
+                        .arg(bar->width())
+                        .arg(bar->sizeHint().width()));
+    }
+    // A dock alone shows its title in its title bar.
+    for (const QDockWidget* dock : findChildren<QDockWidget*>(QString(), Qt::FindDirectChildrenOnly)) {
+        if (!dock->isVisible() || dock->isFloating() || !tabifiedDockWidgets(const_cast<QDockWidget*>(dock)).isEmpty())
+            continue;
+        const int title = dock->fontMetrics().horizontalAdvance(dock->windowTitle());
+        if (dock->width() < title)
+            return fail(QStringLiteral("the %1 dock would be %2 px wide, narrower than its title")
+                            .arg(dock->windowTitle())
+                            .arg(dock->width()));
+    }
+    const QSize graph = m_graphView->size();
+    if (graph.width() < kGraphWidthShare * width() || graph.height() < kGraphHeightShare * height())
+        return fail(QStringLiteral("the graph would have %1 x %2 px of the %3 x %4 window")
+                        .arg(graph.width())
+                        .arg(graph.height())
+                        .arg(width())
+                        .arg(height()));
+    return true;
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event)

@@ -30,7 +30,11 @@ class TensorInspector;
 ///
 /// It is the composition root of the UI: other features add their own docks, menus and toolbar actions through
 /// addDock(), mainToolBar(), addToolBarAction() and menuBar(), reach the window's views and docks through the typed
-/// accessors below, and listen to modelOpened(). Window geometry, dock layout and recent files persist in QSettings.
+/// accessors below, and listen to modelOpened(). Window geometry, dock layout and recent files persist in the Settings.
+///
+/// The dock layout is settled when the window is first shown, once every feature has added its docks: the saved one
+/// if it was saved by this layout version in a window of about this size, and if, in this window, every dock tab title
+/// is whole and the graph keeps its share; otherwise the default one, sized for this window (sizingDefaultLayout()).
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
@@ -62,6 +66,16 @@ public:
     /// Widens each group of tabbed docks whose tab bar cuts a title until every title is whole (a side column up to a
     /// quarter of the window). Done once for the default layout; a title cut later shows whole in its tab's tooltip.
     void fitDockTabTitles();
+    /// The version of the dock layout: a layout saved with another version is replaced by the default one.
+    static constexpr int kLayoutVersion = 3;
+    /// In this window, is every dock tab title whole (and every lone dock as wide as its title) and does the graph
+    /// keep its share (half the width, 45% of the height)? If not, `why` says what is cut.
+    bool layoutFits(QString* why = nullptr) const;
+    /// Has the layout been settled (after the first show)? Then restoredSavedLayout() says which one it is.
+    bool isLayoutSettled() const { return m_layoutSettled; }
+    bool restoredSavedLayout() const { return m_layoutRestored; }
+    /// Why the saved layout was not used (empty if it was, or if there was none).
+    QString layoutRejection() const { return m_layoutRejection; }
     /// View › Expand All Groups and Collapse All Groups: enabled when the graph shown has groups.
     QAction* expandAllAction() const { return m_expandAll; }
     QAction* collapseAllAction() const { return m_collapseAll; }
@@ -87,16 +101,24 @@ public:
 
 signals:
     void modelOpened(const QString& path);
+    /// The default layout is being sized, for this window at its size: each feature sets its docks' sizes here. The
+    /// tab titles are fitted after.
+    void sizingDefaultLayout();
+    /// The layout is settled: restored and checked, or the default one sized.
+    void layoutSettled();
     void modelOpenFailed(const QString& path, const QString& message);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void showEvent(QShowEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
 
 private:
     void createActions();
     void createDocks();
+    void applyDefaultLayout();
+    void settleLayout();
     void onLoaded();
     void onLoadFailed(const QString& path, const QString& message);
     void onDiagnostics();
@@ -130,6 +152,11 @@ private:
     QStringList m_recent;
     ErrorReporter m_errorReporter;
     double m_lastLayoutMs = 0;
+    QByteArray m_defaultState;
+    QString m_layoutRejection;
+    bool m_layoutStarted = false;
+    bool m_layoutSettled = false;
+    bool m_layoutRestored = false;
 };
 
 } // namespace onnxscope

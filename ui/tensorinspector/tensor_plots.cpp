@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "ui/tensorinspector/tensor_plots.h"
 
+#include "ui/common/settings.h"
+
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMouseEvent>
 #include <QPainter>
-#include <QSettings>
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -301,14 +302,14 @@ QWidget* makeHeatmapPage(HeatmapWidget* heatmap, const QString& choiceName, QWid
     colours->setToolTip(QStringLiteral("How values map to colours. The percentile scale keeps a few outliers from "
                                        "turning the rest into one colour; log |x| shows values over many orders of "
                                        "magnitude. The tooltip over the image gives each element's value."));
-    const QString key = QStringLiteral("tensorInspector/") + choiceName; // each heatmap remembers its own
-    const int saved = colours->findData(QSettings().value(key, 0).toInt());
+    const QString key = choiceName; // each heatmap remembers its own
+    const int saved = colours->findData(Settings::instance().heatmapColourScale(key));
     colours->setCurrentIndex(saved >= 0 ? saved : 0);
     heatmap->setColourScale(static_cast<HeatmapWidget::ColourScale>(colours->currentData().toInt()));
     QObject::connect(colours, &QComboBox::currentIndexChanged, heatmap, [colours, heatmap, key] {
         const int scale = colours->currentData().toInt();
         heatmap->setColourScale(static_cast<HeatmapWidget::ColourScale>(scale));
-        QSettings().setValue(key, scale);
+        Settings::instance().setHeatmapColourScale(key, scale);
     });
     bar->addWidget(new QLabel(QStringLiteral("Colours:"), page));
     bar->addWidget(colours);

@@ -6,6 +6,7 @@
 #include "engine/kernels/nn/conv.h"
 
 #include <cmath>
+#include <mutex>
 #include <vector>
 
 namespace onnxscope {
@@ -180,7 +181,7 @@ public:
         const int64_t b = nchwcBlockSize();
         const Tensor& x = layoutInput(ctx, 0, false, "X");
         const Tensor& w = layoutInput(ctx, 1, false, "W");
-        const int64_t cx = x.dim(1), m = w.dim(0), cw = w.dim(1), ks = w.dim(2) * w.dim(3);
+        const int64_t cx = x.dim(1), m = w.dim(0), cw = w.dim(1);
         const bool plainInput = cx < b;
         if (!plainInput && cx % b != 0)
             throw ctx.error("X has " + std::to_string(cx) + " channels: fewer than the NCHWc block size "
@@ -195,16 +196,7 @@ public:
         if (!outputBlocked && cw % b != 0)
             throw ctx.error("W " + shapeToString(w.shape()) + ": its input channels are not a multiple of the NCHWc "
                 + "block size " + std::to_string(b) + " (the OIHWBiBo filter layout)");
-        // The filter in plain OIHW.
-        Tensor plainW = Tensor::uninitialized(DataType::Float, w.shape());
-        const float* src = w.data<float>().data();
-        float* dst = plainW.data<float>().data();
-        for (int64_t o = 0; o < m; ++o)
-            for (int64_t i = 0; i < cw; ++i)
-                for (int64_t k = 0; k < ks; ++k)
-                    dst[(o * cw + i) * ks + k] = outputBlocked
-                        ? src[((o / b) * cw + i) * ks * b + k * b + o % b]
-                        : src[(((o / b) * (cw / b) + i / b) * ks + k) * b * b + (i % b) * b + o % b];
+        const Tensor plainW = plainFilter(w, outputBlocked);
         const Value plainX = plainInput ? ctx.inputValue(0) : Value(unblocked(x));
         std::vector<Value> out = contribRun(ctx, { plainX, Value(plainW), ctx.inputValue(2) });
         Tensor y = blocked(out[0].tensor());
@@ -221,6 +213,33 @@ public:
     }
 
 private:
+    /// W in plain OIHW. The last one is kept with the W it came from (a copy that shares W's storage, so that no other
+    /// tensor can take its address while it is kept): a weight initializer is unpacked once, not at every run.
+    Tensor plainFilter(const Tensor& w, bool outputBlocked) const
+    {
+        {
+            std::lock_guard lock(m_cacheMutex);
+            if (m_cachedFrom.defined() && m_cachedFrom.raw() == w.raw() && m_cachedFrom.shape() == w.shape()
+                && m_cachedBlocked == outputBlocked)
+                return m_cachedPlain;
+        }
+        const int64_t b = nchwcBlockSize(), m = w.dim(0), cw = w.dim(1), ks = w.dim(2) * w.dim(3);
+        Tensor plain = Tensor::uninitialized(DataType::Float, w.shape());
+        const float* src = w.data<float>().data();
+        float* dst = plain.data<float>().data();
+        for (int64_t o = 0; o < m; ++o)
+            for (int64_t i = 0; i < cw; ++i)
+                for (int64_t k = 0; k < ks; ++k)
+                    dst[(o * cw + i) * ks + k] = outputBlocked
+                        ? src[((o / b) * cw + i) * ks * b + k * b + o % b]
+                        : src[(((o / b) * (cw / b) + i / b) * ks + k) * b * b + (i % b) * b + o % b];
+        std::lock_guard lock(m_cacheMutex);
+        m_cachedFrom = w;
+        m_cachedPlain = plain;
+        m_cachedBlocked = outputBlocked;
+        return plain;
+    }
+
     std::vector<Value> contribRun(const KernelContext& ctx, const std::vector<Value>& inputs) const
     {
         std::vector<Value> out(1);
@@ -232,6 +251,9 @@ private:
     contrib::FusedActivation m_activation;
     int64_t m_group;
     std::unique_ptr<Kernel> m_conv;
+    mutable std::mutex m_cacheMutex;
+    mutable Tensor m_cachedFrom, m_cachedPlain;
+    mutable bool m_cachedBlocked = false;
 };
 
 /// MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool (com.microsoft.nchwc 1): the default-domain op's attributes

@@ -86,8 +86,7 @@ std::vector<Diagnostic> lenientDefaultDomainOps(const Model& model)
 std::vector<Diagnostic> diagnosticsForThisBuild(const Model& model)
 {
     std::vector<Diagnostic> diagnostics = model.diagnostics();
-    for (Diagnostic& d : lenientDefaultDomainOps(model))
-        diagnostics.push_back(std::move(d));
+    const std::vector<Diagnostic> lenient = lenientDefaultDomainOps(model);
     for (Diagnostic& d : diagnostics) {
         const std::string domain = domainWithoutImport(d);
         if (domain.empty() || model.opset(domain) != 0
@@ -117,6 +116,18 @@ std::vector<Diagnostic> diagnosticsForThisBuild(const Model& model)
         d.message += "\n(onnx has no schema for " + op
             + " in this domain, but onnxruntime registers one there and this build runs it, so the model opens and "
               "runs; the checker stopped at this node)";
+    }
+    // A lenient op that the checker stopped at is told once: its note joins the checker's warning.
+    for (const Diagnostic& l : lenient) {
+        auto checker = std::find_if(diagnostics.begin(), diagnostics.end(), [&](const Diagnostic& d) {
+            const std::string op = opWithoutSchema(Diagnostic { Diagnostic::Severity::Error, d.source, d.message });
+            return d.severity == Diagnostic::Severity::Warning && !op.empty()
+                && l.message.find(" " + op + " node") != std::string::npos;
+        });
+        if (checker != diagnostics.end())
+            checker->message += "\n" + l.message;
+        else
+            diagnostics.push_back(l);
     }
     return diagnostics;
 }

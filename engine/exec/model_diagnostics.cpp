@@ -3,8 +3,12 @@
 
 #include "engine/exec/program.h"
 #include "engine/model/torch_origin.h"
+#include "engine/kernels/kernel_registry.h"
+#include "engine/model/op_schema.h"
 
 #include <algorithm>
+#include <functional>
+#include <map>
 #include <string>
 
 namespace onnxscope {
@@ -21,11 +25,79 @@ std::string opWithoutSchema(const Diagnostic& d)
     return end == std::string::npos ? std::string() : d.message.substr(kPrefix.size(), end - kPrefix.size());
 }
 
+/// The domain a checker error names when the model does not import it, or "".
+std::string domainWithoutImport(const Diagnostic& d)
+{
+    static const std::string kPrefix = "No opset import for domain '";
+    if (d.severity != Diagnostic::Severity::Error || d.source != "checker" || d.message.rfind(kPrefix, 0) != 0)
+        return {};
+    const size_t end = d.message.find('\'', kPrefix.size());
+    return end == std::string::npos ? std::string() : d.message.substr(kPrefix.size(), end - kPrefix.size());
+}
+
+void visitGraphs(const Graph& graph, const std::function<void(const Graph&)>& fn)
+{
+    fn(graph);
+    for (const auto& node : graph.nodes()) {
+        for (const auto& [attr, sub] : node.subgraphs)
+            visitGraphs(*sub, fn);
+        if (node.functionBody)
+            visitGraphs(*node.functionBody, fn);
+    }
+}
+
+/// A warning for each default-domain op that runs only by onnxruntime's leniency: LayerNormalization below opset 17
+/// (onnxruntime registers it from version 1) and SimplifiedLayerNormalization (onnx does not define it), counted
+/// over every graph, subgraph and function body. Only the nodes that this build runs are counted.
+std::vector<Diagnostic> lenientDefaultDomainOps(const Model& model)
+{
+    std::map<std::pair<std::string, int64_t>, size_t> counts; // (op, opset) -> nodes
+    visitGraphs(model.graph(), [&](const Graph& g) {
+        for (const auto& node : g.nodes()) {
+            if (!node.domain.empty()
+                || (node.opType != "LayerNormalization" && node.opType != "SimplifiedLayerNormalization"))
+                continue;
+            if (lookupOpSchema(node.opType, node.domain, node.opset).known)
+                continue;
+            if (KernelRegistry::builtin().find(node.domain, node.opType, node.opset))
+                ++counts[{ node.opType, node.opset }];
+        }
+    });
+    std::vector<Diagnostic> out;
+    for (const auto& [key, count] : counts) {
+        const auto& [op, opset] = key;
+        std::string text = std::to_string(count) + " " + op + (count == 1 ? " node" : " nodes") + " at default-domain "
+            + "opset " + std::to_string(opset) + ": ";
+        if (op == "LayerNormalization")
+            text
+                += "onnx defines LayerNormalization from opset 17; onnxruntime registers it in the default domain from "
+                   "version 1, and this build runs "
+                + std::string(count == 1 ? "it" : "them") + " as LayerNormalization-17";
+        else
+            text += "onnx does not define SimplifiedLayerNormalization; onnxruntime registers it in the default domain "
+                    "(RMS normalization), and this build runs "
+                + std::string(count == 1 ? "it" : "them") + " as onnxruntime does";
+        out.push_back({ Diagnostic::Severity::Warning, "loader", std::move(text) });
+    }
+    return out;
+}
+
 } // namespace
 
 std::vector<Diagnostic> diagnosticsForThisBuild(const Model& model)
 {
     std::vector<Diagnostic> diagnostics = model.diagnostics();
+    const std::vector<Diagnostic> lenient = lenientDefaultDomainOps(model);
+    for (Diagnostic& d : diagnostics) {
+        const std::string domain = domainWithoutImport(d);
+        if (domain.empty() || model.opset(domain) != 0
+            || (domain != "com.microsoft" && domain != "com.microsoft.nchwc"))
+            continue;
+        d.severity = Diagnostic::Severity::Warning;
+        d.message += "\n(onnxruntime runs a " + domain
+            + " node without the import as version 1 of its domain, and so does this build; the checker stopped at "
+              "this node)";
+    }
     std::vector<std::string> unsupported;
     bool unsupportedKnown = false;
     for (Diagnostic& d : diagnostics) {
@@ -45,6 +117,18 @@ std::vector<Diagnostic> diagnosticsForThisBuild(const Model& model)
         d.message += "\n(onnx has no schema for " + op
             + " in this domain, but onnxruntime registers one there and this build runs it, so the model opens and "
               "runs; the checker stopped at this node)";
+    }
+    // A lenient op that the checker stopped at is told once: its note joins the checker's warning.
+    for (const Diagnostic& l : lenient) {
+        auto checker = std::find_if(diagnostics.begin(), diagnostics.end(), [&](const Diagnostic& d) {
+            const std::string op = opWithoutSchema(Diagnostic { Diagnostic::Severity::Error, d.source, d.message });
+            return d.severity == Diagnostic::Severity::Warning && !op.empty()
+                && l.message.find(" " + op + " node") != std::string::npos;
+        });
+        if (checker != diagnostics.end())
+            checker->message += "\n" + l.message;
+        else
+            diagnostics.push_back(l);
     }
     for (Diagnostic& d : torchMetadataDiagnostics(model))
         diagnostics.push_back(std::move(d));

@@ -181,6 +181,13 @@ ValueType valueTypeFromProto(const onnx::TypeProto& type)
 }
 
 namespace {
+/// The domains of onnxruntime's own operators, whose nodes onnxruntime runs as version 1 when the model does not import
+/// the domain (any other domain missing from opset_import is refused).
+bool isImplicitlyImportable(const std::string& domain)
+{
+    return domain == "com.microsoft" || domain == "com.microsoft.nchwc";
+}
+
 /// Model::setFunctionNodeLimit(); read once per load.
 std::atomic<size_t> g_functionNodeLimit { 100'000 };
 } // namespace
@@ -290,7 +297,9 @@ public:
         for (auto& n : nodes) {
             auto opsetIt = opsets.find(n.domain);
             const bool isLocalFunction = localFunction(n) != nullptr;
-            if (opsetIt == opsets.end() && !isLocalFunction)
+            if (opsetIt == opsets.end() && !isLocalFunction && isImplicitlyImportable(n.domain)) {
+                // onnxruntime runs it as version 1 of its domain; Model::diagnostics() warns.
+            } else if (opsetIt == opsets.end() && !isLocalFunction)
                 throw Error(n.label() + " uses domain \"" + (n.domain.empty() ? "ai.onnx" : n.domain)
                     + "\", which the model does not import (opset_import)");
             n.opset = opsetIt == opsets.end() ? 1 : opsetIt->second;
@@ -856,6 +865,22 @@ std::vector<Diagnostic> Model::diagnostics() const
                 "the model imports opset " + std::to_string(version) + " of \"" + (domain.empty() ? "ai.onnx" : domain)
                     + "\"; the newest that onnx " + onnxLibraryVersion() + " knows is "
                     + std::to_string(it->second.second) });
+    // Nodes of onnxruntime's domains that the model does not import (the loader runs them as version 1).
+    std::map<std::string, size_t> implicitDomains;
+    std::function<void(const Graph&)> visit = [&](const Graph& g) {
+        for (const auto& node : g.nodes()) {
+            if (isImplicitlyImportable(node.domain) && !m_opsets.count(node.domain))
+                ++implicitDomains[node.domain];
+            for (const auto& [attr, sub] : node.subgraphs)
+                visit(*sub);
+        }
+    };
+    visit(*m_graph);
+    for (const auto& [domain, count] : implicitDomains)
+        out.push_back({ Diagnostic::Severity::Warning, "loader",
+            std::to_string(count) + (count == 1 ? " node uses" : " nodes use") + " domain \"" + domain
+                + "\", which the model does not import (opset_import); they run as version 1 of that domain, as "
+                  "onnxruntime runs them" });
     try {
         // From a file, the checker is given its path: it looks external data up next to the model (given the
         // proto alone, it would look in the working directory and report the weights as missing).

@@ -103,8 +103,14 @@ private slots:
                 continue;
             const std::string what = name(o.domain, o.opType, int(o.sinceVersion));
             const std::vector<int> versions = schemaVersions(o.opType, o.domain);
-            // onnxruntime defines a few ops of its own in the default domain; they keep opset ranges.
-            if (versions.empty() && o.domain.empty() && o.opType == "SimplifiedLayerNormalization")
+            // onnxruntime registers a few ops in the default domain that onnx does not define (its own, and the
+            // experimental ones onnx removed), and versions before onnx's first (LayerNormalization 1-16,
+            // MeanVarianceNormalization 1-8, ThresholdedRelu 1-9); they keep opset ranges.
+            static const std::set<std::string> ortOnly = { "SimplifiedLayerNormalization", "Affine", "Crop",
+                "DynamicSlice", "ImageScaler", "ParametricSoftplus", "Scale", "ScaledTanh" };
+            if (versions.empty() && o.domain.empty() && ortOnly.count(o.opType))
+                continue;
+            if (o.domain.empty() && !versions.empty() && o.lastVersion < versions.front())
                 continue;
             QVERIFY2(!versions.empty(), ("no onnx schema: " + what).c_str());
             QVERIFY2(o.lastVersion != SupportedOperator::kLatest, ("open-ended range: " + what).c_str());

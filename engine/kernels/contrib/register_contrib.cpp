@@ -13,6 +13,7 @@ void registerContribAttention(KernelRegistry& r);
 void registerEmbedLayerNorm(KernelRegistry& r);
 void registerGatherBlockQuantized(KernelRegistry& r);
 void registerQuantizedMatMuls(KernelRegistry& r);
+void registerFusedAndLayoutKernels(KernelRegistry& r);
 
 /// onnxruntime's contrib operators (domain com.microsoft) of transformer and LLM graphs.
 void registerContribKernels(KernelRegistry& r)
@@ -27,6 +28,7 @@ void registerContribKernels(KernelRegistry& r)
     registerEmbedLayerNorm(r);
     registerGatherBlockQuantized(r);
     registerQuantizedMatMuls(r);
+    registerFusedAndLayoutKernels(r);
 }
 
 } // namespace onnxscope

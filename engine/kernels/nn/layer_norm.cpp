@@ -124,6 +124,10 @@ private:
 
 void registerLayerNorm(KernelRegistry& r)
 {
+    // onnxruntime registers LayerNormalization in the default domain from version 1 (before onnx defined it in 17,
+    // its transformer optimizer wrote it at whatever opset the model had), with the meaning of version 17. Those
+    // opsets resolve to no schema, so the range 1-16 is one of opsets; model_diagnostics warns about such nodes.
+    r.add("", "LayerNormalization", 1, 16, makeFactory<LayerNorm>());
     r.add("", "LayerNormalization", 17, 17, makeFactory<LayerNorm>());
 }
 

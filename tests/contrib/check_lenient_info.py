@@ -1,0 +1,54 @@
+"""`onnxscope-cli info --json` on the models of <cases>/lenient (written by make_fused_cases.py): each opens with no
+unsupported node and no error among its diagnostics, and the lenient rule it relies on is reported as a warning
+that says what onnxruntime does (issue #41). `run` on them against onnxruntime is the fused_lenient test.
+
+    python3 check_lenient_info.py <onnxscope-cli> <cases dir>
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+EXPECTED = {
+    "ms_without_import": 'domain "com.microsoft", which the model does not import',
+    "ms_gelu_without_import": 'domain "com.microsoft", which the model does not import',
+    "layer_norm_opset11": "1 LayerNormalization node at default-domain opset 11",
+    "layer_norm_opset13": "1 LayerNormalization node at default-domain opset 13",
+    "layer_norm_opset16": "1 LayerNormalization node at default-domain opset 16",
+    "layer_norm_opset13_axis1": "1 LayerNormalization node at default-domain opset 13",
+    "simplified_layer_norm_opset13": "1 SimplifiedLayerNormalization node at default-domain opset 13",
+    "nchwc_without_import": 'domain "com.microsoft.nchwc", which the model does not import',
+}
+
+
+def main():
+    cli, folder = sys.argv[1], os.path.join(sys.argv[2], "lenient")
+    failures = 0
+    for name, text in sorted(EXPECTED.items()):
+        model = os.path.join(folder, name, "model.onnx")
+        p = subprocess.run([cli, "info", "--json", model], capture_output=True, text=True, timeout=120)
+        problems = []
+        if p.returncode != 0:
+            problems.append(f"exit {p.returncode}: {p.stderr.strip()}")
+        else:
+            info = json.loads(p.stdout)
+            if info["unsupported"]:
+                problems.append(f"unsupported: {info['unsupported']}")
+            diags = info.get("diagnostics", [])
+            errors = [d["message"] for d in diags if d["severity"] == "error"]
+            if errors:
+                problems.append(f"errors: {errors}")
+            if not any(d["severity"] == "warning" and text in d["message"] for d in diags):
+                problems.append(f"no warning holding {text!r} among {[d['message'] for d in diags]}")
+        if problems:
+            failures += 1
+            print(f"FAIL {name}: " + "; ".join(problems))
+        else:
+            print(f"ok   {name}")
+    print(f"{len(EXPECTED) - failures} of {len(EXPECTED)} lenient models reported as expected")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

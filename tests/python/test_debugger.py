@@ -185,21 +185,29 @@ def test_ctrl_c_interrupts_a_long_run(how):
 
 
 def test_gil_is_released_while_running():
+    # The run goes on a second thread; this one ticks (a sleep takes and gives back the GIL each time) while the run
+    # has not finished. With the GIL held through the run, no tick could happen before it ends. A run that ends before
+    # 20 ticks proves nothing either way, so it is made ten times longer: a faster engine does not fail this test.
     model = onnxscope.load(long_loop_model())
-    ticks = []
-    stop = threading.Event()
+    n = 30000
+    while True:
+        started, finished = threading.Event(), threading.Event()
 
-    def tick():
-        while not stop.is_set():
-            ticks.append(1)
+        def run(count=n):
+            started.set()
+            model.run({"n": np.array(count, np.int64), "y0": np.array(0, np.float32)})
+            finished.set()
+
+        t = threading.Thread(target=run)
+        t.start()
+        started.wait()
+        ticks_during_run = 0
+        while ticks_during_run < 20 and not finished.is_set():
             time.sleep(0.001)
-
-    t = threading.Thread(target=tick)
-    t.start()
-    start = time.monotonic()
-    model.run({"n": np.array(300000, np.int64), "y0": np.array(0, np.float32)})
-    elapsed = time.monotonic() - start
-    stop.set()
-    t.join()
-    # The other thread ran during the engine's run (with the GIL held it would not tick at all).
-    assert elapsed > 0.05 and len(ticks) > 10, (elapsed, len(ticks))
+            if not finished.is_set():
+                ticks_during_run += 1
+        t.join()
+        if ticks_during_run >= 20:
+            break
+        assert n < 10**8, f"the other thread never ran during a run of {n} Loop iterations ({ticks_during_run} ticks)"
+        n *= 10

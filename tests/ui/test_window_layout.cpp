@@ -85,7 +85,7 @@ private slots:
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         QVERIFY(open(window, kSample));
-        QTest::qWait(100); // the default dock sizes apply once the window is shown
+        QTRY_COMPARE(dockTabBars(window).size(), 3); // the default dock groups apply once the window is shown
         const QList<QTabBar*> bars = dockTabBars(window);
         // Left (Inputs, Breakpoints, Call Stack, Find), right (Inspector, Model, Tensor Inspector) and bottom.
         QCOMPARE(bars.size(), 3);

@@ -4,6 +4,7 @@
 #include "app/cli/commands.h"
 
 #include "engine/core/half.h"
+#include "engine/core/tensor_stats.h"
 #include "engine/core/text.h"
 #include "engine/exec/debugger.h"
 #include "engine/exec/observers/count_observer.h"
@@ -15,7 +16,6 @@
 #include "engine/exec/program.h"
 #include "engine/exec/session.h"
 #include "engine/exec/simd_level.h"
-#include "engine/exec/tensor_stats.h"
 #include "engine/io/input_reader.h"
 #include "engine/io/value_writer.h"
 #include "engine/model/model.h"

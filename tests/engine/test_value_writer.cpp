@@ -7,6 +7,7 @@
 #include "engine/io/npy.h"
 #include "engine/io/tensor_proto.h"
 #include "engine/io/value_writer.h"
+#include "engine/model/debug_model.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The tensor inspector: instant opening of huge tensors, statistics, slices, heatmap, histogram, strings and bools,
 // sequences, compare with a value or a .npy file; value conditions of conditional breakpoints.
-#include "engine/exec/tensor_stats.h"
+#include "engine/core/tensor_stats.h"
 #include "engine/exec/value_condition.h"
 #include "engine/io/npy.h"
 #include "tests/common/test_settings.h"

@@ -2,6 +2,7 @@
 #include "ui/export/value_export.h"
 
 #include "engine/io/value_writer.h"
+#include "engine/model/debug_model.h"
 
 #include <map>
 

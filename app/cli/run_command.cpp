@@ -2,6 +2,7 @@
 #include "app/cli/cli_inputs.h"
 #include "app/cli/cli_util.h"
 #include "app/cli/commands.h"
+#include "engine/core/byte_size.h"
 
 #include "engine/core/half.h"
 #include "engine/core/tensor_stats.h"
@@ -561,7 +562,7 @@ int runModel(const RunOptions& o)
                   << " after 1 warm-up: median " << latency(median) << " ms, min " << latency(sorted.front())
                   << " ms, max " << latency(sorted.back()) << " ms\n";
         if (o.debugRun)
-            std::cout << "each debug run kept " << recordedValues << " value(s), " << formatBytes(recordedBytes)
+            std::cout << "each debug run kept " << recordedValues << " value(s), " << formatByteCount(recordedBytes)
                       << (droppedValues ? ", dropped " + std::to_string(droppedValues) + " over the memory budget" : "")
                       << "\n";
         if (writer && outputsFromTimedRun)

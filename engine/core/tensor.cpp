@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "engine/core/tensor.h"
 
+#include "engine/core/byte_size.h"
 #include "engine/core/half.h"
 #include "engine/core/narrow_types.h"
 #include "engine/core/small_block_cache.h"
@@ -38,19 +39,6 @@ std::atomic<size_t>& limitRef()
 {
     static std::atomic<size_t> limit { availableMemory() };
     return limit;
-}
-
-std::string formatBytes(double bytes)
-{
-    const char* units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
-    int u = 0;
-    while (bytes >= 1024 && u < 6) {
-        bytes /= 1024;
-        ++u;
-    }
-    char buf[64];
-    snprintf(buf, sizeof buf, "%.1f %s", bytes, units[u]);
-    return buf;
 }
 
 /// What allocate_shared constructs in the control block: the tensor's shape, if it gives one; the elements follow.
@@ -127,7 +115,8 @@ std::shared_ptr<void> allocateStorageFor(
         || static_cast<size_t>(count) * elem > Tensor::allocationLimit()) {
         double bytes = static_cast<double>(count) * static_cast<double>(elem);
         throw Error("tensor " + std::string(dataTypeName(type)) + shapeToString(shape) + " would need "
-            + formatBytes(bytes) + ", more than the allocation limit of " + formatBytes(Tensor::allocationLimit()));
+            + formatByteCount(bytes) + ", more than the allocation limit of "
+            + formatByteCount(Tensor::allocationLimit()));
     }
     size_t n = static_cast<size_t>(count);
     if (type == DataType::String) {
@@ -152,7 +141,7 @@ std::shared_ptr<void> allocateStorageFor(
     }
     if (!storage)
         throw Error("out of memory allocating tensor " + std::string(dataTypeName(type)) + shapeToString(shape) + " ("
-            + formatBytes(static_cast<double>(n * elem)) + ")");
+            + formatByteCount(static_cast<double>(n * elem)) + ")");
     if (zeroed)
         std::memset(storage.get(), 0, bytes);
     return storage;

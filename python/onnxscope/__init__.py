@@ -410,9 +410,6 @@ def load(model: Union[PathLike, bytes, Any], *, base_dir: Optional[PathLike] = N
 
 # ---- debugger ------------------------------------------------------------------------------------------------------
 
-_SIZE_UNITS = "KMGTP"
-
-
 def _parse_memory_budget(budget: Union[int, str, None]) -> int:
     """Bytes (0: the engine's default) from an int or a size string as the CLI's --memory-budget takes it."""
     if budget is None:
@@ -425,22 +422,12 @@ def _parse_memory_budget(budget: Union[int, str, None]) -> int:
         return budget
     if not isinstance(budget, str):
         raise TypeError(f"memory_budget takes an int, a string such as '512M' or None, got {type(budget).__name__}")
-    text = budget.strip()
-    digits = len(text) - len(text.lstrip("0123456789"))
-    unit = text[digits:].upper()
-    if len(unit) > 1 and unit.endswith("B"):
-        unit = unit[:-1]
-    if len(unit) > 1 and unit.endswith("I"):
-        unit = unit[:-1]
-    shift = 0
-    if len(unit) == 1 and unit in _SIZE_UNITS:
-        shift = 10 * (1 + _SIZE_UNITS.index(unit))
-    elif unit not in ("", "B"):
-        digits = 0
-    value = int(text[:digits]) if 0 < digits <= 19 else 0
-    if value <= 0 or (value << shift) >= 2**64:
-        raise ValueError(f"memory_budget expects a positive size such as 1048576, '512M' or '4G', got {budget!r}")
-    return value << shift
+    # The engine's one grammar for sizes (engine/core/byte_size.h), as the CLI and the GUI read them.
+    value = _core.parse_byte_size(budget)
+    if value is None:
+        raise ValueError(f"memory_budget expects a positive size such as 1048576, '512M', '1.5G' or '64KiB' "
+                         f"(K, M, G, T, P are powers of 1024), got {budget!r}")
+    return value
 
 
 

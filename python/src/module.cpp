@@ -4,6 +4,7 @@
 // Ctrl+C and exceptions raised in Python callbacks into pauses of the engine.
 #include "engine/compare/comparison_json.h"
 #include "engine/compare/run_comparison.h"
+#include "engine/core/byte_size.h"
 #include "engine/core/thread_pool.h"
 #include "engine/core/version.h"
 #include "engine/exec/debugger.h"
@@ -972,6 +973,8 @@ NB_MODULE(_onnxscope, m)
         return valueToPython(v, true);
     });
     m.def("make_tensor", &makeTensor, "dtype"_a, "shape"_a, "data"_a);
+    m.def(
+        "parse_byte_size", [](const std::string& text) { return parseByteSize(text); }, "text"_a);
     m.def("make_string_tensor", &makeStringTensor, "shape"_a, "items"_a);
     m.def("make_sequence", &makeSequence, "elem_type"_a, "items"_a);
     m.def(

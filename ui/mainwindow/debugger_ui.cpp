@@ -53,28 +53,6 @@ QString valueLabel(const RecordedValue& r)
     return label;
 }
 
-/// "512M", "2G", "1.5 GiB", "1048576" (powers of 1024) as bytes; nullopt if it is none of these or 0.
-std::optional<uint64_t> parseMemorySize(QString text)
-{
-    text = text.trimmed().toUpper().remove(QLatin1Char(' '));
-    if (text.endsWith(QStringLiteral("IB")))
-        text.chop(2);
-    else if (text.endsWith(QLatin1Char('B')))
-        text.chop(1);
-    double unit = 1;
-    const QString units = QStringLiteral("KMGT");
-    if (!text.isEmpty() && units.contains(text.back())) {
-        unit = std::pow(1024.0, units.indexOf(text.back()) + 1);
-        text.chop(1);
-    }
-    bool ok = false;
-    const double number = text.toDouble(&ok);
-    if (!ok || !(number > 0) || number * unit > 1e18)
-        return std::nullopt;
-    const auto bytes = static_cast<uint64_t>(number * unit);
-    return bytes > 0 ? std::optional<uint64_t>(bytes) : std::nullopt;
-}
-
 /// Where a model file's breakpoints are kept in the settings.
 QString breakpointSettingsGroup(const QString& modelPath)
 {
@@ -486,7 +464,7 @@ void DebuggerUi::showMemoryBudgetDialog()
             setMemoryBudget(0);
             return;
         }
-        if (const auto bytes = parseMemorySize(text)) {
+        if (const auto bytes = parseBytes(text)) {
             setMemoryBudget(*bytes);
             return;
         }

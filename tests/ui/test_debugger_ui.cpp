@@ -1488,6 +1488,47 @@ print('ok')
         QCOMPARE(m_ui->problemCount(), 0); // cancelling is not a failure
     }
 
+    void conditionBreakpointAtAnIterationStopsInsideAnIfInThatIteration()
+    {
+        // A node inside an If inside a Loop: the If's branch is a frame of its own, with no iteration of its own. A
+        // breakpoint's iteration is the enclosing Loop's (the one rule of engine/exec/breakpoint.h), for a condition
+        // breakpoint as for a node breakpoint.
+        openText(R"(<ir_version: 8, opset_import: ["" : 17]>
+agraph (float[2] x) => (float[2] out) {
+    trip = Constant <value = int64 {5}> ()
+    cond = Constant <value = bool {1}> ()
+    out = Loop (trip, cond, x) <body = loop_body (int64 i, bool c, float[2] acc) => (bool c_out, float[2] acc_out) {
+        c_out = Identity(c)
+        zero = Constant <value = int64 {0}> ()
+        later = Greater(i, zero)
+        acc_out = If (later) <then_branch = then_g () => (float[2] t) { t = Add(acc, x) }, else_branch = else_g () => (float[2] e) { e = Mul(acc, x) }>
+    }>
+})",
+            QStringLiteral("condition_iteration.onnx"));
+        m_ui->inputs()->setTypedText(QStringLiteral("x"), QStringLiteral("1 2"));
+        BreakpointSpec spec;
+        spec.kind = BreakpointSpec::Kind::Condition;
+        spec.pattern = QStringLiteral("Add_0");
+        spec.condition = QStringLiteral("all x > 0"); // true in every iteration: only the iteration rule stops it
+        spec.iteration = 3;
+        m_ui->breakpoints()->add(spec);
+        QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(controller()->state(), DebuggerState::Paused);
+        QCOMPARE(controller()->snapshot()->reason, StopReason::Breakpoint);
+        QCOMPARE(m_ui->callStack()->pathText(),
+            QStringLiteral("main \u203a Loop \"Loop_2\" iteration 3 \u203a If \"If_3\" then_branch"));
+        // The Add of iteration 3 has run (it is what the condition tested); the one of iteration 4 has not.
+        const ValueSnapshot* t = nullptr;
+        for (const auto& v : controller()->snapshot()->values)
+            if (v.record.name == "t" && v.record.iteration == 3)
+                t = &v;
+        QVERIFY(t);
+        for (const auto& v : controller()->snapshot()->values)
+            QVERIFY(v.record.iteration < 4);
+        QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(controller()->state(), DebuggerState::Finished);
+    }
+
     void reverseContinueGoesBackToEarlierBreakpointHits()
     {
         openText(kLoopWithIf, QStringLiteral("reverse_continue.onnx")); // its breakpoints are remembered per file

@@ -7,7 +7,7 @@
 #include "engine/core/half.h"
 #include "engine/core/tensor_stats.h"
 #include "engine/core/text.h"
-#include "engine/exec/debugger.h"
+#include "engine/exec/debug/debugger.h"
 #include "engine/exec/observers/count_observer.h"
 #include "engine/exec/observers/dump_observer.h"
 #include "engine/exec/observers/keep_observer.h"

@@ -552,6 +552,7 @@ class Debugger:
         node: Optional[str] = None,
         *,
         op_type: Optional[str] = None,
+        value: Optional[str] = None,
         nonfinite: bool = False,
         when: Union[str, Callable[[NodeEvent], bool], None] = None,
         iteration: Optional[int] = None,
@@ -560,6 +561,8 @@ class Debugger:
 
         - ``break_on("conv_3")``: before the node with this display name (any frame);
         - ``break_on(op_type="Conv")``: before every node of this op type;
+        - ``break_on(value="y")``: after the node that produces the value ``y`` (with ``when=``, only if it meets the
+          condition);
         - ``break_on(nonfinite=True)``: after the first node that produces NaN or Inf;
         - ``break_on(when="any |x| > 1e4")``: after the first node (or the given node / op type) one of whose outputs
           meets the condition: ``any |x| > T``, ``all x >= 0``, ``max > 100`` (min, max, mean, std, absmax, sum,
@@ -567,21 +570,31 @@ class Debugger:
         - ``break_on(when=lambda e: e.outputs[0].max() > 3)``: after a node for which the callable, given a
           :class:`NodeEvent`, returns True.
 
-        iteration: for node / op type breakpoints, only in this iteration of the nearest enclosing Loop/Scan.
+        iteration: only in this iteration of the nearest enclosing Loop/Scan (an If branch or a function body inside
+        that iteration is in it), for every kind of breakpoint: the rule the GUI and the CLI follow too.
         """
         it = -1 if iteration is None else int(iteration)
         if nonfinite:
-            if node or op_type or when is not None:
-                raise ValueError("nonfinite=True takes no node, op_type or when")
-            return self._core.add_breakpoint("nonfinite", "", "", "", None, -1)
+            if node or op_type or value or when is not None:
+                raise ValueError("nonfinite=True takes no node, op_type, value or when")
+            return self._core.add_breakpoint("nonfinite", "", "", "", None, it)
+        if value is not None:
+            if node or op_type or not isinstance(value, str) or not value:
+                raise ValueError("value= takes the name of a value, and no node or op_type")
+            if when is not None and not isinstance(when, str):
+                raise ValueError("value= takes a condition string as when=")
+            try:
+                return self._core.add_breakpoint("value", value, "", when or "", None, it)
+            except Error as e:
+                raise ValueError(str(e)) from None
         if when is not None:
             if callable(when):
                 wrapped = lambda d: bool(when(_event(d)))  # noqa: E731
-                return self._core.add_breakpoint("condition", node or "", op_type or "", "", wrapped, -1)
+                return self._core.add_breakpoint("condition", node or "", op_type or "", "", wrapped, it)
             if not isinstance(when, str) or not when.strip():
                 raise ValueError("when must be a condition string or a callable")
             try:
-                return self._core.add_breakpoint("condition", node or "", op_type or "", when, None, -1)
+                return self._core.add_breakpoint("condition", node or "", op_type or "", when, None, it)
             except Error as e:
                 raise ValueError(str(e)) from None
         if node and op_type:
@@ -590,7 +603,7 @@ class Debugger:
             return self._core.add_breakpoint("node", node, "", "", None, it)
         if op_type:
             return self._core.add_breakpoint("op_type", "", op_type, "", None, it)
-        raise ValueError("break_on needs node=, op_type=, nonfinite=True or when=")
+        raise ValueError("break_on needs node=, op_type=, value=, nonfinite=True or when=")
 
     def remove_breakpoint(self, breakpoint_id: int) -> bool:
         return self._core.remove_breakpoint(breakpoint_id)

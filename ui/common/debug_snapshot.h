@@ -2,7 +2,7 @@
 #pragma once
 
 #include "engine/core/tensor_stats.h"
-#include "engine/exec/debugger.h"
+#include "engine/exec/debug/debugger.h"
 #include "engine/exec/observers/profile_observer.h"
 
 #include <QMetaType>

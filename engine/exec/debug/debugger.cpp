@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "engine/exec/debugger.h"
+#include "engine/exec/debug/debugger.h"
 
 #include "engine/core/spare_vectors.h"
 #include "engine/core/storage_cache.h"
@@ -493,25 +493,8 @@ void Debugger::reset()
 int Debugger::addBreakpoint(Breakpoint breakpoint)
 {
     breakpoint.id = m_nextBreakpointId++;
-    if (breakpoint.description.empty()) {
-        switch (breakpoint.kind) {
-        case Breakpoint::Kind::Node:
-            breakpoint.description = "node " + breakpoint.pattern;
-            break;
-        case Breakpoint::Kind::OpType:
-            breakpoint.description = "op type " + breakpoint.pattern;
-            break;
-        case Breakpoint::Kind::NonFinite:
-            breakpoint.description = "first NaN/Inf";
-            break;
-        case Breakpoint::Kind::DebugNodes:
-            breakpoint.description = "DEBUG nodes";
-            break;
-        case Breakpoint::Kind::Condition:
-            breakpoint.description = "condition on " + (breakpoint.pattern.empty() ? "any node" : breakpoint.pattern);
-            break;
-        }
-    }
+    if (breakpoint.description.empty())
+        breakpoint.description = defaultDescription(breakpoint);
     m_breakpoints.push_back(std::move(breakpoint));
     return m_breakpoints.back().id;
 }
@@ -762,7 +745,7 @@ void Debugger::afterNode(const NodeEvent& event)
     if (m_replaying)
         return;
     for (const auto& b : m_breakpoints) {
-        if (!b.enabled)
+        if (!b.enabled || (b.iteration >= 0 && b.iteration != m_pathRecord->enclosingIteration))
             continue;
         if (b.kind == Breakpoint::Kind::NonFinite) {
             if (!nonFiniteCandidate)
@@ -783,14 +766,15 @@ void Debugger::afterNode(const NodeEvent& event)
             s.message = "DEBUG node " + event.nodePath();
             m_afterStop = s;
             return;
-        } else if (b.kind == Breakpoint::Kind::Condition && (b.pattern.empty() || node.hasDisplayName(b.pattern))
-            && b.condition && b.condition(event)) {
-            StopInfo s;
-            s.reason = StopReason::Breakpoint;
-            s.breakpointId = b.id;
-            s.message = "breakpoint " + std::to_string(b.id) + " (" + b.description + ") after " + event.nodePath();
-            m_afterStop = s;
-            return;
+        } else if (b.kind == Breakpoint::Kind::Condition || b.kind == Breakpoint::Kind::Value) {
+            if (hitAfterNode(b, event, m_pathRecord->enclosingIteration)) {
+                StopInfo s;
+                s.reason = StopReason::Breakpoint;
+                s.breakpointId = b.id;
+                s.message = "breakpoint " + std::to_string(b.id) + " (" + b.description + ") after " + event.nodePath();
+                m_afterStop = s;
+                return;
+            }
         }
     }
 }
@@ -829,10 +813,7 @@ int Debugger::breakpointBefore(const Node& node) const
     for (const auto& b : m_breakpoints) {
         if (!b.enabled)
             continue;
-        bool hit = (b.kind == Breakpoint::Kind::Node && node.hasDisplayName(b.pattern))
-            || (b.kind == Breakpoint::Kind::OpType && b.pattern == node.opType);
-        if (hit && b.iteration >= 0)
-            hit = currentIteration() == b.iteration;
+        bool hit = targetsBeforeNode(b, node, currentIteration());
         if (hit && b.condition) {
             const Frame& f = *m_session.topFrame();
             NodeEvent ev { node, f, m_session.depth(), {}, {}, {}, m_session.framePath() };

@@ -353,8 +353,12 @@ private:
     /// The next node only makes a constant and options say not to stop before it.
     bool constantAhead() const;
     /// Adds a value, made in place from RecordedValue's constructor arguments (no temporary to move and destroy after
-    /// every node). Defined in debugger.cpp, its only user.
-    template <class... Args> void record(Args&&... args);
+    /// every node).
+    template <class... Args> void record(Args&&... args)
+    {
+        m_values.emplace_back(std::forward<Args>(args)...);
+        countLast();
+    }
     /// Numbers, summarises and counts the value record() added last (not a template).
     void countLast();
     void forgetOldIterations(const Frame& entered);

@@ -9,6 +9,7 @@
 #include "ui/debugger/memory_budget.h"
 #include "ui/debugger/run_decorations.h"
 #include "ui/debugger/stop_status.h"
+#include "ui/debugger/value_export.h"
 #include "ui/debugger/yield_dialog.h"
 #include "ui/graphview/graph_view.h"
 #include "ui/inputeditor/inputs_panel.h"

@@ -91,7 +91,12 @@ std::optional<OutputHit> hitAfterNode(const Breakpoint& b, const NodeEvent& even
         } else if (!b.when) {
             return std::nullopt;
         }
-        return hit ? hit : std::optional<OutputHit>(OutputHit { node.label(), event.nodePath() });
+        if (!hit) {
+            hit.emplace();
+            hit->node = node.label();
+            hit->nodePath = event.nodePath();
+        }
+        return hit;
     }
     if (b.kind != Breakpoint::Kind::Value)
         return std::nullopt;
@@ -103,7 +108,12 @@ std::optional<OutputHit> hitAfterNode(const Breakpoint& b, const NodeEvent& even
         if (b.when) {
             hit = firstOutputMeeting(event, *b.when, static_cast<int>(i));
         } else {
-            hit = OutputHit { node.label(), event.nodePath(), i, b.pattern, event.outputs[i].typeString() };
+            hit.emplace();
+            hit->node = node.label();
+            hit->nodePath = event.nodePath();
+            hit->output = i;
+            hit->valueName = b.pattern;
+            hit->valueType = event.outputs[i].typeString();
         }
         if (hit && (!b.condition || b.condition(event)))
             return hit;

@@ -1491,8 +1491,8 @@ print('ok')
     void conditionBreakpointAtAnIterationStopsInsideAnIfInThatIteration()
     {
         // A node inside an If inside a Loop: the If's branch is a frame of its own, with no iteration of its own. A
-        // breakpoint's iteration is the enclosing Loop's (the one rule of engine/exec/debug/breakpoint.h), for a condition
-        // breakpoint as for a node breakpoint.
+        // breakpoint's iteration is the enclosing Loop's (the one rule of engine/exec/debug/breakpoint.h), for a
+        // condition breakpoint as for a node breakpoint.
         openText(R"(<ir_version: 8, opset_import: ["" : 17]>
 agraph (float[2] x) => (float[2] out) {
     trip = Constant <value = int64 {5}> ()

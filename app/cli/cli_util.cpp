@@ -2,6 +2,7 @@
 #include "app/cli/cli_util.h"
 #include "app/cli/commands.h"
 
+#include "engine/core/byte_size.h"
 #include "engine/core/tensor.h"
 #include "engine/core/text.h"
 #include "engine/core/thread_pool.h"
@@ -54,50 +55,13 @@ nlohmann::json valueTypeJson(const ValueType& type)
     return j;
 }
 
-std::string formatBytes(uint64_t bytes)
-{
-    const char* units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-    double v = static_cast<double>(bytes);
-    int u = 0;
-    while (v >= 1024 && u < 4) {
-        v /= 1024;
-        ++u;
-    }
-    char buf[64];
-    if (u == 0)
-        std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
-    else
-        std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
-    return buf;
-}
-
 uint64_t parseByteSize(const std::string& text, const std::string& option)
 {
-    size_t pos = 0;
-    while (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos])))
-        ++pos;
-    std::string unit = text.substr(pos);
-    for (auto& c : unit)
-        c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    if (unit.size() > 1 && unit.back() == 'B')
-        unit.pop_back();
-    if (unit.size() > 1 && unit.back() == 'I')
-        unit.pop_back();
-    static const std::string kUnits = "KMGTP";
-    int shift = 0;
-    if (unit.size() == 1 && kUnits.find(unit[0]) != std::string::npos)
-        shift = 10 * (1 + static_cast<int>(kUnits.find(unit[0])));
-    else if (!unit.empty() && unit != "B")
-        pos = 0;
-    uint64_t value = 0;
-    bool ok = pos > 0 && pos <= 19;
-    if (ok) {
-        value = std::stoull(text.substr(0, pos));
-        ok = value > 0 && (shift == 0 || value <= (UINT64_MAX >> shift));
+    try {
+        return parseByteSizeOrThrow(text, option);
+    } catch (const Error& e) {
+        throw UsageError(e.what());
     }
-    if (!ok)
-        throw UsageError(option + " expects a positive size such as 1048576, 512M or 4G, got \"" + text + "\"");
-    return value << shift;
 }
 
 void LimitOptions::addTo(CLI::App* cmd, bool loops)

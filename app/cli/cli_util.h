@@ -18,9 +18,6 @@ namespace onnxscope::cli {
 /// {"kind": "tensor", "dtype": "float", "shape": [1, "N", null]} (symbols as strings, unknown dims as null).
 nlohmann::json valueTypeJson(const ValueType& type);
 
-/// "1.5 MiB", "312 B".
-std::string formatBytes(uint64_t bytes);
-
 /// --max-loop-iterations and --allocation-limit, shared by the commands that run models.
 struct LimitOptions {
     int64_t maxLoopIterations = 0;
@@ -43,7 +40,7 @@ struct ThreadOptions {
     std::unique_ptr<ThreadPool> makePool() const;
 };
 
-/// "1048576", "512K", "64M", "4G", "1T" (powers of 1024, optional trailing "B"/"iB") as bytes; UsageError otherwise.
+/// engine/core/byte_size.h's parseByteSize ("1048576", "512M", "1.5G", "64KiB"); UsageError naming `option` otherwise.
 uint64_t parseByteSize(const std::string& text, const std::string& option);
 
 } // namespace onnxscope::cli

@@ -40,67 +40,6 @@ struct CompareCliOptions {
     ThreadOptions threads;
 };
 
-/// --input specs for one model.
-std::map<std::string, Value> readInputs(const Graph& graph, const std::vector<std::string>& specs, const char* option)
-{
-    std::map<std::string, Value> inputs;
-    for (const auto& spec : specs) {
-        auto eq = spec.find('=');
-        if (eq == std::string::npos) {
-            fs::path file(spec);
-            if (file.extension() == ".npz") {
-                for (auto& [key, value] : readInputArchive(file))
-                    inputs[key] = std::move(value);
-                continue;
-            }
-            throw UsageError(std::string(option)
-                + " expects NAME=FILE (.npy, .npz or .pb) or an .npz whose arrays "
-                  "are named after the inputs, got \""
-                + spec + "\"");
-        }
-        const std::string name = spec.substr(0, eq);
-        ValueId id = graph.findValue(name);
-        if (id == kNoValue || graph.value(id).source != ValueInfo::Source::Input)
-            throw Error("the model has no input \"" + name + "\"; its inputs are:" + expectedInputsText(graph));
-        if (inputs.count(name))
-            throw UsageError("input \"" + name + "\" is given more than once");
-        inputs[name] = readInputFile(name, spec.substr(eq + 1), &graph.value(id).type);
-    }
-    return inputs;
-}
-
-/// Fills the required inputs not given: random values (as `run` makes them) or an error listing them.
-void completeInputs(const Graph& graph, std::map<std::string, Value>& inputs, const CompareCliOptions& o,
-    const std::map<std::string, int64_t>& dims, const std::string& side)
-{
-    std::vector<std::string> missing;
-    for (ValueId id : graph.requiredInputs())
-        if (!inputs.count(graph.value(id).name) && graph.value(id).type.kind != Value::Kind::Optional)
-            missing.push_back(graph.value(id).name);
-    if (missing.empty())
-        return;
-    if (o.randomInputs) {
-        std::mt19937_64 rng(o.seed);
-        std::set<std::string> usedDims;
-        for (ValueId id : graph.requiredInputs()) {
-            const auto& v = graph.value(id);
-            if (!inputs.count(v.name) && v.type.kind != Value::Kind::Optional) {
-                std::string rule;
-                inputs[v.name] = defaultInputValue(graph, id, dims, usedDims, rng, nullptr, rule);
-                std::cout << "random input \"" << v.name << "\" for " << side << ": " << inputs[v.name].typeString()
-                          << (rule == "random" ? std::string() : ", " + rule) << "\n";
-            }
-        }
-        return;
-    }
-    std::string names;
-    for (const auto& m : missing)
-        names += (names.empty() ? "\"" : ", \"") + m + "\"";
-    throw Error(side + ": missing input" + std::string(missing.size() > 1 ? "s " : " ") + names
-        + " (give them with --input NAME=FILE, or use --random-inputs); the model expects:"
-        + expectedInputsText(graph));
-}
-
 std::string num(double v)
 {
     if (std::isnan(v))
@@ -232,19 +171,7 @@ int runCompare(const CompareCliOptions& o)
         throw UsageError("--rtol and --atol must be non-negative");
     if (o.nodeDataMetric != "abs" && o.nodeDataMetric != "rel" && o.nodeDataMetric != "ratio")
         throw UsageError("--node-data-metric must be abs, rel or ratio");
-    std::map<std::string, int64_t> dims;
-    for (const auto& d : o.dims) {
-        auto eq = d.find('=');
-        int64_t value = -1;
-        try {
-            if (eq != std::string::npos && eq > 0)
-                value = std::stoll(d.substr(eq + 1));
-        } catch (const std::exception&) {
-        }
-        if (value < 0)
-            throw UsageError("--dim expects SYMBOL=VALUE with a non-negative VALUE, got \"" + d + "\"");
-        dims[d.substr(0, eq)] = value;
-    }
+    const RandomInputs random { o.randomInputs, o.seed, parseDims(o.dims) };
     CompareOptions options;
     options.sessionOptions.limits = o.limits.apply();
     const std::unique_ptr<ThreadPool> pool = o.threads.makePool();
@@ -270,7 +197,7 @@ int runCompare(const CompareCliOptions& o)
     a.program = std::make_shared<Program>(modelA);
     a.description = o.modelA;
     a.inputs = readInputs(modelA->graph(), o.inputs, "--input");
-    completeInputs(modelA->graph(), a.inputs, o, dims, "A");
+    completeInputs(modelA->graph(), a.inputs, random, "A");
 
     ComparisonResult res;
     std::string kind;
@@ -326,7 +253,7 @@ int runCompare(const CompareCliOptions& o)
                 b.inputs[v.name] = value;
             }
         }
-        completeInputs(gb, b.inputs, o, dims, "B");
+        completeInputs(gb, b.inputs, random, "B");
         res = compareRuns(a, b, options);
     } else {
         kind = "reference";

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "app/cli/cli_util.h"
 #include "app/cli/commands.h"
+#include "engine/core/byte_size.h"
 
 #include "engine/exec/model_diagnostics.h"
 #include "engine/exec/program.h"
@@ -221,7 +222,7 @@ void printInfo(const Model& model, const nlohmann::json& j)
     std::cout << "nodes: " << j["node_count"].get<size_t>() << " (" << j["main_graph_node_count"].get<size_t>()
               << " in the main graph)\n";
     std::cout << "initializers: " << j["initializers"]["count"].get<size_t>() << ", "
-              << formatBytes(j["initializers"]["bytes"].get<uint64_t>()) << "\n";
+              << formatByteCount(j["initializers"]["bytes"].get<uint64_t>()) << "\n";
     std::cout << "op histogram:\n";
     std::vector<std::pair<std::string, size_t>> ops;
     for (const auto& [op, n] : j["op_histogram"].items())

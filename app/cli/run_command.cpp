@@ -1,38 +1,28 @@
 // SPDX-License-Identifier: MIT
+// `onnxscope-cli run`: the options, their checks, the inputs (cli_inputs, shared with `compare`) and the observed run
+// (trace, NaN and condition watches, dump) stepped node by node. --debug-run alone goes to run_debug.cpp, --repeat's
+// timed runs to run_benchmark.cpp.
 #include "app/cli/cli_inputs.h"
 #include "app/cli/cli_util.h"
 #include "app/cli/commands.h"
+#include "app/cli/run_options.h"
 
 #include "engine/core/half.h"
 #include "engine/core/text.h"
-#include "engine/exec/debugger.h"
 #include "engine/exec/observers/count_observer.h"
 #include "engine/exec/observers/dump_observer.h"
-#include "engine/exec/observers/keep_observer.h"
 #include "engine/exec/observers/output_watch.h"
 #include "engine/exec/observers/profile_observer.h"
 #include "engine/exec/observers/trace_observer.h"
 #include "engine/exec/program.h"
-#include "engine/exec/session.h"
-#include "engine/exec/simd_level.h"
-#include "engine/exec/tensor_stats.h"
-#include "engine/io/input_reader.h"
 #include "engine/io/value_writer.h"
 #include "engine/model/model.h"
 
 #include <algorithm>
-#include <cstdlib>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
-#include <map>
-#include <random>
-#include <regex>
 #include <set>
 #include <sstream>
-
-#include <sys/resource.h>
-#include <time.h>
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
@@ -40,87 +30,6 @@ using Clock = std::chrono::steady_clock;
 namespace onnxscope::cli {
 
 namespace {
-
-struct RunOptions {
-    std::string model;
-    std::vector<std::string> inputs;
-    std::string outputDir;
-    bool dumpAll = false;
-    std::string dumpAllDir; // --dump-all DIR
-    bool trace = false;
-    bool profile = false;
-    bool breakOnNan = false;
-    std::vector<std::string> breakWhen;
-    int repeat = 0;
-    bool randomInputs = false;
-    uint64_t seed = 0;
-    std::vector<std::string> dims;
-    bool quiet = false;
-    LimitOptions limits;
-    ThreadOptions threads;
-    bool debugRun = false;
-    bool keepValues = false;
-    std::string timingsFile;
-    std::string memoryBudget;
-    bool keepData = false; // --keep-data
-    std::vector<std::string> inspect;
-};
-
-/// The debugger's options for --debug-run: --memory-budget and --keep-data.
-DebuggerOptions debuggerOptionsOf(const RunOptions& o, const SessionOptions& sessionOptions)
-{
-    DebuggerOptions options;
-    options.session = sessionOptions;
-    if (!o.memoryBudget.empty())
-        options.memoryBudget = static_cast<size_t>(parseByteSize(o.memoryBudget, "--memory-budget"));
-    options.retention = o.keepData ? ValueRetention::Values : ValueRetention::Summaries;
-    return options;
-}
-
-/// Bytes of the tensors a debug run wrote: each storage once (a Reshape shares its input's), leaving out the caller's
-/// inputs and the values known at plan time (initializers, folded nodes), which the run did not write.
-size_t writtenBytes(const Debugger& debugger, const Program& program, const std::map<std::string, Value>& inputs)
-{
-    std::set<const void*> seen;
-    for (const auto& [name, value] : inputs)
-        if (const Tensor* t = value.heldTensor())
-            seen.insert(t->raw());
-    std::set<const Graph*> graphs;
-    size_t bytes = 0;
-    for (const RecordedValue& r : debugger.values()) {
-        if (r.graph && graphs.insert(r.graph).second)
-            for (const Value& known : program.plan(*r.graph).known)
-                if (const Tensor* t = known.heldTensor())
-                    seen.insert(t->raw());
-        const Tensor* t = r.dropped ? nullptr : r.value.heldTensor();
-        if (t && seen.insert(t->raw()).second)
-            bytes += r.value.byteSize();
-    }
-    return bytes;
-}
-
-/// The peak resident memory of this program in KiB: VmHWM, which starts afresh at exec. getrusage's ru_maxrss also
-/// counts the parent's pages that a fork copied before the exec, which for a small model is more than the model.
-long peakResidentKib()
-{
-    std::ifstream status("/proc/self/status");
-    std::string line;
-    while (std::getline(status, line))
-        if (line.rfind("VmHWM:", 0) == 0)
-            return std::strtol(line.c_str() + 6, nullptr, 10);
-    rusage usage {};
-    getrusage(RUSAGE_SELF, &usage);
-    return usage.ru_maxrss;
-}
-
-/// Minor page faults of this process so far: a run that writes memory the process never touched before pays one per
-/// page (on this project's VM, about 12 µs per 4 KiB page).
-long minorFaults()
-{
-    rusage usage {};
-    getrusage(RUSAGE_SELF, &usage);
-    return usage.ru_minflt;
-}
 
 /// Whether a node of this display name is in the graph, its subgraphs or its function bodies.
 bool hasNode(const Graph& graph, const std::string& name)
@@ -135,127 +44,6 @@ bool hasNode(const Graph& graph, const std::string& name)
             return true;
     }
     return false;
-}
-
-std::string preview(const Value& v)
-{
-    if (!v.isTensor())
-        return v.typeString();
-    const Tensor& t = v.tensor();
-    std::ostringstream s;
-    s << t.typeString() << " = [";
-    const int64_t n = std::min<int64_t>(t.size(), 8);
-    for (int64_t i = 0; i < n; ++i) {
-        if (i)
-            s << ", ";
-        if (t.dtype() == DataType::String)
-            s << '"' << escapeBytes(t.data<std::string>()[i]) << '"';
-        else if (t.dtype() == DataType::Complex64)
-            s << t.data<Complex64>()[i];
-        else if (t.dtype() == DataType::Complex128)
-            s << t.data<Complex128>()[i];
-        else
-            s << std::setprecision(6) << t.toDouble(i);
-    }
-    if (t.size() > n)
-        s << ", ... (" << t.size() << " values)";
-    s << "]";
-    return s.str();
-}
-
-/// The lines `--inspect` prints for a value: its type and statistics, then its first elements. They depend on the data
-/// only, so a run that had to rebuild the value prints the same lines as one that kept it.
-std::string inspectLines(const std::string& name, const Value& value)
-{
-    std::ostringstream s;
-    s << "value \"" << name << "\": " << value.typeString();
-    if (const auto stats = computeStats(value); stats && stats->numeric)
-        s << std::setprecision(9) << " min " << stats->min << " max " << stats->max << " mean " << stats->mean
-          << " std " << stats->std << " nan " << stats->nan << " inf " << stats->posInf + stats->negInf;
-    s << "\n  first values: " << preview(value) << "\n";
-    return s.str();
-}
-
-/// `run --debug-run` without --repeat: one run through the debugger within the memory budget, then the values named
-/// by --inspect, rebuilt from checkpoints if they were dropped.
-int debugRunOnce(const RunOptions& o, const std::shared_ptr<const Program>& program,
-    const std::map<std::string, Value>& inputs, const SessionOptions& sessionOptions, ValueWriter* writer)
-{
-    const DebuggerOptions options = debuggerOptionsOf(o, sessionOptions);
-    // The observers outlive the debugger, which asks them about timing as it lets them go.
-    TraceObserver trace(std::cout);
-    // --dump-all: every value written as it is made, while the debugger keeps only what the budget holds.
-    std::unique_ptr<DumpObserver> dump;
-    if (o.dumpAll)
-        dump = std::make_unique<DumpObserver>(*writer);
-    Debugger debugger(program, options);
-    if (o.trace)
-        debugger.addObserver(&trace);
-    if (dump)
-        debugger.addObserver(dump.get());
-    const auto started = Clock::now();
-    debugger.start(inputs);
-    StopInfo stop = debugger.continueRun();
-    while (stop.reason == StopReason::YieldOp || stop.reason == StopReason::DebugNode)
-        stop = debugger.continueRun();
-    const auto elapsed = Clock::now() - started;
-    if (!debugger.budgetNotice().empty())
-        std::cerr << "note: " << debugger.budgetNotice() << "\n";
-    // A value the dump could not write fails the run too, though no node failed.
-    if (stop.reason == StopReason::Failed || debugger.failed()) {
-        std::string message = stop.message;
-        if (writer && writer->failed())
-            message += "\n  note: \"" + o.outputDir + "\" holds only part of the values and no manifest.json";
-        else if (writer && o.dumpAll)
-            writer->writeManifest();
-        throw Error(message);
-    }
-    const auto& outputs = debugger.session().outputs();
-    if (writer) {
-        for (const auto& name : debugger.session().outputNames())
-            if (!dump || !dump->mainOutputsWritten().count(name))
-                writer->write(name, outputs.at(name), "", "main", "output");
-        writer->writeManifest();
-    }
-    const MemoryStats atEnd = debugger.memoryStats();
-    if (!o.quiet) {
-        for (const auto& name : debugger.session().outputNames())
-            std::cout << "output \"" << name << "\": " << preview(outputs.at(name)) << "\n";
-        std::cout << "debug run: " << debugger.values().size() << " value(s) in "
-                  << formatMs(std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed)) << " ms\n";
-    }
-    nlohmann::json recomputations = nlohmann::json::array();
-    for (const std::string& name : o.inspect) {
-        const RecordedValue* record = debugger.findValue(name);
-        if (!record)
-            throw Error("--inspect: the run recorded no value \"" + name + "\"");
-        const bool dropped = record->dropped;
-        const size_t stepsBefore = debugger.memoryStats().replayedSteps;
-        const auto t0 = Clock::now();
-        const Value value = debugger.materialize(*record);
-        const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-        if (dropped)
-            recomputations.push_back({ { "name", name }, { "ms", ms },
-                { "replayed_steps", debugger.memoryStats().replayedSteps - stepsBefore } });
-        std::cout << inspectLines(name, value);
-    }
-    if (!o.timingsFile.empty()) {
-        const MemoryStats now = debugger.memoryStats();
-        nlohmann::json timings { { "mode", "debug" }, { "memory_budget", options.memoryBudget },
-            { "run_ms", std::chrono::duration<double, std::milli>(elapsed).count() },
-            { "recorded_values", atEnd.keptValues + atEnd.droppedValues }, { "kept_values", atEnd.keptValues },
-            { "dropped_values", atEnd.droppedValues }, { "recorded_bytes", atEnd.recordedBytes },
-            { "checkpoints", atEnd.checkpoints }, { "checkpoint_bytes", atEnd.checkpointBytes },
-            { "checkpoint_interval", atEnd.checkpointInterval }, { "recomputations", recomputations },
-            { "replays", now.rematerializations }, { "replayed_steps", now.replayedSteps },
-            { "recompute_ms", std::chrono::duration<double, std::milli>(now.rematerializationTime).count() },
-            { "budget_notice", debugger.budgetNotice() }, { "peak_rss_kib", peakResidentKib() } };
-        std::ofstream out(o.timingsFile);
-        out << timings.dump(2) << "\n";
-        out.close();
-        check(out.good(), "cannot write \"" + o.timingsFile + "\"");
-    }
-    return kOk;
 }
 
 /// --dump-all DIR names the folder itself; --dump-all -o DIR (the older form) still works, also with --dump-all
@@ -279,23 +67,11 @@ void resolveDumpFolder(RunOptions& o)
         throw UsageError("--dump-all needs a folder: --dump-all DIR (or --dump-all --output-dir DIR)");
 }
 
-int runModel(const RunOptions& o)
+/// The checks between options that the parser cannot make; UsageError for the first that fails.
+void checkOptions(const RunOptions& o)
 {
     if (o.repeat < 0)
         throw UsageError("--repeat must be at least 0");
-    std::map<std::string, int64_t> dims;
-    for (const auto& d : o.dims) {
-        auto eq = d.find('=');
-        int64_t value = -1;
-        try {
-            if (eq != std::string::npos && eq > 0)
-                value = std::stoll(d.substr(eq + 1));
-        } catch (const std::exception&) {
-        }
-        if (value < 0)
-            throw UsageError("--dim expects SYMBOL=VALUE with a non-negative VALUE, got \"" + d + "\"");
-        dims[d.substr(0, eq)] = value;
-    }
     if (o.keepValues && (o.repeat == 0 || o.debugRun))
         throw UsageError("--keep-values times plain runs: it needs --repeat N and excludes --debug-run");
     const bool debugOnce = o.debugRun && o.repeat == 0;
@@ -308,69 +84,37 @@ int runModel(const RunOptions& o)
     if (debugOnce && (o.breakOnNan || !o.breakWhen.empty() || o.profile))
         throw UsageError(
             "--debug-run without --repeat does not combine with --break-on-nan, --break-when or --profile");
-    ConditionWatch conditions;
-    for (const auto& spec : o.breakWhen) {
-        try {
-            conditions.add(spec);
-        } catch (const Error& e) {
-            throw UsageError(std::string("--break-when: ") + e.what());
-        }
+}
+
+/// The run failed: its message, with what the dump folder holds and which symbolic sizes --random-inputs set to 1.
+[[noreturn]] void throwFailure(
+    std::string failure, const RunOptions& o, ValueWriter* writer, const std::set<std::string>& defaultedDims)
+{
+    if (writer && o.dumpAll) {
+        if (writer->failed())
+            failure += "\n  note: \"" + o.outputDir + "\" holds only part of the values and no manifest.json";
+        else
+            writer->writeManifest(); // what was produced before the failure is still useful
     }
-    SessionOptions sessionOptions;
-    sessionOptions.limits = o.limits.apply();
-    const std::unique_ptr<ThreadPool> pool = o.threads.makePool();
-    sessionOptions.threadPool = pool.get();
-
-    auto model = Model::load(o.model);
-    const Graph& graph = model->graph();
-    auto program = std::make_shared<Program>(model);
-
-    std::map<std::string, Value> inputs = readInputOptions(graph, o.inputs);
-
-    std::vector<std::string> missing;
-    for (ValueId id : graph.requiredInputs())
-        if (!inputs.count(graph.value(id).name) && graph.value(id).type.kind != Value::Kind::Optional)
-            missing.push_back(graph.value(id).name);
-    std::set<std::string> defaultedDims; // symbolic dimensions of random inputs that no --dim sized (so 1)
-    if (!missing.empty() && o.randomInputs) {
-        std::mt19937_64 rng(o.seed);
-        std::set<std::string> usedDims;
-        for (ValueId id : graph.requiredInputs()) {
-            const auto& v = graph.value(id);
-            if (!inputs.count(v.name) && v.type.kind != Value::Kind::Optional) {
-                std::string rule;
-                inputs[v.name] = defaultInputValue(graph, id, dims, usedDims, rng, &defaultedDims, rule);
-                if (!o.quiet)
-                    std::cout << "random input \"" << v.name << "\": " << inputs[v.name].typeString()
-                              << (rule == "random" ? std::string() : ", " + rule) << "\n";
-            }
-        }
-        for (const auto& [symbol, value] : dims)
-            if (!usedDims.count(symbol))
-                std::cerr << "warning: --dim " << symbol << " matches no symbolic dimension of the inputs\n";
-        missing.clear();
+    if (!defaultedDims.empty()) {
+        // A model run on 1×1 images usually fails in its first pooling or window: say why the sizes were 1.
+        std::string list;
+        for (const auto& d : defaultedDims)
+            list += (list.empty() ? "" : ", ") + d;
+        failure += "\n  note: --random-inputs set the symbolic dimension"
+            + std::string(defaultedDims.size() > 1 ? "s " : " ") + list
+            + " to 1; give real sizes with --dim SYMBOL=VALUE";
     }
-    if (!missing.empty()) {
-        std::string names;
-        for (const auto& m : missing)
-            names += (names.empty() ? "\"" : ", \"") + m + "\"";
-        throw Error("missing input" + std::string(missing.size() > 1 ? "s " : " ") + names
-            + " (give them with --input NAME=FILE.npy|FILE.pb, or use --random-inputs); the model expects:"
-            + expectedInputsText(graph));
-    }
+    throw Error(failure);
+}
 
-    std::unique_ptr<ValueWriter> writer;
-    if (!o.outputDir.empty()) {
-        std::error_code ec;
-        fs::create_directories(o.outputDir, ec);
-        check(fs::is_directory(o.outputDir),
-            "cannot create the output folder \"" + o.outputDir + "\"" + (ec ? ": " + ec.message() : std::string()));
-        writer = std::make_unique<ValueWriter>(o.outputDir);
-    }
-
-    if (debugOnce)
-        return debugRunOnce(o, program, inputs, sessionOptions, writer.get());
-
+/// The observed run: the first run, stepped node by node with the watches of --trace, --break-on-nan, --break-when,
+/// --dump-all and --profile; with --repeat, the warm-up of the timed runs.
+int observedRun(const RunOptions& o, const std::shared_ptr<const Program>& program,
+    const std::map<std::string, Value>& inputs, const SessionOptions& sessionOptions, int threads, ValueWriter* writer,
+    ConditionWatch& conditions, const std::set<std::string>& defaultedDims)
+{
+    const Graph& graph = program->model().graph();
     // First run: the observed one (trace, NaN and condition watches, dump); with --repeat it is the warm-up.
     TraceObserver trace(std::cout);
     NonFiniteWatch nan;
@@ -412,23 +156,8 @@ int runModel(const RunOptions& o)
     }
     const auto elapsed = Clock::now() - started;
     std::cout.flush();
-    if (writer && !failure.empty() && o.dumpAll) {
-        if (writer->failed())
-            failure += "\n  note: \"" + o.outputDir + "\" holds only part of the values and no manifest.json";
-        else
-            writer->writeManifest(); // what was produced before the failure is still useful
-    }
-    if (!failure.empty() && !defaultedDims.empty()) {
-        // A model run on 1×1 images usually fails in its first pooling or window: say why the sizes were 1.
-        std::string list;
-        for (const auto& d : defaultedDims)
-            list += (list.empty() ? "" : ", ") + d;
-        failure += "\n  note: --random-inputs set the symbolic dimension"
-            + std::string(defaultedDims.size() > 1 ? "s " : " ") + list
-            + " to 1; give real sizes with --dim SYMBOL=VALUE";
-    }
     if (!failure.empty())
-        throw Error(failure);
+        throwFailure(std::move(failure), o, writer, defaultedDims);
     if (const auto& hit = nan.hit()) {
         if (writer && o.dumpAll)
             writer->writeManifest();
@@ -469,104 +198,11 @@ int runModel(const RunOptions& o)
             std::cout << "; wrote " << writer->count() << " value(s) to " << o.outputDir;
         std::cout << "\n";
     }
-
     if (o.repeat > 0) {
-        std::vector<double> ms, cpuMs;
-        std::vector<long> faults; // per run, read outside the clock
-        const auto cpuNow = [] {
-            timespec ts {};
-            clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-            return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
-        };
-        std::map<std::string, Value> lastOutputs;
-        size_t recordedValues = 0, droppedValues = 0, recordedBytes = 0, writtenByRun = 0;
-        if (o.debugRun) {
-            // Each run through a fresh Debugger: a hook after every node, every intermediate kept. The previous
-            // run's values are released after its clock stopped.
-            const DebuggerOptions debuggerOptions = debuggerOptionsOf(o, sessionOptions);
-            for (int i = 0; i < o.repeat; ++i) {
-                auto debugger = std::make_unique<Debugger>(program, debuggerOptions);
-                if (o.profile)
-                    debugger->addObserver(&profile);
-                const long f0 = minorFaults();
-                const double c0 = cpuNow();
-                auto t0 = Clock::now();
-                debugger->start(inputs);
-                StopInfo stop = debugger->continueRun();
-                while (stop.reason == StopReason::YieldOp || stop.reason == StopReason::DebugNode)
-                    stop = debugger->continueRun();
-                ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-                cpuMs.push_back(cpuNow() - c0);
-                faults.push_back(minorFaults() - f0);
-                if (debugger->failed() || !debugger->finished())
-                    throw Error("debug run " + std::to_string(i + 1) + " stopped: " + stop.message);
-                lastOutputs = debugger->session().outputs();
-                recordedValues = debugger->values().size();
-                recordedBytes = debugger->recordedBytes();
-                if (i + 1 == o.repeat)
-                    writtenByRun = writtenBytes(*debugger, *program, inputs);
-                droppedValues = debugger->forgottenValues();
-                for (const auto& v : debugger->values())
-                    droppedValues += v.dropped ? 1 : 0;
-                if (o.profile)
-                    debugger->removeObserver(&profile);
-            }
-        } else {
-            // --keep-values: a KeepObserver holds every output, which it releases after the clock stopped, as the
-            // debug runs do.
-            KeepObserver keeper;
-            Session timed(program, sessionOptions);
-            if (o.profile)
-                timed.addObserver(&profile);
-            if (o.keepValues)
-                timed.addObserver(&keeper);
-            for (int i = 0; i < o.repeat; ++i) {
-                const long f0 = minorFaults();
-                const double c0 = cpuNow();
-                auto t0 = Clock::now();
-                lastOutputs = timed.run(inputs);
-                ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-                cpuMs.push_back(cpuNow() - c0);
-                faults.push_back(minorFaults() - f0);
-                keeper.clear();
-            }
-        }
-        std::vector<double> sorted = ms;
-        std::sort(sorted.begin(), sorted.end());
-        // Small models run in tens of microseconds: a tenth of one is still worth telling apart.
-        const auto latency = [](double v) { return formatMs(v, v < 1 ? 4 : 3); };
-        const size_t n = sorted.size();
-        const double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-        const char* mode = o.debugRun ? "debug-run" : (o.keepValues ? "keep-values" : "");
-        std::cout << mode << (*mode ? " " : "") << "latency over " << n << " run" << (n == 1 ? "" : "s")
-                  << " after 1 warm-up: median " << latency(median) << " ms, min " << latency(sorted.front())
-                  << " ms, max " << latency(sorted.back()) << " ms\n";
-        if (o.debugRun)
-            std::cout << "each debug run kept " << recordedValues << " value(s), " << formatBytes(recordedBytes)
-                      << (droppedValues ? ", dropped " + std::to_string(droppedValues) + " over the memory budget" : "")
-                      << "\n";
+        std::function<void(const std::map<std::string, Value>&)> timedOutputs;
         if (writer && outputsFromTimedRun)
-            writeOutputs(lastOutputs);
-        if (!o.timingsFile.empty()) {
-            nlohmann::json timings { { "mode", o.debugRun ? "debug" : (o.keepValues ? "keep-values" : "plain") },
-                { "threads", pool ? pool->threads() : 1 }, { "simd", std::string(simdLevelName()) }, { "runs_ms", ms },
-                { "cpu_ms", cpuMs }, { "page_faults", faults }, { "median_ms", median }, { "min_ms", sorted.front() },
-                { "max_ms", sorted.back() }, { "nodes", counter.nodes() }, { "peak_rss_kib", peakResidentKib() } };
-            if (!o.debugRun) {
-                timings["fused_nodes"] = o.keepValues ? 0 : program->mainPlan().fusedNodeCount();
-                timings["folded_nodes"] = o.keepValues ? 0 : program->mainPlan().foldedNodeCount();
-            }
-            if (o.debugRun) {
-                timings["recorded_values"] = recordedValues;
-                timings["recorded_bytes"] = recordedBytes;
-                timings["written_bytes"] = writtenByRun;
-                timings["dropped_values"] = droppedValues;
-            }
-            std::ofstream out(o.timingsFile);
-            out << timings.dump(2) << "\n";
-            out.close();
-            check(out.good(), "cannot write \"" + o.timingsFile + "\"");
-        }
+            timedOutputs = writeOutputs;
+        timeRuns(o, program, inputs, sessionOptions, threads, counter.nodes(), profile, timedOutputs);
     }
     if (separateProfileRun) {
         Session profiled(program, sessionOptions);
@@ -576,6 +212,73 @@ int runModel(const RunOptions& o)
     if (o.profile)
         profile.printReport(std::cout, o.repeat > 0 ? static_cast<size_t>(o.repeat) : 1);
     return kOk;
+}
+
+} // namespace
+
+std::string preview(const Value& v)
+{
+    if (!v.isTensor())
+        return v.typeString();
+    const Tensor& t = v.tensor();
+    std::ostringstream s;
+    s << t.typeString() << " = [";
+    const int64_t n = std::min<int64_t>(t.size(), 8);
+    for (int64_t i = 0; i < n; ++i) {
+        if (i)
+            s << ", ";
+        if (t.dtype() == DataType::String)
+            s << '"' << escapeBytes(t.data<std::string>()[i]) << '"';
+        else if (t.dtype() == DataType::Complex64)
+            s << t.data<Complex64>()[i];
+        else if (t.dtype() == DataType::Complex128)
+            s << t.data<Complex128>()[i];
+        else
+            s << std::setprecision(6) << t.toDouble(i);
+    }
+    if (t.size() > n)
+        s << ", ... (" << t.size() << " values)";
+    s << "]";
+    return s.str();
+}
+
+namespace {
+
+int runModel(const RunOptions& o)
+{
+    const std::map<std::string, int64_t> dims = parseDims(o.dims);
+    checkOptions(o);
+    ConditionWatch conditions;
+    for (const auto& spec : o.breakWhen) {
+        try {
+            conditions.add(spec);
+        } catch (const Error& e) {
+            throw UsageError(std::string("--break-when: ") + e.what());
+        }
+    }
+    SessionOptions sessionOptions;
+    sessionOptions.limits = o.limits.apply();
+    const std::unique_ptr<ThreadPool> pool = o.threads.makePool();
+    sessionOptions.threadPool = pool.get();
+
+    auto model = Model::load(o.model);
+    auto program = std::make_shared<Program>(model);
+    std::map<std::string, Value> inputs = readInputs(model->graph(), o.inputs, "--input");
+    std::set<std::string> defaultedDims; // symbolic dimensions of random inputs that no --dim sized (so 1)
+    completeInputs(model->graph(), inputs, RandomInputs { o.randomInputs, o.seed, dims }, {}, o.quiet, &defaultedDims);
+
+    std::unique_ptr<ValueWriter> writer;
+    if (!o.outputDir.empty()) {
+        std::error_code ec;
+        fs::create_directories(o.outputDir, ec);
+        check(fs::is_directory(o.outputDir),
+            "cannot create the output folder \"" + o.outputDir + "\"" + (ec ? ": " + ec.message() : std::string()));
+        writer = std::make_unique<ValueWriter>(o.outputDir);
+    }
+    if (o.debugRun && o.repeat == 0)
+        return debugRunOnce(o, program, inputs, sessionOptions, writer.get());
+    return observedRun(
+        o, program, inputs, sessionOptions, pool ? pool->threads() : 1, writer.get(), conditions, defaultedDims);
 }
 
 } // namespace

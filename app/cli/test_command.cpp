@@ -2,7 +2,7 @@
 #include "app/cli/cli_util.h"
 #include "app/cli/commands.h"
 
-#include "engine/exec/backend_case.h"
+#include "engine/compare/backend_case.h"
 
 #include <fstream>
 #include <iostream>

@@ -2,6 +2,7 @@
 #include "engine/core/tensor.h"
 
 #include "engine/core/allocation_limit.h"
+#include "engine/core/byte_size.h"
 #include "engine/core/half.h"
 #include "engine/core/narrow_types.h"
 #include "engine/core/small_block_cache.h"
@@ -39,19 +40,6 @@ std::atomic<size_t>& limitRef()
 {
     static std::atomic<size_t> limit { availableMemory() };
     return limit;
-}
-
-std::string formatBytes(double bytes)
-{
-    const char* units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
-    int u = 0;
-    while (bytes >= 1024 && u < 6) {
-        bytes /= 1024;
-        ++u;
-    }
-    char buf[64];
-    snprintf(buf, sizeof buf, "%.1f %s", bytes, units[u]);
-    return buf;
 }
 
 /// What allocate_shared constructs in the control block: the tensor's shape, if it gives one; the elements follow.
@@ -98,8 +86,8 @@ namespace {
 
 [[noreturn]] void throwOverLimit(const std::string& what, double bytes)
 {
-    throw Error(what + " would need " + formatBytes(bytes) + ", more than the allocation limit of "
-        + formatBytes(static_cast<double>(Tensor::allocationLimit())));
+    throw Error(what + " would need " + formatByteCount(bytes) + ", more than the allocation limit of "
+        + formatByteCount(static_cast<double>(Tensor::allocationLimit())));
 }
 
 /// The check of allocateStorage and checkedTensorCount: `count` elements of `type` (a count already known to be
@@ -184,7 +172,7 @@ std::shared_ptr<void> allocateStorageFor(
     }
     if (!storage)
         throw Error("out of memory allocating tensor " + std::string(dataTypeName(type)) + shapeToString(shape) + " ("
-            + formatBytes(static_cast<double>(n * elem)) + ")");
+            + formatByteCount(static_cast<double>(n * elem)) + ")");
     if (zeroed)
         std::memset(storage.get(), 0, bytes);
     return storage;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "engine/exec/value_condition.h"
 
+#include "engine/core/tensor_stats.h"
 #include "engine/core/text.h"
-#include "engine/exec/tensor_stats.h"
 
 #include <cmath>
 #include <cstdio>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "engine/core/tensor_stats.h"
 #include "engine/core/value.h"
-#include "engine/exec/tensor_stats.h"
 
 #include <filesystem>
 #include <memory>
@@ -13,8 +13,6 @@
 #include <vector>
 
 namespace onnxscope {
-
-class Model;
 
 /// The one rule for turning a value name into a file name, for every file the engine writes after a value:
 /// - ASCII letters, digits, '.', '_' and '-' are kept; every other byte becomes '_' (so a name never reaches
@@ -64,12 +62,6 @@ struct RunSummary {
 /// Writes `{"model", "stop_reason", "message", "values": [{name, node, op_type, frame, iteration, dropped, type,
 /// dtype, shape, stats, trace_point}]}`; non-finite statistics are null.
 void writeJsonSummary(const std::filesystem::path& path, const RunSummary& summary);
-
-/// A copy of `model` where each of `values` (main-graph value name, tensor) is attached as an initializer
-/// "<name>__debug_value" feeding a DEBUG node of domain mlprodict, so that other graph viewers show the values.
-/// Returns the number of values attached; Error if the model would pass protobuf's 2 GB limit or cannot be written.
-size_t writeDebugModel(
-    const std::filesystem::path& path, const Model& model, const std::vector<std::pair<std::string, Tensor>>& values);
 
 /// Writes a run's values as they come into one folder, as `onnxscope-cli run --output-dir` does: each value as
 /// `<k>_<safeFileName(name)>.npy` (k counts from 0), or `.json` for sequences, maps, empty optionals and strings that

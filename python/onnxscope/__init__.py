@@ -485,9 +485,6 @@ def load(model: Union[PathLike, bytes, Any], *, base_dir: Optional[PathLike] = N
 
 # ---- debugger ------------------------------------------------------------------------------------------------------
 
-_SIZE_UNITS = "KMGTP"
-
-
 def _parse_memory_budget(budget: Union[int, str, None]) -> int:
     """Bytes (0: the engine's default) from an int or a size string as the CLI's --memory-budget takes it."""
     if budget is None:
@@ -500,22 +497,12 @@ def _parse_memory_budget(budget: Union[int, str, None]) -> int:
         return budget
     if not isinstance(budget, str):
         raise TypeError(f"memory_budget takes an int, a string such as '512M' or None, got {type(budget).__name__}")
-    text = budget.strip()
-    digits = len(text) - len(text.lstrip("0123456789"))
-    unit = text[digits:].upper()
-    if len(unit) > 1 and unit.endswith("B"):
-        unit = unit[:-1]
-    if len(unit) > 1 and unit.endswith("I"):
-        unit = unit[:-1]
-    shift = 0
-    if len(unit) == 1 and unit in _SIZE_UNITS:
-        shift = 10 * (1 + _SIZE_UNITS.index(unit))
-    elif unit not in ("", "B"):
-        digits = 0
-    value = int(text[:digits]) if 0 < digits <= 19 else 0
-    if value <= 0 or (value << shift) >= 2**64:
-        raise ValueError(f"memory_budget expects a positive size such as 1048576, '512M' or '4G', got {budget!r}")
-    return value << shift
+    # The engine's one grammar for sizes (engine/core/byte_size.h), as the CLI and the GUI read them.
+    value = _core.parse_byte_size(budget)
+    if value is None:
+        raise ValueError(f"memory_budget expects a positive size such as 1048576, '512M', '1.5G' or '64KiB' "
+                         f"(K, M, G, T, P are powers of 1024), got {budget!r}")
+    return value
 
 
 
@@ -640,6 +627,7 @@ class Debugger:
         node: Optional[str] = None,
         *,
         op_type: Optional[str] = None,
+        value: Optional[str] = None,
         nonfinite: bool = False,
         when: Union[str, Callable[[NodeEvent], bool], None] = None,
         iteration: Optional[int] = None,
@@ -648,6 +636,8 @@ class Debugger:
 
         - ``break_on("conv_3")``: before the node with this display name (any frame);
         - ``break_on(op_type="Conv")``: before every node of this op type;
+        - ``break_on(value="y")``: after the node that produces the value ``y`` (with ``when=``, only if it meets the
+          condition);
         - ``break_on(nonfinite=True)``: after the first node that produces NaN or Inf;
         - ``break_on(when="any |x| > 1e4")``: after the first node (or the given node / op type) one of whose outputs
           meets the condition: ``any |x| > T``, ``all x >= 0``, ``max > 100`` (min, max, mean, std, absmax, sum,
@@ -655,21 +645,31 @@ class Debugger:
         - ``break_on(when=lambda e: e.outputs[0].max() > 3)``: after a node for which the callable, given a
           :class:`NodeEvent`, returns True.
 
-        iteration: for node / op type breakpoints, only in this iteration of the nearest enclosing Loop/Scan.
+        iteration: only in this iteration of the nearest enclosing Loop/Scan (an If branch or a function body inside
+        that iteration is in it), for every kind of breakpoint: the rule the GUI and the CLI follow too.
         """
         it = -1 if iteration is None else int(iteration)
         if nonfinite:
-            if node or op_type or when is not None:
-                raise ValueError("nonfinite=True takes no node, op_type or when")
-            return self._core.add_breakpoint("nonfinite", "", "", "", None, -1)
+            if node or op_type or value or when is not None:
+                raise ValueError("nonfinite=True takes no node, op_type, value or when")
+            return self._core.add_breakpoint("nonfinite", "", "", "", None, it)
+        if value is not None:
+            if node or op_type or not isinstance(value, str) or not value:
+                raise ValueError("value= takes the name of a value, and no node or op_type")
+            if when is not None and not isinstance(when, str):
+                raise ValueError("value= takes a condition string as when=")
+            try:
+                return self._core.add_breakpoint("value", value, "", when or "", None, it)
+            except Error as e:
+                raise ValueError(str(e)) from None
         if when is not None:
             if callable(when):
                 wrapped = lambda d: bool(when(_event(d)))  # noqa: E731
-                return self._core.add_breakpoint("condition", node or "", op_type or "", "", wrapped, -1)
+                return self._core.add_breakpoint("condition", node or "", op_type or "", "", wrapped, it)
             if not isinstance(when, str) or not when.strip():
                 raise ValueError("when must be a condition string or a callable")
             try:
-                return self._core.add_breakpoint("condition", node or "", op_type or "", when, None, -1)
+                return self._core.add_breakpoint("condition", node or "", op_type or "", when, None, it)
             except Error as e:
                 raise ValueError(str(e)) from None
         if node and op_type:
@@ -678,7 +678,7 @@ class Debugger:
             return self._core.add_breakpoint("node", node, "", "", None, it)
         if op_type:
             return self._core.add_breakpoint("op_type", "", op_type, "", None, it)
-        raise ValueError("break_on needs node=, op_type=, nonfinite=True or when=")
+        raise ValueError("break_on needs node=, op_type=, value=, nonfinite=True or when=")
 
     def remove_breakpoint(self, breakpoint_id: int) -> bool:
         return self._core.remove_breakpoint(breakpoint_id)

@@ -5,9 +5,10 @@
 #include "engine/compare/comparison_json.h"
 #include "engine/compare/run_comparison.h"
 #include "engine/core/allocation_limit.h"
+#include "engine/core/byte_size.h"
 #include "engine/core/thread_pool.h"
 #include "engine/core/version.h"
-#include "engine/exec/debugger.h"
+#include "engine/exec/debug/debugger.h"
 #include "engine/exec/extract_case.h"
 #include "engine/exec/model_diagnostics.h"
 #include "engine/exec/program.h"
@@ -757,56 +758,47 @@ public:
         return d;
     }
 
+    /// Breakpoints as data (engine/exec/debug/breakpoint.h), built as the GUI and the CLI build them; only a Python
+    /// callable is a closure. `node` is the value's name for kind "value".
     int addBreakpoint(const std::string& kind, const std::string& node, const std::string& opType,
         const std::string& when, nb::object callable, int64_t iteration)
     {
+        using Kind = Breakpoint::Kind;
         Breakpoint b;
-        b.iteration = iteration;
         if (kind == "nonfinite") {
-            b.kind = Breakpoint::Kind::NonFinite;
+            b = makeBreakpoint(Kind::NonFinite, {}, {}, -1, iteration);
         } else if (kind == "node") {
-            b.kind = Breakpoint::Kind::Node;
-            b.pattern = node;
+            b = makeBreakpoint(Kind::Node, node, {}, -1, iteration);
         } else if (kind == "op_type") {
-            b.kind = Breakpoint::Kind::OpType;
-            b.pattern = opType;
+            b = makeBreakpoint(Kind::OpType, opType, {}, -1, iteration);
+        } else if (kind == "value") {
+            b = makeBreakpoint(Kind::Value, node, when, -1, iteration);
+        } else if (kind == "condition" && !when.empty()) {
+            b = makeBreakpoint(Kind::Condition, node, when, -1, iteration);
+            b.opType = opType;
+            b.description = (node.empty() ? std::string("any node") : node) + ": " + when;
         } else if (kind == "condition") {
-            b.kind = Breakpoint::Kind::Condition;
+            b.kind = Kind::Condition;
             b.pattern = node;
-            std::function<bool(const NodeEvent&)> test;
-            if (!when.empty()) {
-                auto condition = std::make_shared<ValueCondition>(ValueCondition::parse(when));
-                test = [condition](const NodeEvent& event) {
-                    for (const Value& output : event.outputs)
-                        if (condition->matches(output))
-                            return true;
+            b.opType = opType;
+            b.iteration = iteration < 0 ? -1 : iteration;
+            auto fn = std::make_shared<nb::object>(std::move(callable));
+            b.condition = [this, fn](const NodeEvent& event) {
+                nb::gil_scoped_acquire gil;
+                if (!fn->is_valid())
                     return false;
-                };
-                b.description = (node.empty() ? std::string("any node") : node) + ": " + when;
-            } else {
-                auto fn = std::make_shared<nb::object>(std::move(callable));
-                test = [this, fn](const NodeEvent& event) {
-                    nb::gil_scoped_acquire gil;
-                    if (!fn->is_valid())
-                        return false;
-                    try {
-                        return nb::cast<bool>((*fn)(eventToPython(event, iterationOf(event))));
-                    } catch (nb::python_error& e) {
-                        e.restore();
-                        m_pending.capture();
-                        m_debugger->requestPause();
-                        return false;
-                    }
-                };
-                b.description = (node.empty() ? std::string("any node") : node) + ": Python condition";
-                // The callable is released with the GIL held (the breakpoint may outlive a resume).
-                m_callables.push_back(fn);
-            }
-            if (!opType.empty()) {
-                auto inner = std::move(test);
-                test = [inner, opType](const NodeEvent& event) { return event.node.opType == opType && inner(event); };
-            }
-            b.condition = std::move(test);
+                try {
+                    return nb::cast<bool>((*fn)(eventToPython(event, iterationOf(event))));
+                } catch (nb::python_error& e) {
+                    e.restore();
+                    m_pending.capture();
+                    m_debugger->requestPause();
+                    return false;
+                }
+            };
+            b.description = (node.empty() ? std::string("any node") : node) + ": Python condition";
+            // The callable is released with the GIL held (the breakpoint may outlive a resume).
+            m_callables.push_back(fn);
         } else {
             throw nb::value_error("unknown breakpoint kind");
         }
@@ -836,11 +828,9 @@ public:
     std::shared_ptr<const Program> program() const { return m_program; }
 
 private:
-    static int64_t iterationOf(const NodeEvent& event)
-    {
-        // The innermost loop iteration: the frame's own, else its parents' as the debugger records them.
-        return event.frame.iteration;
-    }
+    /// The one iteration rule (engine/exec/debug/breakpoint.h): the iteration of the nearest enclosing Loop/Scan of
+    /// the frame the node ran in, an If branch inside a loop iteration included.
+    int64_t iterationOf(const NodeEvent&) const { return m_debugger->currentIteration(); }
 
     void afterNode(const NodeEvent& event) override
     {
@@ -1063,6 +1053,8 @@ NB_MODULE(_onnxscope, m)
     });
     m.def("make_tensor", &makeTensor, "dtype"_a, "shape"_a, "data"_a);
     m.def("check_string_shape", &checkStringShape, "shape"_a);
+    m.def(
+        "parse_byte_size", [](const std::string& text) { return parseByteSize(text); }, "text"_a);
     m.def("make_string_tensor", &makeStringTensor, "shape"_a, "items"_a);
     m.def("make_sequence", &makeSequence, "elem_type"_a, "items"_a);
     m.def(

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // If / Loop / Scan under the debugger: frame paths, step into / over / out, breakpoints inside bodies,
 // per-iteration values and their retention, iteration limits, deep nesting.
-#include "engine/exec/debugger.h"
+#include "engine/exec/debug/debugger.h"
 #include "tests/common/test_models.h"
 
 #include <onnx/onnx_pb.h>
@@ -213,6 +213,42 @@ private slots:
         QCOMPARE(
             nested.session().framePath(), std::string("main / Loop \"Loop_2\" iteration 2 / If \"If_3\" then_branch"));
         QCOMPARE(nested.continueRun().reason, StopReason::Finished);
+    }
+
+    void everyBreakpointKindReadsTheIterationTheSameWay()
+    {
+        // The one iteration rule (engine/exec/debug/breakpoint.h): a node in the If inside the body is in the body's
+        // iteration, for after-node breakpoints (a condition, a value) as for before-node ones. x = [2, 3]: the then
+        // branch (iterations 1 and 2) makes t = acc + x.
+        using Kind = Breakpoint::Kind;
+        for (const Breakpoint& b : { makeBreakpoint(Kind::Condition, "Add_0", "all x > 0", -1, 2),
+                 makeBreakpoint(Kind::Condition, "", "any x > 0", 0, 2), makeBreakpoint(Kind::Value, "t", "", -1, 2),
+                 makeBreakpoint(Kind::Value, "t", "max > 0", -1, 2), makeBreakpoint(Kind::OpType, "Add", "", -1, 2) }) {
+            Debugger dbg(compile(kLoopWithIf));
+            dbg.addBreakpoint(b);
+            dbg.start(inputs());
+            StopInfo s = dbg.continueRun();
+            QVERIFY2(s.reason == StopReason::Breakpoint, b.pattern.c_str());
+            // Every stop (the any-node condition stops after each node of the iteration) is in iteration 2.
+            for (; s.reason == StopReason::Breakpoint; s = dbg.continueRun())
+                QVERIFY2(s.framePath.starts_with("main / Loop \"Loop_2\" iteration 2"), s.framePath.c_str());
+            QCOMPARE(s.reason, StopReason::Finished);
+        }
+        // Iteration 0 runs the else branch: nothing named t, no Add.
+        for (const Breakpoint& b : { makeBreakpoint(Kind::Value, "t", "", -1, 0),
+                 makeBreakpoint(Kind::Condition, "Add_0", "all x > 0", -1, 0) }) {
+            Debugger dbg(compile(kLoopWithIf));
+            dbg.addBreakpoint(b);
+            dbg.start(inputs());
+            QCOMPARE(dbg.continueRun().reason, StopReason::Finished);
+        }
+        QVERIFY_THROWS_EXCEPTION(Error, makeBreakpoint(Kind::Condition, "Add_0", ""));
+        QVERIFY_THROWS_EXCEPTION(Error, makeBreakpoint(Kind::Value, "", ""));
+        QVERIFY_THROWS_EXCEPTION(Error, makeBreakpoint(Kind::Node, "Add_0", "max > 1"));
+        QVERIFY_THROWS_EXCEPTION(Error, parseBreakpointSpec("Add_0: max >>> 1"));
+        const Breakpoint spec = parseBreakpointSpec("a:b: any |x| > 3");
+        QCOMPARE(spec.pattern, std::string("a:b"));
+        QCOMPARE(spec.when->text(), std::string("any |x| > 3"));
     }
 
     void nonFiniteBreakFiresInsideSubgraphs()

@@ -5,7 +5,7 @@
 // with the allocations an output costs (its storage, which shares a block with its shared_ptr's control block and its
 // shape, and the shape's elements).
 #include "engine/core/sanitizer.h"
-#include "engine/exec/debugger.h"
+#include "engine/exec/debug/debugger.h"
 #include "engine/exec/session.h"
 
 #include <onnx/defs/parser.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The debugger through its public API: stepping order, breakpoints, hooks, DEBUG/YieldOp, runTo, reset, failures.
-#include "engine/exec/debugger.h"
+#include "engine/exec/debug/debugger.h"
 
 #include <onnx/defs/parser.h>
 #include <onnx/onnx_pb.h>

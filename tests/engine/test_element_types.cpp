@@ -5,8 +5,8 @@
 // format definitions, and were checked against ml_dtypes 0.7 (numpy's `astype` with ml_dtypes' dtypes), which
 // generated ONNX's test data; never from our own output.
 #include "engine/core/narrow_types.h"
+#include "engine/core/tensor_stats.h"
 #include "engine/exec/session.h"
-#include "engine/exec/tensor_stats.h"
 #include "engine/io/npy.h"
 #include "engine/io/tensor_proto.h"
 

@@ -6,7 +6,7 @@
 // folding: chains on initializers computed at plan time (also in a subgraph, from outer-scope initializers), not for
 // overridable inputs, oversized outputs or failing kernels. A mismatch prints the case, the seed and the first bad
 // index.
-#include "engine/exec/debugger.h"
+#include "engine/exec/debug/debugger.h"
 #include "engine/exec/session.h"
 
 #include <QtTest>

@@ -3,7 +3,7 @@
 // random shapes with fixed seeds; older opset forms and corners against numpy (indexing_numpy_cases.py); the random
 // ops' determinism and distributions; and the refusal of absurd output sizes (ConstantOfShape, Expand, Tile, Range,
 // OneHot) with an Error that names the shape instead of a crash.
-#include "engine/exec/backend_case.h"
+#include "engine/compare/backend_case.h"
 #include "engine/exec/program.h"
 #include "engine/exec/session.h"
 #include "engine/model/model.h"

@@ -3,7 +3,7 @@
 // references (also inside a body's subgraphs), value_info, doc_string and metadata_props of functions, nested calls
 // under the debugger, and a model written like torch dynamo exports write them (pkg.onnxscript.torch_lib).
 // Expected values: numpy, and onnxruntime 1.32 where it runs the model (it does not resolve nested overloaded calls).
-#include "engine/exec/debugger.h"
+#include "engine/exec/debug/debugger.h"
 
 #include <onnx/defs/parser.h>
 #include <onnx/onnx_pb.h>

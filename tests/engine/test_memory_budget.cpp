@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Debugging within a memory budget: summaries of every value, checkpoints, rebuilding dropped values bit-identically,
 // and reverse execution (step back, step back out, reverse continue, run back to a node) inside Loop and If frames.
-#include "engine/exec/debugger.h"
+#include "engine/exec/debug/debugger.h"
 #include "engine/io/value_writer.h"
 
 #include <QtTest>

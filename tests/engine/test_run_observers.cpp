@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The engine's run observers through their public API: trace lines, profile (calls, self time, the report), the
 // NaN/Inf watch shared with the debugger's non-finite breakpoint, node counting and value keeping.
-#include "engine/exec/debugger.h"
+#include "engine/exec/debug/debugger.h"
 #include "engine/exec/observers/count_observer.h"
 #include "engine/exec/observers/keep_observer.h"
 #include "engine/exec/observers/output_watch.h"

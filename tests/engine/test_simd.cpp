@@ -8,7 +8,7 @@
 #include "engine/core/sanitizer.h"
 #include "engine/core/spare_vectors.h"
 #include "engine/core/thread_pool.h"
-#include "engine/exec/debugger.h"
+#include "engine/exec/debug/debugger.h"
 #include "engine/exec/session.h"
 #include "engine/kernels/common/half_convert.h"
 #include "engine/kernels/simd/simd.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Value conditions (the GUI's conditional breakpoints and `run --break-when`) through the public API: the syntax,
 // what matches and where, and the ConditionWatch observer and the debugger's condition breakpoint that use them.
-#include "engine/exec/debugger.h"
+#include "engine/exec/debug/debugger.h"
 #include "engine/exec/observers/output_watch.h"
 #include "engine/exec/value_condition.h"
 
@@ -155,16 +155,10 @@ private slots:
 
     void debuggerConditionBreakpointOnOneOutput()
     {
-        // As the GUI installs it: a condition on output 1 of Split only.
-        const auto condition = std::make_shared<ValueCondition>(ValueCondition::parse("any x > 35"));
+        // As the GUI, the CLI and Python build it (makeBreakpoint): a condition on output 1 of Split only.
         for (const int output : { 0, 1 }) {
             Debugger dbg(compile());
-            Breakpoint b;
-            b.kind = Breakpoint::Kind::Condition;
-            b.pattern = "Split_2";
-            b.condition = [condition, output](
-                              const NodeEvent& e) { return firstOutputMeeting(e, *condition, output).has_value(); };
-            dbg.addBreakpoint(b);
+            dbg.addBreakpoint(makeBreakpoint(Breakpoint::Kind::Condition, "Split_2", "any x > 35", output));
             dbg.start(inputs());
             const StopInfo stop = dbg.continueRun();
             if (output == 1) {

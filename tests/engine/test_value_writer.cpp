@@ -2,11 +2,12 @@
 // The engine's value writer through its public API: the file-name rule, formats by suffix (.npy, .pb, .csv), .npz
 // archives, folders with a manifest, the JSON summary, the debug model, and the dump folder of `run --output-dir`.
 #include "engine/core/half.h"
-#include "engine/exec/debugger.h"
+#include "engine/exec/debug/debugger.h"
 #include "engine/exec/observers/dump_observer.h"
 #include "engine/io/npy.h"
 #include "engine/io/tensor_proto.h"
 #include "engine/io/value_writer.h"
+#include "engine/model/debug_model.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

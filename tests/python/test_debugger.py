@@ -8,6 +8,7 @@ import time
 
 import numpy as np
 import pytest
+import onnx.parser
 from onnx import TensorProto, helper
 
 import onnxscope
@@ -185,21 +186,66 @@ def test_ctrl_c_interrupts_a_long_run(how):
 
 
 def test_gil_is_released_while_running():
+    # The run goes on a second thread; this one ticks (a sleep takes and gives back the GIL each time) while the run
+    # has not finished. With the GIL held through the run, no tick could happen before it ends. A run that ends before
+    # 20 ticks proves nothing either way, so it is made ten times longer: a faster engine does not fail this test.
     model = onnxscope.load(long_loop_model())
-    ticks = []
-    stop = threading.Event()
+    n = 30000
+    while True:
+        started, finished = threading.Event(), threading.Event()
 
-    def tick():
-        while not stop.is_set():
-            ticks.append(1)
+        def run(count=n):
+            started.set()
+            model.run({"n": np.array(count, np.int64), "y0": np.array(0, np.float32)})
+            finished.set()
+
+        t = threading.Thread(target=run)
+        t.start()
+        started.wait()
+        ticks_during_run = 0
+        while ticks_during_run < 20 and not finished.is_set():
             time.sleep(0.001)
+            if not finished.is_set():
+                ticks_during_run += 1
+        t.join()
+        if ticks_during_run >= 20:
+            break
+        assert n < 10**8, f"the other thread never ran during a run of {n} Loop iterations ({ticks_during_run} ticks)"
+        n *= 10
 
-    t = threading.Thread(target=tick)
-    t.start()
-    start = time.monotonic()
-    model.run({"n": np.array(300000, np.int64), "y0": np.array(0, np.float32)})
-    elapsed = time.monotonic() - start
-    stop.set()
-    t.join()
-    # The other thread ran during the engine's run (with the GIL held it would not tick at all).
-    assert elapsed > 0.05 and len(ticks) > 10, (elapsed, len(ticks))
+
+LOOP_WITH_IF = """<ir_version: 8, opset_import: ["" : 17]>
+agraph (float[2] x) => (float[2] out) {
+    trip = Constant <value = int64 {5}> ()
+    cond = Constant <value = bool {1}> ()
+    out = Loop (trip, cond, x) <body = loop_body (int64 i, bool c, float[2] acc) => (bool c_out, float[2] acc_out) {
+        c_out = Identity(c)
+        zero = Constant <value = int64 {0}> ()
+        later = Greater(i, zero)
+        acc_out = If (later) <then_branch = then_g () => (float[2] t) { t = Add(acc, x) },
+                              else_branch = else_g () => (float[2] e) { e = Mul(acc, x) }>
+    }>
+}"""
+
+
+@pytest.mark.parametrize("how", ["string", "callable", "value"])
+def test_breakpoint_iteration_is_the_enclosing_loops_inside_an_if(how):
+    # The If's branch is a frame with no iteration of its own: iteration= means the enclosing Loop's, for a
+    # condition breakpoint (string or callable) and a value breakpoint as for a node breakpoint.
+    model = onnxscope.load(onnx.parser.parse_model(LOOP_WITH_IF))
+    dbg = model.debug({"x": np.array([1, 2], np.float32)})
+    seen = []
+    if how == "string":
+        dbg.break_on("Add_0", when="all x > 0", iteration=3)
+    elif how == "callable":
+        dbg.break_on("Add_0", when=lambda e: seen.append(e.iteration) or True, iteration=3)
+    else:
+        dbg.break_on(value="t", iteration=3)
+    p = dbg.cont()
+    assert p.reason == "breakpoint" and p.last_node == "Add_0", p
+    assert 'Loop "Loop_2" iteration 3' in p.frame, p.frame
+    assert seen == ([3] if how == "callable" else [])
+    # acc after iterations 0..3 (numpy): x*x, then + x three times.
+    x = np.array([1, 2], np.float32)
+    assert np.array_equal(dbg.value("t"), x * x + 3 * x)
+    assert dbg.cont().reason == "finished"

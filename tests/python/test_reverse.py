@@ -224,7 +224,8 @@ def test_values_dropped_under_a_tiny_budget_read_back_bit_identical(name, shape,
     assert np.array_equal(dbg.value(name), unlimited[name], equal_nan=True)
 
 
-@pytest.mark.parametrize("budget", ["abc", "0", "-5", "12X", "", "1.5G", "M", "99999999999999999999", 0, -1])
+@pytest.mark.parametrize("budget", ["abc", "0", "-5", "12X", "", "1.5.5G", "1e3", "M", "99999999999999999999", "16E", 0,
+                                    -1])
 def test_bad_memory_budget_raises_value_error(budget):
     model = onnxscope.load(loop_model())
     with pytest.raises(ValueError):
@@ -232,7 +233,8 @@ def test_bad_memory_budget_raises_value_error(budget):
 
 
 @pytest.mark.parametrize("budget,expected", [("512M", 512 << 20), ("4g", 4 << 30), ("64KiB", 64 << 10),
-                                             ("1048576", 1048576), (12345, 12345), ("100B", 100)])
+                                             ("1048576", 1048576), (12345, 12345), ("100B", 100),
+                                             ("1.5G", 3 << 29), (" 2 MiB ", 2 << 20)])
 def test_memory_budget_sizes(budget, expected):
     dbg = onnxscope.load(loop_model()).debug({"x": X, "n": N}, memory_budget=budget)
     assert dbg.memory_report["budget"] == expected

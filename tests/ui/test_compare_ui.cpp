@@ -361,7 +361,8 @@ print(repr(float(delta.max())))
             const Graph& g = m_window->document()->model()->graph();
             m_window->graphView()->centerOnNode(&g, g.findNode("softmax"), true);
             QTRY_COMPARE(m_window->graphView()->selectedNode(), g.findNode("softmax"));
-            QTest::qWait(50);
+            QCoreApplication::sendPostedEvents(); // every queued reaction to the new selection has run
+            QCoreApplication::processEvents();
             QCOMPARE(m_ui->inspector()->title(), pinnedTitle);
             m_ui->inspector()->pinButton()->click();
             m_window->graphView()->centerOnNode(&g, g.findNode("fc1"), true);
@@ -634,7 +635,8 @@ print(repr(float(delta.max())))
             d->setKind(CompareRequest::Kind::Model);
             d->setModelPath(path("mlp_perturbed.onnx"));
         }));
-        QTest::qWait(50);
+        QCoreApplication::sendPostedEvents(); // every queued layout request after the dialog has run
+        QCoreApplication::processEvents();
         QCOMPARE(dock->height(), chosen);
     }
 

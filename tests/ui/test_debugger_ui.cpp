@@ -38,6 +38,7 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
+#include <QElapsedTimer>
 #include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
@@ -394,7 +395,9 @@ agraph (float[N, 3, H, W] image) => (float[N, 3, 1, 1] y) {
         QVERIFY2(m_ui->lastProblem().contains(QStringLiteral("guessed"))
                 && m_ui->lastProblem().contains(QStringLiteral("W = 224")),
             qPrintable(m_ui->lastProblem()));
-        QTest::qWait(50);
+        // Every queued report of the failure has been delivered: none adds a second problem.
+        QCoreApplication::sendPostedEvents();
+        QCoreApplication::processEvents();
         QCOMPARE(m_ui->problemCount(), problems + 1);
     }
 
@@ -499,7 +502,10 @@ p2o_DynamicDimension_1] y) {
             auto* label = inputs->findChild<QLabel*>(QStringLiteral("type"));
             QVERIFY(label);
             QTRY_VERIFY(label->width() < dockWidth);
-            QTest::qWait(20);
+            // The label is laid out again once its width settles: wait until every line fits.
+            QTRY_VERIFY(std::ranges::all_of(label->text().split(QLatin1Char('\n')), [&](const QString& line) {
+                return label->fontMetrics().horizontalAdvance(line) <= label->contentsRect().width();
+            }));
             const QStringList lines = label->text().split(QLatin1Char('\n'));
             QVERIFY2(lines.size() >= 2, qPrintable(label->text()));
             bool cut = false;
@@ -574,7 +580,28 @@ agraph (float[1, 3, 224, 224] a, float[1, 3, 224, 224] b, float[1, 3, 224, 224] 
         // After a run the labels are the actual shapes, and are placed again.
         QVERIFY(act(m_ui->continueAction()));
         QCOMPARE(controller()->state(), DebuggerState::Finished);
-        QTest::qWait(20);
+        // The labels are placed again once the run's shapes reach the scene: wait until none overlaps.
+        const auto placed = [&] {
+            std::vector<QRectF> boxes;
+            for (const NodeItem* node : scene->nodeItems()) {
+                boxes.push_back(node->sceneBox());
+                if (!node->compareTagRect().isNull())
+                    boxes.push_back(node->compareTagRect());
+            }
+            int count = 0;
+            for (const EdgeItem* edge : scene->edgeItems()) {
+                const QRectF r = edge->labelRect();
+                if (r.isNull())
+                    continue;
+                ++count;
+                for (const QRectF& other : boxes)
+                    if (other.intersects(r))
+                        return false;
+                boxes.push_back(r);
+            }
+            return count == 6;
+        };
+        QTRY_VERIFY(placed());
         std::vector<QRectF> taken;
         for (const NodeItem* node : scene->nodeItems()) {
             taken.push_back(node->sceneBox());
@@ -615,7 +642,11 @@ agraph (bool c, float[2] x) => (float[2] out) {
         QVERIFY(act(m_ui->stepOverAction()));
         QVERIFY(act(m_ui->stepIntoAction()));
         QCOMPARE(controller()->snapshot()->frames.size(), size_t(2));
+        // Paused for a time the If's own work (microseconds) cannot approach; the assertion is relative to it.
+        QElapsedTimer paused;
+        paused.start();
         QTest::qWait(400);
+        const double pausedMs = paused.elapsed();
         QVERIFY(act(m_ui->continueAction()));
         QCOMPARE(controller()->state(), DebuggerState::Finished);
         ProfileModel* profile = m_ui->profile()->model();
@@ -625,7 +656,7 @@ agraph (bool c, float[2] x) => (float[2] out) {
                 ifRow = r;
         QVERIFY(ifRow >= 0);
         const double ms = profile->index(ifRow, ProfileModel::TotalColumn).data(ProfileModel::SortRole).toDouble();
-        QVERIFY2(ms < 100, qPrintable(QString::number(ms)));
+        QVERIFY2(ms < pausedMs / 4, qPrintable(QStringLiteral("%1 ms of %2 ms paused").arg(ms).arg(pausedMs)));
     }
 
     void nodeContextMenuOffersRunToAndBreakpoints()
@@ -1456,6 +1487,47 @@ print('ok')
         QCOMPARE(m_ui->problemCount(), 0); // cancelling is not a failure
     }
 
+    void conditionBreakpointAtAnIterationStopsInsideAnIfInThatIteration()
+    {
+        // A node inside an If inside a Loop: the If's branch is a frame of its own, with no iteration of its own. A
+        // breakpoint's iteration is the enclosing Loop's (the one rule of engine/exec/debug/breakpoint.h), for a
+        // condition breakpoint as for a node breakpoint.
+        openText(R"(<ir_version: 8, opset_import: ["" : 17]>
+agraph (float[2] x) => (float[2] out) {
+    trip = Constant <value = int64 {5}> ()
+    cond = Constant <value = bool {1}> ()
+    out = Loop (trip, cond, x) <body = loop_body (int64 i, bool c, float[2] acc) => (bool c_out, float[2] acc_out) {
+        c_out = Identity(c)
+        zero = Constant <value = int64 {0}> ()
+        later = Greater(i, zero)
+        acc_out = If (later) <then_branch = then_g () => (float[2] t) { t = Add(acc, x) }, else_branch = else_g () => (float[2] e) { e = Mul(acc, x) }>
+    }>
+})",
+            QStringLiteral("condition_iteration.onnx"));
+        m_ui->inputs()->setTypedText(QStringLiteral("x"), QStringLiteral("1 2"));
+        BreakpointSpec spec;
+        spec.kind = BreakpointSpec::Kind::Condition;
+        spec.pattern = QStringLiteral("Add_0");
+        spec.condition = QStringLiteral("all x > 0"); // true in every iteration: only the iteration rule stops it
+        spec.iteration = 3;
+        m_ui->breakpoints()->add(spec);
+        QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(controller()->state(), DebuggerState::Paused);
+        QCOMPARE(controller()->snapshot()->reason, StopReason::Breakpoint);
+        QCOMPARE(m_ui->callStack()->pathText(),
+            QStringLiteral("main \u203a Loop \"Loop_2\" iteration 3 \u203a If \"If_3\" then_branch"));
+        // The Add of iteration 3 has run (it is what the condition tested); the one of iteration 4 has not.
+        const ValueSnapshot* t = nullptr;
+        for (const auto& v : controller()->snapshot()->values)
+            if (v.record.name == "t" && v.record.iteration == 3)
+                t = &v;
+        QVERIFY(t);
+        for (const auto& v : controller()->snapshot()->values)
+            QVERIFY(v.record.iteration < 4);
+        QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(controller()->state(), DebuggerState::Finished);
+    }
+
     void reverseContinueGoesBackToEarlierBreakpointHits()
     {
         openText(kLoopWithIf, QStringLiteral("reverse_continue.onnx")); // its breakpoints are remembered per file
@@ -1634,30 +1706,36 @@ print('ok')
         QCOMPARE(controller()->state(), DebuggerState::Running);
         QVERIFY(m_ui->pauseAction()->isEnabled());
         QVERIFY(!m_ui->stepOverAction()->isEnabled());
-        // The UI thread stays responsive while the worker runs.
-        QElapsedTimer t;
-        t.start();
-        QTest::qWait(300);
-        QVERIFY(t.elapsed() < 1500);
+        // The UI thread stays responsive while the worker runs: it receives the worker's progress report.
+        QVERIFY(progress.count() > 0 || progress.wait(10000));
+        QCOMPARE(controller()->state(), DebuggerState::Running);
         QSignalSpy stopped(controller(), &DebugController::stopped);
-        m_ui->pauseAction()->trigger();
-        QVERIFY(stopped.wait(10000));
-        QCOMPARE(controller()->state(), DebuggerState::Paused);
-        QCOMPARE(controller()->snapshot()->reason, StopReason::Paused);
-        QVERIFY(controller()->snapshot()->frames.size() >= 1);
-        // Memory stays bounded: only the last iterations' values are kept.
+        // Memory stays bounded: only the last iterations' values are kept. Paused until the Loop is past its 10th
+        // iteration (continued again while it is not).
         int64_t maxIteration = -1, minIteration = 1 << 30;
-        for (const auto& v : controller()->snapshot()->values)
-            if (v.record.iteration >= 0) {
-                maxIteration = std::max(maxIteration, v.record.iteration);
-                minIteration = std::min(minIteration, v.record.iteration);
+        for (int attempt = 0; attempt < 1000 && maxIteration <= 10; ++attempt) {
+            if (attempt > 0) {
+                m_ui->continueAction()->trigger();
+                QCOMPARE(controller()->state(), DebuggerState::Running);
             }
+            m_ui->pauseAction()->trigger();
+            QVERIFY(stopped.wait(10000));
+            QCOMPARE(controller()->state(), DebuggerState::Paused);
+            QCOMPARE(controller()->snapshot()->reason, StopReason::Paused);
+            QVERIFY(controller()->snapshot()->frames.size() >= 1);
+            maxIteration = -1;
+            minIteration = 1 << 30;
+            for (const auto& v : controller()->snapshot()->values)
+                if (v.record.iteration >= 0) {
+                    maxIteration = std::max(maxIteration, v.record.iteration);
+                    minIteration = std::min(minIteration, v.record.iteration);
+                }
+        }
         QVERIFY(maxIteration > 10);
         QVERIFY(maxIteration - minIteration <= 2);
         // Continue, then stop while running.
         m_ui->continueAction()->trigger();
         QCOMPARE(controller()->state(), DebuggerState::Running);
-        QTest::qWait(100);
         QSignalSpy states(controller(), &DebugController::stateChanged);
         m_ui->stopAction()->trigger();
         QTRY_COMPARE_WITH_TIMEOUT(controller()->state(), DebuggerState::Ready, 10000);
@@ -1749,7 +1827,7 @@ print('ok')
         m_ui->inputs()->setTypedText(QStringLiteral("x"), QStringLiteral("1 1 1 1"));
         QSignalSpy stopped(controller(), &DebugController::stopped);
         m_ui->continueAction()->trigger();
-        QTest::qWait(500);
+        QTest::qWait(500); // the time the run shares its CPU with the spinner: the input of this test, not a sync
         m_ui->pauseAction()->trigger();
         const bool paused = stopped.wait(10000);
         spin = false;

@@ -2,7 +2,7 @@
 // Issue #44 in the GUI on the committed dynamo export of a tiny Gemma-3 decoder (tests/models/torch): the module view,
 // the inspector's PyTorch section, search by module path, unparsable metadata in Problems, the Inputs dock's rules,
 // and Extract as Test Case.
-#include "engine/exec/backend_case.h"
+#include "engine/compare/backend_case.h"
 #include "engine/model/torch_origin.h"
 #include "tests/common/test_settings.h"
 #include "ui/common/model_document.h"

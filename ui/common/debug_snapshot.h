@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "engine/exec/debugger.h"
+#include "engine/core/tensor_stats.h"
+#include "engine/exec/debug/debugger.h"
 #include "engine/exec/observers/profile_observer.h"
-#include "engine/exec/tensor_stats.h"
 
 #include <QMetaType>
 #include <QString>

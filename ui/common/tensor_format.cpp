@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ui/common/tensor_format.h"
 
+#include "engine/core/byte_size.h"
 #include "engine/core/text.h"
 
 #include <QFontMetrics>
@@ -136,14 +137,12 @@ int elementColumnWidth(const Tensor& tensor, const QFontMetrics& metrics, int mi
 
 QString formatBytes(uint64_t bytes)
 {
-    const double b = static_cast<double>(bytes);
-    if (bytes < 1024)
-        return QStringLiteral("%1 B").arg(bytes);
-    if (b < 1024.0 * 1024)
-        return QStringLiteral("%1 KB").arg(b / 1024, 0, 'f', 1);
-    if (b < 1024.0 * 1024 * 1024)
-        return QStringLiteral("%1 MB").arg(b / 1024 / 1024, 0, 'f', 1);
-    return QStringLiteral("%1 GB").arg(b / 1024 / 1024 / 1024, 0, 'f', 2);
+    return QString::fromStdString(formatByteCount(bytes));
+}
+
+std::optional<uint64_t> parseBytes(const QString& text)
+{
+    return parseByteSize(text.toStdString());
 }
 
 } // namespace onnxscope

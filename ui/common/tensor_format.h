@@ -6,6 +6,8 @@
 
 #include <QString>
 
+#include <optional>
+
 class QFontMetrics;
 
 namespace onnxscope {
@@ -26,7 +28,9 @@ int elementColumnWidth(const Tensor& tensor, const QFontMetrics& metrics, int mi
 QString formatTensorValues(const Tensor& tensor, int maxElements = 8);
 /// "1 element", "12 elements".
 QString elementCountText(int64_t count);
-/// "1.5 MB"
+/// engine/core/byte_size.h's formatByteCount: "312 B", "1.5 MiB".
 QString formatBytes(uint64_t bytes);
+/// engine/core/byte_size.h's parseByteSize ("512M", "1.5G", "64 KiB", "1048576"); nullopt for anything else or 0.
+std::optional<uint64_t> parseBytes(const QString& text);
 
 } // namespace onnxscope

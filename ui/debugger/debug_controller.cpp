@@ -185,38 +185,30 @@ void DebugWorker::installBreakpoints(const QList<BreakpointSpec>& specs)
         m_debugger->removeBreakpoint(engineId);
     m_engineToSpec.clear();
     for (const BreakpointSpec& spec : specs) {
-        Breakpoint b;
-        b.enabled = spec.enabled;
-        b.pattern = spec.pattern.toStdString();
-        b.description = spec.description().toStdString();
+        Breakpoint::Kind kind = Breakpoint::Kind::Node;
         switch (spec.kind) {
         case BreakpointSpec::Kind::Node:
-            b.kind = Breakpoint::Kind::Node;
-            b.iteration = spec.iteration;
+            kind = Breakpoint::Kind::Node;
             break;
         case BreakpointSpec::Kind::OpType:
-            b.kind = Breakpoint::Kind::OpType;
-            b.iteration = spec.iteration;
+            kind = Breakpoint::Kind::OpType;
             break;
         case BreakpointSpec::Kind::NonFinite:
-            b.kind = Breakpoint::Kind::NonFinite;
+            kind = Breakpoint::Kind::NonFinite;
             break;
         case BreakpointSpec::Kind::DebugNodes:
-            b.kind = Breakpoint::Kind::DebugNodes;
+            kind = Breakpoint::Kind::DebugNodes;
             break;
-        case BreakpointSpec::Kind::Condition: {
-            b.kind = Breakpoint::Kind::Condition;
-            auto condition = std::make_shared<ValueCondition>(ValueCondition::parse(spec.condition.toStdString()));
-            const int output = spec.outputIndex;
-            const int64_t iteration = spec.iteration;
-            b.condition = [condition, output, iteration](const NodeEvent& e) {
-                if (iteration >= 0 && e.frame.iteration != iteration)
-                    return false;
-                return firstOutputMeeting(e, *condition, output).has_value();
-            };
+        case BreakpointSpec::Kind::Condition:
+            kind = Breakpoint::Kind::Condition;
             break;
         }
-        }
+        const bool condition = kind == Breakpoint::Kind::Condition;
+        Breakpoint b
+            = makeBreakpoint(kind, spec.pattern.toStdString(), condition ? spec.condition.toStdString() : std::string(),
+                condition ? spec.outputIndex : -1, spec.iteration);
+        b.enabled = spec.enabled;
+        b.description = spec.description().toStdString();
         m_engineToSpec[m_debugger->addBreakpoint(std::move(b))] = spec.id;
     }
     m_installed = specs;

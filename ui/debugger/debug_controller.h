@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "engine/exec/debugger.h"
+#include "engine/exec/debug/debugger.h"
 #include "ui/common/debug_snapshot.h"
 #include "ui/debugger/breakpoint_model.h"
 #include "ui/debugger/debugger_state.h"

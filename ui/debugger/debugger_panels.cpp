@@ -6,7 +6,10 @@
 #include "engine/exec/value_condition.h"
 #include "ui/common/tensor_format.h"
 
+#include <QAction>
+#include <QApplication>
 #include <QCheckBox>
+#include <QClipboard>
 #include <QComboBox>
 #include <QCompleter>
 #include <QDialogButtonBox>
@@ -22,6 +25,9 @@
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
+
+#include <set>
+#include <vector>
 
 namespace onnxscope {
 
@@ -162,6 +168,44 @@ ValuesPanel::ValuesPanel(QWidget* parent)
 int ValuesPanel::heightMissingForRows(int rows) const
 {
     return rows * m_view->verticalHeader()->defaultSectionSize() - m_view->viewport()->height();
+}
+
+void ValuesPanel::addStandardRowActions()
+{
+    const auto at = [this](int index) -> const RecordedValue* {
+        const DebugSnapshotPtr& s = m_model->snapshot();
+        if (!s || index < 0 || static_cast<size_t>(index) >= s->values.size())
+            return nullptr;
+        return &s->values[static_cast<size_t>(index)].record;
+    };
+    const auto current = [this, at] { return at(currentValueIndex()); };
+    auto* goToProducer = new QAction(QStringLiteral("Go to Producer in Graph"), this);
+    connect(goToProducer, &QAction::triggered, this, [this] { emit valueActivated(currentValueIndex()); });
+    auto* exportValue = new QAction(QStringLiteral("Export Value\u2026"), this);
+    connect(exportValue, &QAction::triggered, this, [this] { emit exportRequested(currentValueIndex()); });
+    auto* copyValueName = new QAction(QStringLiteral("Copy Name"), this);
+    connect(copyValueName, &QAction::triggered, this, [current] {
+        if (const RecordedValue* r = current())
+            QApplication::clipboard()->setText(QString::fromStdString(r->name));
+    });
+    auto* breakOnValue = new QAction(QStringLiteral("Break When This Value\u2026"), this);
+    connect(breakOnValue, &QAction::triggered, this, [this, current] {
+        const RecordedValue* r = current();
+        if (!r || !r->graph || r->producer < 0)
+            return;
+        const Node& producer = r->graph->node(r->producer);
+        int output = -1;
+        for (size_t i = 0; i < producer.outputs.size(); ++i)
+            if (producer.outputs[i] != kNoValue && r->graph->value(producer.outputs[i]).name == r->name)
+                output = static_cast<int>(i);
+        emit breakWhenRequested(QString::fromStdString(producer.displayName()), output);
+    });
+    m_rowActions << goToProducer << exportValue << copyValueName << breakOnValue;
+    connect(this, &ValuesPanel::valueChosen, this, [at, goToProducer, breakOnValue](int index) {
+        const RecordedValue* r = at(index);
+        goToProducer->setEnabled(r && r->graph);
+        breakOnValue->setEnabled(r && r->graph && r->producer >= 0); // not for the model's inputs
+    });
 }
 
 int ValuesPanel::currentValueIndex() const
@@ -498,6 +542,27 @@ void ProfilePanel::setSnapshot(const DebugSnapshotPtr& snapshot)
     }
     m_total->setText(text);
     m_total->setToolTip(tip);
+}
+
+void BreakpointsPanel::setNames(const Graph& graph)
+{
+    QStringList nodes, ops;
+    std::set<std::string> opSet;
+    std::vector<const Graph*> stack { &graph };
+    while (!stack.empty()) {
+        const Graph* g = stack.back();
+        stack.pop_back();
+        for (const Node& n : g->nodes()) {
+            nodes << QString::fromStdString(n.displayName());
+            opSet.insert(n.opType);
+            for (const auto& [attr, sub] : n.subgraphs)
+                stack.push_back(sub.get());
+        }
+    }
+    for (const auto& op : opSet)
+        ops << QString::fromStdString(op);
+    nodes.removeDuplicates();
+    setNames(nodes, ops);
 }
 
 } // namespace onnxscope

@@ -59,6 +59,9 @@ public:
     /// emitted, before the menu opens, so they act on currentValueIndex().
     void setRowActions(const QList<QAction*>& actions) { m_rowActions = actions; }
     void addRowAction(QAction* action) { m_rowActions << action; }
+    /// The row actions of the Values dock: Go to Producer in Graph (valueActivated), Export Value… (exportRequested),
+    /// Copy Name, and Break When This Value… (breakWhenRequested with the producer and the output's index).
+    void addStandardRowActions();
     const QList<QAction*>& rowActions() const { return m_rowActions; }
     /// The current row's index into the snapshot's values, -1 for none.
     int currentValueIndex() const;
@@ -71,6 +74,9 @@ signals:
     /// Double-click / Enter: also go to the graph.
     void valueActivated(int valueIndex);
     void retentionChanged();
+    void exportRequested(int valueIndex);
+    /// A condition breakpoint after `node` on its output `output` was asked for.
+    void breakWhenRequested(const QString& node, int output);
 
 private:
     QList<QAction*> m_rowActions;
@@ -133,6 +139,8 @@ public:
     QTableView* view() const { return m_view; }
     /// Names offered for completion in the add dialog.
     void setNames(const QStringList& nodeNames, const QStringList& opTypes);
+    /// The names of every node and op type of `graph` and its subgraphs.
+    void setNames(const Graph& graph);
     /// `outputIndex`: for a value condition, which output of the node (-1: any).
     void showAddDialog(BreakpointSpec::Kind kind, const QString& pattern = {}, int outputIndex = -1);
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "ui/debugger/yield_dialog.h"
 
+#include "ui/debugger/debug_controller.h"
+
 #include "ui/common/input_spec.h"
 #include "ui/common/tensor_format.h"
 
@@ -13,6 +15,8 @@
 #include <QPushButton>
 #include <QTableWidget>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace onnxscope {
 
@@ -207,6 +211,30 @@ QStringList YieldDialog::outputNames() const
     for (const Choice& c : m_choices)
         names << QString::fromStdString(c.name);
     return names;
+}
+
+void YieldDialog::answer(DebugController& controller) const
+{
+    std::map<std::string, Value> given;
+    for (auto& [name, value] : outputs())
+        if (!value.isNone())
+            given[name] = value;
+    const auto kept = keptOutputs();
+    std::map<std::string, Value> replaced;
+    for (const auto& [name, value] : given)
+        if (std::find(kept.begin(), kept.end(), name) == kept.end())
+            replaced[name] = value;
+    for (const std::string& name : kept)
+        controller.forgetYieldOutputs(name);
+    controller.setYieldOutputs(replaced, remember());
+    // Kept outputs are passed too, so that a replacement remembered earlier does not apply this time.
+    std::map<std::string, Value> keptValues;
+    for (const std::string& name : kept)
+        if (given.count(name))
+            keptValues[name] = given[name];
+    controller.setYieldOutputs(keptValues, false);
+    if (continueAfter())
+        controller.continueRun();
 }
 
 } // namespace onnxscope

@@ -14,6 +14,8 @@ class QTableWidget;
 
 namespace onnxscope {
 
+class DebugController;
+
 /// Shown when the run stops before a YieldOp: lists its inputs, and for each output lets the user keep the
 /// input (identity) or load a replacement tensor (.npy/.pb). Replacements can be remembered for later runs.
 class YieldDialog : public QDialog {
@@ -36,6 +38,9 @@ public:
     std::map<std::string, Value> outputs() const;
     /// Outputs the user chose to keep as their input (to forget remembered replacements).
     std::vector<std::string> keptOutputs() const;
+    /// Hands the answer to `controller`: the replaced outputs (remembered if asked), the kept ones, then continues if
+    /// asked.
+    void answer(DebugController& controller) const;
     QStringList outputNames() const;
 
 private:

@@ -6,24 +6,25 @@
 #include "ui/common/settings.h"
 #include "ui/common/tensor_format.h"
 #include "ui/debugger/debugger_panels.h"
+#include "ui/debugger/export_commands.h"
+#include "ui/debugger/memory_budget.h"
 #include "ui/debugger/run_decorations.h"
+#include "ui/debugger/stop_status.h"
+#include "ui/debugger/value_export.h"
 #include "ui/debugger/yield_dialog.h"
-#include "ui/export/value_export.h"
 #include "ui/graphview/graph_view.h"
 #include "ui/inputeditor/inputs_panel.h"
 #include "ui/mainwindow/compare_ui.h"
 #include "ui/mainwindow/main_window.h"
+#include "ui/mainwindow/value_inspection.h"
 #include "ui/nodeinspector/node_inspector.h"
 #include "ui/tensorinspector/tensor_inspector.h"
 
 #include <QAction>
 #include <QApplication>
-#include <QClipboard>
 #include <QComboBox>
 #include <QDockWidget>
-#include <QFileDialog>
 #include <QFileInfo>
-#include <QInputDialog>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
@@ -36,48 +37,11 @@
 #include <QTimer>
 
 #include <QToolBar>
-#include <memory>
 
 #include <algorithm>
-#include <cmath>
-#include <optional>
-#include <set>
+#include <memory>
 
 namespace onnxscope {
-
-namespace {
-
-QString valueLabel(const RecordedValue& r)
-{
-    QString label = QString::fromStdString(r.name);
-    if (r.framePath != "main")
-        label += QStringLiteral(" @ ") + QString::fromStdString(r.framePath);
-    return label;
-}
-
-/// "512M", "2G", "1.5 GiB", "1048576" (powers of 1024) as bytes; nullopt if it is none of these or 0.
-std::optional<uint64_t> parseMemorySize(QString text)
-{
-    text = text.trimmed().toUpper().remove(QLatin1Char(' '));
-    if (text.endsWith(QStringLiteral("IB")))
-        text.chop(2);
-    else if (text.endsWith(QLatin1Char('B')))
-        text.chop(1);
-    double unit = 1;
-    const QString units = QStringLiteral("KMGT");
-    if (!text.isEmpty() && units.contains(text.back())) {
-        unit = std::pow(1024.0, units.indexOf(text.back()) + 1);
-        text.chop(1);
-    }
-    bool ok = false;
-    const double number = text.toDouble(&ok);
-    if (!ok || !(number > 0) || number * unit > 1e18)
-        return std::nullopt;
-    const auto bytes = static_cast<uint64_t>(number * unit);
-    return bytes > 0 ? std::optional<uint64_t>(bytes) : std::nullopt;
-}
-
-} // namespace
 
 DebuggerUi::DebuggerUi(MainWindow* window)
     : QObject(window)
@@ -87,12 +51,15 @@ DebuggerUi::DebuggerUi(MainWindow* window)
     , m_inspector(window->tensorInspector())
 {
     m_controller->setBreakpointModel(m_breakpoints);
+    m_budget = new MemoryBudget(m_controller, m_window, this);
+    m_exports = new ExportCommands(m_controller, m_window, this);
     createDocks();
     createActions();
     m_controller->setInputSource([this] { return m_inputs->factory(); });
 
     m_status = new ElidedLabel(m_window); // a long failure ends in "…" (the tooltip has all of it)
     m_status->setObjectName(QStringLiteral("debuggerStatus"));
+    m_valueView->setStatusLabel(m_status);
     m_window->statusBar()->addWidget(m_status, 1);
 
     connect(m_window, &MainWindow::modelOpened, this, &DebuggerUi::onModelOpened);
@@ -120,7 +87,8 @@ DebuggerUi::DebuggerUi(MainWindow* window)
         onStateChanged(m_controller->state());
     });
     // The window shows an initializer the node inspector opens in the Tensor Inspector: no longer a value of the run.
-    connect(m_window->inspector(), &NodeInspector::tensorRequested, this, [this] { m_inspectorShowsRunValue = false; });
+    connect(
+        m_window->inspector(), &NodeInspector::tensorRequested, this, [this] { m_valueView->setShowsRunValue(false); });
     m_compare = new CompareUi(m_window, this);
     onStateChanged(m_controller->state());
     onRunCleared();
@@ -145,6 +113,8 @@ void DebuggerUi::createDocks()
     m_window->addDock(m_callStackDock, Qt::LeftDockWidgetArea);
 
     m_values = new ValuesPanel(m_window);
+    m_valueView = new ValueInspection(m_controller, m_inspector, m_values, m_window->graphView(), this);
+    connect(m_valueView, &ValueInspection::shown, this, [this] { onStateChanged(m_controller->state()); });
     m_valuesDock = MainWindow::makeDock(QStringLiteral("Values"), QStringLiteral("valuesDock"), m_values, m_window);
     m_window->addDock(m_valuesDock, Qt::BottomDockWidgetArea);
 
@@ -188,37 +158,14 @@ void DebuggerUi::createDocks()
         if (m_controller->state() == DebuggerState::Ready)
             onStateChanged(DebuggerState::Ready); // the sizes still guessed
     });
-    connect(m_values, &ValuesPanel::valueChosen, this, &DebuggerUi::inspectValue);
-    connect(m_values, &ValuesPanel::valueActivated, this, &DebuggerUi::goToValue);
+    connect(m_values, &ValuesPanel::valueChosen, m_valueView, &ValueInspection::inspect);
+    connect(m_values, &ValuesPanel::valueActivated, m_valueView, &ValueInspection::goTo);
     connect(m_values, &ValuesPanel::retentionChanged, this, &DebuggerUi::updateRetention);
     // A value's context menu: where it comes from, export it, copy its name, or break when it meets a condition.
-    auto* goToProducer = new QAction(QStringLiteral("Go to Producer in Graph"), this);
-    connect(goToProducer, &QAction::triggered, this, [this] { goToValue(m_values->currentValueIndex()); });
-    auto* exportValue = new QAction(QStringLiteral("Export Value\u2026"), this);
-    connect(exportValue, &QAction::triggered, this, [this] { showExportDialog(QStringLiteral("tensor")); });
-    auto* copyValueName = new QAction(QStringLiteral("Copy Name"), this);
-    connect(copyValueName, &QAction::triggered, this, [this] {
-        if (const RecordedValue* r = recordedValue(m_values->currentValueIndex()))
-            QApplication::clipboard()->setText(QString::fromStdString(r->name));
-    });
-    auto* breakOnValue = new QAction(QStringLiteral("Break When This Value\u2026"), this);
-    connect(breakOnValue, &QAction::triggered, this, [this] {
-        const RecordedValue* r = recordedValue(m_values->currentValueIndex());
-        if (!r || !r->graph || r->producer < 0)
-            return;
-        const Node& producer = r->graph->node(r->producer);
-        int output = -1;
-        for (size_t i = 0; i < producer.outputs.size(); ++i)
-            if (producer.outputs[i] != kNoValue && r->graph->value(producer.outputs[i]).name == r->name)
-                output = static_cast<int>(i);
-        m_breakpointsPanel->showAddDialog(
-            BreakpointSpec::Kind::Condition, QString::fromStdString(producer.displayName()), output);
-    });
-    m_values->setRowActions({ goToProducer, exportValue, copyValueName, breakOnValue });
-    connect(m_values, &ValuesPanel::valueChosen, this, [this, goToProducer, breakOnValue](int index) {
-        const RecordedValue* r = recordedValue(index);
-        goToProducer->setEnabled(r && r->graph);
-        breakOnValue->setEnabled(r && r->graph && r->producer >= 0); // not for the model's inputs
+    m_values->addStandardRowActions();
+    connect(m_values, &ValuesPanel::exportRequested, this, [this] { showExportDialog(QStringLiteral("tensor")); });
+    connect(m_values, &ValuesPanel::breakWhenRequested, this, [this](const QString& node, int output) {
+        m_breakpointsPanel->showAddDialog(BreakpointSpec::Kind::Condition, node, output);
     });
     connect(m_callStack, &CallStackPanel::frameSelected, this, &DebuggerUi::onFrameSelected);
     connect(m_breakpointsPanel, &BreakpointsPanel::goToNode, this, [this](const QString& name) {
@@ -276,92 +223,22 @@ void DebuggerUi::createActions()
         applyStepConstants(on);
     });
     applyStepConstants(m_stepConstants->isChecked());
-    // The memory budget of debug runs: what they keep of the values and checkpoints; the rest is rebuilt on request.
-    m_memoryBudgetAction = m_actions->menu()->addAction(QStringLiteral("&Memory Budget\u2026"));
-    m_memoryBudgetAction->setObjectName(QStringLiteral("memoryBudgetAction"));
-    m_memoryBudgetAction->setToolTip(QStringLiteral(
-        "How much memory a debug run keeps for checkpoints (and, with Keep Every Value's Data, values: older ones "
-        "beyond it are dropped, their statistics staying); a value whose data is not kept is rebuilt from the nearest "
-        "checkpoint when it is inspected or exported"));
-    connect(m_memoryBudgetAction, &QAction::triggered, this, &DebuggerUi::showMemoryBudgetDialog);
-    // What a debug run keeps of each value: by default its summary, the data rebuilt when it is opened (a third of the
-    // memory on ocr_det); checked, the data of every value within the budget (opening one needs no rebuild; about the
-    // same time, 1.4-2.1x a plain run on the OCR models on AMD EPYC Zen 4 at AVX-512 and AVX2, docs/performance.md).
-    m_keepValueData = m_actions->menu()->addAction(QStringLiteral("&Keep Every Value's Data"));
-    m_keepValueData->setObjectName(QStringLiteral("keepValueDataAction"));
-    m_keepValueData->setCheckable(true);
-    m_keepValueData->setChecked(Settings::instance().keepValueData());
-    m_keepValueData->setToolTip(QStringLiteral(
-        "Keep the data of every value within the memory budget, so that opening one needs no rebuild (off: only each "
-        "value's summary is kept and a run needs far less memory; opening a value rebuilds it from the nearest "
-        "checkpoint)"));
-    auto applyKeepValueData = [this](bool on) {
-        DebuggerOptions options = m_controller->options();
-        options.retention = on ? ValueRetention::Values : ValueRetention::Summaries;
-        m_controller->setOptions(options);
-    };
-    connect(m_keepValueData, &QAction::toggled, this, [applyKeepValueData](bool on) {
-        Settings::instance().setKeepValueData(on);
-        applyKeepValueData(on);
+    m_actions->menu()->addAction(m_budget->action());
+    m_actions->menu()->addAction(m_budget->keepValueDataAction());
+    m_window->statusBar()->addPermanentWidget(m_budget->label());
+    m_actions->menu()->addAction(m_exports->exportAllAction());
+    connect(m_exports, &ExportCommands::exportRequested, this, &DebuggerUi::showExportDialog);
+    connect(m_exports, &ExportCommands::statusMessage, this,
+        [this](const QString& text, int timeout) { m_window->statusBar()->showMessage(text, timeout); });
+    connect(m_exports, &ExportCommands::statusText, this, [this](const QString& text) { m_status->setText(text); });
+    connect(m_exports, &ExportCommands::failed, this, &DebuggerUi::reportError);
+    connect(m_exports, &ExportCommands::busyChanged, this, [this] { onStateChanged(m_controller->state()); });
+    connect(m_exports, &ExportCommands::exportAllFailed, this, [this](const QString& message) {
+        showProblem(QStringLiteral("Export failed"), message,
+            QStringLiteral("Choose a folder you can write to, with room for every value."));
     });
-    applyKeepValueData(m_keepValueData->isChecked());
-    m_memoryLabel = new QLabel(m_window);
-    m_memoryLabel->setObjectName(QStringLiteral("memoryBudgetLabel"));
-    m_window->statusBar()->addPermanentWidget(m_memoryLabel);
-    setMemoryBudget(Settings::instance().memoryBudget());
-    // Every intermediate to a folder, dropped values rebuilt as the writing reaches them, within the budget.
-    m_exportAllAction = m_actions->menu()->addAction(QStringLiteral("Export A&ll\u2026"));
-    m_exportAllAction->setObjectName(QStringLiteral("exportAllAction"));
-    m_exportAllAction->setToolTip(
-        QStringLiteral("Write every intermediate of this run to a folder: one .npy per value and manifest.json, as "
-                       "onnxscope-cli run --dump-all writes them; values dropped to stay under the memory budget are "
-                       "rebuilt on the way"));
-    connect(m_exportAllAction, &QAction::triggered, this, [this] {
-        const QString folder = QFileDialog::getExistingDirectory(
-            m_window, QStringLiteral("Folder for every value (.npy files and manifest.json)"));
-        if (!folder.isEmpty())
-            exportAllValues(folder);
-    });
-    connect(m_controller, &DebugController::exportProgress, this, [this](qint64 done, qint64 total) {
-        if (!m_exportProgress)
-            return;
-        m_exportProgress->setMaximum(static_cast<int>(std::max<qint64>(total, 1)));
-        m_exportProgress->setValue(static_cast<int>(done));
-    });
-    connect(m_controller, &DebugController::valueRebuilt, this, &DebuggerUi::onValueRebuilt);
-    connect(m_controller, &DebugController::exportFinished, this,
-        [this](bool ok, bool cancelled, const QString& message, qint64) {
-            if (m_exportProgress) {
-                m_exportProgress->reset();
-                m_exportProgress->deleteLater();
-            }
-            m_exportFolder.clear();
-            m_lastExportMessage = message;
-            onStateChanged(m_controller->state());
-            if (ok)
-                m_window->statusBar()->showMessage(QStringLiteral("Exported: %1").arg(message), 10000);
-            else if (cancelled)
-                m_window->statusBar()->showMessage(QStringLiteral("Export cancelled: %1").arg(message), 10000);
-            else
-                showProblem(QStringLiteral("Export failed"), message,
-                    QStringLiteral("Choose a folder you can write to, with room for every value."));
-            emit exportFinished(ok);
-        });
-    QMenu* exportMenu = m_actions->menu()->addMenu(QStringLiteral("&Export Values"));
-    const std::pair<const char*, const char*> exports[] = {
-        { "Selected Tensor (.npy, .pb, .csv)\u2026", "tensor" },
-        { "All Values as .npz\u2026", "npz" },
-        { "All Values as .npy Files\u2026", "npy" },
-        { "All Values as TensorProto .pb Files\u2026", "pb" },
-        { "Summary of All Values (JSON)\u2026", "json" },
-        { "Debug Model (values as initializers)\u2026", "debug-model" },
-    };
-    for (const auto& [text, format] : exports) {
-        QAction* a = exportMenu->addAction(QString::fromUtf8(text));
-        const QString f = QString::fromLatin1(format);
-        connect(a, &QAction::triggered, this, [this, f] { showExportDialog(f); });
-        m_exportActions << a;
-    }
+    connect(m_exports, &ExportCommands::exportFinished, this, &DebuggerUi::exportFinished);
+    m_actions->menu()->addMenu(m_exports->menu());
     // Before Help, as IDEs order their menus.
     QMenuBar* bar = m_window->menuBar();
     const QList<QAction*> menus = bar->actions();
@@ -404,23 +281,7 @@ void DebuggerUi::onModelOpened()
     m_inspector->clear();
     m_inputs->setModel(model, m_window->document()->path(), m_window->document());
     m_controller->setModel(model);
-    QStringList nodes, ops;
-    std::set<std::string> opSet;
-    std::vector<const Graph*> stack { &model->graph() };
-    while (!stack.empty()) {
-        const Graph* g = stack.back();
-        stack.pop_back();
-        for (const Node& n : g->nodes()) {
-            nodes << QString::fromStdString(n.displayName());
-            opSet.insert(n.opType);
-            for (const auto& [attr, sub] : n.subgraphs)
-                stack.push_back(sub.get());
-        }
-    }
-    for (const auto& op : opSet)
-        ops << QString::fromStdString(op);
-    nodes.removeDuplicates();
-    m_breakpointsPanel->setNames(nodes, ops);
+    m_breakpointsPanel->setNames(model->graph());
     updateRetention();
 }
 
@@ -435,77 +296,13 @@ void DebuggerUi::updateRetention()
     m_controller->setOptions(options);
 }
 
-void DebuggerUi::setMemoryBudget(uint64_t bytes)
-{
-    m_memoryBudgetSet = bytes;
-    DebuggerOptions options = m_controller->options();
-    options.memoryBudget = bytes ? static_cast<size_t>(bytes) : defaultMemoryBudget();
-    m_controller->setOptions(options);
-    Settings::instance().setMemoryBudget(bytes);
-    updateMemoryLabel();
-}
-
-uint64_t DebuggerUi::memoryBudget() const
-{
-    return m_controller->options().memoryBudget;
-}
-
-void DebuggerUi::updateMemoryLabel()
-{
-    const QString budget = formatBytes(memoryBudget()) + (m_memoryBudgetSet ? QString() : QStringLiteral(" (default)"));
-    QString text = QStringLiteral("Memory budget %1").arg(budget);
-    QString tip = QStringLiteral("Debug runs keep values and checkpoints within %1 (Debug \u203a Memory Budget\u2026); "
-                                 "a change applies to the next run")
-                      .arg(budget);
-    if (const DebugSnapshotPtr s = m_shown) {
-        text = QStringLiteral("%1 kept of %2").arg(formatBytes(s->recordedBytes + s->checkpointBytes), budget);
-        tip += QStringLiteral("\nThis run keeps %1 of values and %2 in %3 checkpoint(s)")
-                   .arg(formatBytes(s->recordedBytes), formatBytes(s->checkpointBytes))
-                   .arg(s->checkpoints);
-        size_t summarised = s->forgottenValues;
-        for (const auto& v : s->values)
-            summarised += v.record.dropped;
-        if (summarised)
-            text += QStringLiteral(", %1 as summaries").arg(summarised);
-    }
-    m_memoryLabel->setText(text);
-    m_memoryLabel->setToolTip(tip);
-}
-
-void DebuggerUi::showMemoryBudgetDialog()
-{
-    QInputDialog dialog(m_window);
-    dialog.setObjectName(QStringLiteral("memoryBudgetDialog"));
-    dialog.setWindowTitle(QStringLiteral("Memory Budget"));
-    dialog.setLabelText(QStringLiteral("Memory a debug run keeps for values and checkpoints (e.g. 512M, 4G; empty for "
-                                       "the default, a quarter of the RAM: %1).\nApplies to the next run.")
-                            .arg(formatBytes(defaultMemoryBudget())));
-    dialog.setTextValue(m_memoryBudgetSet ? formatBytes(m_memoryBudgetSet) : QString());
-    while (dialog.exec() == QDialog::Accepted) {
-        const QString text = dialog.textValue().trimmed();
-        if (text.isEmpty() || text.compare(QStringLiteral("default"), Qt::CaseInsensitive) == 0) {
-            setMemoryBudget(0);
-            return;
-        }
-        if (const auto bytes = parseMemorySize(text)) {
-            setMemoryBudget(*bytes);
-            return;
-        }
-        dialog.setLabelText(QStringLiteral("\"%1\" is not a size: give a number of bytes with K, M, G or T (powers of "
-                                           "1024), e.g. 512M or 4G; empty for the default (%2).")
-                                .arg(text, formatBytes(defaultMemoryBudget())));
-    }
-}
-
 void DebuggerUi::onStateChanged(DebuggerState state)
 {
     // The debugger's own actions follow the state by themselves (DebuggerActions); the export commands need values.
     const bool idle = state != DebuggerState::NoModel && state != DebuggerState::Running;
     const bool haveValues = idle && m_controller->snapshot() != nullptr;
-    for (QAction* a : m_exportActions)
-        a->setEnabled(haveValues || (a == m_exportActions.first() && m_inspector->tensor().defined()));
-    if (m_exportAllAction)
-        m_exportAllAction->setEnabled(haveValues && !m_controller->exporting());
+    if (m_exports)
+        m_exports->updateActions(haveValues, m_inspector->tensor().defined());
     switch (state) {
     case DebuggerState::NoModel:
         m_status->setText(QString());
@@ -525,12 +322,9 @@ void DebuggerUi::onRunCleared()
 {
     // A value of the run that is gone: neither shown as if current nor kept alive (its memory goes back for the
     // next run). An initializer the inspector shows stays.
-    if (m_inspectorShowsRunValue) {
-        m_inspector->clear();
-        m_inspectorShowsRunValue = false;
-    }
+    m_valueView->clearRunValue();
     m_shown.reset();
-    updateMemoryLabel();
+    m_budget->updateLabel(m_shown);
     m_values->setSnapshot(nullptr);
     m_values->setFrameFilter(0, {});
     m_callStack->setSnapshot(nullptr);
@@ -542,7 +336,7 @@ void DebuggerUi::onRunCleared()
 void DebuggerUi::onStopped(const DebugSnapshotPtr& snapshot)
 {
     m_shown = snapshot;
-    updateMemoryLabel();
+    m_budget->updateLabel(m_shown);
     m_values->setSnapshot(snapshot);
     m_values->setFrameFilter(0, {});
     m_callStack->setSnapshot(snapshot);
@@ -551,11 +345,7 @@ void DebuggerUi::onStopped(const DebugSnapshotPtr& snapshot)
     applyDecorations();
 
     QString text;
-    const Node* next = snapshot->nextNode();
     switch (snapshot->reason) {
-    case StopReason::Finished:
-        text = QStringLiteral("Finished \u2014 %1 values recorded").arg(snapshot->values.size());
-        break;
     case StopReason::Failed:
         text = QStringLiteral("Failed: %1").arg(snapshot->message);
         // Exported models leave most sizes symbolic, and the Inputs dock can only guess them: a window or pooling node
@@ -574,36 +364,20 @@ void DebuggerUi::onStopped(const DebugSnapshotPtr& snapshot)
         }
         break;
     default:
-        text = QStringLiteral("Paused (%1)").arg(QString::fromUtf8(stopReasonName(snapshot->reason).data()));
-        if (next)
-            text += QStringLiteral(" before %1").arg(QString::fromStdString(next->displayName()));
-        if (!snapshot->message.isEmpty() && snapshot->reason != StopReason::Step)
-            text += QStringLiteral(" \u2014 ") + snapshot->message;
-        // Inside a body, where the stop is in it comes first; the main graph's progress after.
-        const QString mainProgress
-            = QStringLiteral("%1 of %2").arg(snapshot->mainNodesDone).arg(snapshot->mainNodeCount);
-        if (const FrameSnapshot* f = snapshot->innermost(); f && snapshot->frames.size() > 1 && f->graph) {
-            const auto count = static_cast<int64_t>(f->graph->nodes().size());
-            text += QStringLiteral(" \u00b7 node %1 of %2 in %3, %4 in main")
-                        .arg(f->position < 0 ? count : f->position)
-                        .arg(count)
-                        .arg(QString::fromStdString(f->label), mainProgress);
-        } else {
-            text += QStringLiteral(" \u00b7 node ") + mainProgress;
-        }
+        text = stopStatusText(*snapshot);
         break;
     }
     m_window->statusBar()->clearMessage(); // a passing message would hide why the run stopped
     m_status->setText(text);
     m_status->setToolTip(text); // the whole of it, when the status bar cuts it
-    m_stopStatus = text;
+    m_valueView->setStopStatus(text);
     onStateChanged(m_controller->state());
 
     // The inspector follows the selection: at the end of a run, a node selected in the graph (the first divergence of
     // a comparison) shows its value; while stepping, and without a selection, what the last node produced, like a
     // debugger's "autos".
     GraphView* view = m_window->graphView();
-    const uint64_t inspectedBefore = m_inspectedStop;
+    const uint64_t inspectedBefore = m_valueView->shownCount();
     if (const NodeId selected = view->selectedNode();
         snapshot->reason == StopReason::Finished && selected >= 0 && view->currentGraph()) {
         onGraphNodeSelected(view->currentGraph(), selected);
@@ -616,7 +390,7 @@ void DebuggerUi::onStopped(const DebugSnapshotPtr& snapshot)
             for (size_t i = snapshot->values.size(); i-- > 0;) {
                 const auto& r = snapshot->values[i].record;
                 if (r.name == name && r.graph == snapshot->lastGraph) {
-                    inspectValue(static_cast<int>(i));
+                    m_valueView->inspect(static_cast<int>(i));
                     m_values->selectValue(static_cast<int>(i));
                     break;
                 }
@@ -626,8 +400,8 @@ void DebuggerUi::onStopped(const DebugSnapshotPtr& snapshot)
     }
     // Nothing new was shown (a reverse move back to a frame's entry or the start, a selected node that has not run):
     // the value the inspector shows is the one of this position, or it says that it is not made yet.
-    if (m_inspectedStop == inspectedBefore && m_inspectorShowsRunValue)
-        followInspectedValue(*snapshot);
+    if (m_valueView->shownCount() == inspectedBefore && m_valueView->showsRunValue())
+        m_valueView->follow(*snapshot);
     if (snapshot->reason == StopReason::YieldOp && m_autoYieldDialog)
         openYieldDialog();
     emit viewsUpdated();
@@ -657,108 +431,6 @@ void DebuggerUi::applyDecorations()
     decorateRun(*m_window->graphView(), m_shown.get(), *m_breakpoints, m_colourByTime);
 }
 
-const RecordedValue* DebuggerUi::recordedValue(int valueIndex) const
-{
-    const DebugSnapshotPtr s = m_controller->snapshot();
-    if (!s || valueIndex < 0 || static_cast<size_t>(valueIndex) >= s->values.size())
-        return nullptr;
-    return &s->values[static_cast<size_t>(valueIndex)].record;
-}
-
-void DebuggerUi::goToValue(int valueIndex)
-{
-    inspectValue(valueIndex);
-    if (const RecordedValue* r = recordedValue(valueIndex); r && r->graph)
-        m_window->graphView()->centerOnValue(r->graph, r->graph->findValue(r->name));
-}
-
-void DebuggerUi::inspectValue(int valueIndex)
-{
-    if (m_inspector->isPinned())
-        return;
-    const DebugSnapshotPtr s = m_controller->snapshot(); // keeps the value alive while it is shown
-    const RecordedValue* found = recordedValue(valueIndex);
-    if (!found)
-        return;
-    const RecordedValue& r = *found;
-    m_inspected = { r.graph, r.name.str(), r.ordinal };
-    ++m_inspectedStop;
-    if (r.dropped) {
-        // Only its summary was kept: the worker rebuilds the data (from the frames of this position, or by a replay
-        // from the nearest checkpoint), and valueRebuilt() shows it if it is still the value asked for.
-        m_inspector->clear();
-        m_rebuilding = m_controller->rebuildValue(r.ordinal) ? std::optional<uint64_t>(r.ordinal) : std::nullopt;
-        m_inspectorShowsRunValue = m_rebuilding.has_value();
-        m_status->setText(m_rebuilding
-                ? QStringLiteral("Rebuilding %1 from the nearest checkpoint\u2026").arg(valueLabel(r))
-                : QStringLiteral("%1 was dropped to stay under the memory budget").arg(valueLabel(r)));
-        return;
-    }
-    m_rebuilding.reset();
-    m_inspector->setValue(inspectedTitle(r), r.value);
-    m_inspectorShowsRunValue = true;
-    onStateChanged(m_controller->state());
-}
-
-QString DebuggerUi::inspectedTitle(const RecordedValue& r) const
-{
-    QString title = valueLabel(r);
-    if (r.graph && r.producer >= 0)
-        title += QStringLiteral("  \u2190 %1 (%2)")
-                     .arg(QString::fromStdString(r.graph->node(r.producer).displayName()),
-                         QString::fromStdString(r.graph->node(r.producer).opType));
-    return title;
-}
-
-void DebuggerUi::onValueRebuilt(quint64 ordinal, const Value& value, const QString& error, double ms)
-{
-    if (!m_rebuilding || *m_rebuilding != ordinal || m_inspector->isPinned())
-        return;
-    m_rebuilding.reset();
-    const DebugSnapshotPtr s = m_controller->snapshot();
-    const RecordedValue* r = nullptr;
-    if (s)
-        for (const auto& v : s->values)
-            if (v.record.ordinal == ordinal)
-                r = &v.record;
-    if (!r)
-        return;
-    if (value.isNone()) {
-        m_inspectorShowsRunValue = false;
-        const QString text = QStringLiteral("Could not rebuild %1: %2").arg(valueLabel(*r), error);
-        m_status->setText(text);
-        m_status->setToolTip(text);
-        return;
-    }
-    m_inspector->setValue(inspectedTitle(*r), value);
-    m_inspectorShowsRunValue = true;
-    m_status->setText(m_stopStatus);
-    m_status->setToolTip(QStringLiteral("%1: rebuilt in %2 ms").arg(valueLabel(*r)).arg(ms, 0, 'f', 1));
-    onStateChanged(m_controller->state());
-}
-
-void DebuggerUi::followInspectedValue(const DebugSnapshot& snapshot)
-{
-    if (m_inspector->isPinned())
-        return;
-    // Values keep their ordinal (their place among every value the run made) when a reverse move makes them again.
-    for (size_t i = snapshot.values.size(); i-- > 0;) {
-        const RecordedValue& r = snapshot.values[i].record;
-        if (r.ordinal == m_inspected.ordinal && r.graph == m_inspected.graph && r.name == m_inspected.name) {
-            inspectValue(static_cast<int>(i));
-            m_values->selectValue(static_cast<int>(i));
-            return;
-        }
-    }
-    m_inspector->clear();
-    m_inspectorShowsRunValue = false;
-    const QString note
-        = QStringLiteral("%1 is not produced yet at this position").arg(QString::fromStdString(m_inspected.name));
-    m_stopStatus += QStringLiteral(" \u2014 ") + note;
-    m_status->setText(m_stopStatus);
-    m_status->setToolTip(m_stopStatus);
-}
-
 void DebuggerUi::onFrameSelected(const FrameSnapshot& frame, bool innermost)
 {
     m_values->setFrameFilter(frame.id, QString::fromStdString(frame.label));
@@ -778,16 +450,10 @@ void DebuggerUi::onGraphNodeSelected(const Graph* graph, NodeId node)
     if (!s || !graph || node < 0 || m_controller->state() == DebuggerState::Running)
         return;
     for (ValueId out : graph->node(node).outputs) {
-        if (out == kNoValue)
-            continue;
-        const std::string& name = graph->value(out).name;
-        for (size_t i = s->values.size(); i-- > 0;)
-            if (s->values[i].record.graph == graph && s->values[i].record.name == name) {
-                inspectValue(static_cast<int>(i));
-                m_values->selectValue(static_cast<int>(i));
-                return;
-            }
-        return;
+        if (out != kNoValue) {
+            m_valueView->inspectLatest(graph, graph->value(out).name);
+            return;
+        }
     }
 }
 
@@ -796,19 +462,14 @@ void DebuggerUi::onGraphValueSelected(const Graph* graph, ValueId value)
     if (!graph || value < 0)
         return;
     const ValueInfo& info = graph->value(value);
-    const DebugSnapshotPtr s = m_controller->snapshot();
-    if (s && m_controller->state() != DebuggerState::Running)
-        for (size_t i = s->values.size(); i-- > 0;)
-            if (s->values[i].record.graph == graph && s->values[i].record.name == info.name) {
-                inspectValue(static_cast<int>(i));
-                m_values->selectValue(static_cast<int>(i));
-                return;
-            }
+    if (m_controller->snapshot() && m_controller->state() != DebuggerState::Running
+        && m_valueView->inspectLatest(graph, info.name))
+        return;
     if (info.initializer && graph->model() && !m_inspector->isPinned()) {
         try {
             m_inspector->setTensor(QString::fromStdString(info.name) + QStringLiteral(" (initializer)"),
                 graph->model()->initializer(info));
-            m_inspectorShowsRunValue = false;
+            m_valueView->setShowsRunValue(false);
         } catch (const std::exception& e) {
             m_status->setText(QString::fromStdString(e.what()));
         }
@@ -825,28 +486,7 @@ YieldDialog* DebuggerUi::openYieldDialog()
     auto* dialog = new YieldDialog(*s, m_controller->rememberedYieldOutputs(), m_window);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     m_yieldDialog = dialog;
-    connect(dialog, &QDialog::accepted, this, [this, dialog] {
-        std::map<std::string, Value> outputs;
-        for (auto& [name, value] : dialog->outputs())
-            if (!value.isNone())
-                outputs[name] = value;
-        const auto kept = dialog->keptOutputs();
-        std::map<std::string, Value> replaced;
-        for (const auto& [name, value] : outputs)
-            if (std::find(kept.begin(), kept.end(), name) == kept.end())
-                replaced[name] = value;
-        for (const std::string& name : kept)
-            m_controller->forgetYieldOutputs(name);
-        m_controller->setYieldOutputs(replaced, dialog->remember());
-        // Kept outputs are passed too, so that a replacement remembered earlier does not apply this time.
-        std::map<std::string, Value> keptValues;
-        for (const std::string& name : kept)
-            if (outputs.count(name))
-                keptValues[name] = outputs[name];
-        m_controller->setYieldOutputs(keptValues, false);
-        if (dialog->continueAfter())
-            m_controller->continueRun();
-    });
+    connect(dialog, &QDialog::accepted, this, [this, dialog] { dialog->answer(*m_controller); });
     dialog->open();
     return dialog;
 }
@@ -868,7 +508,7 @@ void DebuggerUi::scheduleRun(const QStringList& inputs, const QString& node, con
                 const QString tab = inspect.section(QLatin1Char(':'), 1);
                 const int row = m_values->model()->rowOf(value.toStdString());
                 if (row >= 0) {
-                    inspectValue(row);
+                    m_valueView->inspect(row);
                     m_values->selectValue(row);
                 }
                 if (tab == QStringLiteral("heatmap"))
@@ -893,9 +533,9 @@ void DebuggerUi::restoreStatus()
     const DebuggerState state = m_controller->state();
     const bool stopped
         = state == DebuggerState::Paused || state == DebuggerState::Finished || state == DebuggerState::Failed;
-    if (stopped && !m_stopStatus.isEmpty()) {
-        m_status->setText(m_stopStatus);
-        m_status->setToolTip(m_stopStatus);
+    if (const QString& text = m_valueView->stopStatus(); stopped && !text.isEmpty()) {
+        m_status->setText(text);
+        m_status->setToolTip(text);
     } else {
         m_status->setToolTip(QString());
         onStateChanged(state);
@@ -941,108 +581,21 @@ void DebuggerUi::reportError(const QString& title, const QString& message)
         box.exec();
 }
 
-bool DebuggerUi::exportAllValues(const QString& folder)
+void DebuggerUi::showExportDialog(const QString& format)
 {
-    if (!m_controller->exportValues(folder)) {
-        m_status->setText(m_controller->exporting() ? QStringLiteral("An export is under way.")
-                                                    : QStringLiteral("Nothing to export: run the model first."));
-        return false;
+    if (format == QStringLiteral("tensor") && !m_inspector->tensor().defined()) {
+        m_status->setText(QStringLiteral("Select a tensor to export first."));
+        return;
     }
-    m_exportFolder = folder;
-    onStateChanged(m_controller->state());
-    m_exportProgress = new QProgressDialog(
-        QStringLiteral("Writing every value to %1\u2026").arg(folder), QStringLiteral("Cancel"), 0, 0, m_window);
-    m_exportProgress->setObjectName(QStringLiteral("exportAllProgress"));
-    m_exportProgress->setWindowTitle(QStringLiteral("Export All"));
-    m_exportProgress->setWindowModality(Qt::WindowModal);
-    m_exportProgress->setMinimumDuration(500);
-    m_exportProgress->setAutoClose(false);
-    m_exportProgress->setAutoReset(false);
-    connect(m_exportProgress, &QProgressDialog::canceled, m_controller, &DebugController::cancelExport);
-    return true;
+    const QString base = m_window->document()->path().isEmpty()
+        ? QStringLiteral("values")
+        : QFileInfo(m_window->document()->path()).completeBaseName();
+    m_exports->showDialog(format, base, m_inspector->tensor(), m_inspector->title().section(QLatin1Char(' '), 0, 0));
 }
 
 bool DebuggerUi::exportSelectedTensor(const QString& path)
 {
-    try {
-        exportTensor(path, m_inspector->tensor(), m_inspector->title().section(QLatin1Char(' '), 0, 0));
-        m_window->statusBar()->showMessage(QStringLiteral("Exported %1").arg(path), 5000);
-        return true;
-    } catch (const std::exception& e) {
-        reportError(QStringLiteral("Export failed"), QString::fromStdString(e.what()));
-        return false;
-    }
-}
-
-bool DebuggerUi::exportAll(const QString& path, const QString& format)
-{
-    if (!m_controller->snapshot()) {
-        reportError(QStringLiteral("Export failed"), QStringLiteral("Nothing to export: run the model first."));
-        return false;
-    }
-    try {
-        // Every value's data: those the run kept only as summaries are rebuilt first.
-        DebugSnapshotPtr s;
-        {
-            QApplication::setOverrideCursor(Qt::WaitCursor);
-            const auto restore = qScopeGuard([] { QApplication::restoreOverrideCursor(); });
-            s = m_controller->snapshotWithData();
-        }
-        if (!s)
-            throw Error("a command or an export is under way");
-        int count = 0;
-        if (format == QStringLiteral("npz"))
-            count = exportAllNpz(path, *s);
-        else if (format == QStringLiteral("npy"))
-            count = exportAllToFolder(path, *s, QStringLiteral(".npy"));
-        else if (format == QStringLiteral("pb"))
-            count = exportAllToFolder(path, *s, QStringLiteral(".pb"));
-        else if (format == QStringLiteral("json")) {
-            exportJsonSummary(path, *s);
-            count = static_cast<int>(s->values.size());
-        } else if (format == QStringLiteral("debug-model"))
-            count = exportDebugModel(path, *s);
-        else
-            throw Error("unknown export format " + format.toStdString());
-        m_window->statusBar()->showMessage(QStringLiteral("Exported %1 values to %2").arg(count).arg(path), 5000);
-        return true;
-    } catch (const std::exception& e) {
-        reportError(QStringLiteral("Export failed"), QString::fromStdString(e.what()));
-        return false;
-    }
-}
-
-void DebuggerUi::showExportDialog(const QString& format)
-{
-    const QString base = m_window->document()->path().isEmpty()
-        ? QStringLiteral("values")
-        : QFileInfo(m_window->document()->path()).completeBaseName();
-    QString path;
-    if (format == QStringLiteral("tensor")) {
-        if (!m_inspector->tensor().defined()) {
-            m_status->setText(QStringLiteral("Select a tensor to export first."));
-            return;
-        }
-        path = QFileDialog::getSaveFileName(m_window, QStringLiteral("Export tensor"),
-            safeFileName(m_inspector->title().section(QLatin1Char(' '), 0, 0)) + QStringLiteral(".npy"),
-            QStringLiteral("numpy (*.npy);;TensorProto (*.pb);;CSV (*.csv)"));
-        if (!path.isEmpty())
-            exportSelectedTensor(path);
-        return;
-    }
-    if (format == QStringLiteral("npy") || format == QStringLiteral("pb"))
-        path = QFileDialog::getExistingDirectory(m_window, QStringLiteral("Folder for the %1 files").arg(format));
-    else if (format == QStringLiteral("npz"))
-        path = QFileDialog::getSaveFileName(m_window, QStringLiteral("Export all values"),
-            base + QStringLiteral("_values.npz"), QStringLiteral("numpy archive (*.npz)"));
-    else if (format == QStringLiteral("json"))
-        path = QFileDialog::getSaveFileName(m_window, QStringLiteral("Export summary"),
-            base + QStringLiteral("_values.json"), QStringLiteral("JSON (*.json)"));
-    else
-        path = QFileDialog::getSaveFileName(m_window, QStringLiteral("Export debug model"),
-            base + QStringLiteral("_debug.onnx"), QStringLiteral("ONNX (*.onnx)"));
-    if (!path.isEmpty())
-        exportAll(path, format);
+    return m_exports->exportTensor(path, m_inspector->tensor(), m_inspector->title().section(QLatin1Char(' '), 0, 0));
 }
 
 } // namespace onnxscope

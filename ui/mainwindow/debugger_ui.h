@@ -3,7 +3,10 @@
 
 #include "ui/debugger/debug_controller.h"
 #include "ui/debugger/debugger_actions.h"
+#include "ui/debugger/export_commands.h"
+#include "ui/debugger/memory_budget.h"
 #include "ui/debugger/yield_dialog.h"
+#include "ui/mainwindow/value_inspection.h"
 
 #include <QObject>
 #include <QPointer>
@@ -96,35 +99,38 @@ public:
     void setThreads(int threads) { m_actions->setThreads(threads); }
     /// The memory budget of the next debug runs in bytes, 0 for the default (a quarter of the RAM); remembered in
     /// the Settings and shown in the status bar. Debug › Memory Budget… asks for it.
-    void setMemoryBudget(uint64_t bytes);
+    void setMemoryBudget(uint64_t bytes) { m_budget->set(bytes); }
     /// The budget the next run gets, in bytes (the default resolved).
-    uint64_t memoryBudget() const;
-    QAction* memoryBudgetAction() const { return m_memoryBudgetAction; }
+    uint64_t memoryBudget() const { return m_budget->budget(); }
+    QAction* memoryBudgetAction() const { return m_budget->action(); }
     /// Debug › Keep Every Value's Data (checkable, remembered): ValueRetention::Values instead of Summaries.
-    QAction* keepValueDataAction() const { return m_keepValueData; }
+    QAction* keepValueDataAction() const { return m_budget->keepValueDataAction(); }
     /// The status bar's memory text: the budget, and what the shown run keeps of it.
-    QLabel* memoryLabel() const { return m_memoryLabel; }
-    void showMemoryBudgetDialog();
+    QLabel* memoryLabel() const { return m_budget->label(); }
+    void showMemoryBudgetDialog() { m_budget->showDialog(); }
     /// Debug › Compare… and its views.
     CompareUi* compare() const { return m_compare; }
 
     /// The node F9 and Ctrl+F10 act on: the graph selection.
     QString selectedNodeName() const { return m_actions->selectedNodeName(); }
     /// Shows a recorded value (index into the snapshot's values) in the tensor inspector.
-    void inspectValue(int valueIndex);
+    void inspectValue(int valueIndex) { m_valueView->inspect(valueIndex); }
 
     /// Debug › Export All…: every intermediate of the stopped run to `folder` (.npy per value and manifest.json, as
     /// run --dump-all), dropped values rebuilt, with a progress dialog that cancels. Returns whether it started;
     /// exportFinished() ends it, and a failure shows a dialog naming the folder.
-    bool exportAllValues(const QString& folder);
-    QAction* exportAllAction() const { return m_exportAllAction; }
+    bool exportAllValues(const QString& folder) { return m_exports->exportAllValues(folder); }
+    QAction* exportAllAction() const { return m_exports->exportAllAction(); }
     /// What the last export said when it ended (its count and folder, or why it failed).
-    const QString& lastExportMessage() const { return m_lastExportMessage; }
-    QProgressDialog* exportProgressDialog() const { return m_exportProgress; }
+    const QString& lastExportMessage() const { return m_exports->lastMessage(); }
+    QProgressDialog* exportProgressDialog() const { return m_exports->progressDialog(); }
 
     /// Export commands (also in the Debug menu); false with the error reported on failure.
     bool exportSelectedTensor(const QString& path);
-    bool exportAll(const QString& path, const QString& format); // "npz", "npy", "pb", "json", "debug-model"
+    bool exportAll(const QString& path, const QString& format) // "npz", "npy", "pb", "json", "debug-model"
+    {
+        return m_exports->exportAll(path, format);
+    }
 
     /// Once the next model is open: sets inputs ("name=file.npy"), runs to `node` (continues if empty), then shows
     /// `inspect` ("value" or "value:heatmap" / ":histogram") in the tensor inspector. For demos and screenshots.
@@ -155,13 +161,6 @@ private:
     bool inputsReady(bool explain);
     void onFrameSelected(const FrameSnapshot& frame, bool innermost);
     void onGraphNodeSelected(const Graph* graph, NodeId node);
-    /// The recorded value at an index of the current snapshot's values, null if none.
-    const RecordedValue* recordedValue(int valueIndex) const;
-    /// Inspects a value and shows it in the graph (its edge, or its producer).
-    void goToValue(int valueIndex);
-    /// After a stop that showed no new value: shows the inspected value as made at this position (after a reverse move,
-    /// the same value made again), or clears the inspector and says it is not produced yet.
-    void followInspectedValue(const DebugSnapshot& snapshot);
     void onGraphValueSelected(const Graph* graph, ValueId value);
     void updateRetention();
     void showExportDialog(const QString& format);
@@ -192,32 +191,13 @@ private:
     QPointer<QMessageBox> m_problemBox;
     QString m_lastProblem; // what showProblem() last said, for tests
     int m_problemCount = 0;
-    QString m_stopStatus; // what the status said when the run last stopped
     int m_quietFailures = 0;
-    QList<QAction*> m_exportActions;
     QAction* m_stepConstants = nullptr;
-    QAction* m_memoryBudgetAction = nullptr;
-    QAction* m_keepValueData = nullptr;
-    QAction* m_exportAllAction = nullptr;
-    QPointer<QProgressDialog> m_exportProgress;
-    QString m_exportFolder;
-    QString m_lastExportMessage;
-    QLabel* m_memoryLabel = nullptr;
-    uint64_t m_memoryBudgetSet = 0; // 0: the default
-    void updateMemoryLabel();
+    MemoryBudget* m_budget = nullptr;
+    ExportCommands* m_exports = nullptr;
 
     bool m_colourByTime = false;
-    bool m_inspectorShowsRunValue = false; // the tensor inspector shows a value of the current run (inspectValue)
-    struct InspectedValue {
-        const Graph* graph = nullptr;
-        std::string name;
-        uint64_t ordinal = 0;
-    };
-    InspectedValue m_inspected; // what inspectValue() showed last
-    std::optional<uint64_t> m_rebuilding; // the ordinal of the value the inspector waits for (rebuildValue)
-    QString inspectedTitle(const RecordedValue& r) const;
-    void onValueRebuilt(quint64 ordinal, const Value& value, const QString& error, double ms);
-    uint64_t m_inspectedStop = 0; // counts inspectValue() calls that showed a value
+    ValueInspection* m_valueView = nullptr;
     bool m_autoYieldDialog = true;
     DebugSnapshotPtr m_shown; // what the graph decorations show
 };

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "ui/tensorinspector/tensor_diff_view.h"
 
-#include "engine/exec/tensor_stats.h"
+#include "engine/core/tensor_stats.h"
 #include "ui/common/tensor_format.h"
 #include "ui/tensorinspector/tensor_plots.h"
 #include "ui/tensorinspector/tensor_table_model.h"

@@ -2,8 +2,8 @@
 #pragma once
 
 #include "engine/compare/expected_value_check.h"
+#include "engine/core/tensor_stats.h"
 #include "engine/core/value.h"
-#include "engine/exec/tensor_stats.h"
 
 #include <QWidget>
 

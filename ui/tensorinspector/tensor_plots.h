@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "engine/exec/tensor_stats.h"
+#include "engine/core/tensor_stats.h"
 
 #include <QImage>
 #include <QWidget>

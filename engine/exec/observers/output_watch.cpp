@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "engine/exec/observers/output_watch.h"
 
+#include "engine/exec/debug/breakpoint.h"
 #include "engine/exec/value_checks.h"
 
 namespace onnxscope {
@@ -18,14 +19,6 @@ OutputHit makeHit(const NodeEvent& event, size_t output, int64_t index, std::str
     hit.index = index;
     hit.description = std::move(description);
     return hit;
-}
-
-std::string trimmed(const std::string& s)
-{
-    const size_t begin = s.find_first_not_of(" \t");
-    if (begin == std::string::npos)
-        return {};
-    return s.substr(begin, s.find_last_not_of(" \t") - begin + 1);
 }
 
 } // namespace
@@ -58,10 +51,9 @@ std::optional<OutputHit> firstOutputMeeting(const NodeEvent& event, const ValueC
 
 void ConditionWatch::add(const std::string& spec)
 {
-    const size_t colon = spec.rfind(':');
-    Entry entry { colon == std::string::npos ? std::string() : trimmed(spec.substr(0, colon)),
-        ValueCondition::parse(trimmed(colon == std::string::npos ? spec : spec.substr(colon + 1))) };
-    m_conditions.push_back(std::move(entry));
+    // Read as the debugger's condition breakpoints are, by the one parser of "NODE: CONDITION".
+    Breakpoint b = parseBreakpointSpec(spec);
+    m_conditions.push_back(Entry { std::move(b.pattern), std::move(*b.when) });
 }
 
 std::vector<std::string> ConditionWatch::nodeNames() const

@@ -47,7 +47,8 @@ class ConditionWatch : public SessionObserver {
 public:
     /// Adds a condition: "NODE: CONDITION" for the outputs of the nodes whose display name is NODE (in any frame), or
     /// "CONDITION" alone for every node's. CONDITION is a ValueCondition; NODE may itself hold ':' (the condition is
-    /// after the last one). Error for a malformed condition.
+    /// after the last one), read by parseBreakpointSpec (engine/exec/debug/breakpoint.h) as the debugger's condition
+    /// breakpoints are. Error for a malformed condition.
     void add(const std::string& spec);
     bool empty() const { return m_conditions.empty(); }
     /// The node names the conditions are limited to (empty for "every node").

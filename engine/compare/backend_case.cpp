@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "engine/exec/backend_case.h"
+#include "engine/compare/backend_case.h"
 
 #include "engine/exec/session.h"
 #include "engine/io/value_proto.h"

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "engine/exec/debug/breakpoint.h"
 #include "engine/exec/session.h"
 #include "engine/exec/value_digest.h"
 
@@ -11,27 +12,6 @@
 #include <unordered_set>
 
 namespace onnxscope {
-
-/// A breakpoint. Node and op-type breakpoints stop before the node runs; the others stop right after it.
-struct Breakpoint {
-    enum class Kind {
-        Node, // a node whose display name equals `pattern` (any frame)
-        OpType, // any node whose op type equals `pattern`
-        NonFinite, // the first node that produces NaN or Inf in a floating-point output
-        DebugNodes, // after every DEBUG node
-        Condition, // after a node named `pattern` (or any node if empty) when `condition` holds
-    };
-    int id = 0; // assigned by Debugger::addBreakpoint
-    Kind kind = Kind::Node;
-    std::string pattern;
-    bool enabled = true;
-    /// Node / OpType: only stop in this iteration or step of the nearest enclosing Loop/Scan (-1: every iteration);
-    /// an If branch or function body run inside that iteration is in it.
-    int64_t iteration = -1;
-    /// Kind::Condition, and an optional extra filter for Node and OpType breakpoints.
-    std::function<bool(const NodeEvent&)> condition;
-    std::string description; // shown to the user; filled in by addBreakpoint if empty
-};
 
 /// Why the debugger stopped.
 enum class StopReason {
@@ -262,6 +242,10 @@ public:
     MemoryStats memoryStats() const;
     const DebuggerOptions& options() const { return m_options; }
 
+    /// The iteration of the nearest Loop/Scan enclosing the frame running now (an If branch or function body inside
+    /// a loop iteration is in it), -1 outside loops: the rule of Breakpoint::iteration.
+    int64_t currentIteration() const;
+
     /// Asks a running continueRun()/step from another thread to stop at the next node boundary.
     void requestPause() { m_pauseRequested = true; }
 
@@ -369,8 +353,12 @@ private:
     /// The next node only makes a constant and options say not to stop before it.
     bool constantAhead() const;
     /// Adds a value, made in place from RecordedValue's constructor arguments (no temporary to move and destroy after
-    /// every node). Defined in debugger.cpp, its only user.
-    template <class... Args> void record(Args&&... args);
+    /// every node).
+    template <class... Args> void record(Args&&... args)
+    {
+        m_values.emplace_back(std::forward<Args>(args)...);
+        countLast();
+    }
     /// Numbers, summarises and counts the value record() added last (not a template).
     void countLast();
     void forgetOldIterations(const Frame& entered);
@@ -390,8 +378,6 @@ private:
     };
     /// The record of a frame, made (with its enclosing iteration) the first time it is seen.
     FrameRecord& frameRecord(const Frame& frame, const std::string& framePath);
-    /// The enclosing iteration of the frame running now.
-    int64_t currentIteration() const;
     std::unordered_map<uint64_t, FrameRecord> m_frameRecords;
     /// The record (path, enclosing iteration) of the frame whose node completed last (in m_frameRecords, whose
     /// elements do not move), and its id.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "engine/exec/tensor_stats.h"
+#include "engine/core/tensor_stats.h"
 
 #include "engine/core/half.h"
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-#include "ui/export/value_export.h"
+#include "ui/debugger/value_export.h"
 
 #include "engine/io/value_writer.h"
+#include "engine/model/debug_model.h"
 
 #include <map>
 

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: MIT
+// `onnxscope-cli run --repeat N`: the benchmark harness, plain runs or debug runs, and --timings.
+#include "app/cli/commands.h"
+#include "app/cli/run_options.h"
+
+#include "engine/core/byte_size.h"
+#include "engine/core/text.h"
+#include "engine/exec/observers/keep_observer.h"
+#include "engine/exec/observers/profile_observer.h"
+#include "engine/exec/program.h"
+#include "engine/exec/simd_level.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <set>
+
+#include <sys/resource.h>
+#include <time.h>
+
+using Clock = std::chrono::steady_clock;
+
+namespace onnxscope::cli {
+
+namespace {
+
+/// Bytes of the tensors a debug run wrote: each storage once (a Reshape shares its input's), leaving out the caller's
+/// inputs and the values known at plan time (initializers, folded nodes), which the run did not write.
+size_t writtenBytes(const Debugger& debugger, const Program& program, const std::map<std::string, Value>& inputs)
+{
+    std::set<const void*> seen;
+    for (const auto& [name, value] : inputs)
+        if (const Tensor* t = value.heldTensor())
+            seen.insert(t->raw());
+    std::set<const Graph*> graphs;
+    size_t bytes = 0;
+    for (const RecordedValue& r : debugger.values()) {
+        if (r.graph && graphs.insert(r.graph).second)
+            for (const Value& known : program.plan(*r.graph).known)
+                if (const Tensor* t = known.heldTensor())
+                    seen.insert(t->raw());
+        const Tensor* t = r.dropped ? nullptr : r.value.heldTensor();
+        if (t && seen.insert(t->raw()).second)
+            bytes += r.value.byteSize();
+    }
+    return bytes;
+}
+
+/// Minor page faults of this process so far: a run that writes memory the process never touched before pays one per
+/// page (on this project's VM, about 12 µs per 4 KiB page).
+long minorFaults()
+{
+    rusage usage {};
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_minflt;
+}
+
+} // namespace
+
+// getrusage's ru_maxrss also counts the parent's pages that a fork copied before the exec, which for a small model is
+// more than the model: VmHWM does not.
+long peakResidentKib()
+{
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line))
+        if (line.rfind("VmHWM:", 0) == 0)
+            return std::strtol(line.c_str() + 6, nullptr, 10);
+    rusage usage {};
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_maxrss;
+}
+
+void timeRuns(const RunOptions& o, const std::shared_ptr<const Program>& program,
+    const std::map<std::string, Value>& inputs, const SessionOptions& sessionOptions, int threads, size_t nodes,
+    ProfileObserver& profile, const std::function<void(const std::map<std::string, Value>&)>& writeOutputs)
+{
+    std::vector<double> ms, cpuMs;
+    std::vector<long> faults; // per run, read outside the clock
+    const auto cpuNow = [] {
+        timespec ts {};
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+        return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+    };
+    std::map<std::string, Value> lastOutputs;
+    size_t recordedValues = 0, droppedValues = 0, recordedBytes = 0, writtenByRun = 0;
+    if (o.debugRun) {
+        // Each run through a fresh Debugger: a hook after every node, every intermediate kept. The previous
+        // run's values are released after its clock stopped.
+        const DebuggerOptions debuggerOptions = debuggerOptionsOf(o, sessionOptions);
+        for (int i = 0; i < o.repeat; ++i) {
+            auto debugger = std::make_unique<Debugger>(program, debuggerOptions);
+            if (o.profile)
+                debugger->addObserver(&profile);
+            const long f0 = minorFaults();
+            const double c0 = cpuNow();
+            auto t0 = Clock::now();
+            debugger->start(inputs);
+            StopInfo stop = debugger->continueRun();
+            while (stop.reason == StopReason::YieldOp || stop.reason == StopReason::DebugNode)
+                stop = debugger->continueRun();
+            ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+            cpuMs.push_back(cpuNow() - c0);
+            faults.push_back(minorFaults() - f0);
+            if (debugger->failed() || !debugger->finished())
+                throw Error("debug run " + std::to_string(i + 1) + " stopped: " + stop.message);
+            lastOutputs = debugger->session().outputs();
+            recordedValues = debugger->values().size();
+            recordedBytes = debugger->recordedBytes();
+            if (i + 1 == o.repeat)
+                writtenByRun = writtenBytes(*debugger, *program, inputs);
+            droppedValues = debugger->forgottenValues();
+            for (const auto& v : debugger->values())
+                droppedValues += v.dropped ? 1 : 0;
+            if (o.profile)
+                debugger->removeObserver(&profile);
+        }
+    } else {
+        // --keep-values: a KeepObserver holds every output, which it releases after the clock stopped, as the
+        // debug runs do.
+        KeepObserver keeper;
+        Session timed(program, sessionOptions);
+        if (o.profile)
+            timed.addObserver(&profile);
+        if (o.keepValues)
+            timed.addObserver(&keeper);
+        for (int i = 0; i < o.repeat; ++i) {
+            const long f0 = minorFaults();
+            const double c0 = cpuNow();
+            auto t0 = Clock::now();
+            lastOutputs = timed.run(inputs);
+            ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+            cpuMs.push_back(cpuNow() - c0);
+            faults.push_back(minorFaults() - f0);
+            keeper.clear();
+        }
+    }
+    std::vector<double> sorted = ms;
+    std::sort(sorted.begin(), sorted.end());
+    // Small models run in tens of microseconds: a tenth of one is still worth telling apart.
+    const auto latency = [](double v) { return formatMs(v, v < 1 ? 4 : 3); };
+    const size_t n = sorted.size();
+    const double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    const char* mode = o.debugRun ? "debug-run" : (o.keepValues ? "keep-values" : "");
+    std::cout << mode << (*mode ? " " : "") << "latency over " << n << " run" << (n == 1 ? "" : "s")
+              << " after 1 warm-up: median " << latency(median) << " ms, min " << latency(sorted.front()) << " ms, max "
+              << latency(sorted.back()) << " ms\n";
+    if (o.debugRun)
+        std::cout << "each debug run kept " << recordedValues << " value(s), " << formatByteCount(recordedBytes)
+                  << (droppedValues ? ", dropped " + std::to_string(droppedValues) + " over the memory budget" : "")
+                  << "\n";
+    if (writeOutputs)
+        writeOutputs(lastOutputs);
+    if (!o.timingsFile.empty()) {
+        nlohmann::json timings { { "mode", o.debugRun ? "debug" : (o.keepValues ? "keep-values" : "plain") },
+            { "threads", threads }, { "simd", std::string(simdLevelName()) }, { "runs_ms", ms }, { "cpu_ms", cpuMs },
+            { "page_faults", faults }, { "median_ms", median }, { "min_ms", sorted.front() },
+            { "max_ms", sorted.back() }, { "nodes", nodes }, { "peak_rss_kib", peakResidentKib() } };
+        if (!o.debugRun) {
+            timings["fused_nodes"] = o.keepValues ? 0 : program->mainPlan().fusedNodeCount();
+            timings["folded_nodes"] = o.keepValues ? 0 : program->mainPlan().foldedNodeCount();
+        }
+        if (o.debugRun) {
+            timings["recorded_values"] = recordedValues;
+            timings["recorded_bytes"] = recordedBytes;
+            timings["written_bytes"] = writtenByRun;
+            timings["dropped_values"] = droppedValues;
+        }
+        std::ofstream out(o.timingsFile);
+        out << timings.dump(2) << "\n";
+        out.close();
+        check(out.good(), "cannot write \"" + o.timingsFile + "\"");
+    }
+}
+
+} // namespace onnxscope::cli

@@ -81,7 +81,7 @@ def main():
             ("--max-loop-iterations -1", ["--max-loop-iterations", "-1"],
              {"exit": 2, "message": ["--max-loop-iterations"]}),
             ("--allocation-limit 23 refuses float[2, 3]", ["--allocation-limit", "23"],
-             {"exit": 1, "message": ["float[2, 3]", "more than the allocation limit of 23.0 B"]}),
+             {"exit": 1, "message": ["float[2, 3]", "more than the allocation limit of 23 B"]}),
             ("--allocation-limit 1k", ["--allocation-limit", "1k", "--max-loop-iterations", "5"],
              {"exit": 0, "message": ["output \"y\": float[2, 3]"]})):
         if filters and not any(f in "options" for f in filters):

@@ -76,7 +76,8 @@ int runExtract(const ExtractCliOptions& o)
     const ExtractedCase written = extractTestCase(program, part, inputs, o.out, {}, pool.get());
     std::cout << "wrote " << o.out << ": " << written.model.nodeCount << " node"
               << (written.model.nodeCount == 1 ? "" : "s") << ", " << written.model.initializerCount << " initializer"
-              << (written.model.initializerCount == 1 ? "" : "s") << " (" << formatByteCount(written.model.initializerBytes)
+              << (written.model.initializerCount == 1 ? "" : "s") << " ("
+              << formatByteCount(written.model.initializerBytes)
               << (written.model.externalData ? ", as external data" : "") << ")\n";
     std::cout << "  inputs: " << joined(part.inputs) << "\n  outputs: " << joined(part.outputs) << "\n";
     std::cout << "  test_data_set_0 holds the values this run gave them; onnxscope-cli test " << o.out

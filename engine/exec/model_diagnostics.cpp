@@ -2,9 +2,9 @@
 #include "engine/exec/model_diagnostics.h"
 
 #include "engine/exec/program.h"
-#include "engine/model/torch_origin.h"
 #include "engine/kernels/kernel_registry.h"
 #include "engine/model/op_schema.h"
+#include "engine/model/torch_origin.h"
 
 #include <algorithm>
 #include <functional>

@@ -29,6 +29,24 @@ def value_info(name, array):
     return helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(array.dtype), list(array.shape))
 
 
+def node_inputs(inputs):
+    """inputs: (name, array, is_initializer), or None for an omitted optional input. Returns the node's input names,
+    the graph's inputs, the initializers and the feeds."""
+    names, graph_inputs, inits, feeds = [], [], [], {}
+    for i in inputs:
+        if i is None:
+            names.append("")
+            continue
+        name, array, is_init = i
+        names.append(name)
+        if is_init:
+            inits.append(numpy_helper.from_array(array, name))
+        else:
+            graph_inputs.append(value_info(name, array))
+            feeds[name] = array
+    return names, graph_inputs, inits, feeds
+
+
 def run_model(model, feeds, names):
     """onnxruntime's outputs `names` of the model: CPU provider, graph optimizations disabled, one thread."""
     options = ort.SessionOptions()

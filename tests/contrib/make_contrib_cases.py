@@ -65,18 +65,7 @@ def const(name, array):
 
 
 def build(c):
-    node_inputs, graph_inputs, inits, feeds = [], [], [], {}
-    for i in c.inputs:
-        if i is None:
-            node_inputs.append("")
-            continue
-        name, array, is_init = i
-        node_inputs.append(name)
-        if is_init:
-            inits.append(numpy_helper.from_array(array, name))
-        else:
-            graph_inputs.append(value_info(name, array))
-            feeds[name] = array
+    node_inputs, graph_inputs, inits, feeds = case_writer.node_inputs(c.inputs)
     node = helper.make_node(c.op, node_inputs, c.outputs, name=c.name, domain=c.domain, **c.attrs)
     outputs = [helper.make_tensor_value_info(o, helper.np_dtype_to_tensor_dtype(output_type(c, o)), None)
                for o in c.outputs if o]

@@ -16,7 +16,7 @@ import os
 import sys
 
 import numpy as np
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_writer  # noqa: E402  (the seeded generators, onnxruntime's session, the case folders)
@@ -58,18 +58,7 @@ def tensor_type(dtype):
 
 
 def build(c):
-    node_inputs, graph_inputs, inits, feeds = [], [], [], {}
-    for i in c.inputs:
-        if i is None:
-            node_inputs.append("")
-            continue
-        name, array, is_init = i
-        node_inputs.append(name)
-        if is_init:
-            inits.append(numpy_helper.from_array(array, name))
-        else:
-            graph_inputs.append(helper.make_tensor_value_info(name, tensor_type(array.dtype), list(array.shape)))
-            feeds[name] = array
+    node_inputs, graph_inputs, inits, feeds = case_writer.node_inputs(c.inputs)
     out = "y_q" if c.as_float else "y"
     nodes = [helper.make_node(c.op, node_inputs, [out] + [n for n, _ in c.extra_outputs], name=c.name,
                               domain=c.domain, **c.attrs)]

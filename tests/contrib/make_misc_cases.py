@@ -1,0 +1,220 @@
+"""Writes ONNX backend test-case folders for the rest of onnxruntime's com.microsoft CPU operators (issue #41, "the
+rest of the list"): ScaledSiLU, BifurcationDetector, CropAndResize, WordConvEmbedding, MaxpoolWithMask.
+
+    <test venv python> make_misc_cases.py <output dir> [group ...]
+
+Each case is a one-node model for one operator and one combination of attributes and optional inputs, with seeded
+inputs; the expected outputs are onnxruntime's (pinned in scripts/test-requirements.txt; CPU provider, graph
+optimizations disabled, one thread). Cases land in <output>/<group>/<case>/, one group per operator and precision.
+Models that must be refused land in <output>/refused with the substrings their error must hold (check_refusals.py).
+Needs onnx, onnxruntime and numpy; no torch.
+"""
+
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import case_writer  # noqa: E402  (the seeded generators, onnxruntime's session, the case folders)
+import make_contrib_cases as base  # noqa: E402  (the one-node Case and its model)
+from case_writer import randn, rng_for  # noqa: E402
+
+MS = "com.microsoft"
+CASES = []
+REFUSALS = []
+inp, const = base.inp, base.const
+
+
+def case(group, name, op, inputs, outputs, out_types=None, **attrs):
+    CASES.append(base.Case(group, name, op, inputs, outputs, MS, out_types, **attrs))
+
+
+def refusal(name, op, inputs, outputs, expected, out_types=None, **attrs):
+    REFUSALS.append((base.Case("refused", name, op, inputs, outputs, MS, out_types or {"Y": np.float32}, **attrs),
+                     expected))
+
+
+def write(c, out_dir):
+    model, feeds = base.build(c)
+    names = [o for o in c.outputs if o]
+    results = case_writer.run_model(model, feeds, names)
+    case_writer.save_case(os.path.join(out_dir, c.group, c.name), model, feeds, names, results, case_writer.no_nan)
+
+
+def write_refusals(out_dir):
+    case_writer.save_refusals(out_dir, REFUSALS, base.build)
+
+
+# ---- ScaledSiLU ------------------------------------------------------------------------------------------------------
+
+def scaled_silu_cases():
+    r = rng_for("scaled_silu")
+    x = randn(r, 2, 3, 7) * 3
+    case("scaled_silu", "scaled_silu_default", "ScaledSiLU", [inp("X", x)], ["Y"])
+    case("scaled_silu", "scaled_silu_alpha", "ScaledSiLU", [inp("X", x)], ["Y"], alpha=1.702)
+    case("scaled_silu", "scaled_silu_scale_input", "ScaledSiLU", [inp("X", x), inp("scale", np.array(0.6, np.float32))],
+         ["Y"], alpha=3.0)
+    case("scaled_silu", "scaled_silu_scale_fp16", "ScaledSiLU",
+         [inp("X", x), const("scale", np.array(-1.25, np.float16))], ["Y"])
+    h = x.astype(np.float16)
+    case("scaled_silu_fp16", "scaled_silu_fp16_alpha", "ScaledSiLU", [inp("X", h)], ["Y"], alpha=1.702)
+    case("scaled_silu_fp16", "scaled_silu_fp16_scale", "ScaledSiLU",
+         [inp("X", h), inp("scale", np.array(0.37, np.float32))], ["Y"])
+
+
+# ---- BifurcationDetector ---------------------------------------------------------------------------------------------
+
+def bifurcation_cases():
+    i64 = lambda *v: np.array(v, np.int64)  # noqa: E731
+    src = i64(5, 8, 2, 9, 4, 8, 2, 7, 3, 1)
+
+    def bif(name, cur, prev, pred=None, **attrs):
+        inputs = [inp("src_tokens", src), inp("cur_tokens", cur), inp("prev_suffix_match_idx", i64(prev))]
+        if pred is not None:
+            inputs.append(inp("pred_tokens", pred))
+        case("bifurcation", name, "BifurcationDetector", inputs, ["tokens", "suffix_match_idx"], **attrs)
+
+    bif("bif_no_pred", i64(1, 9, 4), 0)
+    bif("bif_no_pred_repeated", i64(1, 8, 2), 0)  # "8 2" stands twice in src: no match
+    # prev 6: pred_tokens has 10 + 1 - 6 = 5 tokens; src[6:] = 2 7 3 1
+    bif("bif_pred_partial", i64(0, 4, 8), 6, i64(2, 7, 6, 6, 6))
+    bif("bif_pred_all", i64(0, 4, 8), 6, i64(2, 7, 3, 1, 11))
+    bif("bif_pred_first_differs", i64(0, 4), 6, i64(9, 7, 3, 1, 11))
+    bif("bif_pred_prev_zero", i64(3), 0, i64(5, 8, 2, 0, 0, 0, 0, 0, 0, 0, 0))
+    bif("bif_pred_prev_end", i64(3, 1), 10, i64(6))
+    bif("bif_ngram_2_4", i64(4, 8, 2), 0, min_ngram_size=2, max_ngram_size=4)
+    bif("bif_ngram_1_1", i64(6, 9), 0, min_ngram_size=1, max_ngram_size=1)
+    bif("bif_suffix_at_end", i64(3, 1), 0)
+
+
+# ---- CropAndResize ---------------------------------------------------------------------------------------------------
+
+def crop_and_resize_cases():
+    r = rng_for("crop_and_resize")
+    x = randn(r, 2, 3, 7, 9)
+    rois = np.array([[0.1, 0.2, 0.8, 0.9], [0.0, 0.0, 1.0, 1.0], [0.7, 0.6, 0.2, 0.1], [-0.3, 0.4, 1.2, 1.5],
+                     [0.33, 0.25, 0.33, 0.75]], np.float32)
+    batch = np.array([0, 1, 1, 0, 1], np.int32)
+
+    def crop(name, size, **attrs):
+        case("crop_and_resize", name, "CropAndResize",
+             [inp("X", x), inp("rois", rois), inp("batch_indices", batch), const("crop_size", np.array(size, np.int32))],
+             ["Y"], **attrs)
+
+    crop("crop_bilinear", [4, 5])
+    crop("crop_nearest", [4, 5], mode="nearest")
+    crop("crop_extrapolation", [6, 3], extrapolation_value=-2.5)
+    crop("crop_single_row", [1, 4])
+    crop("crop_single_pixel", [1, 1], mode="nearest")
+    crop("crop_upsample", [11, 13], mode="bilinear")
+
+
+# ---- WordConvEmbedding -----------------------------------------------------------------------------------------------
+
+def word_conv_cases():
+    r = rng_for("word_conv_embedding")
+    # Words of 1 to 8 characters (ids > 0), padded with 0; one with a 0 inside (its length counts the ids > 0 and its
+    # first characters are read). Every word has a first id > 0: onnxruntime leaves the output row of an empty word
+    # unwritten.
+    seq = np.zeros((6, 8), np.int32)
+    for s, n in enumerate([3, 1, 8, 5, 2, 6]):
+        seq[s, :n] = r.integers(1, 30, n)
+    seq[5, 2] = 0
+    table = randn(r, 30, 5)
+
+    def wce(name, filters, window, **attrs):
+        w = randn(r, filters, 1, window, 5) * 0.5
+        case("word_conv", name, "WordConvEmbedding",
+             [inp("Sequence", seq), const("W", w), const("B", randn(r, filters)), const("C", table)], ["Y"],
+             out_types={"Y": np.float32}, **attrs)
+
+    wce("wce_window3", 4, 3)
+    wce("wce_window1", 3, 1)
+    wce("wce_window5_attrs", 6, 5, embedding_size=6, conv_window_size=5, char_embedding_size=5)
+    wce("wce_window8", 2, 8)
+
+
+# ---- MaxpoolWithMask -------------------------------------------------------------------------------------------------
+
+def maxpool_with_mask_cases():
+    r = rng_for("maxpool_with_mask")
+
+    def mask(*spatial, zeros=0.2):
+        return (r.random((1, 1) + spatial) >= zeros).astype(np.int32)
+
+    def mpm(name, x, m, **attrs):
+        case("maxpool_with_mask", name, "MaxpoolWithMask", [inp("X", x), inp("M", m)], ["Y"], **attrs)
+
+    mpm("mpm_1d", randn(r, 2, 3, 11), mask(11), kernel_shape=[3], strides=[2])
+    mpm("mpm_1d_pads", randn(r, 1, 2, 9), mask(9), kernel_shape=[4], pads=[1, 2])
+    mpm("mpm_2d", randn(r, 2, 3, 6, 7), mask(6, 7), kernel_shape=[2, 3])
+    mpm("mpm_2d_strides_pads", randn(r, 1, 4, 8, 8), mask(8, 8), kernel_shape=[3, 3], strides=[2, 2],
+        pads=[1, 1, 1, 1])
+    mpm("mpm_2d_same_upper", randn(r, 1, 2, 5, 6), mask(5, 6), kernel_shape=[2, 2], strides=[2, 2],
+        auto_pad="SAME_UPPER")
+    mpm("mpm_2d_all_ones", randn(r, 1, 2, 5, 5), mask(5, 5, zeros=0.0), kernel_shape=[3, 3], storage_order=1)
+    mpm("mpm_3d", randn(r, 1, 2, 4, 5, 6), mask(4, 5, 6), kernel_shape=[2, 2, 3], strides=[1, 2, 2])
+
+
+# ---- Refusals --------------------------------------------------------------------------------------------------------
+
+def refusal_cases():
+    r = rng_for("misc_refusals")
+    i64 = lambda *v: np.array(v, np.int64)  # noqa: E731
+    refusal("bif_prev_outside", "BifurcationDetector",
+            [const("src_tokens", i64(1, 2, 3)), const("cur_tokens", i64(1)), const("prev_suffix_match_idx", i64(-1)),
+             const("pred_tokens", i64(1, 2, 3, 4, 5))], ["tokens", "suffix_match_idx"],
+            ['"bif_prev_outside"', "prev_suffix_match_idx -1", "outside [0, 3]"])
+    refusal("bif_pred_length", "BifurcationDetector",
+            [const("src_tokens", i64(1, 2, 3)), const("cur_tokens", i64(1)), const("prev_suffix_match_idx", i64(1)),
+             const("pred_tokens", i64(1, 2))], ["tokens", "suffix_match_idx"],
+            ['"bif_pred_length"', "pred_tokens must be int64 [3]"])
+    refusal("bif_ngram_sizes", "BifurcationDetector",
+            [inp("src_tokens", i64(1, 2, 3)), inp("cur_tokens", i64(1)), inp("prev_suffix_match_idx", i64(0))],
+            ["tokens", "suffix_match_idx"], ['"bif_ngram_sizes"', "'max_ngram_size'", "at least min_ngram_size"],
+            min_ngram_size=3, max_ngram_size=2)
+    x = randn(r, 1, 2, 4, 4)
+    box = [inp("X", x), const("rois", np.array([[0, 0, 1, 1]], np.float32))]
+    refusal("crop_mode", "CropAndResize", box + [const("batch_indices", np.array([0], np.int32)),
+                                                 const("crop_size", np.array([2, 2], np.int32))], ["Y"],
+            ['"crop_mode"', "'mode'", '"bilinear" or "nearest"'], mode="bicubic")
+    refusal("crop_batch_index", "CropAndResize", box + [const("batch_indices", np.array([1], np.int32)),
+                                                        const("crop_size", np.array([2, 2], np.int32))], ["Y"],
+            ['"crop_batch_index"', "batch_indices[0] = 1", "batch of 1"])
+    refusal("crop_size_zero", "CropAndResize", box + [const("batch_indices", np.array([0], np.int32)),
+                                                      const("crop_size", np.array([0, 2], np.int32))], ["Y"],
+            ['"crop_size_zero"', "crop_size must be positive"])
+    seq = np.array([[3, 4, 0, 0]], np.int32)
+    wce = [const("W", randn(r, 2, 1, 2, 3)), const("B", randn(r, 2)), const("C", randn(r, 5, 3))]
+    refusal("wce_char_id", "WordConvEmbedding", [const("Sequence", np.array([[3, 7, 0, 0]], np.int32))] + wce, ["Y"],
+            ['"wce_char_id"', "character id 7", "5 rows"])
+    refusal("wce_attribute", "WordConvEmbedding", [const("Sequence", seq)] + wce, ["Y"],
+            ['"wce_attribute"', "'conv_window_size' is 3", "window is 2"], conv_window_size=3)
+    refusal("wce_window_wider", "WordConvEmbedding",
+            [const("Sequence", np.array([[3, 4]], np.int32)), const("W", randn(r, 2, 1, 3, 3)), const("B", randn(r, 2)),
+             const("C", randn(r, 5, 3))], ["Y"], ['"wce_window_wider"', "window 3", "[1, 2]"])
+    refusal("mpm_mask_per_channel", "MaxpoolWithMask",
+            [inp("X", randn(r, 1, 2, 4, 4)), const("M", np.ones((1, 2, 4, 4), np.int32))], ["Y"],
+            ['"mpm_mask_per_channel"', "M must be int32 [1, 1, 4, 4]"], kernel_shape=[2, 2])
+    refusal("mpm_dilations", "MaxpoolWithMask",
+            [inp("X", randn(r, 1, 2, 4, 4)), const("M", np.ones((1, 1, 4, 4), np.int32))], ["Y"],
+            ['"mpm_dilations"', "'dilations'", "not an attribute"], kernel_shape=[2, 2], dilations=[2, 2])
+    refusal("silu_scale_shape", "ScaledSiLU", [inp("X", randn(r, 3)), const("scale", np.ones(1, np.float32))], ["Y"],
+            ['"silu_scale_shape"', "scale must be a scalar", "float[1]"])
+    refusal("silu_double", "ScaledSiLU", [inp("X", np.ones(3))], ["Y"],
+            ['"silu_double"', "X must be float, float16 or bfloat16"])
+
+
+def main():
+    scaled_silu_cases()
+    bifurcation_cases()
+    crop_and_resize_cases()
+    word_conv_cases()
+    maxpool_with_mask_cases()
+    refusal_cases()
+    case_writer.generate(sys.argv, CASES, write, {"refused": write_refusals})
+
+
+if __name__ == "__main__":
+    main()

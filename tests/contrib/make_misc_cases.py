@@ -1,5 +1,6 @@
 """Writes ONNX backend test-case folders for the rest of onnxruntime's com.microsoft CPU operators (issue #41, "the
-rest of the list"): ScaledSiLU, BifurcationDetector, CropAndResize, WordConvEmbedding, MaxpoolWithMask.
+rest of the list"): ScaledSiLU, BifurcationDetector, CropAndResize, WordConvEmbedding, MaxpoolWithMask, and the
+ai.onnx.ml TreeEnsembleClassifier and TreeEnsembleRegressor at ai.onnx.ml 5 (a lenient rule).
 
     <test venv python> make_misc_cases.py <output dir> [group ...]
 
@@ -10,10 +11,12 @@ Models that must be refused land in <output>/refused with the substrings their e
 Needs onnx, onnxruntime and numpy; no torch.
 """
 
+import json
 import os
 import sys
 
 import numpy as np
+from onnx import helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_writer  # noqa: E402  (the seeded generators, onnxruntime's session, the case folders)
@@ -36,6 +39,9 @@ def refusal(name, op, inputs, outputs, expected, out_types=None, **attrs):
 
 
 def write(c, out_dir):
+    if isinstance(c, TreeCase):
+        write_tree(c, out_dir)
+        return
     model, feeds = base.build(c)
     names = [o for o in c.outputs if o]
     results = case_writer.run_model(model, feeds, names)
@@ -99,7 +105,8 @@ def crop_and_resize_cases():
 
     def crop(name, size, **attrs):
         case("crop_and_resize", name, "CropAndResize",
-             [inp("X", x), inp("rois", rois), inp("batch_indices", batch), const("crop_size", np.array(size, np.int32))],
+             [inp("X", x), inp("rois", rois), inp("batch_indices", batch),
+              const("crop_size", np.array(size, np.int32))],
              ["Y"], **attrs)
 
     crop("crop_bilinear", [4, 5])
@@ -157,6 +164,94 @@ def maxpool_with_mask_cases():
     mpm("mpm_3d", randn(r, 1, 2, 4, 5, 6), mask(4, 5, 6), kernel_shape=[2, 2, 3], strides=[1, 2, 2])
 
 
+# ---- TreeEnsembleClassifier and TreeEnsembleRegressor at ai.onnx.ml 5 -----------------------------------------------
+# onnx deprecates them there (in favour of TreeEnsemble); onnxruntime registers their kernels there but its loader
+# refuses the node. This build runs them with version 3's meaning and a warning: the expected outputs are onnxruntime's
+# for the same node at ai.onnx.ml 4, which resolves to version 3. check_lenient_info.py checks the warning.
+
+TREE_WARNING = "is deprecated in domain_version of 5"
+
+
+def random_trees(r, n_trees, depth, n_features, n_targets, leaf_scale=1.0):
+    """Full binary trees: nodes_* attributes and, per leaf, one weight per target (target_* / class_*)."""
+    nodes = {k: [] for k in ("treeids", "nodeids", "featureids", "modes", "values", "truenodeids", "falsenodeids")}
+    leaves = {k: [] for k in ("treeids", "nodeids", "ids", "weights")}
+    for t in range(n_trees):
+        count = 2 ** (depth + 1) - 1
+        for n in range(count):
+            leaf = n >= 2 ** depth - 1
+            nodes["treeids"].append(t)
+            nodes["nodeids"].append(n)
+            nodes["featureids"].append(0 if leaf else int(r.integers(n_features)))
+            nodes["modes"].append("LEAF" if leaf else str(r.choice(["BRANCH_LEQ", "BRANCH_LT", "BRANCH_GTE",
+                                                                     "BRANCH_GT"])))
+            nodes["values"].append(0.0 if leaf else float(np.float32(r.standard_normal())))
+            nodes["truenodeids"].append(0 if leaf else 2 * n + 1)
+            nodes["falsenodeids"].append(0 if leaf else 2 * n + 2)
+            if leaf:
+                for target in range(n_targets):
+                    leaves["treeids"].append(t)
+                    leaves["nodeids"].append(n)
+                    leaves["ids"].append(target)
+                    leaves["weights"].append(float(np.float32(r.standard_normal() * leaf_scale)))
+    return nodes, leaves
+
+
+def tree_case(name, op, x, outputs, out_types, **attrs):
+    CASES.append(TreeCase("tree_ml5", name, op, [inp("X", x)], outputs, "ai.onnx.ml", out_types, **attrs))
+
+
+class TreeCase(base.Case):
+    ml_opset = 5
+
+
+def build_tree(c, ml_opset):
+    model, feeds = base.build(c)
+    del model.opset_import[:]
+    model.opset_import.extend([helper.make_opsetid("", 21), helper.make_opsetid("ai.onnx.ml", ml_opset)])
+    return model, feeds
+
+
+def tree_cases():
+    r = rng_for("tree_ml5")
+    x = randn(r, 9, 4)
+    nodes, leaves = random_trees(r, 3, 2, 4, 2)
+    reg = {f"nodes_{k}": v for k, v in nodes.items()}
+    reg.update({f"target_{k}": v for k, v in leaves.items()})
+    f32 = {"Y": np.float32}
+    tree_case("tree_regressor_ml5", "TreeEnsembleRegressor", x, ["Y"], f32, n_targets=2, **reg)
+    tree_case("tree_regressor_ml5_average", "TreeEnsembleRegressor", x, ["Y"], f32, n_targets=2,
+              aggregate_function="AVERAGE", base_values=[0.5, -1.0], **reg)
+    tree_case("tree_regressor_ml5_max", "TreeEnsembleRegressor", x, ["Y"], f32, n_targets=2, aggregate_function="MAX",
+              **reg)
+    nodes, leaves = random_trees(r, 4, 2, 4, 3)
+    cls = {f"nodes_{k}": v for k, v in nodes.items()}
+    cls.update({f"class_{k}": v for k, v in leaves.items()})
+    out = {"Y": np.int64, "Z": np.float32}
+    tree_case("tree_classifier_ml5", "TreeEnsembleClassifier", x, ["Y", "Z"], out, classlabels_int64s=[3, 5, 7],
+              **cls)
+    tree_case("tree_classifier_ml5_softmax", "TreeEnsembleClassifier", x, ["Y", "Z"], out,
+              classlabels_int64s=[3, 5, 7], post_transform="SOFTMAX", base_values=[0.1, 0.2, -0.3], **cls)
+
+
+def write_tree(c, out_dir):
+    """The ai.onnx.ml 5 model with onnxruntime's outputs for the same node at ai.onnx.ml 4."""
+    reference, feeds = build_tree(c, 4)
+    names = [o for o in c.outputs if o]
+    results = case_writer.run_model(reference, feeds, names)
+    model, _ = build_tree(c, 5)
+    case_writer.save_case(os.path.join(out_dir, c.group, c.name), model, feeds, names, results, case_writer.no_nan)
+
+
+def write_tree_warnings(out_dir):
+    """expected_warnings.json of the tree_ml5 folder, read by check_lenient_info.py."""
+    folder = os.path.join(out_dir, "tree_ml5")
+    os.makedirs(folder, exist_ok=True)
+    names = [c.name for c in CASES if c.group == "tree_ml5"]
+    with open(os.path.join(folder, "expected_warnings.json"), "w") as f:
+        json.dump({n: TREE_WARNING for n in names}, f, indent=1)
+
+
 # ---- Refusals --------------------------------------------------------------------------------------------------------
 
 def refusal_cases():
@@ -212,8 +307,9 @@ def main():
     crop_and_resize_cases()
     word_conv_cases()
     maxpool_with_mask_cases()
+    tree_cases()
     refusal_cases()
-    case_writer.generate(sys.argv, CASES, write, {"refused": write_refusals})
+    case_writer.generate(sys.argv, CASES, write, {"refused": write_refusals, "tree_ml5": write_tree_warnings})
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Writes ONNX backend test-case folders for the rest of onnxruntime's com.microsoft CPU operators (issue #41, "the
-rest of the list"): ScaledSiLU, BifurcationDetector, CropAndResize, WordConvEmbedding, MaxpoolWithMask, and the
-ai.onnx.ml TreeEnsembleClassifier and TreeEnsembleRegressor at ai.onnx.ml 5 (a lenient rule).
+rest of the list"): ScaledSiLU, BifurcationDetector, CropAndResize, WordConvEmbedding, MaxpoolWithMask,
+ConvTransposeWithDynamicPads, and the ai.onnx.ml TreeEnsembleClassifier and TreeEnsembleRegressor at ai.onnx.ml 5
+(a lenient rule).
 
     <test venv python> make_misc_cases.py <output dir> [group ...]
 
@@ -29,12 +30,18 @@ REFUSALS = []
 inp, const = base.inp, base.const
 
 
-def case(group, name, op, inputs, outputs, out_types=None, **attrs):
-    CASES.append(base.Case(group, name, op, inputs, outputs, MS, out_types, **attrs))
+def one_node(case_group, name, op, inputs, outputs, domain, out_types, attrs, kind=base.Case):
+    c = kind(case_group, name, op, inputs, outputs, domain, out_types)
+    c.attrs = attrs  # set here: an attribute may be called "group"
+    return c
+
+
+def case(case_group, name, op, inputs, outputs, out_types=None, **attrs):
+    CASES.append(one_node(case_group, name, op, inputs, outputs, MS, out_types, attrs))
 
 
 def refusal(name, op, inputs, outputs, expected, out_types=None, **attrs):
-    REFUSALS.append((base.Case("refused", name, op, inputs, outputs, MS, out_types or {"Y": np.float32}, **attrs),
+    REFUSALS.append((one_node("refused", name, op, inputs, outputs, MS, out_types or {"Y": np.float32}, attrs),
                      expected))
 
 
@@ -164,6 +171,26 @@ def maxpool_with_mask_cases():
     mpm("mpm_3d", randn(r, 1, 2, 4, 5, 6), mask(4, 5, 6), kernel_shape=[2, 2, 3], strides=[1, 2, 2])
 
 
+# ---- ConvTransposeWithDynamicPads ---------------------------------------------------------------------------------
+
+def conv_transpose_dynamic_pads_cases():
+    r = rng_for("conv_transpose_dynamic_pads")
+
+    def ctd(name, x, w, pads, bias=False, **attrs):
+        inputs = [inp("X", x), const("W", w), inp("Pads", np.array(pads, np.int64)) if pads is not None else None]
+        if bias:
+            inputs.append(const("B", randn(r, w.shape[1] * attrs.get("group", 1))))
+        case("conv_transpose_dynamic_pads", name, "ConvTransposeWithDynamicPads", inputs, ["Y"], **attrs)
+
+    ctd("ctd_2d", randn(r, 2, 3, 5, 6), randn(r, 3, 4, 3, 3), [1, 0, 1, 2])
+    ctd("ctd_2d_bias_strides", randn(r, 1, 4, 4, 5), randn(r, 4, 2, 3, 2), [0, 1, 2, 0], bias=True, strides=[2, 3])
+    ctd("ctd_2d_group_dilations", randn(r, 1, 6, 5, 5), randn(r, 6, 2, 2, 3), [1, 1, 0, 1], bias=True, group=3,
+        dilations=[2, 1], output_padding=[1, 0], strides=[2, 2])
+    ctd("ctd_1d", randn(r, 2, 3, 9), randn(r, 3, 2, 4), [2, 1], strides=[3])
+    ctd("ctd_3d", randn(r, 1, 2, 3, 4, 3), randn(r, 2, 2, 2, 3, 2), [1, 0, 1, 0, 1, 0], bias=True, strides=[1, 2, 1])
+    ctd("ctd_kernel_shape_attr", randn(r, 1, 2, 4, 4), randn(r, 2, 3, 3, 3), [1, 1, 1, 1], kernel_shape=[3, 3])
+
+
 # ---- TreeEnsembleClassifier and TreeEnsembleRegressor at ai.onnx.ml 5 -----------------------------------------------
 # onnx deprecates them there (in favour of TreeEnsemble); onnxruntime registers their kernels there but its loader
 # refuses the node. This build runs them with version 3's meaning and a warning: the expected outputs are onnxruntime's
@@ -198,7 +225,7 @@ def random_trees(r, n_trees, depth, n_features, n_targets, leaf_scale=1.0):
 
 
 def tree_case(name, op, x, outputs, out_types, **attrs):
-    CASES.append(TreeCase("tree_ml5", name, op, [inp("X", x)], outputs, "ai.onnx.ml", out_types, **attrs))
+    CASES.append(one_node("tree_ml5", name, op, [inp("X", x)], outputs, "ai.onnx.ml", out_types, attrs, TreeCase))
 
 
 class TreeCase(base.Case):
@@ -295,6 +322,13 @@ def refusal_cases():
     refusal("mpm_dilations", "MaxpoolWithMask",
             [inp("X", randn(r, 1, 2, 4, 4)), const("M", np.ones((1, 1, 4, 4), np.int32))], ["Y"],
             ['"mpm_dilations"', "'dilations'", "not an attribute"], kernel_shape=[2, 2], dilations=[2, 2])
+    ctd = [inp("X", randn(r, 1, 2, 4, 4)), const("W", randn(r, 2, 3, 3, 3))]
+    refusal("ctd_negative_pads", "ConvTransposeWithDynamicPads", ctd + [const("Pads", np.array([1, -1, 0, 0]))], ["Y"],
+            ['"ctd_negative_pads"', "Pads must be non-negative", "[1, -1, 0, 0]"])
+    refusal("ctd_no_pads", "ConvTransposeWithDynamicPads", ctd + [None, const("B", randn(r, 3))], ["Y"],
+            ['"ctd_no_pads"', "input Pads is required"])
+    refusal("ctd_pads_length", "ConvTransposeWithDynamicPads", ctd + [const("Pads", np.array([1, 1]))], ["Y"],
+            ['"ctd_pads_length"', "Pads must be int64 [4]", "int64[2]"])
     refusal("silu_scale_shape", "ScaledSiLU", [inp("X", randn(r, 3)), const("scale", np.ones(1, np.float32))], ["Y"],
             ['"silu_scale_shape"', "scale must be a scalar", "float[1]"])
     refusal("silu_double", "ScaledSiLU", [inp("X", np.ones(3))], ["Y"],
@@ -307,6 +341,7 @@ def main():
     crop_and_resize_cases()
     word_conv_cases()
     maxpool_with_mask_cases()
+    conv_transpose_dynamic_pads_cases()
     tree_cases()
     refusal_cases()
     case_writer.generate(sys.argv, CASES, write, {"refused": write_refusals, "tree_ml5": write_tree_warnings})

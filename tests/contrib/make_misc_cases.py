@@ -1,7 +1,7 @@
 """Writes ONNX backend test-case folders for the rest of onnxruntime's com.microsoft CPU operators (issue #41, "the
 rest of the list"): ScaledSiLU, BifurcationDetector, CropAndResize, WordConvEmbedding, MaxpoolWithMask,
-ConvTransposeWithDynamicPads, and the ai.onnx.ml TreeEnsembleClassifier and TreeEnsembleRegressor at ai.onnx.ml 5
-(a lenient rule).
+ConvTransposeWithDynamicPads, NGramHashMapping, and the ai.onnx.ml TreeEnsembleClassifier and TreeEnsembleRegressor
+at ai.onnx.ml 5 (a lenient rule).
 
     <test venv python> make_misc_cases.py <output dir> [group ...]
 
@@ -191,6 +191,50 @@ def conv_transpose_dynamic_pads_cases():
     ctd("ctd_kernel_shape_attr", randn(r, 1, 2, 4, 4), randn(r, 2, 3, 3, 3), [1, 1, 1, 1], kernel_shape=[3, 3])
 
 
+# ---- NGramHashMapping -----------------------------------------------------------------------------------------------
+
+def ngram_hash_cases():
+    r = rng_for("ngram_hash_mapping")
+    names = ["input_ids", "multipliers", "vocab_sizes", "past_ids", "head_offsets", "eos_token_id", "segment_ids"]
+
+    def ngh(name, values, max_n=4, heads=2, pad=5, outputs=("hash_ids", "present_ids"), **attrs):
+        inputs = [None if values.get(n) is None else inp(n, values[n]) for n in names]
+        while inputs[-1] is None:
+            inputs.pop()
+        case("ngram_hash", name, "NGramHashMapping", inputs, list(outputs), max_ngram_size=max_n,
+             n_head_per_ngram=heads, pad_id=pad, **attrs)
+
+    for dt, tag in ((np.int64, "i64"), (np.int32, "i32")):
+        ids = r.integers(0, 1000, (2, 7)).astype(dt)
+        mult = np.array([2**30 + 1, -(2**29) - 3, 999999937, -7], dt)
+        vocab = np.array([97, 101, 103, 107, 109, 113], dt)
+        base_values = {"input_ids": ids, "multipliers": mult, "vocab_sizes": vocab}
+        past = r.integers(0, 1000, (2, 3)).astype(dt)
+        eos_ids = ids.copy()
+        eos_ids[0, 2] = eos_ids[1, 5] = 9
+        past_eos = past.copy()
+        past_eos[1, 1] = 9
+        seg = np.array([[0, 0, 0, 1, 1, 1, 1], [0, 1, 1, 1, 2, 2, 2]], np.int32)
+        eos = np.array(9, dt)
+        ngh(f"ngh_{tag}_plain", base_values)
+        ngh(f"ngh_{tag}_past", dict(base_values, past_ids=past))
+        ngh(f"ngh_{tag}_offsets", dict(base_values, head_offsets=np.arange(6).astype(dt) * 1000))
+        ngh(f"ngh_{tag}_eos_fill", dict(base_values, input_ids=eos_ids, eos_token_id=eos))
+        ngh(f"ngh_{tag}_eos_reset", dict(base_values, input_ids=eos_ids, eos_token_id=eos), reset_on_eos=1)
+        ngh(f"ngh_{tag}_eos_reset_past", dict(base_values, input_ids=eos_ids, eos_token_id=eos, past_ids=past_eos),
+            reset_on_eos=1)
+        ngh(f"ngh_{tag}_segments", dict(base_values, segment_ids=seg, past_ids=past))
+        ngh(f"ngh_{tag}_segments_eos", dict(base_values, input_ids=eos_ids, segment_ids=seg, eos_token_id=eos),
+            reset_on_eos=1)
+    ids = r.integers(0, 50000, (1, 9)).astype(np.int64)
+    ngh("ngh_n2_one_head_no_present",
+        {"input_ids": ids, "multipliers": np.array([3, 5, 7], np.int64), "vocab_sizes": np.array([1009], np.int64)},
+        max_n=2, heads=1, outputs=("hash_ids",))
+    ngh("ngh_n5_three_heads",
+        {"input_ids": ids, "multipliers": r.integers(1, 2**40, 6) | 1, "vocab_sizes": r.integers(50, 5000, 12)},
+        max_n=5, heads=3, pad=0)
+
+
 # ---- TreeEnsembleClassifier and TreeEnsembleRegressor at ai.onnx.ml 5 -----------------------------------------------
 # onnx deprecates them there (in favour of TreeEnsemble); onnxruntime registers their kernels there but its loader
 # refuses the node. This build runs them with version 3's meaning and a warning: the expected outputs are onnxruntime's
@@ -329,6 +373,22 @@ def refusal_cases():
             ['"ctd_no_pads"', "input Pads is required"])
     refusal("ctd_pads_length", "ConvTransposeWithDynamicPads", ctd + [const("Pads", np.array([1, 1]))], ["Y"],
             ['"ctd_pads_length"', "Pads must be int64 [4]", "int64[2]"])
+    ids = np.array([[1, 2, 3]], np.int64)
+    refusal("ngh_vocab_zero", "NGramHashMapping",
+            [inp("input_ids", ids), const("multipliers", np.array([3, 5], np.int64)),
+             const("vocab_sizes", np.array([0], np.int64))], ["hash_ids"],
+            ['"ngh_vocab_zero"', "vocab_sizes[0] is 0", "must be positive"], out_types={"hash_ids": np.int64},
+            max_ngram_size=2, n_head_per_ngram=1, pad_id=0)
+    refusal("ngh_short_multipliers", "NGramHashMapping",
+            [inp("input_ids", ids), const("multipliers", np.array([3, 5], np.int64)),
+             const("vocab_sizes", np.array([7, 11], np.int64))], ["hash_ids"],
+            ['"ngh_short_multipliers"', "multipliers must be int64 of at least 3 elements"],
+            out_types={"hash_ids": np.int64}, max_ngram_size=3, n_head_per_ngram=1, pad_id=0)
+    refusal("ngh_max_n", "NGramHashMapping",
+            [inp("input_ids", ids), const("multipliers", np.array([3, 5], np.int64)),
+             const("vocab_sizes", np.array([7], np.int64))], ["hash_ids"],
+            ['"ngh_max_n"', "'max_ngram_size'", "at least 2"], out_types={"hash_ids": np.int64}, max_ngram_size=1,
+            n_head_per_ngram=1, pad_id=0)
     refusal("silu_scale_shape", "ScaledSiLU", [inp("X", randn(r, 3)), const("scale", np.ones(1, np.float32))], ["Y"],
             ['"silu_scale_shape"', "scale must be a scalar", "float[1]"])
     refusal("silu_double", "ScaledSiLU", [inp("X", np.ones(3))], ["Y"],
@@ -342,6 +402,7 @@ def main():
     word_conv_cases()
     maxpool_with_mask_cases()
     conv_transpose_dynamic_pads_cases()
+    ngram_hash_cases()
     tree_cases()
     refusal_cases()
     case_writer.generate(sys.argv, CASES, write, {"refused": write_refusals, "tree_ml5": write_tree_warnings})

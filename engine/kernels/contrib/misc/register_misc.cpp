@@ -9,6 +9,7 @@ void registerBifurcationDetector(KernelRegistry& r);
 void registerCropAndResize(KernelRegistry& r);
 void registerWordConvEmbedding(KernelRegistry& r);
 void registerMaxpoolWithMask(KernelRegistry& r);
+void registerNGramHashMapping(KernelRegistry& r);
 void registerConvTransposeWithDynamicPads(KernelRegistry& r); // engine/kernels/nn/conv_transpose.cpp
 
 void registerContribMiscKernels(KernelRegistry& r)
@@ -18,6 +19,7 @@ void registerContribMiscKernels(KernelRegistry& r)
     registerCropAndResize(r);
     registerWordConvEmbedding(r);
     registerMaxpoolWithMask(r);
+    registerNGramHashMapping(r);
     registerConvTransposeWithDynamicPads(r);
 }
 

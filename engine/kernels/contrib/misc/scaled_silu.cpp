@@ -10,8 +10,8 @@ namespace {
 
 /// ScaledSiLU (com.microsoft 1): Y = z * sigmoid(z) with z = scale * X, each step rounded to X's type T as the
 /// schema spells it out: Z = T(scale * X), S = T(sigmoid(Z)), Y = T(Z * S), computed in float. The scale is the
-/// optional scalar (rank 0) input `scale` (float, float16 or bfloat16), else the attribute `alpha` (default 1). T is float,
-/// float16 or bfloat16.
+/// optional scalar (rank 0) input `scale` (float, float16 or bfloat16), else the attribute `alpha` (default 1). T is
+/// float, float16 or bfloat16.
 class ScaledSiLU final : public Kernel {
 public:
     explicit ScaledSiLU(const KernelInit& init)

@@ -1,7 +1,7 @@
 """Writes ONNX backend test-case folders for the rest of onnxruntime's com.microsoft CPU operators (issue #41, "the
 rest of the list"): ScaledSiLU, BifurcationDetector, CropAndResize, WordConvEmbedding, MaxpoolWithMask,
-ConvTransposeWithDynamicPads, NGramHashMapping, and the ai.onnx.ml TreeEnsembleClassifier and TreeEnsembleRegressor
-at ai.onnx.ml 5 (a lenient rule).
+ConvTransposeWithDynamicPads, NGramHashMapping, VarlenNGramHashMapping, and the ai.onnx.ml TreeEnsembleClassifier
+and TreeEnsembleRegressor at ai.onnx.ml 5 (a lenient rule).
 
     <test venv python> make_misc_cases.py <output dir> [group ...]
 
@@ -235,6 +235,55 @@ def ngram_hash_cases():
         max_n=5, heads=3, pad=0)
 
 
+def varlen_ngram_hash_cases():
+    r = rng_for("varlen_ngram_hash_mapping")
+    names = ["input_ids", "multipliers", "vocab_sizes", "cumulative_sequence_length", "past_ids", "head_offsets",
+             "eos_token_id", "segment_ids", "past_segment_ids", "capture_count"]
+
+    def vngh(name, values, max_n=4, heads=2, pad=5, capacity=0, **attrs):
+        inputs = [None if values.get(n) is None else inp(n, values[n]) for n in names]
+        while inputs[-1] is None:
+            inputs.pop()
+        outputs = ["hash_ids", "present_ids", "present_segment_ids" if "segment_ids" in values else "",
+                   "state_update" if capacity else ""]
+        while not outputs[-1]:
+            outputs.pop()
+        dt = values["input_ids"].dtype
+        types = {"hash_ids": dt, "present_ids": dt, "present_segment_ids": np.int32, "state_update": dt}
+        case("varlen_ngram_hash", name, "VarlenNGramHashMapping", inputs, outputs, out_types=types,
+             max_ngram_size=max_n, n_head_per_ngram=heads, pad_id=pad, state_update_capacity=capacity, **attrs)
+
+    for dt, tag in ((np.int64, "i64"), (np.int32, "i32")):
+        ids = r.integers(0, 1000, 12).astype(dt)
+        ids[2] = ids[8] = 9
+        values = {"input_ids": ids, "multipliers": np.array([2**30 + 1, -(2**29) - 3, 999999937, -7], dt),
+                  "vocab_sizes": np.array([97, 101, 103, 107, 109, 113], dt),
+                  "cumulative_sequence_length": np.array([0, 5, 6, 12], np.int32)}
+        past = r.integers(0, 1000, (3, 3)).astype(dt)
+        past[1, 1] = 9
+        seg = np.array([0, 0, 1, 1, 1, 4, 2, 2, 2, 3, 3, 3], np.int32)
+        past_seg = np.array([[0, 0, 0], [3, 4, 4], [1, 2, 2]], np.int32)
+        eos = np.array(9, dt)
+        vngh(f"vngh_{tag}_plain", values)
+        vngh(f"vngh_{tag}_past_offsets", dict(values, past_ids=past, head_offsets=np.arange(6).astype(dt) * 7))
+        vngh(f"vngh_{tag}_eos_reset", dict(values, past_ids=past, eos_token_id=eos), reset_on_eos=1)
+        vngh(f"vngh_{tag}_eos_fill", dict(values, eos_token_id=eos))
+        vngh(f"vngh_{tag}_segments", dict(values, past_ids=past, segment_ids=seg))
+        vngh(f"vngh_{tag}_past_segments", dict(values, past_ids=past, segment_ids=seg, past_segment_ids=past_seg))
+        vngh(f"vngh_{tag}_capture", dict(values, past_ids=past, capture_count=np.array([2, 3, 9], np.int32)),
+             capacity=4)
+    ids = r.integers(0, 3000, 10).astype(np.int64)
+    vngh("vngh_one_request_n2_capture8",
+         {"input_ids": ids, "multipliers": np.array([3, 5], np.int64), "vocab_sizes": np.array([1009], np.int64),
+          "cumulative_sequence_length": np.array([0, 10], np.int32), "capture_count": np.array([10], np.int32),
+          "segment_ids": np.array([0, 0, 0, 1, 1, 1, 1, 2, 2, 2], np.int32)},
+         max_n=2, heads=1, capacity=8)
+    vngh("vngh_single_tokens_n5",
+         {"input_ids": ids[:4], "multipliers": r.integers(1, 2**40, 5) | 1, "vocab_sizes": r.integers(50, 5000, 12),
+          "cumulative_sequence_length": np.array([0, 1, 2, 3, 4], np.int32),
+          "past_ids": r.integers(0, 3000, (4, 4)).astype(np.int64)}, max_n=5, heads=3, pad=0)
+
+
 # ---- TreeEnsembleClassifier and TreeEnsembleRegressor at ai.onnx.ml 5 -----------------------------------------------
 # onnx deprecates them there (in favour of TreeEnsemble); onnxruntime registers their kernels there but its loader
 # refuses the node. This build runs them with version 3's meaning and a warning: the expected outputs are onnxruntime's
@@ -389,6 +438,25 @@ def refusal_cases():
              const("vocab_sizes", np.array([7], np.int64))], ["hash_ids"],
             ['"ngh_max_n"', "'max_ngram_size'", "at least 2"], out_types={"hash_ids": np.int64}, max_ngram_size=1,
             n_head_per_ngram=1, pad_id=0)
+    vn = [inp("input_ids", np.array([1, 2, 3], np.int64)), const("multipliers", np.array([3, 5], np.int64)),
+          const("vocab_sizes", np.array([7], np.int64))]
+    i64 = {"hash_ids": np.int64}
+    refusal("vngh_empty_request", "VarlenNGramHashMapping", vn + [const("cumulative_sequence_length",
+                                                                        np.array([0, 0, 3], np.int32))],
+            ["hash_ids"], ['"vngh_empty_request"', "increase strictly", "[0, 0, 3]"], out_types=i64,
+            max_ngram_size=2, n_head_per_ngram=1, pad_id=0)
+    refusal("vngh_short_cumulative", "VarlenNGramHashMapping", vn + [const("cumulative_sequence_length",
+                                                                           np.array([0, 2], np.int32))],
+            ["hash_ids"], ['"vngh_short_cumulative"', "end at input_ids' 3 tokens"], out_types=i64,
+            max_ngram_size=2, n_head_per_ngram=1, pad_id=0)
+    refusal("vngh_capture_missing", "VarlenNGramHashMapping", vn + [const("cumulative_sequence_length",
+                                                                          np.array([0, 3], np.int32))],
+            ["hash_ids"], ['"vngh_capture_missing"', "capture_count is required", "(it is 2)"], out_types=i64,
+            max_ngram_size=2, n_head_per_ngram=1, pad_id=0, state_update_capacity=2)
+    refusal("vngh_capacity", "VarlenNGramHashMapping", vn + [const("cumulative_sequence_length",
+                                                                   np.array([0, 3], np.int32))],
+            ["hash_ids"], ['"vngh_capacity"', "'state_update_capacity'", "[0, 8]"], out_types=i64,
+            max_ngram_size=2, n_head_per_ngram=1, pad_id=0, state_update_capacity=9)
     refusal("silu_scale_shape", "ScaledSiLU", [inp("X", randn(r, 3)), const("scale", np.ones(1, np.float32))], ["Y"],
             ['"silu_scale_shape"', "scale must be a scalar", "float[1]"])
     refusal("silu_double", "ScaledSiLU", [inp("X", np.ones(3))], ["Y"],
@@ -403,6 +471,7 @@ def main():
     maxpool_with_mask_cases()
     conv_transpose_dynamic_pads_cases()
     ngram_hash_cases()
+    varlen_ngram_hash_cases()
     tree_cases()
     refusal_cases()
     case_writer.generate(sys.argv, CASES, write, {"refused": write_refusals, "tree_ml5": write_tree_warnings})

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
+// com.microsoft NGramHashMapping and VarlenNGramHashMapping (Engram's n-gram hash ids): one hashing core, two
+// layouts (a [batch, sequence] batch, and requests packed token-major with cumulative lengths).
 #include "engine/kernels/kernel_registry.h"
 
+#include <algorithm>
 #include <type_traits>
 #include <vector>
 
@@ -8,35 +11,169 @@ namespace onnxscope {
 
 namespace {
 
-/// NGramHashMapping (com.microsoft 1), Engram's n-gram hash ids. input_ids [B, S] (int32 or int64, type M); every
-/// other id input of type M. For token t, order n in [2, max_ngram_size] and head h < n_head_per_ngram:
-///   mix = XOR over k < n of (id[t - k] * multipliers[k]), wrapping in M;
-///   hash_ids[b, t, (n - 2) * heads + h] = (mix mod vocab_sizes[j]) + head_offsets[j] (j that index; the modulo is
-///   non-negative, the offset wraps in M).
-/// An id before the chunk comes from past_ids [B, max_ngram_size - 1] (right-aligned), else the fill: eos_token_id
-/// when given, else pad_id. With reset_on_eos != 0 and eos_token_id given, every id at or before the most recent
-/// EOS strictly before t (past_ids included) reads as eos_token_id. With segment_ids (int32 [B, S]), every id
-/// before the start of t's segment in this chunk reads as the fill. present_ids: the last max_ngram_size - 1 ids of
-/// past_ids (or the fill) followed by input_ids. A vocabulary size not positive is refused, as onnxruntime's CPU
-/// kernel refuses it.
+/// For token t of a sequence, order n in [2, max_ngram_size] and head h < n_head_per_ngram (output j = (n - 2) *
+/// heads + h): mix = XOR over k < n of (id[t - k] * multipliers[k]), wrapping in the id type T; the hash is
+/// (mix mod vocab_sizes[j]), non-negative, + head_offsets[j] (wrapping). An id before the sequence's chunk comes from
+/// its history (past ids, right-aligned), else the fill: eos_token_id when given, else pad_id. With reset_on_eos and
+/// eos_token_id, every id at or before the most recent EOS strictly before t (history included) reads as EOS. With
+/// segment ids, every id before the start of t's segment (history included, whose segments are the past segment ids
+/// when given, else the first token's) reads as the fill.
+template <class T> struct NGramHasher {
+    using U = std::make_unsigned_t<T>;
+    int64_t maxN = 0, heads = 0;
+    const T* multipliers = nullptr;
+    const T* vocab = nullptr;
+    const T* offsets = nullptr; ///< null when absent
+    const T* eos = nullptr; ///< null when absent
+    bool resetOnEos = false;
+    T fill = 0;
+
+    int64_t history() const { return maxN - 1; }
+    int64_t outputs() const { return history() * heads; }
+
+    /// Hashes `length` tokens into out[length, outputs()]; `full` receives the history followed by the tokens.
+    void hash(const T* past, const int32_t* pastSegments, const T* tokens, const int32_t* segments, int64_t length,
+        T* out, std::vector<T>& full) const
+    {
+        const int64_t P = history(), J = outputs();
+        full.assign(static_cast<size_t>(P + length), fill);
+        if (past)
+            std::copy(past, past + P, full.begin());
+        std::copy(tokens, tokens + length, full.begin() + P);
+        const auto segmentAt = [&](int64_t q) {
+            if (q >= P)
+                return segments[q - P];
+            return pastSegments ? pastSegments[q] : segments[0];
+        };
+        const bool resets = resetOnEos && eos;
+        int64_t lastEos = -1, segmentStart = 0; // indices in `full`
+        for (int64_t q = 0; q < P; ++q) {
+            if (resets && full[static_cast<size_t>(q)] == *eos)
+                lastEos = q;
+            if (segments && length > 0 && q > 0 && segmentAt(q) != segmentAt(q - 1))
+                segmentStart = q;
+        }
+        for (int64_t t = 0; t < length; ++t) {
+            const int64_t at = P + t;
+            if (resets && at > 0 && full[static_cast<size_t>(at - 1)] == *eos)
+                lastEos = at - 1;
+            if (segments && at > 0 && segmentAt(at) != segmentAt(at - 1))
+                segmentStart = at;
+            T* o = out + t * J;
+            U mix = 0;
+            for (int64_t k = 0; k < maxN; ++k) {
+                const int64_t q = at - k;
+                T v = full[static_cast<size_t>(q)];
+                if (q <= lastEos)
+                    v = *eos;
+                if (segments && q < segmentStart)
+                    v = fill;
+                mix ^= static_cast<U>(static_cast<U>(v) * static_cast<U>(multipliers[k]));
+                for (int64_t h = 0; k > 0 && h < heads; ++h) {
+                    const int64_t j = (k - 1) * heads + h;
+                    T r = static_cast<T>(static_cast<T>(mix) % vocab[j]);
+                    if (r < 0)
+                        r = static_cast<T>(r + vocab[j]);
+                    if (offsets)
+                        r = static_cast<T>(static_cast<U>(r) + static_cast<U>(offsets[j]));
+                    o[j] = r;
+                }
+            }
+        }
+    }
+};
+
+/// The attributes and id inputs both operators share; `first` is the index of multipliers, then vocab_sizes;
+/// past_ids, head_offsets and eos_token_id are at `past`, past + 1 and past + 2.
+struct NGramAttributes {
+    int64_t maxN, heads, pad;
+    bool resetOnEos;
+
+    explicit NGramAttributes(const KernelInit& init)
+        : maxN(init.attributes().requireInt("max_ngram_size"))
+        , heads(init.attributes().requireInt("n_head_per_ngram"))
+        , pad(init.attributes().requireInt("pad_id"))
+        , resetOnEos(init.attributes().getInt("reset_on_eos", 0) != 0)
+    {
+        if (maxN < 2)
+            throw init.attributes().error("max_ngram_size", "must be at least 2, got " + std::to_string(maxN));
+        if (heads < 1)
+            throw init.attributes().error("n_head_per_ngram", "must be positive, got " + std::to_string(heads));
+    }
+
+    /// The hasher over the inputs of ctx; `pastShape` is past_ids' expected shape.
+    template <class T>
+    NGramHasher<T> hasher(const KernelContext& ctx, size_t past, const Shape& pastShape, const T** pastIds) const
+    {
+        const DataType type = ctx.input(0).dtype();
+        NGramHasher<T> h;
+        h.maxN = maxN;
+        h.heads = heads;
+        const Shape headShape { h.outputs() };
+        const auto typed = [&](size_t i, const char* what, const Shape* shape, int64_t minSize) -> const T* {
+            if (!ctx.hasInput(i))
+                return nullptr;
+            const Tensor& t = ctx.input(i);
+            if (t.dtype() != type || (shape && t.shape() != *shape) || (!shape && t.size() < minSize))
+                throw ctx.error(std::string(what) + " must be " + std::string(dataTypeName(type)) + " "
+                    + (shape ? shapeToString(*shape) : "of at least " + std::to_string(minSize) + " elements")
+                    + " (input_ids' type), got " + t.typeString());
+            return t.data<T>().data();
+        };
+        h.multipliers = typed(1, "multipliers", nullptr, maxN);
+        h.vocab = typed(2, "vocab_sizes", &headShape, 0);
+        if (!h.multipliers || !h.vocab)
+            throw ctx.error("multipliers and vocab_sizes are required");
+        for (int64_t j = 0; j < h.outputs(); ++j)
+            if (h.vocab[j] <= 0)
+                throw ctx.error("vocab_sizes[" + std::to_string(j) + "] is " + std::to_string(h.vocab[j])
+                    + "; every vocabulary size must be positive");
+        *pastIds = typed(past, "past_ids", &pastShape, 0);
+        h.offsets = typed(past + 1, "head_offsets", &headShape, 0);
+        if (ctx.hasInput(past + 2)) {
+            const Tensor& e = ctx.input(past + 2);
+            if (e.dtype() != type || e.size() != 1)
+                throw ctx.error("eos_token_id must be one " + std::string(dataTypeName(type))
+                    + " (input_ids' type), got " + e.typeString());
+            h.eos = e.data<T>().data();
+        }
+        h.resetOnEos = resetOnEos;
+        h.fill = h.eos ? *h.eos : static_cast<T>(pad);
+        return h;
+    }
+};
+
+const int32_t* int32Input(const KernelContext& ctx, size_t i, const Shape& shape, const char* what)
+{
+    if (!ctx.hasInput(i))
+        return nullptr;
+    const Tensor& t = ctx.input(i);
+    if (t.dtype() != DataType::Int32 || t.shape() != shape)
+        throw ctx.error(std::string(what) + " must be int32 " + shapeToString(shape) + ", got " + t.typeString());
+    return t.data<int32_t>().data();
+}
+
+bool isIdType(DataType t)
+{
+    return t == DataType::Int32 || t == DataType::Int64;
+}
+
+/// NGramHashMapping (com.microsoft 1): input_ids [B, S] (int32 or int64; every id input of that type), multipliers
+/// (at least max_ngram_size), vocab_sizes [(max_ngram_size - 1) * heads], optional past_ids [B, max_ngram_size - 1],
+/// head_offsets, eos_token_id (one value) and segment_ids (int32 [B, S], boundaries within this chunk only). Outputs
+/// hash_ids [B, S, (max_ngram_size - 1) * heads] (NGramHasher) and present_ids [B, max_ngram_size - 1], the last ids
+/// of the history followed by input_ids. A vocabulary size not positive is refused, as onnxruntime refuses it.
 class NGramHashMapping final : public Kernel {
 public:
     explicit NGramHashMapping(const KernelInit& init)
-        : m_maxN(init.attributes().requireInt("max_ngram_size"))
-        , m_heads(init.attributes().requireInt("n_head_per_ngram"))
-        , m_pad(init.attributes().requireInt("pad_id"))
-        , m_resetOnEos(init.attributes().getInt("reset_on_eos", 0) != 0)
+        : m_attrs(init)
     {
-        if (m_maxN < 2)
-            throw init.attributes().error("max_ngram_size", "must be at least 2, got " + std::to_string(m_maxN));
-        if (m_heads < 1)
-            throw init.attributes().error("n_head_per_ngram", "must be positive, got " + std::to_string(m_heads));
     }
 
     void compute(KernelContext& ctx) const override
     {
         const Tensor& ids = ctx.input(0);
-        if (ids.rank() != 2 || (ids.dtype() != DataType::Int32 && ids.dtype() != DataType::Int64))
+        if (ids.rank() != 2 || !isIdType(ids.dtype()))
             throw ctx.error("input_ids must be int32 or int64 [batch, sequence], got " + ids.typeString());
         if (ids.dtype() == DataType::Int32)
             run<int32_t>(ctx);
@@ -47,101 +184,117 @@ public:
 private:
     template <class T> void run(KernelContext& ctx) const
     {
-        using U = std::make_unsigned_t<T>;
         const Tensor& ids = ctx.input(0);
-        const int64_t B = ids.dim(0), S = ids.dim(1), P = m_maxN - 1, J = P * m_heads;
-        const auto typed = [&](size_t i, const char* what, const Shape* shape, int64_t minSize) -> const T* {
-            if (!ctx.hasInput(i))
-                return nullptr;
-            const Tensor& t = ctx.input(i);
-            if (t.dtype() != ids.dtype() || (shape && t.shape() != *shape) || (!shape && t.size() < minSize))
-                throw ctx.error(std::string(what) + " must be " + std::string(dataTypeName(ids.dtype())) + " "
-                    + (shape ? shapeToString(*shape) : "of at least " + std::to_string(minSize) + " elements")
-                    + " (input_ids' type), got " + t.typeString());
-            return t.data<T>().data();
-        };
-        const Shape heads { J }, history { B, P };
-        const T* mult = typed(1, "multipliers", nullptr, m_maxN);
-        const T* vocab = typed(2, "vocab_sizes", &heads, 0);
-        const T* past = typed(3, "past_ids", &history, 0);
-        const T* offsets = typed(4, "head_offsets", &heads, 0);
-        if (!mult || !vocab)
-            throw ctx.error("multipliers and vocab_sizes are required");
-        for (int64_t j = 0; j < J; ++j)
-            if (vocab[j] <= 0)
-                throw ctx.error("vocab_sizes[" + std::to_string(j) + "] is " + std::to_string(vocab[j])
-                    + "; every vocabulary size must be positive");
-        const T* eos = nullptr;
-        if (ctx.hasInput(5)) {
-            const Tensor& e = ctx.input(5);
-            if (e.dtype() != ids.dtype() || e.size() != 1)
-                throw ctx.error("eos_token_id must be one " + std::string(dataTypeName(ids.dtype()))
-                    + " (input_ids' type), got " + e.typeString());
-            eos = e.data<T>().data();
-        }
-        const int32_t* seg = nullptr;
-        if (ctx.hasInput(6)) {
-            const Tensor& s = ctx.input(6);
-            if (s.dtype() != DataType::Int32 || s.shape() != ids.shape())
-                throw ctx.error("segment_ids must be int32 " + shapeToString(ids.shape()) + ", got " + s.typeString());
-            seg = s.data<int32_t>().data();
-        }
-        const T fill = eos ? *eos : static_cast<T>(m_pad);
-        const bool resets = m_resetOnEos && eos;
+        const int64_t B = ids.dim(0), S = ids.dim(1), P = m_attrs.maxN - 1;
+        const T* past = nullptr;
+        const NGramHasher<T> h = m_attrs.hasher<T>(ctx, 3, Shape { B, P }, &past);
+        const int32_t* seg = int32Input(ctx, 6, ids.shape(), "segment_ids");
         const T* in = ids.data<T>().data();
-        Tensor& out = ctx.allocateOutputUninitialized(0, ids.dtype(), { B, S, J });
-        T* hash = out.data<T>().data();
+        T* hash = ctx.allocateOutputUninitialized(0, ids.dtype(), { B, S, h.outputs() }).template data<T>().data();
         T* present
             = ctx.hasOutput(1) ? ctx.allocateOutputUninitialized(1, ids.dtype(), { B, P }).data<T>().data() : nullptr;
-        std::vector<T> full(static_cast<size_t>(P + S)); // the history, then the chunk
+        std::vector<T> full;
         for (int64_t b = 0; b < B; ++b) {
-            for (int64_t q = 0; q < P; ++q)
-                full[static_cast<size_t>(q)] = past ? past[b * P + q] : fill;
-            for (int64_t t = 0; t < S; ++t)
-                full[static_cast<size_t>(P + t)] = in[b * S + t];
-            int64_t lastEos = -1; // index in `full` of the most recent EOS before the current token
-            if (resets)
-                for (int64_t q = 0; q < P; ++q)
-                    if (full[static_cast<size_t>(q)] == *eos)
-                        lastEos = q;
-            int64_t segmentStart = 0; // index in `full` of the first token of the current segment
-            for (int64_t t = 0; t < S; ++t) {
-                const int64_t at = P + t;
-                if (resets && t > 0 && full[static_cast<size_t>(at - 1)] == *eos)
-                    lastEos = at - 1;
-                if (seg && t > 0 && seg[b * S + t] != seg[b * S + t - 1])
-                    segmentStart = at;
-                T* o = hash + (b * S + t) * J;
-                U mix = 0;
-                for (int64_t k = 0; k < m_maxN; ++k) {
-                    const int64_t q = at - k;
-                    T v = full[static_cast<size_t>(q)];
-                    if (q <= lastEos)
-                        v = *eos;
-                    if (seg && q < segmentStart)
-                        v = fill;
-                    mix ^= static_cast<U>(static_cast<U>(v) * static_cast<U>(mult[k]));
-                    if (k == 0)
-                        continue;
-                    const int64_t n = k + 1;
-                    for (int64_t h = 0; h < m_heads; ++h) {
-                        const int64_t j = (n - 2) * m_heads + h;
-                        T r = static_cast<T>(static_cast<T>(mix) % vocab[j]);
-                        if (r < 0)
-                            r = static_cast<T>(r + vocab[j]);
-                        if (offsets)
-                            r = static_cast<T>(static_cast<U>(r) + static_cast<U>(offsets[j]));
-                        o[j] = r;
-                    }
-                }
-            }
-            for (int64_t q = 0; present && q < P; ++q)
-                present[b * P + q] = full[static_cast<size_t>(S + q)];
+            h.hash(past ? past + b * P : nullptr, nullptr, in + b * S, seg ? seg + b * S : nullptr, S,
+                hash + b * S * h.outputs(), full);
+            if (present)
+                std::copy(full.end() - P, full.end(), present + b * P);
         }
     }
 
-    int64_t m_maxN, m_heads, m_pad;
-    bool m_resetOnEos;
+    NGramAttributes m_attrs;
+};
+
+/// VarlenNGramHashMapping (com.microsoft 1): NGramHashMapping over requests packed token-major. input_ids [T];
+/// cumulative_sequence_length int32 [B + 1] (starting at 0, strictly increasing: every request has a token, ending
+/// at T); past_ids [B, P], head_offsets, eos_token_id as NGramHashMapping's, per request; segment_ids int32 [T],
+/// past_segment_ids int32 [B, P] (the history's segments; without them the history belongs to the request's first
+/// segment); capture_count int32 [B], required exactly when state_update_capacity (0..8) is positive. Outputs
+/// hash_ids [T, P * heads], present_ids [B, P], present_segment_ids [B, P] (needs segment_ids) and state_update
+/// [B, capacity, P]: for i < min(capture_count, request length, capacity), the last P ids after the request's token
+/// i; other slots pad_id.
+class VarlenNGramHashMapping final : public Kernel {
+public:
+    explicit VarlenNGramHashMapping(const KernelInit& init)
+        : m_attrs(init)
+        , m_capacity(init.attributes().getInt("state_update_capacity", 0))
+    {
+        if (m_capacity < 0 || m_capacity > 8)
+            throw init.attributes().error(
+                "state_update_capacity", "must be in [0, 8], got " + std::to_string(m_capacity));
+    }
+
+    void compute(KernelContext& ctx) const override
+    {
+        const Tensor& ids = ctx.input(0);
+        if (ids.rank() != 1 || !isIdType(ids.dtype()))
+            throw ctx.error("input_ids must be int32 or int64 [total tokens], got " + ids.typeString());
+        if (ids.dtype() == DataType::Int32)
+            run<int32_t>(ctx);
+        else
+            run<int64_t>(ctx);
+    }
+
+private:
+    template <class T> void run(KernelContext& ctx) const
+    {
+        const Tensor& ids = ctx.input(0);
+        const Tensor& cu = ctx.input(3);
+        const int64_t total = ids.dim(0), P = m_attrs.maxN - 1;
+        if (cu.dtype() != DataType::Int32 || cu.rank() != 1 || cu.dim(0) < 1)
+            throw ctx.error("cumulative_sequence_length must be int32 [batch + 1], got " + cu.typeString());
+        const int64_t B = cu.dim(0) - 1;
+        const int32_t* starts = cu.data<int32_t>().data();
+        for (int64_t b = 0; b <= B; ++b)
+            if ((b == 0 && starts[0] != 0) || (b > 0 && starts[b] <= starts[b - 1]) || (b == B && starts[b] != total))
+                throw ctx.error("cumulative_sequence_length must start at 0, increase strictly (every request has a "
+                                "token) and end at input_ids' "
+                    + std::to_string(total) + " tokens, got " + shapeToString(Shape(starts, starts + B + 1)));
+        const T* past = nullptr;
+        const NGramHasher<T> h = m_attrs.hasher<T>(ctx, 4, Shape { B, P }, &past);
+        const int32_t* seg = int32Input(ctx, 7, Shape { total }, "segment_ids");
+        const int32_t* pastSeg = int32Input(ctx, 8, Shape { B, P }, "past_segment_ids");
+        const int32_t* capture = int32Input(ctx, 9, Shape { B }, "capture_count");
+        if (pastSeg && !seg)
+            throw ctx.error("past_segment_ids needs segment_ids");
+        if ((m_capacity > 0) != (capture != nullptr))
+            throw ctx.error(
+                "capture_count is required exactly when attribute 'state_update_capacity' is positive (it is "
+                + std::to_string(m_capacity) + ")");
+        if (ctx.hasOutput(2) && !seg)
+            throw ctx.error("output present_segment_ids needs input segment_ids");
+        const T* in = ids.data<T>().data();
+        T* hash = ctx.allocateOutputUninitialized(0, ids.dtype(), { total, h.outputs() }).template data<T>().data();
+        T* present
+            = ctx.hasOutput(1) ? ctx.allocateOutputUninitialized(1, ids.dtype(), { B, P }).data<T>().data() : nullptr;
+        int32_t* presentSeg = ctx.hasOutput(2)
+            ? ctx.allocateOutputUninitialized(2, DataType::Int32, { B, P }).data<int32_t>().data()
+            : nullptr;
+        T* state = nullptr;
+        if (ctx.hasOutput(3)) {
+            Tensor& s = ctx.allocateOutputUninitialized(3, ids.dtype(), { B, m_capacity, P });
+            std::fill(s.data<T>().begin(), s.data<T>().end(), static_cast<T>(m_attrs.pad));
+            state = s.data<T>().data();
+        }
+        std::vector<T> full;
+        for (int64_t b = 0; b < B; ++b) {
+            const int64_t start = starts[b], length = starts[b + 1] - starts[b];
+            h.hash(past ? past + b * P : nullptr, pastSeg ? pastSeg + b * P : nullptr, in + start,
+                seg ? seg + start : nullptr, length, hash + start * h.outputs(), full);
+            if (present)
+                std::copy(full.end() - P, full.end(), present + b * P);
+            for (int64_t q = 0; presentSeg && q < P; ++q) {
+                const int64_t at = length + q; // index in history + tokens
+                presentSeg[b * P + q] = at >= P ? seg[start + at - P] : (pastSeg ? pastSeg[b * P + at] : seg[start]);
+            }
+            const int64_t captured = capture ? std::min<int64_t>({ capture[b], length, m_capacity }) : 0;
+            for (int64_t i = 0; state && i < captured; ++i)
+                std::copy(full.begin() + i + 1, full.begin() + i + 1 + P, state + (b * m_capacity + i) * P);
+        }
+    }
+
+    NGramAttributes m_attrs;
+    int64_t m_capacity;
 };
 
 } // namespace
@@ -149,6 +302,7 @@ private:
 void registerNGramHashMapping(KernelRegistry& r)
 {
     r.add("com.microsoft", "NGramHashMapping", 1, KernelRegistry::kLatest, makeFactory<NGramHashMapping>());
+    r.add("com.microsoft", "VarlenNGramHashMapping", 1, KernelRegistry::kLatest, makeFactory<VarlenNGramHashMapping>());
 }
 
 } // namespace onnxscope

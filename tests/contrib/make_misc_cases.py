@@ -1,7 +1,7 @@
 """Writes ONNX backend test-case folders for the rest of onnxruntime's com.microsoft CPU operators (issue #41, "the
 rest of the list"): ScaledSiLU, BifurcationDetector, CropAndResize, WordConvEmbedding, MaxpoolWithMask,
-ConvTransposeWithDynamicPads, NGramHashMapping, VarlenNGramHashMapping, and the ai.onnx.ml TreeEnsembleClassifier
-and TreeEnsembleRegressor at ai.onnx.ml 5 (a lenient rule).
+ConvTransposeWithDynamicPads, NGramHashMapping, VarlenNGramHashMapping, GatherPacked, and the ai.onnx.ml
+TreeEnsembleClassifier and TreeEnsembleRegressor at ai.onnx.ml 5 (a lenient rule).
 
     <test venv python> make_misc_cases.py <output dir> [group ...]
 
@@ -284,6 +284,44 @@ def varlen_ngram_hash_cases():
           "past_ids": r.integers(0, 3000, (4, 4)).astype(np.int64)}, max_n=5, heads=3, pad=0)
 
 
+# ---- GatherPacked ---------------------------------------------------------------------------------------------------
+
+PACKED = {0: (1, 4), 1: (1, 2), 30: (1, 2), 2: (32, 18), 6: (32, 22), 8: (32, 34), 20: (32, 18)}
+
+
+def packed_table(r, packed_type, vocab, k):
+    """A [vocab, row_bytes] uint8 table of packed_type with finite values: block formats get float16 scales."""
+    block, size = PACKED[packed_type]
+    if packed_type == 0:
+        return randn(r, vocab, k).view(np.uint8).reshape(vocab, -1)
+    if packed_type == 1:
+        return randn(r, vocab, k).astype(np.float16).view(np.uint8).reshape(vocab, -1)
+    if packed_type == 30:
+        bits = (randn(r, vocab, k).view(np.uint32) >> 16).astype(np.uint16)
+        return bits.view(np.uint8).reshape(vocab, -1)
+    blocks = vocab * k // block
+    out = r.integers(0, 256, (blocks, size), dtype=np.int64).astype(np.uint8)
+    out[:, :2] = (r.uniform(0.01, 0.2, blocks).astype(np.float16)).view(np.uint8).reshape(blocks, 2)
+    return out.reshape(vocab, -1)
+
+
+def gather_packed_cases():
+    r = rng_for("gather_packed")
+    for packed_type, tag in ((0, "f32"), (1, "f16"), (30, "bf16"), (2, "q4_0"), (6, "q5_0"), (8, "q8_0"),
+                             (20, "iq4_nl")):
+        table = packed_table(r, packed_type, 7, 64)
+        idx = np.array([[0, 6, 3], [-1, 7, 2]], np.int64)  # -1 and 7 (the vocabulary's size) select row 0
+        case("gather_packed", f"gather_packed_{tag}", "GatherPacked", [const("data", table), inp("indices", idx)],
+             ["output"], out_types={"output": np.float32}, packed_type=packed_type, K=64, output_dtype=1)
+    table = packed_table(r, 8, 5, 96)
+    case("gather_packed", "gather_packed_q8_0_int32_scalar_index", "GatherPacked",
+         [const("data", table), inp("indices", np.array(3, np.int32))], ["output"], out_types={"output": np.float32},
+         packed_type=8, K=96, output_dtype=1)
+    case("gather_packed_fp16", "gather_packed_q4_0_to_fp16", "GatherPacked",
+         [const("data", packed_table(r, 2, 6, 64)), inp("indices", np.array([5, 1, 1], np.int64))], ["output"],
+         out_types={"output": np.float16}, packed_type=2, K=64, output_dtype=10)
+
+
 # ---- TreeEnsembleClassifier and TreeEnsembleRegressor at ai.onnx.ml 5 -----------------------------------------------
 # onnx deprecates them there (in favour of TreeEnsemble); onnxruntime registers their kernels there but its loader
 # refuses the node. This build runs them with version 3's meaning and a warning: the expected outputs are onnxruntime's
@@ -457,6 +495,14 @@ def refusal_cases():
                                                                    np.array([0, 3], np.int32))],
             ["hash_ids"], ['"vngh_capacity"', "'state_update_capacity'", "[0, 8]"], out_types=i64,
             max_ngram_size=2, n_head_per_ngram=1, pad_id=0, state_update_capacity=9)
+    gp = [const("data", np.zeros((4, 34), np.uint8)), inp("indices", np.array([1], np.int64))]
+    refusal("gather_packed_type", "GatherPacked", gp, ["output"], ['"gather_packed_type"', "'packed_type'", "got 12"],
+            out_types={"output": np.float32}, packed_type=12, K=32, output_dtype=1)
+    refusal("gather_packed_k", "GatherPacked", gp, ["output"], ['"gather_packed_k"', "'K'", "multiple of 32, got 48"],
+            out_types={"output": np.float32}, packed_type=8, K=48, output_dtype=1)
+    refusal("gather_packed_row_bytes", "GatherPacked", gp, ["output"],
+            ['"gather_packed_row_bytes"', "data must be uint8 [vocab, 68]"], out_types={"output": np.float32},
+            packed_type=8, K=64, output_dtype=1)
     refusal("silu_scale_shape", "ScaledSiLU", [inp("X", randn(r, 3)), const("scale", np.ones(1, np.float32))], ["Y"],
             ['"silu_scale_shape"', "scale must be a scalar", "float[1]"])
     refusal("silu_double", "ScaledSiLU", [inp("X", np.ones(3))], ["Y"],
@@ -472,6 +518,7 @@ def main():
     conv_transpose_dynamic_pads_cases()
     ngram_hash_cases()
     varlen_ngram_hash_cases()
+    gather_packed_cases()
     tree_cases()
     refusal_cases()
     case_writer.generate(sys.argv, CASES, write, {"refused": write_refusals, "tree_ml5": write_tree_warnings})

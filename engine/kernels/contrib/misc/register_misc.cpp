@@ -10,6 +10,7 @@ void registerCropAndResize(KernelRegistry& r);
 void registerWordConvEmbedding(KernelRegistry& r);
 void registerMaxpoolWithMask(KernelRegistry& r);
 void registerNGramHashMapping(KernelRegistry& r);
+void registerGatherPacked(KernelRegistry& r);
 void registerConvTransposeWithDynamicPads(KernelRegistry& r); // engine/kernels/nn/conv_transpose.cpp
 
 void registerContribMiscKernels(KernelRegistry& r)
@@ -20,6 +21,7 @@ void registerContribMiscKernels(KernelRegistry& r)
     registerWordConvEmbedding(r);
     registerMaxpoolWithMask(r);
     registerNGramHashMapping(r);
+    registerGatherPacked(r);
     registerConvTransposeWithDynamicPads(r);
 }
 

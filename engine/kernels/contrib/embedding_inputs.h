@@ -5,6 +5,7 @@
 // both apply to them: input_ids (0), segment_ids (1, with segment_embedding at 4), mask (7), the epsilon attribute,
 // the row lookup with its range check and the mask_index output. Include only from kernel .cpp files.
 
+#include "engine/kernels/contrib/contrib_util.h"
 #include "engine/kernels/kernel.h"
 
 #include <string>
@@ -26,16 +27,6 @@ struct Tokens {
     const int32_t* mask = nullptr; ///< null when absent
 };
 
-inline const int32_t* idInput(const KernelContext& ctx, size_t i, const Shape& shape, const char* what)
-{
-    if (!ctx.hasInput(i))
-        return nullptr;
-    const Tensor& t = ctx.input(i);
-    if (t.dtype() != DataType::Int32 || t.shape() != shape)
-        throw ctx.error(std::string(what) + " must be int32 " + shapeToString(shape) + ", got " + t.typeString());
-    return t.data<int32_t>().data();
-}
-
 inline Tokens tokens(const KernelContext& ctx)
 {
     const Tensor& ids = ctx.input(0);
@@ -48,8 +39,8 @@ inline Tokens tokens(const KernelContext& ctx)
     if (ctx.hasInput(1) != ctx.hasInput(4))
         throw ctx.error("segment_ids and segment_embedding must be given together");
     const Shape shape { t.B, t.S };
-    t.segments = idInput(ctx, 1, shape, "segment_ids");
-    t.mask = idInput(ctx, 7, shape, "mask");
+    t.segments = int32Input(ctx, 1, shape, "segment_ids");
+    t.mask = int32Input(ctx, 7, shape, "mask");
     return t;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // com.microsoft NGramHashMapping and VarlenNGramHashMapping (Engram's n-gram hash ids): one hashing core, two
 // layouts (a [batch, sequence] batch, and requests packed token-major with cumulative lengths).
+#include "engine/kernels/contrib/contrib_util.h"
 #include "engine/kernels/kernel_registry.h"
 
 #include <algorithm>
@@ -143,19 +144,18 @@ struct NGramAttributes {
     }
 };
 
-const int32_t* int32Input(const KernelContext& ctx, size_t i, const Shape& shape, const char* what)
-{
-    if (!ctx.hasInput(i))
-        return nullptr;
-    const Tensor& t = ctx.input(i);
-    if (t.dtype() != DataType::Int32 || t.shape() != shape)
-        throw ctx.error(std::string(what) + " must be int32 " + shapeToString(shape) + ", got " + t.typeString());
-    return t.data<int32_t>().data();
-}
+using contrib::int32Input;
 
-bool isIdType(DataType t)
+/// Checks input_ids (int32 or int64, of `rank`) and calls fn.operator()<T>() with its element type.
+template <class F> void forIdType(const KernelContext& ctx, int64_t rank, const char* layout, F&& fn)
 {
-    return t == DataType::Int32 || t == DataType::Int64;
+    const Tensor& ids = ctx.input(0);
+    if (ids.rank() != rank || (ids.dtype() != DataType::Int32 && ids.dtype() != DataType::Int64))
+        throw ctx.error(std::string("input_ids must be int32 or int64 ") + layout + ", got " + ids.typeString());
+    if (ids.dtype() == DataType::Int32)
+        fn.template operator()<int32_t>();
+    else
+        fn.template operator()<int64_t>();
 }
 
 /// NGramHashMapping (com.microsoft 1): input_ids [B, S] (int32 or int64; every id input of that type), multipliers
@@ -172,13 +172,7 @@ public:
 
     void compute(KernelContext& ctx) const override
     {
-        const Tensor& ids = ctx.input(0);
-        if (ids.rank() != 2 || !isIdType(ids.dtype()))
-            throw ctx.error("input_ids must be int32 or int64 [batch, sequence], got " + ids.typeString());
-        if (ids.dtype() == DataType::Int32)
-            run<int32_t>(ctx);
-        else
-            run<int64_t>(ctx);
+        forIdType(ctx, 2, "[batch, sequence]", [&]<class T>() { run<T>(ctx); });
     }
 
 private:
@@ -226,13 +220,7 @@ public:
 
     void compute(KernelContext& ctx) const override
     {
-        const Tensor& ids = ctx.input(0);
-        if (ids.rank() != 1 || !isIdType(ids.dtype()))
-            throw ctx.error("input_ids must be int32 or int64 [total tokens], got " + ids.typeString());
-        if (ids.dtype() == DataType::Int32)
-            run<int32_t>(ctx);
-        else
-            run<int64_t>(ctx);
+        forIdType(ctx, 1, "[total tokens]", [&]<class T>() { run<T>(ctx); });
     }
 
 private:

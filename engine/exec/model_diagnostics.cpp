@@ -25,6 +25,21 @@ std::string opWithoutSchema(const Diagnostic& d)
     return end == std::string::npos ? std::string() : d.message.substr(kPrefix.size(), end - kPrefix.size());
 }
 
+/// The tree-ensemble op a checker error names as deprecated at the model's opset ("Op registered for X is deprecated
+/// in domain_version of N": TreeEnsembleClassifier and TreeEnsembleRegressor from ai.onnx.ml 5), or "" for any other
+/// diagnostic.
+std::string deprecatedTreeEnsemble(const Diagnostic& d)
+{
+    static const std::string kPrefix = "Op registered for ";
+    static const std::string kDeprecated = " is deprecated in domain_version of ";
+    if (d.severity != Diagnostic::Severity::Error || d.source != "checker" || d.message.rfind(kPrefix, 0) != 0)
+        return {};
+    const size_t end = d.message.find(kDeprecated, kPrefix.size());
+    const std::string op
+        = end == std::string::npos ? std::string() : d.message.substr(kPrefix.size(), end - kPrefix.size());
+    return op == "TreeEnsembleClassifier" || op == "TreeEnsembleRegressor" ? op : std::string();
+}
+
 /// The domain a checker error names when the model does not import it, or "".
 std::string domainWithoutImport(const Diagnostic& d)
 {
@@ -102,21 +117,29 @@ std::vector<Diagnostic> diagnosticsForThisBuild(const Model& model)
     bool unsupportedKnown = false;
     for (Diagnostic& d : diagnostics) {
         const std::string op = opWithoutSchema(d);
-        if (op.empty())
+        const std::string deprecated = op.empty() ? deprecatedTreeEnsemble(d) : std::string();
+        if (op.empty() && deprecated.empty())
             continue;
         if (!unsupportedKnown) {
             unsupported = Program::unsupportedNodes(model);
             unsupportedKnown = true;
         }
         // unsupportedNodes() names each as `node "x" (Op, domain "d", opset N)`.
+        const std::string named = op.empty() ? deprecated : op;
         const bool runs = std::none_of(unsupported.begin(), unsupported.end(),
-            [&](const std::string& u) { return u.find("(" + op + ", ") != std::string::npos; });
+            [&](const std::string& u) { return u.find("(" + named + ", ") != std::string::npos; });
         if (!runs)
             continue;
         d.severity = Diagnostic::Severity::Warning;
-        d.message += "\n(onnx has no schema for " + op
-            + " in this domain, but onnxruntime registers one there and this build runs it, so the model opens and "
-              "runs; the checker stopped at this node)";
+        if (!op.empty())
+            d.message += "\n(onnx has no schema for " + op
+                + " in this domain, but onnxruntime registers one there and this build runs it, so the model opens "
+                  "and runs; the checker stopped at this node)";
+        else
+            d.message += "\n(onnx deprecates " + deprecated
+                + " from ai.onnx.ml 5 in favour of TreeEnsemble; onnxruntime's CPU provider registers its kernel "
+                  "there, though onnxruntime 1.32's loader refuses the node as onnx's checker does. This build runs it "
+                  "with version 3's meaning; the checker stopped at this node)";
     }
     // A lenient op that the checker stopped at is told once: its note joins the checker's warning.
     for (const Diagnostic& l : lenient) {

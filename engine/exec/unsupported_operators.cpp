@@ -12,9 +12,6 @@ const std::vector<UnsupportedOperator>& unsupportedOperators()
     static const std::vector<UnsupportedOperator> list = {
         { "", "Upsample", 1,
             "experimental version with height_scale/width_scale attributes, superseded by Upsample-7 in 2017" },
-        { "ai.onnx.ml", "TreeEnsembleClassifier", 5,
-            "deprecated in ai.onnx.ml 5, which replaces it with TreeEnsemble" },
-        { "ai.onnx.ml", "TreeEnsembleRegressor", 5, "deprecated in ai.onnx.ml 5, which replaces it with TreeEnsemble" },
         { "ai.onnx.preview.training", "Gradient", 1,
             "needs the automatic differentiation of a graph, which the engine does not do" },
     };

@@ -10,21 +10,18 @@ Needs onnx, onnxruntime and numpy; no torch.
 """
 
 import os
-import shutil
 import sys
-import zlib
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 from onnx import helper, numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import case_writer  # noqa: E402  (the seeded generators, onnxruntime's session, the case folders)
+from case_writer import randn, rng_for, value_info  # noqa: E402,F401  (used here and by make_fused_cases.py)
 
 MS = "com.microsoft"
 CASES = []
-
-
-def rng_for(name):
-    return np.random.default_rng(zlib.crc32(name.encode()))
 
 
 class Case:
@@ -67,23 +64,8 @@ def const(name, array):
     return (name, array, True)
 
 
-def value_info(name, array):
-    return helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(array.dtype), list(array.shape))
-
-
 def build(c):
-    node_inputs, graph_inputs, inits, feeds = [], [], [], {}
-    for i in c.inputs:
-        if i is None:
-            node_inputs.append("")
-            continue
-        name, array, is_init = i
-        node_inputs.append(name)
-        if is_init:
-            inits.append(numpy_helper.from_array(array, name))
-        else:
-            graph_inputs.append(value_info(name, array))
-            feeds[name] = array
+    node_inputs, graph_inputs, inits, feeds = case_writer.node_inputs(c.inputs)
     node = helper.make_node(c.op, node_inputs, c.outputs, name=c.name, domain=c.domain, **c.attrs)
     outputs = [helper.make_tensor_value_info(o, helper.np_dtype_to_tensor_dtype(output_type(c, o)), None)
                for o in c.outputs if o]
@@ -95,11 +77,7 @@ def build(c):
 
 def run_onnxruntime(c):
     model, feeds = build(c)
-    options = ort.SessionOptions()
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    options.intra_op_num_threads = 1
-    session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
-    return session.run([o for o in c.outputs if o], feeds)
+    return case_writer.run_model(model, feeds, [o for o in c.outputs if o])
 
 
 def write(c, out_dir):
@@ -110,37 +88,17 @@ def write(c, out_dir):
     else:
         results = run_onnxruntime(Case(c.group, c.name, c.op, c.reference, c.outputs, c.domain, c.out_types,
                                        **c.attrs))
-    # The declared output types are onnxruntime's.
-    del model.graph.output[:]
-    for n, r in zip(names, results):
-        model.graph.output.append(value_info(n, np.asarray(r)))
     case_dir = os.path.join(out_dir, c.group, c.name)
-    shutil.rmtree(case_dir, ignore_errors=True)
-    data_dir = os.path.join(case_dir, "test_data_set_0")
-    os.makedirs(data_dir)
-    onnx.save(model, os.path.join(case_dir, "model.onnx"))
-    for index, vi in enumerate(model.graph.input):
-        onnx.save_tensor(numpy_helper.from_array(feeds[vi.name], vi.name), os.path.join(data_dir, f"input_{index}.pb"))
-    for index, (n, r) in enumerate(zip(names, results)):
-        r = np.asarray(r)
-        if r.dtype.kind == "f" and not np.all(np.isfinite(r)):
-            raise SystemExit(f"{c.name}: onnxruntime's output {n} holds non-finite values")
-        onnx.save_tensor(numpy_helper.from_array(r, n), os.path.join(data_dir, f"output_{index}.pb"))
+    case_writer.save_case(case_dir, model, feeds, names, results, case_writer.no_non_finite)
     for set_index, replaced in enumerate(c.more_sets, 1):
         inputs = [i if i is None or i[0] not in replaced else (i[0], replaced[i[0]], i[2]) for i in c.inputs]
         other = Case(c.group, c.name, c.op, inputs, c.outputs, c.domain, c.out_types, **c.attrs)
         _, other_feeds = build(other)
         set_dir = os.path.join(case_dir, f"test_data_set_{set_index}")
         os.makedirs(set_dir)
-        for index, vi in enumerate(model.graph.input):
-            onnx.save_tensor(numpy_helper.from_array(other_feeds[vi.name], vi.name),
-                             os.path.join(set_dir, f"input_{index}.pb"))
+        case_writer.save_inputs(set_dir, model, other_feeds)
         for index, (n, r) in enumerate(zip(names, run_onnxruntime(other))):
             onnx.save_tensor(numpy_helper.from_array(np.asarray(r), n), os.path.join(set_dir, f"output_{index}.pb"))
-
-
-def randn(r, *shape, dtype=np.float32):
-    return r.standard_normal(shape).astype(dtype)
 
 
 # ---- layer normalisations ------------------------------------------------------------------------------------
@@ -756,24 +714,10 @@ def refusal_cases():
 
 
 def write_refusals(out_dir):
-    import json
-    folder = os.path.join(out_dir, "refused")
-    shutil.rmtree(folder, ignore_errors=True)
-    os.makedirs(folder)
-    expected = {}
-    for c, messages in REFUSALS:
-        model, _ = build(c)
-        for o in model.graph.output:
-            o.type.tensor_type.elem_type = onnx.TensorProto.FLOAT
-        onnx.save(model, os.path.join(folder, c.name + ".onnx"))
-        expected[c.name] = messages
-    with open(os.path.join(folder, "expected.json"), "w") as f:
-        json.dump(expected, f, indent=1)
+    case_writer.save_refusals(out_dir, REFUSALS, build, float_outputs=True)
 
 
 def main():
-    out_dir = sys.argv[1]
-    only = set(sys.argv[2:])
     norm_cases()
     gelu_cases()
     matmul_nbits_cases()
@@ -785,16 +729,7 @@ def main():
     gbq_cases()
     quant_matmul_cases()
     refusal_cases()
-    os.makedirs(out_dir, exist_ok=True)
-    if not only or "refused" in only:
-        write_refusals(out_dir)
-    counts = {}
-    for c in CASES:
-        if only and c.group not in only:
-            continue
-        write(c, out_dir)
-        counts[c.group] = counts.get(c.group, 0) + 1
-    print(", ".join(f"{g}: {n}" for g, n in sorted(counts.items())))
+    case_writer.generate(sys.argv, CASES, write, {"refused": write_refusals})
 
 
 if __name__ == "__main__":

@@ -13,7 +13,6 @@ CPU's (16 with AVX-512F, else 8); they are written at test time on the machine t
 saved models are. Needs onnx, onnxruntime and numpy; no torch.
 """
 
-import json
 import os
 import shutil
 import sys
@@ -24,7 +23,8 @@ import onnxruntime as ort
 from onnx import helper, numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import make_contrib_cases as base  # noqa: E402  (the Case type, the case writer and the seeded generators)
+import case_writer  # noqa: E402  (onnxruntime's session, the case folders)
+import make_contrib_cases as base  # noqa: E402  (the Case type and the seeded generators)
 
 MS = "com.microsoft"
 NCHWC = "com.microsoft.nchwc"
@@ -70,21 +70,8 @@ def write(c, out_dir):
     base.write, outputs may hold infinities (NGramRepeatBlock bans tokens with -inf), never NaN."""
     model, feeds = build(c)
     names = [o for o in c.outputs if o]
-    results = [np.asarray(r) for r in base.run_onnxruntime(c)]
-    del model.graph.output[:]
-    for n, r in zip(names, results):
-        model.graph.output.append(base.value_info(n, r))
-    case_dir = os.path.join(out_dir, c.group, c.name)
-    shutil.rmtree(case_dir, ignore_errors=True)
-    data_dir = os.path.join(case_dir, "test_data_set_0")
-    os.makedirs(data_dir)
-    onnx.save(model, os.path.join(case_dir, "model.onnx"))
-    for index, vi in enumerate(model.graph.input):
-        onnx.save_tensor(numpy_helper.from_array(feeds[vi.name], vi.name), os.path.join(data_dir, f"input_{index}.pb"))
-    for index, (n, r) in enumerate(zip(names, results)):
-        if r.dtype.kind == "f" and np.isnan(r).any():
-            raise SystemExit(f"{c.name}: onnxruntime's output {n} holds NaN")
-        onnx.save_tensor(numpy_helper.from_array(r, n), os.path.join(data_dir, f"output_{index}.pb"))
+    results = base.run_onnxruntime(c)
+    case_writer.save_case(os.path.join(out_dir, c.group, c.name), model, feeds, names, results, case_writer.no_nan)
 
 
 def has_avx512f():
@@ -369,18 +356,7 @@ def refusal_cases():
 
 
 def write_refusals(out_dir):
-    folder = os.path.join(out_dir, "refused")
-    shutil.rmtree(folder, ignore_errors=True)
-    os.makedirs(folder)
-    expected = {}
-    for c, messages in REFUSALS:
-        model, _ = build(c)
-        for o in model.graph.output:
-            o.type.tensor_type.elem_type = onnx.TensorProto.FLOAT
-        onnx.save(model, os.path.join(folder, c.name + ".onnx"))
-        expected[c.name] = messages
-    with open(os.path.join(folder, "expected.json"), "w") as f:
-        json.dump(expected, f, indent=1)
+    case_writer.save_refusals(out_dir, REFUSALS, build, float_outputs=True)
 
 
 # ---- Whole models saved by onnxruntime's optimizer -------------------------------------------------------------------
@@ -476,8 +452,6 @@ def whole_models(out_dir):
 
 
 def main():
-    out_dir = sys.argv[1]
-    only = set(sys.argv[2:])
     fused_conv_cases()
     fused_gemm_cases()
     nhwc_max_pool_cases()
@@ -486,19 +460,7 @@ def main():
     experimental_cases()
     lenient_cases()
     refusal_cases()
-    os.makedirs(out_dir, exist_ok=True)
-    if not only or "refused" in only:
-        write_refusals(out_dir)
-    if not only or "whole" in only:
-        whole_models(out_dir)
-    counts = {}
-    for c in CASES:
-        if only and c.group not in only:
-            continue
-        write(c, out_dir)
-        counts[c.group] = counts.get(c.group, 0) + 1
-    print(", ".join(f"{g}: {n}" for g, n in sorted(counts.items())))
-
+    case_writer.generate(sys.argv, CASES, write, {"refused": write_refusals, "whole": whole_models})
 
 if __name__ == "__main__":
     main()

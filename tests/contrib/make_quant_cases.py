@@ -12,24 +12,19 @@ Models that must be refused land in <output>/refused with the substrings their e
 Needs onnx, onnxruntime and numpy; no torch.
 """
 
-import json
 import os
-import shutil
 import sys
-import zlib
 
 import numpy as np
-import onnx
-import onnxruntime as ort
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import case_writer  # noqa: E402  (the seeded generators, onnxruntime's session, the case folders)
+from case_writer import rng_for  # noqa: E402
 
 MS = "com.microsoft"
 CASES = []
 REFUSALS = []
-
-
-def rng_for(name):
-    return np.random.default_rng(zlib.crc32(name.encode()))
 
 
 class Case:
@@ -63,18 +58,7 @@ def tensor_type(dtype):
 
 
 def build(c):
-    node_inputs, graph_inputs, inits, feeds = [], [], [], {}
-    for i in c.inputs:
-        if i is None:
-            node_inputs.append("")
-            continue
-        name, array, is_init = i
-        node_inputs.append(name)
-        if is_init:
-            inits.append(numpy_helper.from_array(array, name))
-        else:
-            graph_inputs.append(helper.make_tensor_value_info(name, tensor_type(array.dtype), list(array.shape)))
-            feeds[name] = array
+    node_inputs, graph_inputs, inits, feeds = case_writer.node_inputs(c.inputs)
     out = "y_q" if c.as_float else "y"
     nodes = [helper.make_node(c.op, node_inputs, [out] + [n for n, _ in c.extra_outputs], name=c.name,
                               domain=c.domain, **c.attrs)]
@@ -90,30 +74,11 @@ def build(c):
     return model, feeds
 
 
-def run_onnxruntime(model, feeds):
-    options = ort.SessionOptions()
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    options.intra_op_num_threads = 1
-    session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
-    return session.run([o.name for o in model.graph.output], feeds)
-
-
 def write(c, out_dir):
     model, feeds = build(c)
     names = [o.name for o in model.graph.output]
-    results = [np.asarray(r) for r in run_onnxruntime(model, feeds)]
-    del model.graph.output[:]
-    for n, res in zip(names, results):
-        model.graph.output.append(helper.make_tensor_value_info(n, tensor_type(res.dtype), list(res.shape)))
-    case_dir = os.path.join(out_dir, c.group, c.name)
-    shutil.rmtree(case_dir, ignore_errors=True)
-    data_dir = os.path.join(case_dir, "test_data_set_0")
-    os.makedirs(data_dir)
-    onnx.save(model, os.path.join(case_dir, "model.onnx"))
-    for index, vi in enumerate(model.graph.input):
-        onnx.save_tensor(numpy_helper.from_array(feeds[vi.name], vi.name), os.path.join(data_dir, f"input_{index}.pb"))
-    for index, (n, res) in enumerate(zip(names, results)):
-        onnx.save_tensor(numpy_helper.from_array(res, n), os.path.join(data_dir, f"output_{index}.pb"))
+    results = case_writer.run_model(model, feeds, names)
+    case_writer.save_case(os.path.join(out_dir, c.group, c.name), model, feeds, names, results)
 
 
 def qrand(r, dtype, *shape):
@@ -542,21 +507,10 @@ def refusal_cases():
 
 
 def write_refusals(out_dir):
-    folder = os.path.join(out_dir, "refused")
-    shutil.rmtree(folder, ignore_errors=True)
-    os.makedirs(folder)
-    expected = {}
-    for c, messages in REFUSALS:
-        model, _ = build(c)
-        onnx.save(model, os.path.join(folder, c.name + ".onnx"))
-        expected[c.name] = messages
-    with open(os.path.join(folder, "expected.json"), "w") as f:
-        json.dump(expected, f, indent=1)
+    case_writer.save_refusals(out_dir, REFUSALS, build)
 
 
 def main():
-    out_dir = sys.argv[1]
-    only = set(sys.argv[2:])
     binary_cases()
     lookup_cases()
     softmax_cases()
@@ -571,17 +525,7 @@ def main():
     matmul_bnb4_cases()
     matmul_fpq4_cases()
     refusal_cases()
-    os.makedirs(out_dir, exist_ok=True)
-    if not only or "refused" in only:
-        write_refusals(out_dir)
-    counts = {}
-    for c in CASES:
-        if only and c.group not in only:
-            continue
-        write(c, out_dir)
-        counts[c.group] = counts.get(c.group, 0) + 1
-    print(", ".join(f"{g}: {n}" for g, n in sorted(counts.items())))
-
+    case_writer.generate(sys.argv, CASES, write, {"refused": write_refusals})
 
 if __name__ == "__main__":
     main()

@@ -49,4 +49,15 @@ inline void requireSameType(const KernelContext& ctx, DataType type, std::initia
                 + std::string(dataTypeName(type)));
 }
 
+/// Input i as int32 of exactly `shape`, or null when it is absent.
+inline const int32_t* int32Input(const KernelContext& ctx, size_t i, const Shape& shape, const char* what)
+{
+    if (!ctx.hasInput(i))
+        return nullptr;
+    const Tensor& t = ctx.input(i);
+    if (t.dtype() != DataType::Int32 || t.shape() != shape)
+        throw ctx.error(std::string(what) + " must be int32 " + shapeToString(shape) + ", got " + t.typeString());
+    return t.data<int32_t>().data();
+}
+
 } // namespace onnxscope::contrib

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "engine/kernels/contrib/contrib_util.h"
+#include "engine/kernels/contrib/embedding_inputs.h"
 #include "engine/kernels/kernel_registry.h"
 
 #include <cmath>
@@ -17,27 +18,21 @@ namespace {
 class EmbedLayerNorm final : public Kernel {
 public:
     explicit EmbedLayerNorm(const KernelInit& init)
-        : m_epsilon(init.attributes().getFloat("epsilon", 1e-12f))
+        : m_epsilon(contrib::embedding::epsilon(init))
     {
     }
 
     void compute(KernelContext& ctx) const override
     {
-        const Tensor& ids = ctx.input(0);
+        const contrib::embedding::Tokens tok = contrib::embedding::tokens(ctx);
         const Tensor& words = ctx.input(2);
         const Tensor& positions = ctx.input(3);
-        if (ids.dtype() != DataType::Int32 || ids.rank() != 2)
-            throw ctx.error("input_ids must be int32 [B, S], got " + ids.typeString());
         if (words.rank() != 2 || positions.rank() != 2 || positions.dim(1) != words.dim(1))
             throw ctx.error("word_embedding and position_embedding must be [rows, hidden] of one hidden size, got "
                 + shapeToString(words.shape()) + " and " + shapeToString(positions.shape()));
         contrib::requireSameType(ctx, words.dtype(), { 3, 4, 5, 6 });
-        const int64_t B = ids.dim(0), S = ids.dim(1), H = words.dim(1);
+        const int64_t B = tok.B, S = tok.S, H = words.dim(1);
         const Shape idShape { B, S }, hShape { H };
-        const int32_t* segIds = idInput(ctx, 1, idShape, "segment_ids");
-        if (ctx.hasInput(1) != ctx.hasInput(4))
-            throw ctx.error("segment_ids and segment_embedding must be given together");
-        const int32_t* mask = idInput(ctx, 7, idShape, "mask");
         const int32_t* posIds = nullptr;
         bool sharedPositions = false;
         if (ctx.hasInput(8)) {
@@ -62,11 +57,12 @@ public:
         for (int64_t b = 0; b < B; ++b)
             for (int64_t s = 0; s < S; ++s) {
                 const int64_t t = b * S + s;
-                const float* w
-                    = row(ctx, we, words.dim(0), H, ids.data<int32_t>()[static_cast<size_t>(t)], "input_ids");
+                const float* w = contrib::embedding::row(ctx, we, words.dim(0), H, tok.ids[t], "input_ids");
                 const int64_t pid = posIds ? posIds[sharedPositions ? s : t] : s;
-                const float* p = row(ctx, pe, positions.dim(0), H, pid, "position id");
-                const float* g = se ? row(ctx, se, ctx.input(4).dim(0), H, segIds[t], "segment_ids") : nullptr;
+                const float* p = contrib::embedding::row(ctx, pe, positions.dim(0), H, pid, "position id");
+                const float* g = se
+                    ? contrib::embedding::row(ctx, se, ctx.input(4).dim(0), H, tok.segments[t], "segment_ids")
+                    : nullptr;
                 float* out = sum.data() + t * H;
                 double total = 0;
                 for (int64_t j = 0; j < H; ++j) {
@@ -83,39 +79,12 @@ public:
                         = static_cast<float>((out[j] - mean) * inv * gamma[j] + (beta ? beta[j] : 0.0f));
             }
         contrib::storeOutput(ctx, 0, words.dtype(), { B, S, H }, y.data());
-        if (ctx.hasOutput(1)) {
-            Tensor& mi = ctx.allocateOutput(1, DataType::Int32, { B });
-            for (int64_t b = 0; b < B; ++b) {
-                int32_t count = 0;
-                for (int64_t s = 0; mask && s < S; ++s)
-                    count += mask[b * S + s] == 1;
-                mi.data<int32_t>()[static_cast<size_t>(b)] = count;
-            }
-        }
+        contrib::embedding::storeMaskIndex(ctx, 1, tok);
         if (ctx.hasOutput(2))
             contrib::storeOutput(ctx, 2, words.dtype(), { B, S, H }, sum.data());
     }
 
 private:
-    static const int32_t* idInput(const KernelContext& ctx, size_t i, const Shape& shape, const char* what)
-    {
-        if (!ctx.hasInput(i))
-            return nullptr;
-        const Tensor& t = ctx.input(i);
-        if (t.dtype() != DataType::Int32 || t.shape() != shape)
-            throw ctx.error(std::string(what) + " must be int32 " + shapeToString(shape) + ", got " + t.typeString());
-        return t.data<int32_t>().data();
-    }
-
-    static const float* row(
-        const KernelContext& ctx, const float* table, int64_t rows, int64_t H, int64_t id, const char* what)
-    {
-        if (id < 0 || id >= rows)
-            throw ctx.error(std::string(what) + " " + std::to_string(id) + " is outside the table's "
-                + std::to_string(rows) + " rows");
-        return table + id * H;
-    }
-
     double m_epsilon;
 };
 

@@ -14,6 +14,8 @@ void registerEmbedLayerNorm(KernelRegistry& r);
 void registerGatherBlockQuantized(KernelRegistry& r);
 void registerQuantizedMatMuls(KernelRegistry& r);
 void registerFusedAndLayoutKernels(KernelRegistry& r);
+// restops: the rest of the com.microsoft list (contrib/misc/)
+void registerContribMiscKernels(KernelRegistry& r);
 
 /// onnxruntime's contrib operators (domain com.microsoft) of transformer and LLM graphs.
 void registerContribKernels(KernelRegistry& r)
@@ -29,6 +31,7 @@ void registerContribKernels(KernelRegistry& r)
     registerGatherBlockQuantized(r);
     registerQuantizedMatMuls(r);
     registerFusedAndLayoutKernels(r);
+    registerContribMiscKernels(r);
 }
 
 } // namespace onnxscope

@@ -229,8 +229,10 @@ template <class K, bool Double> KernelFactory treeFactory()
 
 void registerTreeEnsembles(KernelRegistry& r)
 {
-    r.add("ai.onnx.ml", "TreeEnsembleRegressor", 1, 3, treeFactory<TreeEnsembleRegressor, false>());
-    r.add("ai.onnx.ml", "TreeEnsembleClassifier", 1, 3, treeFactory<TreeEnsembleClassifier, false>());
+    // Up to ai.onnx.ml 5, whose schema deprecates them in favour of TreeEnsemble: onnxruntime still runs them there
+    // with version 3's meaning, and so does this build, with a warning (engine/exec/model_diagnostics.cpp).
+    r.add("ai.onnx.ml", "TreeEnsembleRegressor", 1, 5, treeFactory<TreeEnsembleRegressor, false>());
+    r.add("ai.onnx.ml", "TreeEnsembleClassifier", 1, 5, treeFactory<TreeEnsembleClassifier, false>());
     r.add("mlprodict", "TreeEnsembleRegressorDouble", 1, KernelRegistry::kLatest,
         treeFactory<TreeEnsembleRegressor, true>());
     r.add("mlprodict", "TreeEnsembleClassifierDouble", 1, KernelRegistry::kLatest,

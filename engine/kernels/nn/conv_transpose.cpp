@@ -18,10 +18,14 @@ int64_t floorDiv2(int64_t v)
 /// output_padding and output_shape (which overrides pads; its total padding is split as the spec says, the odd
 /// unit at the end for SAME_UPPER and at the start otherwise, and may be negative, extending the output with
 /// zeros + bias). float, double, float16, bfloat16 (half types computed in float). GEMM + col2im.
+/// With `dynamicPads`, com.microsoft ConvTransposeWithDynamicPads 1: the same, with the pads read at run time from
+/// the int64 input 2 (Pads, [2 * spatial rank], non-negative; required, as onnxruntime requires it) and the bias at
+/// input 3.
 class ConvTranspose final : public Kernel {
 public:
-    explicit ConvTranspose(const KernelInit& init)
+    explicit ConvTranspose(const KernelInit& init, bool dynamicPads = false)
         : m_window(WindowAttributes::parse(init, false))
+        , m_dynamicPads(dynamicPads)
         , m_group(init.attributes().getInt("group", 1))
         , m_outputPadding(init.attributes().getInts("output_padding"))
         , m_outputShape(init.attributes().getInts("output_shape"))
@@ -37,7 +41,8 @@ public:
     {
         const Tensor& x = ctx.input(0);
         const Tensor& w = ctx.input(1);
-        const Tensor* b = ctx.hasInput(2) ? &ctx.input(2) : nullptr;
+        const size_t biasInput = m_dynamicPads ? 3 : 2;
+        const Tensor* b = ctx.hasInput(biasInput) ? &ctx.input(biasInput) : nullptr;
         if (w.dtype() != x.dtype() || (b && b->dtype() != x.dtype()))
             throw ctx.error("X, W and B must have the same element type, got " + x.typeString() + ", " + w.typeString()
                 + (b ? ", " + b->typeString() : std::string()));
@@ -90,7 +95,8 @@ private:
         expect(m_window.kernelShape, r, "kernel_shape");
         expect(m_window.strides, r, "strides");
         expect(m_window.dilations, r, "dilations");
-        expect(m_window.pads, 2 * r, "pads");
+        const std::vector<int64_t> pads = m_dynamicPads ? dynamicPads(ctx, r) : m_window.pads;
+        expect(pads, 2 * r, "pads");
         expect(m_outputPadding, r, "output_padding");
         // Some exporters write the full [N, C, spatial...] output shape.
         std::vector<int64_t> outputShape = m_outputShape;
@@ -121,8 +127,8 @@ private:
             } else if (m_window.autoPad == AutoPad::Valid) {
                 out = full;
             } else {
-                pb = m_window.pads.empty() ? 0 : m_window.pads[ui];
-                out = full - pb - (m_window.pads.empty() ? 0 : m_window.pads[ui + static_cast<size_t>(r)]);
+                pb = pads.empty() ? 0 : pads[ui];
+                out = full - pb - (pads.empty() ? 0 : pads[ui + static_cast<size_t>(r)]);
             }
             if (out < 0 || in == 0)
                 throw ctx.error("output size on spatial axis " + std::to_string(i) + " would be " + std::to_string(out)
@@ -137,7 +143,25 @@ private:
         return g;
     }
 
+    /// ConvTransposeWithDynamicPads' input Pads.
+    static std::vector<int64_t> dynamicPads(const KernelContext& ctx, int64_t r)
+    {
+        if (!ctx.hasInput(2))
+            throw ctx.error("input Pads is required (the schema marks it optional, but what its absence means is "
+                            "not defined; onnxruntime's kernel requires it too)");
+        const Tensor& t = ctx.input(2);
+        if (t.dtype() != DataType::Int64 || t.rank() != 1 || t.dim(0) != 2 * r)
+            throw ctx.error("Pads must be int64 [" + std::to_string(2 * r) + "] (begin and end per spatial axis), got "
+                + t.typeString());
+        std::vector<int64_t> pads(t.data<int64_t>().begin(), t.data<int64_t>().end());
+        for (int64_t v : pads)
+            if (v < 0)
+                throw ctx.error("Pads must be non-negative, got " + shapeToString(pads));
+        return pads;
+    }
+
     WindowAttributes m_window;
+    bool m_dynamicPads = false;
     int64_t m_group;
     std::vector<int64_t> m_outputPadding;
     std::vector<int64_t> m_outputShape;
@@ -148,6 +172,13 @@ private:
 void registerConvTranspose(KernelRegistry& r)
 {
     r.add("", "ConvTranspose", 1, 22, makeFactory<ConvTranspose>());
+}
+
+/// Called from contrib/misc/register_misc.cpp (issue #41): the com.microsoft op shares ConvTranspose's kernel.
+void registerConvTransposeWithDynamicPads(KernelRegistry& r)
+{
+    r.add("com.microsoft", "ConvTransposeWithDynamicPads", 1, KernelRegistry::kLatest,
+        [](const KernelInit& init) -> std::unique_ptr<Kernel> { return std::make_unique<ConvTranspose>(init, true); });
 }
 
 } // namespace onnxscope

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include "engine/kernels/contrib/embedding_inputs.h"
 #include "engine/kernels/kernel_registry.h"
 #include "engine/kernels/quant/qlinear_common.h"
 
@@ -18,43 +19,30 @@ namespace {
 class QEmbedLayerNorm final : public Kernel {
 public:
     explicit QEmbedLayerNorm(const KernelInit& init)
-        : m_epsilon(init.attributes().getFloat("epsilon", 1e-12f))
+        : m_epsilon(contrib::embedding::epsilon(init))
     {
     }
 
     void compute(KernelContext& ctx) const override
     {
-        const Tensor& ids = ctx.input(0);
-        if (ids.dtype() != DataType::Int32 || ids.rank() != 2)
-            throw ctx.error("input_ids must be int32 [B, S], got " + ids.typeString());
-        const int64_t B = ids.dim(0), S = ids.dim(1);
+        const contrib::embedding::Tokens tok = contrib::embedding::tokens(ctx);
+        const int64_t B = tok.B, S = tok.S;
         const Table word = table(ctx, 2, 8, 13, "word_embedding");
         const Table position = table(ctx, 3, 9, 14, "position_embedding");
         const int64_t H = word.hidden;
-        const bool segments = ctx.hasInput(1);
-        if (segments != ctx.hasInput(4))
-            throw ctx.error("segment_ids and segment_embedding must be given together");
+        const bool segments = tok.segments != nullptr;
         const Table segment = segments ? table(ctx, 4, 10, 15, "segment_embedding") : Table {};
         const Table gamma = table(ctx, 5, 11, 16, "gamma");
         const Table beta = table(ctx, 6, 12, 17, "beta");
         if (position.hidden != H || (segments && segment.hidden != H) || gamma.values.size() != size_t(H)
             || beta.values.size() != size_t(H))
             throw ctx.error("the embeddings, gamma and beta must share the hidden size " + std::to_string(H));
-        const Shape idShape { B, S };
-        const int32_t* seg = nullptr;
-        if (segments) {
-            const Tensor& t = ctx.input(1);
-            if (t.dtype() != DataType::Int32 || t.shape() != idShape)
-                throw ctx.error("segment_ids must be int32 " + shapeToString(idShape) + ", got " + t.typeString());
-            seg = t.data<int32_t>().data();
-        }
         Tensor& out = ctx.allocateOutputUninitialized(0, DataType::Float, { B, S, H });
         float* y = out.data<float>().data();
-        const int32_t* idv = ids.data<int32_t>().data();
         for (int64_t t = 0; t < B * S; ++t) {
-            const float* w = word.row(ctx, idv[t], "input_ids");
+            const float* w = word.row(ctx, tok.ids[t], "input_ids");
             const float* p = position.row(ctx, t % S, "position");
-            const float* g = seg ? segment.row(ctx, seg[t], "segment_ids") : nullptr;
+            const float* g = segments ? segment.row(ctx, tok.segments[t], "segment_ids") : nullptr;
             float* o = y + t * H;
             float sum = 0;
             for (int64_t i = 0; i < H; ++i) {
@@ -74,22 +62,7 @@ public:
             for (int64_t i = 0; i < H; ++i)
                 o[i] = o[i] / e * gamma.values[static_cast<size_t>(i)] + beta.values[static_cast<size_t>(i)];
         }
-        if (ctx.hasOutput(1)) {
-            const int32_t* mask = nullptr;
-            if (ctx.hasInput(7)) {
-                const Tensor& m = ctx.input(7);
-                if (m.dtype() != DataType::Int32 || m.shape() != idShape)
-                    throw ctx.error("mask must be int32 " + shapeToString(idShape) + ", got " + m.typeString());
-                mask = m.data<int32_t>().data();
-            }
-            Tensor& mi = ctx.allocateOutput(1, DataType::Int32, { B });
-            for (int64_t b = 0; b < B; ++b) {
-                int32_t count = 0;
-                for (int64_t s = 0; mask && s < S; ++s)
-                    count += mask[b * S + s] == 1;
-                mi.data<int32_t>()[static_cast<size_t>(b)] = count;
-            }
-        }
+        contrib::embedding::storeMaskIndex(ctx, 1, tok);
     }
 
 private:
@@ -99,10 +72,7 @@ private:
         int64_t rows = 0, hidden = 0;
         const float* row(const KernelContext& ctx, int64_t id, const char* what) const
         {
-            if (id < 0 || id >= rows)
-                throw ctx.error(std::string(what) + " " + std::to_string(id) + " is outside its table's "
-                    + std::to_string(rows) + " rows");
-            return values.data() + id * hidden;
+            return contrib::embedding::row(ctx, values.data(), rows, hidden, id, what);
         }
     };
 

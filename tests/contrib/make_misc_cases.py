@@ -1,0 +1,528 @@
+"""Writes ONNX backend test-case folders for the rest of onnxruntime's com.microsoft CPU operators (issue #41, "the
+rest of the list"): ScaledSiLU, BifurcationDetector, CropAndResize, WordConvEmbedding, MaxpoolWithMask,
+ConvTransposeWithDynamicPads, NGramHashMapping, VarlenNGramHashMapping, GatherPacked, and the ai.onnx.ml
+TreeEnsembleClassifier and TreeEnsembleRegressor at ai.onnx.ml 5 (a lenient rule).
+
+    <test venv python> make_misc_cases.py <output dir> [group ...]
+
+Each case is a one-node model for one operator and one combination of attributes and optional inputs, with seeded
+inputs; the expected outputs are onnxruntime's (pinned in scripts/test-requirements.txt; CPU provider, graph
+optimizations disabled, one thread). Cases land in <output>/<group>/<case>/, one group per operator and precision.
+Models that must be refused land in <output>/refused with the substrings their error must hold (check_refusals.py).
+Needs onnx, onnxruntime and numpy; no torch.
+"""
+
+import json
+import os
+import sys
+
+import numpy as np
+from onnx import helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import case_writer  # noqa: E402  (the seeded generators, onnxruntime's session, the case folders)
+import make_contrib_cases as base  # noqa: E402  (the one-node Case and its model)
+from case_writer import randn, rng_for  # noqa: E402
+
+MS = "com.microsoft"
+CASES = []
+REFUSALS = []
+inp, const = base.inp, base.const
+
+
+def one_node(case_group, name, op, inputs, outputs, domain, out_types, attrs, kind=base.Case):
+    c = kind(case_group, name, op, inputs, outputs, domain, out_types)
+    c.attrs = attrs  # set here: an attribute may be called "group"
+    return c
+
+
+def case(case_group, name, op, inputs, outputs, out_types=None, **attrs):
+    CASES.append(one_node(case_group, name, op, inputs, outputs, MS, out_types, attrs))
+
+
+def refusal(name, op, inputs, outputs, expected, out_types=None, **attrs):
+    REFUSALS.append((one_node("refused", name, op, inputs, outputs, MS, out_types or {"Y": np.float32}, attrs),
+                     expected))
+
+
+def write(c, out_dir):
+    if isinstance(c, TreeCase):
+        write_tree(c, out_dir)
+        return
+    model, feeds = base.build(c)
+    names = [o for o in c.outputs if o]
+    results = case_writer.run_model(model, feeds, names)
+    case_writer.save_case(os.path.join(out_dir, c.group, c.name), model, feeds, names, results, case_writer.no_nan)
+
+
+def write_refusals(out_dir):
+    case_writer.save_refusals(out_dir, REFUSALS, base.build)
+
+
+# ---- ScaledSiLU ------------------------------------------------------------------------------------------------------
+
+def scaled_silu_cases():
+    r = rng_for("scaled_silu")
+    x = randn(r, 2, 3, 7) * 3
+    case("scaled_silu", "scaled_silu_default", "ScaledSiLU", [inp("X", x)], ["Y"])
+    case("scaled_silu", "scaled_silu_alpha", "ScaledSiLU", [inp("X", x)], ["Y"], alpha=1.702)
+    case("scaled_silu", "scaled_silu_scale_input", "ScaledSiLU", [inp("X", x), inp("scale", np.array(0.6, np.float32))],
+         ["Y"], alpha=3.0)
+    case("scaled_silu", "scaled_silu_scale_fp16", "ScaledSiLU",
+         [inp("X", x), const("scale", np.array(-1.25, np.float16))], ["Y"])
+    h = x.astype(np.float16)
+    case("scaled_silu_fp16", "scaled_silu_fp16_alpha", "ScaledSiLU", [inp("X", h)], ["Y"], alpha=1.702)
+    case("scaled_silu_fp16", "scaled_silu_fp16_scale", "ScaledSiLU",
+         [inp("X", h), inp("scale", np.array(0.37, np.float32))], ["Y"])
+
+
+# ---- BifurcationDetector ---------------------------------------------------------------------------------------------
+
+def bifurcation_cases():
+    i64 = lambda *v: np.array(v, np.int64)  # noqa: E731
+    src = i64(5, 8, 2, 9, 4, 8, 2, 7, 3, 1)
+
+    def bif(name, cur, prev, pred=None, **attrs):
+        inputs = [inp("src_tokens", src), inp("cur_tokens", cur), inp("prev_suffix_match_idx", i64(prev))]
+        if pred is not None:
+            inputs.append(inp("pred_tokens", pred))
+        case("bifurcation", name, "BifurcationDetector", inputs, ["tokens", "suffix_match_idx"], **attrs)
+
+    bif("bif_no_pred", i64(1, 9, 4), 0)
+    bif("bif_no_pred_repeated", i64(1, 8, 2), 0)  # "8 2" stands twice in src: no match
+    # prev 6: pred_tokens has 10 + 1 - 6 = 5 tokens; src[6:] = 2 7 3 1
+    bif("bif_pred_partial", i64(0, 4, 8), 6, i64(2, 7, 6, 6, 6))
+    bif("bif_pred_all", i64(0, 4, 8), 6, i64(2, 7, 3, 1, 11))
+    bif("bif_pred_first_differs", i64(0, 4), 6, i64(9, 7, 3, 1, 11))
+    bif("bif_pred_prev_zero", i64(3), 0, i64(5, 8, 2, 0, 0, 0, 0, 0, 0, 0, 0))
+    bif("bif_pred_prev_end", i64(3, 1), 10, i64(6))
+    bif("bif_ngram_2_4", i64(4, 8, 2), 0, min_ngram_size=2, max_ngram_size=4)
+    bif("bif_ngram_1_1", i64(6, 9), 0, min_ngram_size=1, max_ngram_size=1)
+    bif("bif_suffix_at_end", i64(3, 1), 0)
+
+
+# ---- CropAndResize ---------------------------------------------------------------------------------------------------
+
+def crop_and_resize_cases():
+    r = rng_for("crop_and_resize")
+    x = randn(r, 2, 3, 7, 9)
+    rois = np.array([[0.1, 0.2, 0.8, 0.9], [0.0, 0.0, 1.0, 1.0], [0.7, 0.6, 0.2, 0.1], [-0.3, 0.4, 1.2, 1.5],
+                     [0.33, 0.25, 0.33, 0.75]], np.float32)
+    batch = np.array([0, 1, 1, 0, 1], np.int32)
+
+    def crop(name, size, **attrs):
+        case("crop_and_resize", name, "CropAndResize",
+             [inp("X", x), inp("rois", rois), inp("batch_indices", batch),
+              const("crop_size", np.array(size, np.int32))],
+             ["Y"], **attrs)
+
+    crop("crop_bilinear", [4, 5])
+    crop("crop_nearest", [4, 5], mode="nearest")
+    crop("crop_extrapolation", [6, 3], extrapolation_value=-2.5)
+    crop("crop_single_row", [1, 4])
+    crop("crop_single_pixel", [1, 1], mode="nearest")
+    crop("crop_upsample", [11, 13], mode="bilinear")
+
+
+# ---- WordConvEmbedding -----------------------------------------------------------------------------------------------
+
+def word_conv_cases():
+    r = rng_for("word_conv_embedding")
+    # Words of 1 to 8 characters (ids > 0), padded with 0; one with a 0 inside (its length counts the ids > 0 and its
+    # first characters are read). Every word has a first id > 0: onnxruntime leaves the output row of an empty word
+    # unwritten.
+    seq = np.zeros((6, 8), np.int32)
+    for s, n in enumerate([3, 1, 8, 5, 2, 6]):
+        seq[s, :n] = r.integers(1, 30, n)
+    seq[5, 2] = 0
+    table = randn(r, 30, 5)
+
+    def wce(name, filters, window, **attrs):
+        w = randn(r, filters, 1, window, 5) * 0.5
+        case("word_conv", name, "WordConvEmbedding",
+             [inp("Sequence", seq), const("W", w), const("B", randn(r, filters)), const("C", table)], ["Y"],
+             out_types={"Y": np.float32}, **attrs)
+
+    wce("wce_window3", 4, 3)
+    wce("wce_window1", 3, 1)
+    wce("wce_window5_attrs", 6, 5, embedding_size=6, conv_window_size=5, char_embedding_size=5)
+    wce("wce_window8", 2, 8)
+
+
+# ---- MaxpoolWithMask -------------------------------------------------------------------------------------------------
+
+def maxpool_with_mask_cases():
+    r = rng_for("maxpool_with_mask")
+
+    def mask(*spatial, zeros=0.2):
+        return (r.random((1, 1) + spatial) >= zeros).astype(np.int32)
+
+    def mpm(name, x, m, **attrs):
+        case("maxpool_with_mask", name, "MaxpoolWithMask", [inp("X", x), inp("M", m)], ["Y"], **attrs)
+
+    mpm("mpm_1d", randn(r, 2, 3, 11), mask(11), kernel_shape=[3], strides=[2])
+    mpm("mpm_1d_pads", randn(r, 1, 2, 9), mask(9), kernel_shape=[4], pads=[1, 2])
+    mpm("mpm_2d", randn(r, 2, 3, 6, 7), mask(6, 7), kernel_shape=[2, 3])
+    mpm("mpm_2d_strides_pads", randn(r, 1, 4, 8, 8), mask(8, 8), kernel_shape=[3, 3], strides=[2, 2],
+        pads=[1, 1, 1, 1])
+    mpm("mpm_2d_same_upper", randn(r, 1, 2, 5, 6), mask(5, 6), kernel_shape=[2, 2], strides=[2, 2],
+        auto_pad="SAME_UPPER")
+    mpm("mpm_2d_all_ones", randn(r, 1, 2, 5, 5), mask(5, 5, zeros=0.0), kernel_shape=[3, 3], storage_order=1)
+    mpm("mpm_3d", randn(r, 1, 2, 4, 5, 6), mask(4, 5, 6), kernel_shape=[2, 2, 3], strides=[1, 2, 2])
+
+
+# ---- ConvTransposeWithDynamicPads ---------------------------------------------------------------------------------
+
+def conv_transpose_dynamic_pads_cases():
+    r = rng_for("conv_transpose_dynamic_pads")
+
+    def ctd(name, x, w, pads, bias=False, **attrs):
+        inputs = [inp("X", x), const("W", w), inp("Pads", np.array(pads, np.int64)) if pads is not None else None]
+        if bias:
+            inputs.append(const("B", randn(r, w.shape[1] * attrs.get("group", 1))))
+        case("conv_transpose_dynamic_pads", name, "ConvTransposeWithDynamicPads", inputs, ["Y"], **attrs)
+
+    ctd("ctd_2d", randn(r, 2, 3, 5, 6), randn(r, 3, 4, 3, 3), [1, 0, 1, 2])
+    ctd("ctd_2d_bias_strides", randn(r, 1, 4, 4, 5), randn(r, 4, 2, 3, 2), [0, 1, 2, 0], bias=True, strides=[2, 3])
+    ctd("ctd_2d_group_dilations", randn(r, 1, 6, 5, 5), randn(r, 6, 2, 2, 3), [1, 1, 0, 1], bias=True, group=3,
+        dilations=[2, 1], output_padding=[1, 0], strides=[2, 2])
+    ctd("ctd_1d", randn(r, 2, 3, 9), randn(r, 3, 2, 4), [2, 1], strides=[3])
+    ctd("ctd_3d", randn(r, 1, 2, 3, 4, 3), randn(r, 2, 2, 2, 3, 2), [1, 0, 1, 0, 1, 0], bias=True, strides=[1, 2, 1])
+    ctd("ctd_kernel_shape_attr", randn(r, 1, 2, 4, 4), randn(r, 2, 3, 3, 3), [1, 1, 1, 1], kernel_shape=[3, 3])
+
+
+# ---- NGramHashMapping -----------------------------------------------------------------------------------------------
+
+def ngram_hash_cases():
+    r = rng_for("ngram_hash_mapping")
+    names = ["input_ids", "multipliers", "vocab_sizes", "past_ids", "head_offsets", "eos_token_id", "segment_ids"]
+
+    def ngh(name, values, max_n=4, heads=2, pad=5, outputs=("hash_ids", "present_ids"), **attrs):
+        inputs = [None if values.get(n) is None else inp(n, values[n]) for n in names]
+        while inputs[-1] is None:
+            inputs.pop()
+        case("ngram_hash", name, "NGramHashMapping", inputs, list(outputs), max_ngram_size=max_n,
+             n_head_per_ngram=heads, pad_id=pad, **attrs)
+
+    for dt, tag in ((np.int64, "i64"), (np.int32, "i32")):
+        ids = r.integers(0, 1000, (2, 7)).astype(dt)
+        mult = np.array([2**30 + 1, -(2**29) - 3, 999999937, -7], dt)
+        vocab = np.array([97, 101, 103, 107, 109, 113], dt)
+        base_values = {"input_ids": ids, "multipliers": mult, "vocab_sizes": vocab}
+        past = r.integers(0, 1000, (2, 3)).astype(dt)
+        eos_ids = ids.copy()
+        eos_ids[0, 2] = eos_ids[1, 5] = 9
+        past_eos = past.copy()
+        past_eos[1, 1] = 9
+        seg = np.array([[0, 0, 0, 1, 1, 1, 1], [0, 1, 1, 1, 2, 2, 2]], np.int32)
+        eos = np.array(9, dt)
+        ngh(f"ngh_{tag}_plain", base_values)
+        ngh(f"ngh_{tag}_past", dict(base_values, past_ids=past))
+        ngh(f"ngh_{tag}_offsets", dict(base_values, head_offsets=np.arange(6).astype(dt) * 1000))
+        ngh(f"ngh_{tag}_eos_fill", dict(base_values, input_ids=eos_ids, eos_token_id=eos))
+        ngh(f"ngh_{tag}_eos_reset", dict(base_values, input_ids=eos_ids, eos_token_id=eos), reset_on_eos=1)
+        ngh(f"ngh_{tag}_eos_reset_past", dict(base_values, input_ids=eos_ids, eos_token_id=eos, past_ids=past_eos),
+            reset_on_eos=1)
+        ngh(f"ngh_{tag}_segments", dict(base_values, segment_ids=seg, past_ids=past))
+        ngh(f"ngh_{tag}_segments_eos", dict(base_values, input_ids=eos_ids, segment_ids=seg, eos_token_id=eos),
+            reset_on_eos=1)
+    ids = r.integers(0, 50000, (1, 9)).astype(np.int64)
+    ngh("ngh_n2_one_head_no_present",
+        {"input_ids": ids, "multipliers": np.array([3, 5, 7], np.int64), "vocab_sizes": np.array([1009], np.int64)},
+        max_n=2, heads=1, outputs=("hash_ids",))
+    ngh("ngh_n5_three_heads",
+        {"input_ids": ids, "multipliers": r.integers(1, 2**40, 6) | 1, "vocab_sizes": r.integers(50, 5000, 12)},
+        max_n=5, heads=3, pad=0)
+
+
+def varlen_ngram_hash_cases():
+    r = rng_for("varlen_ngram_hash_mapping")
+    names = ["input_ids", "multipliers", "vocab_sizes", "cumulative_sequence_length", "past_ids", "head_offsets",
+             "eos_token_id", "segment_ids", "past_segment_ids", "capture_count"]
+
+    def vngh(name, values, max_n=4, heads=2, pad=5, capacity=0, **attrs):
+        inputs = [None if values.get(n) is None else inp(n, values[n]) for n in names]
+        while inputs[-1] is None:
+            inputs.pop()
+        outputs = ["hash_ids", "present_ids", "present_segment_ids" if "segment_ids" in values else "",
+                   "state_update" if capacity else ""]
+        while not outputs[-1]:
+            outputs.pop()
+        dt = values["input_ids"].dtype
+        types = {"hash_ids": dt, "present_ids": dt, "present_segment_ids": np.int32, "state_update": dt}
+        case("varlen_ngram_hash", name, "VarlenNGramHashMapping", inputs, outputs, out_types=types,
+             max_ngram_size=max_n, n_head_per_ngram=heads, pad_id=pad, state_update_capacity=capacity, **attrs)
+
+    for dt, tag in ((np.int64, "i64"), (np.int32, "i32")):
+        ids = r.integers(0, 1000, 12).astype(dt)
+        ids[2] = ids[8] = 9
+        values = {"input_ids": ids, "multipliers": np.array([2**30 + 1, -(2**29) - 3, 999999937, -7], dt),
+                  "vocab_sizes": np.array([97, 101, 103, 107, 109, 113], dt),
+                  "cumulative_sequence_length": np.array([0, 5, 6, 12], np.int32)}
+        past = r.integers(0, 1000, (3, 3)).astype(dt)
+        past[1, 1] = 9
+        seg = np.array([0, 0, 1, 1, 1, 4, 2, 2, 2, 3, 3, 3], np.int32)
+        past_seg = np.array([[0, 0, 0], [3, 4, 4], [1, 2, 2]], np.int32)
+        eos = np.array(9, dt)
+        vngh(f"vngh_{tag}_plain", values)
+        vngh(f"vngh_{tag}_past_offsets", dict(values, past_ids=past, head_offsets=np.arange(6).astype(dt) * 7))
+        vngh(f"vngh_{tag}_eos_reset", dict(values, past_ids=past, eos_token_id=eos), reset_on_eos=1)
+        vngh(f"vngh_{tag}_eos_fill", dict(values, eos_token_id=eos))
+        vngh(f"vngh_{tag}_segments", dict(values, past_ids=past, segment_ids=seg))
+        vngh(f"vngh_{tag}_past_segments", dict(values, past_ids=past, segment_ids=seg, past_segment_ids=past_seg))
+        vngh(f"vngh_{tag}_capture", dict(values, past_ids=past, capture_count=np.array([2, 3, 9], np.int32)),
+             capacity=4)
+    ids = r.integers(0, 3000, 10).astype(np.int64)
+    vngh("vngh_one_request_n2_capture8",
+         {"input_ids": ids, "multipliers": np.array([3, 5], np.int64), "vocab_sizes": np.array([1009], np.int64),
+          "cumulative_sequence_length": np.array([0, 10], np.int32), "capture_count": np.array([10], np.int32),
+          "segment_ids": np.array([0, 0, 0, 1, 1, 1, 1, 2, 2, 2], np.int32)},
+         max_n=2, heads=1, capacity=8)
+    vngh("vngh_single_tokens_n5",
+         {"input_ids": ids[:4], "multipliers": r.integers(1, 2**40, 5) | 1, "vocab_sizes": r.integers(50, 5000, 12),
+          "cumulative_sequence_length": np.array([0, 1, 2, 3, 4], np.int32),
+          "past_ids": r.integers(0, 3000, (4, 4)).astype(np.int64)}, max_n=5, heads=3, pad=0)
+
+
+# ---- GatherPacked ---------------------------------------------------------------------------------------------------
+
+PACKED = {0: (1, 4), 1: (1, 2), 30: (1, 2), 2: (32, 18), 6: (32, 22), 8: (32, 34), 20: (32, 18)}
+
+
+def packed_table(r, packed_type, vocab, k):
+    """A [vocab, row_bytes] uint8 table of packed_type with finite values: block formats get float16 scales."""
+    block, size = PACKED[packed_type]
+    if packed_type == 0:
+        return randn(r, vocab, k).view(np.uint8).reshape(vocab, -1)
+    if packed_type == 1:
+        return randn(r, vocab, k).astype(np.float16).view(np.uint8).reshape(vocab, -1)
+    if packed_type == 30:
+        bits = (randn(r, vocab, k).view(np.uint32) >> 16).astype(np.uint16)
+        return bits.view(np.uint8).reshape(vocab, -1)
+    blocks = vocab * k // block
+    out = r.integers(0, 256, (blocks, size), dtype=np.int64).astype(np.uint8)
+    out[:, :2] = (r.uniform(0.01, 0.2, blocks).astype(np.float16)).view(np.uint8).reshape(blocks, 2)
+    return out.reshape(vocab, -1)
+
+
+def gather_packed_cases():
+    r = rng_for("gather_packed")
+    for packed_type, tag in ((0, "f32"), (1, "f16"), (30, "bf16"), (2, "q4_0"), (6, "q5_0"), (8, "q8_0"),
+                             (20, "iq4_nl")):
+        table = packed_table(r, packed_type, 7, 64)
+        idx = np.array([[0, 6, 3], [-1, 7, 2]], np.int64)  # -1 and 7 (the vocabulary's size) select row 0
+        case("gather_packed", f"gather_packed_{tag}", "GatherPacked", [const("data", table), inp("indices", idx)],
+             ["output"], out_types={"output": np.float32}, packed_type=packed_type, K=64, output_dtype=1)
+    table = packed_table(r, 8, 5, 96)
+    case("gather_packed", "gather_packed_q8_0_int32_scalar_index", "GatherPacked",
+         [const("data", table), inp("indices", np.array(3, np.int32))], ["output"], out_types={"output": np.float32},
+         packed_type=8, K=96, output_dtype=1)
+    case("gather_packed_fp16", "gather_packed_q4_0_to_fp16", "GatherPacked",
+         [const("data", packed_table(r, 2, 6, 64)), inp("indices", np.array([5, 1, 1], np.int64))], ["output"],
+         out_types={"output": np.float16}, packed_type=2, K=64, output_dtype=10)
+
+
+# ---- TreeEnsembleClassifier and TreeEnsembleRegressor at ai.onnx.ml 5 -----------------------------------------------
+# onnx deprecates them there (in favour of TreeEnsemble); onnxruntime registers their kernels there but its loader
+# refuses the node. This build runs them with version 3's meaning and a warning: the expected outputs are onnxruntime's
+# for the same node at ai.onnx.ml 4, which resolves to version 3. check_lenient_info.py checks the warning.
+
+TREE_WARNING = "is deprecated in domain_version of 5"
+
+
+def random_trees(r, n_trees, depth, n_features, n_targets, leaf_scale=1.0):
+    """Full binary trees: nodes_* attributes and, per leaf, one weight per target (target_* / class_*)."""
+    nodes = {k: [] for k in ("treeids", "nodeids", "featureids", "modes", "values", "truenodeids", "falsenodeids")}
+    leaves = {k: [] for k in ("treeids", "nodeids", "ids", "weights")}
+    for t in range(n_trees):
+        count = 2 ** (depth + 1) - 1
+        for n in range(count):
+            leaf = n >= 2 ** depth - 1
+            nodes["treeids"].append(t)
+            nodes["nodeids"].append(n)
+            nodes["featureids"].append(0 if leaf else int(r.integers(n_features)))
+            nodes["modes"].append("LEAF" if leaf else str(r.choice(["BRANCH_LEQ", "BRANCH_LT", "BRANCH_GTE",
+                                                                     "BRANCH_GT"])))
+            nodes["values"].append(0.0 if leaf else float(np.float32(r.standard_normal())))
+            nodes["truenodeids"].append(0 if leaf else 2 * n + 1)
+            nodes["falsenodeids"].append(0 if leaf else 2 * n + 2)
+            if leaf:
+                for target in range(n_targets):
+                    leaves["treeids"].append(t)
+                    leaves["nodeids"].append(n)
+                    leaves["ids"].append(target)
+                    leaves["weights"].append(float(np.float32(r.standard_normal() * leaf_scale)))
+    return nodes, leaves
+
+
+def tree_case(name, op, x, outputs, out_types, **attrs):
+    CASES.append(one_node("tree_ml5", name, op, [inp("X", x)], outputs, "ai.onnx.ml", out_types, attrs, TreeCase))
+
+
+class TreeCase(base.Case):
+    ml_opset = 5
+
+
+def build_tree(c, ml_opset):
+    model, feeds = base.build(c)
+    del model.opset_import[:]
+    model.opset_import.extend([helper.make_opsetid("", 21), helper.make_opsetid("ai.onnx.ml", ml_opset)])
+    return model, feeds
+
+
+def tree_cases():
+    r = rng_for("tree_ml5")
+    x = randn(r, 9, 4)
+    nodes, leaves = random_trees(r, 3, 2, 4, 2)
+    reg = {f"nodes_{k}": v for k, v in nodes.items()}
+    reg.update({f"target_{k}": v for k, v in leaves.items()})
+    f32 = {"Y": np.float32}
+    tree_case("tree_regressor_ml5", "TreeEnsembleRegressor", x, ["Y"], f32, n_targets=2, **reg)
+    tree_case("tree_regressor_ml5_average", "TreeEnsembleRegressor", x, ["Y"], f32, n_targets=2,
+              aggregate_function="AVERAGE", base_values=[0.5, -1.0], **reg)
+    tree_case("tree_regressor_ml5_max", "TreeEnsembleRegressor", x, ["Y"], f32, n_targets=2, aggregate_function="MAX",
+              **reg)
+    nodes, leaves = random_trees(r, 4, 2, 4, 3)
+    cls = {f"nodes_{k}": v for k, v in nodes.items()}
+    cls.update({f"class_{k}": v for k, v in leaves.items()})
+    out = {"Y": np.int64, "Z": np.float32}
+    tree_case("tree_classifier_ml5", "TreeEnsembleClassifier", x, ["Y", "Z"], out, classlabels_int64s=[3, 5, 7],
+              **cls)
+    tree_case("tree_classifier_ml5_softmax", "TreeEnsembleClassifier", x, ["Y", "Z"], out,
+              classlabels_int64s=[3, 5, 7], post_transform="SOFTMAX", base_values=[0.1, 0.2, -0.3], **cls)
+
+
+def write_tree(c, out_dir):
+    """The ai.onnx.ml 5 model with onnxruntime's outputs for the same node at ai.onnx.ml 4."""
+    reference, feeds = build_tree(c, 4)
+    names = [o for o in c.outputs if o]
+    results = case_writer.run_model(reference, feeds, names)
+    model, _ = build_tree(c, 5)
+    case_writer.save_case(os.path.join(out_dir, c.group, c.name), model, feeds, names, results, case_writer.no_nan)
+
+
+def write_tree_warnings(out_dir):
+    """expected_warnings.json of the tree_ml5 folder, read by check_lenient_info.py."""
+    folder = os.path.join(out_dir, "tree_ml5")
+    os.makedirs(folder, exist_ok=True)
+    names = [c.name for c in CASES if c.group == "tree_ml5"]
+    with open(os.path.join(folder, "expected_warnings.json"), "w") as f:
+        json.dump({n: TREE_WARNING for n in names}, f, indent=1)
+
+
+# ---- Refusals --------------------------------------------------------------------------------------------------------
+
+def refusal_cases():
+    r = rng_for("misc_refusals")
+    i64 = lambda *v: np.array(v, np.int64)  # noqa: E731
+    refusal("bif_prev_outside", "BifurcationDetector",
+            [const("src_tokens", i64(1, 2, 3)), const("cur_tokens", i64(1)), const("prev_suffix_match_idx", i64(-1)),
+             const("pred_tokens", i64(1, 2, 3, 4, 5))], ["tokens", "suffix_match_idx"],
+            ['"bif_prev_outside"', "prev_suffix_match_idx -1", "outside [0, 3]"])
+    refusal("bif_pred_length", "BifurcationDetector",
+            [const("src_tokens", i64(1, 2, 3)), const("cur_tokens", i64(1)), const("prev_suffix_match_idx", i64(1)),
+             const("pred_tokens", i64(1, 2))], ["tokens", "suffix_match_idx"],
+            ['"bif_pred_length"', "pred_tokens must be int64 [3]"])
+    refusal("bif_ngram_sizes", "BifurcationDetector",
+            [inp("src_tokens", i64(1, 2, 3)), inp("cur_tokens", i64(1)), inp("prev_suffix_match_idx", i64(0))],
+            ["tokens", "suffix_match_idx"], ['"bif_ngram_sizes"', "'max_ngram_size'", "at least min_ngram_size"],
+            min_ngram_size=3, max_ngram_size=2)
+    x = randn(r, 1, 2, 4, 4)
+    box = [inp("X", x), const("rois", np.array([[0, 0, 1, 1]], np.float32))]
+    refusal("crop_mode", "CropAndResize", box + [const("batch_indices", np.array([0], np.int32)),
+                                                 const("crop_size", np.array([2, 2], np.int32))], ["Y"],
+            ['"crop_mode"', "'mode'", '"bilinear" or "nearest"'], mode="bicubic")
+    refusal("crop_batch_index", "CropAndResize", box + [const("batch_indices", np.array([1], np.int32)),
+                                                        const("crop_size", np.array([2, 2], np.int32))], ["Y"],
+            ['"crop_batch_index"', "batch_indices[0] = 1", "batch of 1"])
+    refusal("crop_size_zero", "CropAndResize", box + [const("batch_indices", np.array([0], np.int32)),
+                                                      const("crop_size", np.array([0, 2], np.int32))], ["Y"],
+            ['"crop_size_zero"', "crop_size must be positive"])
+    seq = np.array([[3, 4, 0, 0]], np.int32)
+    wce = [const("W", randn(r, 2, 1, 2, 3)), const("B", randn(r, 2)), const("C", randn(r, 5, 3))]
+    refusal("wce_char_id", "WordConvEmbedding", [const("Sequence", np.array([[3, 7, 0, 0]], np.int32))] + wce, ["Y"],
+            ['"wce_char_id"', "character id 7", "5 rows"])
+    refusal("wce_attribute", "WordConvEmbedding", [const("Sequence", seq)] + wce, ["Y"],
+            ['"wce_attribute"', "'conv_window_size' is 3", "window is 2"], conv_window_size=3)
+    refusal("wce_window_wider", "WordConvEmbedding",
+            [const("Sequence", np.array([[3, 4]], np.int32)), const("W", randn(r, 2, 1, 3, 3)), const("B", randn(r, 2)),
+             const("C", randn(r, 5, 3))], ["Y"], ['"wce_window_wider"', "window 3", "[1, 2]"])
+    refusal("mpm_mask_per_channel", "MaxpoolWithMask",
+            [inp("X", randn(r, 1, 2, 4, 4)), const("M", np.ones((1, 2, 4, 4), np.int32))], ["Y"],
+            ['"mpm_mask_per_channel"', "M must be int32 [1, 1, 4, 4]"], kernel_shape=[2, 2])
+    refusal("mpm_dilations", "MaxpoolWithMask",
+            [inp("X", randn(r, 1, 2, 4, 4)), const("M", np.ones((1, 1, 4, 4), np.int32))], ["Y"],
+            ['"mpm_dilations"', "'dilations'", "not an attribute"], kernel_shape=[2, 2], dilations=[2, 2])
+    ctd = [inp("X", randn(r, 1, 2, 4, 4)), const("W", randn(r, 2, 3, 3, 3))]
+    refusal("ctd_negative_pads", "ConvTransposeWithDynamicPads", ctd + [const("Pads", np.array([1, -1, 0, 0]))], ["Y"],
+            ['"ctd_negative_pads"', "Pads must be non-negative", "[1, -1, 0, 0]"])
+    refusal("ctd_no_pads", "ConvTransposeWithDynamicPads", ctd + [None, const("B", randn(r, 3))], ["Y"],
+            ['"ctd_no_pads"', "input Pads is required"])
+    refusal("ctd_pads_length", "ConvTransposeWithDynamicPads", ctd + [const("Pads", np.array([1, 1]))], ["Y"],
+            ['"ctd_pads_length"', "Pads must be int64 [4]", "int64[2]"])
+    ids = np.array([[1, 2, 3]], np.int64)
+    refusal("ngh_vocab_zero", "NGramHashMapping",
+            [inp("input_ids", ids), const("multipliers", np.array([3, 5], np.int64)),
+             const("vocab_sizes", np.array([0], np.int64))], ["hash_ids"],
+            ['"ngh_vocab_zero"', "vocab_sizes[0] is 0", "must be positive"], out_types={"hash_ids": np.int64},
+            max_ngram_size=2, n_head_per_ngram=1, pad_id=0)
+    refusal("ngh_short_multipliers", "NGramHashMapping",
+            [inp("input_ids", ids), const("multipliers", np.array([3, 5], np.int64)),
+             const("vocab_sizes", np.array([7, 11], np.int64))], ["hash_ids"],
+            ['"ngh_short_multipliers"', "multipliers must be int64 of at least 3 elements"],
+            out_types={"hash_ids": np.int64}, max_ngram_size=3, n_head_per_ngram=1, pad_id=0)
+    refusal("ngh_max_n", "NGramHashMapping",
+            [inp("input_ids", ids), const("multipliers", np.array([3, 5], np.int64)),
+             const("vocab_sizes", np.array([7], np.int64))], ["hash_ids"],
+            ['"ngh_max_n"', "'max_ngram_size'", "at least 2"], out_types={"hash_ids": np.int64}, max_ngram_size=1,
+            n_head_per_ngram=1, pad_id=0)
+    vn = [inp("input_ids", np.array([1, 2, 3], np.int64)), const("multipliers", np.array([3, 5], np.int64)),
+          const("vocab_sizes", np.array([7], np.int64))]
+    i64 = {"hash_ids": np.int64}
+    refusal("vngh_empty_request", "VarlenNGramHashMapping", vn + [const("cumulative_sequence_length",
+                                                                        np.array([0, 0, 3], np.int32))],
+            ["hash_ids"], ['"vngh_empty_request"', "increase strictly", "[0, 0, 3]"], out_types=i64,
+            max_ngram_size=2, n_head_per_ngram=1, pad_id=0)
+    refusal("vngh_short_cumulative", "VarlenNGramHashMapping", vn + [const("cumulative_sequence_length",
+                                                                           np.array([0, 2], np.int32))],
+            ["hash_ids"], ['"vngh_short_cumulative"', "end at input_ids' 3 tokens"], out_types=i64,
+            max_ngram_size=2, n_head_per_ngram=1, pad_id=0)
+    refusal("vngh_capture_missing", "VarlenNGramHashMapping", vn + [const("cumulative_sequence_length",
+                                                                          np.array([0, 3], np.int32))],
+            ["hash_ids"], ['"vngh_capture_missing"', "capture_count is required", "(it is 2)"], out_types=i64,
+            max_ngram_size=2, n_head_per_ngram=1, pad_id=0, state_update_capacity=2)
+    refusal("vngh_capacity", "VarlenNGramHashMapping", vn + [const("cumulative_sequence_length",
+                                                                   np.array([0, 3], np.int32))],
+            ["hash_ids"], ['"vngh_capacity"', "'state_update_capacity'", "[0, 8]"], out_types=i64,
+            max_ngram_size=2, n_head_per_ngram=1, pad_id=0, state_update_capacity=9)
+    gp = [const("data", np.zeros((4, 34), np.uint8)), inp("indices", np.array([1], np.int64))]
+    refusal("gather_packed_type", "GatherPacked", gp, ["output"], ['"gather_packed_type"', "'packed_type'", "got 12"],
+            out_types={"output": np.float32}, packed_type=12, K=32, output_dtype=1)
+    refusal("gather_packed_k", "GatherPacked", gp, ["output"], ['"gather_packed_k"', "'K'", "multiple of 32, got 48"],
+            out_types={"output": np.float32}, packed_type=8, K=48, output_dtype=1)
+    refusal("gather_packed_row_bytes", "GatherPacked", gp, ["output"],
+            ['"gather_packed_row_bytes"', "data must be uint8 [vocab, 68]"], out_types={"output": np.float32},
+            packed_type=8, K=64, output_dtype=1)
+    refusal("silu_scale_shape", "ScaledSiLU", [inp("X", randn(r, 3)), const("scale", np.ones(1, np.float32))], ["Y"],
+            ['"silu_scale_shape"', "scale must be a scalar", "float[1]"])
+    refusal("silu_double", "ScaledSiLU", [inp("X", np.ones(3))], ["Y"],
+            ['"silu_double"', "X must be float, float16 or bfloat16"])
+
+
+def main():
+    scaled_silu_cases()
+    bifurcation_cases()
+    crop_and_resize_cases()
+    word_conv_cases()
+    maxpool_with_mask_cases()
+    conv_transpose_dynamic_pads_cases()
+    ngram_hash_cases()
+    varlen_ngram_hash_cases()
+    gather_packed_cases()
+    tree_cases()
+    refusal_cases()
+    case_writer.generate(sys.argv, CASES, write, {"refused": write_refusals, "tree_ml5": write_tree_warnings})
+
+
+if __name__ == "__main__":
+    main()

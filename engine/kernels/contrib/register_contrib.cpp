@@ -14,6 +14,8 @@ void registerEmbedLayerNorm(KernelRegistry& r);
 void registerGatherBlockQuantized(KernelRegistry& r);
 void registerQuantizedMatMuls(KernelRegistry& r);
 void registerFusedAndLayoutKernels(KernelRegistry& r);
+// llmops: attention, LLM, MoE and linear-attention kernels (engine/kernels/contrib/llm/).
+void registerLlmAttention(KernelRegistry& r);
 
 /// onnxruntime's contrib operators (domain com.microsoft) of transformer and LLM graphs.
 void registerContribKernels(KernelRegistry& r)
@@ -29,6 +31,7 @@ void registerContribKernels(KernelRegistry& r)
     registerGatherBlockQuantized(r);
     registerQuantizedMatMuls(r);
     registerFusedAndLayoutKernels(r);
+    registerLlmAttention(r);
 }
 
 } // namespace onnxscope

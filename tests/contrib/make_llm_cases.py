@@ -1,0 +1,292 @@
+"""Writes ONNX backend test-case folders for onnxruntime's attention, LLM and linear-attention com.microsoft
+operators (issue #41: DecoderMaskedMultiHeadAttention, MultiHeadAttention with a shared past buffer, ...).
+
+    <test venv python> make_llm_cases.py <output dir> [group ...]
+
+Each case is one node with seeded inputs; its expected outputs are computed by onnxruntime (pinned in
+scripts/test-requirements.txt; CPU execution provider, graph optimizations disabled), either on the same node or,
+where onnxruntime's CPU kernel refuses a form the schema allows, on an equivalent node it runs (`reference`: the
+other node and a function mapping its outputs to this node's). Refusals land in <output>/refused for
+check_refusals.py. Needs onnx, onnxruntime and numpy; no torch.
+"""
+
+import json
+import os
+import shutil
+import sys
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from make_contrib_cases import MS, Case, build, const, inp, randn, rng_for, run_onnxruntime, value_info  # noqa: E402
+
+CASES = []
+REFUSALS = []
+
+
+def case(group, name, op, inputs, outputs, reference=None, **attrs):
+    """reference: None (onnxruntime runs this node), or (op, inputs, attrs, to_outputs): onnxruntime runs that node
+    with outputs named as this one's and to_outputs(results) gives this node's expected outputs."""
+    c = Case(group, name, op, inputs, outputs, MS, None, None, **attrs)
+    c.llm_reference = reference
+    CASES.append(c)
+
+
+def refusal(name, op, inputs, outputs, expected, **attrs):
+    """expected: substrings of the error message."""
+    REFUSALS.append((Case("refused", name, op, inputs, outputs, MS, None, None, **attrs), expected))
+
+
+def expected_outputs(c):
+    if c.llm_reference is None:
+        return [np.asarray(r) for r in run_onnxruntime(c)]
+    op, inputs, attrs, to_outputs = c.llm_reference
+    ref = Case(c.group, c.name, op, inputs, c.outputs, MS, None, None, **attrs)
+    return [np.asarray(r) for r in to_outputs(run_onnxruntime(ref))]
+
+
+def write(c, out_dir):
+    model, feeds = build(c)
+    names = [o for o in c.outputs if o]
+    results = expected_outputs(c)
+    del model.graph.output[:]
+    for n, r in zip(names, results):
+        model.graph.output.append(value_info(n, r))
+    case_dir = os.path.join(out_dir, c.group, c.name)
+    shutil.rmtree(case_dir, ignore_errors=True)
+    data_dir = os.path.join(case_dir, "test_data_set_0")
+    os.makedirs(data_dir)
+    onnx.save(model, os.path.join(case_dir, "model.onnx"))
+    for index, vi in enumerate(model.graph.input):
+        onnx.save_tensor(numpy_helper.from_array(feeds[vi.name], vi.name), os.path.join(data_dir, f"input_{index}.pb"))
+    for index, (n, r) in enumerate(zip(names, results)):
+        if r.dtype.kind == "f" and not np.all(np.isfinite(r)):
+            raise SystemExit(f"{c.name}: onnxruntime's output {n} holds non-finite values")
+        onnx.save_tensor(numpy_helper.from_array(r, n), os.path.join(data_dir, f"output_{index}.pb"))
+
+
+# ---- MultiHeadAttention with a shared past buffer, DecoderMaskedMultiHeadAttention --------------------------------
+
+
+def kv_inputs(r, b, n, h, hv, m):
+    return randn(r, b, n, m, h), randn(r, b, n, m, hv)
+
+
+def beam_indirection(r, batch, beams, m, past):
+    ci = np.zeros((batch, beams, m), np.int32)
+    ci[:, :, :past] = r.integers(0, beams, (batch, beams, past))
+    return ci
+
+
+def mha_shared_case(name, b=2, s=1, n=2, h=8, hv=None, m=8, past=5, beams=0, bias=False, mask=None, attn_bias=None,
+                    qk=False, **attrs):
+    """MultiHeadAttention with past_sequence_length: past_key/past_value are buffers of m rows. beams > 0 adds
+    cache_indirection (batch b // beams). mask: None or "2d" ([B, T]); attn_bias: None, "broadcast", "full"."""
+    r = rng_for(name)
+    hv = hv or h
+    t = past + s
+    ins = [inp("query", randn(r, b, s, n * h)), inp("key", randn(r, b, s, n * h)), inp("value", randn(r, b, s, n * hv))]
+    ins.append(inp("bias", randn(r, 2 * n * h + n * hv)) if bias else None)
+    if mask == "2d":
+        mk = np.ones((b, t), np.int32)
+        mk[0, 1] = 0
+        mk[-1, -2] = 0
+        ins.append(inp("key_padding_mask", mk))
+    else:
+        ins.append(None)
+    if attn_bias:
+        full = attn_bias == "full"
+        ins.append(inp("attention_bias", randn(r, b if full else 1, n if full else 1, s, t)))
+    else:
+        ins.append(None)
+    pk, pv = kv_inputs(r, b, n, h, hv, m)
+    ins += [inp("past_key", pk), inp("past_value", pv), inp("past_sequence_length", np.array([past], np.int32))]
+    if beams:
+        ins.append(inp("cache_indirection", beam_indirection(r, b // beams, beams, m, past)))
+    outputs = ["output", "present_key", "present_value"] + (["qk"] if qk else [])
+    case("llm_mha_shared", name, "MultiHeadAttention", ins, outputs, num_heads=n, **attrs)
+
+
+def mha_shared_cases():
+    mha_shared_case("mha_shared_decode")
+    mha_shared_case("mha_shared_prefill_chunk", s=3, past=4, bias=True, mask="2d", unidirectional=1)
+    mha_shared_case("mha_shared_empty_past", s=2, past=0, attn_bias="full")
+    mha_shared_case("mha_shared_scale", past=3, scale=0.4)
+    mha_shared_case("mha_shared_beams", b=4, beams=2, bias=True, qk=True)
+    mha_shared_case("mha_shared_beams_mask_bias", b=6, beams=3, mask="2d", attn_bias="broadcast",
+                    mask_filter_value=-30.0)
+    mha_shared_case("mha_shared_beams_full_bias", b=2, beams=1, attn_bias="full")
+
+
+def dmmha_case(name, b=2, n=2, h=8, m=8, past=5, form="self", shared=True, beams=0, beam_width_input=True,
+               bias=False, mask=False, attn_bias=None, qk=False, l=6, **attrs):
+    """form: self (key/value [B, 1, D]), packed (query [B, 1, 3D]), cross (key/value [B, N, L, H]). shared: a
+    buffer of m rows and past_sequence_length, else a past of `past` rows. beams > 0: batch b // beams with
+    cache_indirection."""
+    r = rng_for(name)
+    d = n * h
+    query, key, value = randn(r, b, 1, d), randn(r, b, 1, d), randn(r, b, 1, d)
+    cross = form == "cross"
+    if cross:
+        key, value = randn(r, b, n, l, h), randn(r, b, n, l, h)
+    t = l if cross else past + 1
+    ins = [inp("query", np.concatenate([query, key, value], axis=2))] + [None, None] if form == "packed" else \
+        [inp("query", query), inp("key", key), inp("value", value)]
+    mk = None
+    if mask:
+        mk = np.ones((b, t), np.int32)
+        mk[0, 0] = 0
+        mk[-1, t - 2] = 0
+    ins.append(inp("mask_index", mk) if mask else None)
+    ab = None
+    if attn_bias:
+        full = attn_bias == "full"
+        ab = randn(r, b if full else 1, n if full else 1, 1, t)
+    ins.append(inp("attention_bias", ab) if attn_bias else None)
+    pk = pv = None
+    if not cross:
+        pk, pv = kv_inputs(r, b, n, h, h, m if shared else past)
+        ins += [inp("past_key", pk), inp("past_value", pv)]
+        ins.append(inp("past_sequence_length", np.array([past], np.int32)) if shared else None)
+    else:
+        ins += [None, None, None]
+    ci = None
+    if beams:
+        ins.append(inp("beam_width", np.array([beams], np.int32)) if beam_width_input else None)
+        ci = beam_indirection(r, b // beams, beams, m, past)
+        ins.append(inp("cache_indirection", ci))
+    else:
+        ins += [None, None]
+    bias_values = None
+    if bias:
+        bias_values = randn(r, 3 * d)
+        if cross:
+            bias_values[d:] = 0
+        ins.append(inp("bias", bias_values))
+    while ins[-1] is None:
+        ins.pop()
+    outputs = ["output"] + (["present_key", "present_value"] if not cross else ["", ""]) + (["qk"] if qk else [])
+    while not outputs[-1]:
+        outputs.pop()
+    if not cross and not shared:
+        # onnxruntime's CPU kernel enforces past_present_share_buffer; the schema's plain past [B, N, P, H] is
+        # MultiHeadAttention's past.
+        mha = [inp("query", query), inp("key", key), inp("value", value),
+               inp("bias", bias_values) if bias else None, inp("key_padding_mask", mk) if mask else None,
+               inp("attention_bias", ab) if attn_bias else None, inp("past_key", pk), inp("past_value", pv)]
+        mha_attrs = {k: v for k, v in attrs.items() if k in ("scale", "mask_filter_value")}
+        case("llm_dmmha", name, "DecoderMaskedMultiHeadAttention", ins, outputs,
+             reference=("MultiHeadAttention", mha, dict(num_heads=n, **mha_attrs), lambda res: res),
+             num_heads=n, output_qk=int(qk), **attrs)
+        return
+    if form == "packed":
+        # onnxruntime's CPU kernel does not split a packed query; the same values run unpacked.
+        unpacked = [inp("query", query), inp("key", key), inp("value", value)] + ins[3:]
+        case("llm_dmmha", name, "DecoderMaskedMultiHeadAttention", ins, outputs,
+             reference=("DecoderMaskedMultiHeadAttention", unpacked,
+                        dict(num_heads=n, past_present_share_buffer=int(shared), output_qk=int(qk), **attrs),
+                        lambda res: res),
+             num_heads=n, past_present_share_buffer=int(shared), output_qk=int(qk), **attrs)
+        return
+    case("llm_dmmha", name, "DecoderMaskedMultiHeadAttention", ins, outputs, num_heads=n,
+         past_present_share_buffer=int(shared and not cross), output_qk=int(qk), **attrs)
+
+
+def dmmha_cases():
+    dmmha_case("dmmha_shared")
+    dmmha_case("dmmha_shared_bias_mask", bias=True, mask=True, attn_bias="full", qk=True)
+    dmmha_case("dmmha_shared_past0", past=0)
+    dmmha_case("dmmha_scale_filter", mask=True, scale=0.25, mask_filter_value=-20.0)
+    dmmha_case("dmmha_beams", b=4, beams=2, bias=True, qk=True)
+    dmmha_case("dmmha_beams_mask_bias", b=6, beams=3, mask=True, attn_bias="broadcast")
+    dmmha_case("dmmha_beam_width_1", b=2, beams=1, beam_width_input=False, m=7, past=6)
+    dmmha_case("dmmha_cross", form="cross", mask=True, qk=True)
+    dmmha_case("dmmha_cross_q_bias", form="cross", bias=True, l=4)
+    dmmha_case("dmmha_packed", form="packed", bias=True)
+    dmmha_case("dmmha_unshared_past", shared=False, past=4, bias=True, mask=True)
+
+
+def attention_refusals():
+    r = rng_for("llm_refusals")
+    b, n, h, m = 2, 2, 4, 6
+    q1 = randn(r, b, 1, n * h)
+    pk, pv = randn(r, b, n, m, h), randn(r, b, n, m, h)
+    self_in = [inp("query", q1), inp("key", q1), inp("value", q1), None, None]
+    refusal("dmmha_two_queries", "DecoderMaskedMultiHeadAttention",
+            [inp("query", randn(r, b, 2, n * h)), inp("key", q1), inp("value", q1)], ["output"],
+            ['"dmmha_two_queries"', "query must be [batch, 1, hidden]"], num_heads=n)
+    refusal("dmmha_buffer_overflow", "DecoderMaskedMultiHeadAttention",
+            self_in + [const("past_key", pk), const("past_value", pv), const("past_sequence_length",
+                                                                             np.array([m], np.int32))],
+            ["output"], ['"dmmha_buffer_overflow"', "past_sequence_length 6", "does not fit", "6 rows"], num_heads=n,
+            past_present_share_buffer=1)
+    refusal("dmmha_bad_beam_index", "DecoderMaskedMultiHeadAttention",
+            self_in + [const("past_key", pk), const("past_value", pv),
+                       const("past_sequence_length", np.array([3], np.int32)),
+                       const("beam_width", np.array([2], np.int32)),
+                       const("cache_indirection", np.full((1, 2, m), 2, np.int32))],
+            ["output"], ['"dmmha_bad_beam_index"', "cache_indirection[0, 0, 0] = 2", "[0, 2)"], num_heads=n,
+            past_present_share_buffer=1)
+    refusal("dmmha_beams_without_indirection", "DecoderMaskedMultiHeadAttention",
+            self_in + [const("past_key", pk), const("past_value", pv),
+                       const("past_sequence_length", np.array([3], np.int32)),
+                       const("beam_width", np.array([2], np.int32))],
+            ["output"], ['"dmmha_beams_without_indirection"', "beam_width 2", "cache_indirection"], num_heads=n,
+            past_present_share_buffer=1)
+    refusal("dmmha_qk_without_output_qk", "DecoderMaskedMultiHeadAttention", self_in[:3], ["output", "", "", "qk"],
+            ['"dmmha_qk_without_output_qk"', "output_qk"], num_heads=n)
+    cross_bias = np.ones(3 * n * h, np.float32)
+    refusal("dmmha_cross_kv_bias", "DecoderMaskedMultiHeadAttention",
+            [inp("query", q1), inp("key", randn(r, b, n, 3, h)), inp("value", randn(r, b, n, 3, h))] + [None] * 7
+            + [const("bias", cross_bias)], ["output"], ['"dmmha_cross_kv_bias"', "cross attention", "must be zero"],
+            num_heads=n)
+    refusal("dmmha_shared_without_length", "DecoderMaskedMultiHeadAttention",
+            self_in + [const("past_key", pk), const("past_value", pv)], ["output"],
+            ['"dmmha_shared_without_length"', "past_sequence_length"], num_heads=n, past_present_share_buffer=1)
+    refusal("mha_length_without_past", "MultiHeadAttention",
+            self_in + [None, None, None, const("past_sequence_length", np.array([2], np.int32))], ["output"],
+            ['"mha_length_without_past"', "past_sequence_length needs past_key"], num_heads=n)
+    refusal("mha_indirection_wrong_length", "MultiHeadAttention",
+            self_in + [None, const("past_key", pk), const("past_value", pv),
+                       const("past_sequence_length", np.array([2], np.int32)),
+                       const("cache_indirection", np.zeros((1, 2, m + 1), np.int32))],
+            ["output"], ['"mha_indirection_wrong_length"', "cache_indirection must be int32"], num_heads=n)
+
+
+def write_refusals(out_dir):
+    folder = os.path.join(out_dir, "refused")
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    expected = {}
+    for c, messages in REFUSALS:
+        model, _ = build(c)
+        for o in model.graph.output:
+            o.type.tensor_type.elem_type = onnx.TensorProto.FLOAT
+        onnx.save(model, os.path.join(folder, c.name + ".onnx"))
+        expected[c.name] = messages
+    with open(os.path.join(folder, "expected.json"), "w") as f:
+        json.dump(expected, f, indent=1)
+
+
+def main():
+    out_dir = sys.argv[1]
+    only = set(sys.argv[2:])
+    mha_shared_cases()
+    dmmha_cases()
+    attention_refusals()
+    os.makedirs(out_dir, exist_ok=True)
+    if not only or "refused" in only:
+        write_refusals(out_dir)
+    counts = {}
+    for c in CASES:
+        if only and c.group not in only:
+            continue
+        write(c, out_dir)
+        counts[c.group] = counts.get(c.group, 0) + 1
+    print(", ".join(f"{g}: {n}" for g, n in sorted(counts.items())))
+
+
+if __name__ == "__main__":
+    main()

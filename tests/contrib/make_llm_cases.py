@@ -255,6 +255,63 @@ def attention_refusals():
             ["output"], ['"mha_indirection_wrong_length"', "cache_indirection must be int32"], num_heads=n)
 
 
+# ---- MRotaryEmbedding ---------------------------------------------------------------------------------------------
+
+
+def mrope_case(name, b=2, s=5, n=2, h=16, rd=0, section=(2, 3, 3), layout=0, four_d=False, dt=np.float32,
+               max_pos=24, group="llm_mrope", **attrs):
+    r = rng_for(name)
+    half = (rd or h) // 2
+    x = randn(r, b, n, s, h, dtype=dt) if four_d else randn(r, b, s, n * h, dtype=dt)
+    pos = r.integers(0, max_pos, (3, b, s)).astype(np.int64)
+    angles = r.uniform(0, 6.3, (max_pos, half))
+    ins = [inp("input", x), inp("position_ids", pos), inp("cos_cache", np.cos(angles).astype(dt)),
+           inp("sin_cache", np.sin(angles).astype(dt))]
+    if rd:
+        attrs.update(rotary_embedding_dim=rd)
+    if not four_d:
+        attrs["num_heads"] = n  # onnxruntime requires it for 3-D input
+    case(group, name, "MRotaryEmbedding", ins, ["output"], mrope_section=list(section), mrope_layout=layout, **attrs)
+
+
+def mrope_cases():
+    mrope_case("mrope_sectioned")
+    mrope_case("mrope_interleaved_layout", section=(4, 2, 2), layout=1)
+    mrope_case("mrope_interleaved_layout_qwen3", h=32, section=(6, 5, 5), layout=1)
+    mrope_case("mrope_interleaved_pairs", interleaved=1)
+    mrope_case("mrope_interleaved_both", section=(4, 2, 2), layout=1, interleaved=1)
+    mrope_case("mrope_4d", four_d=True, section=(4, 4, 0))
+    mrope_case("mrope_partial_dim", rd=8, section=(2, 1, 1))
+    mrope_case("mrope_partial_dim_scale", rd=8, section=(1, 2, 1), layout=1, scale=0.7)
+    mrope_case("mrope_temporal_only", section=(8, 0, 0))
+    mrope_case("mrope_scale_packed", scale=0.5, is_packed_batching=1)
+    mrope_case("mrope_fp16", dt=np.float16, group="llm_mrope_fp16", section=(4, 2, 2), layout=1)
+    mrope_case("mrope_fp16_4d", dt=np.float16, group="llm_mrope_fp16", four_d=True, interleaved=1)
+
+
+def mrope_refusals():
+    r = rng_for("mrope_refusals")
+    x = randn(r, 1, 2, 16)  # one head of 16
+    angles = r.uniform(0, 6.3, (4, 8))
+    caches = [const("cos_cache", np.cos(angles).astype(np.float32)),
+              const("sin_cache", np.sin(angles).astype(np.float32))]
+    pos = const("position_ids", np.zeros((3, 1, 2), np.int64))
+    refusal("mrope_section_sum", "MRotaryEmbedding", [inp("input", x), pos] + caches, ["output"],
+            ['"mrope_section_sum"', "mrope_section [2, 2, 2]", "half rotary width 8"], mrope_section=[2, 2, 2])
+    refusal("mrope_no_section", "MRotaryEmbedding", [inp("input", x), pos] + caches, ["output"],
+            ['"mrope_no_section"', "'mrope_section'", "required"])
+    refusal("mrope_layout_2", "MRotaryEmbedding", [inp("input", x), pos] + caches, ["output"],
+            ['"mrope_layout_2"', "'mrope_layout'", "0 (sectioned) or 1 (interleaved)"], mrope_section=[4, 2, 2],
+            mrope_layout=2)
+    far = np.zeros((3, 1, 2), np.int64)
+    far[1, 0, 1] = 4
+    refusal("mrope_position_outside", "MRotaryEmbedding", [inp("input", x), const("position_ids", far)] + caches,
+            ["output"], ['"mrope_position_outside"', "position_ids[1, 0, 1] = 4", "4 rows"], mrope_section=[4, 2, 2])
+    refusal("mrope_positions_2d", "MRotaryEmbedding",
+            [inp("input", x), const("position_ids", np.zeros((1, 2), np.int64))] + caches, ["output"],
+            ['"mrope_positions_2d"', "position_ids must be [3, 1, 2]"], mrope_section=[4, 2, 2])
+
+
 def write_refusals(out_dir):
     folder = os.path.join(out_dir, "refused")
     shutil.rmtree(folder, ignore_errors=True)
@@ -276,6 +333,8 @@ def main():
     mha_shared_cases()
     dmmha_cases()
     attention_refusals()
+    mrope_cases()
+    mrope_refusals()
     os.makedirs(out_dir, exist_ok=True)
     if not only or "refused" in only:
         write_refusals(out_dir)

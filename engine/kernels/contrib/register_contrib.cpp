@@ -16,6 +16,7 @@ void registerQuantizedMatMuls(KernelRegistry& r);
 void registerFusedAndLayoutKernels(KernelRegistry& r);
 // llmops: attention, LLM, MoE and linear-attention kernels (engine/kernels/contrib/llm/).
 void registerLlmAttention(KernelRegistry& r);
+void registerLlmRotary(KernelRegistry& r);
 
 /// onnxruntime's contrib operators (domain com.microsoft) of transformer and LLM graphs.
 void registerContribKernels(KernelRegistry& r)
@@ -32,6 +33,7 @@ void registerContribKernels(KernelRegistry& r)
     registerQuantizedMatMuls(r);
     registerFusedAndLayoutKernels(r);
     registerLlmAttention(r);
+    registerLlmRotary(r);
 }
 
 } // namespace onnxscope

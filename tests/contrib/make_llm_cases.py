@@ -27,8 +27,9 @@ REFUSALS = []
 
 
 def case(group, name, op, inputs, outputs, reference=None, **attrs):
-    """reference: None (onnxruntime runs this node), or (op, inputs, attrs, to_outputs): onnxruntime runs that node
-    with outputs named as this one's and to_outputs(results) gives this node's expected outputs."""
+    """reference: None (onnxruntime runs this node), (op, inputs, attrs, to_outputs): onnxruntime runs that node
+    with outputs named as this one's and to_outputs(results) gives this node's expected outputs, or a function
+    returning them computed with numpy (for a mode that onnxruntime's CPU provider does not implement)."""
     c = Case(group, name, op, inputs, outputs, MS, None, None, **attrs)
     c.llm_reference = reference
     CASES.append(c)
@@ -42,6 +43,8 @@ def refusal(name, op, inputs, outputs, expected, **attrs):
 def expected_outputs(c):
     if c.llm_reference is None:
         return [np.asarray(r) for r in run_onnxruntime(c)]
+    if callable(c.llm_reference):
+        return [np.asarray(r) for r in c.llm_reference()]
     op, inputs, attrs, to_outputs = c.llm_reference
     ref = Case(c.group, c.name, op, inputs, c.outputs, MS, None, None, **attrs)
     return [np.asarray(r) for r in to_outputs(run_onnxruntime(ref))]
@@ -312,6 +315,76 @@ def mrope_refusals():
             ['"mrope_positions_2d"', "position_ids must be [3, 1, 2]"], mrope_section=[4, 2, 2])
 
 
+# ---- GatedRMSNorm, BranchwiseRMSNorm, GatedAdd --------------------------------------------------------------------
+
+
+def gated_rms_case(name, shape=(2, 3, 16), c=8, dt=np.float32, group="llm_norms", **attrs):
+    r = rng_for(name)
+    case(group, name, "GatedRMSNorm", [inp("X", randn(r, *shape, dtype=dt)), inp("scale", randn(r, c, dtype=dt)),
+                                       inp("gate", randn(r, *shape, dtype=dt))], ["Y"], **attrs)
+
+
+def branchwise_case(name, shape=(2, 3, 4, 8), branches=0, scale_shape=None, scale_dt=None, dt=np.float32,
+                    group="llm_norms", **attrs):
+    r = rng_for(name)
+    ins = [inp("X", randn(r, *shape, dtype=dt))]
+    if scale_shape:
+        ins.append(inp("scale", randn(r, *scale_shape, dtype=scale_dt or dt)))
+    if branches:
+        attrs["num_branches"] = branches
+    case(group, name, "BranchwiseRMSNorm", ins, ["Y"], **attrs)
+
+
+def gated_add_case(name, shape=(2, 5, 8), dt=np.float32, group="llm_norms", k=0):
+    r = rng_for(name)
+    x, y = randn(r, *shape, dtype=dt), randn(r, *shape, dtype=dt)
+    gate = randn(r, *shape[:-1], k or 1, dtype=dt)
+    ins = [inp("X", x), inp("Y", y), inp("gate", gate)]
+    reference = None
+    if k:
+        w = randn(r, k, 1, dtype=dt)
+        ins.append(inp("gate_weight", w))
+
+        def reference():
+            p = gate.astype(np.float64) @ w.astype(np.float64)
+            s = 1.0 / (1.0 + np.exp(-p))
+            return [(x.astype(np.float64) + y.astype(np.float64) * s).astype(dt)]
+    case(group, name, "GatedAdd", ins, ["output"], reference=reference)
+
+
+def norm_gate_cases():
+    gated_rms_case("gated_rms_silu")
+    gated_rms_case("gated_rms_swish_whole_row", c=16, activation="swish", epsilon=1e-3)
+    gated_rms_case("gated_rms_sigmoid", shape=(4, 32), c=4, activation="sigmoid")
+    gated_rms_case("gated_rms_fp16", dt=np.float16, group="llm_norms_fp16", activation="sigmoid")
+    branchwise_case("branchwise_grouped")
+    branchwise_case("branchwise_grouped_scale_ch", scale_shape=(4, 8), epsilon=1e-2)
+    branchwise_case("branchwise_grouped_scale_flat", scale_shape=(32,))
+    branchwise_case("branchwise_flat_shared_scale", shape=(2, 5, 24), branches=3, scale_shape=(8,))
+    branchwise_case("branchwise_flat_scale_fp16", shape=(3, 24), branches=4, scale_shape=(4, 6),
+                    scale_dt=np.float16)
+    branchwise_case("branchwise_fp16", dt=np.float16, group="llm_norms_fp16", scale_shape=(8,), scale_dt=np.float32)
+    gated_add_case("gated_add")
+    gated_add_case("gated_add_2d", shape=(7, 4))
+    gated_add_case("gated_add_fp16", dt=np.float16, group="llm_norms_fp16")
+    gated_add_case("gated_add_projected", k=6)
+
+
+def norm_gate_refusals():
+    r = rng_for("norm_refusals")
+    x = randn(r, 2, 12)
+    refusal("gated_rms_bad_activation", "GatedRMSNorm", [inp("X", x), inp("scale", randn(r, 4)), inp("gate", x)],
+            ["Y"], ['"gated_rms_bad_activation"', "'activation'", "'silu', 'swish' or 'sigmoid'"], activation="gelu")
+    refusal("gated_rms_scale_width", "GatedRMSNorm", [inp("X", x), inp("scale", randn(r, 5)), inp("gate", x)],
+            ["Y"], ['"gated_rms_scale_width"', "multiple of C"])
+    refusal("branchwise_bad_scale", "BranchwiseRMSNorm", [inp("X", x), inp("scale", randn(r, 5))], ["Y"],
+            ['"branchwise_bad_scale"', "scale must be [C*H], [C, H] or [H]"], num_branches=3)
+    refusal("branchwise_branches", "BranchwiseRMSNorm", [inp("X", x)], ["Y"],
+            ['"branchwise_branches"', "multiple of num_branches 5"], num_branches=5)
+    refusal("gated_add_gate_shape", "GatedAdd", [inp("X", x), inp("Y", x), inp("gate", randn(r, 2, 3))],
+            ["output"], ['"gated_add_gate_shape"', "gate must be [..., 1]"])
+
+
 def write_refusals(out_dir):
     folder = os.path.join(out_dir, "refused")
     shutil.rmtree(folder, ignore_errors=True)
@@ -335,6 +408,8 @@ def main():
     attention_refusals()
     mrope_cases()
     mrope_refusals()
+    norm_gate_cases()
+    norm_gate_refusals()
     os.makedirs(out_dir, exist_ok=True)
     if not only or "refused" in only:
         write_refusals(out_dir)

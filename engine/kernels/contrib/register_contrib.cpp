@@ -17,6 +17,7 @@ void registerFusedAndLayoutKernels(KernelRegistry& r);
 // llmops: attention, LLM, MoE and linear-attention kernels (engine/kernels/contrib/llm/).
 void registerLlmAttention(KernelRegistry& r);
 void registerLlmRotary(KernelRegistry& r);
+void registerLlmNorms(KernelRegistry& r);
 
 /// onnxruntime's contrib operators (domain com.microsoft) of transformer and LLM graphs.
 void registerContribKernels(KernelRegistry& r)
@@ -34,6 +35,7 @@ void registerContribKernels(KernelRegistry& r)
     registerFusedAndLayoutKernels(r);
     registerLlmAttention(r);
     registerLlmRotary(r);
+    registerLlmNorms(r);
 }
 
 } // namespace onnxscope

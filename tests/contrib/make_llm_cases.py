@@ -385,6 +385,90 @@ def norm_gate_refusals():
             ["output"], ['"gated_add_gate_shape"', "gate must be [..., 1]"])
 
 
+# ---- HyperConnectionPreMix, HyperConnectionPostMix, EngramGate, LinearAttentionGate -------------------------------
+
+
+def pre_mix_case(name, lead=(2, 3), c=4, h=8, flat=False, mix="ch", dt=np.float32, mix_dt=None, group="llm_mixes",
+                 **attrs):
+    r = rng_for(name)
+    x = randn(r, *lead, c * h, dtype=dt) if flat else randn(r, *lead, c, h, dtype=dt)
+    shape = {"c": (c,), "c1": (c, 1), "ch": (c, h), "flat": (c * h,)}[mix]
+    if flat:
+        attrs["num_branches"] = c
+    case(group, name, "HyperConnectionPreMix", [inp("streams", x), inp("pre_mix", randn(r, *lead, *shape,
+                                                                                          dtype=mix_dt or dt))],
+         ["output"], **attrs)
+
+
+def post_mix_case(name, lead=(2, 3), c=4, h=8, flat=False, post="ch", stream_mix=True, dt=np.float32, mix_dt=None,
+                  group="llm_mixes"):
+    r = rng_for(name)
+    x = randn(r, *lead, c * h, dtype=dt) if flat else randn(r, *lead, c, h, dtype=dt)
+    shape = {"c": (c,), "c1": (c, 1), "ch": (c, h)}[post]
+    ins = [inp("streams", x), inp("block_output", randn(r, *lead, h, dtype=dt)),
+           inp("post_mix", randn(r, *lead, *shape, dtype=mix_dt or dt))]
+    if stream_mix:
+        ins.append(inp("stream_mix", randn(r, *lead, c, c, dtype=mix_dt or dt)))
+    attrs = {"num_branches": c} if flat else {}
+    case(group, name, "HyperConnectionPostMix", ins, ["output"], **attrs)
+
+
+def engram_case(name, b=2, s=3, m=4, h=16, normed=False, dt=np.float32, group="llm_mixes", **attrs):
+    r = rng_for(name)
+    ins = [inp("key", randn(r, b, s, m, h, dtype=dt)), inp("query", randn(r, b, s, m, h, dtype=dt)),
+           inp("value", randn(r, b, s, h, dtype=dt)), inp("key_norm_scale", randn(r, m, h, dtype=dt)),
+           inp("query_norm_scale", randn(r, m, h, dtype=dt))]
+    if normed:
+        ins.append(inp("conv_norm_scale", randn(r, m, h, dtype=dt)))
+    case(group, name, "EngramGate", ins, ["output", "gated_value_normed"] if normed else ["output"], **attrs)
+
+
+def la_gate_case(name, b=2, t=5, h=6, beta=True, dt=np.float32, group="llm_mixes"):
+    r = rng_for(name)
+    a = (randn(r, b, t, h) * 8).astype(dt)  # reaches softplus' linear range too
+    ins = [inp("a", a), inp("dt_bias", randn(r, h)), inp("decay_scale", -np.exp(randn(r, h)))]
+    if beta:
+        ins.append(inp("b", randn(r, b, t, h, dtype=dt)))
+    case(group, name, "LinearAttentionGate", ins, ["decay", "beta"] if beta else ["decay"])
+
+
+def mix_cases():
+    pre_mix_case("pre_mix_ch")
+    pre_mix_case("pre_mix_c", mix="c", reduction_scale=0.25)
+    pre_mix_case("pre_mix_c1", mix="c1", lead=(5,))
+    pre_mix_case("pre_mix_flat", flat=True, mix="flat")
+    pre_mix_case("pre_mix_flat_c", flat=True, mix="c", mix_dt=np.float16)
+    pre_mix_case("pre_mix_fp16", dt=np.float16, mix_dt=np.float32, group="llm_mixes_fp16")
+    post_mix_case("post_mix_ch")
+    post_mix_case("post_mix_c_identity", post="c", stream_mix=False)
+    post_mix_case("post_mix_c1_flat", post="c1", flat=True)
+    post_mix_case("post_mix_mix_fp16", mix_dt=np.float16, lead=(4,))
+    post_mix_case("post_mix_fp16", dt=np.float16, group="llm_mixes_fp16")
+    engram_case("engram")
+    engram_case("engram_normed", normed=True, epsilon=1e-3)
+    engram_case("engram_fp16", dt=np.float16, normed=True, group="llm_mixes_fp16")
+    la_gate_case("la_gate")
+    la_gate_case("la_gate_decay_only", beta=False)
+    la_gate_case("la_gate_fp16", dt=np.float16, group="llm_mixes_fp16")
+
+
+def mix_refusals():
+    r = rng_for("mix_refusals")
+    x = randn(r, 2, 3, 8)
+    refusal("pre_mix_bad_gate", "HyperConnectionPreMix", [inp("streams", x), inp("pre_mix", randn(r, 2, 5))],
+            ["output"], ['"pre_mix_bad_gate"', "pre_mix must be [..., C], [..., C, 1], [..., C, H]"])
+    refusal("post_mix_block_shape", "HyperConnectionPostMix",
+            [inp("streams", x), inp("block_output", randn(r, 2, 7)), inp("post_mix", randn(r, 2, 3))], ["output"],
+            ['"post_mix_block_shape"', "block_output must be [..., H] = [2, 8]"])
+    refusal("engram_normed_without_scale", "EngramGate",
+            [inp("key", randn(r, 1, 1, 2, 4)), inp("query", randn(r, 1, 1, 2, 4)), inp("value", randn(r, 1, 1, 4)),
+             inp("key_norm_scale", randn(r, 2, 4)), inp("query_norm_scale", randn(r, 2, 4))],
+            ["output", "gated_value_normed"], ['"engram_normed_without_scale"', "conv_norm_scale"])
+    refusal("la_gate_beta_without_b", "LinearAttentionGate",
+            [inp("a", randn(r, 1, 2, 3)), inp("dt_bias", randn(r, 3)), inp("decay_scale", randn(r, 3))],
+            ["decay", "beta"], ['"la_gate_beta_without_b"', "the beta output needs the b input"])
+
+
 def write_refusals(out_dir):
     folder = os.path.join(out_dir, "refused")
     shutil.rmtree(folder, ignore_errors=True)
@@ -410,6 +494,8 @@ def main():
     mrope_refusals()
     norm_gate_cases()
     norm_gate_refusals()
+    mix_cases()
+    mix_refusals()
     os.makedirs(out_dir, exist_ok=True)
     if not only or "refused" in only:
         write_refusals(out_dir)

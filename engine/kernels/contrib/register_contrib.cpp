@@ -18,6 +18,7 @@ void registerFusedAndLayoutKernels(KernelRegistry& r);
 void registerLlmAttention(KernelRegistry& r);
 void registerLlmRotary(KernelRegistry& r);
 void registerLlmNorms(KernelRegistry& r);
+void registerLlmMixes(KernelRegistry& r);
 
 /// onnxruntime's contrib operators (domain com.microsoft) of transformer and LLM graphs.
 void registerContribKernels(KernelRegistry& r)
@@ -36,6 +37,7 @@ void registerContribKernels(KernelRegistry& r)
     registerLlmAttention(r);
     registerLlmRotary(r);
     registerLlmNorms(r);
+    registerLlmMixes(r);
 }
 
 } // namespace onnxscope

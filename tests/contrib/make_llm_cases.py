@@ -469,6 +469,118 @@ def mix_refusals():
             ["decay", "beta"], ['"la_gate_beta_without_b"', "the beta output needs the b input"])
 
 
+# ---- CausalConvWithState, VarlenCausalConvWithState ---------------------------------------------------------------
+
+
+def causal_conv_case(name, b=2, c=6, length=5, k=4, dilation=1, bias=True, past=True, window=0, channels_last=False,
+                     trailing=None, **attrs):
+    r = rng_for(name)
+    state_len = (k - 1) * dilation
+    if channels_last:
+        chans = trailing or (c,)
+        c = int(np.prod(chans))
+        x = randn(r, b, length, *chans)
+        slot = (b, state_len, *chans)
+        attrs["channels_last"] = 1
+    else:
+        x = randn(r, b, c, length)
+        slot = (b, c, state_len)
+    ins = [inp("input", x), inp("weight", randn(r, c, 1, k)), inp("bias", randn(r, c)) if bias else None]
+    if past:
+        ins.append(inp("past_state", randn(r, *(((window,) if window else ()) + slot))))
+    if dilation != 1:
+        attrs["dilation"] = dilation
+    reference = None
+    if window:
+        # onnxruntime's CPU kernel refuses state_window; slot j is the state after position length - window + j,
+        # which onnxruntime computes as the present_state of the input cut after that position (from past slot
+        # window - 1), zeros for a position before the input.
+        axis = 1 if channels_last else 2
+        plain = ins[:3] + ([inp("past_state", ins[3][1][-1])] if past else [])
+
+        def reference():
+            def run(inputs):
+                return run_onnxruntime(Case("llm_causal_conv", name, "CausalConvWithState", inputs,
+                                            ["output", "present_state"], MS, None, None, **attrs))
+            output = run(plain)[0]
+            slots = []
+            for j in range(window):
+                last = length - window + j
+                if last < 0:
+                    slots.append(np.zeros(slot, np.float32))
+                    continue
+                cut = [inp("input", np.take(x, range(last + 1), axis=axis))] + plain[1:]
+                slots.append(run(cut)[1])
+            return [output, np.stack(slots)]
+        case("llm_causal_conv", name, "CausalConvWithState", ins, ["output", "present_state"], reference=reference,
+             state_window=window, **attrs)
+        return
+    case("llm_causal_conv", name, "CausalConvWithState", ins, ["output", "present_state"], **attrs)
+
+
+def varlen_conv_case(name, lengths=(3, 1, 5), c=6, k=4, dilation=1, bias=True, capacity=0, capture=None,
+                     dt=np.float32, group="llm_causal_conv", **attrs):
+    r = rng_for(name)
+    b = len(lengths)
+    cu = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
+    state_len = (k - 1) * dilation
+    ins = [inp("input", randn(r, int(cu[-1]), c, dtype=dt)), inp("weight", randn(r, c, 1, k, dtype=dt)),
+           inp("cumulative_sequence_length", cu), inp("bias", randn(r, c, dtype=dt)) if bias else None,
+           inp("initial_state", randn(r, b, c, state_len, dtype=dt))]
+    outputs = ["output", "final_state"]
+    if capacity:
+        ins.append(inp("capture_count", np.array(capture, np.int32)))
+        attrs["state_update_capacity"] = capacity
+        outputs.append("state_update")
+    if dilation != 1:
+        attrs["dilation"] = dilation
+    case(group, name, "VarlenCausalConvWithState", ins, outputs, **attrs)
+
+
+def causal_conv_cases():
+    causal_conv_case("causal_conv")
+    causal_conv_case("causal_conv_silu_no_bias", bias=False, activation="silu")
+    causal_conv_case("causal_conv_no_past_swish", past=False, activation="swish")
+    causal_conv_case("causal_conv_dilation", dilation=2, length=7)
+    causal_conv_case("causal_conv_decode", length=1, k=3)
+    causal_conv_case("causal_conv_channels_last", channels_last=True, trailing=(2, 3), dilation=2)
+    causal_conv_case("causal_conv_window", window=3, length=5)
+    causal_conv_case("causal_conv_window_longer", window=4, length=2, k=3)
+    causal_conv_case("causal_conv_window_channels_last", window=2, channels_last=True, length=4)
+    varlen_conv_case("varlen_conv")
+    varlen_conv_case("varlen_conv_silu_dilation", dilation=2, activation="silu", bias=False)
+    varlen_conv_case("varlen_conv_capture", capacity=4, capture=[2, 3, 9])
+    varlen_conv_case("varlen_conv_capture_negative", capacity=2, capture=[-1, 0, 2], lengths=(2, 2, 2))
+    varlen_conv_case("varlen_conv_fp16", dt=np.float16, group="llm_causal_conv_fp16", activation="swish")
+
+
+def causal_conv_refusals():
+    r = rng_for("conv_refusals")
+    x, w = randn(r, 1, 2, 4), randn(r, 2, 1, 3)
+    refusal("causal_conv_ndim2", "CausalConvWithState", [inp("input", randn(r, 1, 2, 3, 4)),
+                                                         inp("weight", randn(r, 2, 1, 3, 3))],
+            ["output", "present_state"], ['"causal_conv_ndim2"', "'ndim'", "only 1"], ndim=2)
+    refusal("causal_conv_cuda_attribute", "CausalConvWithState", [inp("input", x), inp("weight", w)],
+            ["output", "present_state"], ['"causal_conv_cuda_attribute"', "'state_length'", "CUDA"], state_length=4)
+    refusal("causal_conv_bad_state", "CausalConvWithState",
+            [inp("input", x), inp("weight", w), None, inp("past_state", randn(r, 1, 2, 3))],
+            ["output", "present_state"], ['"causal_conv_bad_state"', "past_state must be [1, 2, 2]"])
+    xv = randn(r, 5, 2)
+    refusal("varlen_conv_bad_offsets", "VarlenCausalConvWithState",
+            [inp("input", xv), inp("weight", w), const("cumulative_sequence_length", np.array([0, 3, 3, 5], np.int32)),
+             None, inp("initial_state", randn(r, 3, 2, 2))], ["output", "final_state"],
+            ['"varlen_conv_bad_offsets"', "sequence 1", "at least one token"])
+    refusal("varlen_conv_dynamic", "VarlenCausalConvWithState",
+            [inp("input", xv), inp("weight", w), const("cumulative_sequence_length", np.array([0, 5], np.int32)),
+             None, inp("initial_state", randn(r, 1, 2, 2)), None, inp("kernel_delta", randn(r, 5, 2, 2)),
+             inp("previous_mask", randn(r, 5, 1))], ["output", "final_state"],
+            ['"varlen_conv_dynamic"', "kernel_delta", "CUDA"])
+    refusal("varlen_conv_capture_without_capacity", "VarlenCausalConvWithState",
+            [inp("input", xv), inp("weight", w), const("cumulative_sequence_length", np.array([0, 5], np.int32)),
+             None, inp("initial_state", randn(r, 1, 2, 2)), const("capture_count", np.array([1], np.int32))],
+            ["output", "final_state"], ['"varlen_conv_capture_without_capacity"', "capture_count needs"])
+
+
 def write_refusals(out_dir):
     folder = os.path.join(out_dir, "refused")
     shutil.rmtree(folder, ignore_errors=True)
@@ -496,6 +608,8 @@ def main():
     norm_gate_refusals()
     mix_cases()
     mix_refusals()
+    causal_conv_cases()
+    causal_conv_refusals()
     os.makedirs(out_dir, exist_ok=True)
     if not only or "refused" in only:
         write_refusals(out_dir)

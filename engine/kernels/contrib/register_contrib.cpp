@@ -19,6 +19,7 @@ void registerLlmAttention(KernelRegistry& r);
 void registerLlmRotary(KernelRegistry& r);
 void registerLlmNorms(KernelRegistry& r);
 void registerLlmMixes(KernelRegistry& r);
+void registerLlmCausalConv(KernelRegistry& r);
 
 /// onnxruntime's contrib operators (domain com.microsoft) of transformer and LLM graphs.
 void registerContribKernels(KernelRegistry& r)
@@ -38,6 +39,7 @@ void registerContribKernels(KernelRegistry& r)
     registerLlmRotary(r);
     registerLlmNorms(r);
     registerLlmMixes(r);
+    registerLlmCausalConv(r);
 }
 
 } // namespace onnxscope

@@ -581,6 +581,84 @@ def causal_conv_refusals():
             ["output", "final_state"], ['"varlen_conv_capture_without_capacity"', "capture_count needs"])
 
 
+# ---- LinearAttention ----------------------------------------------------------------------------------------------
+
+
+def l2norm(x, heads):
+    shape = x.shape
+    x = x.reshape(*shape[:-1], heads, -1)
+    return (x / np.linalg.norm(x, axis=-1, keepdims=True)).reshape(shape).astype(x.dtype)
+
+
+def linear_attention_case(name, b=2, t=5, hq=4, hkv=2, dk=8, dv=6, rule="gated_delta", decay="head", beta="head",
+                          past=True, window=0, **attrs):
+    r = rng_for(name)
+    k = randn(r, b, t, hkv * dk)
+    if rule in ("delta", "gated_delta"):
+        k = l2norm(k, hkv)
+    ins = [inp("query", randn(r, b, t, hq * dk)), inp("key", k), inp("value", randn(r, b, t, hkv * dv))]
+    slot = (b, hkv, dk, dv)
+    ins.append(inp("past_state", randn(r, *(((window,) if window else ()) + slot)) * 0.3) if past else None)
+    if rule in ("gated", "gated_delta"):
+        width = hkv * dk if decay == "key" else hkv
+        ins.append(inp("decay", -np.abs(randn(r, b, t, width)) * 0.5))
+    else:
+        ins.append(None)
+    if rule in ("delta", "gated_delta"):
+        ins.append(inp("beta", r.uniform(0.1, 0.9, (b, t, hkv if beta == "head" else 1)).astype(np.float32)))
+    while ins[-1] is None:
+        ins.pop()
+    attrs.update(q_num_heads=hq, kv_num_heads=hkv, update_rule=rule)
+    if not window:
+        case("llm_linear_attention", name, "LinearAttention", ins, ["output", "present_state"], **attrs)
+        return
+    # State windows checked against onnxruntime run on the tokens up to each slot's token (from past slot W - 1).
+    plain = ins[:3] + [inp("past_state", ins[3][1][-1]) if past else None] + ins[4:]
+
+    def cut(inputs, n):
+        return [None if i is None else (i[0], i[1][:, :n] if i[0] != "past_state" else i[1], i[2]) for i in inputs]
+
+    def reference():
+        def run(inputs):
+            return run_onnxruntime(Case("llm_linear_attention", name, "LinearAttention", inputs,
+                                        ["output", "present_state"], MS, None, None, **attrs))
+        output = run(plain)[0]
+        slots = []
+        for j in range(window):
+            last = t - window + j
+            slots.append(run(cut(plain, last + 1))[1] if last >= 0 else np.zeros(slot, np.float32))
+        return [output, np.stack(slots)]
+    case("llm_linear_attention", name, "LinearAttention", ins, ["output", "present_state"], reference=reference,
+         state_window=window, **attrs)
+
+
+def linear_attention_cases():
+    linear_attention_case("la_gated_delta")
+    linear_attention_case("la_gated_delta_key_decay_shared_beta", decay="key", beta="shared")
+    linear_attention_case("la_linear", rule="linear", past=False)
+    linear_attention_case("la_gated", rule="gated", decay="key", scale=0.3)
+    linear_attention_case("la_delta", rule="delta", beta="shared")
+    linear_attention_case("la_decode", t=1, hq=2, hkv=2)
+    linear_attention_case("la_inverse_gqa", hq=2, hkv=4)
+    linear_attention_case("la_mha_chunk", hq=3, hkv=3, t=9, chunk_size=4)
+    linear_attention_case("la_window", window=3)
+    linear_attention_case("la_window_longer", window=4, t=2, rule="gated", decay="head")
+
+
+def linear_attention_refusals():
+    r = rng_for("la_refusals")
+    q = randn(r, 1, 2, 8)
+    three = [inp("query", q), inp("key", q), inp("value", q)]
+    refusal("la_gated_without_decay", "LinearAttention", three, ["output"],
+            ['"la_gated_without_decay"', "'gated'", "decay"], q_num_heads=2, kv_num_heads=2, update_rule="gated")
+    refusal("la_bad_rule", "LinearAttention", three, ["output"],
+            ['"la_bad_rule"', "'update_rule'", "'linear', 'gated', 'delta' or 'gated_delta'"], q_num_heads=2,
+            kv_num_heads=2, update_rule="mamba")
+    refusal("la_bad_beta", "LinearAttention", three + [None, None, inp("beta", randn(r, 1, 2, 3))], ["output"],
+            ['"la_bad_beta"', "beta must be [B, T, kv_num_heads] or [B, T, 1]"], q_num_heads=2, kv_num_heads=2,
+            update_rule="delta")
+
+
 def write_refusals(out_dir):
     folder = os.path.join(out_dir, "refused")
     shutil.rmtree(folder, ignore_errors=True)
@@ -610,6 +688,8 @@ def main():
     mix_refusals()
     causal_conv_cases()
     causal_conv_refusals()
+    linear_attention_cases()
+    linear_attention_refusals()
     os.makedirs(out_dir, exist_ok=True)
     if not only or "refused" in only:
         write_refusals(out_dir)

@@ -20,6 +20,7 @@ void registerLlmRotary(KernelRegistry& r);
 void registerLlmNorms(KernelRegistry& r);
 void registerLlmMixes(KernelRegistry& r);
 void registerLlmCausalConv(KernelRegistry& r);
+void registerLlmLinearAttention(KernelRegistry& r);
 
 /// onnxruntime's contrib operators (domain com.microsoft) of transformer and LLM graphs.
 void registerContribKernels(KernelRegistry& r)
@@ -40,6 +41,7 @@ void registerContribKernels(KernelRegistry& r)
     registerLlmNorms(r);
     registerLlmMixes(r);
     registerLlmCausalConv(r);
+    registerLlmLinearAttention(r);
 }
 
 } // namespace onnxscope

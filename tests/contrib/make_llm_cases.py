@@ -659,6 +659,73 @@ def linear_attention_refusals():
             update_rule="delta")
 
 
+# ---- MoE ----------------------------------------------------------------------------------------------------------
+
+
+def moe_case(name, shape=(7, 8), e=4, inter=6, k=1, act="relu", fusion=1, biases=True, **attrs):
+    """fusion applies to swiglu: 1 interleaved (onnxruntime's CPU form), 2 [g | l] and 0 FC1 + FC3, both checked
+    against onnxruntime running the same weights interleaved."""
+    r = rng_for(name)
+    hidden = shape[-1]
+    tokens = int(np.prod(shape[:-1]))
+    x = randn(r, *shape)
+    router = randn(r, tokens, e) * 2
+    swiglu = act == "swiglu"
+    g, l = randn(r, e, inter, hidden) * 0.4, randn(r, e, inter, hidden) * 0.4
+    bg, bl = randn(r, e, inter), randn(r, e, inter)
+    w2, b2 = randn(r, e, hidden, inter) * 0.4, randn(r, e, hidden)
+    inter_w = np.stack([g, l], axis=2).reshape(e, 2 * inter, hidden)
+    inter_b = np.stack([bg, bl], axis=2).reshape(e, 2 * inter)
+    attrs.update(k=k, activation_type=act)
+
+    def node_inputs(fc1, b1, fc3=None, b3=None):
+        ins = [inp("input", x), inp("router_probs", router), inp("fc1_experts_weights", fc1),
+               inp("fc1_experts_bias", b1) if biases else None, inp("fc2_experts_weights", w2),
+               inp("fc2_experts_bias", b2) if biases else None]
+        if fc3 is not None:
+            ins += [inp("fc3_experts_weights", fc3), inp("fc3_experts_bias", b3) if biases else None]
+        while ins[-1] is None:
+            ins.pop()
+        return ins
+    if not swiglu:
+        case("llm_moe", name, "MoE", node_inputs(g, bg), ["output"], **attrs)
+        return
+    reference_ins = node_inputs(inter_w, inter_b)
+    if fusion == 1:
+        case("llm_moe", name, "MoE", reference_ins, ["output"], swiglu_fusion=1, **attrs)
+        return
+    ins = node_inputs(np.concatenate([g, l], axis=1), np.concatenate([bg, bl], axis=1)) if fusion == 2 else \
+        node_inputs(g, bg, l, bl)
+    case("llm_moe", name, "MoE", ins, ["output"], swiglu_fusion=fusion,
+         reference=("MoE", reference_ins, dict(swiglu_fusion=1, **attrs), lambda res: res), **attrs)
+
+
+def moe_cases():
+    moe_case("moe_relu_top1", shape=(2, 3, 8))
+    moe_case("moe_gelu_top2_normalized", k=2, act="gelu", normalize_routing_weights=1)
+    moe_case("moe_silu_no_bias", k=2, act="silu", biases=False)
+    moe_case("moe_identity_top3", k=3, act="identity")
+    moe_case("moe_swiglu", k=2, act="swiglu", normalize_routing_weights=1)
+    moe_case("moe_swiglu_alpha_beta_limit", k=2, act="swiglu", activation_alpha=1.702, activation_beta=1.0,
+             swiglu_limit=0.8)
+    moe_case("moe_swiglu_concatenated", k=2, act="swiglu", fusion=2, activation_alpha=1.702)
+    moe_case("moe_swiglu_fc3", k=2, act="swiglu", fusion=0, shape=(2, 2, 8), swiglu_limit=1.0)
+
+
+def moe_refusals():
+    r = rng_for("moe_refusals")
+    ins = [inp("input", randn(r, 3, 4)), inp("router_probs", randn(r, 3, 2)),
+           inp("fc1_experts_weights", randn(r, 2, 5, 4)), None, inp("fc2_experts_weights", randn(r, 2, 4, 5))]
+    refusal("moe_sparse_mixer", "MoE", ins, ["output"], ['"moe_sparse_mixer"', "'use_sparse_mixer'"],
+            use_sparse_mixer=1, k=2)
+    refusal("moe_geglu", "MoE", ins, ["output"], ['"moe_geglu"', "'activation_type'", "CUDA only"],
+            activation_type="geglu")
+    refusal("moe_fc3_relu", "MoE", ins + [None, inp("fc3_experts_weights", randn(r, 2, 5, 4))], ["output"],
+            ['"moe_fc3_relu"', "fc3_experts_weights", "swiglu_fusion 0"])
+    refusal("moe_k_above_experts", "MoE", ins, ["output"], ['"moe_k_above_experts"', "k 3 exceeds the 2 experts"],
+            k=3)
+
+
 def write_refusals(out_dir):
     folder = os.path.join(out_dir, "refused")
     shutil.rmtree(folder, ignore_errors=True)
@@ -690,6 +757,8 @@ def main():
     causal_conv_refusals()
     linear_attention_cases()
     linear_attention_refusals()
+    moe_cases()
+    moe_refusals()
     os.makedirs(out_dir, exist_ok=True)
     if not only or "refused" in only:
         write_refusals(out_dir)

@@ -21,6 +21,7 @@ void registerLlmNorms(KernelRegistry& r);
 void registerLlmMixes(KernelRegistry& r);
 void registerLlmCausalConv(KernelRegistry& r);
 void registerLlmLinearAttention(KernelRegistry& r);
+void registerLlmMoE(KernelRegistry& r);
 
 /// onnxruntime's contrib operators (domain com.microsoft) of transformer and LLM graphs.
 void registerContribKernels(KernelRegistry& r)
@@ -42,6 +43,7 @@ void registerContribKernels(KernelRegistry& r)
     registerLlmMixes(r);
     registerLlmCausalConv(r);
     registerLlmLinearAttention(r);
+    registerLlmMoE(r);
 }
 
 } // namespace onnxscope

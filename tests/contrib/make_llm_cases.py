@@ -726,6 +726,42 @@ def moe_refusals():
             k=3)
 
 
+# ---- MoEGroupRouter -----------------------------------------------------------------------------------------------
+
+
+def router_case(name, shape=(5, 16), full=False, project=0, dt=np.float32, group="llm_moe", **attrs):
+    r = rng_for(name)
+    e = shape[-1] if not project else 8
+    logits = (randn(r, shape[0], project, dtype=dt) * 0.1).astype(dt) if project else randn(r, *shape, dtype=dt)
+    ins = [inp("logits", logits), inp("expert_bias", randn(r, e) * 0.2)]
+    if project:
+        ins.append(inp("projection_weight", randn(r, e, project, dtype=dt) * 0.1))
+    outputs = ["", "selection_scores", "router_weights"] if full else ["router_probs"]
+    case(group, name, "MoEGroupRouter", ins, outputs, **attrs)
+
+
+def router_cases():
+    router_case("router_groups", top_k=4, n_group=4, topk_group=2, group_topk=2)
+    router_case("router_groups_3d", shape=(2, 3, 12), top_k=3, n_group=3, topk_group=2, group_topk=3,
+                router_sentinel=-1e4)
+    router_case("router_single_group", top_k=2)
+    router_case("router_group_topk_clamped", top_k=5, n_group=2, topk_group=1, group_topk=50, router_sentinel=-3.0)
+    router_case("router_full_scores", full=True, top_k=2)
+    router_case("router_full_scores_projected", shape=(3,), full=True, project=256, top_k=2)
+    router_case("router_fp16", dt=np.float16, group="llm_moe_fp16", top_k=4, n_group=4, topk_group=2)
+
+
+def router_refusals():
+    r = rng_for("router_refusals")
+    ins = [inp("logits", randn(r, 2, 8)), inp("expert_bias", randn(r, 8))]
+    refusal("router_full_with_groups", "MoEGroupRouter", ins, ["", "selection_scores", "router_weights"],
+            ['"router_full_with_groups"', "n_group = topk_group = 1"], top_k=2, n_group=2)
+    refusal("router_uneven_groups", "MoEGroupRouter", ins, ["router_probs"],
+            ['"router_uneven_groups"', "8 experts do not split into n_group 3"], top_k=2, n_group=3)
+    refusal("router_top_k_too_large", "MoEGroupRouter", ins, ["router_probs"],
+            ['"router_top_k_too_large"', "top_k 5 exceeds the 4 experts"], top_k=5, n_group=4, topk_group=2)
+
+
 def write_refusals(out_dir):
     folder = os.path.join(out_dir, "refused")
     shutil.rmtree(folder, ignore_errors=True)
@@ -759,6 +795,8 @@ def main():
     linear_attention_refusals()
     moe_cases()
     moe_refusals()
+    router_cases()
+    router_refusals()
     os.makedirs(out_dir, exist_ok=True)
     if not only or "refused" in only:
         write_refusals(out_dir)

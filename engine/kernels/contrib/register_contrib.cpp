@@ -22,6 +22,7 @@ void registerLlmMixes(KernelRegistry& r);
 void registerLlmCausalConv(KernelRegistry& r);
 void registerLlmLinearAttention(KernelRegistry& r);
 void registerLlmMoE(KernelRegistry& r);
+void registerLlmMoEGroupRouter(KernelRegistry& r);
 
 /// onnxruntime's contrib operators (domain com.microsoft) of transformer and LLM graphs.
 void registerContribKernels(KernelRegistry& r)
@@ -44,6 +45,7 @@ void registerContribKernels(KernelRegistry& r)
     registerLlmCausalConv(r);
     registerLlmLinearAttention(r);
     registerLlmMoE(r);
+    registerLlmMoEGroupRouter(r);
 }
 
 } // namespace onnxscope

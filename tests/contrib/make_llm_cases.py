@@ -762,6 +762,137 @@ def router_refusals():
             ['"router_top_k_too_large"', "top_k 5 exceeds the 4 experts"], top_k=5, n_group=4, topk_group=2)
 
 
+# ---- SparseAttention ----------------------------------------------------------------------------------------------
+
+
+def run_shared_buffers(c, shared):
+    """Runs case c in onnxruntime with each (input, output) pair of `shared` bound to one buffer (its CPU kernel
+    requires past and present to be the same memory); returns the outputs in c.outputs order."""
+    import onnxruntime as ort
+    model, feeds = build(c)
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    options.intra_op_num_threads = 1
+    session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    binding = session.io_binding()
+    buffers, keep = {}, []  # an OrtValue made from numpy borrows the array's memory: keep the arrays alive
+    for name, array in feeds.items():
+        if name in shared:
+            keep.append(array.copy())
+            buffers[shared[name]] = ort.OrtValue.ortvalue_from_numpy(keep[-1])
+            binding.bind_ortvalue_input(name, buffers[shared[name]])
+        else:
+            binding.bind_cpu_input(name, array)
+    for o in c.outputs:
+        if o in buffers:
+            binding.bind_ortvalue_output(o, buffers[o])
+        elif o:
+            binding.bind_output(o)
+    session.run_with_iobinding(binding)
+    outputs = binding.copy_outputs_to_cpu()
+    plain = iter(o for o, name in zip(outputs, [o for o in c.outputs if o]) if name not in buffers)
+    return [buffers[o].numpy().copy() if o in buffers else next(plain) for o in c.outputs if o]
+
+
+def block_csr(masks):
+    """CSR block_row_indices and block_col_indices (padded with -1) of block masks [L, n, n]."""
+    rows, cols = [], []
+    for m in masks:
+        r, c = [0], []
+        for line in m:
+            c += [j for j, v in enumerate(line) if v]
+            r.append(len(c))
+        rows.append(r)
+        cols.append(c)
+    width = max(len(c) for c in cols)
+    return (np.array(rows, np.int32), np.array([c + [-1] * (width - len(c)) for c in cols], np.int32))
+
+
+def sparse_case(name, b=2, s=40, past=None, n=4, nkv=2, h=16, block=16, blocks=4, m=64, layouts="two", packed=False,
+                rotary=0, dt=np.float32, group="llm_sparse", **attrs):
+    """past: None for a prompt of s tokens, else the past lengths per batch entry (decoding s new tokens)."""
+    r = rng_for(name)
+    lens = np.array([s] * b if past is None else [p + s for p in past], np.int32)
+    total = int(lens.max())
+    dense = np.tril(np.ones((blocks, blocks), np.int32))
+    local = dense.copy()
+    for i in range(blocks):
+        local[i, :max(0, i - 1)] = 0  # a sliding window of two blocks
+    local[:, 0] = np.tril(np.ones(blocks, np.int32))[:, 0]  # plus the first block
+    masks = {"dense": [dense], "two": [local, dense], "one_sparse": [local]}[layouts]
+    rows, cols = block_csr(masks)
+    q = randn(r, b, s, (n + 2 * nkv) * h if packed else n * h, dtype=dt)
+    ins = [inp("query", q), None if packed else inp("key", randn(r, b, s, nkv * h, dtype=dt)),
+           None if packed else inp("value", randn(r, b, s, nkv * h, dtype=dt)),
+           inp("past_key", randn(r, b, nkv, m, h, dtype=dt)), inp("past_value", randn(r, b, nkv, m, h, dtype=dt)),
+           inp("block_row_indices", rows), inp("block_col_indices", cols),
+           inp("total_sequence_length", np.array(total, np.int32)), inp("key_total_sequence_lengths", lens)]
+    if rotary:
+        angles = r.uniform(0, 6.3, (m, rotary // 2))
+        ins += [inp("cos_cache", np.cos(angles).astype(dt)), inp("sin_cache", np.sin(angles).astype(dt))]
+        attrs["do_rotary"] = 1
+    attrs.update(num_heads=n, kv_num_heads=nkv, sparse_block_size=block)
+    c = Case(group, name, "SparseAttention", ins, ["output", "present_key", "present_value"], MS, None, None,
+             **attrs)
+    shared = {"past_key": "present_key", "past_value": "present_value"}
+
+    def reference():
+        if past is None or len(set(lens)) == 1:
+            return run_shared_buffers(c, shared)
+        # onnxruntime's CPU kernel reads the probabilities of a batch entry shorter than total_sequence_length at
+        # another entry's offset (its two GEMM steps disagree on the row stride): each entry runs on its own.
+        parts = []
+        for i in range(b):
+            whole = ("block_row_indices", "block_col_indices", "cos_cache", "sin_cache", "total_sequence_length")
+            one = [None if x is None else (x[0], x[1] if x[0] in whole else x[1][i:i + 1], x[2]) for x in ins]
+            one[7] = inp("total_sequence_length", np.array(lens[i], np.int32))
+            parts.append(run_shared_buffers(Case(group, name, "SparseAttention", one, c.outputs, MS, None, None,
+                                                 **attrs), shared))
+        return [np.concatenate([p[j] for p in parts]) for j in range(3)]
+    case(group, name, "SparseAttention", ins, ["output", "present_key", "present_value"], reference=reference,
+         **attrs)
+
+
+def sparse_cases():
+    sparse_case("sparse_prompt")
+    sparse_case("sparse_prompt_dense", layouts="dense", s=33)
+    sparse_case("sparse_decode", s=1, past=[50, 50])
+    sparse_case("sparse_decode_chunk", s=3, past=[45, 45], layouts="one_sparse", scale=0.2)
+    sparse_case("sparse_packed", packed=True, s=1, past=[17, 17])
+    sparse_case("sparse_rotary", rotary=16, s=1, past=[33, 33])
+    sparse_case("sparse_rotary_interleaved_partial", rotary=16, rotary_interleaved=1, s=20, h=32)
+    sparse_case("sparse_decode_ragged", s=1, past=[50, 37])
+    sparse_case("sparse_packed_ragged", packed=True, s=2, past=[17, 60], layouts="one_sparse")
+    sparse_case("sparse_mha", n=2, nkv=2, s=1, past=[40, 40], layouts="dense")
+    sparse_case("sparse_fp16", dt=np.float16, group="llm_sparse_fp16", s=1, past=[50, 50])
+
+
+def sparse_refusals():
+    r = rng_for("sparse_refusals")
+    rows, cols = block_csr([np.tril(np.ones((2, 2), np.int32))])
+    base = [inp("query", randn(r, 1, 1, 32)), inp("key", randn(r, 1, 1, 16)), inp("value", randn(r, 1, 1, 16)),
+            inp("past_key", randn(r, 1, 1, 32, 16)), inp("past_value", randn(r, 1, 1, 32, 16)),
+            const("block_row_indices", rows)]
+    refusal("sparse_bad_block_column", "SparseAttention",
+            base + [const("block_col_indices", np.array([[0, 0, 5]], np.int32)),
+                    const("total_sequence_length", np.array(5, np.int32)),
+                    const("key_total_sequence_lengths", np.array([5], np.int32))],
+            ["output", "present_key", "present_value"], ['"sparse_bad_block_column"', "block_col_indices[0, 2] = 5"],
+            num_heads=2, kv_num_heads=1, sparse_block_size=16)
+    refusal("sparse_total_beyond_mask", "SparseAttention",
+            base + [const("block_col_indices", cols), const("total_sequence_length", np.array(40, np.int32)),
+                    const("key_total_sequence_lengths", np.array([40], np.int32))],
+            ["output", "present_key", "present_value"],
+            ['"sparse_total_beyond_mask"', "total_sequence_length 40", "32 positions"], num_heads=2,
+            kv_num_heads=1, sparse_block_size=16)
+    refusal("sparse_length_beyond_total", "SparseAttention",
+            base + [const("block_col_indices", cols), const("total_sequence_length", np.array(5, np.int32)),
+                    const("key_total_sequence_lengths", np.array([9], np.int32))],
+            ["output", "present_key", "present_value"],
+            ['"sparse_length_beyond_total"', "key_total_sequence_lengths[0] = 9"], num_heads=2, kv_num_heads=1,
+            sparse_block_size=16)
+
+
 def write_refusals(out_dir):
     folder = os.path.join(out_dir, "refused")
     shutil.rmtree(folder, ignore_errors=True)
@@ -797,6 +928,8 @@ def main():
     moe_refusals()
     router_cases()
     router_refusals()
+    sparse_cases()
+    sparse_refusals()
     os.makedirs(out_dir, exist_ok=True)
     if not only or "refused" in only:
         write_refusals(out_dir)

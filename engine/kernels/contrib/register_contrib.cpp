@@ -23,6 +23,7 @@ void registerLlmCausalConv(KernelRegistry& r);
 void registerLlmLinearAttention(KernelRegistry& r);
 void registerLlmMoE(KernelRegistry& r);
 void registerLlmMoEGroupRouter(KernelRegistry& r);
+void registerLlmSparseAttention(KernelRegistry& r);
 
 /// onnxruntime's contrib operators (domain com.microsoft) of transformer and LLM graphs.
 void registerContribKernels(KernelRegistry& r)
@@ -46,6 +47,7 @@ void registerContribKernels(KernelRegistry& r)
     registerLlmLinearAttention(r);
     registerLlmMoE(r);
     registerLlmMoEGroupRouter(r);
+    registerLlmSparseAttention(r);
 }
 
 } // namespace onnxscope

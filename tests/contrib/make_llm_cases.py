@@ -26,11 +26,11 @@ CASES = []
 REFUSALS = []
 
 
-def case(group, name, op, inputs, outputs, reference=None, **attrs):
+def case(group, name, op, inputs, outputs, reference=None, out_types=None, **attrs):
     """reference: None (onnxruntime runs this node), (op, inputs, attrs, to_outputs): onnxruntime runs that node
     with outputs named as this one's and to_outputs(results) gives this node's expected outputs, or a function
     returning them computed with numpy (for a mode that onnxruntime's CPU provider does not implement)."""
-    c = Case(group, name, op, inputs, outputs, MS, None, None, **attrs)
+    c = Case(group, name, op, inputs, outputs, MS, out_types, None, **attrs)
     c.llm_reference = reference
     CASES.append(c)
 
@@ -893,6 +893,87 @@ def sparse_refusals():
             sparse_block_size=16)
 
 
+# ---- GatedDeltaNet ------------------------------------------------------------------------------------------------
+
+
+def gdn_case(name, lengths=(3, 1, 4), hq=2, hv=4, dk=8, dv=6, rule="gated_delta", decay="head", init=True,
+             form="ragged", gate="none", dt_bias=None, beta_sigmoid=False, dt=np.float32, gate_dt=None,
+             group="llm_gated_delta", **attrs):
+    """form: ragged (rank 3 with cu_seqlens), uniform (rank 3, batch from initial_state), rank4 ([B, S, H, D]),
+    packed (packed QKV, rank 2)."""
+    r = rng_for(name)
+    b = len(lengths)
+    tokens = int(sum(lengths))
+    lead = (b, lengths[0]) if form == "rank4" else (tokens,)
+    q, k, v = randn(r, *lead, hq, dk, dtype=dt), randn(r, *lead, hq, dk, dtype=dt), randn(r, *lead, hv, dv, dtype=dt)
+    if not attrs.get("qk_l2_norm") and rule in ("delta", "gated_delta"):
+        k = (k / np.linalg.norm(k.astype(np.float32), axis=-1, keepdims=True)).astype(dt)
+    gdt = gate_dt or np.float32
+    ins = [inp("query", np.concatenate([q.reshape(tokens, -1), k.reshape(tokens, -1), v.reshape(tokens, -1)], 1))
+           if form == "packed" else inp("query", q), None if form == "packed" else inp("key", k),
+           None if form == "packed" else inp("value", v),
+           inp("cu_seqlens", np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)) if form == "ragged" else None]
+    if rule in ("gated", "gated_delta"):
+        shape = lead + ((hv, dk) if decay == "key" else (hv,))
+        raw = randn(r, *shape) if gate != "none" else -np.abs(randn(r, *shape)) * 0.5
+        ins.append(inp("decay", raw.astype(gdt)))
+    else:
+        ins.append(None)
+    if rule in ("delta", "gated_delta"):
+        rate = randn(r, *lead, hv) if beta_sigmoid else r.uniform(0.1, 0.9, lead + (hv,))
+        ins.append(inp("beta", rate.astype(gdt)))
+    else:
+        ins.append(None)
+    ins.append(inp("initial_state", randn(r, b, hv, dv, dk) * 0.3) if init else None)
+    if gate != "none":
+        ins.append(inp("a_log", randn(r, hv) * 0.5))
+        ins.append(inp("dt_bias", randn(r, *dt_bias)) if dt_bias else None)
+        attrs["gate_activation"] = gate
+    if beta_sigmoid:
+        attrs["beta_activation"] = "sigmoid"
+    while ins[-1] is None:
+        ins.pop()
+    case(group, name, "GatedDeltaNet", ins, ["output", "final_state"], out_types={"final_state": np.float32},
+         update_rule=rule, **attrs)
+
+
+def gdn_cases():
+    gdn_case("gdn_ragged")
+    gdn_case("gdn_uniform_key_decay", lengths=(3, 3), decay="key")
+    gdn_case("gdn_rank4_no_state", lengths=(4, 4), form="rank4", init=False)
+    gdn_case("gdn_packed", lengths=(2, 2, 2), form="packed", hq=2, hv=2)
+    gdn_case("gdn_softplus_sigmoid_beta_l2", gate="softplus", dt_bias=(4,), beta_sigmoid=True, qk_l2_norm=1)
+    gdn_case("gdn_qwen_alias", gate="qwen", dt_bias=(4,), lengths=(2, 5))
+    gdn_case("gdn_kda_per_key", gate="kda", decay="key", dt_bias=(4, 8), gate_lower_bound=-3.0)
+    gdn_case("gdn_sigmoid_flat_key_bias", gate="sigmoid", decay="key", dt_bias=(32,))
+    gdn_case("gdn_linear", rule="linear", scale=0.5)
+    gdn_case("gdn_gated", rule="gated")
+    gdn_case("gdn_delta", rule="delta", hq=2, hv=2)
+    gdn_case("gdn_fp16", dt=np.float16, group="llm_gated_delta_fp16")
+    gdn_case("gdn_fp16_gates_fp16", dt=np.float16, gate_dt=np.float16, gate="softplus", dt_bias=(4,),
+             group="llm_gated_delta_fp16")
+
+
+def gdn_refusals():
+    r = rng_for("gdn_refusals")
+    q = randn(r, 4, 2, 8)
+    ins = [inp("query", q), inp("key", q), inp("value", randn(r, 4, 2, 8)),
+           const("cu_seqlens", np.array([0, 4], np.int32)),
+           inp("decay", randn(r, 4, 2)), inp("beta", randn(r, 4, 2))]
+    refusal("gdn_state_update", "GatedDeltaNet", ins, ["output"], ['"gdn_state_update"', "'state_update_capacity'"],
+            state_update_capacity=2)
+    refusal("gdn_uneven_heads", "GatedDeltaNet", [inp("query", q), inp("key", q), inp("value", randn(r, 4, 3, 8)),
+                                                  const("cu_seqlens", np.array([0, 4], np.int32))], ["output"],
+            ['"gdn_uneven_heads"', "num_heads_v 3 must be a positive multiple of num_heads_q 2"], update_rule="linear")
+    refusal("gdn_bad_offsets", "GatedDeltaNet", ins[:3] + [const("cu_seqlens", np.array([0, 5], np.int32))] + ins[4:],
+            ["output"], ['"gdn_bad_offsets"', "cu_seqlens must rise from 0 to the token count 4"])
+    refusal("gdn_key_bias_scalar_decay", "GatedDeltaNet",
+            ins + [None, inp("a_log", randn(r, 2)), inp("dt_bias", randn(r, 2, 8))], ["output"],
+            ['"gdn_key_bias_scalar_decay"', "needs the per-key-dimension decay"], gate_activation="softplus")
+    refusal("gdn_gate_without_a_log", "GatedDeltaNet", ins, ["output"],
+            ['"gdn_gate_without_a_log"', "a_log"], gate_activation="softplus")
+
+
 def write_refusals(out_dir):
     folder = os.path.join(out_dir, "refused")
     shutil.rmtree(folder, ignore_errors=True)
@@ -930,6 +1011,8 @@ def main():
     router_refusals()
     sparse_cases()
     sparse_refusals()
+    gdn_cases()
+    gdn_refusals()
     os.makedirs(out_dir, exist_ok=True)
     if not only or "refused" in only:
         write_refusals(out_dir)

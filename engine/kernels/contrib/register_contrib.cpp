@@ -24,6 +24,7 @@ void registerLlmLinearAttention(KernelRegistry& r);
 void registerLlmMoE(KernelRegistry& r);
 void registerLlmMoEGroupRouter(KernelRegistry& r);
 void registerLlmSparseAttention(KernelRegistry& r);
+void registerLlmGatedDeltaNet(KernelRegistry& r);
 
 /// onnxruntime's contrib operators (domain com.microsoft) of transformer and LLM graphs.
 void registerContribKernels(KernelRegistry& r)
@@ -48,6 +49,7 @@ void registerContribKernels(KernelRegistry& r)
     registerLlmMoE(r);
     registerLlmMoEGroupRouter(r);
     registerLlmSparseAttention(r);
+    registerLlmGatedDeltaNet(r);
 }
 
 } // namespace onnxscope

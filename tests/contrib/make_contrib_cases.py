@@ -706,7 +706,7 @@ def refusal_cases():
     refusal("mha_cache_indirection", "MultiHeadAttention",
             [inp("query", mq), inp("key", mq), inp("value", mq)] + [None] * 6
             + [inp("cache_indirection", np.zeros((1, 1, 3), np.int32))], ["output"],
-            ['"mha_cache_indirection"', "cache_indirection", "not supported"], num_heads=2)
+            ['"mha_cache_indirection"', "cache_indirection", "needs past_sequence_length"], num_heads=2)
     refusal("gbq_bits3", "GatherBlockQuantized",
             [const("data", np.zeros((4, 16), np.uint8)), inp("indices", np.array([0], np.int64)),
              const("scales", np.ones((4, 1), np.float32))], ["output"], ['"gbq_bits3"', "'bits'", "2, 4 and 8"],

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "engine/kernels/contrib/contrib_attention.h"
 #include "engine/kernels/contrib/contrib_util.h"
+#include "engine/kernels/contrib/llm/kv_cache_attention.h"
 #include "engine/kernels/kernel_registry.h"
 
 #include <cmath>
@@ -17,9 +18,10 @@ namespace {
 /// the projections given in the 3-D forms. past_key/past_value [B, N, P, H] are prepended to K and V, which become
 /// present_key/present_value. key_padding_mask: [B] key lengths, [B, T] or [B, S, T];
 /// masked keys get mask_filter_value, keys after the query -inf with unidirectional; attention_bias
-/// [B or 1, N or 1, S, T] adds. float, float16, bfloat16, computed in float. Refused: past_sequence_length,
-/// cache_indirection, the qk output. (onnxruntime's CPU provider has no packed forms; they are checked against it
-/// running the same values unpacked.)
+/// [B or 1, N or 1, S, T] adds. float, float16, bfloat16, computed in float. past_sequence_length makes
+/// past_key/past_value a shared buffer [B, N, M, H] (new rows written at that position, presents [B, N, M, H]);
+/// cache_indirection [B/W, W, M] reads past rows from other beams; qk is the scaled, biased, masked Q·Kᵀ.
+/// (onnxruntime's CPU provider has no packed forms; they are checked against it running the same values unpacked.)
 class MultiHeadAttention final : public Kernel {
 public:
     explicit MultiHeadAttention(const KernelInit& init)
@@ -35,12 +37,6 @@ public:
 
     void compute(KernelContext& ctx) const override
     {
-        for (size_t i : { 8, 9 })
-            if (ctx.hasInput(i))
-                throw ctx.error(std::string(i == 8 ? "past_sequence_length (a shared KV buffer)" : "cache_indirection")
-                    + " is not supported");
-        if (ctx.hasOutput(3))
-            throw ctx.error("the qk output is not supported");
         const Tensor& query = ctx.input(0);
         contrib::requireSameType(ctx, query.dtype(), { 1, 2, 3, 5, 6, 7 });
         const int64_t N = m_heads, B = query.dim(0);
@@ -139,10 +135,15 @@ public:
                 }
             }
 
-        // The past rows go first.
-        int64_t P = 0;
         if (ctx.hasInput(6) != ctx.hasInput(7))
             throw ctx.error("past_key and past_value must be given together");
+        if (ctx.hasInput(8) || ctx.hasInput(9) || ctx.hasOutput(3)) {
+            runWithKvCache(ctx, query.dtype(), kv4d, B, S, L, H, Hv, q, k, v);
+            return;
+        }
+
+        // The past rows go first.
+        int64_t P = 0;
         std::vector<float> pkb, pvb;
         if (ctx.hasInput(6)) {
             if (kv4d)
@@ -183,6 +184,70 @@ public:
     }
 
 private:
+    /// A shared past buffer (past_sequence_length), beam search's cache_indirection or the qk output.
+    void runWithKvCache(KernelContext& ctx, DataType type, bool kv4d, int64_t B, int64_t S, int64_t L, int64_t H,
+        int64_t Hv, const std::vector<float>& q, const std::vector<float>& k, const std::vector<float>& v) const
+    {
+        contrib::KvCacheStep st;
+        st.batch = B;
+        st.heads = m_heads;
+        st.qLen = S;
+        st.newLen = L;
+        st.headSize = H;
+        st.vHeadSize = Hv;
+        st.q = q.data();
+        st.k = k.data();
+        st.v = v.data();
+        st.scale = m_scale;
+        st.filter = m_filter;
+        st.causal = m_causal;
+        std::vector<float> pkb, pvb;
+        const bool past = ctx.hasInput(6);
+        if (past) {
+            if (kv4d)
+                throw ctx.error("past_key/past_value are not supported with key and value already in heads");
+            const Tensor& pk = ctx.input(6);
+            const Tensor& pv = ctx.input(7);
+            if (pk.rank() != 4 || pk.dim(0) != B || pk.dim(1) != m_heads || pk.dim(3) != H || pv.rank() != 4
+                || pv.dim(0) != B || pv.dim(1) != m_heads || pv.dim(2) != pk.dim(2) || pv.dim(3) != Hv)
+                throw ctx.error("past_key [B, N, P or max_sequence_length, H] and past_value [B, N, P or "
+                                "max_sequence_length, Hv] do not fit, got "
+                    + shapeToString(pk.shape()) + " and " + shapeToString(pv.shape()));
+            st.pastK = contrib::floats(ctx, pk, pkb, "past_key");
+            st.pastV = contrib::floats(ctx, pv, pvb, "past_value");
+            st.pastRows = st.pastLen = pk.dim(2);
+        }
+        // Cross attention (key and value in heads, no past) attends all L keys: past_sequence_length and
+        // cache_indirection have nothing to address there, as in onnxruntime's decoder cross attention.
+        if (ctx.hasInput(8) && !kv4d) {
+            if (!past)
+                throw ctx.error("past_sequence_length needs past_key and past_value (the shared KV buffer "
+                                "[B, N, max_sequence_length, H])");
+            const Tensor& len = ctx.input(8);
+            if (len.dtype() != DataType::Int32 || len.size() != 1)
+                throw ctx.error("past_sequence_length must be one int32 value, got " + len.typeString() + " "
+                    + shapeToString(len.shape()));
+            st.shared = true;
+            st.pastLen = len.data<int32_t>()[0];
+        }
+        if (ctx.hasInput(9) && !kv4d) {
+            if (!st.shared)
+                throw ctx.error("cache_indirection needs past_sequence_length and past_key/past_value (a shared KV "
+                                "buffer)");
+            const Tensor& ci = ctx.input(9);
+            if (ci.dtype() != DataType::Int32 || ci.rank() != 3 || ci.dim(1) <= 0 || ci.dim(0) * ci.dim(1) != B
+                || ci.dim(2) != st.pastRows)
+                throw ctx.error("cache_indirection must be int32 [batch, beam_width, max_sequence_length] with batch "
+                                "* beam_width = "
+                    + std::to_string(B) + " and max_sequence_length = " + std::to_string(st.pastRows) + ", got "
+                    + ci.typeString() + " " + shapeToString(ci.shape()));
+            st.cacheIndirection = ci.data<int32_t>().data();
+            st.beams = ci.dim(1);
+            st.indirectionLen = ci.dim(2);
+        }
+        contrib::runKvCacheAttention(ctx, st, type, 4, 5, 1, 3);
+    }
+
     /// [heads, P + L, width] from past [heads, P, width] and next [heads, L, width].
     static std::vector<float> prepend(
         const float* past, const std::vector<float>& next, int64_t heads, int64_t P, int64_t L, int64_t width)

@@ -16,6 +16,17 @@ void registerQuantizedMatMuls(KernelRegistry& r);
 void registerFusedAndLayoutKernels(KernelRegistry& r);
 // restops: the rest of the com.microsoft list (contrib/misc/)
 void registerContribMiscKernels(KernelRegistry& r);
+// llmops: attention, LLM, MoE and linear-attention kernels (engine/kernels/contrib/llm/).
+void registerLlmAttention(KernelRegistry& r);
+void registerLlmRotary(KernelRegistry& r);
+void registerLlmNorms(KernelRegistry& r);
+void registerLlmMixes(KernelRegistry& r);
+void registerLlmCausalConv(KernelRegistry& r);
+void registerLlmLinearAttention(KernelRegistry& r);
+void registerLlmMoE(KernelRegistry& r);
+void registerLlmMoEGroupRouter(KernelRegistry& r);
+void registerLlmSparseAttention(KernelRegistry& r);
+void registerLlmGatedDeltaNet(KernelRegistry& r);
 
 /// onnxruntime's contrib operators (domain com.microsoft) of transformer and LLM graphs.
 void registerContribKernels(KernelRegistry& r)
@@ -32,6 +43,16 @@ void registerContribKernels(KernelRegistry& r)
     registerQuantizedMatMuls(r);
     registerFusedAndLayoutKernels(r);
     registerContribMiscKernels(r);
+    registerLlmAttention(r);
+    registerLlmRotary(r);
+    registerLlmNorms(r);
+    registerLlmMixes(r);
+    registerLlmCausalConv(r);
+    registerLlmLinearAttention(r);
+    registerLlmMoE(r);
+    registerLlmMoEGroupRouter(r);
+    registerLlmSparseAttention(r);
+    registerLlmGatedDeltaNet(r);
 }
 
 } // namespace onnxscope

@@ -14,6 +14,8 @@ void registerEmbedLayerNorm(KernelRegistry& r);
 void registerGatherBlockQuantized(KernelRegistry& r);
 void registerQuantizedMatMuls(KernelRegistry& r);
 void registerFusedAndLayoutKernels(KernelRegistry& r);
+// issue 41, generation operators (branch gen)
+void registerGenerationKernels(KernelRegistry& r);
 
 /// onnxruntime's contrib operators (domain com.microsoft) of transformer and LLM graphs.
 void registerContribKernels(KernelRegistry& r)
@@ -29,6 +31,7 @@ void registerContribKernels(KernelRegistry& r)
     registerGatherBlockQuantized(r);
     registerQuantizedMatMuls(r);
     registerFusedAndLayoutKernels(r);
+    registerGenerationKernels(r); // branch gen
 }
 
 } // namespace onnxscope

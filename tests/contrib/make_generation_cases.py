@@ -41,7 +41,7 @@ def decoder_graph(seed, name="decoder"):
     nodes = []
 
     def node(op, ins, outs, **attrs):
-        nodes.append(helper.make_node(op, ins, outs, **attrs))
+        nodes.append(helper.make_node(op, ins, outs, name=outs[0], **attrs))  # named for breakpoints
         return outs[0]
 
     c("zero", 0), c("one_i", 1), c("one_f", 1.0, np.float32), c("neg", -10000.0, np.float32)

@@ -1,5 +1,5 @@
-"""Writes ONNX backend test-case folders for onnxruntime's generation operators (issue #41): GreedySearch nodes
-around a tiny GPT-2 style decoder built here with onnx.helper (random weights; inputs input_ids, position_ids,
+"""Writes ONNX backend test-case folders for onnxruntime's generation operators (issue #41): GreedySearch and
+BeamSearch nodes around a tiny GPT-2 style decoder built here with onnx.helper (random weights; inputs input_ids, position_ids,
 attention_mask, past_0..past_{L-1}; outputs logits, present_0..), with the expected sequences computed by
 onnxruntime (pinned in scripts/test-requirements.txt, CPU provider). Also models whose generation node onnxscope
 refuses, with the substrings its error must hold (run by check_refusals.py).
@@ -122,6 +122,29 @@ def greedy_model(feeds, attrs, decoder_seed=1, init_decoder_seed=None):
     return model
 
 
+BEAM_INPUTS = ["input_ids", "max_length", "min_length", "num_beams", "num_return_sequences", "length_penalty",
+               "repetition_penalty", "vocab_mask", "prefix_vocab_mask", "attention_mask"]
+
+
+def beam_model(feeds, attrs, outputs=("sequences", "sequences_scores", "scores"), init_decoder_seed=None):
+    """A BeamSearch node over the decoder; `feeds` holds the inputs given (by BEAM_INPUTS name)."""
+    present = [n for n in BEAM_INPUTS if n in feeds]
+    last = max(BEAM_INPUTS.index(n) for n in present)
+    node_inputs = [n if n in feeds else "" for n in BEAM_INPUTS[:last + 1]]
+    graph_attrs = {"decoder": decoder_graph(1)}
+    if init_decoder_seed is not None:
+        graph_attrs["init_decoder"] = decoder_graph(init_decoder_seed, "init_decoder")
+    node = helper.make_node("BeamSearch", node_inputs, list(outputs), name="beam", domain=MS, **graph_attrs, **attrs)
+    inputs = [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(feeds[n].dtype), feeds[n].shape)
+              for n in present]
+    types = {"sequences": TensorProto.INT32, "sequences_scores": TensorProto.FLOAT, "scores": TensorProto.FLOAT}
+    outs = [helper.make_tensor_value_info(o, types[o], None) for o in outputs if o]
+    graph = helper.make_graph([node], "beam_search", inputs, outs)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid(MS, 1)])
+    model.ir_version = 8
+    return model
+
+
 def run_ort(model, feeds):
     options = ort.SessionOptions()
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
@@ -131,6 +154,20 @@ def run_ort(model, feeds):
 
 def i32(*values):
     return np.array(values, dtype=np.int32)
+
+
+def write_outputs(out_dir, group, name, model, feeds, results):
+    case_dir = os.path.join(out_dir, group, name)
+    shutil.rmtree(case_dir, ignore_errors=True)
+    data_dir = os.path.join(case_dir, "test_data_set_0")
+    os.makedirs(data_dir)
+    for o, r in zip(model.graph.output, results):
+        o.CopyFrom(helper.make_tensor_value_info(o.name, o.type.tensor_type.elem_type, r.shape))
+    onnx.save(model, os.path.join(case_dir, "model.onnx"))
+    for index, vi in enumerate(model.graph.input):
+        onnx.save_tensor(numpy_helper.from_array(feeds[vi.name], vi.name), os.path.join(data_dir, f"input_{index}.pb"))
+    for index, (o, r) in enumerate(zip(model.graph.output, results)):
+        onnx.save_tensor(numpy_helper.from_array(r, o.name), os.path.join(data_dir, f"output_{index}.pb"))
 
 
 def write_case(out_dir, group, name, model, feeds, pad=None):
@@ -196,6 +233,57 @@ def greedy_cases(out_dir):
     assert (stopped[0, 6:] == unused).all(), stopped
 
 
+def beam_cases(out_dir):
+    rng = np.random.default_rng(42)
+    prompt = rng.integers(1, VOCAB, size=(1, 4)).astype(np.int32)
+    batch = rng.integers(1, VOCAB, size=(2, 3)).astype(np.int32)
+    base = {"eos_token_id": VOCAB - 1, "pad_token_id": 0}
+
+    def case(name, feeds, attrs=None, outputs=("sequences", "sequences_scores", "scores"), **kw):
+        model = beam_model(feeds, {**base, **(attrs or {})}, outputs, **kw)
+        results = run_ort(model, feeds)
+        write_outputs(out_dir, "beam", name, model, feeds, results)
+        return results
+
+    def beams(n, r=1, length=10, ids=batch, **more):
+        # length_penalty always: onnxruntime's type inference takes the scores' type from it; min_length always:
+        # onnxruntime 1.32 checks input 2 as the required max_length (its indices of the two are swapped).
+        return {"input_ids": ids, "max_length": i32(length), "min_length": i32(0), "num_beams": i32(n),
+                "num_return_sequences": i32(r), "length_penalty": np.array([1.0], np.float32), **more}
+
+    case("one_beam", beams(1, ids=prompt))
+    case("four_beams", beams(4, ids=prompt))
+    case("batch_three_beams_two_returns", beams(3, 2))
+    case("length_penalty", beams(3, 3, length_penalty=np.array([0.6], np.float32)))
+    case("repetition_penalty", beams(3, 2, repetition_penalty=np.array([1.5], np.float32)))
+    case("no_repeat_ngram", beams(3, 2, length=12), {"no_repeat_ngram_size": 2})
+    case("sequences_only", beams(2, 2), outputs=("sequences",))
+    case("init_decoder", beams(3, 2, length=8), init_decoder_seed=7)
+    mask = np.ones(VOCAB, np.int32)
+    mask[::5] = 0
+    case("vocab_mask", beams(3, 1, vocab_mask=mask))
+    prefix = np.ones((2, VOCAB), np.int32)
+    prefix[:, 1::2] = 0
+    case("prefix_vocab_mask", beams(2, 2, prefix_vocab_mask=prefix))
+    padded = batch.copy()
+    padded[1, 0] = 0
+    case("padded_prompt", beams(2, 2, ids=padded))
+    case("attention_mask", beams(2, 1, attention_mask=np.array([[1, 1, 1], [0, 1, 1]], np.int32)))
+    # eos: a token the beams reach, so hypotheses close before max_length: the tokens that a 4-beam search ranks
+    # high in its scores (from a run without eos). Without and with early_stopping, and held back by min_length.
+    # The scores output is left out: onnxruntime leaves its steps after an early stop unwritten.
+    seqs = case("probe", beams(4, 4, length=12, ids=prompt))[0]
+    for eos in (int(seqs[0, 0, 5]), int(seqs[0, 1, 6])):
+        for early in (0, 1):
+            case(f"eos_{eos}_early_{early}", beams(4, 3, length=12, ids=prompt), {"eos_token_id": eos,
+                 "early_stopping": early}, outputs=("sequences", "sequences_scores"))
+        case(f"eos_{eos}_min_length", beams(4, 2, length=12, ids=prompt, min_length=i32(9)),
+             {"eos_token_id": eos}, outputs=("sequences", "sequences_scores"))
+    seqs = case("probe_batch", beams(3, 3, length=10))[0]
+    case("eos_batch", beams(3, 2, length=10), {"eos_token_id": int(seqs[1, 0, 4])},
+         outputs=("sequences", "sequences_scores"))
+
+
 REFUSALS = {}
 
 
@@ -222,6 +310,14 @@ def refusal_cases(out_dir):
             if name == "position_ids":
                 n.input[i] = "positions"
     refusal(out_dir, "greedy_decoder_inputs", m, ['"greedy"', "'decoder'", "position_ids"])
+    bfeeds = {"input_ids": i32(1, 2).reshape(1, 2), "max_length": i32(6), "min_length": i32(0), "num_beams": i32(2),
+              "num_return_sequences": i32(1), "length_penalty": np.array([1.0], np.float32)}
+    refusal(out_dir, "beam_model_type", beam_model(bfeeds, {**base, "model_type": 2}),
+            ['"beam"', "'model_type'", "model_type 0"])
+    m = beam_model(bfeeds, base)
+    m.graph.node[0].input.extend(["", "", "", "", "decoder_input_ids"])
+    m.graph.input.append(helper.make_tensor_value_info("decoder_input_ids", TensorProto.INT32, [1, 1]))
+    refusal(out_dir, "beam_decoder_input_ids", m, ['"beam"', "'decoder_input_ids'", "model_type 0"])
     with open(os.path.join(out_dir, "refused", "expected.json"), "w") as f:
         json.dump(REFUSALS, f, indent=1)
 
@@ -232,6 +328,8 @@ def main():
     os.makedirs(out_dir, exist_ok=True)
     if not only or "greedy" in only:
         greedy_cases(out_dir)
+    if not only or "beam" in only:
+        beam_cases(out_dir)
     if not only or "refused" in only:
         shutil.rmtree(os.path.join(out_dir, "refused"), ignore_errors=True)
         refusal_cases(out_dir)

@@ -24,9 +24,10 @@ VOCAB, HEADS, HEAD_SIZE, LAYERS = 48, 2, 8, 2
 EMBED = HEADS * HEAD_SIZE
 
 
-def decoder_graph(seed, name="decoder"):
+def decoder_graph(seed, name="decoder", logits_bias=None):
     """A GPT-2 style decoder: token + position embeddings, LAYERS pre-residual attention blocks with past state
-    ([2, batch, heads, past, head_size]) and a tanh MLP, then the vocabulary projection."""
+    ([2, batch, heads, past, head_size]) and a tanh MLP, then the vocabulary projection (plus `logits_bias`, a
+    constant [batch, 1, vocab], if given)."""
     rng = np.random.default_rng(seed)
     inits = []
 
@@ -86,7 +87,11 @@ def decoder_graph(seed, name="decoder"):
         x = node("Add", [x, node("MatMul", [ctx, w(p + "wo", EMBED, EMBED)], [p + "attn"])], [p + "x1"])
         hidden = node("Tanh", [node("MatMul", [x, w(p + "w1", EMBED, 2 * EMBED)], [p + "h"])], [p + "ht"])
         x = node("Add", [x, node("MatMul", [hidden, w(p + "w2", 2 * EMBED, EMBED)], [p + "mlp"])], [p + "x2"])
-    node("MatMul", [x, w("lm_head", EMBED, VOCAB)], ["logits"])
+    if logits_bias is None:
+        node("MatMul", [x, w("lm_head", EMBED, VOCAB)], ["logits"])
+    else:
+        raw = node("MatMul", [x, w("lm_head", EMBED, VOCAB)], ["logits_raw"])
+        node("Add", [raw, c("logits_bias", logits_bias, np.float32)], ["logits"])
 
     past_shape = [2, "batch", HEADS, "past_seq", HEAD_SIZE]
     present_shape = [2, "batch", HEADS, "total_seq", HEAD_SIZE]
@@ -103,15 +108,20 @@ INPUT_NAMES = ["input_ids", "max_length", "min_length", "repetition_penalty", "v
                "attention_mask"]
 
 
-def greedy_model(feeds, attrs, decoder_seed=1, init_decoder_seed=None):
-    """A GreedySearch node over the decoder; `feeds` holds the inputs given (by INPUT_NAMES name)."""
-    present = [n for n in INPUT_NAMES if n in feeds]
-    last = max(INPUT_NAMES.index(n) for n in present)
-    node_inputs = [n if n in feeds else "" for n in INPUT_NAMES[:last + 1]]
-    graph_attrs = {"decoder": decoder_graph(decoder_seed)}
+SAMPLING_INPUTS = INPUT_NAMES + ["presence_mask", "seed"]
+
+
+def greedy_model(feeds, attrs, decoder_seed=1, init_decoder_seed=None, op="GreedySearch", logits_bias=None):
+    """A GreedySearch (or Sampling) node over the decoder; `feeds` holds the inputs given (by SAMPLING_INPUTS
+    name)."""
+    present = [n for n in SAMPLING_INPUTS if n in feeds]
+    last = max(SAMPLING_INPUTS.index(n) for n in present)
+    node_inputs = [n if n in feeds else "" for n in SAMPLING_INPUTS[:last + 1]]
+    graph_attrs = {"decoder": decoder_graph(decoder_seed, logits_bias=logits_bias)}
     if init_decoder_seed is not None:
         graph_attrs["init_decoder"] = decoder_graph(init_decoder_seed, "init_decoder")
-    node = helper.make_node("GreedySearch", node_inputs, ["sequences"], name="greedy", domain=MS,
+    node = helper.make_node(op, node_inputs, ["sequences"], name="greedy" if op == "GreedySearch" else "sampling",
+                            domain=MS,
                             **graph_attrs, **attrs)
     inputs = [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(feeds[n].dtype), feeds[n].shape)
               for n in present]
@@ -233,6 +243,44 @@ def greedy_cases(out_dir):
     assert (stopped[0, 6:] == unused).all(), stopped
 
 
+def sampling_cases(out_dir):
+    """Sampling with top_p so small that only the most probable token survives the filter: a draw that any random
+    stream makes the same, so onnxruntime's sequences are the reference (seeded draws of a wider nucleus cannot match
+    onnxruntime's random stream; tests/python/test_generation_sampling.py checks their statistics instead)."""
+    rng = np.random.default_rng(43)
+    batch = rng.integers(1, VOCAB, size=(3, 4)).astype(np.int32)
+    base = {"eos_token_id": VOCAB - 1, "pad_token_id": 0, "top_p": 0.01}
+
+    def case(name, feeds, attrs=None):
+        model = greedy_model(feeds, {**base, **(attrs or {})}, op="Sampling")
+        write_case(out_dir, "sampling", name, model, feeds)
+
+    seed = {"seed": i32(7)}
+    case("top_p_small", {"input_ids": batch, "max_length": i32(12), **seed})
+    case("top_p_small_unseeded", {"input_ids": batch, "max_length": i32(12)})
+    case("custom", {"input_ids": batch, "max_length": i32(12), **seed}, {"custom": 1})
+    case("temperature", {"input_ids": batch, "max_length": i32(12), **seed}, {"temperature": 0.7})
+    case("min_tokens_to_keep_1", {"input_ids": batch, "max_length": i32(12), **seed}, {"min_tokens_to_keep": 1})
+    # presence_penalty: each score minus presence_penalty * presence_mask. onnxruntime 1.32 subtracts them all from
+    # the batch's first score only (its pointer does not advance), so the reference is onnxruntime's GreedySearch
+    # over the same decoder with the penalty added to its logits as a constant.
+    presence = np.zeros((3, VOCAB), np.int32)
+    presence[:, ::3] = 1
+    presence[1, 1::3] = 1
+    feeds = {"input_ids": batch, "max_length": i32(12), "presence_mask": presence, **seed}
+    model = greedy_model(feeds, {**base, "presence_penalty": 2.0}, op="Sampling")
+    reference = greedy_model({"input_ids": batch, "max_length": i32(12)}, {"eos_token_id": VOCAB - 1, "pad_token_id": 0},
+                             logits_bias=(-2.0 * presence[:, None, :]).astype(np.float32))
+    (expected,) = run_ort(reference, {"input_ids": batch, "max_length": i32(12)})
+    (plain,) = run_ort(greedy_model({"input_ids": batch, "max_length": i32(12)},
+                                    {"eos_token_id": VOCAB - 1, "pad_token_id": 0}), {"input_ids": batch, "max_length": i32(12)})
+    assert not np.array_equal(expected, plain), "the presence penalty should change the sequences"
+    write_outputs(out_dir, "sampling", "presence_penalty", model, feeds, [expected])
+    case("repetition_no_repeat", {"input_ids": batch, "max_length": i32(14), "min_length": i32(8),
+                                  "repetition_penalty": np.array([1.4], np.float32), **seed},
+         {"no_repeat_ngram_size": 2})
+
+
 def beam_cases(out_dir):
     rng = np.random.default_rng(42)
     prompt = rng.integers(1, VOCAB, size=(1, 4)).astype(np.int32)
@@ -318,6 +366,10 @@ def refusal_cases(out_dir):
     m.graph.node[0].input.extend(["", "", "", "", "decoder_input_ids"])
     m.graph.input.append(helper.make_tensor_value_info("decoder_input_ids", TensorProto.INT32, [1, 1]))
     refusal(out_dir, "beam_decoder_input_ids", m, ['"beam"', "'decoder_input_ids'", "model_type 0"])
+    m = greedy_model({**feeds, "seed": i32(1)}, base, op="Sampling")
+    m.graph.node[0].output.append("filtered_logits")
+    m.graph.output.append(helper.make_tensor_value_info("filtered_logits", TensorProto.FLOAT, None))
+    refusal(out_dir, "sampling_filtered_logits", m, ['"sampling"', "'filtered_logits'"])
     with open(os.path.join(out_dir, "refused", "expected.json"), "w") as f:
         json.dump(REFUSALS, f, indent=1)
 
@@ -330,6 +382,8 @@ def main():
         greedy_cases(out_dir)
     if not only or "beam" in only:
         beam_cases(out_dir)
+    if not only or "sampling" in only:
+        sampling_cases(out_dir)
     if not only or "refused" in only:
         shutil.rmtree(os.path.join(out_dir, "refused"), ignore_errors=True)
         refusal_cases(out_dir)

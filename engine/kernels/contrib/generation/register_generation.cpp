@@ -6,7 +6,7 @@ namespace onnxscope {
 void registerGreedySearch(KernelRegistry& r);
 void registerBeamSearch(KernelRegistry& r);
 
-/// onnxruntime's generation operators (issue #41): GreedySearch, BeamSearch.
+/// onnxruntime's generation operators (issue #41): GreedySearch and Sampling, BeamSearch.
 void registerGenerationKernels(KernelRegistry& r)
 {
     registerGreedySearch(r);

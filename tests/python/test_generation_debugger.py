@@ -73,3 +73,22 @@ def test_breakpoint_inside_step_2_matches_a_separate_decoder_run():
     p = dbg.cont()
     assert p.reason == "finished"
     assert np.array_equal(dbg.outputs["sequences"], sequences)
+
+
+def test_beam_search_steps_are_frames_over_batch_times_beams_rows():
+    feeds = {"input_ids": IDS, "max_length": np.array([7], np.int32), "min_length": np.array([0], np.int32),
+             "num_beams": np.array([3], np.int32), "num_return_sequences": np.array([2], np.int32),
+             "length_penalty": np.array([1.0], np.float32)}
+    model = gen.beam_model(feeds, {"eos_token_id": gen.VOCAB - 1, "pad_token_id": 0})
+    expected = gen.run_ort(model, feeds)
+    dbg = onnxscope.load(model).debug(feeds)
+    dbg.break_on("te", iteration=1)
+    p = dbg.cont()
+    assert p.frame == 'main / BeamSearch "beam" decoder step 1' and p.depth == 2, p
+    # Step 1 feeds one token per beam row (2 entries x 3 beams), the past of the prompt gathered by beam.
+    assert dbg.value("input_ids").shape == (6, 1)
+    assert dbg.value("past_0").shape == (2, 6, gen.HEADS, IDS.shape[1], gen.HEAD_SIZE)
+    p = dbg.cont()
+    assert p.reason == "finished"
+    assert np.array_equal(dbg.outputs["sequences"], expected[0])
+    assert_close(dbg.outputs["sequences_scores"], expected[1], 1e-4, 1e-5)

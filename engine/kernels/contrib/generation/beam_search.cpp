@@ -197,6 +197,9 @@ private:
 
             // Per batch entry: the 2 * num_beams best (beam, token) pairs, best first.
             const int64_t topK = 2 * m_beams;
+            if (m_beams * v < topK)
+                throw Error(where + ": a vocabulary of " + std::to_string(v) + " cannot give the 2 * num_beams ("
+                    + std::to_string(topK) + ") candidates beam search takes per step");
             std::vector<float> topScores(static_cast<size_t>(m_batch * topK));
             std::vector<int32_t> topTokens(topScores.size()), topBeams(topScores.size());
             std::vector<int64_t> order(static_cast<size_t>(m_beams * v));

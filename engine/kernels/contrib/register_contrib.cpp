@@ -27,6 +27,8 @@ void registerLlmMoE(KernelRegistry& r);
 void registerLlmMoEGroupRouter(KernelRegistry& r);
 void registerLlmSparseAttention(KernelRegistry& r);
 void registerLlmGatedDeltaNet(KernelRegistry& r);
+// issue 41, generation operators (branch gen)
+void registerGenerationKernels(KernelRegistry& r);
 
 /// onnxruntime's contrib operators (domain com.microsoft) of transformer and LLM graphs.
 void registerContribKernels(KernelRegistry& r)
@@ -53,6 +55,7 @@ void registerContribKernels(KernelRegistry& r)
     registerLlmMoEGroupRouter(r);
     registerLlmSparseAttention(r);
     registerLlmGatedDeltaNet(r);
+    registerGenerationKernels(r); // branch gen
 }
 
 } // namespace onnxscope

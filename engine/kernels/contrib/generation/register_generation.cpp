@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: MIT
+#include "engine/kernels/kernel_registry.h"
+
+namespace onnxscope {
+
+void registerGreedySearch(KernelRegistry& r);
+void registerBeamSearch(KernelRegistry& r);
+
+/// onnxruntime's generation operators (issue #41): GreedySearch and Sampling, BeamSearch.
+void registerGenerationKernels(KernelRegistry& r)
+{
+    registerGreedySearch(r);
+    registerBeamSearch(r);
+}
+
+} // namespace onnxscope

@@ -82,6 +82,8 @@ double activationRef(simd::ActivationParams a, double x)
         return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
     case simd::Activation::Erf:
         return std::erf(x);
+    case simd::Activation::Exp:
+        return static_cast<float>(std::exp(x)); // rounded to float: inf past FLT_MAX
     }
     return 0;
 }
@@ -637,13 +639,14 @@ private slots:
         std::mt19937 rng(kSeed + 1);
         auto x = randomFloats(rng, 1037, -8.0f, 8.0f);
         const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
-        for (float special : { nan, inf, -inf, 0.0f, -0.0f, 100.0f, -100.0f, 3.0f, -3.0f })
+        for (float special :
+            { nan, inf, -inf, 0.0f, -0.0f, 100.0f, -100.0f, 3.0f, -3.0f, 88.5f, 88.72f, 88.73f, -87.5f, -103.0f })
             x.push_back(special);
         const simd::ActivationParams params[] = { { simd::Activation::None }, { simd::Activation::Relu },
             { simd::Activation::LeakyRelu, 0.1f }, { simd::Activation::Clip, -0.5f, 2.0f },
             { simd::Activation::Sigmoid }, { simd::Activation::Tanh }, { simd::Activation::HardSigmoid, 0.2f, 0.5f },
             { simd::Activation::HardSwish }, { simd::Activation::Silu }, { simd::Activation::Gelu },
-            { simd::Activation::GeluTanh }, { simd::Activation::Erf } };
+            { simd::Activation::GeluTanh }, { simd::Activation::Erf }, { simd::Activation::Exp } };
         for (const simd::Ops* ops : simd::supportedOps())
             for (const auto& p : params) {
                 std::vector<float> y(x.size());

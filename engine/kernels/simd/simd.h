@@ -31,6 +31,7 @@ enum class Activation : uint8_t {
     Gelu, // 0.5 x (1 + erf(x / sqrt(2))), NaN kept
     GeluTanh, // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))), NaN kept
     Erf, // erf(x), NaN kept
+    Exp, // exp(x): inf past the float range (x > 88.72), 0 below it, NaN kept
 };
 
 struct ActivationParams {

@@ -273,13 +273,10 @@ void DebuggerUi::onModelOpened()
     const QString path = m_window->document()->path();
     m_actions->setSelectedNode(nullptr, -1); // of the previous model, which may be gone
     m_breakpointsKey.clear();
-    if (path.isEmpty())
-        m_breakpoints->clear();
-    else
-        m_breakpoints->restore(path);
+    path.isEmpty() ? m_breakpoints->clear() : m_breakpoints->restore(path);
     m_breakpointsKey = path;
     m_inspector->clear();
-    m_inputs->setModel(model, m_window->document()->path(), m_window->document());
+    m_inputs->setModel(model, path, m_window->document());
     m_controller->setModel(model);
     m_breakpointsPanel->setNames(model->graph());
     updateRetention();
@@ -587,9 +584,8 @@ void DebuggerUi::showExportDialog(const QString& format)
         m_status->setText(QStringLiteral("Select a tensor to export first."));
         return;
     }
-    const QString base = m_window->document()->path().isEmpty()
-        ? QStringLiteral("values")
-        : QFileInfo(m_window->document()->path()).completeBaseName();
+    const QString path = m_window->document()->path();
+    const QString base = path.isEmpty() ? QStringLiteral("values") : QFileInfo(path).completeBaseName();
     m_exports->showDialog(format, base, m_inspector->tensor(), m_inspector->title().section(QLatin1Char(' '), 0, 0));
 }
 

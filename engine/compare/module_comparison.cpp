@@ -519,7 +519,8 @@ std::string moduleComparisonJson(const ModuleComparisonResult& res, int indent)
         j["call"] = m.call;
         j["calls"] = m.calls;
         j["status"] = std::string(compareStatusName(m.status));
-        const bool stats = hasStats(m.status) || isDivergent(m.status);
+        const bool stats = std::any_of(m.rows.begin(), m.rows.end(),
+            [&](size_t r) { return hasStats(res.rows[r].status) && res.rows[r].stats.numeric; });
         j["max_abs_error"] = stats ? jnum(m.maxAbsError) : nullptr;
         j["max_rel_error"] = stats ? jnum(m.maxRelError) : nullptr;
         j["cosine"] = stats ? jnum(m.minCosine) : nullptr;

@@ -219,7 +219,8 @@ int runModuleCompare(const CompareCliOptions& o, const RunSide& a, const Compare
               << res.countModules(CompareStatus::Mismatch) << " mismatch, "
               << res.countModules(CompareStatus::ShapeMismatch) << " shape mismatch, "
               << res.countModules(CompareStatus::KindMismatch) << " kind mismatch, " << unpaired << " not paired ("
-              << res.modules.size() << " compared of " << res.graphModules << " modules in the graph)\n";
+              << res.modules.size() << " module call(s) in the reference; the graph names " << res.graphModules
+              << " modules)\n";
     if (!res.errorA.empty())
         std::cout << "side A failed: " << res.errorA << "\n";
     if (res.firstDivergence) {

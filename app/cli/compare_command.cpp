@@ -207,7 +207,9 @@ int runModuleCompare(const CompareCliOptions& o, const RunSide& a, const Compare
         }
     }
     for (const auto& u : res.unmatchedKeys) {
-        std::cout << "key \"" << u.key << "\" names no module of the graph; nearest:";
+        std::cout << "key \"" << u.key
+                  << "\" names no module of the graph (no node carries that module path: the exporter folded it into "
+                     "constants, or the key is misspelt); nearest:";
         for (const auto& n : u.nearest)
             std::cout << " \"" << n << "\"";
         std::cout << "\n";
@@ -215,12 +217,18 @@ int runModuleCompare(const CompareCliOptions& o, const RunSide& a, const Compare
     size_t unpaired = 0;
     for (const auto& m : res.modules)
         unpaired += m.status == CompareStatus::OnlyB || m.status == CompareStatus::Skipped;
+    size_t unpairedOutputs = 0;
+    for (const auto& row : res.rows)
+        unpairedOutputs += row.status == CompareStatus::OnlyB || row.status == CompareStatus::Skipped;
     std::cout << "module calls: " << res.countModules(CompareStatus::Match) << " match, "
               << res.countModules(CompareStatus::Mismatch) << " mismatch, "
               << res.countModules(CompareStatus::ShapeMismatch) << " shape mismatch, "
               << res.countModules(CompareStatus::KindMismatch) << " kind mismatch, " << unpaired << " not paired ("
               << res.modules.size() << " module call(s) in the reference; the graph names " << res.graphModules
-              << " modules)\n";
+              << " modules)";
+    if (unpairedOutputs)
+        std::cout << "; " << unpairedOutputs << " output(s) not paired or not computed";
+    std::cout << "\n";
     if (!res.errorA.empty())
         std::cout << "side A failed: " << res.errorA << "\n";
     if (res.firstDivergence) {

@@ -572,6 +572,11 @@ std::string moduleComparisonJson(const ModuleComparisonResult& res, int indent)
                 + res.countModules(CompareStatus::KindMismatch) },
         { "not_paired", unpaired },
         { "unmatched_keys", res.unmatchedKeys.size() },
+        { "outputs_not_paired",
+            std::count_if(res.rows.begin(), res.rows.end(),
+                [](const ModuleOutputRow& r) {
+                    return r.status == CompareStatus::OnlyB || r.status == CompareStatus::Skipped;
+                }) },
         { "error_a", res.errorA },
         { "cancelled", res.cancelled },
         { "has_divergence", res.hasDivergence() },

@@ -129,6 +129,40 @@ expect(p.returncode == 1 and "no PyTorch module metadata" in p.stderr, f"plain m
 p = subprocess.run([cli, "compare", MODEL, "--by", "module", "-i", INPUT], capture_output=True, text=True)
 expect(p.returncode == 2 and "--reference" in p.stderr, "--by module without --reference: usage error")
 
+# 7. A real decoder: the tiny Gemma-3 export (make_gemma3_decoder.py) against its capture (make_gemma3_capture.py).
+# Attention modules return (output, weights) and the graph drops the unused weights; the rotary embedding is folded
+# into constants by the exporter, so its keys name no node's module.
+GEMMA = os.path.join(models, "gemma3_tiny_dynamo.onnx")
+gemma_inputs = os.path.join(work, "gemma_inputs.npz")
+ref = np.load(os.path.join(models, "gemma3_tiny_dynamo_reference.npz"))
+np.savez(gemma_inputs, input_ids=ref["input_ids"], attention_mask=ref["attention_mask"])
+out = os.path.join(work, "gemma.json")
+p = subprocess.run([cli, "compare", GEMMA, "--reference", os.path.join(models, "gemma3_tiny_capture.npz"), "--by",
+                    "module", "-i", gemma_inputs, "--json", out], capture_output=True, text=True, timeout=120)
+report = json.load(open(out))
+s = report["summary"]
+expect(p.returncode == 0 and report["first_divergence"] is None, f"gemma: no divergence (exit {p.returncode})")
+expect(s["match"] == s["module_calls"] == 73, f"gemma: the 73 module calls match ({s})")
+expect(sorted(u["key"] for u in report["unmatched_keys"]) == sorted(
+    k for k in np.load(os.path.join(models, "gemma3_tiny_capture.npz")).keys() if "rotary_emb" in k),
+    "gemma: only the rotary embedding's keys name no module")
+unpaired = [o["key"] for m in report["modules"] for o in m["outputs"] if o["status"] != "match"]
+expect(len(unpaired) == 4 and all(k.endswith("self_attn#1") for k in unpaired),
+       f"gemma: only the attention weights are not paired ({unpaired})")
+gemma_captured = dict(np.load(os.path.join(models, "gemma3_tiny_capture.npz")))
+paired = {o["key"]: o["value"] for m in report["modules"] for o in m["outputs"] if o["value"]}
+proto = onnx.load(GEMMA)
+existing = {o.name for o in proto.graph.output}
+for name in sorted(set(paired.values()) - existing):
+    proto.graph.output.append(onnx.helper.make_empty_tensor_value_info(name))
+so = ort.SessionOptions()
+so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+sess = ort.InferenceSession(proto.SerializeToString(), so, providers=["CPUExecutionProvider"])
+ort_values = dict(zip([o.name for o in sess.get_outputs()], sess.run(None, dict(np.load(gemma_inputs)))))
+wrong = [k for k, v in paired.items() if not (ort_values[v].shape == gemma_captured[k].shape
+                                              and np.allclose(ort_values[v], gemma_captured[k], rtol=1e-4, atol=1e-5))]
+expect(not wrong, f"gemma: each of the {len(paired)} paired values, computed by onnxruntime, equals torch's ({wrong})")
+
 if failures:
     print(f"{len(failures)} failure(s)")
     sys.exit(1)

@@ -503,6 +503,69 @@ ModuleComparisonResult compareModulesWithReference(
     return res;
 }
 
+ComparisonResult moduleComparisonAsValues(const ModuleComparisonResult& res)
+{
+    ComparisonResult out;
+    out.tolerance = res.tolerance;
+    out.sideA = res.sideA;
+    out.sideB = res.sideB;
+    out.programA = res.programA;
+    out.errorA = res.errorA;
+    out.cancelled = res.cancelled;
+    const Graph* graph = res.programA ? &res.programA->model().graph() : nullptr;
+    for (size_t mi = 0; mi < res.modules.size(); ++mi) {
+        const ModuleCompare& m = res.modules[mi];
+        std::string where = "module " + m.path;
+        if (const size_t dot = m.className.rfind('.'); !m.className.empty())
+            where += " (" + (dot == std::string::npos ? m.className : m.className.substr(dot + 1)) + ")";
+        if (m.calls > 1)
+            where += ", call " + std::to_string(m.call);
+        for (size_t r : m.rows) {
+            const ModuleOutputRow& row = res.rows[r];
+            CompareRow c;
+            c.status = row.status;
+            c.origin = ValueOrigin::NodeOutput;
+            c.name = row.value.empty() ? row.key : row.value;
+            c.nameB = row.key;
+            c.framePath = "main";
+            c.node = row.node;
+            c.opType = row.opType;
+            c.nodeId = row.nodeId;
+            c.graph = row.nodeId >= 0 ? graph : nullptr;
+            c.sequence = row.nodeId >= 0 ? static_cast<uint64_t>(row.nodeId) + 1 : 0;
+            c.typeA = row.typeA;
+            c.typeB = row.typeB;
+            c.stats = row.stats;
+            c.note = where + (row.output >= 0 ? ", output " + std::to_string(row.output) : std::string())
+                + (row.note.empty() ? std::string() : ": " + row.note);
+            const size_t index = out.rows.size();
+            out.rows.push_back(std::move(c));
+            if (row.nodeId < 0)
+                continue;
+            NodeCompare n;
+            n.framePath = "main";
+            n.node = row.node;
+            n.opType = row.opType;
+            n.graph = graph;
+            n.nodeId = row.nodeId;
+            n.sequence = static_cast<uint64_t>(row.nodeId) + 1;
+            n.status = row.status;
+            if (hasStats(row.status) && row.stats.numeric) {
+                n.maxAbsError = row.stats.maxAbsError;
+                n.maxRelError = row.stats.maxRelError;
+                n.minCosine = row.stats.cosine;
+                n.toleranceRatio = row.stats.toleranceRatio;
+            }
+            n.rows.push_back(index);
+            n.root = isDivergent(row.status);
+            if (n.root && !out.firstDivergence && res.firstDivergence && *res.firstDivergence == mi)
+                out.firstDivergence = out.nodes.size();
+            out.nodes.push_back(std::move(n));
+        }
+    }
+    return out;
+}
+
 std::string moduleComparisonJson(const ModuleComparisonResult& res, int indent)
 {
     using nlohmann::json;

@@ -94,6 +94,12 @@ std::vector<std::string> nearestModulePaths(
 ModuleComparisonResult compareModulesWithReference(
     const RunSide& a, const ReferenceValues& reference, const CompareOptions& options = {});
 
+/// The module comparison as a value comparison, for views built on ComparisonResult (the GUI's Compare table, graph
+/// colouring, fetching a pair again): one row per module output (name: the graph value, or the key when unpaired;
+/// nameB: the archive key; note: the module), one NodeCompare per paired output, in module order, `root` on the
+/// divergent ones, and firstDivergence at the first divergent module's first divergent output.
+ComparisonResult moduleComparisonAsValues(const ModuleComparisonResult& res);
+
 /// The result as JSON ("onnxscope-module-compare", version 1, docs/torch-compare.md): what `compare --by module
 /// --json` writes and what the Python module returns.
 std::string moduleComparisonJson(const ModuleComparisonResult& res, int indent = 2);

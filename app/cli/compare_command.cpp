@@ -6,6 +6,7 @@
 #include "app/cli/commands.h"
 
 #include "engine/compare/comparison_json.h"
+#include "engine/compare/module_comparison.h"
 #include "engine/compare/run_comparison.h"
 #include "engine/core/cast.h"
 #include "engine/core/half.h"
@@ -36,6 +37,7 @@ struct CompareCliOptions {
     bool noInitializers = false;
     bool divergedOnly = false;
     std::string align = "auto";
+    std::string by = "value";
     LimitOptions limits;
     ThreadOptions threads;
 };
@@ -159,8 +161,109 @@ void writeText(const std::string& path, const std::string& text)
     check(out.good(), "cannot write \"" + path + "\"");
 }
 
+std::string moduleName(const ModuleCompare& m)
+{
+    std::string s = "\"" + m.path + "\"";
+    const size_t dot = m.className.rfind('.');
+    if (!m.className.empty())
+        s += " (" + (dot == std::string::npos ? m.className : m.className.substr(dot + 1)) + ")";
+    if (m.calls > 1)
+        s += " call " + std::to_string(m.call);
+    return s;
+}
+
+/// compare --by module: each module's outputs captured in PyTorch against the values leaving its scope.
+int runModuleCompare(const CompareCliOptions& o, const RunSide& a, const CompareOptions& options)
+{
+    const ReferenceValues reference = ReferenceValues::load(o.reference);
+    const ModuleComparisonResult res = compareModulesWithReference(a, reference, options);
+    std::cout << "compare by module: A = " << res.sideA << ", B = " << res.sideB << "; rtol " << num(o.rtol)
+              << ", atol " << num(o.atol) << "\n";
+    std::cout << "module (class) | output | value (node) | type A | type B | max abs | max rel | cosine | "
+                 "mismatching | status\n";
+    for (const ModuleCompare& m : res.modules) {
+        if (o.divergedOnly && !isDivergent(m.status))
+            continue;
+        for (size_t r : m.rows) {
+            const ModuleOutputRow& row = res.rows[r];
+            std::cout << moduleName(m) << " | " << (row.output < 0 ? std::string("-") : std::to_string(row.output))
+                      << " | ";
+            if (row.value.empty())
+                std::cout << "-";
+            else
+                std::cout << "\"" << row.value << "\" (" << row.node << " " << row.opType << ")";
+            std::cout << " | " << (row.typeA.empty() ? "-" : row.typeA) << " | " << row.typeB << " | ";
+            if ((row.status == CompareStatus::Match || row.status == CompareStatus::Mismatch) && row.stats.numeric)
+                std::cout << num(row.stats.maxAbsError) << " | " << num(row.stats.maxRelError) << " | "
+                          << num(row.stats.cosine) << " | " << row.stats.mismatches << "/" << row.stats.elements;
+            else
+                std::cout << "- | - | - | -";
+            std::cout << " | " << statusText(row.status);
+            if (row.status == CompareStatus::OnlyB)
+                std::cout << " (not paired)";
+            if (!row.note.empty())
+                std::cout << " (" << row.note << ")";
+            std::cout << "\n";
+        }
+    }
+    for (const auto& u : res.unmatchedKeys) {
+        std::cout << "key \"" << u.key
+                  << "\" names no module of the graph (no node carries that module path: the exporter folded it into "
+                     "constants, or the key is misspelt); nearest:";
+        for (const auto& n : u.nearest)
+            std::cout << " \"" << n << "\"";
+        std::cout << "\n";
+    }
+    size_t unpaired = 0;
+    for (const auto& m : res.modules)
+        unpaired += m.status == CompareStatus::OnlyB || m.status == CompareStatus::Skipped;
+    size_t unpairedOutputs = 0;
+    for (const auto& row : res.rows)
+        unpairedOutputs += row.status == CompareStatus::OnlyB || row.status == CompareStatus::Skipped;
+    std::cout << "module calls: " << res.countModules(CompareStatus::Match) << " match, "
+              << res.countModules(CompareStatus::Mismatch) << " mismatch, "
+              << res.countModules(CompareStatus::ShapeMismatch) << " shape mismatch, "
+              << res.countModules(CompareStatus::KindMismatch) << " kind mismatch, " << unpaired << " not paired ("
+              << res.modules.size() << " module call(s) in the reference; the graph names " << res.graphModules
+              << " modules)";
+    if (unpairedOutputs)
+        std::cout << "; " << unpairedOutputs << " output(s) not paired or not computed";
+    std::cout << "\n";
+    if (!res.errorA.empty())
+        std::cout << "side A failed: " << res.errorA << "\n";
+    if (res.firstDivergence) {
+        const ModuleCompare& m = res.modules[*res.firstDivergence];
+        std::cout << "first divergent module: " << moduleName(m) << " [" << m.className
+                  << "]: " << statusText(m.status);
+        if (m.status == CompareStatus::Mismatch)
+            std::cout << ", max abs error " << num(m.maxAbsError) << ", max rel error " << num(m.maxRelError)
+                      << ", cosine " << num(m.minCosine);
+        std::cout << "\n";
+        for (size_t r : m.rows)
+            if (isDivergent(res.rows[r].status))
+                std::cout << "  output " << (res.rows[r].output < 0 ? "" : std::to_string(res.rows[r].output) + " ")
+                          << "\"" << res.rows[r].key << "\" ~ value \"" << res.rows[r].value << "\" made by node \""
+                          << res.rows[r].node << "\" (" << res.rows[r].opType << ")"
+                          << (res.rows[r].note.empty() ? "" : ": " + res.rows[r].note) << "\n";
+    } else if (res.hasDivergence()) {
+        std::cout << "no divergent module (the run did not finish)\n";
+    } else {
+        std::cout << "no divergence: every module output paired matches\n";
+    }
+    if (!o.json.empty())
+        writeText(o.json, moduleComparisonJson(res));
+    return res.hasDivergence() ? kModelError : kOk;
+}
+
 int runCompare(const CompareCliOptions& o)
 {
+    if (o.by != "value" && o.by != "module")
+        throw UsageError("--by must be value or module, got \"" + o.by + "\"");
+    if (o.by == "module" && (o.reference.empty() || !o.modelB.empty()))
+        throw UsageError("--by module compares with values captured in PyTorch: give --reference FILE.npz (written "
+                         "by onnxscope.torch.capture), not a second model");
+    if (o.by == "module" && (!o.nodeData.empty() || !o.maps.empty()))
+        throw UsageError("--node-data and --map apply to --by value only");
     if (!o.modelB.empty() && !o.reference.empty())
         throw UsageError("give either a second model or --reference, not both");
     if (o.modelB.empty() && o.reference.empty())
@@ -198,6 +301,9 @@ int runCompare(const CompareCliOptions& o)
     a.description = o.modelA;
     a.inputs = readInputs(modelA->graph(), o.inputs, "--input");
     completeInputs(modelA->graph(), a.inputs, random, "A");
+
+    if (o.by == "module")
+        return runModuleCompare(o, a, options);
 
     ComparisonResult res;
     std::string kind;
@@ -366,6 +472,11 @@ CommandRunner addCompareCommand(CLI::App& app)
     cmd->add_option("--align", o->align,
            "How values pair: names (frame path and name), content (shape and content, in execution order on both "
            "sides), auto (names, then content for the values whose names B lacks)")
+        ->capture_default_str();
+    cmd->add_option("--by", o->by,
+           "value: pair values by name (or content); module: pair each PyTorch module's outputs in the --reference "
+           ".npz written by onnxscope.torch.capture with the values leaving that module's scope in a dynamo export, "
+           "and name the first module that diverges (docs/torch-compare.md)")
         ->capture_default_str();
     cmd->add_flag("--no-initializers", o->noInitializers, "Do not compare the initializers of the two models");
     cmd->add_flag("--diverged-only", o->divergedOnly, "Print only the rows that diverge");

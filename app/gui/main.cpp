@@ -48,7 +48,10 @@ int main(int argc, char** argv)
         QStringLiteral("Compare with <model.onnx|reference> once opened."), QStringLiteral("other"));
     QCommandLineOption compareDiff(QStringLiteral("compare-diff"),
         QStringLiteral("Open <value>'s diff after comparing."), QStringLiteral("value"));
-    for (QCommandLineOption* option : { &debugInput, &debugRunTo, &debugInspect, &compareWith, &compareDiff }) {
+    QCommandLineOption compareByModule(QStringLiteral("compare-by-module"),
+        QStringLiteral("--compare-with's .npz holds PyTorch module outputs (onnxscope.torch.capture)."));
+    for (QCommandLineOption* option :
+        { &debugInput, &debugRunTo, &debugInspect, &compareWith, &compareDiff, &compareByModule }) {
         option->setFlags(QCommandLineOption::HiddenFromHelp);
         parser.addOption(*option);
     }
@@ -72,7 +75,8 @@ int main(int argc, char** argv)
                     debugger->inputs()->setFile(
                         item.section(QLatin1Char('='), 0, 0), item.section(QLatin1Char('='), 1));
                 });
-        debugger->compare()->scheduleCompare(parser.value(compareWith), parser.value(compareDiff));
+        debugger->compare()->scheduleCompare(
+            parser.value(compareWith), parser.value(compareDiff), parser.isSet(compareByModule));
     }
     QString path = parser.positionalArguments().isEmpty() ? onnxscope::MainWindow::bundledSamplePath()
                                                           : parser.positionalArguments().first();

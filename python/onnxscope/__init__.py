@@ -40,6 +40,7 @@ __all__ = [
     "Values",
     "Diagnostic",
     "CompareReport",
+    "ModuleCompareReport",
     "Error",
     "InputError",
     "UnsupportedModelError",
@@ -805,6 +806,48 @@ class CompareReport:
         return f"<onnxscope.CompareReport {s['match']} match, {s['mismatch']} mismatch; {where}>"
 
 
+@dataclass(frozen=True)
+class ModuleCompareReport:
+    """The result of ``compare(..., by="module")``: each PyTorch module's captured outputs against the values leaving
+    its scope in the graph, with the fields of ``onnxscope-cli compare --by module --json`` (docs/torch-compare.md)."""
+
+    data: dict = field(repr=False)
+
+    @property
+    def first_divergence(self) -> Optional[dict]:
+        """The first module call (execution order) whose outputs diverge (keys: module, class, call, status,
+        max_abs_error, max_rel_error, cosine, outputs: [{key, value, node, op_type, status, ...}]), or None."""
+        return self.data["first_divergence"]
+
+    @property
+    def modules(self) -> list:
+        """Every module call of the reference, in execution order."""
+        return self.data["modules"]
+
+    @property
+    def unmatched_keys(self) -> list:
+        """Keys of the reference that name no module of the graph: [{key, nearest: [module paths]}]."""
+        return self.data["unmatched_keys"]
+
+    @property
+    def summary(self) -> dict:
+        return self.data["summary"]
+
+    @property
+    def diverged(self) -> bool:
+        """Some module's outputs diverged, or the run failed (the CLI's exit status 1)."""
+        return bool(self.data["summary"]["has_divergence"])
+
+    def to_json(self, indent: Optional[int] = 2) -> str:
+        return json.dumps(self.data, indent=indent)
+
+    def __repr__(self) -> str:
+        f = self.first_divergence
+        where = f'first divergent module {f["module"]!r} ({f["class"]})' if f else "no divergent module"
+        s = self.summary
+        return f"<onnxscope.ModuleCompareReport {s['match']} match, {s['diverged']} diverged; {where}>"
+
+
 def _as_model(x: Any) -> Model:
     return x if isinstance(x, Model) else load(x)
 
@@ -839,7 +882,8 @@ def compare(
     initializers: bool = True,
     align: str = "auto",
     threads: int = 1,
-) -> CompareReport:
+    by: str = "value",
+) -> Union[CompareReport, ModuleCompareReport]:
     """Runs model ``a`` and compares every value it produces with side ``b``, matched by frame path and name, or,
     for a second model whose names differ (fused, renamed, fp16, quantized), by shape and content.
 
@@ -853,8 +897,32 @@ def compare(
         (names when every name of A is in B, else names and then content; docs/compare-format.md). Reference values
         always pair by name.
 
+    by: "value" (the above), or "module" (``onnxscope-cli compare --by module``): ``b`` is what
+        ``onnxscope.torch.capture`` wrote (an .npz path, or the dict it returned), keyed by PyTorch module path; each
+        module's outputs are compared with the values leaving that module's scope in ``a``, a dynamo export
+        (docs/torch-compare.md). Raises :class:`Error` when no key names a module of the graph (the message lists the
+        nearest module paths). Returns a :class:`ModuleCompareReport`.
+
     Returns a :class:`CompareReport`; ``report.to_json()`` is the CLI's ``--json`` format.
     """
+    if by not in ("value", "module"):
+        raise ValueError(f"by must be 'value' or 'module', got {by!r}")
+    if by == "module":
+        model_a = _as_model(a)
+        values_a = model_a._feeds(feeds)
+        if isinstance(b, Mapping):
+            refs = [(str(key), _to_value(str(key), value)) for key, value in b.items()]
+            with model_a._input_errors():
+                data = _core.compare_modules_reference(model_a._core, values_a, "", refs, rtol, atol, threads)
+            return ModuleCompareReport(data)
+        if not isinstance(b, (str, os.PathLike)):
+            raise TypeError("by='module' compares with an .npz path or a dict written by onnxscope.torch.capture")
+        path = os.fspath(b)
+        if not os.path.exists(path):
+            raise FileNotFoundError(f"no reference {path!r}")
+        with model_a._input_errors():
+            data = _core.compare_modules_reference(model_a._core, values_a, path, [], rtol, atol, threads)
+        return ModuleCompareReport(data)
     if align not in ("names", "content", "auto"):
         raise ValueError(f"align must be 'names', 'content' or 'auto', got {align!r}")
     model_a = _as_model(a)

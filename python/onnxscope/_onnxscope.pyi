@@ -99,3 +99,7 @@ def compare_reference(
     a: Model, feeds: dict[str, Value], path: str, values: list[tuple[str, str, Value]], rtol: float, atol: float,
     initializers: bool, names: dict[str, str], threads: int
 ) -> dict[str, Any]: ...
+def compare_modules_reference(
+    a: Model, feeds: dict[str, Value], path: str, values: list[tuple[str, Value]], rtol: float, atol: float,
+    threads: int
+) -> dict[str, Any]: ...

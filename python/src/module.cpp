@@ -3,6 +3,7 @@
 // around it (python/onnxscope/); this layer converts values, releases the GIL while the engine runs, and turns
 // Ctrl+C and exceptions raised in Python callbacks into pauses of the engine.
 #include "engine/compare/comparison_json.h"
+#include "engine/compare/module_comparison.h"
 #include "engine/compare/run_comparison.h"
 #include "engine/core/allocation_limit.h"
 #include "engine/core/byte_size.h"
@@ -987,6 +988,45 @@ nb::dict compareReference(PyModel& a, const std::map<std::string, Value>& feeds,
     return resultToPython(res, "reference");
 }
 
+/// compare --by module: the reference is an .npz (or arrays) keyed by module path, as onnxscope.torch.capture writes.
+nb::dict compareModulesReference(PyModel& a, const std::map<std::string, Value>& feeds, const std::string& path,
+    const std::vector<std::tuple<std::string, Value>>& values, double rtol, double atol, int threads)
+{
+    RunSide sideA { a.program(), feeds, a.model().displayName() };
+    checkFeeds(sideA.program, feeds);
+    ReferenceValues reference;
+    if (!path.empty()) {
+        nb::gil_scoped_release release;
+        reference = ReferenceValues::load(path);
+    } else {
+        std::vector<std::pair<std::pair<std::string, std::string>, Value>> list;
+        for (const auto& [key, value] : values)
+            list.push_back({ { "main", key }, value });
+        reference = ReferenceValues::fromValues(std::move(list));
+    }
+    CompareOptions options = compareOptions(rtol, atol, false, {}, "names");
+    auto pool = makePool(threads);
+    options.sessionOptions.threadPool = pool.get();
+    PendingError pending;
+    std::atomic<bool> cancel { false };
+    ModuleComparisonResult res;
+    {
+        nb::gil_scoped_release release;
+        InterruptPoll poll(pending);
+        options.cancel = &cancel;
+        options.progress = [&](uint64_t) {
+            if (poll.interrupted())
+                cancel = true;
+        };
+        res = compareModulesWithReference(sideA, reference, options);
+    }
+    pending.raiseIfPending();
+    if (res.cancelled)
+        throw Error("the comparison was cancelled");
+    const std::string text = moduleComparisonJson(res, -1);
+    return nb::cast<nb::dict>(nb::module_::import_("json").attr("loads")(nb::str(text.c_str(), text.size())));
+}
+
 int debuggerTraverse(PyObject* self, visitproc visit, void* arg)
 {
     Py_VISIT(Py_TYPE(self));
@@ -1264,4 +1304,6 @@ NB_MODULE(_onnxscope, m)
         "initializers"_a, "names"_a, "align"_a, "threads"_a);
     m.def("compare_reference", &compareReference, "a"_a, "feeds"_a, "path"_a, "values"_a, "rtol"_a, "atol"_a,
         "initializers"_a, "names"_a, "threads"_a);
+    m.def("compare_modules_reference", &compareModulesReference, "a"_a, "feeds"_a, "path"_a, "values"_a, "rtol"_a,
+        "atol"_a, "threads"_a);
 }

@@ -8,6 +8,7 @@
 #include "tests/common/test_settings.h"
 #include "ui/common/compare_colours.h"
 #include "ui/common/model_document.h"
+#include "ui/common/settings.h"
 #include "ui/compare/compare_dialog.h"
 #include "ui/compare/compare_job.h"
 #include "ui/compare/compare_model.h"
@@ -104,6 +105,7 @@ private:
         dialog->setTolerance(1e-4, 1e-5);
         dialog->setRecordInDebugger(false);
         dialog->setCompareInitializers(true);
+        dialog->setByModule(false);
         fill(dialog);
         QSignalSpy shown(compare(), &CompareUi::comparisonShown);
         QSignalSpy failed(compare(), &CompareUi::comparisonFailed);
@@ -820,6 +822,79 @@ print('ok')
         QVERIFY(shown.wait(20000));
         QVERIFY(compare()->session()->result.cancelled);
         QVERIFY(compare()->panel()->summaryLabel()->text().contains(QStringLiteral("Cancelled")));
+        QVERIFY(compare()->compareAction()->isEnabled());
+    }
+
+    // Issue #44 part 2: reference values by PyTorch module, on the committed dynamo export of a small module tree and
+    // the outputs onnxscope.torch.capture recorded in torch (tests/models/torch/make_module_tree.py).
+    void referenceByModuleNamesThePerturbedModule()
+    {
+        const QString models = QStringLiteral(ONNXSCOPE_SOURCE_DIR "/tests/models/torch/");
+        const QString x = path("tree_x.npy");
+        QCOMPARE(runPython(QStringLiteral("import numpy as np\nnp.save('%1', np.load('%2')['x'])\nprint('ok')")
+                               .arg(x, models + QStringLiteral("module_tree_input.npz"))),
+            QStringLiteral("ok"));
+        openFile(models + QStringLiteral("module_tree_dynamo.onnx"));
+        m_ui->inputs()->setFile(QStringLiteral("x"), x);
+        QVERIFY(m_ui->inputs()->validate());
+
+        // torch's own capture: every module output matches.
+        QVERIFY(runDialog([&](CompareDialog* d) {
+            d->setKind(CompareRequest::Kind::Reference);
+            d->setReferencePath(models + QStringLiteral("module_tree_capture.npz"));
+            d->setByModule(true);
+        }));
+        QVERIFY(Settings::instance().compareFields().byModule);
+        CompareSessionPtr s = compare()->session();
+        QVERIFY(s->modules);
+        QVERIFY(!s->result.hasDivergence());
+        QCOMPARE(s->result.rows.size(), size_t(16));
+        QCOMPARE(s->result.count(CompareStatus::Match), size_t(16));
+        QVERIFY(compare()->panel()->summaryLabel()->text().contains(QStringLiteral("No divergence")));
+
+        // One module's output perturbed: the summary names the module, the first divergence is its output's node.
+        QVERIFY(runDialog([&](CompareDialog* d) {
+            d->setKind(CompareRequest::Kind::Reference);
+            d->setReferencePath(models + QStringLiteral("module_tree_perturbed.npz"));
+            d->setByModule(true);
+        }));
+        s = compare()->session();
+        QVERIFY(s->modules && s->modules->firstDivergence && s->result.firstDivergence);
+        QCOMPARE(QString::fromStdString(s->modules->modules[*s->modules->firstDivergence].path),
+            QStringLiteral("blocks.1.fc"));
+        QCOMPARE(
+            QString::fromStdString(s->result.nodes[*s->result.firstDivergence].node), QStringLiteral("node_linear_1"));
+        const QString summary = compare()->panel()->summaryLabel()->text();
+        QVERIFY2(
+            summary.contains(QStringLiteral("First divergent module:</span> <b>blocks.1.fc</b>")), qPrintable(summary));
+        QCOMPARE(s->result.count(CompareStatus::Mismatch), size_t(1));
+        // Its pair opens in the diff view: the run's value against the archive's key.
+        const int row = rowOf("linear_1");
+        QVERIFY(row >= 0);
+        QCOMPARE(QString::fromStdString(s->result.rows[static_cast<size_t>(row)].nameB), QStringLiteral("blocks.1.fc"));
+        QSignalSpy diffShown(compare(), &CompareUi::diffShown);
+        compare()->openDiff(row);
+        QVERIFY(diffShown.wait(20000));
+        QTRY_VERIFY(m_ui->inspector()->diffView()->isReady());
+        QCOMPARE(m_ui->inspector()->diffView()->comparison()->status, CompareStatus::Mismatch);
+
+        // Keys naming no module: a message listing the nearest module paths; the window keeps working.
+        m_errors.clear();
+        const QString bad = path("no_module.npz");
+        QCOMPARE(runPython(QStringLiteral("import numpy as np\nd = np.load('%1')\nnp.savez('%2', **{'block.1.fcc': "
+                                          "d['blocks.1.fc']})\nprint('ok')")
+                               .arg(models + QStringLiteral("module_tree_capture.npz"), bad)),
+            QStringLiteral("ok"));
+        QVERIFY(runDialog(
+            [&](CompareDialog* d) {
+                d->setKind(CompareRequest::Kind::Reference);
+                d->setReferencePath(bad);
+                d->setByModule(true);
+            },
+            true));
+        QCOMPARE(m_errors.size(), 1);
+        QVERIFY2(m_errors.first().contains(QStringLiteral("nearest module paths \"blocks.1.fc\"")),
+            qPrintable(m_errors.first()));
         QVERIFY(compare()->compareAction()->isEnabled());
     }
 };

@@ -348,6 +348,7 @@ Settings::CompareFields Settings::compareFields() const
     f.model = value(kCompare + QStringLiteral("model"), f.model).toString();
     f.nameMap = value(kCompare + QStringLiteral("nameMap"), f.nameMap).toString();
     f.reference = value(kCompare + QStringLiteral("reference"), f.reference).toString();
+    f.byModule = value(kCompare + QStringLiteral("byModule"), f.byModule).toBool();
     f.randomInputs = value(kCompare + QStringLiteral("random"), f.randomInputs).toBool();
     f.seed = value(kCompare + QStringLiteral("seed"), f.seed).toInt();
     f.rtol = value(kCompare + QStringLiteral("rtol"), f.rtol).toString();
@@ -364,6 +365,7 @@ void Settings::setCompareFields(const CompareFields& f)
     setValue(kCompare + QStringLiteral("model"), f.model);
     setValue(kCompare + QStringLiteral("nameMap"), f.nameMap);
     setValue(kCompare + QStringLiteral("reference"), f.reference);
+    setValue(kCompare + QStringLiteral("byModule"), f.byModule);
     setValue(kCompare + QStringLiteral("random"), f.randomInputs);
     setValue(kCompare + QStringLiteral("seed"), f.seed);
     setValue(kCompare + QStringLiteral("rtol"), f.rtol);

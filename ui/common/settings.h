@@ -101,6 +101,7 @@ public:
         QString model;
         QString nameMap;
         QString reference;
+        bool byModule = false; ///< reference values by PyTorch module
         bool randomInputs = true;
         int seed = 1;
         QString rtol = QStringLiteral("1e-4");

@@ -152,6 +152,13 @@ CompareDialog::CompareDialog(const QStringList& inputNames, QWidget* parent)
         QStringLiteral("A folder written by <tt>onnxscope-cli run --dump-all --output-dir DIR</tt>, or an .npz whose "
                        "arrays are named after values (\u201cFRAME / NAME\u201d inside subgraphs)."),
         referencePage));
+    m_byModule = new QCheckBox(QStringLiteral("Pair by PyTorch &module"), referencePage);
+    m_byModule->setObjectName(QStringLiteral("compareByModule"));
+    m_byModule->setToolTip(QStringLiteral(
+        "The .npz holds what each PyTorch module returned, written by onnxscope.torch.capture(model, x, path=...), "
+        "and the open model is its torch.onnx.export(..., dynamo=True): each module's outputs are compared with the "
+        "values leaving that module's scope, and the first module whose outputs differ is named."));
+    referenceForm->addRow(QString(), m_byModule);
     m_pages->addWidget(referencePage);
 
     // Other inputs.
@@ -289,6 +296,14 @@ QString CompareDialog::referencePath() const
 void CompareDialog::setReferencePath(const QString& path)
 {
     m_reference->setText(path);
+}
+void CompareDialog::setByModule(bool on)
+{
+    m_byModule->setChecked(on);
+}
+bool CompareDialog::byModule() const
+{
+    return m_byModule->isChecked();
 }
 QString CompareDialog::nameMapText() const
 {
@@ -446,6 +461,7 @@ void CompareDialog::save() const
     f.model = modelPath();
     f.nameMap = nameMapText();
     f.reference = referencePath();
+    f.byModule = byModule();
     f.randomInputs = m_random->isChecked();
     f.seed = m_seed->value();
     f.rtol = m_rtol->text();
@@ -464,6 +480,7 @@ void CompareDialog::load()
     m_model->setText(f.model);
     m_nameMap->setPlainText(f.nameMap);
     m_reference->setText(f.reference);
+    m_byModule->setChecked(f.byModule);
     (f.randomInputs ? m_random : m_files)->setChecked(true);
     m_seed->setValue(f.seed);
     m_rtol->setText(f.rtol);

@@ -36,6 +36,9 @@ public:
     void setModelPath(const QString& path);
     QString referencePath() const;
     void setReferencePath(const QString& path);
+    /// Reference values by PyTorch module (an .npz of onnxscope.torch.capture) rather than by value name.
+    void setByModule(bool on);
+    bool byModule() const;
     QString nameMapText() const;
     void setNameMapText(const QString& text);
     /// Reads a name mapping file into the text field; false with the error shown if it cannot be read.
@@ -76,6 +79,7 @@ private:
     QLineEdit* m_model;
     QPlainTextEdit* m_nameMap;
     QLineEdit* m_reference;
+    QCheckBox* m_byModule;
     QRadioButton* m_random;
     QRadioButton* m_files;
     QSpinBox* m_seed;

@@ -228,10 +228,16 @@ CompareSessionPtr runCompareRequest(
     }
     }
 
-    if (session->b)
+    if (session->b) {
         session->result = compareRuns(a, *session->b, session->options);
-    else
+    } else if (request.byModule) {
+        auto modules = std::make_shared<ModuleComparisonResult>(
+            compareModulesWithReference(a, *session->reference, session->options));
+        session->result = moduleComparisonAsValues(*modules);
+        session->modules = std::move(modules);
+    } else {
         session->result = compareWithReference(a, *session->reference, session->options);
+    }
     session->options.cancel = nullptr;
     session->options.progress = {};
     for (size_t i = 0; i < session->result.rows.size(); ++i) {

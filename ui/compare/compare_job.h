@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "engine/compare/module_comparison.h"
 #include "engine/compare/run_comparison.h"
 
 #include <QObject>
@@ -29,6 +30,9 @@ struct CompareRequest {
 
     QString modelB; // Kind::Model: the .onnx file of side B
     QString reference; // Kind::Reference: a `run --dump-all` folder or an .npz
+    /// Kind::Reference: the .npz holds PyTorch module outputs (onnxscope.torch.capture), paired with the values leaving
+    /// each module's scope of side A, a dynamo export (docs/torch-compare.md), instead of values by name.
+    bool byModule = false;
     /// Side B's inputs by name, as files: "NAME" -> .npy/.pb, or "" -> an .npz whose arrays are named after inputs.
     /// Inputs not given take side A's value of the same name, or of the same position when the two models share no
     /// input name (converted to side B's float type when it declares another one).
@@ -53,6 +57,8 @@ struct CompareSession {
     RunSide a;
     std::optional<RunSide> b; // Model, OtherInputs
     std::shared_ptr<const ReferenceValues> reference; // Reference
+    /// Reference by module: the module comparison; `result` is its value view (one row per module output).
+    std::shared_ptr<const ModuleComparisonResult> modules;
     CompareOptions options; // tolerance and name map used
     std::shared_ptr<ThreadPool> threadPool; // kept alive for fetchPair(); options.sessionOptions points at it
     QString descriptionA, descriptionB;

@@ -269,6 +269,13 @@ void ComparePanel::updateSummary()
             roots += node.root;
         if (roots > 1)
             text += QStringLiteral(" \u00b7 %1 more independent difference(s)").arg(roots - 1);
+        if (s->modules && s->modules->firstDivergence) {
+            const ModuleCompare& m = s->modules->modules[*s->modules->firstDivergence];
+            text += QStringLiteral("<br><span style='color:#c62828'>First divergent module:</span> <b>%1</b> (%2)%3")
+                        .arg(QString::fromStdString(m.path).toHtmlEscaped(),
+                            QString::fromStdString(m.className).toHtmlEscaped(),
+                            m.calls > 1 ? QStringLiteral(", call %1").arg(m.call) : QString());
+        }
     } else if (r.hasDivergence() && !r.differingSources.empty()) {
         text += QStringLiteral("<br><span style='color:#c62828'>Only graph inputs or initializers differ.</span>");
     } else if (r.errorA.empty() && r.errorB.empty() && !r.cancelled) {
@@ -285,6 +292,18 @@ void ComparePanel::updateSummary()
             text += QStringLiteral(" (and %1 more)").arg(r.differingSources.size() - 2);
             break;
         }
+    }
+    if (s->modules && !s->modules->unmatchedKeys.empty()) {
+        const auto& keys = s->modules->unmatchedKeys;
+        QStringList listed;
+        for (size_t i = 0; i < keys.size() && i < 3; ++i)
+            listed << QStringLiteral("%1 (nearest: %2)")
+                          .arg(QString::fromStdString(keys[i].key).toHtmlEscaped(),
+                              QString::fromStdString(keys[i].nearest.empty() ? std::string() : keys[i].nearest[0])
+                                  .toHtmlEscaped());
+        text += QStringLiteral("<br><span style='color:#b45309'>%1 key(s) name no module of the graph:</span> %2%3")
+                    .arg(keys.size())
+                    .arg(listed.join(QStringLiteral(", ")), keys.size() > 3 ? QStringLiteral(", \u2026") : QString());
     }
     if (!r.errorA.empty())
         text += QStringLiteral("<br><span style='color:#c62828'>Side A stopped: %1</span>")

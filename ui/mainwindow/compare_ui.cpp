@@ -277,6 +277,7 @@ bool CompareUi::startFromDialog(const CompareDialog& dialog)
     request.kind = dialog.kind();
     request.modelB = dialog.modelPath();
     request.reference = dialog.referencePath();
+    request.byModule = request.kind == CompareRequest::Kind::Reference && dialog.byModule();
     request.tolerance = dialog.tolerance();
     request.compareInitializers = dialog.compareInitializers();
     request.align = dialog.alignMode();
@@ -613,10 +614,10 @@ void CompareUi::openDiff(int index)
     emit diffShown(index);
 }
 
-void CompareUi::scheduleCompare(const QString& other, const QString& diffValue)
+void CompareUi::scheduleCompare(const QString& other, const QString& diffValue, bool byModule)
 {
     auto* once = new QObject(this);
-    connect(m_window, &MainWindow::modelOpened, once, [this, once, other, diffValue] {
+    connect(m_window, &MainWindow::modelOpened, once, [this, once, other, diffValue, byModule] {
         once->deleteLater();
         CompareRequest request;
         // The tolerances last used in the Compare dialog.
@@ -632,6 +633,7 @@ void CompareUi::scheduleCompare(const QString& other, const QString& diffValue)
         } else {
             request.kind = CompareRequest::Kind::Reference;
             request.reference = other;
+            request.byModule = byModule;
         }
         if (!diffValue.isEmpty()) {
             auto* after = new QObject(this);

@@ -72,7 +72,7 @@ public:
     /// Once the next model is open: side B is `other` (a model, a reference folder or .npz), then the comparison
     /// runs (with the tolerances last used in the Compare dialog) and, if `diffValue` is set, its pair is opened in the
     /// diff view. For demos and screenshots.
-    void scheduleCompare(const QString& other, const QString& diffValue);
+    void scheduleCompare(const QString& other, const QString& diffValue, bool byModule = false);
 
 signals:
     /// A comparison finished and is shown (colours, tables, selection).

@@ -29,7 +29,8 @@ class Logits(torch.nn.Module):
         return self.inner(input_ids=input_ids, attention_mask=attention_mask, use_cache=False).logits
 
 
-def main():
+def build():
+    """The model with its seeded random weights and the inputs: (model, input_ids, attention_mask)."""
     torch.manual_seed(0)
     config = Gemma3TextConfig(
         vocab_size=256,
@@ -47,6 +48,11 @@ def main():
     model = Logits(Gemma3ForCausalLM(config)).eval()
     input_ids = torch.randint(0, config.vocab_size, (1, 8), generator=torch.Generator().manual_seed(1))
     attention_mask = torch.ones(1, 8, dtype=torch.int64)
+    return model, input_ids, attention_mask
+
+
+def main():
+    model, input_ids, attention_mask = build()
     with torch.no_grad():
         logits = model(input_ids, attention_mask)
     path = os.path.join(HERE, "gemma3_tiny_dynamo.onnx")

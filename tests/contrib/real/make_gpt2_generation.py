@@ -7,7 +7,11 @@
 - gpt2_beam_search.onnx: BeamSearch (model_type 0) around the decoder that convert_generation writes (the GPT-2
   exported by onnxruntime's gpt2 converter and fused by its optimizer: EmbedLayerNormalization, Attention with past
   and unidirectional mask, SkipLayerNormalization, FastGelu), sequences_scores output;
-- gpt2_greedy_search.onnx: the same with `--num_beams 1`, which makes convert_generation write GreedySearch.
+- gpt2_greedy_search.onnx: the same with `--num_beams 1`, which makes convert_generation write GreedySearch;
+- gpt2_greedy_search_shared.onnx: GreedySearch with `--past_present_share_buffer`: the decoder's Attention nodes
+  take past_sequence_length and write into past buffers of max_length rows. onnxruntime 1.32's CPU provider cannot
+  run it (its Attention refuses past_sequence_length); the tests compare it with onnxruntime's gpt2_greedy_search,
+  which has the same weights.
 convert_generation also tries to write an init_decoder; its pattern does not match what its own optimizer writes for
 this fp32 model ("Tried and failed to generate the init decoder"), so the models have the decoder only.
 
@@ -111,7 +115,9 @@ def main():
         gpt2.save_pretrained(hf)
         for name, extra in (("gpt2_beam_search", ["--num_beams", "4", "--num_return_sequences", "2",
                                                   "--output_sequences_scores"]),
-                            ("gpt2_greedy_search", ["--num_beams", "1", "--num_return_sequences", "1"])):
+                            ("gpt2_greedy_search", ["--num_beams", "1", "--num_return_sequences", "1"]),
+                            ("gpt2_greedy_search_shared", ["--num_beams", "1", "--num_return_sequences", "1",
+                                                           "--past_present_share_buffer"])):
             step = os.path.join(work, name)
             os.makedirs(step)
             convert(hf, os.path.join(step, name + ".onnx"), extra)

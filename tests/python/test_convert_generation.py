@@ -99,3 +99,32 @@ def test_step_into_decoder_step_1_matches_the_decoder_alone(model):
     assert p.reason == "finished"
     expected = ort_session(model).run(None, FEEDS)
     assert np.array_equal(dbg.outputs["sequences"], expected[0])
+
+
+def test_shared_buffer_greedy_step_1_feeds_the_buffer():
+    """gpt2_greedy_search_shared (convert_generation --past_present_share_buffer): onnxruntime's CPU provider cannot
+    run it, so its sequences are onnxruntime's of gpt2_greedy_search (same weights); inside step 1 the pasts are
+    buffers of max_length rows, past_sequence_length counts the prompt, and the valid rows of present_0 equal
+    onnxruntime's decoder (the unshared one) over the whole prefix."""
+    feeds = {"input_ids": IDS, "max_length": np.array([12], np.int32), "min_length": np.array([0], np.int32),
+             "repetition_penalty": np.array([1.0], np.float32)}
+    unshared = onnx.load(os.path.join(MODELS, "gpt2_greedy_search.onnx"))
+    (sequences,) = ort_session(unshared).run(None, feeds)
+    dbg = onnxscope.load(os.path.join(MODELS, "gpt2_greedy_search_shared.onnx")).debug(feeds)
+    dbg.break_on("/lm_head/MatMul", iteration=1)
+    p = dbg.cont()
+    assert p.reason == "breakpoint" and 'GreedySearch "GreedySearch_gpt2" decoder step 1' in p.frame, p
+    s = IDS.shape[1]
+    assert dbg.value("past_0").shape == (2, 2, 2, 12, 16)
+    assert np.array_equal(dbg.value("past_sequence_length"), np.array([s], np.int32))
+    assert np.array_equal(dbg.value("input_ids"), sequences[:, s:s + 1])
+    whole = decoder_alone(unshared).run(None, prefix_feeds(np.ascontiguousarray(sequences[:, :s + 1])))
+    present = dbg.value("present_0")
+    assert present.shape == (2, 2, 2, 12, 16)
+    keep = np.concatenate([IDS != PAD, np.ones((2, 1), bool)], axis=1)
+    for r in range(2):
+        assert_close(present[:, r, :, :s + 1][:, :, keep[r]], whole[1][:, r][:, :, keep[r]], 1e-4, 1e-5,
+                     f"present_0 row {r}")
+    p = dbg.cont()
+    assert p.reason == "finished"
+    assert np.array_equal(dbg.outputs["sequences"], sequences)

@@ -166,6 +166,32 @@ def generation_cases(models_dir, name, out_dir):
         write_case(out_dir, f"{name}_{case}", path, model, feeds, names, sess.run(names, feeds))
 
 
+def beam_search_shared_cases(models_dir, out_dir):
+    """gpt2_beam_search_shared_<case>: gpt2_beam_search with its decoder replaced by gpt2_greedy_search_shared's
+    (the same weights, past/present buffer sharing; convert_generation writes BeamSearch with a shared buffer only
+    for GPU DecoderMaskedSelfAttention). The buffers follow the beams as the pasts do; expected: onnxruntime's
+    outputs of gpt2_beam_search."""
+    beam_path = os.path.join(models_dir, "gpt2_beam_search.onnx")
+    beam = onnx.load(beam_path)
+    shared = onnx.load(os.path.join(models_dir, "gpt2_greedy_search_shared.onnx"))
+    decoder = next(a for a in shared.graph.node[0].attribute if a.name == "decoder")
+    attributes = [a for a in beam.graph.node[0].attribute if a.name != "decoder"] + [decoder]
+    del beam.graph.node[0].attribute[:]
+    beam.graph.node[0].attribute.extend(attributes)
+    del beam.graph.initializer[:]
+    beam.graph.initializer.extend(shared.graph.initializer)  # the decoder's weights moved to the main graph, if any
+    path = os.path.join(out_dir, "gpt2_beam_search_shared.onnx")
+    onnx.save(beam, path)
+    names = [o.name for o in beam.graph.output]
+    sess = session(beam_path)
+    for case, ids in GENERATION_PROMPTS.items():
+        parameters = GENERATION_PARAMETERS[case]
+        feeds = {"input_ids": ids}
+        for vi in beam.graph.input[1:]:
+            feeds[vi.name] = np.array([parameters[vi.name]], dtype=float_type(vi))
+        write_case(out_dir, f"gpt2_beam_search_shared_{case}", path, beam, feeds, names, sess.run(names, feeds))
+
+
 def main():
     models_dir, out_dir = sys.argv[1], sys.argv[2]
     os.makedirs(out_dir, exist_ok=True)
@@ -179,6 +205,7 @@ def main():
             decoder_cases(models_dir, name, out_dir)
         elif name.startswith("bert"):
             encoder_case(models_dir, name, out_dir)
+    beam_search_shared_cases(models_dir, out_dir)
 
 
 if __name__ == "__main__":

@@ -366,6 +366,14 @@ def refusal_cases(out_dir):
     m.graph.node[0].input.extend(["", "", "", "", "decoder_input_ids"])
     m.graph.input.append(helper.make_tensor_value_info("decoder_input_ids", TensorProto.INT32, [1, 1]))
     refusal(out_dir, "beam_decoder_input_ids", m, ['"beam"', "'decoder_input_ids'", "model_type 0"])
+    # A decoder for DecoderMaskedSelfAttention's shared buffer with cache indirection (beam_width,
+    # cache_indirection inputs) is not implemented: refused at load, naming the input.
+    m = beam_model(bfeeds, base)
+    dec = [a for a in m.graph.node[0].attribute if a.name == "decoder"][0].g
+    dec.input.extend([helper.make_tensor_value_info("past_sequence_length", TensorProto.INT32, [1]),
+                      helper.make_tensor_value_info("beam_width", TensorProto.INT32, [1]),
+                      helper.make_tensor_value_info("cache_indirection", TensorProto.INT32, None)])
+    refusal(out_dir, "beam_decoder_cache_indirection", m, ['"beam"', "'decoder'", "beam_width", "not supported"])
     m = greedy_model({**feeds, "seed": i32(1)}, base, op="Sampling")
     m.graph.node[0].output.append("filtered_logits")
     m.graph.output.append(helper.make_tensor_value_info("filtered_logits", TensorProto.FLOAT, None))

@@ -21,7 +21,12 @@ namespace {
 /// [2, B, N, P, H] is prepended to K and V, which become present [2, B, N, P + S, H]. mask_index: [B] key lengths,
 /// [2B] end then start positions, [B, T] or [B, S, T] of 0/1; masked keys get mask_filter_value, keys after the query
 /// -inf with unidirectional; attention_bias [B or 1, N or 1, S, T] adds. float, float16, bfloat16, computed in float.
-/// Refused: do_rotary, past_present_share_buffer, past_sequence_length, the [3B + 2] and 4-D masks.
+/// past_present_share_buffer = 1 (as convert_generation writes for GreedySearch/Sampling): past is a buffer
+/// [2, B, N, M, H] whose first past_sequence_length (input 6, one int32) rows P are valid; the S new rows go to rows
+/// P.., attention sees T = P + S keys, and present is the buffer [2, B, N, M, H] with those rows written (the rows
+/// after P + S are past's). onnxruntime 1.32's CPU provider refuses every such node ("past_sequence_length tensor must
+/// be of one element"), so this is checked against its unshared Attention over the P valid rows.
+/// Refused: do_rotary, past_sequence_length without past_present_share_buffer, the [3B + 2] and 4-D masks.
 class ContribAttention final : public Kernel {
 public:
     explicit ContribAttention(const KernelInit& init)
@@ -41,14 +46,16 @@ public:
             throw a.error("qkv_hidden_sizes", "must be 3 positive multiples of num_heads, Q's and K's equal");
         if (a.getInt("do_rotary", 0) != 0)
             throw a.error("do_rotary", "only 0 is supported");
-        if (a.getInt("past_present_share_buffer", 0) != 0)
-            throw a.error("past_present_share_buffer", "only 0 is supported");
+        m_shared = a.getInt("past_present_share_buffer", 0) != 0;
     }
 
     void compute(KernelContext& ctx) const override
     {
-        if (ctx.hasInput(6))
-            throw ctx.error("past_sequence_length (a shared past/present buffer) is not supported");
+        if (ctx.hasInput(6) && !m_shared)
+            throw ctx.error("past_sequence_length is given but past_present_share_buffer is 0 (it is read only with a "
+                            "shared past/present buffer)");
+        if (m_shared && (!ctx.hasInput(4) || !ctx.hasInput(6)))
+            throw ctx.error("past_present_share_buffer = 1 needs past (the shared buffer) and past_sequence_length");
         const Tensor& input = ctx.input(0);
         const Tensor& weights = ctx.input(1);
         contrib::requireSameType(ctx, input.dtype(), { 1, 2, 4, 5 });
@@ -85,7 +92,7 @@ public:
                     qkv[static_cast<size_t>(r * width + c)] += bias[c];
 
         // K and V as [B, N, P + S, H*], the past rows first.
-        int64_t P = 0;
+        int64_t P = 0, M = 0; // M: the shared buffer's rows
         std::vector<float> pb;
         const float* past = nullptr;
         if (ctx.hasInput(4)) {
@@ -94,8 +101,18 @@ public:
                 throw ctx.error("past must be [2, B, num_heads, P, H] = [2, " + std::to_string(B) + ", "
                     + std::to_string(N) + ", P, " + std::to_string(H) + "] with equal K and V head sizes, got "
                     + shapeToString(pt.shape()));
-            P = pt.dim(3);
+            P = M = pt.dim(3);
             past = contrib::floats(ctx, pt, pb, "past");
+            if (m_shared) {
+                const Tensor& len = ctx.input(6);
+                if (len.dtype() != DataType::Int32 || len.size() != 1)
+                    throw ctx.error("past_sequence_length must be one int32 value, got " + len.typeString());
+                P = len.data<int32_t>()[0];
+                if (P < 0 || P + S > M)
+                    throw ctx.error("past_sequence_length " + std::to_string(P) + " plus " + std::to_string(S)
+                        + " new rows does not fit the shared buffer's " + std::to_string(M) + " rows (past "
+                        + shapeToString(pt.shape()) + ")");
+            }
         }
         const int64_t T = P + S;
         std::vector<float> k(static_cast<size_t>(B * N * T * H)), v(static_cast<size_t>(B * N * T * Hv));
@@ -104,8 +121,8 @@ public:
                 float* kd = k.data() + (b * N + n) * T * H;
                 float* vd = v.data() + (b * N + n) * T * Hv;
                 if (P) {
-                    std::copy(past + (b * N + n) * P * H, past + (b * N + n + 1) * P * H, kd);
-                    std::copy(past + ((B + b) * N + n) * P * H, past + ((B + b) * N + n + 1) * P * H, vd);
+                    std::copy_n(past + (b * N + n) * M * H, P * H, kd);
+                    std::copy_n(past + ((B + b) * N + n) * M * H, P * H, vd);
                 }
                 for (int64_t s = 0; s < S; ++s) {
                     const float* row = qkv.data() + (b * S + s) * width;
@@ -130,7 +147,18 @@ public:
         p.y = { y.data(), S * N * Hv, Hv, N * Hv };
         contrib::runMaskedAttention(ctx, p, 3, "mask_index", true, 5, P, m_causal, m_filter);
         contrib::storeOutput(ctx, 0, input.dtype(), { B, S, N * Hv }, y.data());
-        if (ctx.hasOutput(1)) {
+        if (ctx.hasOutput(1) && m_shared) {
+            // The buffer with rows P .. P + S - 1 of each (K or V, b, n) block written.
+            std::vector<float> present(past, past + 2 * B * N * M * H);
+            for (int64_t b = 0; b < B; ++b)
+                for (int64_t n = 0; n < N; ++n) {
+                    std::copy_n(
+                        k.data() + ((b * N + n) * T + P) * H, S * H, present.data() + ((b * N + n) * M + P) * H);
+                    std::copy_n(
+                        v.data() + ((b * N + n) * T + P) * H, S * H, present.data() + (((B + b) * N + n) * M + P) * H);
+                }
+            contrib::storeOutput(ctx, 1, input.dtype(), { 2, B, N, M, H }, present.data());
+        } else if (ctx.hasOutput(1)) {
             std::vector<float> present(k);
             present.insert(present.end(), v.begin(), v.end());
             contrib::storeOutput(ctx, 1, input.dtype(), { 2, B, N, T, H }, present.data());
@@ -142,7 +170,7 @@ private:
     ConstantFloats m_floatWeights; // half-precision weights as float (m_constantWeights)
     int64_t m_heads = 0;
     float m_scale = 0, m_filter = -10000.0f;
-    bool m_causal = false;
+    bool m_causal = false, m_shared = false;
     std::vector<int64_t> m_sizes;
 };
 

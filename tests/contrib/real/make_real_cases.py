@@ -5,7 +5,8 @@ backend test-case folders whose expected outputs onnxruntime computes.
 
 Decoders (llama_* from the onnxruntime-genai model builder, gpt2*) run as a prefill of 16 tokens with an empty KV
 cache (<name>_prefill), then one decode step fed onnxruntime's present key/values as past (<name>_decode). Encoders
-(bert*) run once on two sequences, the second padded.
+(bert*) run once on two sequences, the second padded. The generation models (*_search, from onnxruntime's
+convert_generation) run whole on two prompts of batch 2 with left padding (<name>_a, <name>_b).
 onnxruntime runs on the CPU execution provider with graph optimizations disabled, so that it computes the graph as
 written. Needs onnx, onnxruntime and numpy (scripts/test-requirements.txt); no torch.
 """
@@ -128,6 +129,69 @@ def encoder_case(models_dir, name, out_dir, batch=2, length=8):
     write_case(out_dir, name, path, model, feeds, names, session(path).run(names, feeds))
 
 
+# The generation models written by onnxruntime's convert_generation (make_gpt2_generation.py): eos = pad = 99.
+PAD = 99
+# Prompts of batch 2, the shorter row left-padded with pad tokens (onnxruntime then masks them and starts that row's
+# positions at its first real token).
+GENERATION_PROMPTS = {
+    "a": np.array([[5, 17, 33, 2, 8, 60], [PAD, PAD, 40, 9, 21, 12]], np.int32),
+    "b": np.array([[PAD, PAD, PAD, 71, 3, 3], [88, 1, 54, 23, 7, 45]], np.int32),
+}
+GENERATION_PARAMETERS = {
+    # case: max_length, min_length, repetition_penalty, num_beams, num_return_sequences, length_penalty
+    "a": dict(max_length=16, min_length=0, repetition_penalty=1.0, num_beams=4, num_return_sequences=2,
+              length_penalty=1.0),
+    "b": dict(max_length=14, min_length=10, repetition_penalty=1.4, num_beams=3, num_return_sequences=3,
+              length_penalty=0.6),
+}
+
+
+def generation_cases(models_dir, name, out_dir):
+    """The whole BeamSearch/GreedySearch node as convert_generation wrote it, on each prompt of
+    GENERATION_PROMPTS: sequences compare exactly, sequences_scores within the case's tolerance. A *_shared model
+    (past/present buffer sharing, which onnxruntime's CPU provider cannot run) is expected to give what onnxruntime
+    gives for the same weights without sharing (the model named without _shared)."""
+    path = os.path.join(models_dir, name + ".onnx")
+    model = onnx.load(path)
+    names = [o.name for o in model.graph.output]
+    reference = path[:-len("_shared.onnx")] + ".onnx" if name.endswith("_shared") else path
+    sess = session(reference)
+    for case, ids in GENERATION_PROMPTS.items():
+        parameters = GENERATION_PARAMETERS[case]
+        feeds = {"input_ids": ids}
+        for vi in model.graph.input[1:]:
+            if vi.name not in parameters:
+                raise SystemExit(f"{name}: no recipe for input {vi.name}")
+            feeds[vi.name] = np.array([parameters[vi.name]], dtype=float_type(vi))
+        write_case(out_dir, f"{name}_{case}", path, model, feeds, names, sess.run(names, feeds))
+
+
+def beam_search_shared_cases(models_dir, out_dir):
+    """gpt2_beam_search_shared_<case>: gpt2_beam_search with its decoder replaced by gpt2_greedy_search_shared's
+    (the same weights, past/present buffer sharing; convert_generation writes BeamSearch with a shared buffer only
+    for GPU DecoderMaskedSelfAttention). The buffers follow the beams as the pasts do; expected: onnxruntime's
+    outputs of gpt2_beam_search."""
+    beam_path = os.path.join(models_dir, "gpt2_beam_search.onnx")
+    beam = onnx.load(beam_path)
+    shared = onnx.load(os.path.join(models_dir, "gpt2_greedy_search_shared.onnx"))
+    decoder = next(a for a in shared.graph.node[0].attribute if a.name == "decoder")
+    attributes = [a for a in beam.graph.node[0].attribute if a.name != "decoder"] + [decoder]
+    del beam.graph.node[0].attribute[:]
+    beam.graph.node[0].attribute.extend(attributes)
+    del beam.graph.initializer[:]
+    beam.graph.initializer.extend(shared.graph.initializer)  # the decoder's weights moved to the main graph, if any
+    path = os.path.join(out_dir, "gpt2_beam_search_shared.onnx")
+    onnx.save(beam, path)
+    names = [o.name for o in beam.graph.output]
+    sess = session(beam_path)
+    for case, ids in GENERATION_PROMPTS.items():
+        parameters = GENERATION_PARAMETERS[case]
+        feeds = {"input_ids": ids}
+        for vi in beam.graph.input[1:]:
+            feeds[vi.name] = np.array([parameters[vi.name]], dtype=float_type(vi))
+        write_case(out_dir, f"gpt2_beam_search_shared_{case}", path, beam, feeds, names, sess.run(names, feeds))
+
+
 def main():
     models_dir, out_dir = sys.argv[1], sys.argv[2]
     os.makedirs(out_dir, exist_ok=True)
@@ -135,10 +199,13 @@ def main():
         if not f.endswith(".onnx"):
             continue
         name = f[:-5]
-        if name.startswith("llama") or name.startswith("gpt2"):
+        if name.endswith("_search") or name.endswith("_search_shared"):
+            generation_cases(models_dir, name, out_dir)
+        elif name.startswith("llama") or name.startswith("gpt2"):
             decoder_cases(models_dir, name, out_dir)
         elif name.startswith("bert"):
             encoder_case(models_dir, name, out_dir)
+    beam_search_shared_cases(models_dir, out_dir)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ inside (each under 1 MB):
   with rotary embedding, SkipSimplifiedLayerNormalization);
 - bert, bert_optimized, bert_optimized_fp16: see make_bert;
 - gpt2, gpt2_optimized: see make_gpt2.
+gpt2_beam_search and gpt2_greedy_search are written by make_gpt2_generation.py (onnxruntime's convert_generation).
 """
 
 import os

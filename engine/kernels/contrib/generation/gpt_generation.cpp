@@ -56,11 +56,23 @@ DecoderShape checkGptDecoder(const KernelInit& init, const Graph& g, const char*
         if (g.value(in[i]).name != names[i])
             throw init.attributes().error(attribute,
                 "subgraph input " + std::to_string(i) + " must be named " + names[i] + ", got " + g.value(in[i]).name);
-    if (out.size() + 2 != in.size())
+    // A shared past/present buffer adds past_sequence_length as the last input; beam search's shared buffer
+    // (beam_width, cache_indirection for DecoderMaskedSelfAttention) is not implemented.
+    const bool shared = g.value(in.back()).name == "past_sequence_length";
+    for (size_t i = 4; i < in.size(); ++i) {
+        const std::string& name = g.value(in[i]).name;
+        if (name == "beam_width" || name == "cache_indirection")
+            throw init.attributes().error(attribute,
+                "subgraph input " + name
+                    + " (a shared buffer with cache indirection, as DecoderMaskedSelfAttention decoders take) is not "
+                      "supported; the decoder may take input_ids, position_ids, attention_mask, past_0.. and "
+                      "past_sequence_length");
+    }
+    const size_t pasts = in.size() - 3 - (shared ? 1 : 0);
+    if (out.size() != pasts + 1)
         throw init.attributes().error(attribute,
-            "the subgraph must give logits and one present_* per past_* input (" + std::to_string(in.size() - 2)
-                + " outputs), got " + std::to_string(out.size())
-                + " (past/present buffer sharing, past_sequence_length, is not supported)");
+            "the subgraph must give logits and one present_* per past_* input (" + std::to_string(pasts + 1)
+                + " outputs), got " + std::to_string(out.size()));
     const auto& past = g.value(in[3]).type;
     if (!past.hasShape || past.shape.size() != 5 || !past.shape[0].known() || past.shape[0].value != 2
         || !past.shape[2].known() || past.shape[2].value <= 0 || !past.shape[4].known() || past.shape[4].value <= 0)
@@ -71,7 +83,8 @@ DecoderShape checkGptDecoder(const KernelInit& init, const Graph& g, const char*
     DecoderShape d;
     d.heads = past.shape[2].value;
     d.headSize = past.shape[4].value;
-    d.layers = in.size() - 3;
+    d.layers = pasts;
+    d.sharedBuffer = shared;
     d.pastType = past.elementType != DataType::Undefined ? past.elementType : DataType::Float;
     if (d.pastType != DataType::Float)
         throw init.attributes().error(attribute, "past state must be float, got " + past.toString());
@@ -151,9 +164,14 @@ void GptFeeds::init(const Tensor& ids, const std::vector<int32_t>& givenMask, in
     m_feeds.push_back(Value(std::move(expanded)));
     m_feeds.push_back(Value(std::move(position)));
     m_feeds.push_back(Value(std::move(mask)));
-    Tensor emptyPast(decoder.pastType, { 2, m_rows, decoder.heads, 0, decoder.headSize });
+    // Shared buffers hold max_length rows from the start (zeros), past_sequence_length 0 of them valid.
+    Tensor emptyPast(
+        decoder.pastType, { 2, m_rows, decoder.heads, decoder.sharedBuffer ? maxLength : 0, decoder.headSize });
     for (size_t l = 0; l < decoder.layers; ++l)
         m_feeds.push_back(Value(emptyPast));
+    m_shared = decoder.sharedBuffer;
+    if (m_shared)
+        m_feeds.push_back(Value(Tensor::fromVector(std::vector<int32_t> { 0 }, { 1 })));
 }
 
 void GptFeeds::append(const std::vector<int32_t>& next, const std::vector<int32_t>& beamIndex)
@@ -190,6 +208,8 @@ void GptFeeds::advance(
         nm[static_cast<size_t>(r * (oldLength + 1) + oldLength)] = 1;
     }
     m_feeds[2] = Value(std::move(mask));
+    if (m_shared) // the tokens run so far are the buffers' valid rows
+        m_feeds.back() = Value(Tensor::fromVector(std::vector<int32_t> { static_cast<int32_t>(oldLength) }, { 1 }));
     for (size_t i = 1; i < outputs.size(); ++i) {
         if (beamIndex.empty()) {
             m_feeds[2 + i] = std::move(outputs[i]);

@@ -27,12 +27,16 @@ struct LogitsProcessing {
         const std::vector<int32_t>& sequences, int64_t stride, int64_t length, int64_t step) const;
 };
 
-/// The decoder subgraph's contract (inputs input_ids, position_ids, attention_mask, past_0..; outputs logits,
-/// present_0..), checked at plan time; past_0's declared shape gives the number of heads and the head size.
+/// The decoder subgraph's contract (inputs input_ids, position_ids, attention_mask, past_0.., optionally
+/// past_sequence_length; outputs logits, present_0..), checked at plan time; past_0's declared shape gives the number
+/// of heads and the head size.
 struct DecoderShape {
     int64_t heads = 0, headSize = 0;
     size_t layers = 0;
     DataType pastType = DataType::Float;
+    /// The decoder's last input is past_sequence_length (convert_generation's --past_present_share_buffer): pasts are
+    /// buffers [2, rows, heads, max_length, head_size], their first past_sequence_length rows valid.
+    bool sharedBuffer = false;
 };
 DecoderShape checkGptDecoder(const KernelInit& init, const Graph& g, const char* attribute);
 
@@ -65,6 +69,7 @@ public:
 
 private:
     int64_t m_rows = 0, m_maxLength = 0, m_length = 0;
+    bool m_shared = false; // the last feed is past_sequence_length
     std::vector<int32_t> m_sequences;
     std::vector<int32_t> m_nextPosition;
     std::vector<Value> m_feeds;

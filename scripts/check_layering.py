@@ -7,7 +7,7 @@
   ui/mainwindow (the composition root) may include any UI folder; ui/common includes only itself;
   onnxscope-cli (app/cli) links the engine only, so it includes no ui/ header;
   neither ui/ nor app/ includes an onnx or protobuf header, or a kernel's internals (engine/kernels/);
-  the engine's own floors, lowest first: core, io, model, kernels, exec, compare; a folder includes its own floor and
+  the engine's own floors, lowest first: core, io, model, kernels, exec, compare, analysis; a folder includes its own floor and
   those below it, never one above (a folder that is not in the list is reported, so that a new one gets its floor);
   python/ (the Python module) links the engine only: no ui/, app/, Qt, onnx or protobuf header, nor engine/kernels/.
 
@@ -27,7 +27,7 @@ SOURCE_SUFFIXES = {".h", ".hpp", ".cpp", ".cc", ".cxx", ".inl"}
 QT_HEADER = re.compile(r"^(Q[A-Za-z0-9_]*|Qt[A-Za-z0-9_]*/.*|q[a-z0-9_]*\.h)$")
 ONNX_OR_PROTOBUF = re.compile(r"^(onnx/|google/protobuf/)|\.pb\.h$")
 # The engine's floors, lowest first.
-ENGINE_FLOORS = ["core", "io", "model", "kernels", "exec", "compare"]
+ENGINE_FLOORS = ["core", "io", "model", "kernels", "exec", "compare", "analysis"]
 LAYERS = ("engine", "ui", "app", "python")
 # Folders of ui/ that are not features.
 UI_COMMON = "common"

@@ -28,5 +28,6 @@ CommandRunner addTestCommand(CLI::App& app);
 CommandRunner addOpsCommand(CLI::App& app);
 CommandRunner addCompareCommand(CLI::App& app);
 CommandRunner addExtractCommand(CLI::App& app);
+CommandRunner addPrecisionCommand(CLI::App& app);
 
 } // namespace onnxscope::cli

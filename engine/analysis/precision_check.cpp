@@ -656,4 +656,22 @@ MixedPrecisionResult writeMixedPrecisionModel(const Model& model, const Precisio
     throw Error("the mixed-precision model could not be made to run here");
 }
 
+std::string mixedPrecisionJson(const MixedPrecisionResult& result)
+{
+    using nlohmann::json;
+    json j;
+    j["lowered"] = result.lowered;
+    json kept = json::array();
+    for (const auto& [node, why] : result.keptFloat32)
+        kept.push_back({ { "node", node }, { "reason", why } });
+    j["kept_fp32"] = kept;
+    j["casts"] = result.casts;
+    json outputs = json::array();
+    for (const auto& e : result.outputs)
+        outputs.push_back({ { "name", e.name }, { "max_abs_error", e.maxAbsError }, { "max_rel_error", e.maxRelError },
+            { "non_finite", e.nonFinite }, { "compared", e.compared } });
+    j["outputs"] = outputs;
+    return j.dump(2, ' ', false, json::error_handler_t::replace);
+}
+
 } // namespace onnxscope

@@ -128,4 +128,8 @@ struct MixedPrecisionResult {
 MixedPrecisionResult writeMixedPrecisionModel(const Model& model, const PrecisionReport& report,
     const std::map<std::string, Value>& inputs, const std::filesystem::path& path, const SessionOptions& session = {});
 
+/// The result as JSON: lowered, kept_fp32 [{node, reason}], casts, outputs [{name, max_abs_error, max_rel_error,
+/// non_finite, compared}].
+std::string mixedPrecisionJson(const MixedPrecisionResult& result);
+
 } // namespace onnxscope

@@ -353,6 +353,43 @@ class Model:
         with self._input_errors():
             return dict(self._core.extract(nodes, list(inputs or []), list(outputs or []), values, path, int(threads)))
 
+    def check_precision(
+        self,
+        to: str = "fp16",
+        feeds: Optional[Feeds] = None,
+        *,
+        underflow_share: float = 0.5,
+        write: Optional[PathLike] = None,
+        seed: int = 0,
+        threads: int = 1,
+    ) -> dict:
+        """Precision advice, as ``onnxscope-cli check-precision`` gives it: runs the model once in float32 on ``feeds``
+        (inputs missing from them get :meth:`default_feeds` values) and reads every float32 value's range.
+
+        to: "fp16" or "bf16".
+        underflow_share: a value mostly flushes to zero when more than this share of its non-zero elements are below
+            the target's smallest subnormal.
+        write: also write the mixed-precision model there (the nodes not kept in the target type, Casts at the
+            boundaries, float32 inputs and outputs), run it and report each output's error under ``"mixed"``.
+
+        Returns the CLI's ``--json`` report as a dict: ``target``, ``max_finite``, ``smallest_subnormal``,
+        ``underflow_threshold``, ``values_checked``, ``flagged`` (one dict per value: ``name``, ``producer``,
+        ``overflow``, ``underflow_share``, ``min``, ``max``, ...), ``keep_in_fp32`` (``node``, ``op_type``,
+        ``reason``, ``evidence``), ``node_block_list`` (the names to pass to the float16 converters'
+        ``node_block_list``) and ``notes``; with ``write``, ``mixed`` (``lowered``, ``kept_fp32``, ``casts``,
+        ``outputs``: ``name``, ``max_abs_error``, ``max_rel_error``, ``non_finite``). Raises ValueError for an unknown
+        target, InputError for bad feeds, Error when the run fails."""
+        given = dict(feeds or {})
+        for name, value, _rule in self._core.default_inputs(int(seed), {}, list(given)):
+            given[name] = value
+        values = self._feeds(given)
+        with self._input_errors():
+            return dict(
+                self._core.check_precision(
+                    str(to), float(underflow_share), values, os.fspath(write) if write is not None else "", int(threads)
+                )
+            )
+
     def node(self, name: str) -> dict:
         """One node of the main graph by name: ``name``, ``op_type``, ``domain``, ``opset``, ``inputs``, ``outputs``,
         ``metadata_props`` (dict, as the file has them) and ``pytorch``: for a ``torch.onnx.export(..., dynamo=True)``

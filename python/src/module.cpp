@@ -2,6 +2,7 @@
 // onnxscope._onnxscope: the engine for Python (nanobind). The typed, documented API is the pure-Python package
 // around it (python/onnxscope/); this layer converts values, releases the GIL while the engine runs, and turns
 // Ctrl+C and exceptions raised in Python callbacks into pauses of the engine.
+#include "engine/analysis/precision_check.h"
 #include "engine/compare/comparison_json.h"
 #include "engine/compare/module_comparison.h"
 #include "engine/compare/run_comparison.h"
@@ -963,6 +964,42 @@ nb::dict compareModels(PyModel& a, const std::map<std::string, Value>& feedsA, P
     return resultToPython(res, "model");
 }
 
+// ---- precision advice ----------------------------------------------------------------------------------------------
+
+/// check-precision's report (precisionReportJson) as Python objects, with "mixed" (mixedPrecisionJson) when the
+/// mixed-precision model was written.
+nb::dict checkPrecisionPy(PyModel& pyModel, const std::string& to, double underflowShare,
+    const std::map<std::string, Value>& feeds, const std::string& write, int threads)
+{
+    PrecisionCheckOptions options;
+    try {
+        options.target = parsePrecisionTarget(to);
+    } catch (const Error& e) {
+        throw nb::value_error(e.what());
+    }
+    if (!(underflowShare >= 0 && underflowShare < 1))
+        throw nb::value_error("underflow_share must be at least 0 and below 1");
+    options.underflowShare = underflowShare;
+    auto program = pyModel.program();
+    checkFeeds(program, feeds);
+    std::string text, mixed;
+    {
+        nb::gil_scoped_release release;
+        auto pool = makePool(threads);
+        options.session.threadPool = pool.get();
+        const PrecisionReport report = checkPrecision(program, feeds, options);
+        text = precisionReportJson(report);
+        if (!write.empty())
+            mixed
+                = mixedPrecisionJson(writeMixedPrecisionModel(pyModel.model(), report, feeds, write, options.session));
+    }
+    nb::object loads = nb::module_::import_("json").attr("loads");
+    nb::dict d = nb::cast<nb::dict>(loads(nb::str(text.c_str(), text.size())));
+    if (!mixed.empty())
+        d["mixed"] = loads(nb::str(mixed.c_str(), mixed.size()));
+    return d;
+}
+
 nb::dict compareReference(PyModel& a, const std::map<std::string, Value>& feeds, const std::string& path,
     const std::vector<std::tuple<std::string, std::string, Value>>& values, double rtol, double atol, bool initializers,
     const std::map<std::string, std::string>& names, int threads)
@@ -1227,7 +1264,8 @@ NB_MODULE(_onnxscope, m)
         .def("prepare", [](PyModel& p) { p.program(); })
         .def("run", &runModel, "feeds"_a, "threads"_a)
         .def("extract", &extractCase, "nodes"_a, "inputs"_a, "outputs"_a, "feeds"_a, "folder"_a, "threads"_a)
-        .def("run_intermediate", &runIntermediate, "feeds"_a, "threads"_a);
+        .def("run_intermediate", &runIntermediate, "feeds"_a, "threads"_a)
+        .def("check_precision", &checkPrecisionPy, "to"_a, "underflow_share"_a, "feeds"_a, "write"_a, "threads"_a);
 
     nb::class_<PyDebugger>(m, "Debugger", nb::type_slots(debuggerSlots))
         .def(

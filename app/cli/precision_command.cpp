@@ -130,7 +130,9 @@ int runCheckPrecision(const PrecisionCliOptions& o)
             if (!e.compared)
                 std::cout << "not a float tensor on both sides\n";
             else
-                std::cout << "max abs error " << num(e.maxAbsError) << ", max rel error " << num(e.maxRelError)
+                std::cout << "max abs error " << num(e.maxAbsError) << " ("
+                          << num(e.maxAbsValue > 0 ? 100 * e.maxAbsError / e.maxAbsValue : 0.0)
+                          << "% of its largest |x| in float32, " << num(e.maxAbsValue) << ")"
                           << (e.nonFinite ? ", " + std::to_string(e.nonFinite) + " element(s) not finite" : "") << "\n";
         }
     }

@@ -521,8 +521,14 @@ Written buildMixedModel(const Model& model, const PrecisionReport& report, const
         }
     }
 
+    // Subgraphs read outer values by name, as float32 (their nodes stay float32).
+    std::set<std::string> readByName;
+    for (const Node& node : graph.nodes())
+        for (ValueId id : node.implicitInputs)
+            readByName.insert(graph.value(id).name);
     // Pass 2: the nodes, with a Cast wherever a reader wants the other type. A value produced in the target type that
-    // is a graph output is renamed at its producer and cast back to float32 under its own name.
+    // is a graph output, or that a subgraph reads by name, is renamed at its producer and cast back to float32 under
+    // its own name.
     std::map<std::string, std::string> renamedLow; // graph output -> the target-type name its producer writes
     std::map<std::pair<std::string, bool>, std::string> variant; // (value, low) -> name of that variant
     auto addCast = [&](const std::string& from, const std::string& to, int32_t type) {
@@ -565,7 +571,8 @@ Written buildMixedModel(const Model& model, const PrecisionReport& report, const
         for (int i = 0; i < copy.input_size(); ++i)
             copy.set_input(i, nameFor(proto->input(i), plan.inputLow[static_cast<size_t>(i)]));
         for (int i = 0; i < copy.output_size(); ++i)
-            if (plan.outputLow[static_cast<size_t>(i)] && graphOutputs.count(proto->output(i))) {
+            if (plan.outputLow[static_cast<size_t>(i)]
+                && (graphOutputs.count(proto->output(i)) || readByName.count(proto->output(i)))) {
                 const std::string low
                     = uniqueName(used, proto->output(i) + "_" + std::string(report.target.shortName()));
                 renamedLow[proto->output(i)] = low;
@@ -602,7 +609,7 @@ void compareOutputs(const std::map<std::string, Value>& a, const std::map<std::s
                     continue;
                 const double d = std::fabs(xs[i] - ys[i]);
                 e.maxAbsError = std::max(e.maxAbsError, d);
-                e.maxRelError = std::max(e.maxRelError, d / std::max(std::fabs(xs[i]), 1e-30));
+                e.maxAbsValue = std::max(e.maxAbsValue, std::fabs(xs[i]));
             }
         }
         result.outputs.push_back(e);
@@ -668,7 +675,7 @@ std::string mixedPrecisionJson(const MixedPrecisionResult& result)
     j["casts"] = result.casts;
     json outputs = json::array();
     for (const auto& e : result.outputs)
-        outputs.push_back({ { "name", e.name }, { "max_abs_error", e.maxAbsError }, { "max_rel_error", e.maxRelError },
+        outputs.push_back({ { "name", e.name }, { "max_abs_error", e.maxAbsError }, { "max_abs_value", e.maxAbsValue },
             { "non_finite", e.nonFinite }, { "compared", e.compared } });
     j["outputs"] = outputs;
     return j.dump(2, ' ', false, json::error_handler_t::replace);

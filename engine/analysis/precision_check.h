@@ -113,7 +113,7 @@ struct MixedPrecisionResult {
     struct OutputError {
         std::string name;
         double maxAbsError = 0;
-        double maxRelError = 0; // |a - b| / max(|a|, tiny) over the elements
+        double maxAbsValue = 0; // the largest |x| of the float32 output, the scale of the error
         int64_t nonFinite = 0; // elements finite in float32 but not in the mixed model
         bool compared = false; // a float tensor on both sides
     };
@@ -128,7 +128,7 @@ struct MixedPrecisionResult {
 MixedPrecisionResult writeMixedPrecisionModel(const Model& model, const PrecisionReport& report,
     const std::map<std::string, Value>& inputs, const std::filesystem::path& path, const SessionOptions& session = {});
 
-/// The result as JSON: lowered, kept_fp32 [{node, reason}], casts, outputs [{name, max_abs_error, max_rel_error,
+/// The result as JSON: lowered, kept_fp32 [{node, reason}], casts, outputs [{name, max_abs_error, max_abs_value,
 /// non_finite, compared}].
 std::string mixedPrecisionJson(const MixedPrecisionResult& result);
 

@@ -377,7 +377,8 @@ class Model:
         ``overflow``, ``underflow_share``, ``min``, ``max``, ...), ``keep_in_fp32`` (``node``, ``op_type``,
         ``reason``, ``evidence``), ``node_block_list`` (the names to pass to the float16 converters'
         ``node_block_list``) and ``notes``; with ``write``, ``mixed`` (``lowered``, ``kept_fp32``, ``casts``,
-        ``outputs``: ``name``, ``max_abs_error``, ``max_rel_error``, ``non_finite``). Raises ValueError for an unknown
+        ``outputs``: ``name``, ``max_abs_error``, ``max_abs_value`` (the float32 output's largest magnitude),
+        ``non_finite``). Raises ValueError for an unknown
         target, InputError for bad feeds, Error when the run fails."""
         given = dict(feeds or {})
         for name, value, _rule in self._core.default_inputs(int(seed), {}, list(given)):

@@ -247,10 +247,44 @@ def main():
     for line in p.stdout.splitlines():
         if line.strip().startswith('output "'):
             name = line.split('"')[1]
-            err = float(line.split("max abs error ")[1].split(",")[0])
+            err = float(line.split("max abs error ")[1].split(" ")[0])
             truth = float(np.max(np.abs(mixed_ref[name].astype(np.float64) - ref[name])))
             check(abs(err - truth) <= 0.5 * truth + 1e-3,
                   f"--write: {name} error {err} here, {truth} in onnx's ReferenceEvaluator")
+
+    # 4b. A subgraph reads an outer value by name: the If stays float32 whole, and the value it reads is cast back
+    # to float32 under its own name although its producer is lowered.
+    then_graph = helper.make_graph([helper.make_node("Mul", ["a", "a"], ["t"], name="then_mul")], "then", [],
+                                   [helper.make_tensor_value_info("t", TensorProto.FLOAT, [4, 16])])
+    else_graph = helper.make_graph([helper.make_node("Neg", ["a"], ["t2"], name="else_neg")], "else", [],
+                                   [helper.make_tensor_value_info("t2", TensorProto.FLOAT, [4, 16])])
+    graph = helper.make_graph(
+        [helper.make_node("Add", ["x", "x"], ["a"], name="double"),
+         helper.make_node("ReduceSum", ["x"], ["s"], name="total", keepdims=0),
+         helper.make_node("Greater", ["s", "zero"], ["c"], name="positive"),
+         helper.make_node("If", ["c"], ["b"], name="branch", then_branch=then_graph, else_branch=else_graph),
+         helper.make_node("Sqrt", ["b"], ["y"], name="root")],
+        "subgraphs", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 16])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 16])],
+        [numpy_helper.from_array(np.array(0, np.float32), "zero")])
+    sub = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    sub.ir_version = 8
+    onnx.checker.check_model(sub)
+    onnx.save(sub, work / "subgraph.onnx")
+    p = cli(["check-precision", str(work / "subgraph.onnx"), "--to", "fp16", "--input", f"x={work / 'x.npy'}",
+             "--write", str(work / "subgraph_mixed.onnx")])
+    check("branch: holds subgraphs" in p.stdout, "--write: the If should be reported as kept float32")
+    mixed_sub = onnx.load(work / "subgraph_mixed.onnx")
+    onnx.checker.check_model(mixed_sub)
+    types = {v.name: v.type.tensor_type.elem_type
+             for v in onnx.shape_inference.infer_shapes(mixed_sub).graph.value_info}
+    check(types.get("a") == TensorProto.FLOAT, "--write: the value the If reads must stay float32 under its name")
+    check(any(n.name == "double" and n.output[0] != "a" for n in mixed_sub.graph.node),
+          "--write: the Add should write its float16 result under another name")
+    ref_sub = ort_run(sub, feeds)
+    out = ort_run(mixed_sub, feeds)
+    check(close(ref_sub, out, 2e-2, 2e-2), "--write with a subgraph: not close in onnxruntime")
+    check(close(ref_sub, reference_run(mixed_sub), 2e-2, 2e-2), "--write with a subgraph: not close in ReferenceEvaluator")
 
     # 5. --underflow-share below a third flags the partly flushed value too.
     flagged2, keep2 = expected(model, values, FP16_MAX, FP16_SUBNORMAL, 0.2)

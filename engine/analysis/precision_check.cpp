@@ -503,22 +503,25 @@ Written buildMixedModel(const Model& model, const PrecisionReport& report, const
     std::set<std::string> graphInputs;
     for (ValueId id : graph.inputs())
         graphInputs.insert(graph.value(id).name);
+    // External data is read and written inline, so the written model stands alone in any folder.
+    std::map<std::string, const ValueInfo*> initializerInfo;
+    for (ValueId id : graph.initializers())
+        initializerInfo[graph.value(id).name] = &graph.value(id);
     for (auto& init : *g.mutable_initializer()) {
-        if (init.data_type() != onnx::TensorProto::FLOAT || graphInputs.count(init.name()))
-            continue;
-        const bool low = readLow.count(init.name()) && !readHigh.count(init.name()) && !graphOutputs.count(init.name());
-        nativeLow[init.name()] = low;
-        if (low) {
-            const ValueInfo* v = nullptr;
-            for (ValueId id : graph.initializers())
-                if (graph.value(id).name == init.name())
-                    v = &graph.value(id);
-            check(v != nullptr, "initializer \"" + init.name() + "\" not found in the loaded graph");
-            const Tensor converted = castTensor(model.initializer(*v), target);
-            const std::string name = init.name();
-            init.Clear();
-            tensorToProto(converted, init, name);
+        const bool external = init.data_location() == onnx::TensorProto::EXTERNAL;
+        bool low = false;
+        if (init.data_type() == onnx::TensorProto::FLOAT && !graphInputs.count(init.name())) {
+            low = readLow.count(init.name()) && !readHigh.count(init.name()) && !graphOutputs.count(init.name());
+            nativeLow[init.name()] = low;
         }
+        if (!low && !external)
+            continue;
+        auto it = initializerInfo.find(init.name());
+        check(it != initializerInfo.end(), "initializer \"" + init.name() + "\" not found in the loaded graph");
+        const Tensor value = model.initializer(*it->second);
+        const std::string name = init.name();
+        init.Clear();
+        tensorToProto(low ? castTensor(value, target) : value, init, name);
     }
 
     // Subgraphs read outer values by name, as float32 (their nodes stay float32).

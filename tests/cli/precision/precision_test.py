@@ -252,6 +252,17 @@ def main():
             check(abs(err - truth) <= 0.5 * truth + 1e-3,
                   f"--write: {name} error {err} here, {truth} in onnx's ReferenceEvaluator")
 
+    # 4a. A model with external data: the written model holds its weights inline, so it runs from another folder.
+    (work / "ext").mkdir()
+    onnx.save(model, work / "ext" / "ext.onnx", save_as_external_data=True, location="ext.data", size_threshold=0)
+    (work / "out").mkdir()
+    cli(["check-precision", str(work / "ext" / "ext.onnx"), "--to", "fp16", "--input", f"x={work / 'x.npy'}",
+         "--write", str(work / "out" / "ext_mixed.onnx")])
+    ext_mixed = onnx.load(work / "out" / "ext_mixed.onnx")
+    check(all(i.data_location == TensorProto.DEFAULT for i in ext_mixed.graph.initializer),
+          "--write: external data should be written inline")
+    check(close(ref, ort_run(ext_mixed, feeds), 2e-2, 2e-2), "--write from external data: not close in onnxruntime")
+
     # 4b. A subgraph reads an outer value by name: the If stays float32 whole, and the value it reads is cast back
     # to float32 under its own name although its producer is lowered.
     then_graph = helper.make_graph([helper.make_node("Mul", ["a", "a"], ["t"], name="then_mul")], "then", [],

@@ -24,6 +24,7 @@ void registerLlmMixes(KernelRegistry& r);
 void registerLlmCausalConv(KernelRegistry& r);
 void registerLlmLinearAttention(KernelRegistry& r);
 void registerLlmMoE(KernelRegistry& r);
+void registerLlmQMoE(KernelRegistry& r);
 void registerLlmMoEGroupRouter(KernelRegistry& r);
 void registerLlmSparseAttention(KernelRegistry& r);
 void registerLlmGatedDeltaNet(KernelRegistry& r);
@@ -52,6 +53,7 @@ void registerContribKernels(KernelRegistry& r)
     registerLlmCausalConv(r);
     registerLlmLinearAttention(r);
     registerLlmMoE(r);
+    registerLlmQMoE(r);
     registerLlmMoEGroupRouter(r);
     registerLlmSparseAttention(r);
     registerLlmGatedDeltaNet(r);

@@ -78,7 +78,13 @@ public:
 
         std::vector<float> y(x.size(), 0.0f);
         moe::run(
-            m_cfg, tokens, hidden, inter, E, in, logits, nullptr, moe::Weights { W1, B1, W2, B2, W3, B3 }, y.data());
+            m_cfg, tokens, hidden, inter, E, in, logits, nullptr,
+            [&](int64_t e) {
+                const auto at = [e](const float* p, int64_t n) { return p ? p + e * n : nullptr; };
+                return moe::Weights { at(W1, fc1Rows * hidden), at(B1, fc1Rows), at(W2, hidden * inter), at(B2, hidden),
+                    at(W3, inter * hidden), at(B3, inter) };
+            },
+            y.data());
         contrib::storeOutput(ctx, 0, x.dtype(), x.shape(), y.data());
     }
 

@@ -81,13 +81,14 @@ float activate(const Config& c, const std::vector<float>& h1, const std::vector<
 } // namespace
 
 void run(const Config& cfg, int64_t tokens, int64_t hidden, int64_t inter, int64_t E, const float* in,
-    const float* logits, const float* routerWeights, const Weights& w, float* y)
+    const float* logits, const float* routerWeights, const std::function<Weights(int64_t)>& expert, float* y)
 {
-    const bool fc3 = w.w3 != nullptr;
     const int64_t fc1Rows = cfg.swiglu() && cfg.fusion != 0 ? 2 * inter : inter;
     std::vector<float> probs(static_cast<size_t>(E)), h1(static_cast<size_t>(fc1Rows)), h3(static_cast<size_t>(inter)),
         act(static_cast<size_t>(inter));
     std::vector<std::pair<float, int64_t>> order(static_cast<size_t>(E));
+    // The routing of every token first, then expert by expert (each expert's weights are asked for once).
+    std::vector<std::vector<std::pair<int64_t, float>>> routed(static_cast<size_t>(E));
     const int64_t k = cfg.k;
     for (int64_t t = 0; t < tokens; ++t) {
         const float* lg = logits + t * E;
@@ -106,24 +107,30 @@ void run(const Config& cfg, int64_t tokens, int64_t hidden, int64_t inter, int64
         float topSum = 0;
         for (int64_t j = 0; j < k; ++j)
             topSum += order[static_cast<size_t>(j)].first;
-        const float* xt = in + t * hidden;
         for (int64_t j = 0; j < k; ++j) {
-            const int64_t e = order[static_cast<size_t>(j)].second;
-            const float p
-                = cfg.normalize ? order[static_cast<size_t>(j)].first / topSum : order[static_cast<size_t>(j)].first;
-            if (p == 0.0f)
-                continue;
+            const auto [q, e] = order[static_cast<size_t>(j)];
+            const float p = cfg.normalize ? q / topSum : q;
+            if (p != 0.0f)
+                routed[static_cast<size_t>(e)].emplace_back(t, p);
+        }
+    }
+    for (int64_t e = 0; e < E; ++e) {
+        if (routed[static_cast<size_t>(e)].empty())
+            continue;
+        const Weights w = expert(e);
+        for (const auto& [t, p] : routed[static_cast<size_t>(e)]) {
+            const float* xt = in + t * hidden;
             for (int64_t o = 0; o < fc1Rows; ++o) {
-                const float* row = w.w1 + (e * fc1Rows + o) * hidden;
-                float acc = w.b1 ? w.b1[e * fc1Rows + o] : 0.0f;
+                const float* row = w.w1 + o * hidden;
+                float acc = w.b1 ? w.b1[o] : 0.0f;
                 for (int64_t i = 0; i < hidden; ++i)
                     acc += row[i] * xt[i];
                 h1[static_cast<size_t>(o)] = acc;
             }
-            if (fc3)
+            if (w.w3)
                 for (int64_t o = 0; o < inter; ++o) {
-                    const float* row = w.w3 + (e * inter + o) * hidden;
-                    float acc = w.b3 ? w.b3[e * inter + o] : 0.0f;
+                    const float* row = w.w3 + o * hidden;
+                    float acc = w.b3 ? w.b3[o] : 0.0f;
                     for (int64_t i = 0; i < hidden; ++i)
                         acc += row[i] * xt[i];
                     h3[static_cast<size_t>(o)] = acc;
@@ -132,8 +139,8 @@ void run(const Config& cfg, int64_t tokens, int64_t hidden, int64_t inter, int64
                 act[static_cast<size_t>(o)] = activate(cfg, h1, h3, o, inter);
             float* yt = y + t * hidden;
             for (int64_t o = 0; o < hidden; ++o) {
-                const float* row = w.w2 + (e * hidden + o) * inter;
-                float acc = w.b2 ? w.b2[e * hidden + o] : 0.0f;
+                const float* row = w.w2 + o * inter;
+                float acc = w.b2 ? w.b2[o] : 0.0f;
                 for (int64_t i = 0; i < inter; ++i)
                     acc += row[i] * act[static_cast<size_t>(i)];
                 yt[o] += p * acc;

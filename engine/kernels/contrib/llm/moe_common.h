@@ -8,6 +8,7 @@
 #include "engine/model/attributes.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 namespace onnxscope::moe {
@@ -26,16 +27,18 @@ struct Config {
     bool swiglu() const { return act == Activation::SwiGlu; }
 };
 
-/// The float weights of all experts, MoE's layout: w1 [E, fc1Rows, hidden], w2 [E, hidden, inter], w3 [E, inter,
-/// hidden] (swiglu_fusion 0 only); biases [E, rows] or null.
+/// The float weights of one expert: w1 [fc1Rows, hidden], w2 [hidden, inter], w3 [inter, hidden] (swiglu_fusion 0
+/// only, else null); biases [rows] or null.
 struct Weights {
     const float *w1 = nullptr, *b1 = nullptr, *w2 = nullptr, *b2 = nullptr, *w3 = nullptr, *b3 = nullptr;
 };
 
 /// For each of `tokens` rows of x [tokens, hidden]: softmax of its logits row [E], the k most probable experts
 /// (ties: the higher index first), their probabilities (or, with routerWeights [tokens, E], those values at the
-/// selected experts) renormalised to sum 1 with cfg.normalize; y[t] = sum of p · (fc2(act(fc1·x + b1)) + b2).
+/// selected experts) renormalised to sum 1 with cfg.normalize; y[t] += sum of p · (fc2(act(fc1·x + b1)) + b2).
+/// expert(e) gives expert e's weights, asked for once per run and only for experts some token selected; they need
+/// to stay valid until the next call.
 void run(const Config& cfg, int64_t tokens, int64_t hidden, int64_t inter, int64_t experts, const float* x,
-    const float* logits, const float* routerWeights, const Weights& w, float* y);
+    const float* logits, const float* routerWeights, const std::function<Weights(int64_t)>& expert, float* y);
 
 } // namespace onnxscope::moe

@@ -108,16 +108,26 @@ public:
         const float* logits = contrib::floats(ctx, router, rb, "router_probs");
         const Shape rwShape { tokens, E }, b1Shape { E, fc1Rows }, b2Shape { E, hidden }, b3Shape { E, inter };
         const float* rw = contrib::optionalFloats(ctx, 14, rwb, "router_weights", &rwShape);
-        const std::vector<float> W1 = dequantize(ctx, 2, 3, 11, "fc1", E, fc1Rows, hidden, m_fcBits[0]);
-        const std::vector<float> W2 = dequantize(ctx, 5, 6, 12, "fc2", E, hidden, inter, m_fcBits[1]);
-        const std::vector<float> W3
-            = fc3 ? dequantize(ctx, 8, 9, 13, "fc3", E, inter, hidden, m_fcBits[2]) : std::vector<float> {};
+        const Projection p1 = projection(ctx, 2, 3, 11, "fc1", E, fc1Rows, hidden, m_fcBits[0]);
+        const Projection p2 = projection(ctx, 5, 6, 12, "fc2", E, hidden, inter, m_fcBits[1]);
+        const Projection p3 = fc3 ? projection(ctx, 8, 9, 13, "fc3", E, inter, hidden, m_fcBits[2]) : Projection {};
+        std::vector<float> W1, W2, W3; // one expert's weights at a time: the experts no token selected stay packed
         const float* B1 = contrib::optionalFloats(ctx, 4, b1b, "fc1_experts_bias", &b1Shape);
         const float* B2 = contrib::optionalFloats(ctx, 7, b2b, "fc2_experts_bias", &b2Shape);
         const float* B3 = contrib::optionalFloats(ctx, 10, b3b, "fc3_experts_bias", &b3Shape);
         std::vector<float> y(x.size(), 0.0f);
-        moe::run(m_cfg, tokens, hidden, inter, E, in, logits, rw,
-            moe::Weights { W1.data(), B1, W2.data(), B2, fc3 ? W3.data() : nullptr, B3 }, y.data());
+        const auto at = [](const float* b, int64_t e, int64_t n) { return b ? b + e * n : nullptr; };
+        moe::run(
+            m_cfg, tokens, hidden, inter, E, in, logits, rw,
+            [&](int64_t e) {
+                dequantize(ctx, p1, e, W1);
+                dequantize(ctx, p2, e, W2);
+                if (fc3)
+                    dequantize(ctx, p3, e, W3);
+                return moe::Weights { W1.data(), at(B1, e, fc1Rows), W2.data(), at(B2, e, hidden),
+                    fc3 ? W3.data() : nullptr, at(B3, e, inter) };
+            },
+            y.data());
         contrib::storeOutput(ctx, 0, x.dtype(), x.shape(), y.data());
     }
 
@@ -132,10 +142,24 @@ private:
         return static_cast<int>((v >> (bit % 8)) & ((1u << bits) - 1));
     }
 
-    /// Weights [E, N, K] as float from the codes at input wi, scales si and zero points zi.
-    std::vector<float> dequantize(const KernelContext& ctx, size_t wi, size_t si, size_t zi, const std::string& fc,
-        int64_t E, int64_t N, int64_t K, int64_t bits) const
+    /// One projection's checked inputs: codes [E, N, K · bits / 8], scales (as floats), packed zero points.
+    struct Projection {
+        std::string name;
+        const uint8_t* q = nullptr;
+        const uint8_t* zp = nullptr;
+        const float* scales = nullptr;
+        std::vector<float> scaleBuffer;
+        int64_t N = 0, K = 0, bits = 4, groups = 1, zRow = 0;
+    };
+
+    Projection projection(const KernelContext& ctx, size_t wi, size_t si, size_t zi, const std::string& fc, int64_t E,
+        int64_t N, int64_t K, int64_t bits) const
     {
+        Projection p;
+        p.name = fc;
+        p.N = N;
+        p.K = K;
+        p.bits = bits;
         const Tensor& w = ctx.input(wi);
         if (K * bits % 8 != 0)
             throw ctx.error(
@@ -143,44 +167,47 @@ private:
         const Shape wShape { E, N, K * bits / 8 };
         if (w.dtype() != DataType::UInt8 || w.shape() != wShape)
             throw ctx.error(fc + "_experts_weights must be uint8 " + shapeToString(wShape) + ", got " + w.typeString());
+        p.q = w.data<uint8_t>().data();
         if (!ctx.hasInput(si))
             throw ctx.error(fc + "_scales is required with quant_type 'int'");
-        const int64_t groups = m_block ? K / m_block : 1, groupLen = m_block ? m_block : K;
-        const Shape sShape = m_block ? Shape { E, N, groups } : Shape { E, N };
-        std::vector<float> sb;
-        const float* scales = contrib::optionalFloats(ctx, si, sb, (fc + "_scales").c_str(), &sShape);
+        p.groups = m_block ? K / m_block : 1;
+        const Shape sShape = m_block ? Shape { E, N, p.groups } : Shape { E, N };
+        p.scales = contrib::optionalFloats(ctx, si, p.scaleBuffer, (fc + "_scales").c_str(), &sShape);
         if (m_int3 && bits == 3)
-            for (int64_t i = 0; i < E * N * groups; ++i)
-                if (!(scales[i] >= 0.0f) || !std::isfinite(scales[i]))
+            for (int64_t i = 0; i < E * N * p.groups; ++i)
+                if (!(p.scales[i] >= 0.0f) || !std::isfinite(p.scales[i]))
                     throw ctx.error(fc + "_scales must be finite and nonnegative with 3-bit weights");
-        const uint8_t* zp = nullptr;
-        const int64_t zRow = m_block ? (groups * bits + 7) / 8 : (N * bits + 7) / 8;
+        p.zRow = m_block ? (p.groups * bits + 7) / 8 : (N * bits + 7) / 8;
         if (ctx.hasInput(zi)) {
             const Tensor& z = ctx.input(zi);
-            const Shape zShape = m_block ? Shape { E, N, zRow } : Shape { E, zRow };
+            const Shape zShape = m_block ? Shape { E, N, p.zRow } : Shape { E, p.zRow };
             if (z.dtype() != DataType::UInt8 || z.shape() != zShape)
                 throw ctx.error(fc + "_zero_points must be uint8 " + shapeToString(zShape) + ", got " + z.typeString());
-            zp = z.data<uint8_t>().data();
+            p.zp = z.data<uint8_t>().data();
         }
+        return p;
+    }
+
+    /// Expert e's weights [N, K] of projection p as float, into out.
+    void dequantize(const KernelContext& ctx, const Projection& p, int64_t e, std::vector<float>& out) const
+    {
+        const int64_t N = p.N, K = p.K, bits = p.bits, groups = p.groups, groupLen = K / groups;
         const int zDefault = 1 << (bits - 1);
-        const uint8_t* q = w.data<uint8_t>().data();
-        std::vector<float> out(static_cast<size_t>(E * N * K));
-        for (int64_t e = 0; e < E; ++e)
-            for (int64_t n = 0; n < N; ++n) {
-                const uint8_t* row = q + (e * N + n) * (K * bits / 8);
-                float* o = out.data() + (e * N + n) * K;
-                for (int64_t g = 0; g < groups; ++g) {
-                    const float s = scales[(e * N + n) * groups + g];
-                    int z = zDefault;
-                    if (zp)
-                        z = m_block ? code(zp + (e * N + n) * zRow, g, bits) : code(zp + e * zRow, n, bits);
-                    if (m_int3 && bits == 3 && z != 4)
-                        throw ctx.error(fc + "_zero_points must all be 4 with 3-bit weights (the INT3 profile)");
-                    for (int64_t i = g * groupLen; i < (g + 1) * groupLen; ++i)
-                        o[i] = static_cast<float>(code(row, i, bits) - z) * s;
-                }
+        out.resize(static_cast<size_t>(N * K));
+        for (int64_t n = 0; n < N; ++n) {
+            const uint8_t* row = p.q + (e * N + n) * (K * bits / 8);
+            float* o = out.data() + n * K;
+            for (int64_t g = 0; g < groups; ++g) {
+                const float s = p.scales[(e * N + n) * groups + g];
+                int z = zDefault;
+                if (p.zp)
+                    z = m_block ? code(p.zp + (e * N + n) * p.zRow, g, bits) : code(p.zp + e * p.zRow, n, bits);
+                if (m_int3 && bits == 3 && z != 4)
+                    throw ctx.error(p.name + "_zero_points must all be 4 with 3-bit weights (the INT3 profile)");
+                for (int64_t i = g * groupLen; i < (g + 1) * groupLen; ++i)
+                    o[i] = static_cast<float>(code(row, i, bits) - z) * s;
             }
-        return out;
+        }
     }
 
     moe::Config m_cfg;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "engine/kernels/contrib/llm/moe_common.h"
+#include "engine/kernels/simd/simd.h"
 
 #include <algorithm>
 #include <cmath>
@@ -47,9 +48,9 @@ Config::Config(const NodeAttributes& a)
 
 namespace {
 
-float activate(const Config& c, const std::vector<float>& h1, const std::vector<float>& h3, int64_t o, int64_t inter)
+float activate(const Config& c, const float* h1, const float* h3, int64_t o, int64_t inter)
 {
-    const float v = h1[static_cast<size_t>(o)];
+    const float v = h1[o];
     switch (c.act) {
     case Activation::Relu:
         return std::max(0.0f, v);
@@ -64,14 +65,14 @@ float activate(const Config& c, const std::vector<float>& h1, const std::vector<
     }
     float g = 0, l = 0;
     if (c.fusion == 1) {
-        g = h1[static_cast<size_t>(2 * o)];
-        l = h1[static_cast<size_t>(2 * o + 1)];
+        g = h1[2 * o];
+        l = h1[2 * o + 1];
     } else if (c.fusion == 2) {
-        g = h1[static_cast<size_t>(o)];
-        l = h1[static_cast<size_t>(inter + o)];
+        g = h1[o];
+        l = h1[inter + o];
     } else {
-        g = h1[static_cast<size_t>(o)];
-        l = h3[static_cast<size_t>(o)];
+        g = h1[o];
+        l = h3[o];
     }
     g = std::min(g, c.limit);
     l = std::clamp(l, -c.limit, c.limit);
@@ -84,8 +85,7 @@ void run(const Config& cfg, int64_t tokens, int64_t hidden, int64_t inter, int64
     const float* logits, const float* routerWeights, const std::function<Weights(int64_t)>& expert, float* y)
 {
     const int64_t fc1Rows = cfg.swiglu() && cfg.fusion != 0 ? 2 * inter : inter;
-    std::vector<float> probs(static_cast<size_t>(E)), h1(static_cast<size_t>(fc1Rows)), h3(static_cast<size_t>(inter)),
-        act(static_cast<size_t>(inter));
+    std::vector<float> probs(static_cast<size_t>(E));
     std::vector<std::pair<float, int64_t>> order(static_cast<size_t>(E));
     // The routing of every token first, then expert by expert (each expert's weights are asked for once).
     std::vector<std::vector<std::pair<int64_t, float>>> routed(static_cast<size_t>(E));
@@ -114,37 +114,41 @@ void run(const Config& cfg, int64_t tokens, int64_t hidden, int64_t inter, int64
                 routed[static_cast<size_t>(e)].emplace_back(t, p);
         }
     }
+    // Per expert, its tokens as one matrix: H1 = X · W1ᵀ (+ H3 = X · W3ᵀ), A = act(H), O = A · W2ᵀ, y[t] += p · O.
+    const simd::Ops& ops = simd::ops();
+    std::vector<float> X, H1, H3, A, O;
     for (int64_t e = 0; e < E; ++e) {
-        if (routed[static_cast<size_t>(e)].empty())
+        const auto& list = routed[static_cast<size_t>(e)];
+        if (list.empty())
             continue;
         const Weights w = expert(e);
-        for (const auto& [t, p] : routed[static_cast<size_t>(e)]) {
-            const float* xt = in + t * hidden;
-            for (int64_t o = 0; o < fc1Rows; ++o) {
-                const float* row = w.w1 + o * hidden;
-                float acc = w.b1 ? w.b1[o] : 0.0f;
-                for (int64_t i = 0; i < hidden; ++i)
-                    acc += row[i] * xt[i];
-                h1[static_cast<size_t>(o)] = acc;
-            }
-            if (w.w3)
-                for (int64_t o = 0; o < inter; ++o) {
-                    const float* row = w.w3 + o * hidden;
-                    float acc = w.b3 ? w.b3[o] : 0.0f;
-                    for (int64_t i = 0; i < hidden; ++i)
-                        acc += row[i] * xt[i];
-                    h3[static_cast<size_t>(o)] = acc;
-                }
+        const auto m = static_cast<int64_t>(list.size());
+        X.resize(static_cast<size_t>(m * hidden));
+        for (int64_t r = 0; r < m; ++r)
+            std::copy_n(in + list[static_cast<size_t>(r)].first * hidden, hidden, X.data() + r * hidden);
+        const auto project = [&](const float* W, const float* b, int64_t rows, int64_t depth, const float* src,
+                                 std::vector<float>& dst) {
+            dst.resize(static_cast<size_t>(m * rows));
+            ops.gemm(m, rows, depth, src, depth, false, W, depth, true, dst.data(), rows, false);
+            if (b)
+                for (int64_t r = 0; r < m; ++r)
+                    for (int64_t o = 0; o < rows; ++o)
+                        dst[static_cast<size_t>(r * rows + o)] += b[o];
+        };
+        project(w.w1, w.b1, fc1Rows, hidden, X.data(), H1);
+        if (w.w3)
+            project(w.w3, w.b3, inter, hidden, X.data(), H3);
+        A.resize(static_cast<size_t>(m * inter));
+        for (int64_t r = 0; r < m; ++r)
             for (int64_t o = 0; o < inter; ++o)
-                act[static_cast<size_t>(o)] = activate(cfg, h1, h3, o, inter);
+                A[static_cast<size_t>(r * inter + o)]
+                    = activate(cfg, H1.data() + r * fc1Rows, w.w3 ? H3.data() + r * inter : nullptr, o, inter);
+        project(w.w2, w.b2, hidden, inter, A.data(), O);
+        for (int64_t r = 0; r < m; ++r) {
+            const auto [t, p] = list[static_cast<size_t>(r)];
             float* yt = y + t * hidden;
-            for (int64_t o = 0; o < hidden; ++o) {
-                const float* row = w.w2 + o * inter;
-                float acc = w.b2 ? w.b2[o] : 0.0f;
-                for (int64_t i = 0; i < inter; ++i)
-                    acc += row[i] * act[static_cast<size_t>(i)];
-                yt[o] += p * acc;
-            }
+            for (int64_t o = 0; o < hidden; ++o)
+                yt[o] += p * O[static_cast<size_t>(r * hidden + o)];
         }
     }
 }

@@ -204,8 +204,19 @@ private:
                     z = m_block ? code(p.zp + (e * N + n) * p.zRow, g, bits) : code(p.zp + e * p.zRow, n, bits);
                 if (m_int3 && bits == 3 && z != 4)
                     throw ctx.error(p.name + "_zero_points must all be 4 with 3-bit weights (the INT3 profile)");
-                for (int64_t i = g * groupLen; i < (g + 1) * groupLen; ++i)
-                    o[i] = static_cast<float>(code(row, i, bits) - z) * s;
+                const float zs = static_cast<float>(z) * s;
+                const int64_t i0 = g * groupLen, i1 = (g + 1) * groupLen;
+                if (bits == 8) // fast paths by width: whole bytes, nibble pairs
+                    for (int64_t i = i0; i < i1; ++i)
+                        o[i] = static_cast<float>(row[i]) * s - zs;
+                else if (bits == 4)
+                    for (int64_t i = i0; i < i1; i += 2) {
+                        o[i] = static_cast<float>(row[i / 2] & 15) * s - zs;
+                        o[i + 1] = static_cast<float>(row[i / 2] >> 4) * s - zs;
+                    }
+                else
+                    for (int64_t i = i0; i < i1; ++i)
+                        o[i] = static_cast<float>(code(row, i, bits) - z) * s;
             }
         }
     }

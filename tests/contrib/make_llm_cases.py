@@ -794,6 +794,14 @@ def qmoe_case(name, shape=(7, 32), e=4, inter=32, k=2, act="relu", fusion=1, bit
         attrs["block_size"] = block
     if swiglu:
         attrs["swiglu_fusion"] = fusion
+    if direct and dt.__name__ == "bfloat16":
+        # onnxruntime's python API takes no bfloat16 arrays: its QMoE runs on the same values widened to float,
+        # its result rounded to bfloat16
+        wide = [None if i is None else (i[0], i[1].astype(np.float32) if i[1].dtype == dt else i[1], i[2])
+                for i in ins]
+        ref = Case(group, name, "QMoE", wide, ["output"], MS, None, None, **attrs)
+        case(group, name, "QMoE", ins, ["output"], reference=lambda: [run_onnxruntime(ref)[0].astype(dt)], **attrs)
+        return
     if direct:
         case(group, name, "QMoE", ins, ["output"], **attrs)
         return
@@ -843,6 +851,9 @@ def qmoe_cases():
               normalize_routing_weights=1)
     qmoe_case("qmoe_fp16_3bit_swiglu", dt=np.float16, bits=3, block=32, act="swiglu", group="llm_qmoe_fp16",
               weights_prepacked=0, normalize_routing_weights=1)
+    import ml_dtypes
+    qmoe_case("qmoe_bf16_4bit_block_swiglu", dt=ml_dtypes.bfloat16, block=32, zp=True, act="swiglu",
+              group="llm_qmoe_fp16", normalize_routing_weights=1)
 
 
 def qmoe_refusals():

@@ -76,6 +76,42 @@ def scaled_silu_cases():
          [inp("X", h), inp("scale", np.array(0.37, np.float32))], ["Y"])
 
 
+# ---- AttnLSTM --------------------------------------------------------------------------------------------------------
+
+def attn_lstm_case(name, direction="forward", aw=True, seq_lens=True, mem_lens=True, states=True, peephole=True,
+                   bias=True, dt=np.float32, outputs=("Y", "Y_h", "Y_c"), s=4, b=2, i=3, h=5, tm=6, dm=4, am=7, aws=3,
+                   group="attn_lstm", **attrs):
+    r = rng_for(name)
+    d = 2 if direction == "bidirectional" else 1
+    f = lambda *shape: (randn(r, *shape) * 0.5).astype(dt)  # noqa: E731
+    a = aws if aw else dm
+    ins = [inp("X", f(s, b, i)), inp("W", f(d, 4 * h, i + a)), inp("R", f(d, 4 * h, h)),
+           inp("B", f(d, 8 * h)) if bias else None,
+           inp("sequence_lens", np.array([s] + [max(1, s - 1 - k) for k in range(b - 1)], np.int32))
+           if seq_lens else None,
+           inp("initial_h", f(d, b, h)) if states else None, inp("initial_c", f(d, b, h)) if states else None,
+           inp("P", f(d, 3 * h)) if peephole else None, inp("QW", f(d, h, am)), inp("MW", f(d, dm, am)),
+           inp("V", f(d, am)), inp("M", f(b, tm, dm)),
+           inp("memory_seq_lens", np.array([tm] + [max(1, tm - 2 - k) for k in range(b - 1)], np.int32))
+           if mem_lens else None, inp("AW", f(d, dm + h, aws)) if aw else None]
+    while ins[-1] is None:
+        ins.pop()
+    case(group, name, "AttnLSTM", ins, list(outputs), hidden_size=h, direction=direction, **attrs)
+
+
+def attn_lstm_cases():
+    attn_lstm_case("attn_lstm_forward_aw")
+    attn_lstm_case("attn_lstm_no_aw", aw=False)
+    attn_lstm_case("attn_lstm_bidirectional", direction="bidirectional")
+    attn_lstm_case("attn_lstm_reverse_minimal", direction="reverse", aw=False, seq_lens=False, mem_lens=False,
+                   states=False, peephole=False, bias=False)
+    attn_lstm_case("attn_lstm_input_forget_clip", input_forget=1, clip=0.7)
+    attn_lstm_case("attn_lstm_activations", direction="bidirectional",
+                   activations=["HardSigmoid", "Tanh", "Softsign", "Sigmoid", "LeakyRelu", "Tanh"],
+                   activation_alpha=[0.3, 0.2], activation_beta=[0.4])
+    attn_lstm_case("attn_lstm_y_h_only", outputs=("", "Y_h"))
+
+
 # ---- BifurcationDetector ---------------------------------------------------------------------------------------------
 
 def bifurcation_cases():
@@ -414,6 +450,19 @@ def write_tree_warnings(out_dir):
 
 def refusal_cases():
     r = rng_for("misc_refusals")
+    f = lambda *shape: randn(r, *shape) * 0.5  # noqa: E731
+    lstm = [inp("X", f(2, 1, 3)), inp("W", f(1, 8, 7)), inp("R", f(1, 8, 2)), None, None, None, None, None,
+            inp("QW", f(1, 2, 5)), inp("MW", f(1, 4, 5)), inp("V", f(1, 5)), inp("M", f(1, 3, 4))]
+    refusal("attn_lstm_no_memory", "AttnLSTM", lstm[:11], ["Y"], ['"attn_lstm_no_memory"', "M is required"],
+            hidden_size=2)
+    refusal("attn_lstm_memory_len_zero", "AttnLSTM", lstm + [const("memory_seq_lens", np.array([0], np.int32))], ["Y"],
+            ['"attn_lstm_memory_len_zero"', "memory_seq_lens[0] = 0 is outside [1, max_memory_step 3]"],
+            hidden_size=2)
+    refusal("attn_lstm_w_width", "AttnLSTM", [inp("X", f(2, 1, 3)), inp("W", f(1, 8, 5))] + lstm[2:], ["Y"],
+            ['"attn_lstm_w_width"', "W must be [1, 8, 7]"], hidden_size=2)
+    half = [None if x is None else (x[0], x[1].astype(np.float16), x[2]) for x in lstm]
+    refusal("attn_lstm_fp16", "AttnLSTM", half, ["Y"],
+            ['"attn_lstm_fp16"', "X must be float or double"], out_types={"Y": np.float16}, hidden_size=2)
     i64 = lambda *v: np.array(v, np.int64)  # noqa: E731
     refusal("bif_prev_outside", "BifurcationDetector",
             [const("src_tokens", i64(1, 2, 3)), const("cur_tokens", i64(1)), const("prev_suffix_match_idx", i64(-1)),
@@ -511,6 +560,7 @@ def refusal_cases():
 
 def main():
     scaled_silu_cases()
+    attn_lstm_cases()
     bifurcation_cases()
     crop_and_resize_cases()
     word_conv_cases()

@@ -27,28 +27,7 @@ private:
     template <class T> void run(KernelContext& ctx, const rnn::Dims& d) const
     {
         const bool coupled = m_inputForget;
-        rnn::runRecurrent<T>(ctx, m_attrs, d, 4, true, [coupled](rnn::Step<T>& s) {
-            const int64_t H = s.hidden;
-            const rnn::Activation &f = s.act[0], &g = s.act[1], &h = s.act[2];
-            for (int64_t j = 0; j < H; ++j) {
-                auto gate = [&](int64_t k) { return s.xw[k * H + j] + s.hr[k * H + j] + s.rb[k * H + j]; };
-                const T cPrev = s.c[j];
-                T iPre = gate(0), oPre = gate(1), fPre = gate(2), cPre = gate(3);
-                if (s.peephole) {
-                    iPre += s.peephole[j] * cPrev;
-                    fPre += s.peephole[2 * H + j] * cPrev;
-                }
-                const T i = f(rnn::clipped(iPre, s.clip));
-                const T ft = coupled ? T(1) - i : f(rnn::clipped(fPre, s.clip));
-                const T c = g(rnn::clipped(cPre, s.clip));
-                const T cNew = ft * cPrev + i * c;
-                if (s.peephole)
-                    oPre += s.peephole[H + j] * cNew;
-                const T o = f(rnn::clipped(oPre, s.clip));
-                s.c[j] = cNew;
-                s.h[j] = o * h(cNew);
-            }
-        });
+        rnn::runRecurrent<T>(ctx, m_attrs, d, 4, true, [coupled](rnn::Step<T>& s) { rnn::lstmCell(s, coupled); });
     }
 
     rnn::Attributes m_attrs;

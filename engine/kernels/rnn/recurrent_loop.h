@@ -103,4 +103,30 @@ template <class T> inline T clipped(T v, float clip)
     return v;
 }
 
+/// The LSTM cell (LSTM, AttnLSTM, DynamicQuantizeLSTM's float part): gates i, o, f, c from xw + hr + rb, peepholes
+/// P (i, o, f), input_forget (`coupled`: f = 1 - i), clip; updates s.c and s.h.
+template <class T> void lstmCell(Step<T>& s, bool coupled)
+{
+    const int64_t H = s.hidden;
+    const Activation &f = s.act[0], &g = s.act[1], &h = s.act[2];
+    for (int64_t j = 0; j < H; ++j) {
+        auto gate = [&](int64_t k) { return s.xw[k * H + j] + s.hr[k * H + j] + s.rb[k * H + j]; };
+        const T cPrev = s.c[j];
+        T iPre = gate(0), oPre = gate(1), fPre = gate(2), cPre = gate(3);
+        if (s.peephole) {
+            iPre += s.peephole[j] * cPrev;
+            fPre += s.peephole[2 * H + j] * cPrev;
+        }
+        const T i = f(clipped(iPre, s.clip));
+        const T ft = coupled ? T(1) - i : f(clipped(fPre, s.clip));
+        const T c = g(clipped(cPre, s.clip));
+        const T cNew = ft * cPrev + i * c;
+        if (s.peephole)
+            oPre += s.peephole[H + j] * cNew;
+        const T o = f(clipped(oPre, s.clip));
+        s.c[j] = cNew;
+        s.h[j] = o * h(cNew);
+    }
+}
+
 } // namespace onnxscope::rnn

@@ -6,12 +6,14 @@ namespace onnxscope {
 void registerLstm(KernelRegistry& r);
 void registerGru(KernelRegistry& r);
 void registerRnn(KernelRegistry& r);
+void registerAttnLstm(KernelRegistry& r);
 
 void registerRnnKernels(KernelRegistry& r)
 {
     registerLstm(r);
     registerGru(r);
     registerRnn(r);
+    registerAttnLstm(r);
 }
 
 } // namespace onnxscope

@@ -319,7 +319,8 @@ ModuleComparisonResult compareModulesWithReference(
     };
     std::vector<PlannedCall> planned;
     std::set<ValueId> wanted;
-    for (const auto& [path, calls] : byModule) {
+    for (const auto& [modulePath, calls] : byModule) {
+        const std::string& path = modulePath; // a structured binding cannot be captured before C++20's clang 16
         std::vector<bool> inScope(graph.nodes().size(), false);
         for (size_t i = 0; i < chains.size(); ++i)
             inScope[i]

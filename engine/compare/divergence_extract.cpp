@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "engine/compare/divergence_extract.h"
 
+#include "engine/core/cast.h"
 #include "engine/core/error.h"
 #include "engine/io/tensor_proto.h"
 #include "engine/model/model.h"
@@ -59,11 +60,13 @@ void writeReadme(const DivergenceExtract& x, const ComparisonResult& result, con
         << ", max rel error " << num(n.maxRelError) << ". Its counterpart in B is node " << quotedName(x.nodeB) << " ("
         << x.opTypeB << ").\n\n";
     out << "a/  A's node, fed the values A's run gave its inputs.\n";
-    out << "b/  B's node, fed the same values, so that its outputs differ from a/'s by the node's own error:\n";
+    out << "b/  B's node, fed A's values wherever the comparison paired them, so that its outputs differ from a/'s "
+           "by the node's own error:\n";
     for (const auto& in : x.inputs) {
         out << "    input " << quotedName(in.nameB) << ": ";
         if (in.fromA)
-            out << "A's value " << quotedName(in.nameA) << " (paired by " << pairedByName(in.pairedBy) << ")\n";
+            out << "A's value " << quotedName(in.nameA) << " (paired by " << pairedByName(in.pairedBy)
+                << (in.note.empty() ? "" : ", " + in.note) << ")\n";
         else
             out << "B's own value (" << in.note << ")\n";
     }
@@ -163,12 +166,25 @@ DivergenceExtract extractFirstDivergence(
             auto va = valueOfA.find(in.nameA);
             if (va == valueOfA.end() && a.inputs.count(in.nameA))
                 va = valueOfA.emplace(in.nameA, a.inputs.at(in.nameA)).first;
+            const Tensor& own = ownValue.tensor();
             if (va == valueOfA.end()) {
-                in.note = "its counterpart " + quotedName(in.nameA) + " is not an input of A's node";
-            } else if (!va->second.isTensor() || va->second.tensor().dtype() != ownValue.tensor().dtype()
-                || va->second.tensor().shape() != ownValue.tensor().shape()) {
+                in.note = "its counterpart " + quotedName(in.nameA)
+                    + " is none of the values A's node reads (only those are captured)";
+            } else if (!va->second.isTensor() || va->second.tensor().shape() != own.shape()) {
                 in.note = "its counterpart " + quotedName(in.nameA) + " is " + va->second.typeString()
-                    + " where B's node " + "reads " + ownValue.typeString();
+                    + " where B's node reads " + ownValue.typeString();
+            } else if (va->second.tensor().dtype() != own.dtype()) {
+                const DataType from = va->second.tensor().dtype();
+                if (isFloatingPoint(from) && isFloatingPoint(own.dtype())) {
+                    // An fp16 or bf16 copy: A's value rounded to B's type, as compare feeds B's graph inputs.
+                    in.fromA = true;
+                    in.note = "cast from " + std::string(dataTypeName(from)) + " to "
+                        + std::string(dataTypeName(own.dtype()));
+                    feeds.emplace(nameB, Value(castTensor(va->second.tensor(), own.dtype())));
+                } else {
+                    in.note = "its counterpart " + quotedName(in.nameA) + " is " + va->second.typeString()
+                        + " where B's node reads " + ownValue.typeString();
+                }
             } else {
                 in.fromA = true;
                 feeds.emplace(nameB, va->second);

@@ -18,7 +18,7 @@ struct DivergenceInput {
     std::string nameA; // side A's value it took ("" when it kept B's own value)
     PairedBy pairedBy = PairedBy::None; // how the comparison paired it with A's value
     bool fromA = false;
-    std::string note; // why B's own value was used
+    std::string note; // why B's own value was used, or how A's value was converted ("cast from float to float16")
 };
 
 /// One output of the extracted node: side A's value against side B's, both computed from the same inputs.
@@ -43,11 +43,12 @@ struct DivergenceExtract {
 /// layout (extractTestCase): `folder/a/` holds side A's producer of the divergent value with the inputs A's run gave
 /// it, `folder/b/` side B's producer of its counterpart fed the same values: each input of B's node takes the value
 /// of A that the comparison paired with it (by name, or by content for renamed or fused graphs), so that the two
-/// cases' expected outputs differ by the node's own error only. An input without a counterpart on A, or whose
-/// counterpart has another type or shape, keeps B's own value. `folder/README.txt` states the sides, the nodes, where
-/// each input came from and the error between the two cases' outputs. Nothing is written when no node diverged.
-/// Error when the divergent node runs inside a subgraph (Loop, If, Scan), when side B is not a model, or when B's
-/// counterpart has no producer node.
+/// cases' expected outputs differ by the node's own error only. A floating-point value of A is cast to B's
+/// floating-point type (an fp16 copy). An input without a counterpart among the values A's node reads (or A's graph
+/// inputs), or whose counterpart has another shape or a type it does not cast to, keeps B's own value.
+/// `folder/README.txt` states the sides, the nodes, where each input came from and the error between the two cases'
+/// outputs. Nothing is written when no node diverged. Error when the divergent node runs inside a subgraph (Loop, If,
+/// Scan), when side B is not a model, or when B's counterpart has no producer node.
 DivergenceExtract extractFirstDivergence(const ComparisonResult& result, const RunSide& a, const RunSide& b,
     const std::filesystem::path& folder, ThreadPool* pool = nullptr);
 

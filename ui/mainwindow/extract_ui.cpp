@@ -70,7 +70,8 @@ ExtractUi::ExtractUi(MainWindow* window, InputsPanel* inputs, CompareUi* compare
     connect(this, &ExtractUi::finished, this, [this](const QString& folder, const QString& summary) {
         m_window->statusBar()->showMessage(QStringLiteral("Wrote %1").arg(QDir::toNativeSeparators(folder)), 8000);
         if (m_fromMenu) // a dialog for the user who asked; scripted calls get the signal only
-            QMessageBox::information(m_window, QStringLiteral("Test case written"), summary);
+            QMessageBox::information(m_window,
+                m_divergenceRun ? QStringLiteral("Test cases written") : QStringLiteral("Test case written"), summary);
         m_fromMenu = false;
     });
     connect(this, &ExtractUi::failed, this, [this](const QString& message) {
@@ -155,6 +156,7 @@ bool ExtractUi::extractDivergence(const std::shared_ptr<const CompareSession>& s
     if (!canStart(folder))
         return false;
     m_running = true;
+    m_divergenceRun = true;
     const std::string path = folder.toStdString();
     auto* watcher = new QFutureWatcher<ExtractOutcome>(this);
     connect(watcher, &QFutureWatcher<ExtractOutcome>::finished, this, [this, watcher, folder] {
@@ -215,6 +217,7 @@ bool ExtractUi::extractNode(NodeId node, const QString& folder)
         return false;
     }
     m_running = true;
+    m_divergenceRun = false;
     const InputsPanel::InputFactory factory = m_inputs->factory();
     const std::string path = folder.toStdString();
     auto* watcher = new QFutureWatcher<ExtractOutcome>(this);

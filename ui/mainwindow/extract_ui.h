@@ -55,6 +55,7 @@ private:
     CompareUi* m_compare;
     bool m_running = false;
     bool m_fromMenu = false; // the running extraction was asked for from the menu
+    bool m_divergenceRun = false; // the running extraction writes a first divergence (two cases)
 };
 
 } // namespace onnxscope

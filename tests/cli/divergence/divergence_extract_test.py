@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import onnx
+import onnx.parser
 import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 
@@ -156,7 +157,28 @@ def main():
     check("no divergence" in r.stdout and "nothing written" in r.stdout, f"identical models: message {r.stdout}")
     check(not out3.exists(), "identical models: nothing written")
 
-    # 4. Bad requests (usage errors, exit 2): a folder in use, a reference instead of a model.
+    # 4. A first divergence inside a Loop body is refused with a message naming the node, and nothing is written.
+    loop = """<ir_version: 8, opset_import: ["" : 17]>
+agraph (float[2] x) => (float[2] out) {
+    trip = Constant <value = int64 {3}> ()
+    cond = Constant <value = bool {1}> ()
+    out = Loop (trip, cond, x) <body = body (int64 i, bool c, float[2] acc) => (bool c_out, float[2] acc_out) {
+        c_out = Identity(c)
+        k = Constant <value = float[2] {K}> ()
+        acc_out = Add(acc, k)
+    }>
+}"""
+
+    for name, k in (("loop", "1.0, 2.0"), ("loop_k", "1.0, 2.5")):
+        onnx.save(onnx.parser.parse_model(loop.replace("K", k)), str(work / f"{name}.onnx"))
+    np.save(work / "lx.npy", np.array([1.5, -2.0], np.float32))
+    out4 = work / "loop_div"
+    r = subprocess.run([cli, "compare", str(work / "loop.onnx"), str(work / "loop_k.onnx"), "-i", f"x={work / 'lx.npy'}",
+                        "--extract-divergence", str(out4)], capture_output=True, text=True)
+    check(r.returncode == 1 and "inside a subgraph" in r.stderr, f"Loop body: exit {r.returncode}, {r.stderr}")
+    check(not out4.exists(), "Loop body: nothing written")
+
+    # 5. Bad requests (usage errors, exit 2): a folder in use, a reference instead of a model.
     r = subprocess.run([cli, "compare", str(work / "a.onnx"), str(work / "b.onnx"), "-i", f"x={work / 'x.npy'}",
                         "--extract-divergence", str(out)], capture_output=True, text=True)
     check(r.returncode == 2 and "not empty" in r.stderr, f"non-empty folder: exit {r.returncode}, {r.stderr}")

@@ -6,6 +6,7 @@
 #include "app/cli/commands.h"
 
 #include "engine/compare/comparison_json.h"
+#include "engine/compare/divergence_extract.h"
 #include "engine/compare/module_comparison.h"
 #include "engine/compare/run_comparison.h"
 #include "engine/core/cast.h"
@@ -38,6 +39,8 @@ struct CompareCliOptions {
     bool divergedOnly = false;
     std::string align = "auto";
     std::string by = "value";
+    std::string extractDivergence;
+    bool force = false;
     LimitOptions limits;
     ThreadOptions threads;
 };
@@ -268,6 +271,13 @@ int runCompare(const CompareCliOptions& o)
         throw UsageError("give either a second model or --reference, not both");
     if (o.modelB.empty() && o.reference.empty())
         throw UsageError("compare needs a second model (B.onnx) or --reference DIR|FILE.npz");
+    if (!o.extractDivergence.empty() && o.modelB.empty())
+        throw UsageError("--extract-divergence needs a second model: it extracts side A's and side B's nodes");
+    if (!o.extractDivergence.empty() && fs::exists(o.extractDivergence) && !fs::is_empty(o.extractDivergence)
+        && !o.force)
+        throw UsageError(
+            "\"" + o.extractDivergence + "\" exists and is not empty; choose another folder or add --force");
+
     if (!o.inputsB.empty() && o.modelB.empty())
         throw UsageError("--input-b needs a second model");
     if (!(o.rtol >= 0) || !(o.atol >= 0))
@@ -307,9 +317,9 @@ int runCompare(const CompareCliOptions& o)
 
     ComparisonResult res;
     std::string kind;
+    RunSide b;
     if (!o.modelB.empty()) {
         kind = "model";
-        RunSide b;
         auto modelB = Model::load(o.modelB);
         const Graph& gb = modelB->graph();
         b.program = std::make_shared<Program>(modelB);
@@ -441,6 +451,20 @@ int runCompare(const CompareCliOptions& o)
     if (!o.nodeData.empty())
         writeText(o.nodeData,
             nodeDataJson(res, o.nodeDataMetric).dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+    if (!o.extractDivergence.empty()) {
+        const DivergenceExtract x = extractFirstDivergence(res, a, b, o.extractDivergence, pool.get());
+        if (!x.found)
+            std::cout << "--extract-divergence: " << x.message << "\n";
+        else {
+            std::cout << "wrote " << o.extractDivergence << ": a/ = node \"" << x.nodeA << "\" (" << x.opTypeA
+                      << ") of A, b/ = node \"" << x.nodeB << "\" (" << x.opTypeB << ") of B, fed the same inputs\n";
+            for (const auto& in : x.inputs)
+                if (!in.fromA)
+                    std::cout << "  input \"" << in.nameB << "\" of B's node keeps B's own value: " << in.note << "\n";
+            std::cout << "  max abs error between a/'s and b/'s outputs: " << num(x.maxAbsError) << " (see "
+                      << x.readme.string() << ")\n";
+        }
+    }
     return res.hasDivergence() ? kModelError : kOk;
 }
 
@@ -479,6 +503,10 @@ CommandRunner addCompareCommand(CLI::App& app)
            "and name the first module that diverges (docs/torch-compare.md)")
         ->capture_default_str();
     cmd->add_flag("--no-initializers", o->noInitializers, "Do not compare the initializers of the two models");
+    cmd->add_option("--extract-divergence", o->extractDivergence,
+        "DIR: after comparing two models, write the first divergent node as two test cases, DIR/a (A's node) and "
+        "DIR/b (B's counterpart), both fed the input values A's run gave A's node, with DIR/README.txt");
+    cmd->add_flag("--force", o->force, "Let --extract-divergence write into a folder that is not empty");
     cmd->add_flag("--diverged-only", o->divergedOnly, "Print only the rows that diverge");
     cmd->add_option("--json", o->json, "Write the comparison as JSON (docs/compare-format.md)");
     cmd->add_option("--node-data", o->nodeData,

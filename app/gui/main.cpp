@@ -65,7 +65,7 @@ int main(int argc, char** argv)
 
     onnxscope::MainWindow window;
     auto* debugger = new onnxscope::DebuggerUi(&window);
-    new onnxscope::ExtractUi(&window, debugger->inputs());
+    new onnxscope::ExtractUi(&window, debugger->inputs(), debugger->compare());
     if (parser.isSet(debugRunTo))
         debugger->scheduleRun(parser.values(debugInput), parser.value(debugRunTo), parser.value(debugInspect));
     if (parser.isSet(compareWith)) {

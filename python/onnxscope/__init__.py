@@ -787,6 +787,12 @@ class CompareReport:
     """The result of :func:`compare`, with the fields of the CLI's ``compare --json`` (docs/compare-format.md)."""
 
     data: dict = field(repr=False)
+    divergence_extract: Optional[dict] = None
+    """What ``compare(..., extract_divergence=DIR)`` wrote: ``found`` (False: no node diverged, nothing written,
+    ``message`` says why), ``folder_a``, ``folder_b``, ``readme``, ``node_a``/``op_type_a``, ``node_b``/``op_type_b``,
+    ``inputs`` (per input of B's node: ``name_b``, ``name_a`` or None, ``paired_by``, ``from_a``, ``note``),
+    ``outputs`` (A's against B's: ``name_a``, ``name_b``, ``status``, ``max_abs_error``, ...) and ``max_abs_error``.
+    None when not asked."""
 
     @property
     def first_divergence(self) -> Optional[dict]:
@@ -921,6 +927,7 @@ def compare(
     align: str = "auto",
     threads: int = 1,
     by: str = "value",
+    extract_divergence: Optional[PathLike] = None,
 ) -> Union[CompareReport, ModuleCompareReport]:
     """Runs model ``a`` and compares every value it produces with side ``b``, matched by frame path and name, or,
     for a second model whose names differ (fused, renamed, fp16, quantized), by shape and content.
@@ -941,10 +948,20 @@ def compare(
         (docs/torch-compare.md). Raises :class:`Error` when no key names a module of the graph (the message lists the
         nearest module paths). Returns a :class:`ModuleCompareReport`.
 
+    extract_divergence: a folder; after comparing two models, writes the first divergent node as two test cases, as
+        ``onnxscope-cli compare --extract-divergence`` does: ``a/`` (A's node) and ``b/`` (B's counterpart), both fed
+        the values A's run gave A's node, and ``README.txt``. Nothing is written when no node diverged. The report's
+        ``divergence_extract`` says what was written. ValueError for reference values or a folder that is not empty.
+
     Returns a :class:`CompareReport`; ``report.to_json()`` is the CLI's ``--json`` format.
     """
     if by not in ("value", "module"):
         raise ValueError(f"by must be 'value' or 'module', got {by!r}")
+    extract_folder = "" if extract_divergence is None else os.fspath(extract_divergence)
+    if extract_folder and (by == "module" or isinstance(b, Mapping)):
+        raise ValueError("extract_divergence needs a second model: it extracts side A's and side B's nodes")
+    if extract_folder and os.path.isdir(extract_folder) and os.listdir(extract_folder):
+        raise ValueError(f"{extract_folder!r} exists and is not empty")
     if by == "module":
         model_a = _as_model(a)
         values_a = model_a._feeds(feeds)
@@ -979,6 +996,8 @@ def compare(
         if os.path.isdir(path) or path.endswith(".npz"):
             if not os.path.exists(path):
                 raise FileNotFoundError(f"no reference {path!r}")
+            if extract_folder:
+                raise ValueError("extract_divergence needs a second model: it extracts side A's and side B's nodes")
             with model_a._input_errors():
                 data = _core.compare_reference(
                     model_a._core, values_a, path, [], rtol, atol, initializers, name_map, threads
@@ -990,6 +1009,17 @@ def compare(
     values_b = model_b._feeds(feeds_b)
     with model_a._input_errors():
         data = _core.compare_models(
-            model_a._core, values_a, model_b._core, values_b, rtol, atol, initializers, name_map, align, threads
+            model_a._core,
+            values_a,
+            model_b._core,
+            values_b,
+            rtol,
+            atol,
+            initializers,
+            name_map,
+            align,
+            threads,
+            extract_folder,
         )
-    return CompareReport(data)
+    extracted = data.pop("divergence_extract", None)
+    return CompareReport(data, extracted)

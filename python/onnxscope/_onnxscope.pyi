@@ -96,7 +96,7 @@ class Debugger:
 
 def compare_models(
     a: Model, feeds_a: dict[str, Value], b: Model, feeds_b: dict[str, Value], rtol: float, atol: float,
-    initializers: bool, names: dict[str, str], align: str, threads: int
+    initializers: bool, names: dict[str, str], align: str, threads: int, extract_folder: str
 ) -> dict[str, Any]: ...
 def compare_reference(
     a: Model, feeds: dict[str, Value], path: str, values: list[tuple[str, str, Value]], rtol: float, atol: float,

@@ -4,6 +4,7 @@
 // Ctrl+C and exceptions raised in Python callbacks into pauses of the engine.
 #include "engine/analysis/precision_check.h"
 #include "engine/compare/comparison_json.h"
+#include "engine/compare/divergence_extract.h"
 #include "engine/compare/module_comparison.h"
 #include "engine/compare/run_comparison.h"
 #include "engine/core/allocation_limit.h"
@@ -949,7 +950,8 @@ CompareOptions compareOptions(double rtol, double atol, bool initializers,
 
 nb::dict compareModels(PyModel& a, const std::map<std::string, Value>& feedsA, PyModel& b,
     const std::map<std::string, Value>& feedsB, double rtol, double atol, bool initializers,
-    const std::map<std::string, std::string>& names, const std::string& align, int threads)
+    const std::map<std::string, std::string>& names, const std::string& align, int threads,
+    const std::string& extractFolder)
 {
     RunSide sideA { a.program(), feedsA, a.model().displayName() };
     RunSide sideB { b.program(), feedsB, b.model().displayName() };
@@ -961,7 +963,53 @@ nb::dict compareModels(PyModel& a, const std::map<std::string, Value>& feedsA, P
     ComparisonResult res = runCompare(options, [&] { return compareRuns(sideA, sideB, options); });
     if (res.cancelled)
         throw Error("the comparison was cancelled");
-    return resultToPython(res, "model");
+    nb::dict d = resultToPython(res, "model");
+    if (!extractFolder.empty()) {
+        DivergenceExtract x;
+        {
+            nb::gil_scoped_release release;
+            x = extractFirstDivergence(res, sideA, sideB, extractFolder, pool.get());
+        }
+        nb::dict e;
+        e["found"] = x.found;
+        e["message"] = x.message;
+        if (x.found) {
+            e["folder"] = extractFolder;
+            e["folder_a"] = x.caseA.folder.string();
+            e["folder_b"] = x.caseB.folder.string();
+            e["readme"] = x.readme.string();
+            e["node_a"] = x.nodeA;
+            e["op_type_a"] = x.opTypeA;
+            e["node_b"] = x.nodeB;
+            e["op_type_b"] = x.opTypeB;
+            nb::list inputs;
+            for (const auto& in : x.inputs) {
+                nb::dict i;
+                i["name_b"] = in.nameB;
+                i["name_a"] = in.fromA ? nb::object(nb::str(in.nameA.c_str())) : nb::none();
+                i["paired_by"] = std::string(pairedByName(in.pairedBy));
+                i["from_a"] = in.fromA;
+                i["note"] = in.note;
+                inputs.append(i);
+            }
+            e["inputs"] = inputs;
+            nb::list outputs;
+            for (const auto& o : x.outputs) {
+                nb::dict i;
+                i["name_a"] = o.nameA;
+                i["name_b"] = o.nameB;
+                i["status"] = std::string(compareStatusName(o.comparison.status));
+                i["max_abs_error"] = o.comparison.stats.maxAbsError;
+                i["max_rel_error"] = o.comparison.stats.maxRelError;
+                i["mismatches"] = o.comparison.stats.mismatches;
+                outputs.append(i);
+            }
+            e["outputs"] = outputs;
+            e["max_abs_error"] = x.maxAbsError;
+        }
+        d["divergence_extract"] = e;
+    }
+    return d;
 }
 
 // ---- precision advice ----------------------------------------------------------------------------------------------
@@ -1339,7 +1387,7 @@ NB_MODULE(_onnxscope, m)
         });
 
     m.def("compare_models", &compareModels, "a"_a, "feeds_a"_a, "b"_a, "feeds_b"_a, "rtol"_a, "atol"_a,
-        "initializers"_a, "names"_a, "align"_a, "threads"_a);
+        "initializers"_a, "names"_a, "align"_a, "threads"_a, "extract_folder"_a);
     m.def("compare_reference", &compareReference, "a"_a, "feeds"_a, "path"_a, "values"_a, "rtol"_a, "atol"_a,
         "initializers"_a, "names"_a, "threads"_a);
     m.def("compare_modules_reference", &compareModulesReference, "a"_a, "feeds"_a, "path"_a, "values"_a, "rtol"_a,

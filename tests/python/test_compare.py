@@ -152,3 +152,89 @@ def test_aligned_to_json_is_the_cli_format(tmp_path):
     for side in ("side_a", "side_b"):
         cli.pop(side), ours.pop(side)
     assert ours == cli
+
+
+def _chain(prefix, scale, bias_shift=0.0):
+    """x -> Relu -> Add(bias) -> Mul(scale) -> Tanh, every name prefixed."""
+    from onnx import TensorProto, helper, numpy_helper
+    p = prefix
+    bias = (np.arange(8, dtype=np.float32) / 7 - 0.5 + bias_shift).astype(np.float32)
+    nodes = [
+        helper.make_node("Relu", [p + "x"], [p + "r"], name=p + "relu"),
+        helper.make_node("Add", [p + "r", p + "bias"], [p + "s"], name=p + "add"),
+        helper.make_node("Mul", [p + "s", p + "scale"], [p + "m"], name=p + "scale_mul"),
+        helper.make_node("Tanh", [p + "m"], [p + "y"], name=p + "tanh"),
+    ]
+    graph = helper.make_graph(
+        nodes, "chain", [helper.make_tensor_value_info(p + "x", TensorProto.FLOAT, [3, 8])],
+        [helper.make_tensor_value_info(p + "y", TensorProto.FLOAT, [3, 8])],
+        [numpy_helper.from_array(bias, p + "bias"), numpy_helper.from_array(np.full(8, scale, np.float32), p + "scale")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    return model, bias
+
+
+def _case(folder):
+    import onnx
+    from onnx import numpy_helper
+    model = onnx.load(str(folder / "model.onnx"))
+    data = folder / "test_data_set_0"
+    ins = {onnx.load_tensor(str(p)).name: numpy_helper.to_array(onnx.load_tensor(str(p)))
+           for p in sorted(data.glob("input_*.pb"))}
+    outs = [numpy_helper.to_array(onnx.load_tensor(str(p))) for p in sorted(data.glob("output_*.pb"))]
+    import onnxruntime as ort
+    got = ort.InferenceSession(str(folder / "model.onnx"), providers=["CPUExecutionProvider"]).run(None, ins)
+    return model, ins, outs, got
+
+
+def test_extract_divergence(tmp_path):
+    """compare(..., extract_divergence=DIR) on a renamed copy whose Mul scales by 1.001 (and whose bias is off within
+    the tolerance): a/ and b/ hold the two Muls fed A's values; onnxruntime and numpy give their outputs."""
+    a, bias = _chain("", 1.0)
+    b, _ = _chain("b_", 1.001, bias_shift=2e-6)
+    x = np.random.default_rng(2).standard_normal((3, 8)).astype(np.float32)
+    out = tmp_path / "div"
+    report = onnxscope.compare(a, b, {"x": x}, feeds_b={"b_x": x}, extract_divergence=out)
+    e = report.divergence_extract
+    assert e["found"] and e["node_a"] == "scale_mul" and e["node_b"] == "b_scale_mul"
+    assert e["inputs"] == [{"name_b": "b_s", "name_a": "s", "paired_by": "content", "from_a": True, "note": ""}]
+    s = np.maximum(x, 0) + bias
+    ma, ia, oa, ga = _case(out / "a")
+    mb, ib, ob, gb = _case(out / "b")
+    assert [n.name for n in ma.graph.node] == ["scale_mul"] and [n.name for n in mb.graph.node] == ["b_scale_mul"]
+    assert np.array_equal(ia["s"], ib["b_s"])
+    assert_close(ia["s"], s, rtol=1e-6, atol=1e-6)
+    assert np.array_equal(ob[0], ia["s"] * np.float32(1.001)) and np.array_equal(oa[0], ia["s"])
+    assert np.array_equal(ga[0], oa[0]) and np.array_equal(gb[0], ob[0])
+    assert e["max_abs_error"] == pytest.approx(float(np.abs(oa[0] - ob[0]).max()), rel=1e-6)
+    assert "max abs error between the cases" in (out / "README.txt").read_text()
+    assert "divergence_extract" not in json.loads(report.to_json())
+
+    # No divergence: nothing written; a folder in use and reference values are refused.
+    same = onnxscope.compare(a, a, {"x": x}, extract_divergence=tmp_path / "none")
+    assert not same.divergence_extract["found"] and "no divergence" in same.divergence_extract["message"]
+    assert not (tmp_path / "none").exists()
+    with pytest.raises(ValueError, match="not empty"):
+        onnxscope.compare(a, b, {"x": x}, feeds_b={"b_x": x}, extract_divergence=out)
+    with pytest.raises(ValueError, match="second model"):
+        onnxscope.compare(a, {"y": x}, {"x": x}, extract_divergence=tmp_path / "ref")
+
+
+def test_extract_divergence_fp16_casts_a_inputs(models, tmp_path):
+    """fp32 against its fp16 copy: the divergent MatMul reads float16 on B, so b/ takes A's values cast to float16 and
+    says so; both cases match onnxruntime, and b/'s inputs are numpy's rounding of a/'s."""
+    a, b, x = models
+    report = onnxscope.compare(a, b, {"x": x}, extract_divergence=tmp_path / "d")
+    e = report.divergence_extract
+    assert e["found"] and e["node_a"] == report.first_divergence["node"]
+    assert e["inputs"] and all(i["from_a"] and i["note"] == "cast from float to float16" for i in e["inputs"])
+    cases = {}
+    for side in ("a", "b"):
+        _, ins, outs, got = _case(tmp_path / "d" / side)
+        cases[side] = ins
+        for g, o in zip(got, outs):
+            assert_close(g, o, rtol=1e-3, atol=1e-3)
+    for i in e["inputs"]:
+        assert cases["b"][i["name_b"]].dtype == np.float16
+        assert np.array_equal(cases["b"][i["name_b"]], cases["a"][i["name_a"]].astype(np.float16))
+    assert "cast from float to float16" in (tmp_path / "d" / "README.txt").read_text()

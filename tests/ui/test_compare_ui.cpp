@@ -3,6 +3,8 @@
 // python3-onnx at test time: a model against a copy with one perturbed initializer (first divergence, selection,
 // colours, error columns, the diff view's worst indices checked against numpy), against itself, against a
 // `onnxscope-cli run --dump-all` folder, against other inputs, with renamed tensors, a cancelled run and bad files.
+#include "engine/compare/backend_case.h"
+#include "engine/io/tensor_proto.h"
 #include "engine/model/model.h"
 #include "tests/common/run_python.h"
 #include "tests/common/test_settings.h"
@@ -22,6 +24,7 @@
 #include "ui/inputeditor/inputs_panel.h"
 #include "ui/mainwindow/compare_ui.h"
 #include "ui/mainwindow/debugger_ui.h"
+#include "ui/mainwindow/extract_ui.h"
 #include "ui/mainwindow/main_window.h"
 #include "ui/tensorinspector/tensor_diff_view.h"
 #include "ui/tensorinspector/tensor_inspector.h"
@@ -441,6 +444,64 @@ print(repr(float(delta.max())))
         QCOMPARE(values->columnCount(), static_cast<int>(ValuesModel::BaseColumnCount));
         QVERIFY(!compare()->legend()->isVisible());
         QCOMPARE(panel->model()->rowCount(), 0);
+    }
+
+    void extractFirstDivergence()
+    {
+        // Compare Results › Extract First Divergence…: fc1 of both sides (W1 against the perturbed W1), fed the same
+        // x; each folder passes as a backend case, and their outputs differ by numpy's largest change of x @ W1.
+        auto* extract = new ExtractUi(m_window.get(), m_ui->inputs(), compare());
+        QStringList reported;
+        m_window->setErrorReporter(
+            [&](const QString& title, const QString& message) { reported << title + QStringLiteral(": ") + message; });
+        QVERIFY(extract->divergenceAction());
+        QVERIFY(compare()->panel()->view()->actions().contains(extract->divergenceAction()));
+        QVERIFY(!extract->divergenceAction()->isEnabled());
+        openMlp();
+        QVERIFY(runDialog([&](CompareDialog* d) {
+            d->setKind(CompareRequest::Kind::Model);
+            d->setModelPath(path("mlp_perturbed.onnx"));
+        }));
+        QVERIFY(extract->divergenceAction()->isEnabled());
+        QTemporaryDir work;
+        const QString folder = work.filePath(QStringLiteral("div"));
+        QSignalSpy done(extract, &ExtractUi::finished);
+        QSignalSpy failed(extract, &ExtractUi::failed);
+        QVERIFY(extract->extractDivergence(compare()->session(), folder));
+        QVERIFY(QTest::qWaitFor([&] { return done.count() + failed.count() > 0; }, 30000));
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.front().front().toString()));
+        QVERIFY(done.front().at(1).toString().contains(QStringLiteral("fc1")));
+        for (const char* side : { "a", "b" }) {
+            const BackendCaseResult result
+                = runBackendCase((folder + QLatin1Char('/') + QLatin1String(side)).toStdString());
+            QVERIFY2(result.status == BackendCaseResult::Status::Passed, result.message.c_str());
+        }
+        const std::string dir = folder.toStdString();
+        const Tensor xa = readTensorProtoFile(dir + "/a/test_data_set_0/input_0.pb");
+        const Tensor xb = readTensorProtoFile(dir + "/b/test_data_set_0/input_0.pb");
+        QCOMPARE(xa.shape(), xb.shape());
+        QVERIFY(std::equal(xa.data<float>().begin(), xa.data<float>().end(), xb.data<float>().begin()));
+        const Tensor ha = readTensorProtoFile(dir + "/a/test_data_set_0/output_0.pb");
+        const Tensor hb = readTensorProtoFile(dir + "/b/test_data_set_0/output_0.pb");
+        double maxAbs = 0;
+        for (size_t i = 0; i < ha.data<float>().size(); ++i)
+            maxAbs = std::max(maxAbs, std::abs(double(ha.data<float>()[i]) - double(hb.data<float>()[i])));
+        QVERIFY2(std::abs(maxAbs - m_expectedMaxAbs) <= 1e-5 + 1e-4 * m_expectedMaxAbs,
+            qPrintable(QStringLiteral("%1 against numpy's %2").arg(maxAbs).arg(m_expectedMaxAbs)));
+        QVERIFY(QFile::exists(folder + QStringLiteral("/README.txt")));
+
+        // The same folder again is refused; a comparison without a divergence disables the action and writes nothing.
+        QVERIFY(!extract->extractDivergence(compare()->session(), folder));
+        QVERIFY2(reported.size() == 1 && reported.front().contains(QStringLiteral("not empty")),
+            qPrintable(reported.join(QLatin1Char('\n'))));
+        QVERIFY(runDialog([&](CompareDialog* d) {
+            d->setKind(CompareRequest::Kind::Model);
+            d->setModelPath(path("mlp.onnx"));
+        }));
+        QVERIFY(!extract->divergenceAction()->isEnabled());
+        QVERIFY(!extract->extractDivergence(compare()->session(), work.filePath(QStringLiteral("none"))));
+        QVERIFY(reported.back().contains(QStringLiteral("No node diverged")));
+        QVERIFY(!QDir(work.filePath(QStringLiteral("none"))).exists());
     }
 
     void modelAgainstItselfMatchesEverywhere()

@@ -10,6 +10,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QTableView>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -87,6 +88,7 @@ ComparePanel::ComparePanel(QWidget* parent)
     for (QPushButton* b : { m_diff, m_goTo })
         bar->addWidget(b);
     layout->addLayout(bar);
+    m_bar = bar;
 
     m_proxy->setSourceModel(m_model);
     m_view->setModel(m_proxy);
@@ -314,6 +316,15 @@ void ComparePanel::updateSummary()
     if (r.cancelled)
         text += QStringLiteral("<br><span style='color:#b45309'>Cancelled: the table covers what ran.</span>");
     m_summary->setText(text);
+}
+
+void ComparePanel::addPanelAction(QAction* action)
+{
+    auto* button = new QToolButton(this);
+    button->setDefaultAction(action);
+    button->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    m_bar->addWidget(button);
+    m_view->addAction(action);
 }
 
 } // namespace onnxscope

@@ -5,8 +5,10 @@
 
 #include <QWidget>
 
+class QAction;
 class QCheckBox;
 class QComboBox;
+class QHBoxLayout;
 class QLabel;
 class QLineEdit;
 class QProgressBar;
@@ -36,6 +38,9 @@ public:
     /// Makes a comparison row current (clearing the filters if they hide it) and scrolls to it.
     void selectRow(int row);
     ErrorMetric metric() const;
+    /// Adds a button for `action` to the bar (after Go to Node) and puts it on the table's context menu: for actions
+    /// that other parts of the window own (Extract First Divergence…).
+    void addPanelAction(QAction* action);
 
     CompareRowsModel* model() const { return m_model; }
     CompareFilterModel* proxy() const { return m_proxy; }
@@ -78,6 +83,7 @@ private:
     QPushButton* m_compare;
     QPushButton* m_clear;
     QTableView* m_view;
+    QHBoxLayout* m_bar = nullptr;
 };
 
 } // namespace onnxscope

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: MIT
 #include "ui/mainwindow/extract_ui.h"
 
+#include "engine/compare/divergence_extract.h"
 #include "engine/exec/extract_case.h"
 #include "engine/io/value_writer.h"
 #include "ui/common/model_document.h"
+#include "ui/compare/compare_job.h"
+#include "ui/compare/compare_panel.h"
 #include "ui/graphview/graph_view.h"
 #include "ui/inputeditor/inputs_panel.h"
+#include "ui/mainwindow/compare_ui.h"
 #include "ui/mainwindow/main_window.h"
 
 #include <QAction>
@@ -35,12 +39,30 @@ QString namesText(const std::vector<std::string>& names)
 
 } // namespace
 
-ExtractUi::ExtractUi(MainWindow* window, InputsPanel* inputs)
+ExtractUi::ExtractUi(MainWindow* window, InputsPanel* inputs, CompareUi* compare)
     : QObject(window)
     , m_window(window)
     , m_inputs(inputs)
     , m_extract(new QAction(QStringLiteral("Extract as Test Case\u2026"), this))
+    , m_compare(compare)
 {
+    if (m_compare) {
+        m_divergence = new QAction(QStringLiteral("Extract First Divergence\u2026"), this);
+        m_divergence->setToolTip(QStringLiteral(
+            "Write the first divergent node as two test cases: side A's node and side B's counterpart, both fed the "
+            "values side A's run gave the node, with a README that states the error between them"));
+        m_divergence->setEnabled(false);
+        m_compare->panel()->addPanelAction(m_divergence);
+        connect(m_divergence, &QAction::triggered, this, &ExtractUi::onDivergenceTriggered);
+        auto update = [this] {
+            const auto session = m_compare->session();
+            m_divergence->setEnabled(session && session->b && session->result.firstDivergence);
+        };
+        connect(m_compare, &CompareUi::comparisonShown, this, update);
+        connect(m_compare->panel(), &ComparePanel::clearRequested, this, update, Qt::QueuedConnection);
+        connect(
+            m_compare->controller(), &CompareController::started, this, [this] { m_divergence->setEnabled(false); });
+    }
     m_extract->setToolTip(QStringLiteral("Write this node as a standalone repro: a model of just this node and the "
                                          "values a run on the Inputs dock's inputs gave it"));
     connect(m_extract, &QAction::triggered, this, &ExtractUi::onTriggered);
@@ -48,7 +70,8 @@ ExtractUi::ExtractUi(MainWindow* window, InputsPanel* inputs)
     connect(this, &ExtractUi::finished, this, [this](const QString& folder, const QString& summary) {
         m_window->statusBar()->showMessage(QStringLiteral("Wrote %1").arg(QDir::toNativeSeparators(folder)), 8000);
         if (m_fromMenu) // a dialog for the user who asked; scripted calls get the signal only
-            QMessageBox::information(m_window, QStringLiteral("Test case written"), summary);
+            QMessageBox::information(m_window,
+                m_divergenceRun ? QStringLiteral("Test cases written") : QStringLiteral("Test case written"), summary);
         m_fromMenu = false;
     });
     connect(this, &ExtractUi::failed, this, [this](const QString& message) {
@@ -78,11 +101,29 @@ void ExtractUi::onTriggered()
     m_fromMenu = extractNode(node, QDir(parent).filePath(QStringLiteral("test_") + name));
 }
 
-bool ExtractUi::extractNode(NodeId node, const QString& folder)
+void ExtractUi::onDivergenceTriggered()
 {
-    const auto model = m_window->document()->model();
-    if (!model || node < 0 || static_cast<size_t>(node) >= model->graph().nodes().size())
-        return false;
+    const auto session = m_compare->session();
+    if (!session || !session->b) {
+        extractDivergence(session, {}); // reports why
+        return;
+    }
+    if (!session->result.firstDivergence) {
+        QMessageBox::information(m_window, QStringLiteral("Nothing to extract"),
+            QStringLiteral("No node diverged in this comparison: there is no first divergence to extract."));
+        return;
+    }
+    const NodeCompare& n = session->result.nodes[*session->result.firstDivergence];
+    const QString name = QString::fromStdString(safeFileName(n.node));
+    const QString parent = QFileDialog::getExistingDirectory(
+        m_window, QStringLiteral("Folder to write the first divergence \u201c%1\u201d in").arg(name));
+    if (parent.isEmpty())
+        return;
+    m_fromMenu = extractDivergence(session, QDir(parent).filePath(QStringLiteral("divergence_") + name));
+}
+
+bool ExtractUi::canStart(const QString& folder)
+{
     if (m_running) {
         m_window->reportError(QStringLiteral("Cannot extract"), QStringLiteral("An extraction is still running."));
         return false;
@@ -92,6 +133,77 @@ bool ExtractUi::extractNode(NodeId node, const QString& folder)
             QStringLiteral("%1 exists and is not empty.").arg(QDir::toNativeSeparators(folder)));
         return false;
     }
+    return true;
+}
+
+bool ExtractUi::extractDivergence(const std::shared_ptr<const CompareSession>& session, const QString& folder)
+{
+    if (!session) {
+        m_window->reportError(QStringLiteral("Cannot extract"), QStringLiteral("Run a comparison first."));
+        return false;
+    }
+    if (!session->b) {
+        m_window->reportError(QStringLiteral("Cannot extract"),
+            QStringLiteral("Side B of this comparison is not a model: extracting the first divergence needs two "
+                           "models, to write side A's node and side B's."));
+        return false;
+    }
+    if (!session->result.firstDivergence) {
+        m_window->reportError(QStringLiteral("Nothing to extract"),
+            QStringLiteral("No node diverged in this comparison: nothing was written."));
+        return false;
+    }
+    if (!canStart(folder))
+        return false;
+    m_running = true;
+    m_divergenceRun = true;
+    const std::string path = folder.toStdString();
+    auto* watcher = new QFutureWatcher<ExtractOutcome>(this);
+    connect(watcher, &QFutureWatcher<ExtractOutcome>::finished, this, [this, watcher, folder] {
+        const ExtractOutcome outcome = watcher->result();
+        watcher->deleteLater();
+        m_running = false;
+        if (outcome.error.isEmpty())
+            emit finished(folder, outcome.summary);
+        else
+            emit failed(outcome.error);
+    });
+    watcher->setFuture(QtConcurrent::run([session, path]() -> ExtractOutcome {
+        try {
+            const DivergenceExtract x = extractFirstDivergence(session->result, session->a, *session->b, path);
+            QString inputs;
+            for (const auto& in : x.inputs)
+                inputs += QStringLiteral("\n  %1: %2")
+                              .arg(QString::fromStdString(in.nameB),
+                                  in.fromA ? QStringLiteral("A's \u201c%1\u201d%2")
+                                                 .arg(QString::fromStdString(in.nameA),
+                                                     in.note.empty()
+                                                         ? QString()
+                                                         : QStringLiteral(" (%1)").arg(QString::fromStdString(in.note)))
+                                           : QStringLiteral("B's own value (%1)").arg(QString::fromStdString(in.note)));
+            return { QStringLiteral("%1\n\na/: node \u201c%2\u201d (%3) of A\nb/: node \u201c%4\u201d (%5) of B, "
+                                    "fed the same inputs:%6\n\nMax abs error between a/'s and b/'s outputs: %7\n"
+                                    "README.txt says what was compared; `onnxscope-cli test` and onnxruntime's "
+                                    "onnx_test_runner run each folder.")
+                         .arg(QDir::toNativeSeparators(QString::fromStdString(path)), QString::fromStdString(x.nodeA),
+                             QString::fromStdString(x.opTypeA), QString::fromStdString(x.nodeB),
+                             QString::fromStdString(x.opTypeB), inputs)
+                         .arg(x.maxAbsError, 0, 'g', 4),
+                {} };
+        } catch (const std::exception& e) {
+            return { {}, QString::fromStdString(e.what()) };
+        }
+    }));
+    return true;
+}
+
+bool ExtractUi::extractNode(NodeId node, const QString& folder)
+{
+    const auto model = m_window->document()->model();
+    if (!model || node < 0 || static_cast<size_t>(node) >= model->graph().nodes().size())
+        return false;
+    if (!canStart(folder))
+        return false;
     if (!m_inputs->validate()) {
         m_window->reportError(QStringLiteral("Cannot extract"),
             QStringLiteral("The run needs valid inputs first: %1").arg(m_inputs->revealFirstError()));
@@ -105,6 +217,7 @@ bool ExtractUi::extractNode(NodeId node, const QString& folder)
         return false;
     }
     m_running = true;
+    m_divergenceRun = false;
     const InputsPanel::InputFactory factory = m_inputs->factory();
     const std::string path = folder.toStdString();
     auto* watcher = new QFutureWatcher<ExtractOutcome>(this);

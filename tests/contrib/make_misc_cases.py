@@ -683,6 +683,29 @@ def sparse_value_case(name, dtype, shape, coords, shuffle, constant=False):
     sparse_case("sparse_values", name, make)
 
 
+def sparse_subgraph_case(name):
+    """A sparse_initializer inside an If branch (read there through the outer X)."""
+    def make():
+        r = rng_for(name)
+        w = sparse_dense(r, (3, 5), 0.3, np.float32)
+        x = sparse_dense(r, (3, 5), 1.0, np.float32)
+        order = r.permutation(int(np.count_nonzero(w)))
+
+        def build(sp):
+            then_graph = helper.make_graph([helper.make_node("Add", ["X", "W"], ["T"])], "then", [],
+                                           [helper.make_tensor_value_info("T", 1, None)], sparse_initializer=[sp])
+            else_graph = helper.make_graph([helper.make_node("Neg", ["X"], ["E"])], "else", [],
+                                           [helper.make_tensor_value_info("E", 1, None)])
+            node = helper.make_node("If", ["cond"], ["Y"], name=name, then_branch=then_graph, else_branch=else_graph)
+            return sparse_model([node], [helper.make_tensor_value_info("X", 1, [3, 5]),
+                                         helper.make_tensor_value_info("cond", 9, [])], name=name)
+        import onnxruntime as ort
+        cond = np.array(True)
+        return (build(sparse_proto("W", w, True, order)), build(sparse_proto("W", w, True)), {"X": x, "cond": cond},
+                {"X": ort.OrtValue.ortvalue_from_numpy(x), "cond": ort.OrtValue.ortvalue_from_numpy(cond)})
+    sparse_case("sparse_values", name, make)
+
+
 def sparse_cases():
     s2d_matmul("s2d_float", np.float32, 5, 7, 6, 0.3)
     s2d_matmul("s2d_float_alpha_transA", np.float32, 6, 9, 4, 0.25, declare_shapes=False, alpha=0.75, transA=1)
@@ -700,6 +723,7 @@ def sparse_cases():
     sparse_value_case("sparse_constant_linear", np.float32, (5, 3), coords=False, shuffle=False, constant=True)
     sparse_value_case("sparse_constant_coords_unsorted", np.int32, (2, 3, 4), coords=True, shuffle=True,
                       constant=True)
+    sparse_subgraph_case("sparse_init_in_if_branch")
 
 
 def sparse_refusal(name, values, indices, dims, expected, constant=False, indices_dtype=np.int64):
@@ -744,7 +768,8 @@ def sparse_refusal_cases():
     node = helper.make_node("SparseToDenseMatMul", ["A", "B"], ["Y"], name="s2d_types", domain=MS)
     SPARSE_REFUSALS.append(("s2d_types", sparse_model(
         [node], [helper.make_sparse_tensor_value_info("A", 6, [3, 4]), helper.make_tensor_value_info("B", 1, [4, 5])],
-        name="s2d_types", out_type=6), ['"s2d_types" (SparseToDenseMatMul)', "B must have A's element type int32, got float[4, 5]"]))
+        name="s2d_types", out_type=6),
+        ['"s2d_types" (SparseToDenseMatMul)', "B must have A's element type int32, got float[4, 5]"]))
     node = helper.make_node("SparseToDenseMatMul", ["A", "B"], ["Y"], name="s2d_float16", domain=MS)
     SPARSE_REFUSALS.append(("s2d_float16", sparse_model(
         [node], [helper.make_sparse_tensor_value_info("A", 10, [3, 4]),

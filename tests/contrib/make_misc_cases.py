@@ -712,6 +712,9 @@ def sparse_cases():
     s2d_matmul("s2d_float_alpha_transB", np.float32, 4, 8, 5, 0.4, declare_shapes=False, alpha=-1.5, transB=1)
     s2d_matmul("s2d_float_both", np.float32, 33, 70, 17, 0.1, declare_shapes=False, alpha=2.0, transA=1, transB=1)
     s2d_matmul("s2d_float_zero_nnz", np.float32, 3, 4, 2, 0.0)
+    # Below 1/16 non-zero, float A takes the loop over non-zeros instead of the SIMD gemm.
+    s2d_matmul("s2d_float_sparse_transA", np.float32, 20, 64, 9, 0.03, declare_shapes=False, alpha=-0.5, transA=1)
+    s2d_matmul("s2d_float_sparse_transB", np.float32, 24, 50, 11, 0.04, declare_shapes=False, alpha=1.25, transB=1)
     s2d_matmul("s2d_double_both", np.float64, 7, 5, 3, 0.3, declare_shapes=False, alpha=0.3, transA=1, transB=1)
     s2d_matmul("s2d_int32", np.int32, 6, 5, 7, 0.3)
     # onnxruntime applies alpha to float only, not to double or the integer types (measured); these cases pin that.

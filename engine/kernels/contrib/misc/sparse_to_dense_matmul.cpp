@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "engine/kernels/kernel_registry.h"
+#include "engine/kernels/simd/simd.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace onnxscope {
@@ -11,9 +14,11 @@ namespace {
 /// SparseToDenseMatMul (com.microsoft 1): Y = alpha * op(A) * op(B), op() transposing with transA / transB, A [M, K]
 /// and B [K, N] after op(), Y [M, N]; float, double, int32 and int64, as onnxruntime registers it. A is a sparse
 /// tensor in onnxruntime; here every sparse value is densified when it is loaded or fed (a sparse initializer, a
-/// Constant's sparse_value, a sparse_tensor graph input fed dense), so A arrives dense and its zeros are skipped: each
-/// non-zero A[m, k] adds A[m, k] * op(B)[k, :] to Y[m, :]. alpha scales the product of float tensors only: onnxruntime
-/// 1.32 ignores it for double, int32 and int64 (measured), and a model gives the same outputs here as there.
+/// Constant's sparse_value, a sparse_tensor graph input fed dense), so A arrives dense. By shape class: a float A with
+/// more than 1/16 of its elements non-zero runs through the SIMD gemm; otherwise (and for the other types) its zeros
+/// are skipped: each non-zero A[m, k] adds A[m, k] * op(B)[k, :] to Y[m, :]. alpha scales the product of float tensors
+/// only: onnxruntime 1.32 ignores it for double, int32 and int64 (measured), and a model gives the same outputs here as
+/// there.
 class SparseToDenseMatMul final : public Kernel {
 public:
     explicit SparseToDenseMatMul(const KernelInit& init)
@@ -45,7 +50,10 @@ public:
         Tensor& y = ctx.allocateOutput(0, t, { m, n });
         switch (t) {
         case DataType::Float:
-            run<float>(a, b, y, m, k, n, true);
+            if (denseEnough(a.data<float>()))
+                runGemm(ctx, a, b, y, m, k, n);
+            else
+                run<float>(a, b, y, m, k, n, true);
             break;
         case DataType::Double:
             run<double>(a, b, y, m, k, n, false);
@@ -60,6 +68,28 @@ public:
     }
 
 private:
+    /// Float A with at least 1 in kDenseFraction elements non-zero goes through the SIMD gemm, which then beats the
+    /// loop over non-zeros (measured on A [512, 1024] x B [1024, 256], AVX-512, one thread: gemm 1.8 ms at any
+    /// density; the loop 1.4 ms at 2%, 1.7 ms at 5%, 3.2 ms at 10%, 11.5 ms at 50% non-zero).
+    static bool denseEnough(std::span<const float> a)
+    {
+        const size_t nonZero
+            = static_cast<size_t>(std::count_if(a.begin(), a.end(), [](float v) { return v != 0.0f; }));
+        return nonZero * kDenseFraction >= a.size() && !a.empty();
+    }
+
+    void runGemm(KernelContext& ctx, const Tensor& a, const Tensor& b, Tensor& y, int64_t m, int64_t k, int64_t n) const
+    {
+        float* py = y.data<float>().data();
+        simd::parallelGemm(ctx.threadPool(), m, n, k, a.data<float>().data(), a.dim(1), m_transA,
+            b.data<float>().data(), b.dim(1), m_transB, py, n, false);
+        if (m_alpha != 1.0f)
+            for (int64_t i = 0; i < m * n; ++i)
+                py[i] *= m_alpha;
+    }
+
+    static constexpr size_t kDenseFraction = 16;
+
     template <class T>
     void run(const Tensor& a, const Tensor& b, Tensor& y, int64_t m, int64_t k, int64_t n, bool scale) const
     {

@@ -154,6 +154,8 @@ std::string ValueType::toString() const
     switch (kind) {
     case Value::Kind::Tensor: {
         std::string s(dataTypeName(elementType));
+        if (sparse)
+            return "sparse " + ValueType { kind, elementType, hasShape, shape }.toString() + " (fed dense)";
         if (!hasShape)
             return s;
         s += "[";

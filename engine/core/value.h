@@ -83,8 +83,10 @@ struct ValueType {
     std::vector<Dim> shape;
     DataType keyType = DataType::Undefined; // maps
     std::shared_ptr<const ValueType> element; // sequences, optionals, map values
+    bool sparse = false; // declared sparse_tensor: kind is Tensor, fed and held dense
 
-    /// "float[batch, 3, 224, 224]", "seq(float)", "map(int64, float)", "optional(int64[N])", "?" if unknown.
+    /// "float[batch, 3, 224, 224]", "sparse float[4, 5] (fed dense)", "seq(float)", "map(int64, float)",
+    /// "optional(int64[N])", "?" if unknown.
     std::string toString() const;
     /// Throws Error naming `name` if `value` does not match this declared type: kind and element type, and with
     /// `checkShape` also rank and fixed dims.

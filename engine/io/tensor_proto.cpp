@@ -7,6 +7,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <fcntl.h>
@@ -363,6 +364,89 @@ Tensor tensorFromProto(const onnx::TensorProto& proto, ExternalDataStore* extern
         throw Error("tensor \"" + name + "\" has unsupported element type");
     }
     return t;
+}
+
+Tensor tensorFromSparseProto(const onnx::SparseTensorProto& proto, const std::string& what, ExternalDataStore* external)
+{
+    check(proto.has_values(), what + " has no values");
+    Shape dims(proto.dims().begin(), proto.dims().end());
+    for (int64_t d : dims)
+        check(d >= 0, what + " has a negative dimension in its dims " + shapeToString(dims));
+    const DataType type = dataTypeFromOnnx(proto.values().data_type());
+    check(type != DataType::Undefined,
+        what + " has values of unknown element type " + std::to_string(proto.values().data_type()));
+    int64_t denseCount = 0;
+    try {
+        denseCount = checkedTensorCount(type, dims);
+    } catch (const Error& e) {
+        throw Error(what + ": " + e.what());
+    }
+    // The values and indices are read (and their sizes checked) before the dense tensor is allocated.
+    Tensor values;
+    Tensor indices;
+    try {
+        values = tensorFromProto(proto.values(), external);
+        indices = proto.has_indices() ? tensorFromProto(proto.indices(), external) : Tensor();
+    } catch (const Error& e) {
+        throw Error(what + ": " + e.what());
+    }
+    check(values.shape().size() == 1, what + ": values must be 1-D [NNZ], got " + values.typeString());
+    const int64_t nnz = values.shape()[0];
+    check(nnz <= denseCount,
+        what + " has " + std::to_string(nnz) + " values, more than its " + std::to_string(denseCount) + " elements");
+    const size_t rank = dims.size();
+    std::vector<int64_t> linear(static_cast<size_t>(nnz));
+    if (nnz > 0) {
+        check(indices.defined(), what + " has " + std::to_string(nnz) + " values but no indices");
+        check(indices.dtype() == DataType::Int64, what + ": indices must be int64, got " + indices.typeString());
+        const auto idx = indices.data<int64_t>();
+        const Shape& is = indices.shape();
+        const bool isLinear = is.size() == 1 && is[0] == nnz;
+        const bool isCoords = is.size() == 2 && is[0] == nnz && is[1] == static_cast<int64_t>(rank);
+        check(isLinear || isCoords,
+            what + ": indices must be int64[" + std::to_string(nnz) + "] (linear) or int64[" + std::to_string(nnz)
+                + ", " + std::to_string(rank) + "] (coordinates) for " + std::to_string(nnz) + " values of dense shape "
+                + shapeToString(dims) + ", got " + indices.typeString());
+        for (int64_t k = 0; k < nnz; ++k) {
+            int64_t at = 0;
+            if (isLinear) {
+                at = idx[static_cast<size_t>(k)];
+                if (at < 0 || at >= denseCount)
+                    throw Error(what + ": linear index " + std::to_string(at) + " of value " + std::to_string(k)
+                        + " is outside [0, " + std::to_string(denseCount) + ")");
+            } else {
+                for (size_t d = 0; d < rank; ++d) {
+                    const int64_t c = idx[static_cast<size_t>(k) * rank + d];
+                    if (c < 0 || c >= dims[d])
+                        throw Error(what + ": index " + std::to_string(c) + " of value " + std::to_string(k)
+                            + " in dimension " + std::to_string(d) + " is outside [0, " + std::to_string(dims[d])
+                            + ")");
+                    at = at * dims[d] + c;
+                }
+            }
+            linear[static_cast<size_t>(k)] = at;
+        }
+        std::vector<int64_t> sorted = linear;
+        std::sort(sorted.begin(), sorted.end());
+        auto dup = std::adjacent_find(sorted.begin(), sorted.end());
+        if (dup != sorted.end())
+            throw Error(what + " gives the element at linear index " + std::to_string(*dup) + " twice");
+    }
+    Tensor dense(type, dims);
+    if (type == DataType::String) {
+        auto out = dense.data<std::string>();
+        auto in = values.data<std::string>();
+        for (int64_t k = 0; k < nnz; ++k)
+            out[static_cast<size_t>(linear[static_cast<size_t>(k)])] = in[static_cast<size_t>(k)];
+    } else {
+        const size_t es = elementSize(type);
+        auto* out = static_cast<unsigned char*>(dense.mutableRaw());
+        const auto* in = static_cast<const unsigned char*>(values.raw());
+        for (int64_t k = 0; k < nnz; ++k)
+            std::memcpy(
+                out + static_cast<size_t>(linear[static_cast<size_t>(k)]) * es, in + static_cast<size_t>(k) * es, es);
+    }
+    return dense;
 }
 
 void tensorToProto(const Tensor& tensor, onnx::TensorProto& proto, const std::string& name)

@@ -11,6 +11,7 @@
 
 namespace onnx {
 class TensorProto;
+class SparseTensorProto;
 }
 
 namespace onnxscope {
@@ -46,6 +47,12 @@ private:
 /// when the tensor is known to be internal; an external tensor then is an Error. Every size mismatch is an Error
 /// naming the tensor.
 Tensor tensorFromProto(const onnx::TensorProto& proto, ExternalDataStore* external = nullptr);
+/// Densifies a COO SparseTensorProto (values [NNZ], indices [NNZ] linear or [NNZ, rank] int64, dims) into a Tensor
+/// of its dense shape, zero where no value is given, as the ONNX spec allows an implementation to do. `what` names
+/// it in errors ("sparse initializer \"A\""). The dense size is checked against the allocation limit before anything
+/// is allocated; every index must be in range (sortedness is not required); an index given twice is an Error.
+Tensor tensorFromSparseProto(
+    const onnx::SparseTensorProto& proto, const std::string& what, ExternalDataStore* external = nullptr);
 /// Converts a Tensor to a TensorProto (raw_data for numeric types, packed for the 4-, 2- and 6-bit types;
 /// string_data for strings).
 void tensorToProto(const Tensor& tensor, onnx::TensorProto& proto, const std::string& name = {});

@@ -192,6 +192,18 @@ Tensor NodeAttributes::requireTensor(const std::string& name) const
     return t;
 }
 
+Tensor NodeAttributes::requireSparseTensorDense(const std::string& name) const
+{
+    const auto* a = expect(name, onnx::AttributeProto::SPARSE_TENSOR, "sparse tensor");
+    if (!a)
+        throw error(name, "required attribute is missing");
+    try {
+        return tensorFromSparseProto(a->sparse_tensor(), "the sparse tensor");
+    } catch (const Error& e) {
+        throw error(name, e.what());
+    }
+}
+
 Attribute::Attribute(const onnx::AttributeProto& proto, const Node& node, size_t firstGraph)
     : m_proto(&proto)
     , m_node(&node)

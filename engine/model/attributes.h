@@ -107,6 +107,8 @@ public:
     /// A TENSOR attribute converted to a Tensor; an undefined Tensor if absent.
     Tensor getTensor(const std::string& name) const;
     Tensor requireTensor(const std::string& name) const;
+    /// A required SPARSE_TENSOR attribute, densified (tensorFromSparseProto); errors name the node and attribute.
+    Tensor requireSparseTensorDense(const std::string& name) const;
 
     /// An Error whose message starts with `node "x" (Op), attribute 'name': `.
     Error error(const std::string& name, const std::string& message) const;

@@ -158,6 +158,24 @@ ValueType valueTypeFromProto(const onnx::TypeProto& type)
         }
         break;
     }
+    case onnx::TypeProto::kSparseTensorType: {
+        // Held and fed dense: the spec lets an implementation densify a sparse value.
+        vt.kind = Value::Kind::Tensor;
+        vt.sparse = true;
+        vt.elementType = dataTypeFromOnnx(type.sparse_tensor_type().elem_type());
+        if (type.sparse_tensor_type().has_shape()) {
+            vt.hasShape = true;
+            for (const auto& d : type.sparse_tensor_type().shape().dim()) {
+                Dim dim;
+                if (d.has_dim_value())
+                    dim.value = d.dim_value();
+                else if (d.has_dim_param())
+                    dim.symbol = d.dim_param();
+                vt.shape.push_back(dim);
+            }
+        }
+        break;
+    }
     case onnx::TypeProto::kSequenceType:
         vt.kind = Value::Kind::Sequence;
         vt.element = std::make_shared<ValueType>(valueTypeFromProto(type.sequence_type().elem_type()));
@@ -238,7 +256,7 @@ public:
                 g->m_values[id].type = valueTypeFromProto(in.type());
             g->m_inputs.push_back(id);
         }
-        for (const auto& init : proto.initializer()) {
+        auto addInitializer = [&](const onnx::TensorProto& init) {
             check(!init.name().empty(), where + " has an initializer without a name");
             ValueId id = g->findValue(init.name());
             if (id != kNoValue) {
@@ -262,8 +280,21 @@ public:
                     t.shape.push_back(Dim { d, {} });
                 g->m_values[id].type = t;
             }
+        };
+        for (const auto& init : proto.initializer())
+            addInitializer(init);
+        // Sparse initializers are densified at load (the spec allows it) and then are initializers like any other;
+        // their dense protos are kept with the model.
+        for (const auto& sparse : proto.sparse_initializer()) {
+            const std::string& name = sparse.values().name();
+            check(!name.empty(), where + " has a sparse initializer without a name (its values have none)");
+            Tensor dense
+                = tensorFromSparseProto(sparse, "sparse initializer \"" + name + "\"", m_model.m_external.get());
+            auto owned = std::make_unique<onnx::TensorProto>();
+            tensorToProto(dense, *owned, name);
+            m_model.m_denseInitializers.push_back(std::move(owned));
+            addInitializer(*m_model.m_denseInitializers.back());
         }
-        check(proto.sparse_initializer_size() == 0, where + " has sparse initializers, which are not supported");
 
         // Nodes in file order; outputs first, so inputs may refer to values produced later in the file.
         std::vector<Node> nodes(static_cast<size_t>(proto.node_size()));

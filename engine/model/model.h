@@ -16,6 +16,7 @@ namespace onnx {
 class ModelProto;
 class FunctionProto;
 class GraphProto;
+class TensorProto;
 }
 
 namespace onnxscope {
@@ -118,6 +119,8 @@ private:
     std::unique_ptr<ExternalDataStore> m_external;
     // Function bodies instantiated per call site; the graphs built from them point into these.
     std::vector<std::unique_ptr<onnx::GraphProto>> m_functionBodies;
+    // The dense forms of the graphs' sparse initializers, which their ValueInfos point to.
+    std::vector<std::unique_ptr<onnx::TensorProto>> m_denseInitializers;
     mutable std::mutex m_schemaBodiesMutex;
     mutable std::map<const Node*, std::shared_ptr<const Graph>> m_schemaBodies;
 };

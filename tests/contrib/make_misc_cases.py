@@ -17,7 +17,8 @@ import os
 import sys
 
 import numpy as np
-from onnx import helper
+import onnx
+from onnx import helper, numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_writer  # noqa: E402  (the seeded generators, onnxruntime's session, the case folders)
@@ -46,6 +47,9 @@ def refusal(name, op, inputs, outputs, expected, out_types=None, **attrs):
 
 
 def write(c, out_dir):
+    if isinstance(c, SparseCase):
+        write_sparse(c, out_dir)
+        return
     if isinstance(c, TreeCase):
         write_tree(c, out_dir)
         return
@@ -57,6 +61,14 @@ def write(c, out_dir):
 
 def write_refusals(out_dir):
     case_writer.save_refusals(out_dir, REFUSALS, base.build)
+    folder = os.path.join(out_dir, "refused")
+    with open(os.path.join(folder, "expected.json")) as f:
+        expected = json.load(f)
+    for name, model, messages in SPARSE_REFUSALS:
+        onnx.save(model, os.path.join(folder, name + ".onnx"))
+        expected[name] = messages
+    with open(os.path.join(folder, "expected.json"), "w") as f:
+        json.dump(expected, f, indent=1)
 
 
 # ---- ScaledSiLU ------------------------------------------------------------------------------------------------------
@@ -558,6 +570,217 @@ def refusal_cases():
             ['"silu_double"', "X must be float, float16 or bfloat16"])
 
 
+# ---- Sparse values and SparseToDenseMatMul ---------------------------------------------------------------------------
+# onnxscope densifies every sparse value: a sparse_initializer and a Constant's sparse_value when the model loads, a
+# sparse_tensor graph input when it is fed (dense). onnxruntime gets the same values sparse: SparseToDenseMatMul's A as
+# an OrtValue made by SparseTensor.sparse_coo_from_numpy (2-D coordinates, which its kernel requires), and the sparse
+# initializers and Constants sorted (the file onnxscope reads may list them in another order).
+
+class SparseCase:
+    """make() -> (model onnxscope runs, model onnxruntime runs, dense feeds, onnxruntime's feeds as OrtValues)."""
+
+    def __init__(self, group, name, make, outputs):
+        self.group, self.name, self.make, self.outputs = group, name, make, outputs
+
+
+def sparse_case(group, name, make, outputs=("Y",)):
+    CASES.append(SparseCase(group, name, make, list(outputs)))
+
+
+def sparse_dense(r, shape, density, dtype):
+    """A seeded dense array with about `density` of its elements non-zero (integers in [-9, 9] for integer types)."""
+    if np.dtype(dtype).kind == "i":
+        values = r.integers(1, 10, size=shape) * r.choice([-1, 1], size=shape)
+    else:
+        values = r.standard_normal(shape) + np.sign(r.standard_normal(shape)) * 0.1
+    return np.where(r.random(shape) < density, values, 0).astype(dtype)
+
+
+def sparse_proto(name, dense, coords=True, order=None):
+    """A COO SparseTensorProto of the non-zeros of `dense`: indices [NNZ, rank] or linear [NNZ]; `order` permutes the
+    entries (None: row-major, as onnxruntime expects)."""
+    coo = np.argwhere(dense != 0).astype(np.int64)
+    linear = np.flatnonzero(dense).astype(np.int64)
+    values = dense.ravel()[linear]
+    if order is not None:
+        coo, linear, values = coo[order], linear[order], values[order]
+    indices = coo if coords else linear
+    return helper.make_sparse_tensor(numpy_helper.from_array(np.ascontiguousarray(values), name),
+                                     numpy_helper.from_array(np.ascontiguousarray(indices), name + "_indices"),
+                                     list(dense.shape))
+
+
+def ort_sparse(dense):
+    import onnxruntime as ort
+    coo = np.ascontiguousarray(np.argwhere(dense != 0).astype(np.int64))
+    values = np.ascontiguousarray(dense[dense != 0])
+    sparse = ort.SparseTensor.sparse_coo_from_numpy(np.array(dense.shape, np.int64), values, coo,
+                                                    ort.OrtDevice.make("cpu", 0))
+    return ort.OrtValue.ort_value_from_sparse_tensor(sparse)
+
+
+def sparse_model(nodes, inputs, inits=(), sparse_inits=(), name="sparse", out_type=1):
+    graph = helper.make_graph(nodes, name, list(inputs), [helper.make_tensor_value_info("Y", out_type, None)],
+                              initializer=list(inits), sparse_initializer=list(sparse_inits))
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21), helper.make_opsetid(MS, 1)])
+    model.ir_version = 10
+    return model
+
+
+def write_sparse(c, out_dir):
+    import onnxruntime as ort
+    model, reference, feeds, ort_feeds = c.make()
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    options.intra_op_num_threads = 1
+    session = ort.InferenceSession(reference.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    results = [v.numpy() for v in session.run_with_ort_values(c.outputs, ort_feeds)]
+    case_writer.save_case(os.path.join(out_dir, c.group, c.name), model, feeds, c.outputs, results,
+                          case_writer.no_nan)
+
+
+def s2d_matmul(name, dtype, m, k, n, density, declare_shapes=True, **attrs):
+    """SparseToDenseMatMul with A a sparse_tensor graph input. onnxruntime's shape inference of the node rejects
+    declared shapes with transA or transB (measured with 1.32), so those cases declare none."""
+    def make():
+        r = rng_for(name)
+        a_shape = (k, m) if attrs.get("transA") else (m, k)
+        b_shape = (n, k) if attrs.get("transB") else (k, n)
+        a = sparse_dense(r, a_shape, density, dtype)
+        b = sparse_dense(r, b_shape, 1.0, dtype)
+        et = helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+        node = helper.make_node("SparseToDenseMatMul", ["A", "B"], ["Y"], name=name, domain=MS, **attrs)
+        inputs = [helper.make_sparse_tensor_value_info("A", et, list(a_shape) if declare_shapes else None),
+                  helper.make_tensor_value_info("B", et, list(b_shape) if declare_shapes else None)]
+        model = sparse_model([node], inputs, name=name, out_type=et)
+        import onnxruntime as ort
+        return model, model, {"A": a, "B": b}, {"A": ort_sparse(a), "B": ort.OrtValue.ortvalue_from_numpy(b)}
+    sparse_case("sparse_matmul", name, make)
+
+
+def sparse_value_case(name, dtype, shape, coords, shuffle, constant=False):
+    """Y = X + W where W is a sparse_initializer (or a Constant's sparse_value): onnxscope reads the file with the
+    entries in `shuffle`d order, onnxruntime the same entries sorted."""
+    def make():
+        r = rng_for(name)
+        w = sparse_dense(r, shape, 0.3, dtype)
+        x = sparse_dense(r, shape, 1.0, dtype)
+        nnz = int(np.count_nonzero(w))
+        order = r.permutation(nnz) if shuffle else None
+        et = helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+        inputs = [helper.make_tensor_value_info("X", et, list(shape))]
+        add = helper.make_node("Add", ["X", "W"], ["Y"], name=name)
+
+        def build(sp):
+            if constant:
+                const_node = helper.make_node("Constant", [], ["W"], name=name + "_constant", sparse_value=sp)
+                return sparse_model([const_node, add], inputs, name=name, out_type=et)
+            return sparse_model([add], inputs, sparse_inits=[sp], name=name, out_type=et)
+        model = build(sparse_proto("W", w, coords, order))
+        reference = build(sparse_proto("W", w, coords))
+        import onnxruntime as ort
+        return model, reference, {"X": x}, {"X": ort.OrtValue.ortvalue_from_numpy(x)}
+    sparse_case("sparse_values", name, make)
+
+
+def sparse_subgraph_case(name):
+    """A sparse_initializer inside an If branch (read there through the outer X)."""
+    def make():
+        r = rng_for(name)
+        w = sparse_dense(r, (3, 5), 0.3, np.float32)
+        x = sparse_dense(r, (3, 5), 1.0, np.float32)
+        order = r.permutation(int(np.count_nonzero(w)))
+
+        def build(sp):
+            then_graph = helper.make_graph([helper.make_node("Add", ["X", "W"], ["T"])], "then", [],
+                                           [helper.make_tensor_value_info("T", 1, None)], sparse_initializer=[sp])
+            else_graph = helper.make_graph([helper.make_node("Neg", ["X"], ["E"])], "else", [],
+                                           [helper.make_tensor_value_info("E", 1, None)])
+            node = helper.make_node("If", ["cond"], ["Y"], name=name, then_branch=then_graph, else_branch=else_graph)
+            return sparse_model([node], [helper.make_tensor_value_info("X", 1, [3, 5]),
+                                         helper.make_tensor_value_info("cond", 9, [])], name=name)
+        import onnxruntime as ort
+        cond = np.array(True)
+        return (build(sparse_proto("W", w, True, order)), build(sparse_proto("W", w, True)), {"X": x, "cond": cond},
+                {"X": ort.OrtValue.ortvalue_from_numpy(x), "cond": ort.OrtValue.ortvalue_from_numpy(cond)})
+    sparse_case("sparse_values", name, make)
+
+
+def sparse_cases():
+    s2d_matmul("s2d_float", np.float32, 5, 7, 6, 0.3)
+    s2d_matmul("s2d_float_alpha_transA", np.float32, 6, 9, 4, 0.25, declare_shapes=False, alpha=0.75, transA=1)
+    s2d_matmul("s2d_float_alpha_transB", np.float32, 4, 8, 5, 0.4, declare_shapes=False, alpha=-1.5, transB=1)
+    s2d_matmul("s2d_float_both", np.float32, 33, 70, 17, 0.1, declare_shapes=False, alpha=2.0, transA=1, transB=1)
+    s2d_matmul("s2d_float_zero_nnz", np.float32, 3, 4, 2, 0.0)
+    # Below 1/16 non-zero, float A takes the loop over non-zeros instead of the SIMD gemm.
+    s2d_matmul("s2d_float_sparse_transA", np.float32, 20, 64, 9, 0.03, declare_shapes=False, alpha=-0.5, transA=1)
+    s2d_matmul("s2d_float_sparse_transB", np.float32, 24, 50, 11, 0.04, declare_shapes=False, alpha=1.25, transB=1)
+    s2d_matmul("s2d_double_both", np.float64, 7, 5, 3, 0.3, declare_shapes=False, alpha=0.3, transA=1, transB=1)
+    s2d_matmul("s2d_int32", np.int32, 6, 5, 7, 0.3)
+    # onnxruntime applies alpha to float only, not to double or the integer types (measured); these cases pin that.
+    s2d_matmul("s2d_int32_alpha", np.int32, 4, 6, 3, 0.5, alpha=2.5)
+    s2d_matmul("s2d_int64_transB", np.int64, 5, 6, 4, 0.3, declare_shapes=False, alpha=3.0, transB=1)
+    sparse_value_case("sparse_init_linear", np.float32, (4, 6), coords=False, shuffle=False)
+    sparse_value_case("sparse_init_coords_unsorted", np.int64, (3, 4, 5), coords=True, shuffle=True)
+    sparse_value_case("sparse_init_linear_unsorted", np.float64, (10,), coords=False, shuffle=True)
+    sparse_value_case("sparse_constant_linear", np.float32, (5, 3), coords=False, shuffle=False, constant=True)
+    sparse_value_case("sparse_constant_coords_unsorted", np.int32, (2, 3, 4), coords=True, shuffle=True,
+                      constant=True)
+    sparse_subgraph_case("sparse_init_in_if_branch")
+
+
+def sparse_refusal(name, values, indices, dims, expected, constant=False, indices_dtype=np.int64):
+    sp = helper.make_sparse_tensor(numpy_helper.from_array(np.asarray(values, np.float32), "W"),
+                                   numpy_helper.from_array(np.asarray(indices, indices_dtype), "W_indices"), dims)
+    inputs = [helper.make_tensor_value_info("X", 1, None)]
+    add = helper.make_node("Add", ["X", "W"], ["Y"], name=name)
+    if constant:
+        model = sparse_model([helper.make_node("Constant", [], ["W"], name=name + "_constant", sparse_value=sp), add],
+                             inputs, name=name)
+    else:
+        model = sparse_model([add], inputs, sparse_inits=[sp], name=name)
+    SPARSE_REFUSALS.append((name, model, expected))
+
+
+SPARSE_REFUSALS = []
+
+
+def sparse_refusal_cases():
+    init = 'sparse initializer "W"'
+    sparse_refusal("sparse_linear_out_of_range", [1, 2], [3, 12], [3, 4],
+                   [init, "linear index 12 of value 1 is outside [0, 12)"])
+    sparse_refusal("sparse_coord_out_of_range", [1, 2], [[0, 1], [2, 4]], [3, 4],
+                   [init, "index 4 of value 1 in dimension 1 is outside [0, 4)"])
+    sparse_refusal("sparse_negative_index", [1], [[-1, 0]], [3, 4], [init, "index -1 of value 0 in dimension 0"])
+    sparse_refusal("sparse_indices_shape", [1, 2], [[0, 1, 2], [1, 2, 3]], [3, 4],
+                   [init, "indices must be int64[2] (linear) or int64[2, 2] (coordinates)", "int64[2, 3]"])
+    sparse_refusal("sparse_duplicate", [1, 2], [5, 5], [3, 4], [init, "linear index 5 twice"])
+    sparse_refusal("sparse_too_many_values", [1] * 5, [0, 1, 2, 3, 4], [2, 2],
+                   [init, "5 values, more than its 4 elements"])
+    sparse_refusal("sparse_indices_int32", [1], [2], [3, 4], [init, "indices must be int64", "int32[1]"],
+                   indices_dtype=np.int32)
+    sparse_refusal("sparse_huge", [1], [0], [1 << 20, 1 << 20, 1 << 20], [init, "more than the allocation limit"])
+    sparse_refusal("sparse_constant_out_of_range", [1], [[0, 9]], [3, 4],
+                   ['"sparse_constant_out_of_range_constant" (Constant)', "'sparse_value'",
+                    "index 9 of value 0 in dimension 1 is outside [0, 4)"], constant=True)
+    # SparseToDenseMatMul's own checks, at run time on the (dense) A.
+    node = helper.make_node("SparseToDenseMatMul", ["A", "B"], ["Y"], name="s2d_mismatch", domain=MS, transB=1)
+    SPARSE_REFUSALS.append(("s2d_mismatch", sparse_model(
+        [node], [helper.make_sparse_tensor_value_info("A", 1, [3, 4]), helper.make_tensor_value_info("B", 1, [4, 5])],
+        name="s2d_mismatch"), ['"s2d_mismatch" (SparseToDenseMatMul)', "op(A) is [3, 4] but op(B) is [5, 4]"]))
+    node = helper.make_node("SparseToDenseMatMul", ["A", "B"], ["Y"], name="s2d_types", domain=MS)
+    SPARSE_REFUSALS.append(("s2d_types", sparse_model(
+        [node], [helper.make_sparse_tensor_value_info("A", 6, [3, 4]), helper.make_tensor_value_info("B", 1, [4, 5])],
+        name="s2d_types", out_type=6),
+        ['"s2d_types" (SparseToDenseMatMul)', "B must have A's element type int32, got float[4, 5]"]))
+    node = helper.make_node("SparseToDenseMatMul", ["A", "B"], ["Y"], name="s2d_float16", domain=MS)
+    SPARSE_REFUSALS.append(("s2d_float16", sparse_model(
+        [node], [helper.make_sparse_tensor_value_info("A", 10, [3, 4]),
+                 helper.make_tensor_value_info("B", 10, [4, 5])], name="s2d_float16", out_type=10),
+        ['"s2d_float16" (SparseToDenseMatMul)', "A must be float, double, int32 or int64, got float16[3, 4]"]))
+
+
+
 def main():
     scaled_silu_cases()
     attn_lstm_cases()
@@ -570,7 +793,9 @@ def main():
     varlen_ngram_hash_cases()
     gather_packed_cases()
     tree_cases()
+    sparse_cases()
     refusal_cases()
+    sparse_refusal_cases()
     case_writer.generate(sys.argv, CASES, write, {"refused": write_refusals, "tree_ml5": write_tree_warnings})
 
 

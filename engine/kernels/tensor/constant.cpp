@@ -7,8 +7,8 @@ namespace {
 
 /// Constant 1, 9, 11, 12, 13, 19, 21, 23, 24, 25 (the later ones add the narrow element types): outputs the tensor
 /// given by exactly one attribute: `value` (every version), `value_float(s)`, `value_int(s)`, `value_string(s)` (12+;
-/// scalars and 1-D float, int64 and string tensors). `sparse_value` (11+) is refused with a clear error: sparse tensors
-/// are not supported. The tensor is read once, when the plan is built.
+/// scalars and 1-D float, int64 and string tensors). `sparse_value` (11+, COO) is densified: the engine holds
+/// sparse values dense, as the spec allows. The tensor is read once, when the plan is built.
 class Constant final : public Kernel {
 public:
     explicit Constant(const KernelInit& init)
@@ -34,7 +34,7 @@ public:
         if (name == "value") {
             m_value = attrs.requireTensor("value");
         } else if (name == "sparse_value") {
-            throw init.error("attribute 'sparse_value': sparse tensors are not supported");
+            m_value = attrs.requireSparseTensorDense(name);
         } else if (name == "value_float") {
             m_value = Tensor::scalar<float>(attrs.requireFloat(name));
         } else if (name == "value_floats") {

@@ -11,6 +11,7 @@ void registerWordConvEmbedding(KernelRegistry& r);
 void registerMaxpoolWithMask(KernelRegistry& r);
 void registerNGramHashMapping(KernelRegistry& r);
 void registerGatherPacked(KernelRegistry& r);
+void registerSparseToDenseMatMul(KernelRegistry& r);
 void registerConvTransposeWithDynamicPads(KernelRegistry& r); // engine/kernels/nn/conv_transpose.cpp
 
 void registerContribMiscKernels(KernelRegistry& r)
@@ -22,6 +23,7 @@ void registerContribMiscKernels(KernelRegistry& r)
     registerMaxpoolWithMask(r);
     registerNGramHashMapping(r);
     registerGatherPacked(r);
+    registerSparseToDenseMatMul(r);
     registerConvTransposeWithDynamicPads(r);
 }
 

@@ -364,6 +364,10 @@ def whisper_cases(out_dir):
     case("repetition_penalty", beams(3, 2, repetition_penalty=np.array([1.5], np.float32)))
     case("no_repeat_ngram", beams(3, 2, length=12), {"no_repeat_ngram_size": 2})
     case("sequences_only", beams(2, 2), outputs=("sequences",))
+    for t in (0.5, 1.7):
+        case(f"temperature_{t}", beams(3, 2, temperature=np.array([t], np.float32)))
+    case("temperature_min_length", beams(3, 2, min_length=i32(6), temperature=np.array([0.5], np.float32)),
+         outputs=("sequences", "sequences_scores"))
     mask = np.ones(W.VOCAB, np.int32)
     mask[::5] = 0
     case("vocab_mask", beams(3, 1, vocab_mask=mask))
@@ -454,8 +458,6 @@ def refusal_cases(out_dir):
                     feeds={"cross_qk_layer_head": np.zeros((1, 2), np.int32)})
     whisper_refusal("whisper_extra_decoding_ids", ["'extra_decoding_ids'", "not supported"],
                     feeds={"extra_decoding_ids": np.zeros((1, 1), np.int32)})
-    whisper_refusal("whisper_temperature", ["'temperature'", "only 1"],
-                    feeds={"temperature": np.array([0.5], np.float32)})
     m = W.whisper_model(wfeeds, wbase)
     dec = [a for a in m.graph.node[0].attribute if a.name == "decoder"][0].g
     dec.input.append(helper.make_tensor_value_info("past_sequence_length", TensorProto.INT32, [1]))

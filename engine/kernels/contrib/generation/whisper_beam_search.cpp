@@ -156,8 +156,9 @@ private:
             if (ctx.inputCount() > 11 && ctx.hasInput(11) && int32Scalar(ctx, 11, "logits_processor") != 0)
                 throw ctx.error("input 'logits_processor': only 0 (none) is supported; 1 (Whisper's timestamp "
                                 "processor) is not implemented here");
-            if (ctx.inputCount() > 14 && ctx.hasInput(14) && floatScalar(ctx, 14, "temperature") != 1.0f)
-                throw ctx.error("input 'temperature': only 1 is supported here");
+            // As onnxruntime: the processed log-probabilities divided by a temperature above 0 (0 and below: none).
+            if (ctx.inputCount() > 14 && ctx.hasInput(14))
+                m_proc.temperature = floatScalar(ctx, 14, "temperature");
             const int64_t rows = m_batch * m_beams;
             m_sequences.assign(static_cast<size_t>(rows * m_maxLength), static_cast<int32_t>(op.m_pad));
             auto d = decoderIds.data<int32_t>();

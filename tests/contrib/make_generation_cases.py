@@ -19,6 +19,9 @@ import onnx
 import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import whisper_generation as W  # noqa: E402
+
 MS = "com.microsoft"
 VOCAB, HEADS, HEAD_SIZE, LAYERS = 48, 2, 8, 2
 EMBED = HEADS * HEAD_SIZE
@@ -332,6 +335,57 @@ def beam_cases(out_dir):
          outputs=("sequences", "sequences_scores"))
 
 
+def whisper_cases(out_dir):
+    """WhisperBeamSearch around the tiny encoder-decoder of whisper_generation.py, against onnxruntime."""
+    rng = np.random.default_rng(44)
+    feats = rng.standard_normal((2, W.MELS, W.FRAMES)).astype(np.float32)
+    start = np.array([[1, 2], [1, 3]], np.int32)
+    base = {"eos_token_id": W.VOCAB - 1, "pad_token_id": 0, "decoder_start_token_id": 1}
+
+    def case(name, feeds, attrs=None, outputs=("sequences", "sequences_scores", "scores"), **kw):
+        model = W.whisper_model(feeds, {**base, **(attrs or {})}, outputs, **kw)
+        results = run_ort(model, feeds)
+        write_outputs(out_dir, "whisper", name, model, feeds, results)
+        return results
+
+    def beams(n, r=1, length=10, x=feats, ids=start, **more):
+        feeds = {"input_ids": x, "max_length": i32(length), "min_length": i32(0), "num_beams": i32(n),
+                 "num_return_sequences": i32(r), "length_penalty": np.array([1.0], np.float32), **more}
+        if ids is not None:
+            feeds["decoder_input_ids"] = ids
+        return feeds
+
+    case("batch_three_beams_two_returns", beams(3, 2))
+    case("start_token", beams(4, 3, x=feats[:1], ids=None))
+    case("one_beam", beams(1, 1))
+    case("full_sequence_decoder", beams(3, 2), one_token=False)
+    case("decoder_without_hidden_states", beams(2, 2), hidden_input=False)
+    case("length_penalty", beams(3, 3, length_penalty=np.array([0.6], np.float32)))
+    case("repetition_penalty", beams(3, 2, repetition_penalty=np.array([1.5], np.float32)))
+    case("no_repeat_ngram", beams(3, 2, length=12), {"no_repeat_ngram_size": 2})
+    case("sequences_only", beams(2, 2), outputs=("sequences",))
+    for t in (0.5, 1.7):
+        case(f"temperature_{t}", beams(3, 2, temperature=np.array([t], np.float32)))
+    case("temperature_min_length", beams(3, 2, min_length=i32(6), temperature=np.array([0.5], np.float32)),
+         outputs=("sequences", "sequences_scores"))
+    mask = np.ones(W.VOCAB, np.int32)
+    mask[::5] = 0
+    case("vocab_mask", beams(3, 1, vocab_mask=mask))
+    prefix = np.ones((2, W.VOCAB), np.int32)
+    prefix[:, 1::2] = 0
+    case("prefix_vocab_mask", beams(2, 2, prefix_vocab_mask=prefix))
+    # eos: tokens a 4-beam search reaches (from a run without eos), so hypotheses close before max_length; without
+    # and with early_stopping, and held back by min_length. No scores output: onnxruntime leaves its steps after an
+    # early stop unwritten.
+    seqs = case("probe", beams(4, 4, length=12))[0]
+    for eos in sorted({int(seqs[0, 0, 4]), int(seqs[1, 1, 5])}):
+        for early in (0, 1):
+            case(f"eos_{eos}_early_{early}", beams(4, 3, length=12), {"eos_token_id": eos, "early_stopping": early},
+                 outputs=("sequences", "sequences_scores"))
+        case(f"eos_{eos}_min_length", beams(4, 2, length=12, min_length=i32(8)), {"eos_token_id": eos},
+             outputs=("sequences", "sequences_scores"))
+
+
 REFUSALS = {}
 
 
@@ -378,6 +432,36 @@ def refusal_cases(out_dir):
     m.graph.node[0].output.append("filtered_logits")
     m.graph.output.append(helper.make_tensor_value_info("filtered_logits", TensorProto.FLOAT, None))
     refusal(out_dir, "sampling_filtered_logits", m, ['"sampling"', "'filtered_logits'"])
+    # WhisperBeamSearch: what is not implemented here is refused, naming the node and the attribute/input/output.
+    # The feeds are initializers, so the run-time checks see these values.
+    wfeeds = {"input_ids": np.zeros((1, W.MELS, W.FRAMES), np.float32), "max_length": i32(6), "min_length": i32(0),
+              "num_beams": i32(2), "num_return_sequences": i32(1), "length_penalty": np.array([1.0], np.float32)}
+    wbase = {"eos_token_id": 1, "pad_token_id": 0, "decoder_start_token_id": 2}
+
+    def whisper_refusal(name, messages, feeds=None, attrs=None, outputs=("sequences",)):
+        feeds = {**wfeeds, **(feeds or {})}
+        m = W.whisper_model(feeds, {**wbase, **(attrs or {})}, outputs)
+        m.graph.initializer.extend(numpy_helper.from_array(v, k) for k, v in feeds.items())
+        del m.graph.input[:]
+        refusal(out_dir, name, m, ['"whisper"'] + messages)
+
+    whisper_refusal("whisper_model_type", ["'model_type'", "model_type 2"], attrs={"model_type": 1})
+    whisper_refusal("whisper_cross_qk_attr", ["'decoder_output_cross_qk'", "not supported"],
+                    attrs={"decoder_output_cross_qk": 1})
+    whisper_refusal("whisper_cross_qk_output", ["'cross_qk'", "not supported"],
+                    outputs=("sequences", "", "", "cross_qk"))
+    whisper_refusal("whisper_non_speech_probs", ["'non_speech_probs'", "not supported"],
+                    attrs={"no_speech_token_id": 3}, outputs=("sequences", "", "", "", "non_speech_probs"))
+    whisper_refusal("whisper_logits_processor", ["'logits_processor'", "only 0"],
+                    feeds={"logits_processor": i32(1)})
+    whisper_refusal("whisper_cross_qk_layer_head", ["'cross_qk_layer_head'", "not supported"],
+                    feeds={"cross_qk_layer_head": np.zeros((1, 2), np.int32)})
+    whisper_refusal("whisper_extra_decoding_ids", ["'extra_decoding_ids'", "not supported"],
+                    feeds={"extra_decoding_ids": np.zeros((1, 1), np.int32)})
+    m = W.whisper_model(wfeeds, wbase)
+    dec = [a for a in m.graph.node[0].attribute if a.name == "decoder"][0].g
+    dec.input.append(helper.make_tensor_value_info("past_sequence_length", TensorProto.INT32, [1]))
+    refusal(out_dir, "whisper_shared_buffer", m, ['"whisper"', "'decoder'", "past_sequence_length", "not supported"])
     with open(os.path.join(out_dir, "refused", "expected.json"), "w") as f:
         json.dump(REFUSALS, f, indent=1)
 
@@ -392,6 +476,8 @@ def main():
         beam_cases(out_dir)
     if not only or "sampling" in only:
         sampling_cases(out_dir)
+    if not only or "whisper" in only:
+        whisper_cases(out_dir)
     if not only or "refused" in only:
         shutil.rmtree(os.path.join(out_dir, "refused"), ignore_errors=True)
         refusal_cases(out_dir)

@@ -92,3 +92,43 @@ def test_beam_search_steps_are_frames_over_batch_times_beams_rows():
     assert p.reason == "finished"
     assert np.array_equal(dbg.outputs["sequences"], expected[0])
     assert_close(dbg.outputs["sequences_scores"], expected[1], 1e-4, 1e-5)
+
+
+def test_whisper_encoder_then_decoder_steps_are_frames():
+    """WhisperBeamSearch: the encoder is one frame, then each decoding step; inside decoder step 1 the encoder's
+    hidden states (one row per beam) equal onnxruntime's run of the encoder subgraph alone."""
+    W = gen.W
+    rng = np.random.default_rng(9)
+    features = rng.standard_normal((2, W.MELS, W.FRAMES)).astype(np.float32)
+    start = np.array([[1, 2], [1, 3]], np.int32)
+    feeds = {"input_ids": features, "max_length": np.array([7], np.int32), "min_length": np.array([0], np.int32),
+             "num_beams": np.array([3], np.int32), "num_return_sequences": np.array([2], np.int32),
+             "length_penalty": np.array([1.0], np.float32), "decoder_input_ids": start}
+    model = W.whisper_model(feeds, {"eos_token_id": W.VOCAB - 1, "pad_token_id": 0, "decoder_start_token_id": 1})
+    expected = gen.run_ort(model, feeds)
+    encoder = helper.make_model(W.encoder_graph(W.weights(5)), opset_imports=[helper.make_opsetid("", 17)],
+                                ir_version=8)
+    logits, hidden = ort_session(encoder).run(["logits", "encoder_hidden_states"],
+                                              {"encoder_input_ids": features, "decoder_input_ids": start})
+    dbg = onnxscope.load(model).debug(feeds)
+    p = dbg.step_into()
+    assert p.frame == 'main / WhisperBeamSearch "whisper" encoder' and p.depth == 2, p
+    bp = dbg.break_on("logits", iteration=0)
+    p = dbg.cont()
+    assert p.reason == "breakpoint" and "encoder" in p.frame, p
+    p = dbg.step()
+    assert p.last_node == "logits" and "encoder" in p.frame, p
+    assert_close(dbg.value("logits"), logits, 1e-4, 1e-5, "encoder logits")
+    dbg.remove_breakpoint(bp)
+    bp = dbg.break_on("te", iteration=1)
+    p = dbg.cont()
+    assert p.frame == 'main / WhisperBeamSearch "whisper" decoder step 1' and p.depth == 2, p
+    assert dbg.value("input_ids").shape == (6, 1)
+    assert_close(dbg.value("encoder_hidden_states"), np.repeat(hidden, 3, axis=0), 1e-4, 1e-5, "hidden states")
+    # The self-attention past after the encoder's step holds the two decoder_input_ids positions.
+    assert dbg.value("past_key_self_0").shape == (6, W.HEADS, 2, W.HEAD_SIZE)
+    dbg.remove_breakpoint(bp)
+    p = dbg.cont()
+    assert p.reason == "finished", p
+    assert np.array_equal(dbg.outputs["sequences"], expected[0])
+    assert_close(dbg.outputs["sequences_scores"], expected[1], 1e-4, 1e-5)

@@ -40,6 +40,9 @@ void LogitsProcessing::apply(std::vector<float>& scores, int64_t rows, int64_t b
                     s[v] = lowest;
         if (minLength > 0 && length < minLength && eos >= 0 && eos < vocab)
             s[eos] = lowest;
+        if (temperature > 0.0f && temperature != 1.0f)
+            for (int64_t v = 0; v < vocab; ++v)
+                s[v] /= temperature;
     }
 }
 

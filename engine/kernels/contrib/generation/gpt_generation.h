@@ -13,7 +13,8 @@
 namespace onnxscope::generation {
 
 /// The logits processors, applied in onnxruntime's order: repetition penalty, no-repeat n-gram, vocab_mask,
-/// prefix_vocab_mask (first step only), min_length.
+/// prefix_vocab_mask (first step only), min_length, then (WhisperBeamSearch's temperature input) division by a
+/// temperature greater than 0.
 struct LogitsProcessing {
     float repetitionPenalty = 1.0f;
     int64_t noRepeatNgram = 0;
@@ -21,6 +22,7 @@ struct LogitsProcessing {
     std::vector<int32_t> prefixVocabMask; // [batch, V] or empty
     int64_t minLength = 0;
     int64_t eos = -1;
+    float temperature = 1.0f;
 
     /// scores: [rows, V], rows = batch * beams; sequences: row r's tokens (`length` of them, row stride `stride`).
     void apply(std::vector<float>& scores, int64_t rows, int64_t beams, int64_t vocab,

@@ -339,10 +339,56 @@ public:
             }
             return { name, by };
         }
-        auto it = m_contentPairs.find(quantName);
-        if (it != m_contentPairs.end())
-            return { it->second, "content" };
+        for (const auto& name : equivalents(quantName)) {
+            auto it = m_contentPairs.find(name);
+            if (it != m_contentPairs.end())
+                return { it->second, "content" };
+        }
         return {};
+    }
+
+    /// The names a value of the quantized model goes by across a QuantizeLinear -> DequantizeLinear pair: itself, the
+    /// float value before the pair when it is a DequantizeLinear's output, the DequantizeLinear outputs after it.
+    std::vector<std::string> equivalents(const std::string& quantName) const
+    {
+        std::vector<std::string> names { quantName };
+        const ValueId id = m_qg.findValue(quantName);
+        if (id == kNoValue)
+            return names;
+        const ValueInfo& v = m_qg.value(id);
+        if (v.producer >= 0 && isDequantize(m_qg.node(v.producer))) {
+            const ValueInfo& in = m_qg.value(m_qg.node(v.producer).inputs[0]);
+            if (in.producer >= 0 && isQuantize(m_qg.node(in.producer)))
+                names.push_back(m_qg.value(m_qg.node(in.producer).inputs[0]).name);
+        }
+        for (NodeId q : v.consumers)
+            if (isQuantize(m_qg.node(q)) && m_qg.node(q).outputs[0] != kNoValue)
+                for (NodeId d : m_qg.value(m_qg.node(q).outputs[0]).consumers)
+                    if (isDequantize(m_qg.node(d)) && m_qg.node(d).outputs[0] != kNoValue)
+                        names.push_back(m_qg.value(m_qg.node(d).outputs[0]).name);
+        return names;
+    }
+
+    /// The QOperator layer's quantized activation inputs in the quantized run, dequantized with the layer's scales.
+    void dequantizedInputs(const Candidate& c, std::map<std::string, Value>& out)
+    {
+        const Node& n = m_qg.node(c.nodeId);
+        for (const auto& [in, s, zp] : c.qop->inputs) {
+            if (in >= static_cast<int>(n.inputs.size()) || n.inputs[in] == kNoValue)
+                continue;
+            const std::string& name = m_qg.value(n.inputs[in]).name;
+            auto it = m_quantRun.values.find(name);
+            if (out.count(name) || it == m_quantRun.values.end() || m_qg.value(n.inputs[in]).hasInitializer())
+                continue;
+            try {
+                PartBuilder part(m_quant);
+                part.feed(name, it->second);
+                part.output(name, n.inputs[s], zp < static_cast<int>(n.inputs.size()) ? n.inputs[zp] : kNoValue, &n);
+                out[name] = part.run(m_options.session);
+            } catch (const Error&) {
+                // A scale computed in the model: this input is not aligned by content.
+            }
+        }
     }
 
     std::vector<Candidate> findLayers()
@@ -585,6 +631,9 @@ QuantErrorReport checkQuantization(const std::shared_ptr<const Program>& floatPr
             for (const auto& c : layers)
                 if (c.qop && accumulated.count(c.layer.output))
                     dequantized[c.outputQuant] = accumulated[c.layer.output];
+            for (const auto& c : layers)
+                if (c.qop)
+                    analysis.dequantizedInputs(c, dequantized);
             analysis.alignByContent(layers, dequantized);
         }
     }

@@ -211,6 +211,25 @@ def main():
         check(len(high) >= 2, f"{fmt} damaged: layers after conv2 in the accumulated top 3: {high}")
         check(first["float_value"] == "r2", f"{fmt}: conv2 paired with {first['float_value']}, expected r2 (Relu folded)")
 
+    # A float model whose intermediate names were changed (as a re-export would): the layers pair by content, with the
+    # same own errors as when they pair by onnxruntime's names.
+    m = onnx.load(fpath)
+    renamed = {o: "t_" + o for n in m.graph.node for o in n.output if o != "y"}
+    for n in m.graph.node:
+        n.input[:] = [renamed.get(i, i) for i in n.input]
+        n.output[:] = [renamed.get(o, o) for o in n.output]
+    onnx.save(m, work / "float_renamed.onnx")
+    for fmt in ("qdq", "qop"):
+        by_name = {l["node"]: l for l in run_cli(cli, work, fpath, work / f"{fmt}.onnx", fmt)["layers"]}
+        by_content = run_cli(cli, work, work / "float_renamed.onnx", work / f"{fmt}.onnx", f"{fmt}_renamed")
+        check(len(by_content["layers"]) == len(by_name), f"{fmt} renamed: {len(by_content['layers'])} layers paired")
+        for l in by_content["layers"]:
+            n = by_name.get(l["node"])
+            check(n is not None and l["float_value"] == renamed.get(n["float_value"], n["float_value"]),
+                  f"{fmt} renamed: {l['node']} paired with {l['float_value']}")
+            check(n is not None and l["own"] is not None and abs(l["own"]["relative_l2"] - n["own"]["relative_l2"]) < 1e-6,
+                  f"{fmt} renamed: {l['node']} own error {l['own']}")
+
     # Truth 1: conv2 of the damaged QDQ copy, with numpy alone.
     q = inits(work / "qdq_damaged.onnx")
     r1q = dequantize(quantize(floats["r1"], q["r1_scale"], q["r1_zero_point"]), q["r1_scale"], q["r1_zero_point"])

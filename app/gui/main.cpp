@@ -11,6 +11,7 @@
 #include "ui/mainwindow/extract_ui.h"
 #include "ui/mainwindow/main_window.h"
 #include "ui/mainwindow/precision_ui.h"
+#include "ui/mainwindow/quant_error_ui.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -69,6 +70,7 @@ int main(int argc, char** argv)
     onnxscope::MainWindow window;
     auto* debugger = new onnxscope::DebuggerUi(&window);
     new onnxscope::ExtractUi(&window, debugger->inputs(), debugger->compare());
+    new onnxscope::QuantErrorUi(&window, debugger->compare());
     auto* precision = new onnxscope::PrecisionUi(&window, debugger);
     if (parser.isSet(checkPrecision)) {
         if (!parser.isSet(debugRunTo) && !parser.isSet(compareWith))

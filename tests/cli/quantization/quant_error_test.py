@@ -11,6 +11,8 @@ activations, int8 weights). A copy of each has conv2's weight scale multiplied b
     run's r1 from onnxruntime, quantized with r1's scale, conv with the dequantized int8 weights, Relu, requantized
     with r2's scale) and fc1 of the QOperator copy by running its QLinearMatMul node alone in onnxruntime on the
     float run's f quantized with numpy; relative L2, max abs error and cosine against the float run's value must agree;
+  - a per-channel QDQ copy (int8 activations) and a QOperator copy of a Gemm MLP (QGemm, QLinearSigmoid), each with
+    one weight scale multiplied by 8: the damaged layer first;
   - bad input: a model without quantized layers, and a quantized model against an unrelated float model, exit 1 with
     a clear message.
 
@@ -260,6 +262,39 @@ def main():
     truth = error(dequantize(yq, q[node.input[6]], q[node.input[7]]), floats["m3"])
     print("truth fc1 (QOperator):", truth)
     close(layer(reports["qop"], "fc1_quant")["own"], truth, "qop fc1 own error vs onnxruntime")
+
+    # Per-channel int8 activations and weights (QDQ), and QGemm/QLinearSigmoid (QOperator) on a Gemm MLP: the damaged
+    # layer first.
+    quantize_static(str(fpath), str(work / "pc.onnx"), Calibration(7), quant_format=QuantFormat.QDQ, per_channel=True,
+                    activation_type=QuantType.QInt8, weight_type=QuantType.QInt8)
+    damage(work / "pc.onnx", work / "pc_damaged.onnx", "W2_scale", 8.0)
+    report = run_cli(cli, work, fpath, work / "pc_damaged.onnx", "per_channel_damaged")
+    check(report["layers"] and report["layers"][0]["node"] == "conv2", "per-channel: conv2 not ranked first")
+    mlp = helper.make_graph(
+        [helper.make_node("Gemm", ["x", "G1", "C1"], ["g1"], name="gemm1"),
+         helper.make_node("Sigmoid", ["g1"], ["s1"], name="sig"),
+         helper.make_node("Gemm", ["s1", "G2", "C2"], ["y"], name="gemm2")],
+        "mlp",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8])],
+        [numpy_helper.from_array(v, k) for k, v in (
+            ("G1", (rng.standard_normal((192, 32)) * 0.1).astype(np.float32)),
+            ("C1", (rng.standard_normal(32) * 0.1).astype(np.float32)),
+            ("G2", (rng.standard_normal((32, 8)) * 0.3).astype(np.float32)),
+            ("C2", (rng.standard_normal(8) * 0.1).astype(np.float32)))],
+    )
+    mlp.node.insert(0, helper.make_node("Flatten", ["x"], ["xf"], name="flat"))
+    mlp.node[1].input[0] = "xf"
+    m = helper.make_model(mlp, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.save(m, work / "mlp.onnx")
+    quantize_static(str(work / "mlp.onnx"), str(work / "mlp_qop.onnx"), Calibration(7), quant_format=QuantFormat.QOperator,
+                    activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
+    damage(work / "mlp_qop.onnx", work / "mlp_qop_damaged.onnx", "G2_scale", 8.0)
+    report = run_cli(cli, work, work / "mlp.onnx", work / "mlp_qop_damaged.onnx", "qgemm_damaged")
+    ops = {l["node"]: l["op_type"] for l in report["layers"]}
+    check(ops.get("gemm2_quant") == "QGemm" and ops.get("sig_quant") == "QLinearSigmoid", f"QGemm model layers: {ops}")
+    check(report["layers"] and report["layers"][0]["node"] == "gemm2_quant", "QGemm: gemm2 not ranked first")
 
     # Bad input.
     p = run_cli(cli, work, fpath, fpath, "no_quantized_layer", expect_ok=False)

@@ -51,7 +51,7 @@ public:
 };
 
 MainValues runKeeping(const std::shared_ptr<const Program>& program, const std::map<std::string, Value>& inputs,
-    const SessionOptions& options, const char* side)
+    const SessionOptions& options, const char* side, const std::atomic<bool>* cancel)
 {
     MainValues kept;
     const Graph& g = program->model().graph();
@@ -63,7 +63,12 @@ MainValues runKeeping(const std::shared_ptr<const Program>& program, const std::
     Session session(program, options);
     session.addObserver(&kept);
     try {
-        session.run(inputs);
+        session.start(inputs);
+        while (session.advance().kind != Session::StepKind::Finished)
+            if (cancel && cancel->load())
+                throw QuantErrorCancelled();
+    } catch (const QuantErrorCancelled&) {
+        throw;
     } catch (const Error& e) {
         throw Error(std::string("check-quantization: the ") + side + " model " + program->model().displayName()
             + " failed: " + e.what());
@@ -602,8 +607,8 @@ QuantErrorReport checkQuantization(const std::shared_ptr<const Program>& floatPr
     check(floatProgram && quantProgram, "check-quantization: no program");
     const Model& fm = floatProgram->model();
     const Model& qm = quantProgram->model();
-    MainValues floatRun = runKeeping(floatProgram, inputs, options.session, "float");
-    MainValues quantRun = runKeeping(quantProgram, inputs, options.session, "quantized");
+    MainValues floatRun = runKeeping(floatProgram, inputs, options.session, "float", options.cancel);
+    MainValues quantRun = runKeeping(quantProgram, inputs, options.session, "quantized", options.cancel);
     Analysis analysis(fm, qm, floatRun, quantRun, options);
 
     QuantErrorReport report;
@@ -643,7 +648,12 @@ QuantErrorReport checkQuantization(const std::shared_ptr<const Program>& floatPr
         }
     }
 
+    size_t done = 0;
     for (auto& c : layers) {
+        if (options.cancel && options.cancel->load())
+            throw QuantErrorCancelled();
+        if (options.progress)
+            options.progress(done++, layers.size());
         QuantLayer& l = c.layer;
         auto [floatName, by] = analysis.floatOf(c.qop ? c.outputQuant : l.output);
         if (floatName.empty()) {

@@ -4,9 +4,12 @@
 // inputs, apart from what it inherits from upstream (docs/features.md, "Int8 per-layer error").
 #pragma once
 
+#include "engine/core/error.h"
 #include "engine/exec/program.h"
 #include "engine/exec/session.h"
 
+#include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -54,6 +57,19 @@ struct QuantErrorOptions {
     SessionOptions session;
     /// Pair the layers whose output names do not pair with the float values by shape and content (value_alignment).
     bool pairByContent = true;
+    /// Called after each layer run alone, with the count done and the number of layers (from the working thread).
+    std::function<void(size_t done, size_t total)> progress;
+    /// Set from another thread to stop: checkQuantization then throws QuantErrorCancelled.
+    const std::atomic<bool>* cancel = nullptr;
+};
+
+/// Thrown by checkQuantization when QuantErrorOptions::cancel was set.
+class QuantErrorCancelled : public Error {
+public:
+    QuantErrorCancelled()
+        : Error("the int8 layer analysis was cancelled")
+    {
+    }
 };
 
 /// Runs the float program and the quantized program once on `inputs` (the same feeds, by name), then runs each

@@ -175,6 +175,28 @@ print('fc2', repr(rel(own2, y)))
         QCOMPARE(m_window->graphView()->selectedNode(), m_window->graphView()->currentGraph()->findNode("fc2"));
     }
 
+    void cancelKeepsTheTable()
+    {
+        connect(m_window.get(), &MainWindow::modelOpened, this,
+            [this] { m_debugger->inputs()->setFile(QStringLiteral("x"), path("x.npy")); });
+        QVERIFY(compareWith(path("qdq.onnx")));
+        QSignalSpy cancelled(m_quant, &QuantErrorUi::cancelled);
+        QSignalSpy finished(m_quant, &QuantErrorUi::finished);
+        QVERIFY(m_quant->run());
+        QVERIFY(m_quant->isRunning());
+        QVERIFY(!m_quant->action()->isEnabled());
+        m_quant->cancel();
+        QVERIFY(cancelled.wait(30000));
+        QCOMPARE(finished.count(), 0);
+        QCOMPARE(m_quant->model()->rowCount(), 0);
+        QVERIFY(m_quant->action()->isEnabled());
+        QVERIFY(m_errors.isEmpty());
+        // Then a full run.
+        QVERIFY(m_quant->run());
+        QVERIFY(finished.wait(30000));
+        QCOMPARE(m_quant->model()->rowCount(), 2);
+    }
+
     void twoFloatModelsHaveNoTable()
     {
         QVERIFY(compareWith(path("float.onnx")));

@@ -12,9 +12,12 @@
 #include <QAction>
 #include <QDialog>
 #include <QFutureWatcher>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
+#include <QPointer>
+#include <QPushButton>
 #include <QStatusBar>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -49,6 +52,7 @@ QuantErrorUi::QuantErrorUi(MainWindow* window, CompareUi* compare)
     , m_summary(new QLabel(m_dialog))
     , m_model(new QuantErrorModel(this))
     , m_table(new QTableView(m_dialog))
+    , m_cancelButton(new QPushButton(QStringLiteral("Cancel"), m_dialog))
 {
     m_action->setToolTip(QStringLiteral(
         "For a float model compared with its quantized copy: each quantized layer run alone on the float run's values "
@@ -73,8 +77,13 @@ QuantErrorUi::QuantErrorUi(MainWindow* window, CompareUi* compare)
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setStretchLastSection(true);
+    m_cancelButton->setEnabled(false);
+    connect(m_cancelButton, &QPushButton::clicked, this, &QuantErrorUi::cancel);
+    auto* top = new QHBoxLayout;
+    top->addWidget(m_summary, 1);
+    top->addWidget(m_cancelButton);
     auto* layout = new QVBoxLayout(m_dialog);
-    layout->addWidget(m_summary);
+    layout->addLayout(top);
     layout->addWidget(m_table, 1);
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &QuantErrorUi::onRowChanged);
     connect(this, &QuantErrorUi::failed, this, [this](const QString& message) {
@@ -107,15 +116,28 @@ bool QuantErrorUi::run()
     const RunSide floatSide = m_floatIsA ? session->a : *session->b;
     const RunSide quantSide = m_floatIsA ? *session->b : session->a;
     m_running = true;
+    m_cancel = std::make_shared<std::atomic<bool>>(false);
     m_action->setEnabled(false);
+    m_cancelButton->setEnabled(true);
+    m_summary->setText(QStringLiteral("Running both models, then each quantized layer alone\u2026"));
+    m_dialog->show();
+    m_dialog->raise();
     m_window->statusBar()->showMessage(QStringLiteral("Ranking the int8 layers\u2026"));
     auto* watcher = new QFutureWatcher<Outcome>(this);
-    connect(watcher, &QFutureWatcher<Outcome>::finished, this, [this, watcher] {
+    connect(watcher, &QFutureWatcher<Outcome>::finished, this, [this, watcher, cancel = m_cancel] {
         const Outcome outcome = watcher->result();
         watcher->deleteLater();
         m_running = false;
         m_action->setEnabled(true);
+        m_cancelButton->setEnabled(false);
         m_window->statusBar()->clearMessage();
+        // Cancelled, even if the work had already finished when the user asked.
+        if (cancel->load()) {
+            m_summary->setText(QStringLiteral("Cancelled.")
+                + (m_model->rowCount() ? QStringLiteral(" The table is the previous analysis's.") : QString()));
+            emit cancelled();
+            return;
+        }
         if (!outcome.report) {
             emit failed(outcome.error);
             return;
@@ -135,16 +157,40 @@ bool QuantErrorUi::run()
         m_dialog->raise();
         emit finished();
     });
-    watcher->setFuture(QtConcurrent::run([floatSide, quantSide]() -> Outcome {
+    QPointer<QuantErrorUi> self(this);
+    watcher->setFuture(QtConcurrent::run([floatSide, quantSide, cancel = m_cancel, self]() -> Outcome {
         try {
+            QuantErrorOptions options;
+            options.cancel = cancel.get();
+            options.progress = [self](size_t done, size_t total) {
+                QMetaObject::invokeMethod(
+                    self.data(),
+                    [self, done, total] {
+                        if (!self || !self->m_running)
+                            return;
+                        self->m_summary->setText(QStringLiteral("Running each quantized layer alone\u2026 %1 of %2")
+                                                     .arg(done + 1)
+                                                     .arg(total));
+                        emit self->progress(static_cast<int>(done), static_cast<int>(total));
+                    },
+                    Qt::QueuedConnection);
+            };
             return { std::make_shared<QuantErrorReport>(
-                         checkQuantization(floatSide.program, quantSide.program, floatSide.inputs)),
+                         checkQuantization(floatSide.program, quantSide.program, floatSide.inputs, options)),
                 {} };
+        } catch (const QuantErrorCancelled&) {
+            return { nullptr, {} };
         } catch (const std::exception& e) {
             return { nullptr, QString::fromStdString(e.what()) };
         }
     }));
     return true;
+}
+
+void QuantErrorUi::cancel()
+{
+    if (m_running && m_cancel)
+        m_cancel->store(true);
 }
 
 void QuantErrorUi::onRowChanged()

@@ -6,11 +6,13 @@
 #include <QObject>
 #include <QString>
 
+#include <atomic>
 #include <memory>
 
 class QAction;
 class QDialog;
 class QLabel;
+class QPushButton;
 class QTableView;
 
 namespace onnxscope {
@@ -35,10 +37,15 @@ public:
     QTableView* table() const { return m_table; }
     /// Starts the analysis of the last comparison; false, with the reason reported, if it cannot start.
     bool run();
+    /// Stops the running analysis; cancelled() follows and the table keeps what it showed.
+    void cancel();
+    bool isRunning() const { return m_running; }
 
 signals:
     void finished();
     void failed(const QString& message);
+    void cancelled();
+    void progress(int done, int total);
 
 private:
     void onRowChanged();
@@ -50,6 +57,8 @@ private:
     QLabel* m_summary;
     QuantErrorModel* m_model;
     QTableView* m_table;
+    QPushButton* m_cancelButton;
+    std::shared_ptr<std::atomic<bool>> m_cancel;
     bool m_running = false;
     bool m_floatIsA = true;
 };

@@ -59,6 +59,7 @@ private:
     PrecisionUi* m_precision = nullptr;
     QStringList m_errors;
     std::map<QString, PrecisionRisk> m_expected; // numpy's: node -> risk, for the nodes to keep
+    double m_partlyShare = 0; // numpy's underflowed share of "q" (5 of 16 columns): flagged below it, not above
 
     QString path(const char* name) const { return m_work.filePath(QString::fromLatin1(name)); }
 
@@ -107,7 +108,8 @@ rng = np.random.default_rng(5)
 x = (1 + 2 * rng.random((4, 16))).astype(np.float32)
 w = {'W1': (3000 + 100 * rng.standard_normal((16, 8))).astype(np.float32),
      'W2': (rng.standard_normal((8, 4)) / 3).astype(np.float32),
-     'thirty': np.array(30, np.float32), 'scale': np.array(1e-3, np.float32)}
+     'thirty': np.array(30, np.float32), 'scale': np.array(1e-3, np.float32),
+     'shift': np.where(np.arange(16) < 5, 30.0, 0.0).astype(np.float32)}
 N = helper.make_node
 nodes = [N('MatMul', ['x', 'W1'], ['h'], name='big_matmul'),
          N('Mul', ['h', 'scale'], ['hs'], name='shrink'),
@@ -115,9 +117,12 @@ nodes = [N('MatMul', ['x', 'W1'], ['h'], name='big_matmul'),
          N('Sub', ['x', 'thirty'], ['d'], name='minus_thirty'),
          N('Exp', ['d'], ['e'], name='tiny_exp'),
          N('Log', ['e'], ['y2'], name='log_back'),
-         N('Relu', ['x'], ['y3'], name='plain')]
+         N('Relu', ['x'], ['y3'], name='plain'),
+         N('Sub', ['x', 'shift'], ['d2'], name='shift_some'),
+         N('Exp', ['d2'], ['q'], name='partly_tiny_exp'),
+         N('ReduceSum', ['q'], ['y4'], name='partly_sum', keepdims=1)]
 g = helper.make_graph(nodes, 'precision', [helper.make_tensor_value_info('x', TensorProto.FLOAT, [4, 16])],
-    [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in ('y1', 'y2', 'y3')],
+    [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in ('y1', 'y2', 'y3', 'y4')],
     [numpy_helper.from_array(v, k) for k, v in w.items()])
 m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 17)])
 m.ir_version = 8
@@ -127,6 +132,7 @@ np.save('%1/x.npy', x)
 v = {'x': x.astype(np.float64)}
 v['h'] = v['x'] @ w['W1']; v['hs'] = v['h'] * 1e-3; v['y1'] = v['hs'] @ w['W2']
 v['d'] = v['x'] - 30; v['e'] = np.exp(v['d']); v['y2'] = np.log(v['e']); v['y3'] = np.maximum(v['x'], 0)
+v['d2'] = v['x'] - w['shift']; v['q'] = np.exp(v['d2']); v['y4'] = v['q'].sum(-1, keepdims=True)
 risk = {}
 for n in nodes:
     for o in n.output:
@@ -137,10 +143,15 @@ for n in nodes:
         for r in nodes:
             if o in r.input: risk.setdefault(r.name, 'reads')
 print(' '.join(k + ':' + r for k, r in sorted(risk.items())))
+a = np.abs(v['q']); print(repr(float((a[a > 0] < 2.0**-24).mean())))
 )")
                                           .arg(m_work.path()));
         QVERIFY2(!out.startsWith(QStringLiteral("python")), qPrintable(out));
-        for (const QString& item : out.split(QLatin1Char(' '))) {
+        const QStringList lines = out.split(QLatin1Char('\n'));
+        QCOMPARE(lines.size(), 2);
+        m_partlyShare = lines[1].toDouble();
+        QVERIFY(m_partlyShare > 0.2 && m_partlyShare < 0.5);
+        for (const QString& item : lines[0].split(QLatin1Char(' '))) {
             const QString risk = item.section(QLatin1Char(':'), 1);
             m_expected[item.section(QLatin1Char(':'), 0, 0)] = risk == QStringLiteral("overflow")
                 ? PrecisionRisk::Overflow
@@ -236,6 +247,23 @@ print(' '.join(k + ':' + r for k, r in sorted(risk.items())))
             lines.insert(line);
         QCOMPARE(lines, expected);
         QVERIFY(m_precision->panel()->saveButton()->isEnabled());
+        // "q" underflows in numpy's share of its elements: flagged (with its producer and reader) only when the
+        // threshold is below that share.
+        QCOMPARE(markOf(QStringLiteral("partly_tiny_exp")).colour, precisionRiskColour(PrecisionRisk::Fine));
+        m_precision->panel()->setUnderflowShare(m_partlyShare - 0.05);
+        QVERIFY(runCheck());
+        QCOMPARE(markOf(QStringLiteral("partly_tiny_exp")).colour, precisionRiskColour(PrecisionRisk::Underflow));
+        QCOMPARE(markOf(QStringLiteral("partly_sum")).colour, precisionRiskColour(PrecisionRisk::ReadsFlagged));
+        const int qRow = model->rowOf(
+            m_window->graphView()->currentGraph(), m_window->graphView()->currentGraph()->findNode("partly_tiny_exp"));
+        QVERIFY(qRow >= 0);
+        QCOMPARE(model->index(qRow, PrecisionModel::UnderflowedColumn)
+                     .data()
+                     .toString()
+                     .section(QLatin1Char('%'), 0, 0)
+                     .toDouble(),
+            std::round(100 * m_partlyShare * 1000) / 1000);
+        m_precision->panel()->setUnderflowShare(0.5);
         // bfloat16: 2^-133 and 3.4e38 leave every value in range.
         m_precision->panel()->setTarget(DataType::BFloat16);
         QVERIFY(runCheck());

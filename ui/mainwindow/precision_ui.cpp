@@ -113,6 +113,7 @@ bool PrecisionUi::check()
     request.model = model;
     request.inputs = inputs->factory();
     request.target = m_panel->target();
+    request.underflowShare = m_panel->underflowShare();
     return m_controller->start(std::move(request));
 }
 

@@ -12,8 +12,11 @@
 #include <QPixmap>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QTableView>
 #include <QVBoxLayout>
+
+#include <cmath>
 
 namespace onnxscope {
 
@@ -33,6 +36,7 @@ PrecisionPanel::PrecisionPanel(QWidget* parent)
     : QWidget(parent)
     , m_model(new PrecisionModel(this))
     , m_target(new QComboBox(this))
+    , m_share(new QSpinBox(this))
     , m_check(new QPushButton(QStringLiteral("Check"), this))
     , m_cancel(new QPushButton(QStringLiteral("Cancel"), this))
     , m_save(new QPushButton(QStringLiteral("Save Block List\u2026"), this))
@@ -44,6 +48,11 @@ PrecisionPanel::PrecisionPanel(QWidget* parent)
     m_target->addItem(QStringLiteral("float16"), static_cast<int>(DataType::Float16));
     m_target->addItem(QStringLiteral("bfloat16"), static_cast<int>(DataType::BFloat16));
     m_target->setToolTip(QStringLiteral("The type the model would be converted to"));
+    m_share->setRange(0, 99);
+    m_share->setValue(50);
+    m_share->setSuffix(QStringLiteral(" %"));
+    m_share->setToolTip(QStringLiteral("Flag a value as mostly flushing to zero when more than this share of its "
+                                       "non-zero elements is below the target's smallest subnormal"));
     m_check->setToolTip(QStringLiteral("Run the model once in float32 on the Inputs dock's values and read every "
                                        "value's range: which overflow or mostly flush to zero in the target type"));
     m_save->setToolTip(
@@ -58,6 +67,8 @@ PrecisionPanel::PrecisionPanel(QWidget* parent)
     auto* top = new QHBoxLayout;
     top->addWidget(new QLabel(QStringLiteral("Target:"), this));
     top->addWidget(m_target);
+    top->addWidget(new QLabel(QStringLiteral("Underflow share >"), this));
+    top->addWidget(m_share);
     top->addWidget(m_check);
     top->addWidget(m_cancel);
     top->addWidget(m_progress);
@@ -110,6 +121,16 @@ void PrecisionPanel::setTarget(DataType type)
     m_target->setCurrentIndex(type == DataType::BFloat16 ? 1 : 0);
 }
 
+double PrecisionPanel::underflowShare() const
+{
+    return m_share->value() / 100.0;
+}
+
+void PrecisionPanel::setUnderflowShare(double share)
+{
+    m_share->setValue(static_cast<int>(std::lround(share * 100)));
+}
+
 bool PrecisionPanel::overlayEnabled() const
 {
     return m_overlay->isChecked();
@@ -124,6 +145,7 @@ void PrecisionPanel::setRunning(bool running)
 {
     m_check->setEnabled(!running);
     m_target->setEnabled(!running);
+    m_share->setEnabled(!running);
     m_cancel->setEnabled(running);
     m_progress->setVisible(running);
     if (running) {

@@ -8,6 +8,7 @@
 
 class QCheckBox;
 class QComboBox;
+class QSpinBox;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -29,6 +30,9 @@ public:
     QTableView* table() const { return m_table; }
     PrecisionTarget target() const;
     void setTarget(DataType type);
+    /// A value is flagged as mostly flushing to zero when more than this share of its non-zero elements does (0.5).
+    double underflowShare() const;
+    void setUnderflowShare(double share);
     bool overlayEnabled() const;
     void setOverlayEnabled(bool on);
     QPushButton* checkButton() const { return m_check; }
@@ -53,6 +57,7 @@ private:
 
     PrecisionModel* m_model;
     QComboBox* m_target;
+    QSpinBox* m_share;
     QPushButton* m_check;
     QPushButton* m_cancel;
     QPushButton* m_save;

@@ -29,5 +29,6 @@ CommandRunner addOpsCommand(CLI::App& app);
 CommandRunner addCompareCommand(CLI::App& app);
 CommandRunner addExtractCommand(CLI::App& app);
 CommandRunner addPrecisionCommand(CLI::App& app);
+CommandRunner addQuantizationCommand(CLI::App& app);
 
 } // namespace onnxscope::cli

@@ -13,7 +13,8 @@ int main(int argc, char** argv)
     app.set_version_flag("--version", onnxscope::engineVersionLine("onnxscope-cli"));
     app.require_subcommand(1);
     std::vector<CommandRunner> commands { addInfoCommand(app), addRunCommand(app), addTestCommand(app),
-        addOpsCommand(app), addCompareCommand(app), addExtractCommand(app), addPrecisionCommand(app) };
+        addOpsCommand(app), addCompareCommand(app), addExtractCommand(app), addPrecisionCommand(app),
+        addQuantizationCommand(app) };
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -10,6 +10,8 @@
 #include "ui/mainwindow/debugger_ui.h"
 #include "ui/mainwindow/extract_ui.h"
 #include "ui/mainwindow/main_window.h"
+#include "ui/mainwindow/precision_ui.h"
+#include "ui/mainwindow/quant_error_ui.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -50,8 +52,10 @@ int main(int argc, char** argv)
         QStringLiteral("Open <value>'s diff after comparing."), QStringLiteral("value"));
     QCommandLineOption compareByModule(QStringLiteral("compare-by-module"),
         QStringLiteral("--compare-with's .npz holds PyTorch module outputs (onnxscope.torch.capture)."));
+    QCommandLineOption checkPrecision(QStringLiteral("check-precision"),
+        QStringLiteral("Check precision (fp16 or bf16) once opened."), QStringLiteral("target"));
     for (QCommandLineOption* option :
-        { &debugInput, &debugRunTo, &debugInspect, &compareWith, &compareDiff, &compareByModule }) {
+        { &debugInput, &debugRunTo, &debugInspect, &compareWith, &compareDiff, &compareByModule, &checkPrecision }) {
         option->setFlags(QCommandLineOption::HiddenFromHelp);
         parser.addOption(*option);
     }
@@ -59,13 +63,26 @@ int main(int argc, char** argv)
     // Measuring and scripted runs start from the defaults and leave the user's settings as they were: no layout,
     // recent file or choice of theirs is read or written.
     for (const QCommandLineOption* option :
-        { &benchmark, &debugInput, &debugRunTo, &debugInspect, &compareWith, &compareDiff })
+        { &benchmark, &debugInput, &debugRunTo, &debugInspect, &compareWith, &compareDiff, &checkPrecision })
         if (parser.isSet(*option))
             onnxscope::Settings::useMemory();
 
     onnxscope::MainWindow window;
     auto* debugger = new onnxscope::DebuggerUi(&window);
     new onnxscope::ExtractUi(&window, debugger->inputs(), debugger->compare());
+    new onnxscope::QuantErrorUi(&window, debugger->compare());
+    auto* precision = new onnxscope::PrecisionUi(&window, debugger);
+    if (parser.isSet(checkPrecision)) {
+        if (!parser.isSet(debugRunTo) && !parser.isSet(compareWith))
+            for (const QString& item : parser.values(debugInput))
+                QObject::connect(&window, &onnxscope::MainWindow::modelOpened, debugger, [debugger, item] {
+                    debugger->inputs()->setFile(
+                        item.section(QLatin1Char('='), 0, 0), item.section(QLatin1Char('='), 1));
+                });
+        precision->scheduleCheck(parser.value(checkPrecision).startsWith(QStringLiteral("bf"))
+                ? onnxscope::DataType::BFloat16
+                : onnxscope::DataType::Float16);
+    }
     if (parser.isSet(debugRunTo))
         debugger->scheduleRun(parser.values(debugInput), parser.value(debugRunTo), parser.value(debugInspect));
     if (parser.isSet(compareWith)) {

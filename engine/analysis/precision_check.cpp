@@ -209,7 +209,19 @@ PrecisionReport checkPrecision(const std::shared_ptr<const Program>& program,
 
     Session session(program, options.session);
     session.addObserver(&observer);
-    report.outputs = session.run(inputs);
+    if (!options.progress && !options.cancel) {
+        report.outputs = session.run(inputs);
+    } else {
+        session.start(inputs);
+        uint64_t done = 0;
+        while (session.advance().kind != Session::StepKind::Finished) {
+            if (options.cancel && options.cancel->load())
+                throw PrecisionCheckCancelled();
+            if (options.progress && ++done % 64 == 0)
+                options.progress(done);
+        }
+        report.outputs = session.outputs();
+    }
     report.valueTypes = std::move(observer.types);
 
     // The nodes to keep: the producer of a flagged value (its result cannot be held in the target type) and every
@@ -217,7 +229,7 @@ PrecisionReport checkPrecision(const std::shared_ptr<const Program>& program,
     std::map<std::pair<const Graph*, NodeId>, size_t> keepIndex;
     std::vector<std::pair<size_t, size_t>> keepOrder; // (first flagged value's order, index in keep)
     auto keepNode = [&](const Graph& g, NodeId n, const std::string& framePath, const std::string& reason,
-                        bool overflow, size_t order) {
+                        bool overflow, size_t order, bool produces) {
         auto key = std::make_pair(&g, n);
         auto it = keepIndex.find(key);
         if (it == keepIndex.end()) {
@@ -227,6 +239,8 @@ PrecisionReport checkPrecision(const std::shared_ptr<const Program>& program,
             k.displayName = node.displayName();
             k.opType = node.opType;
             k.framePath = framePath;
+            k.graph = &g;
+            k.nodeId = n;
             it = keepIndex.emplace(key, report.keep.size()).first;
             keepOrder.emplace_back(order, report.keep.size());
             report.keep.push_back(std::move(k));
@@ -235,6 +249,10 @@ PrecisionReport checkPrecision(const std::shared_ptr<const Program>& program,
         if (std::find(k.reasons.begin(), k.reasons.end(), reason) == k.reasons.end())
             k.reasons.push_back(reason);
         k.overflow = k.overflow || overflow;
+        if (produces)
+            (overflow ? k.producesOverflow : k.producesUnderflow) = true;
+        if (std::find(k.values.begin(), k.values.end(), report.flagged.size()) == k.values.end())
+            k.values.push_back(report.flagged.size()); // the value being flagged, pushed after its nodes
     };
     const std::string typeName(dataTypeName(options.target.type));
     for (auto& e : observer.m_entries) {
@@ -254,14 +272,14 @@ PrecisionReport checkPrecision(const std::shared_ptr<const Program>& program,
         const ValueInfo& v = e.graph->value(e.id);
         const size_t order = e.order;
         if (v.producer >= 0)
-            keepNode(
-                *e.graph, v.producer, p.framePath, "produces \"" + p.name + "\", which " + what, p.overflows, order);
+            keepNode(*e.graph, v.producer, p.framePath, "produces \"" + p.name + "\", which " + what, p.overflows,
+                order, true);
         std::set<NodeId> readers(v.consumers.begin(), v.consumers.end());
         for (const Node& n : e.graph->nodes())
             if (std::find(n.implicitInputs.begin(), n.implicitInputs.end(), e.id) != n.implicitInputs.end())
                 readers.insert(n.id);
         for (NodeId c : readers)
-            keepNode(*e.graph, c, p.framePath, "reads \"" + p.name + "\", which " + what, p.overflows, order);
+            keepNode(*e.graph, c, p.framePath, "reads \"" + p.name + "\", which " + what, p.overflows, order, false);
         // onnxconverter-common wraps each kept node in Casts to float32 before and to float16 after, then removes a
         // float16/float32 Cast pair only when the value has one reader (remove_unnecessary_cast_node), so a value
         // with several readers crosses float16 anyway.

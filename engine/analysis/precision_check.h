@@ -5,11 +5,14 @@
 #pragma once
 
 #include "engine/core/data_type.h"
+#include "engine/core/error.h"
 #include "engine/core/value.h"
 #include "engine/exec/program.h"
 #include "engine/exec/session.h"
 
+#include <atomic>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -37,6 +40,19 @@ struct PrecisionCheckOptions {
     /// target's smallest subnormal is above this (0.5: more than half of them).
     double underflowShare = 0.5;
     SessionOptions session;
+    /// Called every so many executed nodes with the count so far (from the thread running the check).
+    std::function<void(uint64_t nodesDone)> progress;
+    /// Set from another thread to stop the run: checkPrecision then throws PrecisionCheckCancelled.
+    const std::atomic<bool>* cancel = nullptr;
+};
+
+/// Thrown by checkPrecision when PrecisionCheckOptions::cancel was set.
+class PrecisionCheckCancelled : public Error {
+public:
+    PrecisionCheckCancelled()
+        : Error("the precision check was cancelled")
+    {
+    }
 };
 
 /// The range of one float32 value of the run, over every time it was produced (each Loop iteration, each call).
@@ -67,6 +83,12 @@ struct PrecisionNode {
     std::string framePath; // "main" for the main graph
     std::vector<std::string> reasons; // "produces \"x\", which overflows float16", "reads \"x\", which ..."
     bool overflow = false; // kept for an overflow (else only for underflow)
+    /// What it does with the flagged values: makes one that overflows / mostly flushes to zero, or only reads them.
+    bool producesOverflow = false;
+    bool producesUnderflow = false;
+    const Graph* graph = nullptr; // the graph holding it (the program's), for views
+    NodeId nodeId = -1;
+    std::vector<size_t> values; // indices into PrecisionReport::flagged of the values that made it kept
 };
 
 struct PrecisionReport {

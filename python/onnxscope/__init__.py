@@ -391,6 +391,32 @@ class Model:
                 )
             )
 
+    def check_quantization(
+        self,
+        quantized: Union["Model", PathLike],
+        feeds: Optional[Feeds] = None,
+        *,
+        seed: int = 0,
+        threads: int = 1,
+    ) -> dict:
+        """Int8 per-layer error, as ``onnxscope-cli check-quantization`` gives it, this model being the float one and
+        ``quantized`` its QDQ or QOperator copy (a Model or a path). Both run once on ``feeds`` (inputs missing from
+        them get :meth:`default_feeds` values); then each quantized layer runs alone on the float run's values,
+        quantized with the layer's own input scales, its output dequantized with its own.
+
+        Returns the CLI's ``--json`` report as a dict: ``format`` ("QDQ", "QOperator"), ``layers`` ranked by their own
+        relative L2 error, largest first (each: ``rank``, ``node``, ``op_type``, ``output``, ``float_value``,
+        ``paired_by`` ("name", "name+activation", "content"), ``inputs``, ``own`` and ``accumulated`` as
+        ``max_abs_error``, ``relative_l2``, ``cosine``, ``float_max_abs`` (None when not computed),
+        ``accumulated_rank``, ``error``), and ``unpaired``. Raises Error when no layer pairs with a float value."""
+        other = quantized if isinstance(quantized, Model) else load(quantized)
+        given = dict(feeds or {})
+        for name, value, _rule in self._core.default_inputs(int(seed), {}, list(given)):
+            given[name] = value
+        values = self._feeds(given)
+        with self._input_errors():
+            return dict(self._core.check_quantization(other._core, values, int(threads)))
+
     def node(self, name: str) -> dict:
         """One node of the main graph by name: ``name``, ``op_type``, ``domain``, ``opset``, ``inputs``, ``outputs``,
         ``metadata_props`` (dict, as the file has them) and ``pytorch``: for a ``torch.onnx.export(..., dynamo=True)``

@@ -3,6 +3,7 @@
 // around it (python/onnxscope/); this layer converts values, releases the GIL while the engine runs, and turns
 // Ctrl+C and exceptions raised in Python callbacks into pauses of the engine.
 #include "engine/analysis/precision_check.h"
+#include "engine/analysis/quant_error.h"
 #include "engine/compare/comparison_json.h"
 #include "engine/compare/divergence_extract.h"
 #include "engine/compare/module_comparison.h"
@@ -1048,6 +1049,24 @@ nb::dict checkPrecisionPy(PyModel& pyModel, const std::string& to, double underf
     return d;
 }
 
+/// check-quantization's report (quantErrorJson) as Python objects.
+nb::dict checkQuantizationPy(
+    PyModel& floatModel, PyModel& quantModel, const std::map<std::string, Value>& feeds, int threads)
+{
+    auto floatProgram = floatModel.program();
+    auto quantProgram = quantModel.program();
+    checkFeeds(floatProgram, feeds);
+    std::string text;
+    {
+        nb::gil_scoped_release release;
+        auto pool = makePool(threads);
+        QuantErrorOptions options;
+        options.session.threadPool = pool.get();
+        text = quantErrorJson(checkQuantization(floatProgram, quantProgram, feeds, options));
+    }
+    return nb::cast<nb::dict>(nb::module_::import_("json").attr("loads")(nb::str(text.c_str(), text.size())));
+}
+
 nb::dict compareReference(PyModel& a, const std::map<std::string, Value>& feeds, const std::string& path,
     const std::vector<std::tuple<std::string, std::string, Value>>& values, double rtol, double atol, bool initializers,
     const std::map<std::string, std::string>& names, int threads)
@@ -1313,7 +1332,8 @@ NB_MODULE(_onnxscope, m)
         .def("run", &runModel, "feeds"_a, "threads"_a)
         .def("extract", &extractCase, "nodes"_a, "inputs"_a, "outputs"_a, "feeds"_a, "folder"_a, "threads"_a)
         .def("run_intermediate", &runIntermediate, "feeds"_a, "threads"_a)
-        .def("check_precision", &checkPrecisionPy, "to"_a, "underflow_share"_a, "feeds"_a, "write"_a, "threads"_a);
+        .def("check_precision", &checkPrecisionPy, "to"_a, "underflow_share"_a, "feeds"_a, "write"_a, "threads"_a)
+        .def("check_quantization", &checkQuantizationPy, "quantized"_a, "feeds"_a, "threads"_a);
 
     nb::class_<PyDebugger>(m, "Debugger", nb::type_slots(debuggerSlots))
         .def(

@@ -24,6 +24,13 @@ struct CompareMark {
     QString note;
 };
 
+/// A precision check's mark on a box (check-precision's risk): a tint and a thick border of `colour` (invalid for
+/// none), and a tooltip note with the evidence. Drawn under a comparison's and the debugger's current-node marks.
+struct RiskMark {
+    QColor colour;
+    QString note;
+};
+
 /// The drawn graph as other features mark it: the graph view implements it; the debugger (run state, breakpoint dots,
 /// times, actual types) and the comparison (error colours) write to it without knowing the view. The main window
 /// hands the one to the others.
@@ -71,6 +78,9 @@ public:
 
     virtual void setCompareMark(int box, const CompareMark& mark) = 0;
     virtual CompareMark compareMark(int box) const = 0;
+
+    virtual void setRiskMark(int box, const RiskMark& mark) = 0;
+    virtual RiskMark riskMark(int box) const = 0;
 };
 
 } // namespace onnxscope

@@ -601,6 +601,16 @@ CompareMark GraphView::compareMark(int box) const
     return m_scene->nodeItems()[static_cast<size_t>(box)]->compareMark();
 }
 
+void GraphView::setRiskMark(int box, const RiskMark& mark)
+{
+    m_scene->nodeItems()[static_cast<size_t>(box)]->setRiskMark(mark);
+}
+
+RiskMark GraphView::riskMark(int box) const
+{
+    return m_scene->nodeItems()[static_cast<size_t>(box)]->riskMark();
+}
+
 bool GraphView::revealNode(NodeId node, std::set<int>* opened)
 {
     if (!m_graph || node < 0 || static_cast<size_t>(node) >= m_graph->nodes().size())

@@ -84,6 +84,8 @@ public:
     void setEdgeActualType(int edge, const QString& type) override;
     void setCompareMark(int box, const CompareMark& mark) override;
     CompareMark compareMark(int box) const override;
+    void setRiskMark(int box, const RiskMark& mark) override;
+    RiskMark riskMark(int box) const override;
 
     /// Expands or collapses a name scope of the current graph (index into the graph's ScopeTree).
     void setScopeExpanded(int scope, bool expanded);

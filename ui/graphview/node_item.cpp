@@ -73,6 +73,13 @@ void NodeItem::setCompareMark(const CompareMark& mark)
     update();
 }
 
+void NodeItem::setRiskMark(const RiskMark& mark)
+{
+    m_risk = mark;
+    updateToolTip();
+    update();
+}
+
 void NodeItem::updateToolTip()
 {
     QString tip = m_baseToolTip;
@@ -82,7 +89,7 @@ void NodeItem::updateToolTip()
     const QString actual = m_actualSubtitle.isEmpty()
         ? QString()
         : QStringLiteral("In this run: %1 (declared %2)").arg(m_actualSubtitle, m_item.subtitle);
-    for (const QString& note : { actual, inside, m_debugNote, m_compare.note })
+    for (const QString& note : { actual, inside, m_debugNote, m_compare.note, m_risk.note })
         if (!note.isEmpty())
             tip += QStringLiteral("\n\n") + note;
     setToolTip(tip);
@@ -242,6 +249,9 @@ void NodeItem::paintNode(QPainter* painter, double lod) const
         body = kCurrentBody;
     if (m_heat.isValid())
         body = m_heat;
+    if (m_risk.colour.isValid())
+        body = QColor::fromRgbF(0.75f + 0.25f * m_risk.colour.redF(), 0.75f + 0.25f * m_risk.colour.greenF(),
+            0.75f + 0.25f * m_risk.colour.blueF());
     if (m_compare.colour.isValid())
         body = m_compare.unmatched
             ? QColor(0xf1, 0xf2, 0xf4)
@@ -413,6 +423,11 @@ void NodeItem::paintFrame(QPainter* painter) const
                 width = 3;
             }
             break;
+        }
+        if (m_risk.colour.isValid() && m_state != NodeState::Current && m_state != NodeState::Failed
+            && m_currentInside.isEmpty()) {
+            border = m_risk.colour;
+            width = 3;
         }
         if (m_compare.colour.isValid() && m_state != NodeState::Current && m_state != NodeState::Failed
             && m_currentInside.isEmpty()) {

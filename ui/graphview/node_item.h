@@ -56,6 +56,8 @@ public:
     void clearCompareMark() { setCompareMark({}); }
     const CompareMark& compareMark() const { return m_compare; }
     bool hasCompareMark() const { return m_compare.colour.isValid(); }
+    void setRiskMark(const RiskMark& mark);
+    const RiskMark& riskMark() const { return m_risk; }
     /// The "1st ≠" or "≠" tag above the box, in scene coordinates; null when there is none.
     QRectF compareTagRect() const;
     /// The box, in scene coordinates.
@@ -88,6 +90,7 @@ private:
     QString m_currentInside;
     QString m_actualSubtitle;
     CompareMark m_compare;
+    RiskMark m_risk;
 };
 
 /// The frame drawn around an expanded scope; its header collapses it.

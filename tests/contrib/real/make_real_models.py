@@ -8,7 +8,7 @@ inside (each under 1 MB):
 - llama_fp32, llama_int4: a Llama decoder (hidden 64, 2 layers, 4 query heads, 2 KV heads, vocabulary 256) built
   by `python -m onnxruntime_genai.models.builder -e cpu` at precision fp32 and int4 (MatMulNBits, GroupQueryAttention
   with rotary embedding, SkipSimplifiedLayerNormalization);
-- bert, bert_optimized, bert_optimized_fp16: see make_bert;
+- bert, bert_optimized, bert_optimized_fp16: see make_bert; bert_optimized_mha: see make_bert_mha;
 - gpt2, gpt2_optimized: see make_gpt2.
 gpt2_beam_search and gpt2_greedy_search are written by make_gpt2_generation.py (onnxruntime's convert_generation).
 """
@@ -86,6 +86,21 @@ def make_bert(models_dir, work):
     optimized.save_model_to_file(os.path.join(models_dir, "bert_optimized_fp16.onnx"))
 
 
+def make_bert_mha(models_dir):
+    """bert_optimized_mha: bert.onnx through onnxruntime.transformers' optimize_model with use_multi_head_attention
+    (MultiHeadAttention with key_padding_mask instead of Attention; EmbedLayerNormalization off, as the optimizer
+    does for models whose inputs it keeps)."""
+    from onnxruntime.transformers.fusion_options import FusionOptions
+    from onnxruntime.transformers.optimizer import optimize_model
+
+    options = FusionOptions("bert")
+    options.use_multi_head_attention = True
+    options.enable_embed_layer_norm = False
+    optimized = optimize_model(os.path.join(models_dir, "bert.onnx"), model_type="bert", num_heads=4, hidden_size=64,
+                               optimization_options=options, opt_level=0, use_gpu=False)
+    optimized.save_model_to_file(os.path.join(models_dir, "bert_optimized_mha.onnx"))
+
+
 def make_gpt2(models_dir, work):
     """gpt2: GPT-2 (hidden 64, 2 layers, 4 heads, vocabulary 128) with past key/values [B, 4, past, 16] in and present
     ones out, exported by torch.onnx (TorchScript exporter, eager attention); gpt2_optimized: after
@@ -141,6 +156,7 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         make_llama(models_dir, work)
         make_bert(models_dir, work)
+        make_bert_mha(models_dir)
         make_gpt2(models_dir, work)
     import importlib.metadata as md
     with open(os.path.join(models_dir, "VERSIONS.txt"), "w") as f:

@@ -100,12 +100,12 @@ def run_onnxruntime(model, feeds, names, shared=None):
     return [buffers[o].numpy().copy() if o in buffers else next(plain) for o in names]
 
 
-def write_case(out_dir, case_name, model, feeds, names, shared=None, ops=None):
-    """A backend test-case folder out_dir/case_name with onnxruntime's outputs; refuses non-finite ones. ops: records
-    the model's (domain:op) set in out_dir/ops.json for the checks."""
+def write_case(out_dir, case_name, model, feeds, names, shared=None, check=case_writer.no_non_finite):
+    """A backend test-case folder out_dir/case_name with onnxruntime's outputs; check (default: refuse non-finite
+    outputs) as case_writer.save_case takes it."""
     model = copy.deepcopy(model)  # save_case types the outputs with this case's shapes
     results = run_onnxruntime(model, feeds, names, shared)
-    case_writer.save_case(os.path.join(out_dir, case_name), model, feeds, names, results, case_writer.no_non_finite)
+    case_writer.save_case(os.path.join(out_dir, case_name), model, feeds, names, results, check)
     return results
 
 

@@ -3,7 +3,7 @@ backend test-case folders whose expected outputs onnxruntime computes.
 
     <test venv python> make_real_cases.py <models dir> <output dir>
 
-Decoders (llama_* from the onnxruntime-genai model builder, gpt2*) run as a prefill of 16 tokens with an empty KV
+Decoders (llama_* and gptoss_* from the onnxruntime-genai model builder, gpt2*) run as a prefill of 16 tokens with an empty KV
 cache (<name>_prefill), then one decode step fed onnxruntime's present key/values as past (<name>_decode). Encoders
 (bert*) run once on two sequences, the second padded. The generation models (*_search, from onnxruntime's
 convert_generation) run whole on two prompts of batch 2 with left padding (<name>_a, <name>_b).
@@ -75,14 +75,16 @@ def decoder_cases(models_dir, name, out_dir, prompt=16):
                 raise SystemExit(f"{name}: no recipe for input {vi.name}")
         return feeds
 
-    # An empty cache [batch, kv heads, 0, head size]; the builder leaves the head size symbolic (kv_cache_dim).
+    # An empty cache [batch, kv heads, 0, head size]; the builder leaves the head size symbolic (kv_cache_dim). A
+    # window-sized cache (GroupQueryAttention's sliding_window_cache, gpt-oss's sliding layers) is allocated at the
+    # window's size, as onnxruntime-genai allocates it, and zeros.
     probe = {}
     for vi in past_inputs:
         dims = vi.type.tensor_type.shape.dim
         head = dims[3].dim_value
         if not head:
             head = kv_head_size(model, vi.name)
-        probe[vi.name] = np.zeros((1, dims[1].dim_value, 0, head), dtype=float_type(vi))
+        probe[vi.name] = np.zeros((1, dims[1].dim_value, window_capacity(model, vi.name), head), dtype=float_type(vi))
     ids = rng.integers(0, vocab, (1, prompt))
     feeds = feeds_for(ids, prompt, probe)
     outputs = sess.run(names, feeds)
@@ -93,6 +95,16 @@ def decoder_cases(models_dir, name, out_dir, prompt=16):
     feeds = feeds_for(next_id, prompt + 1, pasts)
     outputs = sess.run(names, feeds)
     write_case(out_dir, name + "_decode", path, model, feeds, names, outputs)
+
+
+def window_capacity(model, past_name):
+    """local_window_size of the GroupQueryAttention with sliding_window_cache 1 reading this cache, else 0."""
+    for node in model.graph.node:
+        if node.op_type == "GroupQueryAttention" and past_name in node.input:
+            attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+            if attrs.get("sliding_window_cache", 0):
+                return int(attrs["local_window_size"])
+    return 0
 
 
 def kv_head_size(model, past_name):
@@ -201,7 +213,7 @@ def main():
         name = f[:-5]
         if name.endswith("_search") or name.endswith("_search_shared"):
             generation_cases(models_dir, name, out_dir)
-        elif name.startswith("llama") or name.startswith("gpt2"):
+        elif name.startswith("llama") or name.startswith("gpt2") or name.startswith("gptoss"):
             decoder_cases(models_dir, name, out_dir)
         elif name.startswith("bert"):
             encoder_case(models_dir, name, out_dir)

@@ -8,6 +8,7 @@ inside (each under 1 MB):
 - llama_fp32, llama_int4: a Llama decoder (hidden 64, 2 layers, 4 query heads, 2 KV heads, vocabulary 256) built
   by `python -m onnxruntime_genai.models.builder -e cpu` at precision fp32 and int4 (MatMulNBits, GroupQueryAttention
   with rotary embedding, SkipSimplifiedLayerNormalization);
+- gptoss_fp32: see make_gptoss (onnxruntime-genai 0.18 from PyPI; run with it importable);
 - bert, bert_optimized, bert_optimized_fp16: see make_bert; bert_optimized_mha: see make_bert_mha;
 - gpt2, gpt2_optimized: see make_gpt2.
 gpt2_beam_search and gpt2_greedy_search are written by make_gpt2_generation.py (onnxruntime's convert_generation).
@@ -48,6 +49,31 @@ def make_llama(models_dir, work):
         subprocess.run([sys.executable, "-m", "onnxruntime_genai.models.builder", "-i", hf, "-o", out, "-p", precision,
                         "-e", "cpu", "-c", os.path.join(work, "cache")], check=True, stdout=subprocess.DEVNULL)
         save_single_file(os.path.join(out, "model.onnx"), os.path.join(models_dir, f"llama_{precision}.onnx"))
+
+
+def make_gptoss(models_dir, work):
+    """gptoss_fp32: a gpt-oss decoder (hidden 64, 2 layers: sliding window 8, then full; 4 query heads, 2 KV heads, 4
+    experts, top 2, vocabulary 256) built by the onnxruntime-genai model builder at fp32: GroupQueryAttention with
+    attention sinks and, in the sliding layer, a window-sized KV cache (sliding_window_cache), and MoE (SwiGLU with
+    activation_alpha 1.702 and swiglu_limit 7). The builder's int4 path needs the original MXFP4 expert tensors."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import GptOssConfig, GptOssForCausalLM, PreTrainedTokenizerFast
+
+    torch.manual_seed(0)
+    config = GptOssConfig(vocab_size=256, hidden_size=64, intermediate_size=64, num_hidden_layers=2,
+                          num_attention_heads=4, num_key_value_heads=2, head_dim=16, num_local_experts=4,
+                          num_experts_per_tok=2, max_position_embeddings=256, sliding_window=8,
+                          layer_types=["sliding_attention", "full_attention"], rope_scaling=None)
+    hf = os.path.join(work, "gptoss_hf")
+    GptOssForCausalLM(config).save_pretrained(hf)
+    tokenizer = Tokenizer(models.WordLevel({f"t{i}": i for i in range(config.vocab_size)}, unk_token="t0"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+    PreTrainedTokenizerFast(tokenizer_object=tokenizer, unk_token="t0", bos_token="t1",
+                            eos_token="t2").save_pretrained(hf)
+    out = os.path.join(work, "gptoss_fp32")
+    subprocess.run([sys.executable, "-m", "onnxruntime_genai.models.builder", "-i", hf, "-o", out, "-p", "fp32", "-e",
+                    "cpu", "-c", os.path.join(work, "cache")], check=True, stdout=subprocess.DEVNULL)
+    save_single_file(os.path.join(out, "model.onnx"), os.path.join(models_dir, "gptoss_fp32.onnx"))
 
 
 def make_bert(models_dir, work):
@@ -155,6 +181,7 @@ def main():
     os.makedirs(models_dir, exist_ok=True)
     with tempfile.TemporaryDirectory() as work:
         make_llama(models_dir, work)
+        make_gptoss(models_dir, work)
         make_bert(models_dir, work)
         make_bert_mha(models_dir)
         make_gpt2(models_dir, work)

@@ -643,11 +643,13 @@ def l2norm(x, heads):
 
 
 def linear_attention_case(name, b=2, t=5, hq=4, hkv=2, dk=8, dv=6, rule="gated_delta", decay="head", beta="head",
-                          past=True, window=0, **attrs):
+                          past=True, window=0, hk=None, **attrs):
+    """hk: key heads, when fewer than hkv (onnxruntime-genai's Qwen3.5: num_k_heads < num_v_heads)."""
     r = rng_for(name)
-    k = randn(r, b, t, hkv * dk)
+    hk = hk or hkv
+    k = randn(r, b, t, hk * dk)
     if rule in ("delta", "gated_delta"):
-        k = l2norm(k, hkv)
+        k = l2norm(k, hk)
     ins = [inp("query", randn(r, b, t, hq * dk)), inp("key", k), inp("value", randn(r, b, t, hkv * dv))]
     slot = (b, hkv, dk, dv)
     ins.append(inp("past_state", randn(r, *(((window,) if window else ()) + slot)) * 0.3) if past else None)
@@ -692,6 +694,8 @@ def linear_attention_cases():
     linear_attention_case("la_delta", rule="delta", beta="shared")
     linear_attention_case("la_decode", t=1, hq=2, hkv=2)
     linear_attention_case("la_inverse_gqa", hq=2, hkv=4)
+    linear_attention_case("la_shared_keys", hq=2, hk=2, hkv=4)
+    linear_attention_case("la_shared_keys_gated_key_decay", hq=4, hk=1, hkv=4, rule="gated", decay="key")
     linear_attention_case("la_mha_chunk", hq=3, hkv=3, t=9, chunk_size=4)
     linear_attention_case("la_window", window=3)
     linear_attention_case("la_window_longer", window=4, t=2, rule="gated", decay="head")

@@ -8,7 +8,8 @@ inside (each under 1 MB):
 - llama_fp32, llama_int4: a Llama decoder (hidden 64, 2 layers, 4 query heads, 2 KV heads, vocabulary 256) built
   by `python -m onnxruntime_genai.models.builder -e cpu` at precision fp32 and int4 (MatMulNBits, GroupQueryAttention
   with rotary embedding, SkipSimplifiedLayerNormalization);
-- gptoss_fp32: see make_gptoss (onnxruntime-genai 0.18 from PyPI; run with it importable);
+- gptoss_fp32, lfm2_fp32, qwen35_fp32: see make_gptoss and make_lfm2_qwen35 (onnxruntime-genai 0.18 from PyPI; run
+  with it importable);
 - bert, bert_optimized, bert_optimized_fp16: see make_bert; bert_optimized_mha: see make_bert_mha;
 - gpt2, gpt2_optimized: see make_gpt2.
 gpt2_beam_search and gpt2_greedy_search are written by make_gpt2_generation.py (onnxruntime's convert_generation).
@@ -74,6 +75,50 @@ def make_gptoss(models_dir, work):
     subprocess.run([sys.executable, "-m", "onnxruntime_genai.models.builder", "-i", hf, "-o", out, "-p", "fp32", "-e",
                     "cpu", "-c", os.path.join(work, "cache")], check=True, stdout=subprocess.DEVNULL)
     save_single_file(os.path.join(out, "model.onnx"), os.path.join(models_dir, "gptoss_fp32.onnx"))
+
+
+def build_genai(models_dir, work, name, model, vocab_size):
+    """Saves a random-weight transformers model with a word-level tokenizer and runs onnxruntime-genai's builder on it
+    at fp32 for the CPU; the result goes to <models_dir>/<name>.onnx in one file."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    hf = os.path.join(work, name + "_hf")
+    model.save_pretrained(hf)
+    tokenizer = Tokenizer(models.WordLevel({f"t{i}": i for i in range(vocab_size)}, unk_token="t0"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+    PreTrainedTokenizerFast(tokenizer_object=tokenizer, unk_token="t0", bos_token="t1",
+                            eos_token="t2").save_pretrained(hf)
+    out = os.path.join(work, name)
+    subprocess.run([sys.executable, "-m", "onnxruntime_genai.models.builder", "-i", hf, "-o", out, "-p", "fp32", "-e",
+                    "cpu", "-c", os.path.join(work, "cache")], check=True, stdout=subprocess.DEVNULL)
+    save_single_file(os.path.join(out, "model.onnx"), os.path.join(models_dir, name + ".onnx"))
+
+
+def make_lfm2_qwen35(models_dir):
+    """lfm2_fp32: an LFM2 decoder (a short-convolution layer, CausalConvWithState, then an attention layer,
+    GroupQueryAttention with Q/K norms); qwen35_fp32: a Qwen3.5 text decoder (a Gated DeltaNet layer:
+    CausalConvWithState, LinearAttentionGate, LinearAttention with 2 key heads and 4 value heads, GatedRMSNorm; then
+    a full-attention layer with interleaved MRotaryEmbedding, partial rotary, and GroupQueryAttention), both written by
+    the onnxruntime-genai builder at fp32 from random weights (hidden 64, 2 layers, vocabulary 256)."""
+    import transformers as t
+
+    with tempfile.TemporaryDirectory() as work:
+        torch.manual_seed(0)
+        config = t.Lfm2Config(vocab_size=256, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                              num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=128,
+                              layer_types=["conv", "full_attention"], conv_L_cache=3, block_auto_adjust_ff_dim=False)
+        build_genai(models_dir, work, "lfm2_fp32", t.Lfm2ForCausalLM(config), 256)
+        text = dict(vocab_size=256, hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
+                    num_key_value_heads=2, head_dim=32, max_position_embeddings=128,
+                    layer_types=["linear_attention", "full_attention"], linear_num_key_heads=2,
+                    linear_num_value_heads=4, linear_key_head_dim=16, linear_value_head_dim=16,
+                    linear_conv_kernel_dim=4,
+                    rope_parameters={"rope_theta": 10000.0, "partial_rotary_factor": 0.25, "rope_type": "default",
+                                     "mrope_section": [2, 1, 1], "mrope_interleaved": True})
+        config = t.Qwen3_5Config(text_config=text, vision_config=dict(depth=1, hidden_size=32, num_heads=2,
+                                                                      out_hidden_size=64, intermediate_size=64))
+        build_genai(models_dir, work, "qwen35_fp32", t.Qwen3_5ForConditionalGeneration(config), 256)
 
 
 def make_bert(models_dir, work):
@@ -182,6 +227,7 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         make_llama(models_dir, work)
         make_gptoss(models_dir, work)
+        make_lfm2_qwen35(models_dir)
         make_bert(models_dir, work)
         make_bert_mha(models_dir)
         make_gpt2(models_dir, work)

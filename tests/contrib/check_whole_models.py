@@ -1,6 +1,6 @@
 """Steps through the whole models that make_llm_models.py and make_rest_models.py write: for each case folder listed in
 <dir>/ops.json, `onnxscope-cli run --debug-run --trace` runs the model node by node through the debugger on the case's
-inputs and must trace every node of the main graph (by name) and every node of its subgraphs (a Loop body's, in a
+inputs and must trace every node of the main graph (by name; one line per node) and every node of its subgraphs (a Loop body's, in a
 frame under the Loop's node), and `--inspect` must read the output of the main graph's first node of each operator
 named on the command line (the group's operators), with its statistics.
 
@@ -42,8 +42,11 @@ def main():
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
         text = proc.stdout + proc.stderr
         lines = [line.split(" | ") for line in text.splitlines() if line.startswith("[trace] ")]
-        traced = set(f[2] for f in lines if f[0] == "[trace] main")
-        missing = [n.name for n in model.graph.node if n.name not in traced]
+        main = [f for f in lines if f[0] == "[trace] main"]
+        traced = set(f[2] for f in main)
+        missing = [n.name for n in model.graph.node if n.name and n.name not in traced]
+        if len(main) != len(model.graph.node):  # unnamed nodes (optimizer-written models) count by their lines
+            missing.append(f"{len(model.graph.node)} nodes, {len(main)} trace lines")
         for parent, n in inner:
             if not any(f[2] == n.name and f'"{parent}"' in f[0] for f in lines):
                 missing.append(f"{parent} / {n.name}")

@@ -11,6 +11,7 @@ onnxruntime runs on the CPU execution provider with graph optimizations disabled
 written. Needs onnx, onnxruntime and numpy (scripts/test-requirements.txt); no torch.
 """
 
+import json
 import os
 import shutil
 import sys
@@ -233,6 +234,27 @@ def main():
         elif name.startswith("bert"):
             encoder_case(models_dir, name, out_dir)
     beam_search_shared_cases(models_dir, out_dir)
+    write_ops(out_dir)
+
+
+def write_ops(out_dir):
+    """<out_dir>/ops.json: each case's domain:op list (subgraphs included), for check_whole_models.py."""
+    ops = {}
+
+    def walk(graph, found):
+        for n in graph.node:
+            found.add(f"{n.domain or 'ai.onnx'}:{n.op_type}")
+            for a in n.attribute:
+                if a.type == onnx.AttributeProto.GRAPH:
+                    walk(a.g, found)
+    for case in sorted(os.listdir(out_dir)):
+        path = os.path.join(out_dir, case, "model.onnx")
+        if os.path.exists(path):
+            found = set()
+            walk(onnx.load(path).graph, found)
+            ops[case] = sorted(found)
+    with open(os.path.join(out_dir, "ops.json"), "w") as f:
+        json.dump(ops, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -37,6 +37,7 @@ RULES = [
     ("Attention/LLM", "check", r"llm_models_stepped"),
     ("Attention/LLM", "refusals", r"llm_refusals"),
     ("Attention/LLM", "focused", r"llm_.*"),
+    ("Attention/LLM", "check", r"contrib_real_stepped"),
     ("Generation", "whole", r"contrib_real_gpt2_.*search.*"),
     ("Attention/LLM", "whole", r"contrib_real_.*"),
     ("Generation", "refusals", r"generation_refusals"),

@@ -719,9 +719,21 @@ def refusal_cases():
            inp("seqlens_k", np.array([1], np.int32)), inp("total_sequence_length", np.array(2, np.int32))]
     refusal("gqa_quantized_cache", "GroupQueryAttention", gqa, ["output"],
             ['"gqa_quantized_cache"', "'k_quant_type'", "NONE"], num_heads=2, kv_num_heads=1, k_quant_type="PER_TENSOR")
-    refusal("gqa_sliding_window_cache", "GroupQueryAttention", gqa, ["output"],
-            ['"gqa_sliding_window_cache"', "'sliding_window_cache'", "only 0"], num_heads=2, kv_num_heads=1,
-            sliding_window_cache=1, local_window_size=2)
+    refusal("gqa_sliding_window_cache_no_window", "GroupQueryAttention", gqa, ["output"],
+            ['"gqa_sliding_window_cache_no_window"', "'sliding_window_cache'", "local_window_size > 0"], num_heads=2,
+            kv_num_heads=1, sliding_window_cache=1)
+    small = randn(r, 1, 1, 2, 16)
+    refusal("gqa_sliding_window_cache_small", "GroupQueryAttention",
+            gqa[:3] + [inp("past_key", small), inp("past_value", small)] + gqa[5:], ["output"],
+            ['"gqa_sliding_window_cache_small"', "capacity 2", "smaller than local_window_size 3"], num_heads=2,
+            kv_num_heads=1, sliding_window_cache=1, local_window_size=3)
+    # a right-padded first prompt, which onnxruntime refuses with a window-sized cache too
+    refusal("gqa_sliding_window_cache_padded", "GroupQueryAttention",
+            [inp("query", randn(r, 2, 3, 32)), inp("key", randn(r, 2, 3, 16)), inp("value", randn(r, 2, 3, 16)),
+             inp("past_key", randn(r, 2, 1, 4, 16)), inp("past_value", randn(r, 2, 1, 4, 16)),
+             const("seqlens_k", np.array([2, 1], np.int32)), const("total_sequence_length", np.array(3, np.int32))],
+            ["output"], ['"gqa_sliding_window_cache_padded"', "seqlens_k[1] = 1", "does not fit sequence length 3"],
+            num_heads=2, kv_num_heads=1, sliding_window_cache=1, local_window_size=2)
     refusal("gqa_qk_output", "GroupQueryAttention", gqa, ["output"], ['"gqa_qk_output"', "'qk_output'", "only 0"],
             num_heads=2, kv_num_heads=1, qk_output=1)
     refusal("gqa_qk_norm", "GroupQueryAttention",

@@ -20,7 +20,8 @@ import onnx
 from onnx import numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_contrib_cases import MS, Case, build, const, inp, randn, rng_for, run_onnxruntime, value_info  # noqa: E402
+from make_contrib_cases import (MS, Case, build, const, inp, randn, rng_for, rotary_caches, run_onnxruntime,  # noqa: E402
+                                value_info)
 
 CASES = []
 REFUSALS = []
@@ -256,6 +257,57 @@ def attention_refusals():
                        const("past_sequence_length", np.array([2], np.int32)),
                        const("cache_indirection", np.zeros((1, 2, m + 1), np.int32))],
             ["output"], ['"mha_indirection_wrong_length"', "cache_indirection must be int32"], num_heads=n)
+
+
+# ---- GroupQueryAttention with a window-sized KV cache (sliding_window_cache) ---------------------------------------
+
+
+def resident_rows(tokens, capacity, window):
+    """The rows a window-sized cache holds after `tokens` tokens (the schema's L(T))."""
+    if tokens <= capacity:
+        return tokens
+    g = capacity - window + 1
+    return tokens - g * -(-(tokens - capacity) // g)
+
+
+def gqa_window_case(name, lengths, b=2, s=1, n=4, nk=2, h=16, capacity=6, window=4, rotary=False, sink=False):
+    """lengths: each entry's absolute token count after the step (seqlens_k + 1). The past holds each entry's
+    L(T - s) resident rows (the rest random); the expected present rows past L(T) are zero, this engine's choice for
+    rows the schema leaves unspecified (onnxruntime leaves whatever its buffer held: garbage, sometimes non-finite)."""
+    r = rng_for(name)
+    ins = [inp("query", randn(r, b, s, n * h)), inp("key", randn(r, b, s, nk * h)), inp("value", randn(r, b, s, nk * h)),
+           inp("past_key", randn(r, b, nk, capacity, h)), inp("past_value", randn(r, b, nk, capacity, h)),
+           inp("seqlens_k", np.array(lengths, np.int32) - 1), inp("total_sequence_length", np.array(max(lengths), np.int32))]
+    attrs = dict(num_heads=n, kv_num_heads=nk, local_window_size=window, sliding_window_cache=1)
+    if rotary:
+        cos, sin = rotary_caches(32, h // 2, np.float32)
+        ins += [inp("cos_cache", cos), inp("sin_cache", sin)]
+        attrs["do_rotary"] = 1
+    if sink:
+        ins += [None, None] if rotary else [None, None, None, None]
+        ins.append(inp("head_sink", randn(r, n)))
+    outputs = ["output", "present_key", "present_value"]
+    c = Case("llm_gqa_window", name, "GroupQueryAttention", ins, outputs, MS, None, None, **attrs)
+
+    def reference():
+        out = [np.asarray(x).copy() for x in run_onnxruntime(c)]
+        for i, t in enumerate(lengths):
+            keep = resident_rows(t, capacity, window)
+            out[1][i, :, keep:] = 0
+            out[2][i, :, keep:] = 0
+        return out
+    case("llm_gqa_window", name, "GroupQueryAttention", ins, outputs, reference=reference, **attrs)
+
+
+def gqa_window_cases():
+    gqa_window_case("gqa_window_prompt", [6, 6], s=6)
+    gqa_window_case("gqa_window_prompt_longer_than_cache", [7], b=1, s=7)
+    gqa_window_case("gqa_window_decode", [9, 5])
+    gqa_window_case("gqa_window_decode_evicts", [7, 6])
+    gqa_window_case("gqa_window_decode_full_cache_window", [10, 4], capacity=4)
+    gqa_window_case("gqa_window_chunk", [11], b=1, s=3)
+    gqa_window_case("gqa_window_chunk_longer_than_cache", [20], b=1, s=8)
+    gqa_window_case("gqa_window_rotary_sink", [12, 3], capacity=8, rotary=True, sink=True)
 
 
 # ---- MRotaryEmbedding ---------------------------------------------------------------------------------------------
@@ -591,11 +643,13 @@ def l2norm(x, heads):
 
 
 def linear_attention_case(name, b=2, t=5, hq=4, hkv=2, dk=8, dv=6, rule="gated_delta", decay="head", beta="head",
-                          past=True, window=0, **attrs):
+                          past=True, window=0, hk=None, **attrs):
+    """hk: key heads, when fewer than hkv (onnxruntime-genai's Qwen3.5: num_k_heads < num_v_heads)."""
     r = rng_for(name)
-    k = randn(r, b, t, hkv * dk)
+    hk = hk or hkv
+    k = randn(r, b, t, hk * dk)
     if rule in ("delta", "gated_delta"):
-        k = l2norm(k, hkv)
+        k = l2norm(k, hk)
     ins = [inp("query", randn(r, b, t, hq * dk)), inp("key", k), inp("value", randn(r, b, t, hkv * dv))]
     slot = (b, hkv, dk, dv)
     ins.append(inp("past_state", randn(r, *(((window,) if window else ()) + slot)) * 0.3) if past else None)
@@ -640,6 +694,8 @@ def linear_attention_cases():
     linear_attention_case("la_delta", rule="delta", beta="shared")
     linear_attention_case("la_decode", t=1, hq=2, hkv=2)
     linear_attention_case("la_inverse_gqa", hq=2, hkv=4)
+    linear_attention_case("la_shared_keys", hq=2, hk=2, hkv=4)
+    linear_attention_case("la_shared_keys_gated_key_decay", hq=4, hk=1, hkv=4, rule="gated", decay="key")
     linear_attention_case("la_mha_chunk", hq=3, hkv=3, t=9, chunk_size=4)
     linear_attention_case("la_window", window=3)
     linear_attention_case("la_window_longer", window=4, t=2, rule="gated", decay="head")
@@ -1144,6 +1200,7 @@ def main():
     only = set(sys.argv[2:])
     mha_shared_cases()
     dmmha_cases()
+    gqa_window_cases()
     attention_refusals()
     mrope_cases()
     mrope_refusals()

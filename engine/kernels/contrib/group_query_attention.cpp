@@ -22,9 +22,12 @@ constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 /// [0, min(P_b + s, T_b - 1)] (causal), only the last local_window_size of them with a local window, or [0, T_b)
 /// with causal 0. Optional: rotary embedding of Q and K (do_rotary, cos_cache/sin_cache [max_position, rd/2],
 /// positions position_ids, of which a first prompt takes position_ids[0, 0] + s, or P_b + s), softcap, then
-/// attention_bias, a softmax sink (smooth_softmax, head_sink). float, float16, bfloat16, computed in float. Refused
-/// with an error: quantized KV caches, sliding_window_cache, query_seqlens, qk_output, q_norm_weight/k_norm_weight
-/// (which onnxruntime's CPU provider refuses too).
+/// attention_bias, a softmax sink (smooth_softmax, head_sink). float, float16, bfloat16, computed in float.
+/// sliding_window_cache 1 (onnxruntime-genai's gpt-oss sliding layers): past/present hold C rows (C >= W =
+/// local_window_size); after T tokens rows [0, L(T)) hold positions T - L(T) .. T - 1, L(T) = T when T <= C, else
+/// T - G * ceil((T - C) / G) with G = C - W + 1, the rest 0; the step attends over the L(T - S) resident rows and the
+/// S new ones. Refused with an error: quantized KV caches, query_seqlens, qk_output, q_norm_weight/k_norm_weight (which
+/// onnxruntime's CPU provider refuses too), attention_bias with sliding_window_cache.
 class GroupQueryAttention final : public Kernel {
 public:
     explicit GroupQueryAttention(const KernelInit& init)
@@ -52,8 +55,12 @@ public:
         }
         if (a.has("kv_cache_bit_width"))
             throw a.error("kv_cache_bit_width", "quantized KV caches are not supported");
-        if (a.getInt("sliding_window_cache", 0) != 0)
-            throw a.error("sliding_window_cache", "only 0 (a cache holding every position) is supported");
+        const int64_t sliding = a.getInt("sliding_window_cache", 0);
+        if (sliding != 0 && sliding != 1)
+            throw a.error("sliding_window_cache", "supported values are 0 and 1, got " + std::to_string(sliding));
+        m_slidingCache = sliding == 1;
+        if (m_slidingCache && (m_window <= 0 || m_causal != 1))
+            throw a.error("sliding_window_cache", "1 needs local_window_size > 0 and causal 1");
         if (a.getInt("qk_output", 0) != 0)
             throw a.error("qk_output", "only 0 is supported (output_qk is not produced)");
     }
@@ -107,18 +114,38 @@ public:
                     + ", " + std::to_string(Nk) + ", past, " + std::to_string(H) + "], got " + shapeToString(pk.shape())
                     + " and " + shapeToString(ctx.input(4).shape()));
         }
-        const int64_t presentLen = std::max(total, pastLen);
+        if (m_slidingCache && !hasPast)
+            throw ctx.error("sliding_window_cache 1 needs past_key and past_value (the window-sized buffers)");
+        if (m_slidingCache && pastLen < m_window)
+            throw ctx.error("sliding_window_cache: the KV cache capacity " + std::to_string(pastLen)
+                + " (past_key's dimension 2) is smaller than local_window_size " + std::to_string(m_window));
+        if (m_slidingCache && ctx.hasInput(10))
+            throw ctx.error("attention_bias with sliding_window_cache 1 is not supported");
+        const int64_t presentLen = m_slidingCache ? pastLen : std::max(total, pastLen);
         const bool firstPrompt = S == total;
-        std::vector<int64_t> pastOf(static_cast<size_t>(B)), totalOf(static_cast<size_t>(B));
+        // pastOf: the tokens before this step (absolute); baseOf: the absolute position of staged row 0 (the
+        // resident past rows, then the S new ones); stagedLen: the rows attention reads.
+        std::vector<int64_t> pastOf(static_cast<size_t>(B)), totalOf(static_cast<size_t>(B)),
+            baseOf(static_cast<size_t>(B), 0), residentOf(static_cast<size_t>(B));
+        int64_t stagedLen = presentLen;
+        if (m_slidingCache)
+            stagedLen = 0;
         for (int64_t b = 0; b < B; ++b) {
             const int64_t t = int64_t(seqlens.data<int32_t>()[static_cast<size_t>(b)]) + 1;
-            const int64_t p = firstPrompt ? 0 : t - S;
-            if (t < 1 || t > total || p < 0 || p > pastLen || p + S > presentLen)
+            // A window-sized cache has no padded first prompt: every entry holds its S new tokens (as onnxruntime).
+            const int64_t p = firstPrompt && !m_slidingCache ? 0 : t - S;
+            const bool fits = m_slidingCache ? p >= 0 : p >= 0 && p <= pastLen && p + S <= presentLen;
+            if (t < 1 || t > total || !fits)
                 throw ctx.error("seqlens_k[" + std::to_string(b) + "] = " + std::to_string(t - 1)
                     + " does not fit sequence length " + std::to_string(S) + ", total_sequence_length "
                     + std::to_string(total) + " and a past of " + std::to_string(pastLen) + " rows");
             pastOf[static_cast<size_t>(b)] = p;
             totalOf[static_cast<size_t>(b)] = t;
+            residentOf[static_cast<size_t>(b)] = m_slidingCache ? resident(p, pastLen) : p;
+            if (m_slidingCache) {
+                baseOf[static_cast<size_t>(b)] = p - residentOf[static_cast<size_t>(b)];
+                stagedLen = std::max(stagedLen, residentOf[static_cast<size_t>(b)] + S);
+            }
         }
 
         // Q, K, V as BSNH floats.
@@ -140,17 +167,17 @@ public:
         if (m_rotary)
             applyRotary(ctx, q, k, B, S, N, Nk, H, pastOf, firstPrompt);
 
-        // present K/V [B, Nk, presentLen, H]: the past rows, then the new ones.
+        // The K/V attention reads [B, Nk, stagedLen, H]: the resident past rows, then the new ones. Without
+        // sliding_window_cache it is present itself.
         std::vector<float> pkb, pvb;
         const float* pastK = hasPast ? contrib::floats(ctx, ctx.input(3), pkb, "past_key") : nullptr;
         const float* pastV = hasPast ? contrib::floats(ctx, ctx.input(4), pvb, "past_value") : nullptr;
-        std::vector<float> presentK(static_cast<size_t>(B * Nk * presentLen * H), 0.0f),
-            presentV(presentK.size(), 0.0f);
+        std::vector<float> presentK(static_cast<size_t>(B * Nk * stagedLen * H), 0.0f), presentV(presentK.size(), 0.0f);
         for (int64_t b = 0; b < B; ++b)
             for (int64_t h = 0; h < Nk; ++h) {
-                const int64_t p = pastOf[static_cast<size_t>(b)];
-                float* dk = presentK.data() + (b * Nk + h) * presentLen * H;
-                float* dv = presentV.data() + (b * Nk + h) * presentLen * H;
+                const int64_t p = residentOf[static_cast<size_t>(b)];
+                float* dk = presentK.data() + (b * Nk + h) * stagedLen * H;
+                float* dv = presentV.data() + (b * Nk + h) * stagedLen * H;
                 if (p > 0) {
                     std::copy(pastK + (b * Nk + h) * pastLen * H, pastK + ((b * Nk + h) * pastLen + p) * H, dk);
                     std::copy(pastV + (b * Nk + h) * pastLen * H, pastV + ((b * Nk + h) * pastLen + p) * H, dv);
@@ -172,22 +199,25 @@ public:
         p.qHeads = N;
         p.kvHeads = Nk;
         p.qLen = S;
-        p.kvLen = presentLen;
+        p.kvLen = stagedLen;
         p.headSize = H;
         p.vHeadSize = H;
         p.scale = m_scale == 0.0f ? 1.0f / std::sqrt(static_cast<float>(H)) : m_scale;
         p.q = { q.data(), S * N * H, H, N * H };
-        p.k = { presentK.data(), Nk * presentLen * H, presentLen * H, H };
-        p.v = { presentV.data(), Nk * presentLen * H, presentLen * H, H };
+        p.k = { presentK.data(), Nk * stagedLen * H, stagedLen * H, H };
+        p.v = { presentV.data(), Nk * stagedLen * H, stagedLen * H, H };
         std::vector<float> y(static_cast<size_t>(B * S * N * H));
         p.y = { y.data(), S * N * H, H, N * H };
         std::vector<float> scores;
         contrib::runAttention(ctx.threadPool(), p, scores, [&](int64_t b, int64_t h, int64_t s, float* row) {
             const int64_t past = pastOf[static_cast<size_t>(b)];
             const int64_t keys = totalOf[static_cast<size_t>(b)];
+            const int64_t base = baseOf[static_cast<size_t>(b)];
             int64_t lo = 0, hi = m_causal ? std::min(past + s + 1, keys) : keys;
             if (m_window > 0 && hi > m_window)
                 lo = hi - m_window;
+            lo -= base; // absolute positions to staged rows
+            hi -= base;
             for (int64_t j = lo; j < hi; ++j) {
                 float x = row[j];
                 if (m_softcap > 0)
@@ -196,12 +226,30 @@ public:
                     x += bias.row(b, h, s)[j];
                 row[j] = x;
             }
-            for (int64_t j = 0; j < presentLen; ++j)
+            for (int64_t j = 0; j < stagedLen; ++j)
                 if (j < lo || j >= hi)
                     row[j] = kNegInf;
-            contrib::softmaxWithSink(row, presentLen, sink ? sink[h] : (m_smooth ? 0.0f : kNegInf));
+            contrib::softmaxWithSink(row, stagedLen, sink ? sink[h] : (m_smooth ? 0.0f : kNegInf));
         });
         contrib::storeOutput(ctx, 0, query.dtype(), { B, S, N * H }, y.data());
+        if (m_slidingCache) {
+            // Keep the L(T) most recent positions at rows [0, L), zeros after them (as onnxruntime's CPU provider).
+            std::vector<float> windowK(static_cast<size_t>(B * Nk * presentLen * H), 0.0f),
+                windowV(windowK.size(), 0.0f);
+            for (int64_t b = 0; b < B; ++b) {
+                const int64_t t = totalOf[static_cast<size_t>(b)];
+                const int64_t keep = resident(t, presentLen);
+                const int64_t from = t - keep - baseOf[static_cast<size_t>(b)];
+                for (int64_t h = 0; h < Nk; ++h) {
+                    const size_t src = static_cast<size_t>(((b * Nk + h) * stagedLen + from) * H);
+                    const size_t dst = static_cast<size_t>((b * Nk + h) * presentLen * H);
+                    std::copy_n(presentK.begin() + src, keep * H, windowK.begin() + dst);
+                    std::copy_n(presentV.begin() + src, keep * H, windowV.begin() + dst);
+                }
+            }
+            presentK.swap(windowK);
+            presentV.swap(windowV);
+        }
         const Shape presentShape { B, Nk, presentLen, H };
         if (ctx.hasOutput(1))
             contrib::storeOutput(ctx, 1, query.dtype(), presentShape, presentK.data());
@@ -210,6 +258,15 @@ public:
     }
 
 private:
+    /// The rows a window-sized cache of `capacity` rows holds after `tokens` tokens (onnxruntime's L(T)).
+    int64_t resident(int64_t tokens, int64_t capacity) const
+    {
+        if (tokens <= capacity)
+            return tokens;
+        const int64_t g = capacity - m_window + 1;
+        return tokens - g * ((tokens - capacity + g - 1) / g);
+    }
+
     void applyRotary(const KernelContext& ctx, std::vector<float>& q, std::vector<float>& k, int64_t B, int64_t S,
         int64_t N, int64_t Nk, int64_t H, const std::vector<int64_t>& pastOf, bool firstPrompt) const
     {
@@ -251,7 +308,7 @@ private:
 
     int64_t m_heads = 0, m_kvHeads = 0, m_window = -1, m_causal = 1;
     float m_scale = 0, m_softcap = 0;
-    bool m_rotary = false, m_interleaved = false, m_smooth = false;
+    bool m_rotary = false, m_interleaved = false, m_smooth = false, m_slidingCache = false;
 };
 
 } // namespace

@@ -3,7 +3,7 @@ backend test-case folders whose expected outputs onnxruntime computes.
 
     <test venv python> make_real_cases.py <models dir> <output dir>
 
-Decoders (llama_* from the onnxruntime-genai model builder, gpt2*) run as a prefill of 16 tokens with an empty KV
+Decoders (llama_*, gptoss_*, lfm2_*, qwen35_* from the onnxruntime-genai model builder, gpt2*) run as a prefill of 16 tokens with an empty KV
 cache (<name>_prefill), then one decode step fed onnxruntime's present key/values as past (<name>_decode). Encoders
 (bert*) run once on two sequences, the second padded. The generation models (*_search, from onnxruntime's
 convert_generation) run whole on two prompts of batch 2 with left padding (<name>_a, <name>_b).
@@ -11,6 +11,7 @@ onnxruntime runs on the CPU execution provider with graph optimizations disabled
 written. Needs onnx, onnxruntime and numpy (scripts/test-requirements.txt); no torch.
 """
 
+import json
 import os
 import shutil
 import sys
@@ -68,31 +69,56 @@ def decoder_cases(models_dir, name, out_dir, prompt=16):
             elif vi.name == "attention_mask":
                 feeds[vi.name] = np.ones((1, total), dtype=int_type[vi.name])
             elif vi.name == "position_ids":
-                feeds[vi.name] = np.arange(total - ids.shape[1], total, dtype=int_type[vi.name])[None, :]
+                positions = np.arange(total - ids.shape[1], total, dtype=int_type[vi.name])[None, :]
+                if len(vi.type.tensor_type.shape.dim) == 3:  # [3, batch, sequence] (Qwen3.5): text tokens, t = h = w
+                    positions = np.stack([positions] * 3)
+                feeds[vi.name] = positions
             elif vi.name in pasts:
                 feeds[vi.name] = pasts[vi.name]
             else:
                 raise SystemExit(f"{name}: no recipe for input {vi.name}")
         return feeds
 
-    # An empty cache [batch, kv heads, 0, head size]; the builder leaves the head size symbolic (kv_cache_dim).
+    # An empty cache [batch, kv heads, 0, head size]; the builder leaves the head size symbolic (kv_cache_dim). A
+    # window-sized cache (GroupQueryAttention's sliding_window_cache, gpt-oss's sliding layers) is allocated at the
+    # window's size, as onnxruntime-genai allocates it, and zeros.
     probe = {}
     for vi in past_inputs:
         dims = vi.type.tensor_type.shape.dim
+        if all(d.dim_value for d in dims[1:]):  # a recurrent or convolution state (LFM2, Qwen3.5): zeros
+            probe[vi.name] = np.zeros([1] + [d.dim_value for d in dims[1:]], dtype=float_type(vi))
+            continue
         head = dims[3].dim_value
         if not head:
             head = kv_head_size(model, vi.name)
-        probe[vi.name] = np.zeros((1, dims[1].dim_value, 0, head), dtype=float_type(vi))
+        probe[vi.name] = np.zeros((1, dims[1].dim_value, window_capacity(model, vi.name), head), dtype=float_type(vi))
     ids = rng.integers(0, vocab, (1, prompt))
     feeds = feeds_for(ids, prompt, probe)
     outputs = sess.run(names, feeds)
     write_case(out_dir, name + "_prefill", path, model, feeds, names, outputs)
     presents = dict(zip(names, outputs))
-    pasts = {vi.name: presents[vi.name.replace("past_key_values", "present")] for vi in past_inputs}
+    pasts = {vi.name: presents[present_name(vi.name)] for vi in past_inputs}
     next_id = np.array([[int(np.argmax(presents["logits"][0, -1]))]])
     feeds = feeds_for(next_id, prompt + 1, pasts)
     outputs = sess.run(names, feeds)
     write_case(out_dir, name + "_decode", path, model, feeds, names, outputs)
+
+
+def present_name(past_name):
+    """past_key_values.0.key -> present.0.key, past.0.conv -> present.0.conv"""
+    if past_name.startswith("past_key_values"):
+        return "present" + past_name[len("past_key_values"):]
+    return "present" + past_name[len("past"):]
+
+
+def window_capacity(model, past_name):
+    """local_window_size of the GroupQueryAttention with sliding_window_cache 1 reading this cache, else 0."""
+    for node in model.graph.node:
+        if node.op_type == "GroupQueryAttention" and past_name in node.input:
+            attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+            if attrs.get("sliding_window_cache", 0):
+                return int(attrs["local_window_size"])
+    return 0
 
 
 def kv_head_size(model, past_name):
@@ -104,6 +130,8 @@ def kv_head_size(model, past_name):
             cos = inits.get(node.input[7])
             if cos is not None and attrs.get("do_rotary", 0):
                 return int(cos.dims[1]) * 2
+            if attrs.get("scale"):  # the builder writes scale = 1 / sqrt(head size)
+                return int(round(attrs["scale"] ** -2))
     raise SystemExit(f"cannot tell the head size of {past_name}")
 
 
@@ -201,11 +229,32 @@ def main():
         name = f[:-5]
         if name.endswith("_search") or name.endswith("_search_shared"):
             generation_cases(models_dir, name, out_dir)
-        elif name.startswith("llama") or name.startswith("gpt2"):
+        elif name.startswith(("llama", "gpt2", "gptoss", "lfm2", "qwen35")):
             decoder_cases(models_dir, name, out_dir)
         elif name.startswith("bert"):
             encoder_case(models_dir, name, out_dir)
     beam_search_shared_cases(models_dir, out_dir)
+    write_ops(out_dir)
+
+
+def write_ops(out_dir):
+    """<out_dir>/ops.json: each case's domain:op list (subgraphs included), for check_whole_models.py."""
+    ops = {}
+
+    def walk(graph, found):
+        for n in graph.node:
+            found.add(f"{n.domain or 'ai.onnx'}:{n.op_type}")
+            for a in n.attribute:
+                if a.type == onnx.AttributeProto.GRAPH:
+                    walk(a.g, found)
+    for case in sorted(os.listdir(out_dir)):
+        path = os.path.join(out_dir, case, "model.onnx")
+        if os.path.exists(path):
+            found = set()
+            walk(onnx.load(path).graph, found)
+            ops[case] = sorted(found)
+    with open(os.path.join(out_dir, "ops.json"), "w") as f:
+        json.dump(ops, f, indent=1)
 
 
 if __name__ == "__main__":

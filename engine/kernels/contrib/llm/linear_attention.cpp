@@ -17,7 +17,9 @@ namespace {
 /// S += β·k⊗(v − Sᵀk); gated_delta S = exp(g)·S, then S += β·k⊗(v − Sᵀk); then o = scale·qᵀS. decay g is
 /// [B, T, Hkv] (one per head) or [B, T, Hkv*dk] (per key dimension, scaling S's rows); beta [B, T, Hkv] or
 /// [B, T, 1]. Query heads share KV heads (GQA), or, with more KV heads than query heads, each KV head reads its
-/// query head and gives one output (inverse GQA): output [B, T, max(Hq, Hkv)*dv]. state_window W keeps the states
+/// query head and gives one output (inverse GQA): output [B, T, max(Hq, Hkv)*dv]. A key of fewer heads Hk than
+/// kv_num_heads (dk from the query; onnxruntime-genai's Qwen3.5, with num_k_heads < num_v_heads) is shared as the
+/// query is: KV head h reads key head h / (Hkv / Hk), as onnxruntime does. state_window W keeps the states
 /// after each of the last W tokens in a leading axis (zeros before the first token; past_state's slot W-1 is read).
 /// scale 0 means 1/sqrt(dk). chunk_size is a tuning hint without effect here. float, float16, bfloat16 in float.
 class LinearAttention final : public Kernel {
@@ -51,13 +53,14 @@ public:
         const Tensor& v = ctx.input(2);
         contrib::requireSameType(ctx, q.dtype(), { 1, 2, 3, 4, 5 });
         if (q.rank() != 3 || k.rank() != 3 || v.rank() != 3 || k.dim(0) != q.dim(0) || v.dim(0) != q.dim(0)
-            || k.dim(1) != q.dim(1) || v.dim(1) != q.dim(1) || q.dim(2) % m_qHeads || k.dim(2) % m_kvHeads
-            || v.dim(2) % m_kvHeads || q.dim(2) / m_qHeads != k.dim(2) / m_kvHeads)
-            throw ctx.error("query [B, T, q_num_heads*dk], key [B, T, kv_num_heads*dk] and value [B, T, "
-                            "kv_num_heads*dv] do not fit, got "
+            || k.dim(1) != q.dim(1) || v.dim(1) != q.dim(1) || q.dim(2) % m_qHeads || q.dim(2) == 0
+            || k.dim(2) % (q.dim(2) / m_qHeads) || v.dim(2) % m_kvHeads || k.dim(2) == 0
+            || m_kvHeads % (k.dim(2) / (q.dim(2) / m_qHeads)))
+            throw ctx.error("query [B, T, q_num_heads*dk], key [B, T, Hk*dk] (Hk dividing kv_num_heads) and value "
+                            "[B, T, kv_num_heads*dv] do not fit, got "
                 + shapeToString(q.shape()) + ", " + shapeToString(k.shape()) + " and " + shapeToString(v.shape()));
         const int64_t B = q.dim(0), T = q.dim(1), Hq = m_qHeads, Hkv = m_kvHeads;
-        const int64_t dk = q.dim(2) / Hq, dv = v.dim(2) / Hkv, Ho = std::max(Hq, Hkv);
+        const int64_t dk = q.dim(2) / Hq, dv = v.dim(2) / Hkv, Ho = std::max(Hq, Hkv), Hk = k.dim(2) / dk;
         const Shape slot { B, Hkv, dk, dv };
         Shape stateShape = slot;
         if (m_window > 0)
@@ -107,7 +110,7 @@ public:
                 for (int64_t i = 0; i < dk * dv; ++i)
                     S[static_cast<size_t>(i)] = past ? past[sOff + i] : 0.0f;
                 for (int64_t t = 0; t < T; ++t) {
-                    const float* kt = kv + (b * T + t) * Hkv * dk + h * dk;
+                    const float* kt = kv + (b * T + t) * Hk * dk + h / (Hkv / Hk) * dk;
                     const float* vt = vv + (b * T + t) * Hkv * dv + h * dv;
                     if (m_gated)
                         for (int64_t i = 0; i < dk; ++i) {

@@ -78,7 +78,7 @@ void timeRuns(const RunOptions& o, const std::shared_ptr<const Program>& program
     const std::map<std::string, Value>& inputs, const SessionOptions& sessionOptions, int threads, size_t nodes,
     ProfileObserver& profile, const std::function<void(const std::map<std::string, Value>&)>& writeOutputs)
 {
-    std::vector<double> ms, cpuMs;
+    std::vector<double> ms, cpuMs, logMs; // logMs: debug runs, the time to complete the value log after the stop
     std::vector<long> faults; // per run, read outside the clock
     const auto cpuNow = [] {
         timespec ts {};
@@ -105,6 +105,9 @@ void timeRuns(const RunOptions& o, const std::shared_ptr<const Program>& program
             ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
             cpuMs.push_back(cpuNow() - c0);
             faults.push_back(minorFaults() - f0);
+            const auto l0 = Clock::now();
+            debugger->completeLog();
+            logMs.push_back(std::chrono::duration<double, std::milli>(Clock::now() - l0).count());
             if (debugger->failed() || !debugger->finished())
                 throw Error("debug run " + std::to_string(i + 1) + " stopped: " + stop.message);
             lastOutputs = debugger->session().outputs();
@@ -148,6 +151,12 @@ void timeRuns(const RunOptions& o, const std::shared_ptr<const Program>& program
     std::cout << mode << (*mode ? " " : "") << "latency over " << n << " run" << (n == 1 ? "" : "s")
               << " after 1 warm-up: median " << latency(median) << " ms, min " << latency(sorted.front()) << " ms, max "
               << latency(sorted.back()) << " ms\n";
+    double logMedian = 0;
+    if (o.debugRun) {
+        std::sort(logMs.begin(), logMs.end());
+        logMedian = n % 2 ? logMs[n / 2] : (logMs[n / 2 - 1] + logMs[n / 2]) / 2;
+        std::cout << "the value log and its summaries, made after each stop: median " << latency(logMedian) << " ms\n";
+    }
     if (o.debugRun)
         std::cout << "each debug run kept " << recordedValues << " value(s), " << formatByteCount(recordedBytes)
                   << (droppedValues ? ", dropped " + std::to_string(droppedValues) + " over the memory budget" : "")
@@ -168,6 +177,7 @@ void timeRuns(const RunOptions& o, const std::shared_ptr<const Program>& program
             timings["recorded_bytes"] = recordedBytes;
             timings["written_bytes"] = writtenByRun;
             timings["dropped_values"] = droppedValues;
+            timings["log_median_ms"] = logMedian;
         }
         std::ofstream out(o.timingsFile);
         out << timings.dump(2) << "\n";

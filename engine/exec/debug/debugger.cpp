@@ -119,6 +119,8 @@ void Debugger::start(const std::map<std::string, Value>& inputs)
     m_sequence = 0;
     m_inputs = inputs;
     m_pauseRequested = false;
+    m_logPending = false;
+    m_quietStretches = 0;
     // Dropped values would otherwise stay resident in the storage cache, beyond the budget. A run that keeps only
     // summaries recycles its memory as a plain run does (the cache then holds what a plain run's holds).
     if (m_options.retention == ValueRetention::Values)
@@ -321,6 +323,7 @@ int Debugger::breakpointBefore(const Node& node) const
 
 StopInfo Debugger::runUntil(const StopPredicate& stopAfter, const std::string& runToName)
 {
+    beginMove();
     if (m_session.state() == Session::State::Finished)
         return makeStop(StopReason::Finished, "the run has finished");
     if (m_session.state() == Session::State::Failed)
@@ -437,11 +440,15 @@ StopInfo Debugger::stepOut()
 
 StopInfo Debugger::continueRun()
 {
+    if (quietAllowed())
+        return runQuiet({});
     return runUntil([](const Session::StepResult&) { return false; });
 }
 
 StopInfo Debugger::runTo(const std::string& nodeName)
 {
+    if (quietAllowed())
+        return runQuiet(nodeName);
     return runUntil([](const Session::StepResult&) { return false; }, nodeName);
 }
 
@@ -461,6 +468,7 @@ StopInfo Debugger::reverseStop(StopReason reason, std::string message, int break
 StopInfo Debugger::goToPosition(uint64_t position)
 {
     check(m_session.state() != Session::State::Idle, "the debugger has not been started");
+    beginMove();
     if (position < m_steps || m_session.state() != Session::State::Running) {
         restoreTo(std::min(position, m_steps));
     }
@@ -486,6 +494,7 @@ StopInfo Debugger::goToPosition(uint64_t position)
 StopInfo Debugger::stepBack()
 {
     check(m_session.state() != Session::State::Idle, "the debugger has not been started");
+    beginMove();
     const uint64_t here = m_steps;
     const size_t depth = std::max<size_t>(m_session.depth(), 1);
     uint64_t target = 0;
@@ -502,6 +511,7 @@ StopInfo Debugger::stepBack()
 StopInfo Debugger::stepBackInto()
 {
     check(m_session.state() != Session::State::Idle, "the debugger has not been started");
+    beginMove();
     uint64_t target = 0;
     for (uint64_t p = m_steps; p-- > 0;)
         if (stepStoppable(p)) {
@@ -516,6 +526,7 @@ StopInfo Debugger::stepBackInto()
 StopInfo Debugger::stepBackOut()
 {
     check(m_session.state() != Session::State::Idle, "the debugger has not been started");
+    beginMove();
     const size_t depth = m_session.depth();
     uint64_t target = 0;
     if (depth > 1)
@@ -532,6 +543,7 @@ StopInfo Debugger::stepBackOut()
 StopInfo Debugger::reverseContinue()
 {
     check(m_session.state() != Session::State::Idle, "the debugger has not been started");
+    beginMove();
     const uint64_t here = m_steps;
     StopReason reason = StopReason::Step;
     std::string message;
@@ -567,6 +579,7 @@ StopInfo Debugger::reverseContinue()
 StopInfo Debugger::runBackTo(const std::string& nodeName)
 {
     check(m_session.state() != Session::State::Idle, "the debugger has not been started");
+    beginMove();
     const uint64_t here = m_steps;
     m_replaying = true;
     const std::optional<uint64_t> hit = latestHitBefore(here, [&]() -> std::optional<uint64_t> {

@@ -238,7 +238,11 @@ public:
     /// made, or it was forgotten.
     const RecordedValue* findRecord(uint64_t ordinal) const;
     /// Set (once per run) when the budget could not hold even one node's values, which the run then kept anyway.
-    const std::string& budgetNotice() const { return m_budgetNotice; }
+    const std::string& budgetNotice() const
+    {
+        ensureLog();
+        return m_budgetNotice;
+    }
     MemoryStats memoryStats() const;
     const DebuggerOptions& options() const { return m_options; }
 
@@ -257,23 +261,55 @@ public:
     /// Outputs to use for the YieldOp about to run (by output name), instead of its inputs.
     void setYieldOutputs(std::map<std::string, Value> outputs);
 
-    /// Observers added here receive every node event, like the debugger itself.
-    void addObserver(SessionObserver* observer) { m_session.addObserver(observer); }
-    void removeObserver(SessionObserver* observer) { m_session.removeObserver(observer); }
+    /// Observers added here receive every node event, like the debugger itself (continueRun() and runTo() then run
+    /// node by node, without quiet stretches).
+    void addObserver(SessionObserver* observer)
+    {
+        m_session.addObserver(observer);
+        m_extraObservers.insert(observer);
+    }
+    void removeObserver(SessionObserver* observer)
+    {
+        m_session.removeObserver(observer);
+        m_extraObservers.erase(observer);
+    }
+
+    /// Fills in the value log (records, summaries, the step log, call records and checkpoints) of the quiet stretches
+    /// run since it was last complete: a replay, node by node, from the checkpoint where the first one began to the
+    /// current position, bit-identical to the stretch. Every reader of the log (values(), findValue(), findRecord(),
+    /// tracePoints(), heldValue(), materialize(), memoryStats()) and every move other than a quiet one calls it first;
+    /// a caller may call it earlier, e.g. on its worker thread right after a stop. The debugger stays where it is.
+    void completeLog();
+    /// Whether the value log covers every step run so far (no quiet stretch waits for completeLog()).
+    bool logComplete() const { return !m_logPending; }
+    /// Quiet stretches run by continueRun() and runTo() since start(), and the session steps they stood for.
+    size_t quietStretches() const { return m_quietStretches; }
 
     const Session& session() const { return m_session; }
     const StopInfo& lastStop() const { return m_lastStop; }
     bool finished() const { return m_session.state() == Session::State::Finished; }
     bool failed() const { return m_session.state() == Session::State::Failed; }
 
-    const std::vector<RecordedValue>& values() const { return m_values; }
+    const std::vector<RecordedValue>& values() const
+    {
+        ensureLog();
+        return m_values;
+    }
     /// The latest recorded value with this name (optionally in a given frame).
     const RecordedValue* findValue(const std::string& name, uint64_t frameId = 0) const;
     /// DEBUG trace points in execution order.
     std::vector<const RecordedValue*> tracePoints() const;
-    size_t recordedBytes() const { return m_recordedBytes; }
+    size_t recordedBytes() const
+    {
+        ensureLog();
+        return m_recordedBytes;
+    }
     /// Values dropped so long ago that even their entries were removed from values() (only counted).
-    size_t forgottenValues() const { return m_forgotten; }
+    size_t forgottenValues() const
+    {
+        ensureLog();
+        return m_forgotten;
+    }
 
 private:
     struct Checkpoint {
@@ -344,6 +380,30 @@ private:
     bool pinned(const RecordedValue& value) const { return value.producer < 0 && value.frameId == m_mainFrameId; }
     /// Whether the values recorded from `first` on may hold NaN or Inf (their summaries do not rule it out).
     bool mayHoldNonFinite(size_t first) const;
+
+    /// completeLog() for the readers of the log, which are const: the log is filled in as it would have been, and
+    /// the position does not change.
+    void ensureLog() const
+    {
+        if (m_logPending)
+            const_cast<Debugger*>(this)->completeLog();
+    }
+    /// Whether continueRun()/runTo() may run a quiet stretch from here: no observer but the debugger, only breakpoints
+    /// that stop before a node (node, op type; no callable), and a checkpoint possible here unless a stretch is
+    /// pending already.
+    bool quietAllowed() const;
+    /// The nodes (any graph) before which a quiet stretch must look: YieldOps, nodes named `runToName`, breakpoint
+    /// targets.
+    std::unordered_set<const Node*> quietStops(const std::string& runToName) const;
+    /// continueRun()/runTo() as a plain run: fused, in place, values freed, no events; the steps counted, the log
+    /// left for completeLog().
+    StopInfo runQuiet(const std::string& runToName);
+    /// Fills the quiet stretches' log (completeLog) before a move that runs node by node or goes back.
+    void beginMove() { completeLog(); }
+    std::unordered_set<SessionObserver*> m_extraObservers;
+    bool m_logPending = false; // a quiet stretch ran since the log was complete
+    uint64_t m_logFrom = 0; // the position where the first pending stretch began
+    size_t m_quietStretches = 0;
 
     using StopPredicate = std::function<bool(const Session::StepResult&)>;
     StopInfo runUntil(const StopPredicate& stopAfter, const std::string& runToName = {});

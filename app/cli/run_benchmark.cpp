@@ -88,11 +88,13 @@ void timeRuns(const RunOptions& o, const std::shared_ptr<const Program>& program
     std::map<std::string, Value> lastOutputs;
     size_t recordedValues = 0, droppedValues = 0, recordedBytes = 0, writtenByRun = 0;
     if (o.debugRun) {
-        // Each run through a fresh Debugger: a hook after every node, every intermediate kept. The previous
-        // run's values are released after its clock stopped.
+        // Each run through a fresh Debugger, to the end (or --break-at's breakpoint), then its value log completed
+        // (timed apart). The previous run's values are released after its clock stopped.
         const DebuggerOptions debuggerOptions = debuggerOptionsOf(o, sessionOptions);
         for (int i = 0; i < o.repeat; ++i) {
             auto debugger = std::make_unique<Debugger>(program, debuggerOptions);
+            if (!o.breakAt.empty())
+                debugger->addBreakpoint(makeBreakpoint(Breakpoint::Kind::Node, o.breakAt));
             if (o.profile)
                 debugger->addObserver(&profile);
             const long f0 = minorFaults();
@@ -100,7 +102,8 @@ void timeRuns(const RunOptions& o, const std::shared_ptr<const Program>& program
             auto t0 = Clock::now();
             debugger->start(inputs);
             StopInfo stop = debugger->continueRun();
-            while (stop.reason == StopReason::YieldOp || stop.reason == StopReason::DebugNode)
+            while (stop.reason == StopReason::YieldOp || stop.reason == StopReason::DebugNode
+                || (stop.reason == StopReason::Breakpoint && o.breakAt.empty()))
                 stop = debugger->continueRun();
             ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
             cpuMs.push_back(cpuNow() - c0);
@@ -108,6 +111,11 @@ void timeRuns(const RunOptions& o, const std::shared_ptr<const Program>& program
             const auto l0 = Clock::now();
             debugger->completeLog();
             logMs.push_back(std::chrono::duration<double, std::milli>(Clock::now() - l0).count());
+            if (!o.breakAt.empty() && stop.reason != StopReason::Breakpoint)
+                throw Error("debug run " + std::to_string(i + 1) + " did not stop before \"" + o.breakAt
+                    + "\": " + stop.message);
+            if (!o.breakAt.empty())
+                stop = debugger->continueRun(); // to the end, untimed, for the outputs and the counts
             if (debugger->failed() || !debugger->finished())
                 throw Error("debug run " + std::to_string(i + 1) + " stopped: " + stop.message);
             lastOutputs = debugger->session().outputs();

@@ -102,6 +102,11 @@ struct Reference : SessionObserver {
     }
 };
 
+/// An observer that does nothing: a debugger with it runs node by node (no quiet stretch).
+struct NodeByNode : SessionObserver {
+    bool wantsTiming() const override { return false; }
+};
+
 bool sameBits(const Value& a, const Value& b)
 {
     if (a.kind() != Value::Kind::Tensor || b.kind() != Value::Kind::Tensor)
@@ -227,8 +232,8 @@ private slots:
     void conditionBreakpointInsideALoopBodyFiresInTheRightIteration()
     {
         const Reference ref;
-        // acc_out of iteration 1 (the If's Mul) and of iteration 3: the condition holds in every iteration but the
-        // rule asks for iteration 1. A condition is tested after its node: this run goes node by node there.
+        // The condition holds in every iteration, the rule asks for iteration 1. A quiet stretch runs the Reshape (and
+        // the Loop that holds it) on its own and tests it; the rest runs as a plain run.
         Debugger dbg(program());
         const int id
             = dbg.addBreakpoint(makeBreakpoint(Breakpoint::Kind::Condition, "Reshape_5", "any x > -1e30", -1, 1));
@@ -238,7 +243,33 @@ private slots:
         QCOMPARE(s.breakpointId, id);
         QVERIFY2(dbg.session().framePath().find("iteration 1") != std::string::npos, dbg.session().framePath().c_str());
         QCOMPARE(dbg.findValue("s")->iteration, int64_t(1));
+        QCOMPARE(dbg.quietStretches(), size_t(1));
+        // Where a run node by node stops (an observer other than the debugger keeps it from quiet stretches).
+        NodeByNode nodeByNode;
+        Debugger slow(program());
+        slow.addObserver(&nodeByNode);
+        slow.addBreakpoint(makeBreakpoint(Breakpoint::Kind::Condition, "Reshape_5", "any x > -1e30", -1, 1));
+        slow.start(modelInputs());
+        QCOMPARE(slow.continueRun().message, s.message);
+        QCOMPARE(slow.quietStretches(), size_t(0));
+        QCOMPARE(dbg.position(), slow.position());
         QCOMPARE(dbg.continueRun().reason, StopReason::Finished);
+        compareLog(dbg, ref);
+
+        // A value breakpoint (the then branch's output, made in iteration 2 only): the same.
+        dbg.removeBreakpoint(id);
+        slow.removeBreakpoint(1);
+        dbg.addBreakpoint(makeBreakpoint(Breakpoint::Kind::Value, "t"));
+        slow.addBreakpoint(makeBreakpoint(Breakpoint::Kind::Value, "t"));
+        dbg.reset();
+        slow.reset();
+        const StopInfo v = dbg.continueRun();
+        QCOMPARE(v.reason, StopReason::Breakpoint);
+        QCOMPARE(slow.continueRun().message, v.message);
+        QCOMPARE(dbg.position(), slow.position());
+        QVERIFY2(dbg.session().framePath().find("iteration 2") != std::string::npos, dbg.session().framePath().c_str());
+        QCOMPARE(dbg.continueRun().reason, StopReason::Finished);
+        QCOMPARE(dbg.quietStretches(), size_t(2));
         compareLog(dbg, ref);
     }
 

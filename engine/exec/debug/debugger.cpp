@@ -44,11 +44,6 @@ std::string_view stopReasonName(StopReason reason)
 }
 
 namespace {
-bool isDebugNode(const Node& node)
-{
-    // string_view compares the lengths first: this runs after every node.
-    return std::string_view(node.opType) == "DEBUG" && (node.domain == "mlprodict" || node.domain == "DEBUG");
-}
 /// Values a run records if each graph (the main graph, each subgraph and function body) runs once: its inputs and
 /// its nodes' outputs.
 size_t recordsOfOneRun(const Graph& graph)
@@ -238,41 +233,8 @@ void Debugger::afterNode(const NodeEvent& event)
     keepToBudget(first);
 
     m_afterStop.reset();
-    if (m_replaying)
-        return;
-    for (const auto& b : m_breakpoints) {
-        if (!b.enabled || (b.iteration >= 0 && b.iteration != m_pathRecord->enclosingIteration))
-            continue;
-        if (b.kind == Breakpoint::Kind::NonFinite) {
-            if (!nonFiniteCandidate)
-                continue;
-            if (auto hit = firstNonFiniteOutput(event)) {
-                StopInfo s;
-                s.reason = StopReason::NonFinite;
-                s.breakpointId = b.id;
-                s.message = hit->nodePath + " produced " + hit->description + " in output "
-                    + std::to_string(hit->output) + " (\"" + hit->valueName + "\")";
-                m_afterStop = s;
-                return;
-            }
-        } else if (b.kind == Breakpoint::Kind::DebugNodes && debugNode) {
-            StopInfo s;
-            s.reason = StopReason::DebugNode;
-            s.breakpointId = b.id;
-            s.message = "DEBUG node " + event.nodePath();
-            m_afterStop = s;
-            return;
-        } else if (b.kind == Breakpoint::Kind::Condition || b.kind == Breakpoint::Kind::Value) {
-            if (hitAfterNode(b, event, m_pathRecord->enclosingIteration)) {
-                StopInfo s;
-                s.reason = StopReason::Breakpoint;
-                s.breakpointId = b.id;
-                s.message = "breakpoint " + std::to_string(b.id) + " (" + b.description + ") after " + event.nodePath();
-                m_afterStop = s;
-                return;
-            }
-        }
-    }
+    if (!m_replaying)
+        m_afterStop = breakpointAfter(event, m_pathRecord->enclosingIteration, nonFiniteCandidate);
 }
 
 StopInfo Debugger::makeStop(StopReason reason, std::string message, int breakpointId)
@@ -440,16 +402,12 @@ StopInfo Debugger::stepOut()
 
 StopInfo Debugger::continueRun()
 {
-    if (quietAllowed())
-        return runQuiet({});
-    return runUntil([](const Session::StepResult&) { return false; });
+    return quietAllowed() ? runQuiet({}) : runUntil([](const Session::StepResult&) { return false; });
 }
 
 StopInfo Debugger::runTo(const std::string& nodeName)
 {
-    if (quietAllowed())
-        return runQuiet(nodeName);
-    return runUntil([](const Session::StepResult&) { return false; }, nodeName);
+    return quietAllowed() ? runQuiet(nodeName) : runUntil([](const Session::StepResult&) { return false; }, nodeName);
 }
 
 StopInfo Debugger::reverseStop(StopReason reason, std::string message, int breakpointId)

@@ -126,13 +126,11 @@ size_t defaultMemoryBudget();
 
 /// What a debug run keeps of each value it records, beyond its summary.
 enum class ValueRetention {
-    /// The summary (ValueDigest, made as the node finishes, while the data is in cache) and the checkpoints: the data
-    /// itself is released when the run no longer needs it, as a plain run releases it, and Debugger::materialize
-    /// rebuilds it on demand (from the frames of the stopped position when it is still there, else by a replay from
-    /// the nearest checkpoint). The memory of a run is then a plain run's plus the checkpoints (233 MiB for ocr_det,
-    /// against 717 MiB keeping every value); its time is about the same as keeping every value (1.3-2.4x a plain run
-    /// on the OCR models, AMD EPYC Zen 4 at AVX-512 and AVX2: docs/performance.md), the summary pass costing what
-    /// writing fresh memory saves.
+    /// The summary (ValueDigest, made as the node finishes, while the data is in cache; after the stop for the values
+    /// of a quiet stretch, Debugger::completeLog) and the checkpoints: the data itself is released when the run no
+    /// longer needs it, as a plain run releases it, and Debugger::materialize rebuilds it on demand (from the frames
+    /// of the stopped position when it is still there, else by a replay from the nearest checkpoint). The memory of a
+    /// run is then a plain run's plus the checkpoints (233 MiB for ocr_det, against 717 MiB keeping every value).
     Summaries,
     /// The data of every value too, within the budget: the newest are kept, older ones summarised and dropped. Reading
     /// a kept value needs no replay, but writing every value to fresh memory costs 1.4-2.1x a plain run on the OCR
@@ -147,8 +145,8 @@ struct DebuggerOptions {
     ValueRetention retention = ValueRetention::Summaries;
     /// ValueRetention::Values: record a ValueDigest of every value whose data is dropped, just before it is: what the
     /// Values dock, value conditions and NaN/Inf counts read once the data is gone (kept values need none).
-    /// ValueRetention::Summaries records one as each node finishes. (Off: no summaries at all; the environment
-    /// variable ONNXSCOPE_NO_SUMMARIES=1 turns them off, for measurements.)
+    /// ValueRetention::Summaries records one as each node finishes (after the stop, for quiet stretches). (Off: no
+    /// summaries at all; the environment variable ONNXSCOPE_NO_SUMMARIES=1 turns them off, for measurements.)
     bool summaries = true;
     /// Take a checkpoint (the live values) every this many nodes of the main graph; 0 chooses a 32nd of its nodes,
     /// so that rebuilding any value re-runs at most that many. Doubled while checkpoints take over half the budget.
@@ -371,6 +369,9 @@ private:
     /// first: each segment is restored and run forward by calls of `step` (one session step each; it returns the
     /// position of a hit, if that step found one). Leaves the debugger anywhere; the caller restores what it wants.
     std::optional<uint64_t> latestHitBefore(uint64_t here, const std::function<std::optional<uint64_t>()>& step);
+    /// The stop of the first enabled after-node breakpoint (NaN/Inf, DEBUG nodes, condition, value) that the node of
+    /// `event`, run in enclosing iteration `iteration`, trips; NaN/Inf is looked for only if `nonFiniteCandidate`.
+    std::optional<StopInfo> breakpointAfter(const NodeEvent& event, int64_t iteration, bool nonFiniteCandidate) const;
     /// The id of the enabled node or op-type breakpoint that stops before `node` (0: none).
     int breakpointBefore(const Node& node) const;
     /// The stop after arriving at a position by a reverse move.
@@ -388,13 +389,16 @@ private:
         if (m_logPending)
             const_cast<Debugger*>(this)->completeLog();
     }
-    /// Whether continueRun()/runTo() may run a quiet stretch from here: no observer but the debugger, only breakpoints
-    /// that stop before a node (node, op type; no callable), and a checkpoint possible here unless a stretch is
-    /// pending already.
+    /// Whether continueRun()/runTo() may run a quiet stretch from here: no observer but the debugger, no breakpoint
+    /// that may stop after any node (NaN/Inf, a condition on any node, a callable), and a checkpoint possible here
+    /// unless a stretch is pending already.
     bool quietAllowed() const;
     /// The nodes (any graph) before which a quiet stretch must look: YieldOps, nodes named `runToName`, breakpoint
     /// targets.
     std::unordered_set<const Node*> quietStops(const std::string& runToName) const;
+    /// The nodes (any graph) whose outputs an after-node breakpoint tests (the node a condition names, the producers
+    /// of the value a value breakpoint names, DEBUG nodes): a quiet stretch runs each on its own and tests them.
+    std::unordered_set<const Node*> quietWatched() const;
     /// continueRun()/runTo() as a plain run: fused, in place, values freed, no events; the steps counted, the log
     /// left for completeLog().
     StopInfo runQuiet(const std::string& runToName);

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: MIT
 // The Debugger's quiet stretches: continueRun() and runTo() run as a plain run does (fused, in place, values freed, no
-// node events) between the places where they can stop, counting the steps; the value log of the stretch is filled in
-// after the stop by a replay from the checkpoint where it began (completeLog).
+// node events) between the places where they can stop, counting the steps; the nodes an after-node breakpoint tests
+// run on their own and are tested; the value log of the stretch is filled in after the stop by a replay from the
+// checkpoint where it began (completeLog). And the after-node breakpoints' test, which both kinds of run share.
 #include "engine/exec/debug/debugger.h"
 
+#include "engine/exec/observers/output_watch.h"
+
 #include <cstdlib>
+#include <functional>
 #include <string_view>
 
 namespace onnxscope {
@@ -24,7 +28,7 @@ bool quietDisabled()
 template <class Pred> void collectNodes(const Graph& graph, const Pred& pred, std::unordered_set<const Node*>& out)
 {
     for (const Node& node : graph.nodes()) {
-        if (pred(node))
+        if (pred(graph, node))
             out.insert(&node);
         for (const auto& [name, subgraph] : node.subgraphs)
             if (subgraph)
@@ -34,15 +38,58 @@ template <class Pred> void collectNodes(const Graph& graph, const Pred& pred, st
     }
 }
 
+/// Hands each node event to a function: tests the nodes a quiet stretch runs on their own.
+struct AfterNodeHook : SessionObserver {
+    std::function<void(const NodeEvent&)> after;
+    void afterNode(const NodeEvent& event) override { after(event); }
+    bool wantsTiming() const override { return false; }
+};
+
 } // namespace
+
+std::optional<StopInfo> Debugger::breakpointAfter(
+    const NodeEvent& event, int64_t iteration, bool nonFiniteCandidate) const
+{
+    for (const auto& b : m_breakpoints) {
+        if (!b.enabled || (b.iteration >= 0 && b.iteration != iteration))
+            continue;
+        StopInfo s;
+        s.breakpointId = b.id;
+        if (b.kind == Breakpoint::Kind::NonFinite) {
+            if (!nonFiniteCandidate)
+                continue;
+            if (auto hit = firstNonFiniteOutput(event)) {
+                s.reason = StopReason::NonFinite;
+                s.message = hit->nodePath + " produced " + hit->description + " in output "
+                    + std::to_string(hit->output) + " (\"" + hit->valueName + "\")";
+                return s;
+            }
+        } else if (b.kind == Breakpoint::Kind::DebugNodes && isDebugNode(event.node)) {
+            s.reason = StopReason::DebugNode;
+            s.message = "DEBUG node " + event.nodePath();
+            return s;
+        } else if (b.kind == Breakpoint::Kind::Condition || b.kind == Breakpoint::Kind::Value) {
+            if (hitAfterNode(b, event, iteration)) {
+                s.reason = StopReason::Breakpoint;
+                s.message = "breakpoint " + std::to_string(b.id) + " (" + b.description + ") after " + event.nodePath();
+                return s;
+            }
+        }
+    }
+    return std::nullopt;
+}
 
 bool Debugger::quietAllowed() const
 {
     if (quietDisabled() || !m_extraObservers.empty() || m_replaying || m_session.state() != Session::State::Running)
         return false;
-    for (const Breakpoint& b : m_breakpoints)
-        if (b.enabled && ((b.kind != Breakpoint::Kind::Node && b.kind != Breakpoint::Kind::OpType) || b.condition))
+    for (const Breakpoint& b : m_breakpoints) {
+        if (!b.enabled)
+            continue;
+        if (b.condition || b.kind == Breakpoint::Kind::NonFinite
+            || (b.kind == Breakpoint::Kind::Condition && b.pattern.empty() && b.opType.empty()))
             return false;
+    }
     if (m_logPending)
         return true;
     // A stretch begins at a checkpoint, which is a position between two nodes of the main graph.
@@ -55,7 +102,7 @@ std::unordered_set<const Node*> Debugger::quietStops(const std::string& runToNam
     std::unordered_set<const Node*> stops;
     collectNodes(
         m_program->model().graph(),
-        [&](const Node& node) {
+        [&](const Graph&, const Node& node) {
             if (std::string_view(node.opType) == "YieldOp" || (!runToName.empty() && node.hasDisplayName(runToName)))
                 return true;
             for (const Breakpoint& b : m_breakpoints)
@@ -65,6 +112,31 @@ std::unordered_set<const Node*> Debugger::quietStops(const std::string& runToNam
         },
         stops);
     return stops;
+}
+
+std::unordered_set<const Node*> Debugger::quietWatched() const
+{
+    std::unordered_set<const Node*> watched;
+    collectNodes(
+        m_program->model().graph(),
+        [&](const Graph& graph, const Node& node) {
+            for (const Breakpoint& b : m_breakpoints) {
+                if (!b.enabled)
+                    continue;
+                if (b.kind == Breakpoint::Kind::DebugNodes && isDebugNode(node))
+                    return true;
+                if (b.kind == Breakpoint::Kind::Condition && (b.pattern.empty() || node.hasDisplayName(b.pattern))
+                    && (b.opType.empty() || node.opType == b.opType))
+                    return true;
+                if (b.kind == Breakpoint::Kind::Value)
+                    for (ValueId id : node.outputs)
+                        if (id != kNoValue && graph.value(id).name == b.pattern)
+                            return true;
+            }
+            return false;
+        },
+        watched);
+    return watched;
 }
 
 StopInfo Debugger::runQuiet(const std::string& runToName)
@@ -80,29 +152,61 @@ StopInfo Debugger::runQuiet(const std::string& runToName)
     }
     ++m_quietStretches;
     const std::unordered_set<const Node*> stops = quietStops(runToName);
+    const std::unordered_set<const Node*> watched = quietWatched();
+    std::unordered_set<const Node*> barriers = stops;
+    barriers.insert(watched.begin(), watched.end());
+    // A watched node runs with this hook as the session's observer (so on its own, with its outputs made), a node
+    // with subgraphs until it completes.
+    std::optional<StopInfo> hit;
+    AfterNodeHook hook;
+    hook.after = [&](const NodeEvent& event) {
+        if (!hit)
+            hit = breakpointAfter(event, currentIteration(), false);
+    };
     // No observer: the session runs as a plain run does (Session::runNode), but never fuses over a stop.
     struct Quiet {
         Debugger& d;
-        explicit Quiet(Debugger& debugger, const std::unordered_set<const Node*>& stops)
+        SessionObserver& hook;
+        explicit Quiet(Debugger& debugger, const std::unordered_set<const Node*>& barriers, SessionObserver& hook)
             : d(debugger)
+            , hook(hook)
         {
             d.m_session.removeObserver(&d);
-            d.m_session.setFusionBarriers(&stops);
+            d.m_session.setFusionBarriers(&barriers);
         }
+        void watch(bool on) { on ? d.m_session.addObserver(&hook) : d.m_session.removeObserver(&hook); }
         ~Quiet()
         {
+            d.m_session.removeObserver(&hook);
             d.m_session.setFusionBarriers(nullptr);
             d.m_session.addObserver(&d);
         }
-    } quiet(*this, stops);
+    } quiet(*this, barriers, hook);
+    // A watched control-flow node in progress (a stop inside its subgraph) is watched until it completes.
+    const Node* watching = nullptr;
+    size_t watchDepth = 0;
+    for (size_t f = 0; f < m_session.depth() && !watching; ++f) {
+        const Frame& frame = m_session.frame(f);
+        if (frame.pending && !frame.atEnd() && watched.count(&frame.graph().nodes()[frame.pc])) {
+            watching = &frame.graph().nodes()[frame.pc];
+            watchDepth = f + 1;
+            quiet.watch(true);
+        }
+    }
     while (true) {
-        if (const Node* next = m_session.nextNode(); next && !skipChecks && stops.count(next)) {
+        const Node* next = m_session.nextNode();
+        if (next && !skipChecks && stops.count(next)) {
             if (auto stop = checkBeforeNode(*next, runToName))
                 return *stop;
         }
         skipChecks = false;
         if (m_pauseRequested.load(std::memory_order_relaxed) && m_pauseRequested.exchange(false))
             return makeStop(StopReason::Paused, "paused at " + m_session.framePath());
+        if (!watching && next && watched.count(next)) {
+            watching = next;
+            watchDepth = m_session.depth();
+            quiet.watch(true);
+        }
         Session::StepResult r;
         try {
             r = m_session.advance();
@@ -116,8 +220,20 @@ StopInfo Debugger::runQuiet(const std::string& runToName)
         }
         // A fused step stands for the NodeDone steps of the nodes it covers: positions count as node by node.
         m_steps += r.nodes;
+        if (watching && r.kind == Session::StepKind::NodeDone && r.node == watching && r.depth == watchDepth) {
+            quiet.watch(false);
+            watching = nullptr;
+        }
         if (r.kind == Session::StepKind::Finished)
             return makeStop(StopReason::Finished, "the run has finished");
+        if (hit) {
+            StopInfo s = *hit;
+            s.framePath = m_session.framePath();
+            s.lastNode = r.node;
+            s.nextNode = m_session.nextNode();
+            m_lastStop = s;
+            return s;
+        }
     }
 }
 

@@ -280,7 +280,7 @@ public:
     void completeLog();
     /// Whether the value log covers every step run so far (no quiet stretch waits for completeLog()).
     bool logComplete() const { return !m_logPending; }
-    /// Quiet stretches run by continueRun() and runTo() since start(), and the session steps they stood for.
+    /// Quiet stretches run by continueRun() and runTo() since start().
     size_t quietStretches() const { return m_quietStretches; }
 
     const Session& session() const { return m_session; }

@@ -78,7 +78,7 @@ void timeRuns(const RunOptions& o, const std::shared_ptr<const Program>& program
     const std::map<std::string, Value>& inputs, const SessionOptions& sessionOptions, int threads, size_t nodes,
     ProfileObserver& profile, const std::function<void(const std::map<std::string, Value>&)>& writeOutputs)
 {
-    std::vector<double> ms, cpuMs;
+    std::vector<double> ms, cpuMs, logMs; // logMs: debug runs, the time to complete the value log after the stop
     std::vector<long> faults; // per run, read outside the clock
     const auto cpuNow = [] {
         timespec ts {};
@@ -88,11 +88,13 @@ void timeRuns(const RunOptions& o, const std::shared_ptr<const Program>& program
     std::map<std::string, Value> lastOutputs;
     size_t recordedValues = 0, droppedValues = 0, recordedBytes = 0, writtenByRun = 0;
     if (o.debugRun) {
-        // Each run through a fresh Debugger: a hook after every node, every intermediate kept. The previous
-        // run's values are released after its clock stopped.
+        // Each run through a fresh Debugger, to the end (or --break-at's breakpoint), then its value log completed
+        // (timed apart). The previous run's values are released after its clock stopped.
         const DebuggerOptions debuggerOptions = debuggerOptionsOf(o, sessionOptions);
         for (int i = 0; i < o.repeat; ++i) {
             auto debugger = std::make_unique<Debugger>(program, debuggerOptions);
+            if (!o.breakAt.empty())
+                debugger->addBreakpoint(makeBreakpoint(Breakpoint::Kind::Node, o.breakAt));
             if (o.profile)
                 debugger->addObserver(&profile);
             const long f0 = minorFaults();
@@ -100,11 +102,20 @@ void timeRuns(const RunOptions& o, const std::shared_ptr<const Program>& program
             auto t0 = Clock::now();
             debugger->start(inputs);
             StopInfo stop = debugger->continueRun();
-            while (stop.reason == StopReason::YieldOp || stop.reason == StopReason::DebugNode)
+            while (stop.reason == StopReason::YieldOp || stop.reason == StopReason::DebugNode
+                || (stop.reason == StopReason::Breakpoint && o.breakAt.empty()))
                 stop = debugger->continueRun();
             ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
             cpuMs.push_back(cpuNow() - c0);
             faults.push_back(minorFaults() - f0);
+            const auto l0 = Clock::now();
+            debugger->completeLog();
+            logMs.push_back(std::chrono::duration<double, std::milli>(Clock::now() - l0).count());
+            if (!o.breakAt.empty() && stop.reason != StopReason::Breakpoint)
+                throw Error("debug run " + std::to_string(i + 1) + " did not stop before \"" + o.breakAt
+                    + "\": " + stop.message);
+            if (!o.breakAt.empty())
+                stop = debugger->continueRun(); // to the end, untimed, for the outputs and the counts
             if (debugger->failed() || !debugger->finished())
                 throw Error("debug run " + std::to_string(i + 1) + " stopped: " + stop.message);
             lastOutputs = debugger->session().outputs();
@@ -148,6 +159,12 @@ void timeRuns(const RunOptions& o, const std::shared_ptr<const Program>& program
     std::cout << mode << (*mode ? " " : "") << "latency over " << n << " run" << (n == 1 ? "" : "s")
               << " after 1 warm-up: median " << latency(median) << " ms, min " << latency(sorted.front()) << " ms, max "
               << latency(sorted.back()) << " ms\n";
+    double logMedian = 0;
+    if (o.debugRun) {
+        std::sort(logMs.begin(), logMs.end());
+        logMedian = n % 2 ? logMs[n / 2] : (logMs[n / 2 - 1] + logMs[n / 2]) / 2;
+        std::cout << "the value log and its summaries, made after each stop: median " << latency(logMedian) << " ms\n";
+    }
     if (o.debugRun)
         std::cout << "each debug run kept " << recordedValues << " value(s), " << formatByteCount(recordedBytes)
                   << (droppedValues ? ", dropped " + std::to_string(droppedValues) + " over the memory budget" : "")
@@ -168,6 +185,7 @@ void timeRuns(const RunOptions& o, const std::shared_ptr<const Program>& program
             timings["recorded_bytes"] = recordedBytes;
             timings["written_bytes"] = writtenByRun;
             timings["dropped_values"] = droppedValues;
+            timings["log_median_ms"] = logMedian;
         }
         std::ofstream out(o.timingsFile);
         out << timings.dump(2) << "\n";

@@ -79,6 +79,8 @@ void checkOptions(const RunOptions& o)
         throw UsageError("--timings needs --repeat N or --debug-run");
     if ((!o.inspect.empty() || !o.memoryBudget.empty() || o.keepData) && !o.debugRun)
         throw UsageError("--inspect, --memory-budget and --keep-data apply to debug runs: add --debug-run");
+    if (!o.breakAt.empty() && (!o.debugRun || o.repeat == 0))
+        throw UsageError("--break-at times debug runs to a breakpoint: it needs --debug-run and --repeat N");
     if (!o.inspect.empty() && o.repeat > 0)
         throw UsageError("--inspect reads the values of one debug run: it excludes --repeat");
     if (debugOnce && (o.breakOnNan || !o.breakWhen.empty() || o.profile))
@@ -313,9 +315,11 @@ CommandRunner addRunCommand(CLI::App& app)
         "After the first (warm-up) run, time N more runs: median, min, max. With --output-dir (and without "
         "--dump-all) the outputs written are those of the last timed run");
     cmd->add_flag("--debug-run", o->debugRun,
-        "Run through the debugger: a hook after every node, a summary of every value made as the node finishes, and "
-        "checkpoints within --memory-budget (with --keep-data, the values themselves too). With --repeat: time such "
-        "runs instead of plain runs (values freed after their last use)");
+        "Run through the debugger: as a plain run between the places where it can stop (with --trace, --dump-all or "
+        "--profile, a hook after every node), then every value's record and summary made after the stop by a replay "
+        "from its checkpoints, within --memory-budget (with --keep-data, the values themselves too). With --repeat: "
+        "time such runs (the log after the stop timed apart) instead of plain runs (values freed after their last "
+        "use)");
     cmd->add_option("--memory-budget", o->memoryBudget,
         "With --debug-run: bytes of checkpoints (and with --keep-data, values) to keep (e.g. 64M, 2G; default a "
         "quarter of the RAM). A value whose data is not kept is rebuilt from the nearest checkpoint when asked for");
@@ -325,6 +329,9 @@ CommandRunner addRunCommand(CLI::App& app)
     cmd->add_option("--inspect", o->inspect,
         "With --debug-run: after the run, print this value's type, statistics and first elements (rebuilt if the "
         "budget dropped it: the lines are the same). Repeat for several values");
+    cmd->add_option("--break-at", o->breakAt,
+        "With --debug-run --repeat N: time each debug run up to a breakpoint before the node of this display name "
+        "(set before the run) instead of to the end");
     cmd->add_flag("--keep-values", o->keepValues,
         "With --repeat: time plain runs whose every node output is kept to the end of the run by a hook that does "
         "nothing else (so no in-place writes and no fused steps): the memory side of a debug run, to tell it from "

@@ -42,6 +42,7 @@ struct RunOptions {
     std::string memoryBudget;
     bool keepData = false; // --keep-data
     std::vector<std::string> inspect;
+    std::string breakAt; // --break-at NODE: debug runs timed to a node breakpoint
 };
 
 /// The debugger's options for --debug-run: --memory-budget and --keep-data.

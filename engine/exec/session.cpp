@@ -308,7 +308,8 @@ Session::StepResult Session::runNode(Frame& frame)
     }
     // A plain run (values freed, no observer to see every node) may run several nodes as one fused step.
     const bool plain = m_options.freeDeadValues && !observed;
-    if (plain && !frame.plan->fused.empty() && frame.plan->fused[frame.pc].nodes && !fusionDisabled())
+    if (plain && !frame.plan->fused.empty() && frame.plan->fused[frame.pc].nodes && !fusionDisabled()
+        && !barrierWithin(frame, frame.plan->fused[frame.pc].nodes))
         return runFused(frame, node, frame.plan->fused[frame.pc]);
     const auto started = m_timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     if (!frame.plan->folded.empty() && frame.plan->folded[frame.pc]) {
@@ -388,6 +389,17 @@ Session::StepResult Session::runNode(Frame& frame)
     return finishNode(frame, node, started);
 }
 
+bool Session::barrierWithin(const Frame& frame, uint32_t nodes) const
+{
+    if (!m_fusionBarriers || m_fusionBarriers->empty())
+        return false;
+    const auto& graphNodes = frame.graph().nodes();
+    for (size_t i = frame.pc + 1; i < frame.pc + nodes && i < graphNodes.size(); ++i)
+        if (m_fusionBarriers->count(&graphNodes[i]))
+            return true;
+    return false;
+}
+
 Session::StepResult Session::runFused(Frame& frame, const Node& node, const FusedStep& step)
 {
     if (step.kernel) {
@@ -409,7 +421,7 @@ Session::StepResult Session::runFused(Frame& frame, const Node& node, const Fuse
         for (ValueId id : frame.plan->freeAfter[frame.pc + i])
             frame.values[static_cast<size_t>(id)] = Value();
     frame.pc += step.nodes;
-    return { StepKind::NodeDone, m_frames.size(), &frame.graph().nodes()[frame.pc - 1] };
+    return { StepKind::NodeDone, m_frames.size(), &frame.graph().nodes()[frame.pc - 1], step.nodes };
 }
 
 Session::StepResult Session::continuePending(Frame& frame)

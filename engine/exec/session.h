@@ -10,6 +10,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 namespace onnxscope {
@@ -99,7 +100,10 @@ public:
     struct StepResult {
         StepKind kind = StepKind::Finished;
         size_t depth = 0; // stack depth after the step (for NodeDone: the depth of the node's frame)
-        const Node* node = nullptr; // NodeDone: the node that completed
+        const Node* node = nullptr; // NodeDone: the node that completed (the last one of a fused step)
+        /// Nodes the step completed: more than 1 for a fused step of a plain run (Plan::fused), which stands for
+        /// that many NodeDone steps of a run node by node; 1 otherwise.
+        uint32_t nodes = 1;
     };
     struct Failure {
         std::string message;
@@ -131,6 +135,10 @@ public:
     /// replays skip the Loop iterations and branches before the position they go to this way.
     using CallSkipper = std::function<std::optional<std::vector<Value>>(const Frame& caller)>;
     void setCallSkipper(CallSkipper skipper) { m_callSkipper = std::move(skipper); }
+    /// Nodes that a fused step of a plain run may start at but not cover beyond its first node (null: none), so that
+    /// a caller running plainly can still stop before each of them (the debugger's quiet stretches, which stop before
+    /// breakpoints). Held by the caller while it is set.
+    void setFusionBarriers(const std::unordered_set<const Node*>* nodes) { m_fusionBarriers = nodes; }
     /// Performs one step: runs the next node of the innermost frame, enters a subgraph frame, or leaves a
     /// finished frame. Throws Error (and enters Failed) if a node fails.
     StepResult advance();
@@ -160,6 +168,8 @@ private:
     StepResult advanceOnce();
     StepResult runNode(Frame& frame);
     StepResult runFused(Frame& frame, const Node& node, const FusedStep& step);
+    /// Whether a fused step of `nodes` nodes starting at the frame's pc covers a fusion barrier after its first node.
+    bool barrierWithin(const Frame& frame, uint32_t nodes) const;
     StepResult continuePending(Frame& frame);
     StepResult finishNode(Frame& frame, const Node& node, std::chrono::steady_clock::time_point started);
     /// The node's outputs for NodeEvent::outputs, valid until the next node: a view of the frame's values when they
@@ -193,6 +203,7 @@ private:
     std::vector<Value> m_eventOutputs; // reused buffer for NodeEvent::outputs
     std::string m_path; // framePath(), kept up to date as frames are pushed and popped
     CallSkipper m_callSkipper;
+    const std::unordered_set<const Node*>* m_fusionBarriers = nullptr;
 };
 
 /// Name of a value for messages: `"x" (input 0 of node "n" (Op))`.

@@ -11,8 +11,13 @@ process of its own with `run --repeat N --timings`:
   - unfused: a plain run with ONNXSCOPE_NO_FUSION=1 (every node on its own, in-place writes and freeing kept): the
     part of a debug run's cost that comes from running nodes one by one;
   - keep: --keep-values, every node output kept by a hook that does nothing else (no fusion, no in-place writes);
-  - debug: --debug-run at the default budget (a quarter of the RAM): a summary of every value as it is made, and
-    checkpoints; the data is released as in a plain run and rebuilt on demand;
+  - debug: --debug-run at the default budget (a quarter of the RAM): a quiet stretch to the end (fused, in place, values
+    freed, as a plain run), then the value log (every value's record and summary, checkpoints) filled in after the
+    stop by a replay node by node, timed apart ("log ms": what a caller waits for the summaries after the stop);
+  - debug_nbn: debug with ONNXSCOPE_DEBUG_NODE_BY_NODE=1 (no quiet stretch: every node through the debugger, each value
+    summarised as it is made, as before issue 43);
+  - debug_break, debug_nbn_break: the same two, timed up to a node breakpoint set before the run on the main graph's
+    middle node (--break-at), and the log to there;
   - debug_nosum: debug with ONNXSCOPE_NO_SUMMARIES=1 (no summary of each value: what the summaries cost);
   - debug_keep: --debug-run --keep-data (the data of every value kept too: all of it, for these models);
   - debug_tiny: --debug-run --keep-data --memory-budget 1M (values dropped as they go, each summarised when
@@ -38,24 +43,38 @@ CONFIGS = {
     "unfused": ([], {"ONNXSCOPE_NO_FUSION": "1"}),
     "keep": (["--keep-values"], {}),
     "debug": (["--debug-run"], {}),
+    "debug_nbn": (["--debug-run"], {"ONNXSCOPE_DEBUG_NODE_BY_NODE": "1"}),
+    "debug_break": (["--debug-run", "--break-at", "MIDDLE"], {}),
+    "debug_nbn_break": (["--debug-run", "--break-at", "MIDDLE"], {"ONNXSCOPE_DEBUG_NODE_BY_NODE": "1"}),
     "debug_nosum": (["--debug-run"], {"ONNXSCOPE_NO_SUMMARIES": "1"}),
     "debug_keep": (["--debug-run", "--keep-data"], {}),
     "debug_tiny": (["--debug-run", "--keep-data", "--memory-budget", "1M"], {}),
 }
 
 
+def middle_node(model_path):
+    """The display name of the main graph's middle node (its name, else OpType_index, as onnxscope shows it)."""
+    import onnx
+    nodes = onnx.load(model_path, load_external_data=False).graph.node
+    i = len(nodes) // 2
+    return nodes[i].name or f"{nodes[i].op_type}_{i}"
+
+
 def run_config(cli, model_path, feeds, threads, repeat, config, tmp):
     args, env = CONFIGS[config]
+    args = [middle_node(model_path) if x == "MIDDLE" else x for x in args]
     timings = os.path.join(tmp, "timings.json")
     cmd = [cli, "run", model_path, "-q", "--repeat", str(repeat), "--threads", str(threads), "--timings", timings]
-    for name, path in feeds:
+    if feeds is None:
+        cmd += ["--random-inputs", "--seed", "1"]
+    for name, path in feeds or []:
         cmd += ["--input", f"{name}={path}"]
     cmd += args
     proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, **env})
     if proc.returncode != 0:
         raise RuntimeError(f"{config}: {proc.stderr.strip()}")
     t = json.load(open(timings))
-    return t["median_ms"], t["peak_rss_kib"], t.get("simd", "")
+    return t["median_ms"], t["peak_rss_kib"], t.get("simd", ""), t.get("log_median_ms", 0.0)
 
 
 def main():
@@ -66,26 +85,31 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--configs", default=",".join(CONFIGS))
+    ap.add_argument("--wide", default="", help="wide bench models to add (names in ~/.cache/onnxscope/bench-models/wide, "
+                    "random inputs, seed 1)")
     a = ap.parse_args()
     configs = a.configs.split(",")
     rng = np.random.default_rng(0)
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for name, rel, shapes, constants in MODELS:
-            if a.models and name not in a.models.split(","):
-                continue
-            model_path = os.path.join(NPM, rel)
+        wide_dir = os.path.expanduser("~/.cache/onnxscope/bench-models/wide")
+        todo = [(name, os.path.join(NPM, rel), (shapes, constants)) for name, rel, shapes, constants in MODELS
+                if not a.models or name in a.models.split(",")]
+        todo += [(w, os.path.join(wide_dir, w + ".onnx"), None) for w in a.wide.split(",") if w]
+        for name, model_path, spec in todo:
             if not os.path.exists(model_path):
                 print(f"skip {name}: {model_path} is missing")
                 continue
-            feeds = make_inputs(model_path, shapes, constants, rng, tmp, name)
+            feeds = make_inputs(model_path, spec[0], spec[1], rng, tmp, name) if spec else None
             per = {c: [] for c in configs}
+            logs = {c: [] for c in configs}
             rss = {c: 0 for c in configs}
             simd = ""
             for _ in range(a.rounds):
                 for c in configs:
-                    ms, kib, simd = run_config(a.cli, model_path, feeds, a.threads, a.repeat, c, tmp)
+                    ms, kib, simd, log_ms = run_config(a.cli, model_path, feeds, a.threads, a.repeat, c, tmp)
                     per[c].append(ms)
+                    logs[c].append(log_ms)
                     rss[c] = max(rss[c], kib)
             results[name] = per
             plain = per["plain"]
@@ -93,8 +117,10 @@ def main():
             for c in configs:
                 med = float(np.median(per[c]))
                 ratios = [x / p for x, p in zip(per[c], plain)]
-                print(f"  {c:11s} {med:9.3f} ms  {med / float(np.median(plain)):5.2f}x plain "
-                      f"(rounds {min(ratios):.2f}-{max(ratios):.2f})  peak RSS {rss[c] / 1024:7.1f} MiB")
+                log = float(np.median(logs[c]))
+                print(f"  {c:15s} {med:9.3f} ms  {med / float(np.median(plain)):5.2f}x plain "
+                      f"(rounds {min(ratios):.2f}-{max(ratios):.2f})  peak RSS {rss[c] / 1024:7.1f} MiB"
+                      + (f"  log {log:8.3f} ms ({log / float(np.median(plain)):.2f}x plain)" if log else ""))
             sys.stdout.flush()
     print(json.dumps(results))
 

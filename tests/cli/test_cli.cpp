@@ -537,6 +537,19 @@ sys.exit(0 if ok else 1)
                 QCOMPARE(k["dropped_values"].toInt(), 0);
                 QCOMPARE(k["recorded_bytes"].toInt(), 3 * 6 * 4);
                 QCOMPARE(k["written_bytes"].toInt(), 3 * 6 * 4);
+                QVERIFY2(r.out.contains("the value log and its summaries, made after each stop"), qPrintable(r.out));
+                QVERIFY(t.contains("log_median_ms"));
+                // Timed to a breakpoint set before the run (then on to the end, untimed: the same outputs); a node
+                // that never runs fails the run.
+                const QString breakOut = path("out_debug_break");
+                Result brk = cli(QStringList { "run", path("arith.onnx"), "--input", "in/x:0=" + path("x.npy"),
+                    "--repeat", "2", "--debug-run", "--break-at", "layer/add", "-o", breakOut });
+                QVERIFY2(brk.code == 0, qPrintable(describe(brk)));
+                QCOMPARE(outputsOf(breakOut), expected);
+                brk = cli(QStringList { "run", path("arith.onnx"), "--input", "in/x:0=" + path("x.npy"), "--repeat",
+                    "2", "--debug-run", "--break-at", "no_such_node" });
+                QVERIFY2(brk.code == 1 && brk.err.contains("did not stop before \"no_such_node\""),
+                    qPrintable(describe(brk)));
             }
             if (mode == "keep-values") {
                 QVERIFY2(r.out.contains("keep-values latency over 3 runs"), qPrintable(r.out));
@@ -545,7 +558,9 @@ sys.exit(0 if ok else 1)
         }
         for (const QStringList& bad : { QStringList { "--threads", "-1" }, QStringList { "--inspect", "y" },
                  QStringList { "--timings", path("t.json") }, QStringList { "--keep-values" },
-                 QStringList { "--keep-values", "--debug-run", "--repeat", "2" } }) {
+                 QStringList { "--keep-values", "--debug-run", "--repeat", "2" },
+                 QStringList { "--break-at", "layer/add", "--repeat", "2" },
+                 QStringList { "--break-at", "layer/add", "--debug-run" } }) {
             Result r = cli(QStringList { "run", path("arith.onnx"), "--input", "in/x:0=" + path("x.npy") } + bad);
             QVERIFY2(r.code == 2, qPrintable(bad.join(' ') + ": " + describe(r)));
         }

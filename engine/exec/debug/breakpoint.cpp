@@ -3,6 +3,8 @@
 
 #include "engine/core/error.h"
 
+#include <string_view>
+
 namespace onnxscope {
 
 namespace {
@@ -119,6 +121,12 @@ std::optional<OutputHit> hitAfterNode(const Breakpoint& b, const NodeEvent& even
             return hit;
     }
     return std::nullopt;
+}
+
+bool isDebugNode(const Node& node)
+{
+    // string_view compares the lengths first: this runs after every node.
+    return std::string_view(node.opType) == "DEBUG" && (node.domain == "mlprodict" || node.domain == "DEBUG");
 }
 
 bool targetsBeforeNode(const Breakpoint& b, const Node& node, int64_t iteration)

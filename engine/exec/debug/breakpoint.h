@@ -65,6 +65,9 @@ std::string defaultDescription(const Breakpoint& breakpoint);
 /// breakpoint names.
 std::optional<OutputHit> hitAfterNode(const Breakpoint& breakpoint, const NodeEvent& event, int64_t iteration);
 
+/// A DEBUG node (domain "mlprodict" or "DEBUG"): a trace point, and what a DebugNodes breakpoint stops after.
+bool isDebugNode(const Node& node);
+
 /// Whether a before-node breakpoint (Node, OpType) stops before `node` at enclosing iteration `iteration`, not yet
 /// asking its callable (Breakpoint::condition).
 bool targetsBeforeNode(const Breakpoint& breakpoint, const Node& node, int64_t iteration);

@@ -44,11 +44,6 @@ std::string_view stopReasonName(StopReason reason)
 }
 
 namespace {
-bool isDebugNode(const Node& node)
-{
-    // string_view compares the lengths first: this runs after every node.
-    return std::string_view(node.opType) == "DEBUG" && (node.domain == "mlprodict" || node.domain == "DEBUG");
-}
 /// Values a run records if each graph (the main graph, each subgraph and function body) runs once: its inputs and
 /// its nodes' outputs.
 size_t recordsOfOneRun(const Graph& graph)
@@ -119,6 +114,8 @@ void Debugger::start(const std::map<std::string, Value>& inputs)
     m_sequence = 0;
     m_inputs = inputs;
     m_pauseRequested = false;
+    m_logPending = false;
+    m_quietStretches = 0;
     // Dropped values would otherwise stay resident in the storage cache, beyond the budget. A run that keeps only
     // summaries recycles its memory as a plain run does (the cache then holds what a plain run's holds).
     if (m_options.retention == ValueRetention::Values)
@@ -236,41 +233,8 @@ void Debugger::afterNode(const NodeEvent& event)
     keepToBudget(first);
 
     m_afterStop.reset();
-    if (m_replaying)
-        return;
-    for (const auto& b : m_breakpoints) {
-        if (!b.enabled || (b.iteration >= 0 && b.iteration != m_pathRecord->enclosingIteration))
-            continue;
-        if (b.kind == Breakpoint::Kind::NonFinite) {
-            if (!nonFiniteCandidate)
-                continue;
-            if (auto hit = firstNonFiniteOutput(event)) {
-                StopInfo s;
-                s.reason = StopReason::NonFinite;
-                s.breakpointId = b.id;
-                s.message = hit->nodePath + " produced " + hit->description + " in output "
-                    + std::to_string(hit->output) + " (\"" + hit->valueName + "\")";
-                m_afterStop = s;
-                return;
-            }
-        } else if (b.kind == Breakpoint::Kind::DebugNodes && debugNode) {
-            StopInfo s;
-            s.reason = StopReason::DebugNode;
-            s.breakpointId = b.id;
-            s.message = "DEBUG node " + event.nodePath();
-            m_afterStop = s;
-            return;
-        } else if (b.kind == Breakpoint::Kind::Condition || b.kind == Breakpoint::Kind::Value) {
-            if (hitAfterNode(b, event, m_pathRecord->enclosingIteration)) {
-                StopInfo s;
-                s.reason = StopReason::Breakpoint;
-                s.breakpointId = b.id;
-                s.message = "breakpoint " + std::to_string(b.id) + " (" + b.description + ") after " + event.nodePath();
-                m_afterStop = s;
-                return;
-            }
-        }
-    }
+    if (!m_replaying)
+        m_afterStop = breakpointAfter(event, m_pathRecord->enclosingIteration, nonFiniteCandidate);
 }
 
 StopInfo Debugger::makeStop(StopReason reason, std::string message, int breakpointId)
@@ -321,6 +285,7 @@ int Debugger::breakpointBefore(const Node& node) const
 
 StopInfo Debugger::runUntil(const StopPredicate& stopAfter, const std::string& runToName)
 {
+    beginMove();
     if (m_session.state() == Session::State::Finished)
         return makeStop(StopReason::Finished, "the run has finished");
     if (m_session.state() == Session::State::Failed)
@@ -437,12 +402,12 @@ StopInfo Debugger::stepOut()
 
 StopInfo Debugger::continueRun()
 {
-    return runUntil([](const Session::StepResult&) { return false; });
+    return quietAllowed() ? runQuiet({}) : runUntil([](const Session::StepResult&) { return false; });
 }
 
 StopInfo Debugger::runTo(const std::string& nodeName)
 {
-    return runUntil([](const Session::StepResult&) { return false; }, nodeName);
+    return quietAllowed() ? runQuiet(nodeName) : runUntil([](const Session::StepResult&) { return false; }, nodeName);
 }
 
 StopInfo Debugger::reverseStop(StopReason reason, std::string message, int breakpointId)
@@ -461,6 +426,7 @@ StopInfo Debugger::reverseStop(StopReason reason, std::string message, int break
 StopInfo Debugger::goToPosition(uint64_t position)
 {
     check(m_session.state() != Session::State::Idle, "the debugger has not been started");
+    beginMove();
     if (position < m_steps || m_session.state() != Session::State::Running) {
         restoreTo(std::min(position, m_steps));
     }
@@ -486,6 +452,7 @@ StopInfo Debugger::goToPosition(uint64_t position)
 StopInfo Debugger::stepBack()
 {
     check(m_session.state() != Session::State::Idle, "the debugger has not been started");
+    beginMove();
     const uint64_t here = m_steps;
     const size_t depth = std::max<size_t>(m_session.depth(), 1);
     uint64_t target = 0;
@@ -502,6 +469,7 @@ StopInfo Debugger::stepBack()
 StopInfo Debugger::stepBackInto()
 {
     check(m_session.state() != Session::State::Idle, "the debugger has not been started");
+    beginMove();
     uint64_t target = 0;
     for (uint64_t p = m_steps; p-- > 0;)
         if (stepStoppable(p)) {
@@ -516,6 +484,7 @@ StopInfo Debugger::stepBackInto()
 StopInfo Debugger::stepBackOut()
 {
     check(m_session.state() != Session::State::Idle, "the debugger has not been started");
+    beginMove();
     const size_t depth = m_session.depth();
     uint64_t target = 0;
     if (depth > 1)
@@ -532,6 +501,7 @@ StopInfo Debugger::stepBackOut()
 StopInfo Debugger::reverseContinue()
 {
     check(m_session.state() != Session::State::Idle, "the debugger has not been started");
+    beginMove();
     const uint64_t here = m_steps;
     StopReason reason = StopReason::Step;
     std::string message;
@@ -567,6 +537,7 @@ StopInfo Debugger::reverseContinue()
 StopInfo Debugger::runBackTo(const std::string& nodeName)
 {
     check(m_session.state() != Session::State::Idle, "the debugger has not been started");
+    beginMove();
     const uint64_t here = m_steps;
     m_replaying = true;
     const std::optional<uint64_t> hit = latestHitBefore(here, [&]() -> std::optional<uint64_t> {

@@ -126,13 +126,11 @@ size_t defaultMemoryBudget();
 
 /// What a debug run keeps of each value it records, beyond its summary.
 enum class ValueRetention {
-    /// The summary (ValueDigest, made as the node finishes, while the data is in cache) and the checkpoints: the data
-    /// itself is released when the run no longer needs it, as a plain run releases it, and Debugger::materialize
-    /// rebuilds it on demand (from the frames of the stopped position when it is still there, else by a replay from
-    /// the nearest checkpoint). The memory of a run is then a plain run's plus the checkpoints (233 MiB for ocr_det,
-    /// against 717 MiB keeping every value); its time is about the same as keeping every value (1.3-2.4x a plain run
-    /// on the OCR models, AMD EPYC Zen 4 at AVX-512 and AVX2: docs/performance.md), the summary pass costing what
-    /// writing fresh memory saves.
+    /// The summary (ValueDigest, made as the node finishes, while the data is in cache; after the stop for the values
+    /// of a quiet stretch, Debugger::completeLog) and the checkpoints: the data itself is released when the run no
+    /// longer needs it, as a plain run releases it, and Debugger::materialize rebuilds it on demand (from the frames
+    /// of the stopped position when it is still there, else by a replay from the nearest checkpoint). The memory of a
+    /// run is then a plain run's plus the checkpoints (233 MiB for ocr_det, against 717 MiB keeping every value).
     Summaries,
     /// The data of every value too, within the budget: the newest are kept, older ones summarised and dropped. Reading
     /// a kept value needs no replay, but writing every value to fresh memory costs 1.4-2.1x a plain run on the OCR
@@ -147,8 +145,8 @@ struct DebuggerOptions {
     ValueRetention retention = ValueRetention::Summaries;
     /// ValueRetention::Values: record a ValueDigest of every value whose data is dropped, just before it is: what the
     /// Values dock, value conditions and NaN/Inf counts read once the data is gone (kept values need none).
-    /// ValueRetention::Summaries records one as each node finishes. (Off: no summaries at all; the environment
-    /// variable ONNXSCOPE_NO_SUMMARIES=1 turns them off, for measurements.)
+    /// ValueRetention::Summaries records one as each node finishes (after the stop, for quiet stretches). (Off: no
+    /// summaries at all; the environment variable ONNXSCOPE_NO_SUMMARIES=1 turns them off, for measurements.)
     bool summaries = true;
     /// Take a checkpoint (the live values) every this many nodes of the main graph; 0 chooses a 32nd of its nodes,
     /// so that rebuilding any value re-runs at most that many. Doubled while checkpoints take over half the budget.
@@ -238,7 +236,11 @@ public:
     /// made, or it was forgotten.
     const RecordedValue* findRecord(uint64_t ordinal) const;
     /// Set (once per run) when the budget could not hold even one node's values, which the run then kept anyway.
-    const std::string& budgetNotice() const { return m_budgetNotice; }
+    const std::string& budgetNotice() const
+    {
+        ensureLog();
+        return m_budgetNotice;
+    }
     MemoryStats memoryStats() const;
     const DebuggerOptions& options() const { return m_options; }
 
@@ -257,23 +259,55 @@ public:
     /// Outputs to use for the YieldOp about to run (by output name), instead of its inputs.
     void setYieldOutputs(std::map<std::string, Value> outputs);
 
-    /// Observers added here receive every node event, like the debugger itself.
-    void addObserver(SessionObserver* observer) { m_session.addObserver(observer); }
-    void removeObserver(SessionObserver* observer) { m_session.removeObserver(observer); }
+    /// Observers added here receive every node event, like the debugger itself (continueRun() and runTo() then run
+    /// node by node, without quiet stretches).
+    void addObserver(SessionObserver* observer)
+    {
+        m_session.addObserver(observer);
+        m_extraObservers.insert(observer);
+    }
+    void removeObserver(SessionObserver* observer)
+    {
+        m_session.removeObserver(observer);
+        m_extraObservers.erase(observer);
+    }
+
+    /// Fills in the value log (records, summaries, the step log, call records and checkpoints) of the quiet stretches
+    /// run since it was last complete: a replay, node by node, from the checkpoint where the first one began to the
+    /// current position, bit-identical to the stretch. Every reader of the log (values(), findValue(), findRecord(),
+    /// tracePoints(), heldValue(), materialize(), memoryStats()) and every move other than a quiet one calls it first;
+    /// a caller may call it earlier, e.g. on its worker thread right after a stop. The debugger stays where it is.
+    void completeLog();
+    /// Whether the value log covers every step run so far (no quiet stretch waits for completeLog()).
+    bool logComplete() const { return !m_logPending; }
+    /// Quiet stretches run by continueRun() and runTo() since start().
+    size_t quietStretches() const { return m_quietStretches; }
 
     const Session& session() const { return m_session; }
     const StopInfo& lastStop() const { return m_lastStop; }
     bool finished() const { return m_session.state() == Session::State::Finished; }
     bool failed() const { return m_session.state() == Session::State::Failed; }
 
-    const std::vector<RecordedValue>& values() const { return m_values; }
+    const std::vector<RecordedValue>& values() const
+    {
+        ensureLog();
+        return m_values;
+    }
     /// The latest recorded value with this name (optionally in a given frame).
     const RecordedValue* findValue(const std::string& name, uint64_t frameId = 0) const;
     /// DEBUG trace points in execution order.
     std::vector<const RecordedValue*> tracePoints() const;
-    size_t recordedBytes() const { return m_recordedBytes; }
+    size_t recordedBytes() const
+    {
+        ensureLog();
+        return m_recordedBytes;
+    }
     /// Values dropped so long ago that even their entries were removed from values() (only counted).
-    size_t forgottenValues() const { return m_forgotten; }
+    size_t forgottenValues() const
+    {
+        ensureLog();
+        return m_forgotten;
+    }
 
 private:
     struct Checkpoint {
@@ -335,6 +369,9 @@ private:
     /// first: each segment is restored and run forward by calls of `step` (one session step each; it returns the
     /// position of a hit, if that step found one). Leaves the debugger anywhere; the caller restores what it wants.
     std::optional<uint64_t> latestHitBefore(uint64_t here, const std::function<std::optional<uint64_t>()>& step);
+    /// The stop of the first enabled after-node breakpoint (NaN/Inf, DEBUG nodes, condition, value) that the node of
+    /// `event`, run in enclosing iteration `iteration`, trips; NaN/Inf is looked for only if `nonFiniteCandidate`.
+    std::optional<StopInfo> breakpointAfter(const NodeEvent& event, int64_t iteration, bool nonFiniteCandidate) const;
     /// The id of the enabled node or op-type breakpoint that stops before `node` (0: none).
     int breakpointBefore(const Node& node) const;
     /// The stop after arriving at a position by a reverse move.
@@ -344,6 +381,33 @@ private:
     bool pinned(const RecordedValue& value) const { return value.producer < 0 && value.frameId == m_mainFrameId; }
     /// Whether the values recorded from `first` on may hold NaN or Inf (their summaries do not rule it out).
     bool mayHoldNonFinite(size_t first) const;
+
+    /// completeLog() for the readers of the log, which are const: the log is filled in as it would have been, and
+    /// the position does not change.
+    void ensureLog() const
+    {
+        if (m_logPending)
+            const_cast<Debugger*>(this)->completeLog();
+    }
+    /// Whether continueRun()/runTo() may run a quiet stretch from here: no observer but the debugger, no breakpoint
+    /// that may stop after any node (NaN/Inf, a condition on any node, a callable), and a checkpoint possible here
+    /// unless a stretch is pending already.
+    bool quietAllowed() const;
+    /// The nodes (any graph) before which a quiet stretch must look: YieldOps, nodes named `runToName`, breakpoint
+    /// targets.
+    std::unordered_set<const Node*> quietStops(const std::string& runToName) const;
+    /// The nodes (any graph) whose outputs an after-node breakpoint tests (the node a condition names, the producers
+    /// of the value a value breakpoint names, DEBUG nodes): a quiet stretch runs each on its own and tests them.
+    std::unordered_set<const Node*> quietWatched() const;
+    /// continueRun()/runTo() as a plain run: fused, in place, values freed, no events; the steps counted, the log
+    /// left for completeLog().
+    StopInfo runQuiet(const std::string& runToName);
+    /// Fills the quiet stretches' log (completeLog) before a move that runs node by node or goes back.
+    void beginMove() { completeLog(); }
+    std::unordered_set<SessionObserver*> m_extraObservers;
+    bool m_logPending = false; // a quiet stretch ran since the log was complete
+    uint64_t m_logFrom = 0; // the position where the first pending stretch began
+    size_t m_quietStretches = 0;
 
     using StopPredicate = std::function<bool(const Session::StepResult&)>;
     StopInfo runUntil(const StopPredicate& stopAfter, const std::string& runToName = {});

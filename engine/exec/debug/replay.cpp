@@ -381,6 +381,7 @@ Value Debugger::materialize(const RecordedValue& value)
 void Debugger::materialize(
     std::span<const RecordedValue* const> values, const std::function<void(const RecordedValue&, const Value&)>& sink)
 {
+    ensureLog();
     std::vector<const RecordedValue*> wanted;
     for (const RecordedValue* v : values) {
         if (const Value* held = heldValue(*v))

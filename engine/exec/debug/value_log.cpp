@@ -95,6 +95,7 @@ void Debugger::keepToBudget(size_t protectFrom)
 
 const RecordedValue* Debugger::findValue(const std::string& name, uint64_t frameId) const
 {
+    ensureLog();
     for (auto it = m_values.rbegin(); it != m_values.rend(); ++it)
         if (it->name == name && (frameId == 0 || it->frameId == frameId))
             return &*it;
@@ -103,6 +104,7 @@ const RecordedValue* Debugger::findValue(const std::string& name, uint64_t frame
 
 std::vector<const RecordedValue*> Debugger::tracePoints() const
 {
+    ensureLog();
     std::vector<const RecordedValue*> out;
     for (const auto& v : m_values)
         if (v.tracePoint)
@@ -127,13 +129,12 @@ Debugger::FrameRecord& Debugger::frameRecord(const Frame& frame, const std::stri
 
 int64_t Debugger::currentIteration() const
 {
-    const Frame* top = m_session.topFrame();
-    if (!top)
-        return -1;
-    if (top->iteration >= 0)
-        return top->iteration;
-    auto it = m_frameRecords.find(top->id);
-    return it == m_frameRecords.end() ? -1 : it->second.enclosingIteration;
+    // The frames of the stack, innermost first, as frameRecord() reads them (also in quiet stretches, which make no
+    // frame records).
+    for (size_t f = m_session.depth(); f-- > 0;)
+        if (m_session.frame(f).iteration >= 0)
+            return m_session.frame(f).iteration;
+    return -1;
 }
 
 void Debugger::forgetOldIterations(const Frame& entered)
@@ -189,6 +190,7 @@ bool Debugger::mayHoldNonFinite(size_t first) const
 
 const Value* Debugger::heldValue(const RecordedValue& value) const
 {
+    ensureLog();
     if (!value.dropped)
         return &value.value;
     if (!value.graph)
@@ -230,6 +232,7 @@ const Value* Debugger::heldValue(const RecordedValue& value) const
 
 const RecordedValue* Debugger::findRecord(uint64_t ordinal) const
 {
+    ensureLog();
     auto it = std::lower_bound(
         m_values.begin(), m_values.end(), ordinal, [](const RecordedValue& v, uint64_t o) { return v.ordinal < o; });
     return it != m_values.end() && it->ordinal == ordinal ? &*it : nullptr;
@@ -237,6 +240,7 @@ const RecordedValue* Debugger::findRecord(uint64_t ordinal) const
 
 MemoryStats Debugger::memoryStats() const
 {
+    ensureLog();
     MemoryStats s;
     for (const RecordedValue& v : m_values)
         ++(v.dropped ? s.droppedValues : s.keptValues);

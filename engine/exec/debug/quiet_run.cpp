@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: MIT
+// The Debugger's quiet stretches: continueRun() and runTo() run as a plain run does (fused, in place, values freed, no
+// node events) between the places where they can stop, counting the steps; the nodes an after-node breakpoint tests
+// run on their own and are tested; the value log of the stretch is filled in after the stop by a replay from the
+// checkpoint where it began (completeLog). And the after-node breakpoints' test, which both kinds of run share.
+#include "engine/exec/debug/debugger.h"
+
+#include "engine/exec/observers/output_watch.h"
+
+#include <cstdlib>
+#include <functional>
+#include <string_view>
+
+namespace onnxscope {
+
+namespace {
+
+/// ONNXSCOPE_DEBUG_NODE_BY_NODE=1: debug runs never run quiet stretches (for measurements: a debug run as it was).
+bool quietDisabled()
+{
+    static const bool disabled = [] {
+        const char* v = std::getenv("ONNXSCOPE_DEBUG_NODE_BY_NODE");
+        return v && *v && std::string_view(v) != "0";
+    }();
+    return disabled;
+}
+
+template <class Pred> void collectNodes(const Graph& graph, const Pred& pred, std::unordered_set<const Node*>& out)
+{
+    for (const Node& node : graph.nodes()) {
+        if (pred(graph, node))
+            out.insert(&node);
+        for (const auto& [name, subgraph] : node.subgraphs)
+            if (subgraph)
+                collectNodes(*subgraph, pred, out);
+        if (node.functionBody)
+            collectNodes(*node.functionBody, pred, out);
+    }
+}
+
+/// Hands each node event to a function: tests the nodes a quiet stretch runs on their own.
+struct AfterNodeHook : SessionObserver {
+    std::function<void(const NodeEvent&)> after;
+    void afterNode(const NodeEvent& event) override { after(event); }
+    bool wantsTiming() const override { return false; }
+};
+
+} // namespace
+
+std::optional<StopInfo> Debugger::breakpointAfter(
+    const NodeEvent& event, int64_t iteration, bool nonFiniteCandidate) const
+{
+    for (const auto& b : m_breakpoints) {
+        if (!b.enabled || (b.iteration >= 0 && b.iteration != iteration))
+            continue;
+        StopInfo s;
+        s.breakpointId = b.id;
+        if (b.kind == Breakpoint::Kind::NonFinite) {
+            if (!nonFiniteCandidate)
+                continue;
+            if (auto hit = firstNonFiniteOutput(event)) {
+                s.reason = StopReason::NonFinite;
+                s.message = hit->nodePath + " produced " + hit->description + " in output "
+                    + std::to_string(hit->output) + " (\"" + hit->valueName + "\")";
+                return s;
+            }
+        } else if (b.kind == Breakpoint::Kind::DebugNodes && isDebugNode(event.node)) {
+            s.reason = StopReason::DebugNode;
+            s.message = "DEBUG node " + event.nodePath();
+            return s;
+        } else if (b.kind == Breakpoint::Kind::Condition || b.kind == Breakpoint::Kind::Value) {
+            if (hitAfterNode(b, event, iteration)) {
+                s.reason = StopReason::Breakpoint;
+                s.message = "breakpoint " + std::to_string(b.id) + " (" + b.description + ") after " + event.nodePath();
+                return s;
+            }
+        }
+    }
+    return std::nullopt;
+}
+
+bool Debugger::quietAllowed() const
+{
+    if (quietDisabled() || !m_extraObservers.empty() || m_replaying || m_session.state() != Session::State::Running)
+        return false;
+    for (const Breakpoint& b : m_breakpoints) {
+        if (!b.enabled)
+            continue;
+        if (b.condition || b.kind == Breakpoint::Kind::NonFinite
+            || (b.kind == Breakpoint::Kind::Condition && b.pattern.empty() && b.opType.empty()))
+            return false;
+    }
+    if (m_logPending)
+        return true;
+    // A stretch begins at a checkpoint, which is a position between two nodes of the main graph.
+    const Frame* top = m_session.topFrame();
+    return m_session.depth() == 1 && top && !top->pending;
+}
+
+std::unordered_set<const Node*> Debugger::quietStops(const std::string& runToName) const
+{
+    std::unordered_set<const Node*> stops;
+    collectNodes(
+        m_program->model().graph(),
+        [&](const Graph&, const Node& node) {
+            if (std::string_view(node.opType) == "YieldOp" || (!runToName.empty() && node.hasDisplayName(runToName)))
+                return true;
+            for (const Breakpoint& b : m_breakpoints)
+                if (b.enabled && targetsBeforeNode(b, node, b.iteration))
+                    return true;
+            return false;
+        },
+        stops);
+    return stops;
+}
+
+std::unordered_set<const Node*> Debugger::quietWatched() const
+{
+    std::unordered_set<const Node*> watched;
+    collectNodes(
+        m_program->model().graph(),
+        [&](const Graph& graph, const Node& node) {
+            for (const Breakpoint& b : m_breakpoints) {
+                if (!b.enabled)
+                    continue;
+                if (b.kind == Breakpoint::Kind::DebugNodes && isDebugNode(node))
+                    return true;
+                if (b.kind == Breakpoint::Kind::Condition && (b.pattern.empty() || node.hasDisplayName(b.pattern))
+                    && (b.opType.empty() || node.opType == b.opType))
+                    return true;
+                if (b.kind == Breakpoint::Kind::Value)
+                    for (ValueId id : node.outputs)
+                        if (id != kNoValue && graph.value(id).name == b.pattern)
+                            return true;
+            }
+            return false;
+        },
+        watched);
+    return watched;
+}
+
+StopInfo Debugger::runQuiet(const std::string& runToName)
+{
+    // Resuming from a stop skips the checks at the node we are sitting at, except right after start() (runUntil).
+    bool skipChecks = !m_freshStart;
+    m_freshStart = false;
+    if (!m_logPending) {
+        m_logPending = true;
+        m_logFrom = m_steps;
+        if (m_checkpoints.empty() || m_checkpoints.back().step < m_steps)
+            takeCheckpoint();
+    }
+    ++m_quietStretches;
+    const std::unordered_set<const Node*> stops = quietStops(runToName);
+    const std::unordered_set<const Node*> watched = quietWatched();
+    std::unordered_set<const Node*> barriers = stops;
+    barriers.insert(watched.begin(), watched.end());
+    // A watched node runs with this hook as the session's observer (so on its own, with its outputs made), a node
+    // with subgraphs until it completes.
+    std::optional<StopInfo> hit;
+    AfterNodeHook hook;
+    hook.after = [&](const NodeEvent& event) {
+        if (!hit)
+            hit = breakpointAfter(event, currentIteration(), false);
+    };
+    // No observer: the session runs as a plain run does (Session::runNode), but never fuses over a stop.
+    struct Quiet {
+        Debugger& d;
+        SessionObserver& hook;
+        explicit Quiet(Debugger& debugger, const std::unordered_set<const Node*>& barriers, SessionObserver& hook)
+            : d(debugger)
+            , hook(hook)
+        {
+            d.m_session.removeObserver(&d);
+            d.m_session.setFusionBarriers(&barriers);
+        }
+        void watch(bool on) { on ? d.m_session.addObserver(&hook) : d.m_session.removeObserver(&hook); }
+        ~Quiet()
+        {
+            d.m_session.removeObserver(&hook);
+            d.m_session.setFusionBarriers(nullptr);
+            d.m_session.addObserver(&d);
+        }
+    } quiet(*this, barriers, hook);
+    // A watched control-flow node in progress (a stop inside its subgraph) is watched until it completes.
+    const Node* watching = nullptr;
+    size_t watchDepth = 0;
+    for (size_t f = 0; f < m_session.depth() && !watching; ++f) {
+        const Frame& frame = m_session.frame(f);
+        if (frame.pending && !frame.atEnd() && watched.count(&frame.graph().nodes()[frame.pc])) {
+            watching = &frame.graph().nodes()[frame.pc];
+            watchDepth = f + 1;
+            quiet.watch(true);
+        }
+    }
+    while (true) {
+        const Node* next = m_session.nextNode();
+        if (next && !skipChecks && stops.count(next)) {
+            if (auto stop = checkBeforeNode(*next, runToName))
+                return *stop;
+        }
+        skipChecks = false;
+        if (m_pauseRequested.load(std::memory_order_relaxed) && m_pauseRequested.exchange(false))
+            return makeStop(StopReason::Paused, "paused at " + m_session.framePath());
+        if (!watching && next && watched.count(next)) {
+            watching = next;
+            watchDepth = m_session.depth();
+            quiet.watch(true);
+        }
+        Session::StepResult r;
+        try {
+            r = m_session.advance();
+        } catch (const Error& e) {
+            ++m_steps;
+            StopInfo s = makeStop(StopReason::Failed, e.what());
+            s.lastNode = m_session.failure().node;
+            s.framePath = m_session.failure().framePath;
+            m_lastStop = s;
+            return s;
+        }
+        // A fused step stands for the NodeDone steps of the nodes it covers: positions count as node by node.
+        m_steps += r.nodes;
+        if (watching && r.kind == Session::StepKind::NodeDone && r.node == watching && r.depth == watchDepth) {
+            quiet.watch(false);
+            watching = nullptr;
+        }
+        if (r.kind == Session::StepKind::Finished)
+            return makeStop(StopReason::Finished, "the run has finished");
+        if (hit) {
+            StopInfo s = *hit;
+            s.framePath = m_session.framePath();
+            s.lastNode = r.node;
+            s.nextNode = m_session.nextNode();
+            m_lastStop = s;
+            return s;
+        }
+    }
+}
+
+void Debugger::completeLog()
+{
+    if (!m_logPending)
+        return;
+    m_logPending = false;
+    const uint64_t target = m_steps;
+    const Session::State state = m_session.state();
+    // The replay starts at the checkpoint taken where the first pending stretch began (or an earlier one, if the
+    // budget thinned it away); none was taken during the stretches.
+    const auto later = std::upper_bound(m_checkpoints.begin(), m_checkpoints.end(), m_logFrom,
+        [](uint64_t p, const Checkpoint& c) { return p < c.step; });
+    dropCheckpoints(static_cast<size_t>(later - m_checkpoints.begin()));
+    try {
+        restoreTo(target);
+    } catch (const Error&) {
+        // The stretch ended in the node's failure, which the replay met again.
+    }
+    check(m_steps == target && m_session.state() == state,
+        "the replay of a debug run did not arrive where the run stopped (step " + std::to_string(m_steps) + " of "
+            + std::to_string(target) + ")");
+}
+
+} // namespace onnxscope

@@ -631,7 +631,9 @@ class Debugger:
         return self._position(self._core.step_out())
 
     def cont(self) -> Position:
-        """Runs until a breakpoint, a hook asks to stop, or the end."""
+        """Runs until a breakpoint, a hook asks to stop, or the end. With no hook, it runs as a plain run does between
+        the places where it can stop (the values are recorded after the stop, when first read); Ctrl+C still stops it
+        within a few milliseconds."""
         return self._position(self._core.cont())
 
     def run_to(self, node: str) -> Position:
@@ -675,8 +677,10 @@ class Debugger:
     def memory_report(self) -> dict:
         """What the memory budget cost the run so far: budget, kept_values, dropped_values, forgotten_values (dropped
         so long ago that only their count is left), recorded_bytes, checkpoints, checkpoint_bytes, checkpoint_interval,
-        rematerializations, replayed_steps, rematerialization_seconds, and notice (set when the budget could not hold
-        even one node's values, which the run then kept anyway)."""
+        rematerializations, replayed_steps, rematerialization_seconds, notice (set when the budget could not hold
+        even one node's values, which the run then kept anyway), and quiet_stretches (how many times cont() or run_to()
+        ran as a plain run between the places where it can stop, its values recorded after the stop: so they run when
+        no hook is added)."""
         return dict(self._core.memory_report())
 
     def digest(self, key: Union[ValueKey, tuple, str]) -> Optional[dict]:

@@ -34,10 +34,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstring>
+#include <exception>
 #include <limits>
+#include <mutex>
 #include <random>
 #include <set>
+#include <thread>
 #include <unordered_map>
 
 namespace nb = nanobind;
@@ -607,6 +611,79 @@ public:
         return position();
     }
 
+    /// continueRun() or runTo() with no Python hook: the debugger runs quiet stretches
+    /// (engine/exec/debug/quiet_run.cpp, a plain run between the places where it can stop), which it does only with no
+    /// observer of ours attached. So Ctrl+C is not polled per node: the run goes on a worker thread while this (the
+    /// main) thread, where Python's signal handlers run, checks them every 20 ms and asks the debugger to pause
+    /// (Debugger::requestPause, which a quiet stretch honours between steps, inside Loop iterations included). With
+    /// hooks, node by node as before.
+    template <class Action> nb::dict resumeQuiet(Action&& action)
+    {
+        if (!m_hooks.empty())
+            return resume(std::forward<Action>(action));
+        struct Detach {
+            PyDebugger& d;
+            explicit Detach(PyDebugger& debugger)
+                : d(debugger)
+            {
+                d.m_debugger->removeObserver(&d);
+            }
+            ~Detach() { d.m_debugger->addObserver(&d); }
+        };
+        m_running = true;
+        m_lastNode = nullptr; // not followed while detached: a pause names no last node rather than a stale one
+        StopInfo stop;
+        std::exception_ptr error;
+        {
+            Detach detach(*this);
+            nb::gil_scoped_release release;
+            std::mutex mutex;
+            std::condition_variable doneChanged;
+            bool done = false;
+            std::thread worker([&] {
+                try {
+                    stop = action();
+                } catch (...) {
+                    error = std::current_exception();
+                }
+                std::lock_guard<std::mutex> lock(mutex);
+                done = true;
+                doneChanged.notify_one();
+            });
+            std::unique_lock<std::mutex> lock(mutex);
+            while (!doneChanged.wait_for(lock, std::chrono::milliseconds(20), [&] { return done; })) {
+                lock.unlock();
+                {
+                    nb::gil_scoped_acquire gil;
+                    if (!m_pending.pending() && PyErr_CheckSignals() != 0) {
+                        m_pending.capture();
+                        m_debugger->requestPause();
+                    }
+                }
+                lock.lock();
+            }
+            lock.unlock();
+            worker.join();
+        }
+        m_running = false;
+        if (error)
+            std::rethrow_exception(error);
+        m_pending.raiseIfPending();
+        if (stop.reason == StopReason::Failed)
+            throw Error(stop.message);
+        return position();
+    }
+
+    /// Fills in the value log of the quiet stretches without the GIL before a reader of the log (which would
+    /// otherwise do it with the GIL held).
+    void readyLog()
+    {
+        if (m_debugger->logComplete())
+            return;
+        nb::gil_scoped_release release;
+        m_debugger->completeLog();
+    }
+
     /// A reverse move or go_to: the debugger replays nodes without stopping, so hooks are not called and nothing asks
     /// it to pause (a request would be left for the next move); Ctrl+C is raised once the move is done.
     template <class Action> nb::dict resumeSilently(Action&& action)
@@ -645,6 +722,7 @@ public:
     /// The recorded value at this index of values(), rebuilt if it was dropped (without the GIL).
     nb::object materializeAt(size_t index)
     {
+        readyLog();
         const std::vector<RecordedValue>& records = m_debugger->values();
         if (index >= records.size())
             throw nb::index_error("no recorded value at this index");
@@ -659,6 +737,7 @@ public:
     /// The recorded value with this ordinal (the 8th item of values()' tuples), rebuilt if its data was not kept.
     nb::object materializeOrdinal(uint64_t ordinal)
     {
+        readyLog();
         const RecordedValue* record = m_debugger->findRecord(ordinal);
         if (!record)
             throw Error("the debugger no longer records that value: a reverse move went back before it was made, or "
@@ -675,6 +754,7 @@ public:
     /// few replays as possible and without the GIL): tuples as recordToPython's, the data always present.
     nb::list values(bool materialize)
     {
+        readyLog();
         const std::vector<RecordedValue>& records = m_debugger->values();
         std::vector<const RecordedValue*> dropped;
         for (const RecordedValue& r : records)
@@ -704,8 +784,9 @@ public:
 
     /// The digests of the values whose data was dropped (what the debugger kept of them): ((frame, name, iteration),
     /// dict) pairs.
-    nb::list digests() const
+    nb::list digests()
     {
+        readyLog();
         nb::list list;
         for (const RecordedValue& r : m_debugger->values()) {
             if (!r.dropped || !r.summary.valid)
@@ -743,8 +824,9 @@ public:
         return list;
     }
 
-    nb::dict memoryReport() const
+    nb::dict memoryReport()
     {
+        readyLog();
         MemoryStats s = m_debugger->memoryStats();
         nb::dict d;
         d["budget"] = m_debugger->options().memoryBudget;
@@ -759,6 +841,7 @@ public:
         d["replayed_steps"] = s.replayedSteps;
         d["rematerialization_seconds"] = std::chrono::duration<double>(s.rematerializationTime).count();
         d["notice"] = m_debugger->budgetNotice();
+        d["quiet_stretches"] = m_debugger->quietStretches();
         return d;
     }
 
@@ -1345,10 +1428,12 @@ NB_MODULE(_onnxscope, m)
         .def("step", [](PyDebugger& d) { return d.resume([&] { return d.debugger().step(); }); })
         .def("step_into", [](PyDebugger& d) { return d.resume([&] { return d.debugger().stepInto(); }); })
         .def("step_out", [](PyDebugger& d) { return d.resume([&] { return d.debugger().stepOut(); }); })
-        .def("cont", [](PyDebugger& d) { return d.resume([&] { return d.debugger().continueRun(); }); })
+        .def("cont", [](PyDebugger& d) { return d.resumeQuiet([&] { return d.debugger().continueRun(); }); })
         .def(
             "run_to",
-            [](PyDebugger& d, const std::string& node) { return d.resume([&] { return d.debugger().runTo(node); }); },
+            [](PyDebugger& d, const std::string& node) {
+                return d.resumeQuiet([&] { return d.debugger().runTo(node); });
+            },
             "node"_a)
         .def("step_back", [](PyDebugger& d) { return d.resumeSilently([&] { return d.debugger().stepBack(); }); })
         .def("step_back_into",

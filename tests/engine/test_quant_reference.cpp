@@ -249,8 +249,9 @@ private slots:
     void integerProductsOfOddShapes()
     {
         // MatMulInteger and ConvInteger on the integer kernel (integer_product.h, gemmS8U8 at the level
-        // ONNXSCOPE_SIMD picks): every uint8/int8 mix, zero points at both ends and the middle of the range, per
-        // column (MatMul) and per output channel (Conv), sizes not multiples of the vector width, K = 1.
+        // ONNXSCOPE_SIMD picks; depthwise convolutions on their direct loop): every uint8/int8 mix, zero points at both
+        // ends and the middle of the range, per column (MatMul) and per output channel (Conv), sizes not multiples of
+        // the vector width, K = 1.
         std::mt19937 rng(kSeed + 7);
         const auto fill = [&](Tensor& t, std::vector<int64_t>& v) {
             v.resize(size_t(t.size()));
@@ -319,7 +320,8 @@ private slots:
         };
         for (const Cv& g : { Cv { 3, 5, 9, 7, 3, 3, 1, 1, 1, 1 }, Cv { 4, 6, 11, 10, 3, 2, 2, 1, 0, 2 },
                  Cv { 6, 9, 8, 8, 3, 3, 1, 2, 2, 3 }, Cv { 20, 17, 5, 6, 1, 1, 1, 1, 0, 1 },
-                 Cv { 2, 33, 4, 5, 1, 3, 2, 1, 1, 1 } })
+                 Cv { 2, 33, 4, 5, 1, 3, 2, 1, 1, 1 }, Cv { 8, 8, 9, 10, 3, 3, 2, 1, 1, 8 },
+                 Cv { 5, 5, 7, 19, 3, 3, 1, 2, 2, 5 }, Cv { 3, 3, 6, 6, 5, 5, 1, 1, 2, 3 } })
             for (DataType tx : types)
                 for (DataType tw : types)
                     for (bool perChannel : { false, true }) {

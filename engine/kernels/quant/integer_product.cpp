@@ -112,9 +112,78 @@ void Requantize::row(const int32_t* acc, int64_t n, int64_t channel, void* out) 
     }
 }
 
+namespace {
+
+/// One channel of a depthwise convolution (one input and one output channel per group), directly: for each kernel
+/// tap, the valid output positions of each output row add the tap's weight times x less its zero point (the padding
+/// adds nothing). acc holds g.outSize() sums.
+template <class T>
+void depthwiseChannel(const T* x, int32_t zx, const int32_t* taps, const WindowGeometry& g, int32_t* acc)
+{
+    std::fill(acc, acc + g.outSize(), 0);
+    int64_t tap = 0;
+    for (int64_t kd = 0; kd < g.kernel[0]; ++kd)
+        for (int64_t kh = 0; kh < g.kernel[1]; ++kh)
+            for (int64_t kw = 0; kw < g.kernel[2]; ++kw, ++tap) {
+                const int32_t wv = taps[tap];
+                if (wv == 0)
+                    continue;
+                // Output columns whose input column is inside the image.
+                const int64_t shift = kw * g.dilation[2] - g.padBegin[2];
+                int64_t lo = 0, hi = g.out[2];
+                while (lo < hi && lo * g.stride[2] + shift < 0)
+                    ++lo;
+                while (hi > lo && (hi - 1) * g.stride[2] + shift >= g.in[2])
+                    --hi;
+                for (int64_t od = 0; od < g.out[0]; ++od) {
+                    const int64_t id = od * g.stride[0] - g.padBegin[0] + kd * g.dilation[0];
+                    if (id < 0 || id >= g.in[0])
+                        continue;
+                    for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+                        const int64_t ih = oh * g.stride[1] - g.padBegin[1] + kh * g.dilation[1];
+                        if (ih < 0 || ih >= g.in[1])
+                            continue;
+                        const T* row = x + (id * g.in[1] + ih) * g.in[2] + shift;
+                        int32_t* out = acc + (od * g.out[1] + oh) * g.out[2];
+                        const int64_t stride = g.stride[2];
+                        if (stride == 1)
+                            for (int64_t ow = lo; ow < hi; ++ow)
+                                out[ow] += wv * (int32_t(row[ow]) - zx);
+                        else
+                            for (int64_t ow = lo; ow < hi; ++ow)
+                                out[ow] += wv * (int32_t(row[ow * stride]) - zx);
+                    }
+                }
+            }
+}
+
+} // namespace
+
 void convolve(DataType xType, const uint8_t* x, int32_t zx, const Weights& w, int64_t batch, int64_t channels,
     int64_t group, const WindowGeometry& g, ThreadPool* pool, const ConvSink& sink)
 {
+    if (channels == group && w.rows == group) {
+        // Depthwise: a direct loop per channel instead of a one-row product.
+        const int64_t ks = g.kernelSize();
+        const int64_t grain = std::max<int64_t>(1, simd::kGrainElements / std::max<int64_t>(1, g.outSize() * ks));
+        parallelFor(pool, batch * channels, grain, [&](int64_t u0, int64_t u1) {
+            std::vector<int32_t> acc(static_cast<size_t>(g.outSize()));
+            std::vector<int32_t> taps(static_cast<size_t>(ks));
+            for (int64_t u = u0; u < u1; ++u) {
+                const int64_t b = u / channels, c = u % channels;
+                for (int64_t t = 0; t < ks; ++t)
+                    taps[static_cast<size_t>(t)] = int32_t(w.data[static_cast<size_t>(c * 4 * w.k4 + t)]) + w.shift
+                        - w.zero[static_cast<size_t>(c)];
+                const uint8_t* image = x + u * g.inSize();
+                if (xType == DataType::Int8)
+                    depthwiseChannel(reinterpret_cast<const int8_t*>(image), zx, taps.data(), g, acc.data());
+                else
+                    depthwiseChannel(image, zx, taps.data(), g, acc.data());
+                sink(b, c, 1, 0, g.outSize(), acc.data());
+            }
+        });
+        return;
+    }
     const int64_t cg = channels / group, mg = w.rows / group, ks = g.kernelSize(), outSize = g.outSize();
     const int64_t k = cg * ks;
     const bool pointwise = g.isPointwise();

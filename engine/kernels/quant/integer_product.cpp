@@ -9,6 +9,10 @@
 #include <cstring>
 #include <limits>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace onnxscope::intprod {
 
 Weights prepareWeights(DataType type, const void* src, int64_t rows, int64_t k, int64_t strideRow, int64_t strideK,
@@ -34,12 +38,13 @@ Weights prepareWeights(DataType type, const void* src, int64_t rows, int64_t k, 
         w.rowSum[static_cast<size_t>(i)] = sum;
         if (!zero.empty())
             w.zero[static_cast<size_t>(i)] = zero[zero.size() == 1 ? 0 : static_cast<size_t>(i)];
+        w.needsColumnSums = w.needsColumnSums || w.shift != w.zero[static_cast<size_t>(i)];
     }
     return w;
 }
 
 void packColumns(
-    DataType type, const uint8_t* src, int64_t k, int64_t n, int64_t strideK, int64_t strideN, Columns& out)
+    DataType type, const uint8_t* src, int64_t k, int64_t n, int64_t strideK, int64_t strideN, Columns& out, bool sums)
 {
     out.k = k;
     out.n = n;
@@ -47,15 +52,47 @@ void packColumns(
     out.shift = type == DataType::Int8 ? 128 : 0;
     const uint8_t flip = type == DataType::Int8 ? 0x80 : 0;
     const int64_t panels = (n + simd::kInt8Panel - 1) / simd::kInt8Panel, panelBytes = out.k4 * 64;
-    out.panels.assign(static_cast<size_t>(panels * panelBytes), 0);
-    out.colSum.assign(static_cast<size_t>(n), 0);
+    // Bytes past n in the last panel and past k in the last group are left as they are: they meet zero weights or
+    // land in columns that are not stored.
+    out.panels.resize(static_cast<size_t>(panels * panelBytes));
+    out.colSum.assign(sums ? static_cast<size_t>(n) : 0, 0);
+    uint8_t* panel = out.panels.data();
+    int64_t done = 0; // columns packed by the vector loop
+#if defined(__SSE2__)
+    if (strideN == 1) {
+        // Four rows of 16 columns interleaved into 64 bytes: bytes of rows 0/1 and 2/3 paired, then the pairs.
+        const __m128i flipBytes = _mm_set1_epi8(static_cast<char>(flip));
+        done = n / 16 * 16;
+        for (int64_t q = 0; q < out.k4; ++q) {
+            const uint8_t* rows[4];
+            for (int64_t t = 0; t < 4; ++t)
+                rows[t] = 4 * q + t < k ? src + (4 * q + t) * strideK : nullptr;
+            for (int64_t j = 0; j < done; j += 16) {
+                __m128i r[4];
+                for (int t = 0; t < 4; ++t)
+                    r[t] = rows[t]
+                        ? _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(rows[t] + j)), flipBytes)
+                        : _mm_setzero_si128();
+                const __m128i a0 = _mm_unpacklo_epi8(r[0], r[1]), a1 = _mm_unpackhi_epi8(r[0], r[1]);
+                const __m128i b0 = _mm_unpacklo_epi8(r[2], r[3]), b1 = _mm_unpackhi_epi8(r[2], r[3]);
+                auto* dst = reinterpret_cast<__m128i*>(panel + (j / 16) * panelBytes + q * 64);
+                _mm_storeu_si128(dst, _mm_unpacklo_epi16(a0, b0));
+                _mm_storeu_si128(dst + 1, _mm_unpackhi_epi16(a0, b0));
+                _mm_storeu_si128(dst + 2, _mm_unpacklo_epi16(a1, b1));
+                _mm_storeu_si128(dst + 3, _mm_unpackhi_epi16(a1, b1));
+            }
+        }
+    }
+#endif
     for (int64_t kk = 0; kk < k; ++kk) {
         const uint8_t* row = src + kk * strideK;
-        uint8_t* dst = out.panels.data() + (kk / 4) * 64 + kk % 4;
-        for (int64_t j = 0; j < n; ++j) {
-            const uint8_t v = row[j * strideN] ^ flip;
-            dst[(j / 16) * panelBytes + (j % 16) * 4] = v;
-            out.colSum[static_cast<size_t>(j)] += v;
+        uint8_t* dst = panel + (kk / 4) * 64 + kk % 4;
+        for (int64_t j = done; j < n; ++j)
+            dst[(j / 16) * panelBytes + (j % 16) * 4] = row[j * strideN] ^ flip;
+        if (sums) {
+            int32_t* sum = out.colSum.data();
+            for (int64_t j = 0; j < n; ++j)
+                sum[j] += row[j * strideN] ^ flip;
         }
     }
 }
@@ -74,6 +111,11 @@ void product(const Weights& w, int64_t row0, int64_t rows, const Columns& x, int
         const uint32_t rowTerm = xz * static_cast<uint32_t>(w.rowSum[static_cast<size_t>(row0 + i)])
             + static_cast<uint32_t>(w.k) * wz * xz;
         int32_t* ci = c + i * ldcRow;
+        if (wz == 0) {
+            for (int64_t j = 0; j < x.n; ++j)
+                ci[j * ldcCol] = static_cast<int32_t>(static_cast<uint32_t>(ci[j * ldcCol]) - rowTerm);
+            continue;
+        }
         for (int64_t j = 0; j < x.n; ++j) {
             int32_t& v = ci[j * ldcCol];
             v = static_cast<int32_t>(
@@ -98,8 +140,11 @@ void Requantize::row(const int32_t* acc, int64_t n, int64_t channel, void* out) 
     const float o = offset.empty() ? 0.0f : offset[static_cast<size_t>(channel)];
     const auto value = [&](int64_t j) {
         const auto sum = static_cast<int32_t>(static_cast<uint32_t>(acc[j]) + b);
+        // Clamped first (the bounds are integers), so that adding and taking away 1.5 * 2^23 rounds half to even,
+        // as nearbyint does.
         const float v = std::clamp(static_cast<float>(sum) * s + o, lo, hi);
-        return static_cast<int32_t>(std::nearbyint(v)) + zero;
+        constexpr float kRound = 12582912.0f;
+        return v == v ? static_cast<int32_t>((v + kRound) - kRound) + zero : zero; // NaN (an infinite scale times 0)
     };
     if (type == DataType::Int8) {
         auto* y = static_cast<int8_t*>(out);
@@ -201,11 +246,11 @@ void convolve(DataType xType, const uint8_t* x, int32_t zx, const Weights& w, in
             const int64_t p1 = std::min(outSize, p0 + chunk), n = p1 - p0;
             const uint8_t* image = x + (b * channels + gi * cg) * g.inSize();
             if (pointwise) {
-                packColumns(xType, image + p0, k, n, g.inSize(), 1, cols);
+                packColumns(xType, image + p0, k, n, g.inSize(), 1, cols, w.needsColumnSums);
             } else {
                 col.resize(static_cast<size_t>(k * n));
                 im2col<uint8_t>(image, cg, g, p0, p1, col.data(), padByte);
-                packColumns(xType, col.data(), k, n, n, 1, cols);
+                packColumns(xType, col.data(), k, n, n, 1, cols, w.needsColumnSums);
             }
             acc.resize(static_cast<size_t>(mg * n));
             product(w, gi * mg, mg, cols, zx, acc.data(), n, 1);

@@ -32,6 +32,7 @@ struct Weights {
     std::vector<int32_t> rowSum; // by row: sum over k of data
     std::vector<int32_t> zero; // by row: the weights' zero point, in their own type
     int32_t shift = 0; // 128 for uint8 weights, else 0
+    bool needsColumnSums = false; // some row's shift differs from its zero point (packColumns' `sums`)
 };
 
 /// Weights of `type` (UInt8 or Int8) read at src[i * strideRow + kk * strideK]; `zero`: one zero point or one per row
@@ -48,12 +49,13 @@ struct Columns {
 };
 
 /// Packs k x n values of `type` (UInt8 or Int8, as bytes) at src[kk * strideK + j * strideN] into `out` (its buffers
-/// reused).
-void packColumns(
-    DataType type, const uint8_t* src, int64_t k, int64_t n, int64_t strideK, int64_t strideN, Columns& out);
+/// reused), with the column sums unless `sums` is false (weights whose zero point equals their shift, as symmetric
+/// int8 weights, do not need them).
+void packColumns(DataType type, const uint8_t* src, int64_t k, int64_t n, int64_t strideK, int64_t strideN,
+    Columns& out, bool sums = true);
 
 /// c[i * ldcRow + j * ldcCol] = sum over kk of (w[row0 + i, kk] - zw[row0 + i]) * (x[kk, j] - zx) for i < rows,
-/// j < x.n. w.k must equal x.k.
+/// j < x.n. w.k must equal x.k; x needs its column sums when w.needsColumnSums.
 void product(const Weights& w, int64_t row0, int64_t rows, const Columns& x, int32_t zx, int32_t* c, int64_t ldcRow,
     int64_t ldcCol);
 

@@ -396,7 +396,6 @@ private:
                 return;
         }
         const Node* first = fromQuantized ? &dq : &conv;
-        size_t at = static_cast<size_t>(conv.id);
         // The weights: quantized [M, C / group, kernel...], zero point and scale per tensor or along axis 0.
         const Node* wdq = knownDequantize(conv.inputs[1]);
         if (!wdq || wdq->inputs.size() != 3 || !readOnlyBy(conv.inputs[1], { &conv }))
@@ -431,16 +430,19 @@ private:
                         bz->data<int32_t>().begin(), bz->data<int32_t>().end(), [](int32_t z) { return z != 0; })))
                 return;
         }
-        // Then an optional Relu and the QuantizeLinear of y, per tensor, to uint8 or int8.
-        at = skipConstants(at + 1, skipped);
-        const Node* last = soleReaderAt(conv.outputs[0], at);
-        bool relu = false;
-        if (last && isDefaultOp(*last, "Relu")) {
-            relu = true;
-            at = skipConstants(static_cast<size_t>(last->id) + 1, skipped);
-            last = soleReaderAt(last->outputs[0], at);
-        }
+        // Then an optional Relu and the QuantizeLinear of y, per tensor, to uint8 or int8, anywhere after the Conv
+        // (exporters interleave a block's convolutions): the step writes the QuantizeLinear's output, and the Relu
+        // and QuantizeLinear nodes are skipped where they stand.
+        const Node* relu = soleConsumer(conv.outputs[0]);
+        const Node* last = relu;
+        if (relu && isDefaultOp(*relu, "Relu") && relu->inputs.size() == 1)
+            last = soleConsumer(relu->outputs[0]);
+        else
+            relu = nullptr;
         if (!last || !isDefaultOp(*last, "QuantizeLinear") || last->inputs.size() != 3
+            || last->inputs[0] != (relu ? relu->outputs[0] : conv.outputs[0])
+            || m_plan.fused[static_cast<size_t>(last->id)].nodes
+            || (relu && m_plan.fused[static_cast<size_t>(relu->id)].nodes)
             || last->attributes.getInt("output_dtype", 0) != 0 || last->attributes.getInt("block_size", 0) != 0)
             return;
         const Tensor* ys = knownTensor(last->inputs[1]);
@@ -461,7 +463,7 @@ private:
         intprod::Requantize& rq = params.requantize;
         rq.type = yz->dtype();
         rq.zero = byteAt(*yz, 0);
-        rq.setRange(relu);
+        rq.setRange(relu != nullptr);
         for (int64_t i = 0; i < ws->size(); ++i) {
             const float sw = ws->data<float>()[static_cast<size_t>(i)];
             if (!std::isfinite(sw))
@@ -486,15 +488,29 @@ private:
             }
         }
         FusedStep step;
-        step.nodes = static_cast<uint32_t>(last->id - first->id + 1);
+        step.nodes = static_cast<uint32_t>(conv.id - first->id + 1);
         step.output = last->outputs[0];
         step.constants = std::move(skipped);
         step.kernel = makeQdqConv(KernelInit { conv, &m_graph }, std::move(params));
         m_plan.fused[static_cast<size_t>(first->id)] = std::move(step);
-        // The weights' and bias' DequantizeLinear nodes: nothing reads their outputs in plain runs any more.
-        for (const Node* skip : { wdq, bdq })
+        // Nothing reads the outputs of the weights' and bias' DequantizeLinear nodes in plain runs any more, and the
+        // step has written the QuantizeLinear's.
+        for (const Node* skip : { wdq, bdq, relu, last })
             if (skip)
                 m_plan.fused[static_cast<size_t>(skip->id)].nodes = 1;
+    }
+
+    /// The node that alone reads `id` (not a graph output), if it has a kernel and one output.
+    const Node* soleConsumer(ValueId id) const
+    {
+        const auto& consumers = m_graph.values()[static_cast<size_t>(id)].consumers;
+        if (consumers.size() != 1)
+            return nullptr;
+        const Node& reader = m_graph.nodes()[static_cast<size_t>(consumers[0])];
+        if (!m_plan.kernels[static_cast<size_t>(reader.id)] || reader.outputs.size() != 1
+            || reader.outputs[0] == kNoValue || !reader.implicitInputs.empty() || !readOnlyBy(id, { &reader }))
+            return nullptr;
+        return &reader;
     }
 
     /// HardSwish as exporters write it, x * Clip(x + 3, 0, 6) / 6: Add, Clip, Mul and Div from position `at` (Constant

@@ -138,22 +138,29 @@ void Requantize::row(const int32_t* acc, int64_t n, int64_t channel, void* out) 
     const float s = scale[scale.size() == 1 ? 0 : static_cast<size_t>(channel)];
     const auto b = static_cast<uint32_t>(bias.empty() ? 0 : bias[static_cast<size_t>(channel)]);
     const float o = offset.empty() ? 0.0f : offset[static_cast<size_t>(channel)];
-    const auto value = [&](int64_t j) {
-        const auto sum = static_cast<int32_t>(static_cast<uint32_t>(acc[j]) + b);
-        // Clamped first (the bounds are integers), so that adding and taking away 1.5 * 2^23 rounds half to even,
-        // as nearbyint does.
-        const float v = std::clamp(static_cast<float>(sum) * s + o, lo, hi);
-        constexpr float kRound = 12582912.0f;
-        return v == v ? static_cast<int32_t>((v + kRound) - kRound) + zero : zero; // NaN (an infinite scale times 0)
-    };
-    if (type == DataType::Int8) {
-        auto* y = static_cast<int8_t*>(out);
-        for (int64_t j = 0; j < n; ++j)
-            y[j] = static_cast<int8_t>(value(j));
-    } else {
-        auto* y = static_cast<uint8_t*>(out);
-        for (int64_t j = 0; j < n; ++j)
-            y[j] = static_cast<uint8_t>(value(j));
+    // In blocks through an int32 buffer, each loop plain enough for the compiler to vectorize: the sum (wrapping as
+    // a 32-bit accumulator), scaled, clamped to [lo, hi] (NaN, from an infinite scale times 0, to lo), rounded half
+    // to even by adding and taking away 1.5 * 2^23 (exact once clamped: the bounds are integers), the zero point.
+    constexpr float kRound = 12582912.0f;
+    constexpr int64_t kBlock = 256;
+    int32_t q[kBlock];
+    for (int64_t j0 = 0; j0 < n; j0 += kBlock) {
+        const int64_t m = std::min(kBlock, n - j0);
+        for (int64_t j = 0; j < m; ++j) {
+            float v = static_cast<float>(static_cast<int32_t>(static_cast<uint32_t>(acc[j0 + j]) + b)) * s + o;
+            v = v > lo ? v : lo;
+            v = v < hi ? v : hi;
+            q[j] = static_cast<int32_t>((v + kRound) - kRound) + zero;
+        }
+        if (type == DataType::Int8) {
+            auto* y = static_cast<int8_t*>(out) + j0;
+            for (int64_t j = 0; j < m; ++j)
+                y[j] = static_cast<int8_t>(q[j]);
+        } else {
+            auto* y = static_cast<uint8_t*>(out) + j0;
+            for (int64_t j = 0; j < m; ++j)
+                y[j] = static_cast<uint8_t>(q[j]);
+        }
     }
 }
 
@@ -161,16 +168,19 @@ namespace {
 
 /// One channel of a depthwise convolution (one input and one output channel per group), directly: for each kernel
 /// tap, the valid output positions of each output row add the tap's weight times x less its zero point (the padding
-/// adds nothing). acc holds g.outSize() sums.
-template <class T>
-void depthwiseChannel(const T* x, int32_t zx, const int32_t* taps, const WindowGeometry& g, int32_t* acc)
+/// adds nothing). In float, which holds these sums exactly (each product at most 2^16 in size, at most kExactTaps of
+/// them: below 2^24) and vectorizes at every level; acc holds g.outSize() sums.
+constexpr int64_t kExactTaps = 255;
+
+template <class T> void depthwiseChannel(const T* x, int32_t zx, const float* taps, const WindowGeometry& g, float* acc)
 {
-    std::fill(acc, acc + g.outSize(), 0);
+    std::fill(acc, acc + g.outSize(), 0.0f);
+    const auto zero = static_cast<float>(zx);
     int64_t tap = 0;
     for (int64_t kd = 0; kd < g.kernel[0]; ++kd)
         for (int64_t kh = 0; kh < g.kernel[1]; ++kh)
             for (int64_t kw = 0; kw < g.kernel[2]; ++kw, ++tap) {
-                const int32_t wv = taps[tap];
+                const float wv = taps[tap];
                 if (wv == 0)
                     continue;
                 // Output columns whose input column is inside the image.
@@ -189,14 +199,14 @@ void depthwiseChannel(const T* x, int32_t zx, const int32_t* taps, const WindowG
                         if (ih < 0 || ih >= g.in[1])
                             continue;
                         const T* row = x + (id * g.in[1] + ih) * g.in[2] + shift;
-                        int32_t* out = acc + (od * g.out[1] + oh) * g.out[2];
+                        float* out = acc + (od * g.out[1] + oh) * g.out[2];
                         const int64_t stride = g.stride[2];
                         if (stride == 1)
                             for (int64_t ow = lo; ow < hi; ++ow)
-                                out[ow] += wv * (int32_t(row[ow]) - zx);
+                                out[ow] += wv * (static_cast<float>(row[ow]) - zero);
                         else
                             for (int64_t ow = lo; ow < hi; ++ow)
-                                out[ow] += wv * (int32_t(row[ow * stride]) - zx);
+                                out[ow] += wv * (static_cast<float>(row[ow * stride]) - zero);
                     }
                 }
             }
@@ -207,24 +217,28 @@ void depthwiseChannel(const T* x, int32_t zx, const int32_t* taps, const WindowG
 void convolve(DataType xType, const uint8_t* x, int32_t zx, const Weights& w, int64_t batch, int64_t channels,
     int64_t group, const WindowGeometry& g, ThreadPool* pool, const ConvSink& sink)
 {
-    if (channels == group && w.rows == group) {
+    if (channels == group && w.rows == group && g.kernelSize() <= kExactTaps) {
         // Depthwise: a direct loop per channel instead of a one-row product.
         const int64_t ks = g.kernelSize();
         const int64_t grain = std::max<int64_t>(1, simd::kGrainElements / std::max<int64_t>(1, g.outSize() * ks));
         parallelFor(pool, batch * channels, grain, [&](int64_t u0, int64_t u1) {
-            std::vector<int32_t> acc(static_cast<size_t>(g.outSize()));
-            std::vector<int32_t> taps(static_cast<size_t>(ks));
+            std::vector<float> acc(static_cast<size_t>(g.outSize()));
+            std::vector<int32_t> sums(acc.size());
+            std::vector<float> taps(static_cast<size_t>(ks));
             for (int64_t u = u0; u < u1; ++u) {
                 const int64_t b = u / channels, c = u % channels;
                 for (int64_t t = 0; t < ks; ++t)
-                    taps[static_cast<size_t>(t)] = int32_t(w.data[static_cast<size_t>(c * 4 * w.k4 + t)]) + w.shift
-                        - w.zero[static_cast<size_t>(c)];
+                    taps[static_cast<size_t>(t)]
+                        = static_cast<float>(int32_t(w.data[static_cast<size_t>(c * 4 * w.k4 + t)]) + w.shift
+                            - w.zero[static_cast<size_t>(c)]);
                 const uint8_t* image = x + u * g.inSize();
                 if (xType == DataType::Int8)
                     depthwiseChannel(reinterpret_cast<const int8_t*>(image), zx, taps.data(), g, acc.data());
                 else
                     depthwiseChannel(image, zx, taps.data(), g, acc.data());
-                sink(b, c, 1, 0, g.outSize(), acc.data());
+                for (size_t i = 0; i < acc.size(); ++i)
+                    sums[i] = static_cast<int32_t>(acc[i]);
+                sink(b, c, 1, 0, g.outSize(), sums.data());
             }
         });
         return;

@@ -138,11 +138,19 @@ void quantizeFloatBytes(const float* x, int64_t n, const QuantLayout& q, const f
         const float lo = float(int32_t(std::numeric_limits<Q>::lowest()) - z);
         const float hi = float(int32_t(std::numeric_limits<Q>::max()) - z);
         constexpr float kRound = 12582912.0f; // 1.5 * 2^23
-        for (int64_t i = b; i < e; ++i) {
-            const float v = x[i] / s;
-            const float c = v < lo ? lo : (v > hi ? hi : v);
-            const float r = (c + kRound) - kRound;
-            y[i] = v != v ? Q(0) : static_cast<Q>(static_cast<int32_t>(r) + z);
+        constexpr int64_t kBlock = 256;
+        int32_t q[kBlock]; // in blocks, so that both loops vectorize
+        for (int64_t i0 = b; i0 < e; i0 += kBlock) {
+            const int64_t m = std::min(kBlock, e - i0);
+            for (int64_t j = 0; j < m; ++j) {
+                const float v = x[i0 + j] / s;
+                float c = v > lo ? v : lo;
+                c = c < hi ? c : hi;
+                const int32_t r = static_cast<int32_t>((c + kRound) - kRound) + z;
+                q[j] = v != v ? 0 : r;
+            }
+            for (int64_t j = 0; j < m; ++j)
+                y[i0 + j] = static_cast<Q>(q[j]);
         }
     });
 }

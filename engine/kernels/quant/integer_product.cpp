@@ -217,6 +217,59 @@ template <class T> void depthwiseChannel(const T* x, int32_t zx, const float* ta
 void convolve(DataType xType, const uint8_t* x, int32_t zx, const Weights& w, int64_t batch, int64_t channels,
     int64_t group, const WindowGeometry& g, ThreadPool* pool, const ConvSink& sink)
 {
+    if (channels == group && w.rows == group && g.kernelSize() <= kExactTaps && g.in[0] == 1 && g.kernel[0] == 1
+        && g.out[0] == 1) {
+        // 2-D depthwise: the level's float depthwise kernel over x less its zero point, exact here as in
+        // depthwiseChannel (products of integers under 2^16, fewer than 256 of them), blocks of channels over the pool.
+        simd::DepthwiseGeometry dg;
+        dg.inH = g.in[1];
+        dg.inW = g.in[2];
+        dg.outH = g.out[1];
+        dg.outW = g.out[2];
+        dg.kernelH = g.kernel[1];
+        dg.kernelW = g.kernel[2];
+        dg.strideH = g.stride[1];
+        dg.strideW = g.stride[2];
+        dg.dilationH = g.dilation[1];
+        dg.dilationW = g.dilation[2];
+        dg.padTop = g.padBegin[1];
+        dg.padLeft = g.padBegin[2];
+        const int64_t ks = g.kernelSize(), inSize = g.inSize(), outSize = g.outSize();
+        std::vector<float> taps(static_cast<size_t>(channels * ks));
+        for (int64_t c = 0; c < channels; ++c)
+            for (int64_t t = 0; t < ks; ++t)
+                taps[static_cast<size_t>(c * ks + t)] = static_cast<float>(
+                    int32_t(w.data[static_cast<size_t>(c * 4 * w.k4 + t)]) + w.shift - w.zero[static_cast<size_t>(c)]);
+        constexpr int64_t kChannels = 8;
+        const int64_t blocks = (channels + kChannels - 1) / kChannels;
+        const int64_t grain
+            = std::max<int64_t>(1, simd::kGrainElements / std::max<int64_t>(1, outSize * ks * kChannels));
+        const auto flip = static_cast<float>(zx);
+        parallelFor(pool, batch * blocks, grain, [&](int64_t u0, int64_t u1) {
+            std::vector<float> in(static_cast<size_t>(kChannels * inSize)),
+                out(static_cast<size_t>(kChannels * outSize));
+            std::vector<int32_t> sums(static_cast<size_t>(outSize));
+            for (int64_t u = u0; u < u1; ++u) {
+                const int64_t b = u / blocks, c0 = (u % blocks) * kChannels, nc = std::min(kChannels, channels - c0);
+                const uint8_t* image = x + (b * channels + c0) * inSize;
+                const int64_t count = nc * inSize;
+                if (xType == DataType::Int8)
+                    for (int64_t i = 0; i < count; ++i)
+                        in[static_cast<size_t>(i)] = static_cast<float>(static_cast<int8_t>(image[i])) - flip;
+                else
+                    for (int64_t i = 0; i < count; ++i)
+                        in[static_cast<size_t>(i)] = static_cast<float>(image[i]) - flip;
+                simd::ops().depthwise2d(in.data(), taps.data() + c0 * ks, nullptr, out.data(), nc, dg, {});
+                for (int64_t c = 0; c < nc; ++c) {
+                    const float* plane = out.data() + c * outSize;
+                    for (int64_t i = 0; i < outSize; ++i)
+                        sums[static_cast<size_t>(i)] = static_cast<int32_t>(plane[i]);
+                    sink(b, c0 + c, 1, 0, outSize, sums.data());
+                }
+            }
+        });
+        return;
+    }
     if (channels == group && w.rows == group && g.kernelSize() <= kExactTaps) {
         // Depthwise: a direct loop per channel instead of a one-row product.
         const int64_t ks = g.kernelSize();

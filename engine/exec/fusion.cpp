@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "engine/exec/fusion.h"
 
+#include "engine/kernels/math/matmul.h"
 #include "engine/kernels/nn/activations.h"
 #include "engine/kernels/nn/conv.h"
 #include "engine/kernels/quant/qdq_conv.h"
@@ -94,6 +95,8 @@ public:
             try {
                 if (m_plan.fused[static_cast<size_t>(node.id)].nodes == 0)
                     fuseQdqConv(node);
+                if (m_plan.fused[static_cast<size_t>(node.id)].nodes == 0)
+                    fuseTransposedWeights(node);
                 fuseConv(node);
             } catch (const Error&) {
                 // An attribute the node's own kernel would reject at run time: leave the node alone.
@@ -498,6 +501,37 @@ private:
         for (const Node* skip : { wdq, bdq, relu, last })
             if (skip)
                 m_plan.fused[static_cast<size_t>(skip->id)].nodes = 1;
+    }
+
+    /// MatMul(A, Transpose(W)) with W a known float matrix whose transpose was not folded (too large: a tied
+    /// embedding of a language model's vocabulary): the MatMul reads W in place (makeMatMulTransposedB) and the
+    /// Transpose, read by this MatMul only, is skipped. The same products, summed in another order.
+    void fuseTransposedWeights(const Node& matmul)
+    {
+        if (!isDefaultOp(matmul, "MatMul") || !m_plan.kernels[static_cast<size_t>(matmul.id)]
+            || matmul.inputs.size() != 2 || matmul.outputs.size() != 1 || matmul.outputs[0] == kNoValue
+            || matmul.inputs[1] == kNoValue || matmul.inputs[0] == matmul.inputs[1] || knownTensor(matmul.inputs[1]))
+            return;
+        const NodeId at = m_graph.values()[static_cast<size_t>(matmul.inputs[1])].producer;
+        if (at < 0)
+            return;
+        const Node& transpose = m_graph.nodes()[static_cast<size_t>(at)];
+        if (!isDefaultOp(transpose, "Transpose") || !m_plan.kernels[static_cast<size_t>(at)]
+            || transpose.inputs.size() != 1 || transpose.outputs.size() != 1
+            || m_plan.fused[static_cast<size_t>(at)].nodes || !readOnlyBy(matmul.inputs[1], { &matmul }))
+            return;
+        const Tensor* w = floatConstant(transpose.inputs[0]);
+        if (!w || w->rank() != 2 || w->size() == 0)
+            return;
+        const std::vector<int64_t> perm = transpose.attributes.getInts("perm", { 1, 0 });
+        if (perm != std::vector<int64_t> { 1, 0 })
+            return;
+        FusedStep step;
+        step.nodes = 1;
+        step.output = matmul.outputs[0];
+        step.kernel = makeMatMulTransposedB(KernelInit { matmul, &m_graph }, *w);
+        m_plan.fused[static_cast<size_t>(matmul.id)] = std::move(step);
+        m_plan.fused[static_cast<size_t>(at)].nodes = 1;
     }
 
     /// The node that alone reads `id` (not a graph output), if it has a kernel and one output.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "engine/kernels/common/dispatch.h"
+#include "engine/kernels/common/half_convert.h"
 #include "engine/kernels/kernel_registry.h"
 #include "engine/kernels/nn/im2col.h"
 #include "engine/kernels/quant/integer_product.h"
@@ -8,6 +9,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
+#include <mutex>
 
 namespace onnxscope {
 
@@ -49,6 +52,8 @@ public:
         , m_window(WindowAttributes::parse(init, false))
         , m_group(init.attributes().getInt("group", 1))
         , m_channelsLast(msDomain && init.attributes().getInt("channels_last", 0) != 0)
+        , m_constantWeights(isConstantInput(init, quantized ? 3 : 1)
+              && (init.node.inputs.size() <= (quantized ? 5u : 3u) || isConstantInput(init, quantized ? 5 : 3)))
     {
         if (m_group < 1)
             throw init.attributes().error("group", "must be positive, got " + std::to_string(m_group));
@@ -98,7 +103,8 @@ public:
         if (out.size() == 0)
             return;
         const int64_t perRow = m == 0 ? 0 : w.size() / m;
-        const intprod::Weights weights = intprod::prepareWeights(w.dtype(), w.raw(), m, perRow, perRow, 1, wz);
+        const std::shared_ptr<const intprod::Weights> prepared = preparedWeights(w, m, perRow, wz);
+        const intprod::Weights& weights = *prepared;
         const int64_t outSize = g.outSize();
         const auto* xb = static_cast<const uint8_t*>(x.raw());
         if (!m_quantized) {
@@ -159,6 +165,23 @@ private:
         return rq;
     }
 
+    std::shared_ptr<const intprod::Weights> preparedWeights(
+        const Tensor& w, int64_t m, int64_t perRow, const std::vector<int32_t>& wz) const
+    {
+        const auto prepare = [&] {
+            return std::make_shared<const intprod::Weights>(
+                intprod::prepareWeights(w.dtype(), w.raw(), m, perRow, perRow, 1, wz));
+        };
+        if (!m_constantWeights)
+            return prepare();
+        std::lock_guard lock(m_cacheMutex);
+        if (!m_cached || m_cachedKey != w.raw()) {
+            m_cached = prepare();
+            m_cachedKey = w.raw();
+        }
+        return m_cached;
+    }
+
     /// x [N, spatial..., C] as [N, C, spatial...].
     static Tensor toChannelsFirst(const KernelContext& ctx, const Tensor& x)
     {
@@ -193,6 +216,11 @@ private:
     WindowAttributes m_window;
     int64_t m_group;
     bool m_channelsLast;
+    /// Constant weights (and zero point) are prepared on the first run and kept while their storage stays the same.
+    bool m_constantWeights;
+    mutable std::mutex m_cacheMutex;
+    mutable std::shared_ptr<const intprod::Weights> m_cached;
+    mutable const void* m_cachedKey = nullptr;
 };
 
 template <bool Q> KernelFactory convIntegerFactory()

@@ -20,6 +20,7 @@
 #include <cstring>
 
 #if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
+#include <cpuid.h> // static inline functions only
 #include <immintrin.h> // always-inline intrinsics only: they emit no symbol the rest of the program could share
 #endif
 
@@ -1374,7 +1375,6 @@ __attribute__((target("avx512vnni"))) void tileVnni512(
 }
 #define ONNXSCOPE_TILE_WIDE tileWide512
 #define ONNXSCOPE_TILE_VNNI tileVnni512
-#define ONNXSCOPE_VNNI_FEATURE "avx512vnni"
 #define ONNXSCOPE_VNNI_NAME "AVX-512 VNNI"
 #define ONNXSCOPE_WIDE_NAME "AVX-512 vpmaddwd"
 constexpr int kS8Panels = 2;
@@ -1434,7 +1434,6 @@ __attribute__((target("avxvnni"))) void tileVnni256(
 }
 #define ONNXSCOPE_TILE_WIDE tileWide256
 #define ONNXSCOPE_TILE_VNNI tileVnni256
-#define ONNXSCOPE_VNNI_FEATURE "avxvnni"
 #define ONNXSCOPE_VNNI_NAME "AVX-VNNI"
 #define ONNXSCOPE_WIDE_NAME "AVX2 vpmaddwd"
 constexpr int kS8Panels = 1;
@@ -1488,10 +1487,16 @@ void gemmS8U8Vnni(int64_t m, int64_t n, int64_t k4, const int8_t* w, int64_t ldw
     gemmS8U8With(tiles, m, n, k4, w, ldw, x, c, ldcRow, ldcCol);
 }
 
+// CPUID leaf 7 (the level's own checks already hold: AVX-512 or AVX2 with OS support), read directly because
+// clang 14's __builtin_cpu_supports does not know "avxvnni".
 bool hasVnni()
 {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports(ONNXSCOPE_VNNI_FEATURE);
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+#if defined(__AVX512F__)
+    return __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) && (ecx & (1u << 11)) != 0; // AVX512_VNNI
+#else
+    return __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) && (eax & (1u << 4)) != 0; // AVX-VNNI
+#endif
 }
 #endif
 

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "engine/exec/fusion.h"
 
+#include "engine/kernels/math/matmul.h"
 #include "engine/kernels/nn/activations.h"
 #include "engine/kernels/nn/conv.h"
+#include "engine/kernels/quant/qdq_conv.h"
 
 #include <algorithm>
 #include <cmath>
@@ -91,6 +93,10 @@ public:
         m_plan.fused.resize(m_graph.nodes().size());
         for (const Node& node : m_graph.nodes()) {
             try {
+                if (m_plan.fused[static_cast<size_t>(node.id)].nodes == 0)
+                    fuseQdqConv(node);
+                if (m_plan.fused[static_cast<size_t>(node.id)].nodes == 0)
+                    fuseTransposedWeights(node);
                 fuseConv(node);
             } catch (const Error&) {
                 // An attribute the node's own kernel would reject at run time: leave the node alone.
@@ -317,6 +323,228 @@ private:
             return;
         step.kernel = makeFoldedConv(KernelInit { conv, &m_graph }, std::move(folding));
         m_plan.fused[static_cast<size_t>(conv.id)] = std::move(step);
+    }
+
+    const Tensor* knownTensor(ValueId id) const
+    {
+        if (id == kNoValue)
+            return nullptr;
+        const Value& v = m_known[static_cast<size_t>(id)];
+        return v.isTensor() ? &v.tensor() : nullptr;
+    }
+
+    /// The DequantizeLinear node (default domain, per tensor or per axis, no blocks, float output) that produces
+    /// `id`, has a kernel and whose inputs are all known, or null.
+    const Node* knownDequantize(ValueId id) const
+    {
+        if (id == kNoValue)
+            return nullptr;
+        const NodeId at = m_graph.values()[static_cast<size_t>(id)].producer;
+        if (at < 0)
+            return nullptr;
+        const Node& dq = m_graph.nodes()[static_cast<size_t>(at)];
+        if (!isDefaultOp(dq, "DequantizeLinear") || !m_plan.kernels[static_cast<size_t>(at)] || dq.inputs.size() < 2
+            || dq.outputs.size() != 1 || m_plan.fused[static_cast<size_t>(at)].nodes
+            || dq.attributes.getInt("block_size", 0) != 0 || dq.attributes.getInt("output_dtype", 0) != 0)
+            return nullptr;
+        for (size_t i = 0; i < dq.inputs.size(); ++i)
+            if (dq.inputs[i] != kNoValue && !knownTensor(dq.inputs[i]))
+                return nullptr;
+        return &dq;
+    }
+
+    static bool isByte(const Tensor* t) { return t && (t->dtype() == DataType::UInt8 || t->dtype() == DataType::Int8); }
+
+    static int32_t byteAt(const Tensor& t, int64_t i)
+    {
+        return t.dtype() == DataType::Int8 ? t.data<int8_t>()[static_cast<size_t>(i)]
+                                           : t.data<uint8_t>()[static_cast<size_t>(i)];
+    }
+
+    /// DequantizeLinear -> Conv -> (Relu) -> QuantizeLinear, as onnxruntime's QDQ format writes a quantized
+    /// convolution, as one integer convolution (qdq_conv.h): x uint8 or int8 per tensor; the weights and the bias
+    /// DequantizeLinear nodes of known values (weights per tensor or per output channel, an int32 bias), read by this
+    /// Conv only, are skipped; y per tensor. A Relu is the clamp at y's zero point, which QuantizeLinear's monotonic
+    /// rounding makes exact. The result equals the unfused graph's up to the float rounding of its sums (see
+    /// QdqConv). When only the Conv reads x's DequantizeLinear and it comes just before, the step starts there and
+    /// reads the quantized x; otherwise (x also read elsewhere, a residual) the DequantizeLinear still runs and the
+    /// step, from the Conv, takes x back to integers exactly (x_scale a normal float: the round trip of at most 255
+    /// steps is within float error of an integer).
+    void fuseQdqConv(const Node& conv)
+    {
+        if (!isDefaultOp(conv, "Conv") || !m_plan.kernels[static_cast<size_t>(conv.id)] || conv.inputs.size() < 2
+            || conv.inputs.size() > 3 || conv.outputs.size() != 1 || conv.outputs[0] == kNoValue
+            || conv.inputs[0] == kNoValue || conv.inputs[1] == conv.inputs[0])
+            return;
+        const NodeId dqAt = m_graph.values()[static_cast<size_t>(conv.inputs[0])].producer;
+        if (dqAt < 0)
+            return;
+        const Node& dq = m_graph.nodes()[static_cast<size_t>(dqAt)];
+        if (!isDefaultOp(dq, "DequantizeLinear") || !m_plan.kernels[static_cast<size_t>(dq.id)] || dq.inputs.size() != 3
+            || dq.outputs.size() != 1 || dq.attributes.getInt("block_size", 0) != 0
+            || dq.attributes.getInt("output_dtype", 0) != 0)
+            return;
+        const Tensor* xs = knownTensor(dq.inputs[1]);
+        const Tensor* xz = knownTensor(dq.inputs[2]);
+        if (!xs || xs->dtype() != DataType::Float || xs->size() != 1 || !isByte(xz) || xz->size() != 1)
+            return;
+        Constants skipped;
+        const bool fromQuantized = m_plan.fused[static_cast<size_t>(dq.id)].nodes == 0
+            && skipConstants(static_cast<size_t>(dq.id) + 1, skipped) == static_cast<size_t>(conv.id)
+            && readOnlyBy(dq.outputs[0], { &conv });
+        if (!fromQuantized) {
+            skipped.clear();
+            const float s = xs->data<float>()[0];
+            if (!std::isnormal(s) || std::fabs(s) > 1e30f)
+                return;
+        }
+        const Node* first = fromQuantized ? &dq : &conv;
+        // The weights: quantized [M, C / group, kernel...], zero point and scale per tensor or along axis 0.
+        const Node* wdq = knownDequantize(conv.inputs[1]);
+        if (!wdq || wdq->inputs.size() != 3 || !readOnlyBy(conv.inputs[1], { &conv }))
+            return;
+        const Tensor* wq = knownTensor(wdq->inputs[0]);
+        const Tensor* ws = knownTensor(wdq->inputs[1]);
+        const Tensor* wz = knownTensor(wdq->inputs[2]);
+        if (!isByte(wq) || wq->rank() < 3 || wq->dim(0) < 1 || !ws || ws->dtype() != DataType::Float || !wz
+            || wz->dtype() != wq->dtype() || wz->size() != ws->size())
+            return;
+        const int64_t m = wq->dim(0);
+        const int64_t axis = wdq->attributes.getInt("axis", 1);
+        if (ws->size() != 1 && (ws->rank() != 1 || ws->size() != m || (axis != 0 && axis != -wq->rank())))
+            return;
+        // The bias: an int32 DequantizeLinear [M] with a zero point of 0.
+        const Node* bdq = nullptr;
+        const Tensor* bq = nullptr;
+        const Tensor* bs = nullptr;
+        if (conv.inputs.size() == 3 && conv.inputs[2] != kNoValue) {
+            bdq = knownDequantize(conv.inputs[2]);
+            if (!bdq || !readOnlyBy(conv.inputs[2], { &conv }))
+                return;
+            bq = knownTensor(bdq->inputs[0]);
+            bs = knownTensor(bdq->inputs[1]);
+            const Tensor* bz = bdq->inputs.size() > 2 ? knownTensor(bdq->inputs[2]) : nullptr;
+            if (!bq || bq->dtype() != DataType::Int32 || bq->rank() != 1 || bq->size() != m || !bs
+                || bs->dtype() != DataType::Float || (bs->size() != 1 && (bs->rank() != 1 || bs->size() != m)))
+                return;
+            if (bz
+                && (bz->dtype() != DataType::Int32
+                    || std::any_of(
+                        bz->data<int32_t>().begin(), bz->data<int32_t>().end(), [](int32_t z) { return z != 0; })))
+                return;
+        }
+        // Then an optional Relu and the QuantizeLinear of y, per tensor, to uint8 or int8, anywhere after the Conv
+        // (exporters interleave a block's convolutions): the step writes the QuantizeLinear's output, and the Relu
+        // and QuantizeLinear nodes are skipped where they stand.
+        const Node* relu = soleConsumer(conv.outputs[0]);
+        const Node* last = relu;
+        if (relu && isDefaultOp(*relu, "Relu") && relu->inputs.size() == 1)
+            last = soleConsumer(relu->outputs[0]);
+        else
+            relu = nullptr;
+        if (!last || !isDefaultOp(*last, "QuantizeLinear") || last->inputs.size() != 3
+            || last->inputs[0] != (relu ? relu->outputs[0] : conv.outputs[0])
+            || m_plan.fused[static_cast<size_t>(last->id)].nodes
+            || (relu && m_plan.fused[static_cast<size_t>(relu->id)].nodes)
+            || last->attributes.getInt("output_dtype", 0) != 0 || last->attributes.getInt("block_size", 0) != 0)
+            return;
+        const Tensor* ys = knownTensor(last->inputs[1]);
+        const Tensor* yz = knownTensor(last->inputs[2]);
+        if (!ys || ys->dtype() != DataType::Float || ys->size() != 1 || !isByte(yz) || yz->size() != 1)
+            return;
+        const float sx = xs->data<float>()[0], sy = ys->data<float>()[0];
+        if (!std::isfinite(sx) || !std::isfinite(sy) || sy == 0)
+            return;
+        QdqConvParams params;
+        params.xType = xz->dtype();
+        params.fromFloat = !fromQuantized;
+        params.xScale = xs->data<float>()[0];
+        params.xZero = byteAt(*xz, 0);
+        params.weights = *wq;
+        for (int64_t i = 0; i < wz->size(); ++i)
+            params.weightZero.push_back(byteAt(*wz, i));
+        intprod::Requantize& rq = params.requantize;
+        rq.type = yz->dtype();
+        rq.zero = byteAt(*yz, 0);
+        rq.setRange(relu != nullptr);
+        for (int64_t i = 0; i < ws->size(); ++i) {
+            const float sw = ws->data<float>()[static_cast<size_t>(i)];
+            if (!std::isfinite(sw))
+                return;
+            rq.scale.push_back(sx * sw / sy);
+        }
+        if (bq) {
+            // The int32 bias as onnxruntime's QLinearConv adds it when its scale is x_scale * w_scale (as the
+            // quantizer writes it); otherwise the dequantized bias over y_scale, added in float.
+            bool exact = true;
+            for (int64_t i = 0; i < m; ++i)
+                exact = exact
+                    && bs->data<float>()[static_cast<size_t>(bs->size() == 1 ? 0 : i)]
+                        == sx * ws->data<float>()[static_cast<size_t>(ws->size() == 1 ? 0 : i)];
+            for (int64_t i = 0; i < m; ++i) {
+                const int32_t b = bq->data<int32_t>()[static_cast<size_t>(i)];
+                if (exact)
+                    rq.bias.push_back(b);
+                else
+                    rq.offset.push_back(
+                        static_cast<float>(b) * bs->data<float>()[static_cast<size_t>(bs->size() == 1 ? 0 : i)] / sy);
+            }
+        }
+        FusedStep step;
+        step.nodes = static_cast<uint32_t>(conv.id - first->id + 1);
+        step.output = last->outputs[0];
+        step.constants = std::move(skipped);
+        step.kernel = makeQdqConv(KernelInit { conv, &m_graph }, std::move(params));
+        m_plan.fused[static_cast<size_t>(first->id)] = std::move(step);
+        // Nothing reads the outputs of the weights' and bias' DequantizeLinear nodes in plain runs any more, and the
+        // step has written the QuantizeLinear's.
+        for (const Node* skip : { wdq, bdq, relu, last })
+            if (skip)
+                m_plan.fused[static_cast<size_t>(skip->id)].nodes = 1;
+    }
+
+    /// MatMul(A, Transpose(W)) with W a known float matrix whose transpose was not folded (too large: a tied
+    /// embedding of a language model's vocabulary): the MatMul reads W in place (makeMatMulTransposedB) and the
+    /// Transpose, read by this MatMul only, is skipped. The same products, summed in another order.
+    void fuseTransposedWeights(const Node& matmul)
+    {
+        if (!isDefaultOp(matmul, "MatMul") || !m_plan.kernels[static_cast<size_t>(matmul.id)]
+            || matmul.inputs.size() != 2 || matmul.outputs.size() != 1 || matmul.outputs[0] == kNoValue
+            || matmul.inputs[1] == kNoValue || matmul.inputs[0] == matmul.inputs[1] || knownTensor(matmul.inputs[1]))
+            return;
+        const NodeId at = m_graph.values()[static_cast<size_t>(matmul.inputs[1])].producer;
+        if (at < 0)
+            return;
+        const Node& transpose = m_graph.nodes()[static_cast<size_t>(at)];
+        if (!isDefaultOp(transpose, "Transpose") || !m_plan.kernels[static_cast<size_t>(at)]
+            || transpose.inputs.size() != 1 || transpose.outputs.size() != 1
+            || m_plan.fused[static_cast<size_t>(at)].nodes || !readOnlyBy(matmul.inputs[1], { &matmul }))
+            return;
+        const Tensor* w = floatConstant(transpose.inputs[0]);
+        if (!w || w->rank() != 2 || w->size() == 0)
+            return;
+        const std::vector<int64_t> perm = transpose.attributes.getInts("perm", { 1, 0 });
+        if (perm != std::vector<int64_t> { 1, 0 })
+            return;
+        FusedStep step;
+        step.nodes = 1;
+        step.output = matmul.outputs[0];
+        step.kernel = makeMatMulTransposedB(KernelInit { matmul, &m_graph }, *w);
+        m_plan.fused[static_cast<size_t>(matmul.id)] = std::move(step);
+        m_plan.fused[static_cast<size_t>(at)].nodes = 1;
+    }
+
+    /// The node that alone reads `id` (not a graph output), if it has a kernel and one output.
+    const Node* soleConsumer(ValueId id) const
+    {
+        const auto& consumers = m_graph.values()[static_cast<size_t>(id)].consumers;
+        if (consumers.size() != 1)
+            return nullptr;
+        const Node& reader = m_graph.nodes()[static_cast<size_t>(consumers[0])];
+        if (!m_plan.kernels[static_cast<size_t>(reader.id)] || reader.outputs.size() != 1
+            || reader.outputs[0] == kNoValue || !reader.implicitInputs.empty() || !readOnlyBy(id, { &reader }))
+            return nullptr;
+        return &reader;
     }
 
     /// HardSwish as exporters write it, x * Clip(x + 3, 0, 6) / 6: Add, Clip, Mul and Div from position `at` (Constant

@@ -15,6 +15,10 @@ namespace onnxscope {
 ///     x * Clip(x + 3, 0, 6) / 6, or SiLU written as Mul(x, Sigmoid(x)).
 /// Elsewhere, a SiLU pair (a Sigmoid, then a Mul of its input and its output, which only the Mul reads) runs as one
 /// step (makeSiluStep): one pass over x instead of two, and no Sigmoid output written.
+/// The QDQ format's DequantizeLinear -> Conv -> (Relu) -> QuantizeLinear runs as one integer convolution
+/// (fuseQdqConv, engine/kernels/quant/qdq_conv.h), as onnxruntime runs it as QLinearConv: equal to the unfused graph
+/// up to the float rounding of its sums, so a value within float error of a rounding tie may land one quantization
+/// step apart. MatMul(A, Transpose(W)) with W a known float matrix too large to fold reads W in place.
 /// A node is fused only when it comes next in the plan's order (Constant nodes in between are allowed: the step sets
 /// their outputs) and only it reads the previous output, which is not a graph output nor read by a subgraph.
 /// Equivalent up to float rounding (the folded weights, HardSwish's formula); no fusion when any condition is in

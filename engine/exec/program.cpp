@@ -164,9 +164,8 @@ size_t Plan::fusedNodeCount() const
 {
     size_t n = 0;
     for (size_t at = 0; at < fused.size(); ++at)
-        if (fused[at].kernel)
-            for (size_t i = at; i < at + fused[at].nodes; ++i)
-                n += folded[i] ? 0 : 1;
+        for (size_t i = at; i < at + fused[at].nodes; ++i)
+            n += folded[i] ? 0 : 1;
     return n;
 }
 

@@ -14,7 +14,9 @@ namespace onnxscope {
 /// reads the first node's inputs, reports errors under the first node's name, and writes `output`, the last node's
 /// output. The intermediate values are never produced. The Constant nodes covered, and the nodes computed at plan time
 /// because all their inputs were known (folded), are not run: the step sets their outputs (a step without a kernel
-/// covers such nodes only).
+/// covers such nodes only, or skips one node whose work another step's kernel does: a DequantizeLinear of weights
+/// that an integer convolution reads quantized, the QuantizeLinear whose output it writes, a Transpose of weights
+/// that a MatMul reads in place).
 struct FusedStep {
     std::unique_ptr<Kernel> kernel;
     uint32_t nodes = 0; // nodes covered, the first included; 0: no step starts at this node
@@ -48,7 +50,8 @@ struct Plan {
     /// steps, observed and debug runs node by node, each node still shown with its inputs and outputs.
     std::vector<bool> folded;
 
-    /// Nodes that plain runs of this graph compute with fused kernels (folded nodes excluded).
+    /// Nodes that plain runs of this graph compute with fused kernels, or skip because a fused step does their work
+    /// (folded nodes excluded).
     size_t fusedNodeCount() const;
     /// Nodes other than Constant whose outputs runs take from plan time (engine/exec/fusion.h).
     size_t foldedNodeCount() const;

@@ -8,6 +8,8 @@ then quantized by onnxruntime.quantization:
   - cnn_qop_u8s8, cnn_qop_s8s8_per_channel: quantize_static(..., quant_format=QOperator) with a seeded calibration
     set (QLinearConv, QLinearAdd, QLinearMul, QLinearLeakyRelu, QLinearSigmoid, QLinearAveragePool, QLinearConcat,
     QLinearGlobalAveragePool, QGemm, QLinearSoftmax, QuantizeLinear, DequantizeLinear);
+  - cnn_qdq_u8s8, cnn_qdq_s8s8_per_channel: the same in the QDQ format (QuantizeLinear, DequantizeLinear around
+    float operators), whose DequantizeLinear -> Conv -> QuantizeLinear groups plain runs fuse into integer kernels;
   - mlp_dynamic: quantize_dynamic (DynamicQuantizeLinear, MatMulInteger), and mlp_dynamic_optimized: the same saved
     by onnxruntime at its extended optimization level (DynamicQuantizeMatMul, MatMulIntegerToFloat).
 Each case's expected outputs are onnxruntime's (graph optimizations disabled, one thread) on a seeded input. A file
@@ -126,6 +128,13 @@ def main():
                                               ("cnn_qop_s8s8_per_channel", QuantType.QInt8, True)):
             path = os.path.join(tmp, name + ".onnx")
             quantize_static(float_cnn, path, Reader(calibration), quant_format=QuantFormat.QOperator,
+                            activation_type=activation, weight_type=QuantType.QInt8, per_channel=per_channel)
+            write_case(out_dir, name, path, {"x": x}, ops)
+        # The same CNN in the QDQ format, which plain runs fuse into integer convolutions (engine/exec/fusion.h).
+        for name, activation, per_channel in (("cnn_qdq_u8s8", QuantType.QUInt8, False),
+                                              ("cnn_qdq_s8s8_per_channel", QuantType.QInt8, True)):
+            path = os.path.join(tmp, name + ".onnx")
+            quantize_static(float_cnn, path, Reader(calibration), quant_format=QuantFormat.QDQ,
                             activation_type=activation, weight_type=QuantType.QInt8, per_channel=per_channel)
             write_case(out_dir, name, path, {"x": x}, ops)
         float_mlp = os.path.join(tmp, "mlp.onnx")

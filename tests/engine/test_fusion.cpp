@@ -906,6 +906,42 @@ private slots:
         QCOMPARE(session.failure().node->opType, std::string("Gather"));
     }
 
+    void transposedLargeWeightsAreReadInPlace()
+    {
+        // MatMul(A, Transpose(W)) with W too large to fold (a tied vocabulary embedding): plain runs read W in place
+        // (the Transpose skipped), for few rows (W-major product) and many rows, against double loops; observed and
+        // debug runs transpose it.
+        std::mt19937 rng(kSeed + 31);
+        const int64_t n = 4200, k = 1003; // 4.2M elements: over the fold bound
+        ModelMaker model(13);
+        model.graph.input("few", { 2, 3, k });
+        model.graph.input("many", { 21, k });
+        model.graph.output("y1");
+        model.graph.output("y2");
+        const Tensor w = randomTensor(rng, { n, k });
+        model.graph.constant("w", w, false);
+        model.graph.node("Transpose", { "w" }, { "wt1" });
+        setInts(model.graph.node("Transpose", { "w" }, { "wt2" }), "perm", { 1, 0 });
+        model.graph.node("MatMul", { "few", "wt1" }, { "y1" });
+        model.graph.node("MatMul", { "many", "wt2" }, { "y2" });
+        auto program = model.program();
+        const Tensor few = randomTensor(rng, { 2, 3, k }), many = randomTensor(rng, { 21, k });
+        const auto reference = [&](const Tensor& a) {
+            std::vector<double> y;
+            const int64_t rows = a.size() / k;
+            for (int64_t r = 0; r < rows; ++r)
+                for (int64_t j = 0; j < n; ++j) {
+                    double sum = 0;
+                    for (int64_t i = 0; i < k; ++i)
+                        sum += double(a.data<float>()[size_t(r * k + i)]) * w.data<float>()[size_t(j * k + i)];
+                    y.push_back(sum);
+                }
+            return y;
+        };
+        checkRuns(program, { { "few", Value(few) }, { "many", Value(many) } },
+            { { "y1", reference(few) }, { "y2", reference(many) } }, 4, "transposed weights", 2);
+    }
+
     void subgraphsFoldOnOuterScopeConstants()
     {
         // An If branch slices an initializer of the main graph: folded in the branch's plan.

@@ -246,6 +246,134 @@ private slots:
             }
     }
 
+    void integerProductsOfOddShapes()
+    {
+        // MatMulInteger and ConvInteger on the integer kernel (integer_product.h, gemmS8U8 at the level
+        // ONNXSCOPE_SIMD picks; depthwise convolutions on their direct loop): every uint8/int8 mix, zero points at both
+        // ends and the middle of the range, per column (MatMul) and per output channel (Conv), sizes not multiples of
+        // the vector width, K = 1.
+        std::mt19937 rng(kSeed + 7);
+        const auto fill = [&](Tensor& t, std::vector<int64_t>& v) {
+            v.resize(size_t(t.size()));
+            for (size_t i = 0; i < v.size(); ++i) {
+                v[i] = t.dtype() == DataType::Int8 ? int64_t(rng() % 256) - 128 : int64_t(rng() % 256);
+                if (t.dtype() == DataType::Int8)
+                    t.data<int8_t>()[i] = int8_t(v[i]);
+                else
+                    t.data<uint8_t>()[i] = uint8_t(v[i]);
+            }
+        };
+        const auto zeros = [&](DataType type, int64_t count, int which, std::vector<int64_t>& z) {
+            const bool s = type == DataType::Int8;
+            Tensor t(type, count == 1 ? Shape {} : Shape { count });
+            z.assign(size_t(count), 0);
+            for (int64_t i = 0; i < count; ++i) {
+                const int64_t lo = s ? -128 : 0, mid = s ? 0 : 128, hi = s ? 127 : 255;
+                z[size_t(i)] = which == 0 ? lo : which == 1 ? mid : which == 2 ? hi : lo + int64_t(rng() % 256);
+                if (s)
+                    t.data<int8_t>()[i] = int8_t(z[size_t(i)]);
+                else
+                    t.data<uint8_t>()[i] = uint8_t(z[size_t(i)]);
+            }
+            return t;
+        };
+        const DataType types[] = { DataType::UInt8, DataType::Int8 };
+        struct Mm {
+            int64_t m, k, n;
+        };
+        int which = 0;
+        for (const Mm& sh : { Mm { 1, 1, 1 }, Mm { 5, 1, 17 }, Mm { 17, 33, 3 }, Mm { 3, 67, 50 }, Mm { 33, 20, 16 } })
+            for (DataType ta : types)
+                for (DataType tb : types)
+                    for (bool perColumn : { false, true }) {
+                        Tensor a(ta, { sh.m, sh.k }), b(tb, { sh.k, sh.n });
+                        std::vector<int64_t> av, bv, az, bz;
+                        fill(a, av);
+                        fill(b, bv);
+                        const Tensor azT = zeros(ta, 1, which++ % 4, az);
+                        const Tensor bzT = zeros(tb, perColumn ? sh.n : 1, which++ % 4, bz);
+                        const Tensor y = runNode(10, "y = MatMulInteger (a, b, az, bz)",
+                            { { "a", a }, { "b", b }, { "az", azT }, { "bz", bzT } }, "int32[p, q] y")
+                                             .at("y")
+                                             .tensor();
+                        for (int64_t i = 0; i < sh.m; ++i)
+                            for (int64_t j = 0; j < sh.n; ++j) {
+                                int64_t want = 0;
+                                for (int64_t k = 0; k < sh.k; ++k)
+                                    want += (av[size_t(i * sh.k + k)] - az[0])
+                                        * (bv[size_t(k * sh.n + j)] - bz[perColumn ? size_t(j) : 0]);
+                                QVERIFY2(y.data<int32_t>()[size_t(i * sh.n + j)] == want,
+                                    qPrintable(QString("MatMulInteger %1x%2x%3 %4 x %5, zero points %6/%7: [%8, %9]")
+                                                   .arg(sh.m)
+                                                   .arg(sh.k)
+                                                   .arg(sh.n)
+                                                   .arg(dataTypeName(ta).data())
+                                                   .arg(dataTypeName(tb).data())
+                                                   .arg(az[0])
+                                                   .arg(bz[0])
+                                                   .arg(i)
+                                                   .arg(j)));
+                            }
+                    }
+        struct Cv {
+            int64_t c, m, h, w, kh, kw, stride, dilation, pad, group;
+        };
+        for (const Cv& g : { Cv { 3, 5, 9, 7, 3, 3, 1, 1, 1, 1 }, Cv { 4, 6, 11, 10, 3, 2, 2, 1, 0, 2 },
+                 Cv { 6, 9, 8, 8, 3, 3, 1, 2, 2, 3 }, Cv { 20, 17, 5, 6, 1, 1, 1, 1, 0, 1 },
+                 Cv { 2, 33, 4, 5, 1, 3, 2, 1, 1, 1 }, Cv { 8, 8, 9, 10, 3, 3, 2, 1, 1, 8 },
+                 Cv { 5, 5, 7, 19, 3, 3, 1, 2, 2, 5 }, Cv { 3, 3, 6, 6, 5, 5, 1, 1, 2, 3 } })
+            for (DataType tx : types)
+                for (DataType tw : types)
+                    for (bool perChannel : { false, true }) {
+                        Tensor x(tx, { 1, g.c, g.h, g.w }), w(tw, { g.m, g.c / g.group, g.kh, g.kw });
+                        std::vector<int64_t> xv, wv, xz, wz;
+                        fill(x, xv);
+                        fill(w, wv);
+                        const Tensor xzT = zeros(tx, 1, which++ % 4, xz);
+                        const Tensor wzT = zeros(tw, perChannel ? g.m : 1, which++ % 4, wz);
+                        const std::string attrs = "<strides = [" + std::to_string(g.stride) + ", "
+                            + std::to_string(g.stride) + "], dilations = [" + std::to_string(g.dilation) + ", "
+                            + std::to_string(g.dilation) + "], pads = [" + std::to_string(g.pad) + ", "
+                            + std::to_string(g.pad) + ", " + std::to_string(g.pad) + ", " + std::to_string(g.pad)
+                            + "], group = " + std::to_string(g.group) + ">";
+                        const Tensor y = runNode(10, "y = ConvInteger " + attrs + " (x, w, xz, wz)",
+                            { { "x", x }, { "w", w }, { "xz", xzT }, { "wz", wzT } }, "int32[a, b, c, d] y")
+                                             .at("y")
+                                             .tensor();
+                        const int64_t oh = (g.h + 2 * g.pad - g.dilation * (g.kh - 1) - 1) / g.stride + 1;
+                        const int64_t ow = (g.w + 2 * g.pad - g.dilation * (g.kw - 1) - 1) / g.stride + 1;
+                        QCOMPARE(y.shape(), (Shape { 1, g.m, oh, ow }));
+                        const int64_t cg = g.c / g.group, mg = g.m / g.group;
+                        for (int64_t o = 0; o < g.m; ++o)
+                            for (int64_t i = 0; i < oh; ++i)
+                                for (int64_t j = 0; j < ow; ++j) {
+                                    int64_t want = 0;
+                                    for (int64_t c = 0; c < cg; ++c)
+                                        for (int64_t u = 0; u < g.kh; ++u)
+                                            for (int64_t v = 0; v < g.kw; ++v) {
+                                                const int64_t r = i * g.stride - g.pad + u * g.dilation;
+                                                const int64_t q = j * g.stride - g.pad + v * g.dilation;
+                                                if (r < 0 || r >= g.h || q < 0 || q >= g.w)
+                                                    continue; // the padding holds x's zero point: no term
+                                                const int64_t ch = (o / mg) * cg + c;
+                                                want += (xv[size_t((ch * g.h + r) * g.w + q)] - xz[0])
+                                                    * (wv[size_t(((o * cg + c) * g.kh + u) * g.kw + v)]
+                                                        - wz[perChannel ? size_t(o) : 0]);
+                                            }
+                                    QVERIFY2(y.data<int32_t>()[size_t((o * oh + i) * ow + j)] == want,
+                                        qPrintable(QString("ConvInteger c %1 m %2 group %3 %4 x %5: [%6, %7, %8]")
+                                                       .arg(g.c)
+                                                       .arg(g.m)
+                                                       .arg(g.group)
+                                                       .arg(dataTypeName(tx).data())
+                                                       .arg(dataTypeName(tw).data())
+                                                       .arg(o)
+                                                       .arg(i)
+                                                       .arg(j)));
+                                }
+                    }
+    }
+
     void dynamicQuantize()
     {
         std::mt19937 rng(kSeed + 2);

@@ -1093,6 +1093,67 @@ private slots:
                     }
     }
 
+    void int8ProductsMatchTheScalarReference()
+    {
+        // gemmS8U8 (VNNI where the CPU has it) and its widening path at every level against int32 loops: rows and
+        // columns not multiples of the tiles, K = 1 to 4 * 67, extreme bytes (-128, 127 against 0, 255), row and
+        // column output strides.
+        std::mt19937 rng(kSeed + 21);
+        std::uniform_int_distribution<int> byte(0, 255);
+        for (const simd::Ops* ops : simd::supportedOps())
+            for (auto gemm : { ops->gemmS8U8, ops->gemmS8U8Widening })
+                for (int64_t m : { 1, 3, 4, 5, 9 })
+                    for (int64_t n : { 1, 15, 16, 17, 33, 50 })
+                        for (int64_t k : { 1, 3, 4, 19, 268 })
+                            for (bool extreme : { false, true }) {
+                                const int64_t k4 = (k + 3) / 4, ldw = 4 * k4 + 8, panels = (n + 15) / 16;
+                                std::vector<int8_t> w(size_t(m * ldw), 0);
+                                std::vector<uint8_t> x(size_t(panels * k4 * 64), 0);
+                                std::vector<int32_t> xs(size_t(k * n));
+                                for (int64_t i = 0; i < m; ++i)
+                                    for (int64_t kk = 0; kk < k; ++kk)
+                                        w[size_t(i * ldw + kk)] = static_cast<int8_t>(extreme ? -128 : byte(rng) - 128);
+                                for (int64_t kk = 0; kk < k; ++kk)
+                                    for (int64_t j = 0; j < n; ++j) {
+                                        const int v = extreme ? 255 : byte(rng);
+                                        xs[size_t(kk * n + j)] = v;
+                                        x[size_t((j / 16) * k4 * 64 + (kk / 4) * 64 + (j % 16) * 4 + kk % 4)]
+                                            = static_cast<uint8_t>(v);
+                                    }
+                                // Transposed output (column stride m + 1, row stride 1) inside a guard band.
+                                const int64_t ldcCol = m + 1;
+                                std::vector<int32_t> c(size_t(n * ldcCol + 4), -7);
+                                gemm(m, n, k4, w.data(), ldw, x.data(), c.data(), 1, ldcCol);
+                                for (int64_t i = 0; i < m; ++i)
+                                    for (int64_t j = 0; j < n; ++j) {
+                                        int32_t want = 0;
+                                        for (int64_t kk = 0; kk < k; ++kk)
+                                            want += int32_t(w[size_t(i * ldw + kk)]) * xs[size_t(kk * n + j)];
+                                        const int32_t got = c[size_t(j * ldcCol + i)];
+                                        QVERIFY2(got == want,
+                                            qPrintable(QString("%1 (%2), m %3 n %4 k %5, [%6, %7]: %8 against %9")
+                                                           .arg(ops->name)
+                                                           .arg(gemm == ops->gemmS8U8 ? ops->int8Path : "widening")
+                                                           .arg(m)
+                                                           .arg(n)
+                                                           .arg(k)
+                                                           .arg(i)
+                                                           .arg(j)
+                                                           .arg(got)
+                                                           .arg(want)));
+                                    }
+                                for (int64_t j = 0; j < n; ++j)
+                                    QVERIFY(c[size_t(j * ldcCol + m)] == -7);
+                                QVERIFY(c[size_t(n * ldcCol)] == -7);
+                                // Row-major output, row stride n.
+                                std::vector<int32_t> r(size_t(m * n));
+                                gemm(m, n, k4, w.data(), ldw, x.data(), r.data(), n, 1);
+                                for (int64_t i = 0; i < m; ++i)
+                                    for (int64_t j = 0; j < n; ++j)
+                                        QVERIFY(r[size_t(i * n + j)] == c[size_t(j * ldcCol + i)]);
+                            }
+    }
+
     void int8StepsRoundTheProductLikeNearbyint()
     {
         // int8Steps: the product x * (127 / max) rounded on its own (not fused into an FMA), then to the

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include "engine/kernels/math/matmul.h"
 #include "engine/kernels/common/broadcast.h"
 #include "engine/kernels/common/dispatch.h"
 #include "engine/kernels/common/half_convert.h"
@@ -7,6 +8,7 @@
 
 #include <Eigen/Core>
 
+#include <algorithm>
 #include <type_traits>
 #include <vector>
 
@@ -158,7 +160,57 @@ private:
     }
 };
 
+/// makeMatMulTransposedB: float A [..., K] (rank 1 or more) times weights^T, weights [N, K]. Few rows (a decoding
+/// step: the GEMV shape) run as weights x A^T, so that the level's product streams the weights' rows once, then
+/// the small [N, rows] result is transposed; more rows as A x weights^T.
+class MatMulTransposedB final : public Kernel {
+public:
+    explicit MatMulTransposedB(Tensor weights)
+        : m_weights(std::move(weights))
+    {
+    }
+
+    void compute(KernelContext& ctx) const override
+    {
+        const Tensor& a = ctx.input(0);
+        const int64_t n = m_weights.dim(0), k = m_weights.dim(1);
+        if (a.dtype() != DataType::Float)
+            throw ctx.error(
+                "inputs have different element types (" + std::string(dataTypeName(a.dtype())) + " and float)");
+        if (a.rank() == 0 || a.dim(a.rank() - 1) != k)
+            throw ctx.error("inner dimensions do not match: A " + shapeToString(a.shape()) + ", B [" + std::to_string(k)
+                + ", " + std::to_string(n) + "]");
+        Shape outShape(a.shape().begin(), a.shape().end() - 1);
+        outShape.push_back(n);
+        Tensor& out = ctx.allocateOutputUninitialized(0, DataType::Float, outShape);
+        const int64_t rows = k == 0 ? elementCount(outShape) / std::max<int64_t>(n, 1) : a.size() / k;
+        if (out.size() == 0)
+            return;
+        const float* pa = a.data<float>().data();
+        const float* pw = m_weights.data<float>().data();
+        float* po = out.data<float>().data();
+        constexpr int64_t kFewRows = 16;
+        if (rows > kFewRows) {
+            simd::parallelGemm(ctx.threadPool(), rows, n, k, pa, k, false, pw, k, true, po, n, false);
+            return;
+        }
+        std::vector<float> yt(static_cast<size_t>(n * rows));
+        simd::parallelGemm(ctx.threadPool(), n, rows, k, pw, k, false, pa, k, true, yt.data(), rows, false);
+        for (int64_t r = 0; r < rows; ++r)
+            for (int64_t j = 0; j < n; ++j)
+                po[r * n + j] = yt[static_cast<size_t>(j * rows + r)];
+    }
+
+private:
+    Tensor m_weights;
+};
+
 } // namespace
+
+std::unique_ptr<Kernel> makeMatMulTransposedB(const KernelInit&, Tensor weights)
+{
+    return std::make_unique<MatMulTransposedB>(std::move(weights));
+}
 
 void registerMatMul(KernelRegistry& r)
 {

@@ -1,45 +1,41 @@
 // SPDX-License-Identifier: MIT
 #include "engine/kernels/common/dispatch.h"
+#include "engine/kernels/common/half_convert.h"
 #include "engine/kernels/kernel_registry.h"
 #include "engine/kernels/nn/im2col.h"
+#include "engine/kernels/quant/integer_product.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <memory>
+#include <mutex>
 
 namespace onnxscope {
 
 namespace {
 
-/// Elements of a uint8/int8 tensor as doubles, minus a zero point that is a scalar or one value per slice of
-/// `sliceSize` elements (per output channel for weights).
-std::vector<double> centred(
-    const KernelContext& ctx, const Tensor& t, const Tensor* zp, int64_t sliceSize, const char* what)
+/// The zero point input `zp` of `t` as int32 values: none (0), a scalar, or one per slice (`slices` of them).
+std::vector<int32_t> zeroPoints(
+    const KernelContext& ctx, const Tensor& t, const Tensor* zp, int64_t slices, const char* what)
 {
-    std::vector<double> out(static_cast<size_t>(t.size()));
-    std::vector<double> zeros { 0.0 };
-    if (zp) {
-        if (zp->dtype() != t.dtype())
-            throw ctx.error(
-                std::string(what) + " zero point " + zp->typeString() + " must have the type of " + t.typeString());
-        zeros.clear();
-        dispatch<TypeList<uint8_t, int8_t>>(zp->dtype(), ctx.node(), [&]<class T>() {
-            for (T v : zp->data<T>())
-                zeros.push_back(static_cast<double>(v));
-        });
-        const int64_t slices = sliceSize == 0 ? 0 : t.size() / sliceSize;
-        if (zeros.empty())
-            throw ctx.error(std::string(what) + " zero point is empty");
-        if (zeros.size() != 1 && static_cast<int64_t>(zeros.size()) != slices)
-            throw ctx.error(std::string(what) + " zero point " + zp->typeString() + " must be a scalar or have "
-                + std::to_string(slices) + " values");
-    }
-    dispatch<TypeList<uint8_t, int8_t>>(t.dtype(), ctx.node(), [&]<class T>() {
-        auto d = t.data<T>();
-        for (size_t i = 0; i < out.size(); ++i)
-            out[i] = static_cast<double>(d[i]) - zeros[zeros.size() == 1 ? 0 : i / static_cast<size_t>(sliceSize)];
+    if (!zp)
+        return { 0 };
+    if (zp->dtype() != t.dtype())
+        throw ctx.error(
+            std::string(what) + " zero point " + zp->typeString() + " must have the type of " + t.typeString());
+    std::vector<int32_t> zeros;
+    dispatch<TypeList<uint8_t, int8_t>>(zp->dtype(), ctx.node(), [&]<class T>() {
+        for (T v : zp->data<T>())
+            zeros.push_back(v);
     });
-    return out;
+    if (zeros.empty())
+        throw ctx.error(std::string(what) + " zero point is empty");
+    if (zeros.size() != 1 && static_cast<int64_t>(zeros.size()) != slices)
+        throw ctx.error(std::string(what) + " zero point " + zp->typeString() + " must be a scalar"
+            + (slices > 1 ? " or have " + std::to_string(slices) + " values" : std::string()));
+    return zeros;
 }
 
 /// ConvInteger 10 and QLinearConv 10 (and com.microsoft QLinearConv 1, which adds `channels_last`: x and y NHWC, w
@@ -47,8 +43,8 @@ std::vector<double> centred(
 /// output channel). ConvInteger outputs the int32 accumulators (wrapping past int32, as a 32-bit accumulator
 /// would). QLinearConv adds the int32 bias to the int32 accumulator, multiplies it in float by x_scale * w_scale[m] /
 /// y_scale (formed in float; w_scale per tensor or per output channel), rounds half to even, adds y_zero_point and
-/// saturates to its type: onnxruntime's requantization, step for step. The accumulation is exact: products are
-/// summed in double, which holds integers up to 2^53.
+/// saturates to its type: onnxruntime's requantization, step for step. The products run on the shared integer kernel
+/// (engine/kernels/quant/integer_product.h), exact in int32 (wrapping past it, as onnxruntime's accumulators).
 class ConvInteger final : public Kernel {
 public:
     ConvInteger(const KernelInit& init, bool quantized, bool msDomain = false)
@@ -56,6 +52,8 @@ public:
         , m_window(WindowAttributes::parse(init, false))
         , m_group(init.attributes().getInt("group", 1))
         , m_channelsLast(msDomain && init.attributes().getInt("channels_last", 0) != 0)
+        , m_constantWeights(isConstantInput(init, quantized ? 3 : 1)
+              && (init.node.inputs.size() <= (quantized ? 5u : 3u) || isConstantInput(init, quantized ? 5 : 3)))
     {
         if (m_group < 1)
             throw init.attributes().error("group", "must be positive, got " + std::to_string(m_group));
@@ -74,8 +72,11 @@ public:
             throw ctx.error("x " + shapeToString(x.shape()) + " and w " + shapeToString(w.shape())
                 + " do not match with group " + std::to_string(m_group));
         const auto opt = [&](size_t i) { return ctx.hasInput(i) ? &ctx.input(i) : nullptr; };
-        const std::vector<double> xd = centred(ctx, x, opt(2), x.size(), "x");
-        const std::vector<double> wd = centred(ctx, w, opt(m_quantized ? 5 : 3), m == 0 ? 0 : w.size() / m, "w");
+        for (const Tensor* t : { &x, &w })
+            if (t->dtype() != DataType::UInt8 && t->dtype() != DataType::Int8)
+                throw ctx.error("x and w must be uint8 or int8, got " + t->typeString());
+        const std::vector<int32_t> xz = zeroPoints(ctx, x, opt(2), 1, "x");
+        const std::vector<int32_t> wz = zeroPoints(ctx, w, opt(m_quantized ? 5 : 3), m, "w");
         const std::span<const int64_t> kernel(w.shape().begin() + 2, w.shape().end());
         if (!m_window.kernelShape.empty()
             && !std::equal(kernel.begin(), kernel.end(), m_window.kernelShape.begin(), m_window.kernelShape.end()))
@@ -99,21 +100,38 @@ public:
         Tensor& out = m_channelsLast
             ? nchw
             : ctx.allocateOutput(0, m_quantized ? ctx.input(7).dtype() : DataType::Int32, outShape);
-        std::vector<double> acc(static_cast<size_t>(out.size()));
-        convolve<double>(xd.data(), wd.data(), nullptr, acc.data(), x.dim(0), c, m, m_group, g);
+        if (out.size() == 0)
+            return;
+        const int64_t perRow = m == 0 ? 0 : w.size() / m;
+        const std::shared_ptr<const intprod::Weights> prepared = preparedWeights(w, m, perRow, wz);
+        const intprod::Weights& weights = *prepared;
+        const int64_t outSize = g.outSize();
+        const auto* xb = static_cast<const uint8_t*>(x.raw());
         if (!m_quantized) {
-            auto y = out.data<int32_t>();
-            for (size_t i = 0; i < acc.size(); ++i)
-                y[i] = static_cast<int32_t>(static_cast<uint32_t>(static_cast<int64_t>(acc[i])));
+            int32_t* y = out.data<int32_t>().data();
+            intprod::convolve(x.dtype(), xb, xz[0], weights, x.dim(0), c, m_group, g, ctx.threadPool(),
+                [&](int64_t b, int64_t row0, int64_t rows, int64_t col0, int64_t cols, const int32_t* acc) {
+                    for (int64_t r = 0; r < rows; ++r)
+                        std::memcpy(y + (b * m + row0 + r) * outSize + col0, acc + r * cols,
+                            static_cast<size_t>(cols) * sizeof(int32_t));
+                });
             return;
         }
-        requantize(ctx, acc, out, m);
+        const intprod::Requantize rq = requantization(ctx, m);
+        auto* y = static_cast<uint8_t*>(out.mutableRaw());
+        intprod::convolve(x.dtype(), xb, xz[0], weights, x.dim(0), c, m_group, g, ctx.threadPool(),
+            [&](int64_t b, int64_t row0, int64_t rows, int64_t col0, int64_t cols, const int32_t* acc) {
+                for (int64_t r = 0; r < rows; ++r)
+                    rq.row(acc + r * cols, cols, row0 + r, y + (b * m + row0 + r) * outSize + col0);
+            });
         if (m_channelsLast)
             toChannelsLast(out, *nhwcOut);
     }
 
 private:
-    void requantize(KernelContext& ctx, const std::vector<double>& acc, Tensor& y, int64_t m) const
+    /// x_scale * w_scale / y_scale per output channel (formed in float, as onnxruntime does), the int32 bias and
+    /// y_zero_point.
+    intprod::Requantize requantization(KernelContext& ctx, int64_t m) const
     {
         const auto scalars = [&](size_t i, const char* what, int64_t perChannel) {
             const Tensor& t = ctx.input(i);
@@ -121,42 +139,47 @@ private:
                 throw ctx.error(std::string(what) + " must be a float scalar" + (perChannel > 1 ? " or [M]" : "")
                     + ", got " + t.typeString());
             auto d = t.data<float>();
-            return std::vector<double>(d.begin(), d.end());
+            return std::vector<float>(d.begin(), d.end());
         };
         const auto xs = scalars(1, "x_scale", 1), ws = scalars(4, "w_scale", m), ys = scalars(6, "y_scale", 1);
         for (const auto* v : { &xs, &ws, &ys })
-            for (double e : *v)
+            for (float e : *v)
                 if (!std::isfinite(e) || (v == &ys && e == 0))
                     throw ctx.error("scales must be finite and y_scale non-zero");
         const Tensor& yzp = ctx.input(7);
-        if (yzp.size() != 1)
-            throw ctx.error("y_zero_point must be a scalar, got " + yzp.typeString());
-        std::vector<double> bias;
+        if (yzp.size() != 1 || (yzp.dtype() != DataType::UInt8 && yzp.dtype() != DataType::Int8))
+            throw ctx.error("y_zero_point must be a uint8 or int8 scalar, got " + yzp.typeString());
+        intprod::Requantize rq;
+        rq.type = yzp.dtype();
+        rq.zero = yzp.dtype() == DataType::Int8 ? yzp.data<int8_t>()[0] : yzp.data<uint8_t>()[0];
         if (ctx.hasInput(8)) {
             const Tensor& b = ctx.input(8);
             if (b.dtype() != DataType::Int32 || b.size() != m)
                 throw ctx.error("B must be int32 [" + std::to_string(m) + "], got " + b.typeString());
-            for (int32_t v : b.data<int32_t>())
-                bias.push_back(v);
+            auto d = b.data<int32_t>();
+            rq.bias.assign(d.begin(), d.end());
         }
-        const int64_t plane = m == 0 || y.dim(0) == 0 ? 0 : y.size() / y.dim(0) / m;
-        std::vector<float> scales;
-        for (double w : ws)
-            scales.push_back(static_cast<float>(xs[0]) * static_cast<float>(w) / static_cast<float>(ys[0]));
-        dispatch<TypeList<uint8_t, int8_t>>(yzp.dtype(), ctx.node(), [&]<class T>() {
-            auto out = y.data<T>();
-            const int32_t zp = yzp.data<T>()[0];
-            const auto lo = static_cast<float>(int32_t(std::numeric_limits<T>::lowest()) - zp);
-            const auto hi = static_cast<float>(int32_t(std::numeric_limits<T>::max()) - zp);
-            for (size_t i = 0; i < acc.size(); ++i) {
-                const auto ch = static_cast<size_t>((static_cast<int64_t>(i) / plane) % m);
-                // The 32-bit accumulator (wrapping as onnxruntime's does) plus the bias, scaled in float.
-                const auto sum = static_cast<int32_t>(static_cast<uint32_t>(static_cast<int64_t>(acc[i]))
-                    + static_cast<uint32_t>(bias.empty() ? 0 : static_cast<int32_t>(bias[ch])));
-                const float v = std::clamp(static_cast<float>(sum) * scales[scales.size() == 1 ? 0 : ch], lo, hi);
-                out[i] = static_cast<T>(static_cast<int32_t>(std::nearbyint(v)) + zp);
-            }
-        });
+        for (float w : ws)
+            rq.scale.push_back(xs[0] * w / ys[0]);
+        rq.setRange(false);
+        return rq;
+    }
+
+    std::shared_ptr<const intprod::Weights> preparedWeights(
+        const Tensor& w, int64_t m, int64_t perRow, const std::vector<int32_t>& wz) const
+    {
+        const auto prepare = [&] {
+            return std::make_shared<const intprod::Weights>(
+                intprod::prepareWeights(w.dtype(), w.raw(), m, perRow, perRow, 1, wz));
+        };
+        if (!m_constantWeights)
+            return prepare();
+        std::lock_guard lock(m_cacheMutex);
+        if (!m_cached || m_cachedKey != w.raw()) {
+            m_cached = prepare();
+            m_cachedKey = w.raw();
+        }
+        return m_cached;
     }
 
     /// x [N, spatial..., C] as [N, C, spatial...].
@@ -193,6 +216,11 @@ private:
     WindowAttributes m_window;
     int64_t m_group;
     bool m_channelsLast;
+    /// Constant weights (and zero point) are prepared on the first run and kept while their storage stays the same.
+    bool m_constantWeights;
+    mutable std::mutex m_cacheMutex;
+    mutable std::shared_ptr<const intprod::Weights> m_cached;
+    mutable const void* m_cachedKey = nullptr;
 };
 
 template <bool Q> KernelFactory convIntegerFactory()

@@ -333,6 +333,7 @@ template <class T> void col2im(const T* col, int64_t channels, const WindowGeome
 
 template void im2col<float>(const float*, int64_t, const WindowGeometry&, int64_t, int64_t, float*, float);
 template void im2col<double>(const double*, int64_t, const WindowGeometry&, int64_t, int64_t, double*, double);
+template void im2col<uint8_t>(const uint8_t*, int64_t, const WindowGeometry&, int64_t, int64_t, uint8_t*, uint8_t);
 template void col2im<float>(const float*, int64_t, const WindowGeometry&, float*);
 template void col2im<double>(const double*, int64_t, const WindowGeometry&, double*);
 

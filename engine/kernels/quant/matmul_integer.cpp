@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "engine/kernels/kernel_registry.h"
+#include "engine/kernels/quant/integer_product.h"
 #include "engine/kernels/quant/quant_common.h"
 
 namespace onnxscope {
@@ -53,6 +54,28 @@ std::vector<int64_t> integerProduct(const KernelContext& ctx, const MatMulPlan& 
     return acc;
 }
 
+/// integerProduct on the shared integer kernel, for a per-tensor zero point of A: into acc (int32, wrapping past it
+/// as a 32-bit accumulator).
+void fastProduct(
+    const MatMulPlan& p, const Tensor& a, const Tensor& b, int32_t azp, const std::vector<int64_t>& bzp, int32_t* acc)
+{
+    const std::vector<int32_t> bz(bzp.begin(), bzp.end());
+    const auto* ab = static_cast<const uint8_t*>(a.raw());
+    const auto* bb = static_cast<const uint8_t*>(b.raw());
+    intprod::Weights w;
+    intprod::Columns x;
+    int64_t prepared = -1;
+    for (size_t bi = 0; bi < p.aOffset.size(); ++bi) {
+        // Y = A B computed as Y^T = B^T A^T: B's columns are the weights' rows, A's rows the packed columns.
+        if (p.bOffset[bi] != prepared) {
+            w = intprod::prepareWeights(b.dtype(), bb + p.bOffset[bi], p.n, p.k, 1, p.n, bz);
+            prepared = p.bOffset[bi];
+        }
+        intprod::packColumns(a.dtype(), ab + p.aOffset[bi], p.k, p.m, 1, p.k, x);
+        intprod::product(w, 0, p.n, x, azp, acc + static_cast<int64_t>(bi) * p.m * p.n, 1, p.n);
+    }
+}
+
 /// MatMulInteger 10: int32 = (A - a_zero_point) x (B - b_zero_point) with numpy matmul broadcasting. A and B
 /// uint8 or int8; zero points per tensor, per row of A, per column of B. Accumulates exactly; the int32 result
 /// wraps as onnxruntime's does only past 2^31.
@@ -71,8 +94,12 @@ public:
         const auto azp = matmulZeroPoint(ctx, 2, a.dtype(), p.m, "a_zero_point");
         const auto bzp = matmulZeroPoint(ctx, 3, b.dtype(), p.n, "b_zero_point");
         Tensor& y = ctx.allocateOutput(0, DataType::Int32, p.outShape);
-        const auto acc = integerProduct(ctx, p, integerValues(ctx, a, "A"), integerValues(ctx, b, "B"), azp, bzp);
         auto dst = y.data<int32_t>();
+        if (azp.size() == 1) {
+            fastProduct(p, a, b, static_cast<int32_t>(azp[0]), bzp, dst.data());
+            return;
+        }
+        const auto acc = integerProduct(ctx, p, integerValues(ctx, a, "A"), integerValues(ctx, b, "B"), azp, bzp);
         for (size_t i = 0; i < dst.size(); ++i)
             dst[i] = static_cast<int32_t>(acc[i]);
     }
@@ -103,7 +130,14 @@ public:
             throw ctx.error("y_zero_point must be a scalar, got " + yzpT.typeString());
         const double yzp = static_cast<double>(integerValues(ctx, yzpT, "y_zero_point")[0]);
         Tensor& y = ctx.allocateOutput(0, yzpT.dtype(), p.outShape);
-        const auto acc = integerProduct(ctx, p, integerValues(ctx, a, "a"), integerValues(ctx, b, "b"), azp, bzp);
+        std::vector<int64_t> acc;
+        if (azp.size() == 1) {
+            std::vector<int32_t> acc32(static_cast<size_t>(y.size()));
+            fastProduct(p, a, b, static_cast<int32_t>(azp[0]), bzp, acc32.data());
+            acc.assign(acc32.begin(), acc32.end());
+        } else {
+            acc = integerProduct(ctx, p, integerValues(ctx, a, "a"), integerValues(ctx, b, "b"), azp, bzp);
+        }
         dispatch<TypeList<uint8_t, int8_t>>(yzpT.dtype(), ctx.node(), [&]<class Q>() {
             auto dst = y.data<Q>();
             for (size_t i = 0; i < dst.size(); ++i) {

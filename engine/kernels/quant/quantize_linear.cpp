@@ -4,7 +4,9 @@
 #include "engine/kernels/kernel_registry.h"
 #include "engine/kernels/quant/quant_common.h"
 
+#include <algorithm>
 #include <bit>
+#include <limits>
 
 namespace onnxscope {
 
@@ -113,6 +115,59 @@ bool isQuantizedType(DataType t)
         || (isNarrow(t) && t != DataType::Float8E8M0);
 }
 
+/// Runs f(begin, end, p) over the runs of x's elements that share parameter p (per tensor or per axis, no blocks).
+template <class F> void forEachParameterRun(const QuantLayout& q, int64_t n, F&& f)
+{
+    if (q.perTensor) {
+        f(int64_t(0), n, size_t(0));
+        return;
+    }
+    for (int64_t start = 0; start < n; start += q.inner)
+        f(start, std::min(n, start + q.inner), static_cast<size_t>((start / q.inner) % q.axisDim));
+}
+
+/// QuantizeLinear's common case without doubles: float x and scales, uint8/int8 y. The same numbers as the general
+/// loop: the quotient x / scale in float, rounded half to even (by the 1.5 * 2^23 addition, exact once the quotient
+/// is clamped to the output range less the zero point, whose bounds are integers), NaN to 0.
+template <class Q>
+void quantizeFloatBytes(const float* x, int64_t n, const QuantLayout& q, const float* scales, const Q* zeros, Q* y)
+{
+    forEachParameterRun(q, n, [&](int64_t b, int64_t e, size_t p) {
+        const float s = scales[p];
+        const int32_t z = zeros ? int32_t(zeros[p]) : 0;
+        const float lo = float(int32_t(std::numeric_limits<Q>::lowest()) - z);
+        const float hi = float(int32_t(std::numeric_limits<Q>::max()) - z);
+        constexpr float kRound = 12582912.0f; // 1.5 * 2^23
+        constexpr int64_t kBlock = 256;
+        int32_t q[kBlock]; // in blocks, so that both loops vectorize
+        for (int64_t i0 = b; i0 < e; i0 += kBlock) {
+            const int64_t m = std::min(kBlock, e - i0);
+            for (int64_t j = 0; j < m; ++j) {
+                const float v = x[i0 + j] / s;
+                float c = v > lo ? v : lo;
+                c = c < hi ? c : hi;
+                const int32_t r = static_cast<int32_t>((c + kRound) - kRound) + z;
+                q[j] = v != v ? 0 : r;
+            }
+            for (int64_t j = 0; j < m; ++j)
+                y[i0 + j] = static_cast<Q>(q[j]);
+        }
+    });
+}
+
+/// DequantizeLinear's common case: uint8/int8 x, float scales and y: y = float(x - zero) * scale, as the general
+/// loop computes it (the product of two floats rounded once).
+template <class Q>
+void dequantizeBytesFloat(const Q* x, int64_t n, const QuantLayout& q, const float* scales, const Q* zeros, float* y)
+{
+    forEachParameterRun(q, n, [&](int64_t b, int64_t e, size_t p) {
+        const float s = scales[p];
+        const int32_t z = zeros ? int32_t(zeros[p]) : 0;
+        for (int64_t i = b; i < e; ++i)
+            y[i] = static_cast<float>(int32_t(x[i]) - z) * s;
+    });
+}
+
 /// QuantizeLinear 10 (per tensor), 13 (per axis, `axis` default 1), 19 (float8 outputs, `saturate`), 21 (blocked
 /// quantization `block_size`, `output_dtype`, int4/uint4, int16/uint16), 23 (float4e2m1, `precision`), 25
 /// (int2/uint2), 28 (float6*). y's type: the zero point's (uint8 when absent, or output_dtype).
@@ -164,6 +219,16 @@ public:
         if (!isFloatingPoint(x.dtype()) && x.dtype() != DataType::Int32)
             throw ctx.error("x must be float, double, float16, bfloat16 or int32, got " + x.typeString());
         const QuantLayout q = quantLayout(ctx, x, scale, zp, m_axis, m_block);
+        if (x.dtype() == DataType::Float && scale.dtype() == DataType::Float && q.block == 0
+            && (outType == DataType::UInt8 || outType == DataType::Int8)
+            && (m_precision == DataType::Undefined || m_precision == DataType::Float)) {
+            Tensor& y = ctx.allocateOutput(0, outType, x.shape());
+            dispatch<TypeList<uint8_t, int8_t>>(outType, ctx.node(), [&]<class Q>() {
+                quantizeFloatBytes<Q>(x.data<float>().data(), x.size(), q, scale.data<float>().data(),
+                    zp ? zp->data<Q>().data() : nullptr, y.data<Q>().data());
+            });
+            return;
+        }
         const auto xs = doubleValues(ctx, x, "x");
         const auto scales = doubleValues(ctx, scale, "y_scale");
         const auto zeros = zp ? doubleValues(ctx, *zp, "y_zero_point") : std::vector<double>(scales.size(), 0.0);
@@ -250,6 +315,15 @@ public:
         if (!isFloatingPoint(scale.dtype()) && scale.dtype() != DataType::Float8E8M0)
             throw ctx.error("x_scale must be a float type, got " + scale.typeString());
         const QuantLayout q = quantLayout(ctx, x, scale, zp, m_axis, m_block);
+        if ((xt == DataType::UInt8 || xt == DataType::Int8) && scale.dtype() == DataType::Float && q.block == 0
+            && (m_outType == DataType::Undefined || m_outType == DataType::Float)) {
+            Tensor& y = ctx.allocateOutput(0, DataType::Float, x.shape());
+            dispatch<TypeList<uint8_t, int8_t>>(xt, ctx.node(), [&]<class Q>() {
+                dequantizeBytesFloat<Q>(x.data<Q>().data(), x.size(), q, scale.data<float>().data(),
+                    zp ? zp->data<Q>().data() : nullptr, y.data<float>().data());
+            });
+            return;
+        }
         auto zeros = zp ? doubleValues(ctx, *zp, "x_zero_point") : std::vector<double>(scale.size(), 0.0);
         if (xt == DataType::Int32 || zeroIgnored) {
             for (double z : zeros)

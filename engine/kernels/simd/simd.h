@@ -133,7 +133,24 @@ struct Ops {
     void (*dot4Int8)(const uint8_t* codes, int64_t blocks, int64_t block, const float* zero, const float* scale,
         const int8_t* qa, int64_t lda, const float* aScale, const float* aSum, int64_t ldas, int64_t rows, float* y,
         int64_t ldy);
+
+    /// The integer product of the int8 operators (engine/kernels/quant/integer_product.h): c[i * ldcRow + j * ldcCol]
+    /// = sum over k < 4 * k4 of w[i * ldw + k] * x(k, j), for i < m and j < n, in int32 (exact: each sum of four
+    /// products fits). w: int8 rows of 4 * k4 bytes (zero past K); x: uint8 columns packed by kInt8Panel
+    /// (packInt8Panels): panel p (columns 16p to 16p + 15) at x + p * k4 * 64, and in it group q (k = 4q to 4q + 3) at
+    /// q * 64, column c at c * 4, one byte per k. With VNNI (AVX-512 VNNI, or AVX-VNNI at AVX2) where the CPU has
+    /// it, chosen at run time; else pairs widened to 16 bits (vpmaddwd: exact, unlike vpmaddubsw's saturation).
+    void (*gemmS8U8)(int64_t m, int64_t n, int64_t k4, const int8_t* w, int64_t ldw, const uint8_t* x, int32_t* c,
+        int64_t ldcRow, int64_t ldcCol);
+    /// gemmS8U8 without VNNI (the widening path at this level), for tests on CPUs that have VNNI.
+    void (*gemmS8U8Widening)(int64_t m, int64_t n, int64_t k4, const int8_t* w, int64_t ldw, const uint8_t* x,
+        int32_t* c, int64_t ldcRow, int64_t ldcCol);
+    /// Which instructions gemmS8U8 runs on: "AVX-512 VNNI", "AVX-VNNI", "AVX-512 vpmaddwd", "AVX2 vpmaddwd", "scalar".
+    const char* int8Path;
 };
+
+/// Columns of a packed uint8 panel of Ops::gemmS8U8.
+constexpr int64_t kInt8Panel = 16;
 
 /// Work below which a parallel loop block is not worth waking a thread for: multiply-adds of a GEMM block, and
 /// elements of an element-wise block (a few microseconds each). Kernels size their parallelFor grains with them.

@@ -20,6 +20,7 @@
 #include <cstring>
 
 #if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
+#include <cpuid.h> // static inline functions only
 #include <immintrin.h> // always-inline intrinsics only: they emit no symbol the rest of the program could share
 #endif
 
@@ -1284,12 +1285,233 @@ void int8Steps(const float* x, int64_t n, int64_t block, int8_t* q, float* value
     }
 }
 
+// Ops::gemmS8U8: tiles of up to kS8Rows rows of w times P panels of 16 columns, each tile's int32 sums kept in
+// registers over the whole depth, then written through a small buffer (any row and column strides).
+constexpr int64_t kS8Rows = 4;
+
+inline int32_t load4(const int8_t* p)
+{
+    int32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+}
+
+inline void storeTile(
+    const int32_t* t, int64_t rows, int64_t cols, int64_t ldt, int32_t* c, int64_t ldcRow, int64_t ldcCol)
+{
+    for (int64_t r = 0; r < rows; ++r)
+        for (int64_t j = 0; j < cols; ++j)
+            c[r * ldcRow + j * ldcCol] = t[r * ldt + j];
+}
+
+// The scalar tile: the definition.
+template <int R, int P>
+void tileScalar(int64_t k4, const int8_t* w, int64_t ldw, const uint8_t* x, int64_t panelBytes, int32_t* t)
+{
+    for (int r = 0; r < R; ++r)
+        for (int p = 0; p < P; ++p)
+            for (int64_t j = 0; j < 16; ++j) {
+                int32_t sum = 0;
+                for (int64_t q = 0; q < k4; ++q)
+                    for (int64_t b = 0; b < 4; ++b)
+                        sum += int32_t(w[r * ldw + 4 * q + b]) * int32_t(x[p * panelBytes + q * 64 + j * 4 + b]);
+                t[r * P * 16 + p * 16 + j] = sum;
+            }
+}
+
+#if defined(__AVX512F__)
+// One panel is one 512-bit vector of 16 int32 sums. The widening path splits each 32-bit lane's four bytes into its
+// even and odd bytes as 16-bit values (x zero-extended, w sign-extended) and sums the pairs with vpmaddwd: exactly
+// what vpdpbusd computes.
+template <int R, int P>
+void tileWide512(int64_t k4, const int8_t* w, int64_t ldw, const uint8_t* x, int64_t panelBytes, int32_t* t)
+{
+    const __m512i lowBytes = _mm512_set1_epi16(0x00FF);
+    __m512i acc[R][P];
+    for (int r = 0; r < R; ++r)
+        for (int p = 0; p < P; ++p)
+            acc[r][p] = _mm512_setzero_si512();
+    for (int64_t q = 0; q < k4; ++q) {
+        __m512i xe[P], xo[P];
+        for (int p = 0; p < P; ++p) {
+            const __m512i v = _mm512_loadu_si512(x + p * panelBytes + q * 64);
+            xe[p] = _mm512_and_si512(v, lowBytes);
+            xo[p] = _mm512_srli_epi16(v, 8);
+        }
+        for (int r = 0; r < R; ++r) {
+            const __m512i wv = _mm512_set1_epi32(load4(w + r * ldw + 4 * q));
+            const __m512i we = _mm512_srai_epi16(_mm512_slli_epi16(wv, 8), 8), wo = _mm512_srai_epi16(wv, 8);
+            for (int p = 0; p < P; ++p)
+                acc[r][p] = _mm512_add_epi32(
+                    acc[r][p], _mm512_add_epi32(_mm512_madd_epi16(xe[p], we), _mm512_madd_epi16(xo[p], wo)));
+        }
+    }
+    for (int r = 0; r < R; ++r)
+        for (int p = 0; p < P; ++p)
+            _mm512_storeu_si512(t + r * P * 16 + p * 16, acc[r][p]);
+}
+
+template <int R, int P>
+__attribute__((target("avx512vnni"))) void tileVnni512(
+    int64_t k4, const int8_t* w, int64_t ldw, const uint8_t* x, int64_t panelBytes, int32_t* t)
+{
+    __m512i acc[R][P];
+    for (int r = 0; r < R; ++r)
+        for (int p = 0; p < P; ++p)
+            acc[r][p] = _mm512_setzero_si512();
+    for (int64_t q = 0; q < k4; ++q) {
+        __m512i xv[P];
+        for (int p = 0; p < P; ++p)
+            xv[p] = _mm512_loadu_si512(x + p * panelBytes + q * 64);
+        for (int r = 0; r < R; ++r) {
+            const __m512i wv = _mm512_set1_epi32(load4(w + r * ldw + 4 * q));
+            for (int p = 0; p < P; ++p)
+                acc[r][p] = _mm512_dpbusd_epi32(acc[r][p], xv[p], wv);
+        }
+    }
+    for (int r = 0; r < R; ++r)
+        for (int p = 0; p < P; ++p)
+            _mm512_storeu_si512(t + r * P * 16 + p * 16, acc[r][p]);
+}
+#define ONNXSCOPE_TILE_WIDE tileWide512
+#define ONNXSCOPE_TILE_VNNI tileVnni512
+#define ONNXSCOPE_VNNI_NAME "AVX-512 VNNI"
+#define ONNXSCOPE_WIDE_NAME "AVX-512 vpmaddwd"
+constexpr int kS8Panels = 2;
+#elif defined(__AVX2__)
+// One panel is two 256-bit vectors; the same two paths as at AVX-512.
+template <int R, int P>
+void tileWide256(int64_t k4, const int8_t* w, int64_t ldw, const uint8_t* x, int64_t panelBytes, int32_t* t)
+{
+    const __m256i lowBytes = _mm256_set1_epi16(0x00FF);
+    __m256i acc[R][2 * P];
+    for (int r = 0; r < R; ++r)
+        for (int h = 0; h < 2 * P; ++h)
+            acc[r][h] = _mm256_setzero_si256();
+    for (int64_t q = 0; q < k4; ++q) {
+        __m256i xe[2 * P], xo[2 * P];
+        for (int h = 0; h < 2 * P; ++h) {
+            const __m256i v = _mm256_loadu_si256(
+                reinterpret_cast<const __m256i*>(x + (h / 2) * panelBytes + q * 64 + (h % 2) * 32));
+            xe[h] = _mm256_and_si256(v, lowBytes);
+            xo[h] = _mm256_srli_epi16(v, 8);
+        }
+        for (int r = 0; r < R; ++r) {
+            const __m256i wv = _mm256_set1_epi32(load4(w + r * ldw + 4 * q));
+            const __m256i we = _mm256_srai_epi16(_mm256_slli_epi16(wv, 8), 8), wo = _mm256_srai_epi16(wv, 8);
+            for (int h = 0; h < 2 * P; ++h)
+                acc[r][h] = _mm256_add_epi32(
+                    acc[r][h], _mm256_add_epi32(_mm256_madd_epi16(xe[h], we), _mm256_madd_epi16(xo[h], wo)));
+        }
+    }
+    for (int r = 0; r < R; ++r)
+        for (int h = 0; h < 2 * P; ++h)
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(t + r * P * 16 + h * 8), acc[r][h]);
+}
+
+template <int R, int P>
+__attribute__((target("avxvnni"))) void tileVnni256(
+    int64_t k4, const int8_t* w, int64_t ldw, const uint8_t* x, int64_t panelBytes, int32_t* t)
+{
+    __m256i acc[R][2 * P];
+    for (int r = 0; r < R; ++r)
+        for (int h = 0; h < 2 * P; ++h)
+            acc[r][h] = _mm256_setzero_si256();
+    for (int64_t q = 0; q < k4; ++q) {
+        __m256i xv[2 * P];
+        for (int h = 0; h < 2 * P; ++h)
+            xv[h] = _mm256_loadu_si256(
+                reinterpret_cast<const __m256i*>(x + (h / 2) * panelBytes + q * 64 + (h % 2) * 32));
+        for (int r = 0; r < R; ++r) {
+            const __m256i wv = _mm256_set1_epi32(load4(w + r * ldw + 4 * q));
+            for (int h = 0; h < 2 * P; ++h)
+                acc[r][h] = _mm256_dpbusd_avx_epi32(acc[r][h], xv[h], wv);
+        }
+    }
+    for (int r = 0; r < R; ++r)
+        for (int h = 0; h < 2 * P; ++h)
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(t + r * P * 16 + h * 8), acc[r][h]);
+}
+#define ONNXSCOPE_TILE_WIDE tileWide256
+#define ONNXSCOPE_TILE_VNNI tileVnni256
+#define ONNXSCOPE_VNNI_NAME "AVX-VNNI"
+#define ONNXSCOPE_WIDE_NAME "AVX2 vpmaddwd"
+constexpr int kS8Panels = 1;
+#else
+#define ONNXSCOPE_TILE_WIDE tileScalar
+constexpr int kS8Panels = 1;
+#endif
+
+using S8Tile = void (*)(int64_t, const int8_t*, int64_t, const uint8_t*, int64_t, int32_t*);
+
+#define ONNXSCOPE_TILE_TABLE(tile)                                                                                     \
+    {                                                                                                                  \
+        { tile<1, 1>, tile<2, 1>, tile<3, 1>, tile<4, 1> },                                                            \
+        {                                                                                                              \
+            tile<1, kS8Panels>, tile<2, kS8Panels>, tile<3, kS8Panels>, tile<4, kS8Panels>                             \
+        }                                                                                                              \
+    }
+
+void gemmS8U8With(const S8Tile (&tiles)[2][kS8Rows], int64_t m, int64_t n, int64_t k4, const int8_t* w, int64_t ldw,
+    const uint8_t* x, int32_t* c, int64_t ldcRow, int64_t ldcCol)
+{
+    alignas(64) int32_t t[kS8Rows * 2 * 16];
+    const int64_t panelBytes = k4 * 64, panels = ceilDiv(n, 16);
+    for (int64_t p0 = 0; p0 < panels; p0 += kS8Panels) {
+        const int64_t p = minI(kS8Panels, panels - p0), cols = minI(n - p0 * 16, p * 16);
+        for (int64_t i0 = 0; i0 < m; i0 += kS8Rows) {
+            const int64_t rows = minI(kS8Rows, m - i0);
+            tiles[p == kS8Panels ? 1 : 0][rows - 1](k4, w + i0 * ldw, ldw, x + p0 * panelBytes, panelBytes, t);
+            int32_t* dst = c + i0 * ldcRow + p0 * 16 * ldcCol;
+            if (ldcCol == 1)
+                for (int64_t r = 0; r < rows; ++r)
+                    std::memcpy(dst + r * ldcRow, t + r * p * 16, static_cast<size_t>(cols) * sizeof(int32_t));
+            else
+                storeTile(t, rows, cols, p * 16, dst, ldcRow, ldcCol);
+        }
+    }
+}
+
+void gemmS8U8Wide(int64_t m, int64_t n, int64_t k4, const int8_t* w, int64_t ldw, const uint8_t* x, int32_t* c,
+    int64_t ldcRow, int64_t ldcCol)
+{
+    static const S8Tile tiles[2][kS8Rows] = ONNXSCOPE_TILE_TABLE(ONNXSCOPE_TILE_WIDE);
+    gemmS8U8With(tiles, m, n, k4, w, ldw, x, c, ldcRow, ldcCol);
+}
+
+#ifdef ONNXSCOPE_TILE_VNNI
+void gemmS8U8Vnni(int64_t m, int64_t n, int64_t k4, const int8_t* w, int64_t ldw, const uint8_t* x, int32_t* c,
+    int64_t ldcRow, int64_t ldcCol)
+{
+    static const S8Tile tiles[2][kS8Rows] = ONNXSCOPE_TILE_TABLE(ONNXSCOPE_TILE_VNNI);
+    gemmS8U8With(tiles, m, n, k4, w, ldw, x, c, ldcRow, ldcCol);
+}
+
+// CPUID leaf 7 (the level's own checks already hold: AVX-512 or AVX2 with OS support), read directly because
+// clang 14's __builtin_cpu_supports does not know "avxvnni".
+bool hasVnni()
+{
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+#if defined(__AVX512F__)
+    return __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) && (ecx & (1u << 11)) != 0; // AVX512_VNNI
+#else
+    return __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) && (eax & (1u << 4)) != 0; // AVX-VNNI
+#endif
+}
+#endif
+
 } // namespace
 
 const Ops& table()
 {
     static const Ops ops { ONNXSCOPE_SIMD_NAME, gemm, gemmBias, activation, biasActivation, binary, reduceRows,
-        softmaxRows, depthwise2d, chunkStats, dequantize4, dequantize4Panel, kQ4Unit, dot4, int8Steps, dot4Int8 };
+        softmaxRows, depthwise2d, chunkStats, dequantize4, dequantize4Panel, kQ4Unit, dot4, int8Steps, dot4Int8,
+#ifdef ONNXSCOPE_TILE_VNNI
+        hasVnni() ? gemmS8U8Vnni : gemmS8U8Wide, gemmS8U8Wide, hasVnni() ? ONNXSCOPE_VNNI_NAME : ONNXSCOPE_WIDE_NAME
+#else
+        gemmS8U8Wide, gemmS8U8Wide, "scalar"
+#endif
+    };
     return ops;
 }
 

@@ -190,6 +190,59 @@ private:
         QTRY_COMPARE(m_ui->selectedNodeName(), QString::fromStdString(name));
     }
 
+    /// The Values dock's rows as text (every base column), for comparing two runs.
+    QStringList valuesDockRows()
+    {
+        ValuesModel* values = m_ui->values()->model();
+        QStringList rows;
+        for (int r = 0; r < values->rowCount(); ++r) {
+            QStringList cells;
+            for (int c = 0; c < ValuesModel::BaseColumnCount; ++c)
+                cells << values->index(r, c).data().toString();
+            rows << cells.join(QLatin1Char('|'));
+        }
+        return rows;
+    }
+
+    /// What a stop shows: where it is, why, the last node, the nodes that ran, and the Values dock.
+    struct StopView {
+        StopReason reason {};
+        std::string next;
+        std::vector<std::string> frames;
+        const Graph* lastGraph = nullptr;
+        NodeId lastNode = -1;
+        int64_t mainNodesDone = 0;
+        std::map<const Graph*, std::set<NodeId>> executed;
+        QStringList values;
+    };
+    StopView stopView()
+    {
+        const DebugSnapshotPtr s = controller()->snapshot();
+        StopView v;
+        v.reason = s->reason;
+        v.next = nextNodeName();
+        for (const auto& f : s->frames)
+            v.frames.push_back(f.path + "@" + std::to_string(f.position));
+        v.lastGraph = s->lastGraph;
+        v.lastNode = s->lastNode;
+        v.mainNodesDone = s->mainNodesDone;
+        for (const auto& [graph, nodes] : s->executed)
+            v.executed[graph] = std::set<NodeId>(nodes.begin(), nodes.end());
+        v.values = valuesDockRows();
+        return v;
+    }
+    void compareStops(const StopView& quiet, const StopView& profiled)
+    {
+        QCOMPARE(quiet.reason, profiled.reason);
+        QCOMPARE(quiet.next, profiled.next);
+        QCOMPARE(quiet.frames, profiled.frames);
+        QCOMPARE(quiet.lastGraph, profiled.lastGraph);
+        QCOMPARE(quiet.lastNode, profiled.lastNode);
+        QCOMPARE(quiet.mainNodesDone, profiled.mainNodesDone);
+        QVERIFY(quiet.executed == profiled.executed);
+        QCOMPARE(quiet.values, profiled.values);
+    }
+
 private slots:
     void initTestCase()
     {
@@ -637,6 +690,12 @@ agraph (bool c, float[2] x) => (float[2] out) {
                   else_branch = g2 () => (float[2] e) { e = Neg(x) }>
 })",
             QStringLiteral("if.onnx"));
+        // The Profile dock is filled only with Debug › Record Profile on (off by default: quiet stretches).
+        m_ui->recordProfileAction()->setChecked(true);
+        const auto profileNoMore = qScopeGuard([this] {
+            if (m_ui)
+                m_ui->recordProfileAction()->setChecked(false);
+        });
         m_ui->inputs()->setTypedText(QStringLiteral("c"), QStringLiteral("1"));
         m_ui->inputs()->setTypedText(QStringLiteral("x"), QStringLiteral("1 -2"));
         QVERIFY(act(m_ui->stepOverAction()));
@@ -1069,6 +1128,12 @@ agraph (bool c, float[2] x) => (float[2] out) {
     void stepsIntoLoopAndIfAndBackOut()
     {
         openText(kLoopWithIf, QStringLiteral("loop.onnx"));
+        // The Profile dock is filled only with Debug › Record Profile on (off by default: quiet stretches).
+        m_ui->recordProfileAction()->setChecked(true);
+        const auto profileNoMore = qScopeGuard([this] {
+            if (m_ui)
+                m_ui->recordProfileAction()->setChecked(false);
+        });
         m_ui->inputs()->setTypedText(QStringLiteral("x"), QStringLiteral("2 3"));
         QVERIFY(act(m_ui->stepOverAction())); // the two Constants run without a stop
         QCOMPARE(nextNodeName(), std::string("Loop_2"));
@@ -1693,6 +1758,94 @@ agraph (float[2] x) => (float[2] out) {
         m_ui->inputs()->setDim(QStringLiteral("width"), 4);
         QVERIFY(act(m_ui->continueAction()));
         QCOMPARE(controller()->state(), DebuggerState::Finished);
+    }
+
+    void quietRunsShowWhatANodeByNodeRunShows()
+    {
+        // Record Profile off (the default): Continue runs quiet stretches and the log is completed after the stop.
+        // The stop, the nodes that ran and every row of the Values dock (names, producers, frames, iterations,
+        // shapes, summaries) match a node-by-node run with the profile recorded, at the end and at breakpoints
+        // inside an If inside a Loop.
+        openText(kLoopWithIf, QStringLiteral("loop.onnx"));
+        m_ui->inputs()->setTypedText(QStringLiteral("x"), QStringLiteral("2 -3"));
+        QVERIFY(!m_ui->recordProfileAction()->isChecked());
+        const auto profileNoMore = qScopeGuard([this] {
+            if (m_ui)
+                m_ui->recordProfileAction()->setChecked(false);
+        });
+        const auto runToEnd = [this](bool profile) {
+            m_ui->recordProfileAction()->setChecked(profile);
+            QVERIFY(act(m_ui->continueAction())); // a new run after a finished one
+            QCOMPARE(controller()->state(), DebuggerState::Finished);
+        };
+        runToEnd(true);
+        QVERIFY(!controller()->snapshot()->timings.empty());
+        QCOMPARE(controller()->snapshot()->quietStretches, size_t(0));
+        const StopView profiled = stopView();
+        QVERIFY(profiled.values.size() >= 10);
+        runToEnd(false);
+        QVERIFY(controller()->snapshot()->quietStretches > 0);
+        QVERIFY(controller()->snapshot()->timings.empty());
+        compareStops(stopView(), profiled);
+
+        // An op-type breakpoint on Add (the then branch, iterations 1 and 2): the same two stops either way.
+        BreakpointSpec spec;
+        spec.kind = BreakpointSpec::Kind::OpType;
+        spec.pattern = QStringLiteral("Add");
+        m_ui->breakpoints()->add(spec);
+        std::vector<StopView> hits[2];
+        for (int profile = 1; profile >= 0; --profile) {
+            m_ui->recordProfileAction()->setChecked(profile == 1);
+            QCOMPARE(controller()->state(), DebuggerState::Finished); // the next Continue starts a new run
+            for (int hit = 0; hit < 3; ++hit) {
+                QVERIFY(act(m_ui->continueAction()));
+                hits[profile].push_back(stopView());
+            }
+            QCOMPARE(hits[profile][0].reason, StopReason::Breakpoint);
+            QCOMPARE(hits[profile][0].frames.size(), size_t(3)); // main / Loop / If
+            QCOMPARE(hits[profile][1].reason, StopReason::Breakpoint);
+            QCOMPARE(hits[profile][2].reason, StopReason::Finished);
+            QCOMPARE(controller()->snapshot()->quietStretches > 0, profile == 0);
+        }
+        for (int hit = 0; hit < 3; ++hit)
+            compareStops(hits[0][hit], hits[1][hit]);
+    }
+
+    void pauseStopsAQuietRunOfALongLoop()
+    {
+        // 10^8 iterations, Record Profile off: the Loop runs in a quiet stretch, progress comes from polling the
+        // debugger's position, and Pause stops it inside the Loop within seconds.
+        openText(kLongLoop, QStringLiteral("long.onnx"));
+        m_ui->inputs()->setTypedText(QStringLiteral("x"), QStringLiteral("1 1 1 1"));
+        QVERIFY(!m_ui->recordProfileAction()->isChecked());
+        QSignalSpy progress(controller(), &DebugController::progress);
+        QSignalSpy stopped(controller(), &DebugController::stopped);
+        m_ui->continueAction()->trigger();
+        QCOMPARE(controller()->state(), DebuggerState::Running);
+        QVERIFY(progress.count() > 0 || progress.wait(10000));
+        QTest::qWait(300);
+        QCOMPARE(controller()->state(), DebuggerState::Running);
+        QElapsedTimer pausing;
+        pausing.start();
+        m_ui->pauseAction()->trigger();
+        QVERIFY(stopped.wait(20000));
+        QVERIFY2(pausing.elapsed() < 10000, qPrintable(QString::number(pausing.elapsed())));
+        const DebugSnapshotPtr s = controller()->snapshot();
+        QCOMPARE(controller()->state(), DebuggerState::Paused);
+        QCOMPARE(s->reason, StopReason::Paused);
+        QVERIFY(s->quietStretches > 0);
+        // At the Loop (in its body, or between two iterations), with the iterations' values in the completed log.
+        QVERIFY(s->frames.size() >= 1);
+        QCOMPARE(s->mainNodesDone, int64_t(2));
+        QCOMPARE(s->frames.front().position, NodeId(2));
+        int64_t lastIteration = -1;
+        for (const auto& v : s->values)
+            lastIteration = std::max(lastIteration, v.record.iteration);
+        QVERIFY2(lastIteration > 0, qPrintable(QString::number(lastIteration)));
+        if (s->frames.size() >= 2)
+            QVERIFY(s->frames.back().iteration >= lastIteration);
+        m_ui->stopAction()->trigger();
+        QTRY_COMPARE(controller()->state(), DebuggerState::Ready);
     }
 
     void longRunCanBePausedAndStopped()

@@ -60,6 +60,9 @@ struct DebugSnapshot {
     /// Times the thread running the nodes was descheduled for another thread or process while it ran them (this run,
     /// all commands so far): the node times include those waits. 0 where the system does not count them.
     int64_t preemptions = 0;
+    /// Stretches this run ran as a plain run does, between the places where it could stop (Debugger::quietStretches;
+    /// 0 with Debug › Record Profile on).
+    size_t quietStretches = 0;
     // Set when stopped before a YieldOp:
     std::vector<std::pair<std::string, Value>> yieldInputs; // input name, value
     std::vector<std::string> yieldOutputs; // output names

@@ -26,6 +26,7 @@ const QString kRecentFiles = QStringLiteral("recentFiles");
 const QString kThreads = QStringLiteral("debugger/threads");
 const QString kStepConstants = QStringLiteral("debugger/stepConstants");
 const QString kKeepValueData = QStringLiteral("debugger/keepValueData");
+const QString kRecordProfile = QStringLiteral("debugger/recordProfile");
 const QString kMemoryBudget = QStringLiteral("debugger/memoryBudget");
 const QString kCompare = QStringLiteral("compare/");
 const QString kHeatmap = QStringLiteral("tensorInspector/");
@@ -227,6 +228,16 @@ bool Settings::keepValueData() const
 void Settings::setKeepValueData(bool on)
 {
     setValue(kKeepValueData, on);
+}
+
+bool Settings::recordProfile() const
+{
+    return value(kRecordProfile, false).toBool();
+}
+
+void Settings::setRecordProfile(bool on)
+{
+    setValue(kRecordProfile, on);
 }
 
 uint64_t Settings::memoryBudget() const

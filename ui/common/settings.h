@@ -67,6 +67,9 @@ public:
     /// Debug › Keep Every Value's Data (default off).
     bool keepValueData() const;
     void setKeepValueData(bool on);
+    /// Debug › Record Profile (default off).
+    bool recordProfile() const;
+    void setRecordProfile(bool on);
     /// Debug › Memory Budget in bytes; 0 for the default budget (setting 0 forgets the choice).
     uint64_t memoryBudget() const;
     void setMemoryBudget(uint64_t bytes);

@@ -73,6 +73,7 @@ public:
         std::shared_ptr<ThreadPool> pool; // options.session.threadPool
         QList<BreakpointSpec> breakpoints;
         std::map<std::string, Value> yieldOutputs;
+        bool recordProfile = false; // Debug › Record Profile: node by node, with the profile observer
     };
 
     void setModel(std::shared_ptr<const Model> model)
@@ -100,6 +101,12 @@ public:
     }
 
     void execute(const Request& request);
+    /// Main-graph nodes the current command has completed so far (DebugController's progress timer, any thread).
+    int64_t liveMainNodesDone()
+    {
+        std::lock_guard lock(m_activeMutex);
+        return m_debugger ? static_cast<int64_t>(m_debugger->liveMainNodesDone()) : -1;
+    }
     /// DebugController::exportValues on this thread.
     void exportValues(const std::string& folder, const std::shared_ptr<std::atomic<bool>>& cancel);
     /// DebugController::rebuildValue on this thread.
@@ -116,6 +123,12 @@ private:
         m_failedNode = event.node.id;
     }
     void installBreakpoints(const QList<BreakpointSpec>& specs);
+    /// Attaches this worker and the profile observer to the debugger (Record Profile: node by node, timed) or takes
+    /// them off (the debugger runs quiet stretches, and what ran is read from its log).
+    void setObserving(bool on);
+    /// After a forward command run without observers: the log completed (here, on the worker thread, so the UI
+    /// thread never waits for it) and the last node and progress read from it.
+    void readPositionFromLog();
     /// A reverse command: the debugger replays (the node events this worker sees are not new work, so the profile
     /// stops counting), and the position is read back from what it then holds.
     StopInfo reverse(DebugController::Command command, const std::string& argument);
@@ -141,31 +154,66 @@ private:
     NodeId m_failedNode = -1;
     int64_t m_mainDone = 0;
     bool m_reversed = false; // the run went back: what ran is read from the recorded values, not the profile
+    bool m_observing = false; // this worker and m_profile are observers of m_debugger (Record Profile)
+    bool m_profiledAll = false; // the profile observer saw every node of this run
     int64_t m_preemptions = 0; // involuntary context switches of this thread while it ran this run's nodes
-    std::chrono::steady_clock::time_point m_lastProgress;
 };
 
 void DebugWorker::afterNode(const NodeEvent& event)
 {
     m_lastGraph = &event.frame.graph();
     m_lastNode = event.node.id;
-    if (event.depth == 1) {
+    if (event.depth == 1)
         ++m_mainDone;
-        const auto now = std::chrono::steady_clock::now();
-        if (now - m_lastProgress > std::chrono::milliseconds(50)) {
-            m_lastProgress = now;
-            const qint64 done = m_mainDone;
-            const qint64 total = static_cast<qint64>(m_model->graph().nodes().size());
-            const quint64 generation = m_generation;
-            QMetaObject::invokeMethod(
-                m_controller,
-                [c = m_controller, done, total, generation] {
-                    if (generation == c->m_generation)
-                        emit c->progress(done, total);
-                },
-                Qt::QueuedConnection);
-        }
+}
+
+void DebugWorker::setObserving(bool on)
+{
+    if (on == m_observing)
+        return;
+    if (on) {
+        m_debugger->addObserver(this);
+        m_debugger->addObserver(&m_profile);
+    } else {
+        m_debugger->removeObserver(this);
+        m_debugger->removeObserver(&m_profile);
+        m_profiledAll = false;
     }
+    m_observing = on;
+}
+
+namespace {
+/// The graph (the main graph or any subgraph or function body under it) whose node list holds `node`.
+const Graph* graphHolding(const Graph& graph, const Node* node)
+{
+    const auto& nodes = graph.nodes();
+    if (!nodes.empty() && node >= &nodes.front() && node <= &nodes.back())
+        return &graph;
+    for (const Node& n : nodes) {
+        for (const auto& entry : n.subgraphs)
+            if (entry.second)
+                if (const Graph* g = graphHolding(*entry.second, node))
+                    return g;
+        if (n.functionBody)
+            if (const Graph* g = graphHolding(*n.functionBody, node))
+                return g;
+    }
+    return nullptr;
+}
+} // namespace
+
+void DebugWorker::readPositionFromLog()
+{
+    m_debugger->completeLog();
+    m_mainDone = static_cast<int64_t>(m_debugger->liveMainNodesDone());
+    // The last node that completed is the producer of the last value recorded.
+    const auto& values = m_debugger->values();
+    for (auto it = values.rbegin(); it != values.rend(); ++it)
+        if (it->producer >= 0 && it->graph) {
+            m_lastGraph = it->graph;
+            m_lastNode = it->producer;
+            return;
+        }
 }
 
 void DebugWorker::installBreakpoints(const QList<BreakpointSpec>& specs)
@@ -229,8 +277,6 @@ void DebugWorker::execute(const Request& request)
             m_program = std::make_shared<Program>(m_model);
         if (request.startNewRun || !m_debugger) {
             auto debugger = std::make_unique<Debugger>(m_program, request.options);
-            debugger->addObserver(this);
-            debugger->addObserver(&m_profile);
             {
                 std::lock_guard lock(m_activeMutex);
                 m_debugger = std::move(debugger);
@@ -245,10 +291,14 @@ void DebugWorker::execute(const Request& request)
             m_mainDone = 0;
             m_preemptions = 0;
             m_reversed = false;
+            m_observing = false;
+            setObserving(request.recordProfile);
+            m_profiledAll = request.recordProfile;
             m_debugger->start(request.inputs ? request.inputs() : std::map<std::string, Value> {});
         }
         if (m_pauseGeneration.load() == request.generation)
             m_debugger->requestPause();
+        setObserving(request.recordProfile);
         installBreakpoints(request.breakpoints);
         if (!request.yieldOutputs.empty())
             m_debugger->setYieldOutputs(request.yieldOutputs);
@@ -280,6 +330,8 @@ void DebugWorker::execute(const Request& request)
             stop = reverse(static_cast<C::Command>(request.command), request.argument);
             break;
         }
+        if (!m_observing && !C::isReverse(static_cast<C::Command>(request.command)))
+            readPositionFromLog();
     } catch (const std::exception& e) {
         error = e.what();
         stop.reason = StopReason::Failed;
@@ -444,7 +496,9 @@ std::string DebugWorker::fillValues(DebugSnapshot& snapshot)
 StopInfo DebugWorker::reverse(DebugController::Command command, const std::string& argument)
 {
     using C = DebugController;
-    m_debugger->removeObserver(&m_profile);
+    const bool observing = m_observing;
+    if (observing)
+        m_debugger->removeObserver(&m_profile);
     m_reversed = true;
     StopInfo stop;
     try {
@@ -466,10 +520,12 @@ StopInfo DebugWorker::reverse(DebugController::Command command, const std::strin
             break;
         }
     } catch (...) {
-        m_debugger->addObserver(&m_profile);
+        if (observing)
+            m_debugger->addObserver(&m_profile);
         throw;
     }
-    m_debugger->addObserver(&m_profile);
+    if (observing)
+        m_debugger->addObserver(&m_profile);
     const Session& session = m_debugger->session();
     m_mainDone = session.depth() > 0 ? static_cast<int64_t>(session.frame(0).pc) : m_mainDone;
     m_lastGraph = nullptr;
@@ -503,8 +559,9 @@ DebugSnapshotPtr DebugWorker::snapshot(const StopInfo& stop, const std::string& 
         s->executed[timing.graph].insert(timing.node);
     if (!m_debugger)
         return s;
-    if (m_reversed) {
-        // Nodes after the position went back to were undone: what ran is what the debugger has recorded.
+    if (m_reversed || !m_profiledAll) {
+        // Nodes after the position went back to were undone, or the profile did not watch the whole run: what ran is
+        // what the debugger has recorded.
         s->executed.clear();
         for (const RecordedValue& v : m_debugger->values())
             if (v.producer >= 0 && v.graph)
@@ -540,6 +597,7 @@ DebugSnapshotPtr DebugWorker::snapshot(const StopInfo& stop, const std::string& 
         s->checkpoints = memory.checkpoints;
     }
     s->forgottenValues = m_debugger->forgottenValues();
+    s->quietStretches = m_debugger->quietStretches();
     const auto& values = m_debugger->values();
     s->values.reserve(values.size());
     // The frames of this position (or a finished run's outputs) still hold some values whose data the run did not
@@ -597,6 +655,9 @@ DebugController::DebugController(QObject* parent)
     qRegisterMetaType<DebugSnapshotPtr>();
     m_thread.setObjectName(QStringLiteral("onnxscope-debugger"));
     m_worker->moveToThread(&m_thread);
+    // Progress is polled from the running debugger's position: no observer slows the run down to report it.
+    m_progressTimer.setInterval(50);
+    connect(&m_progressTimer, &QTimer::timeout, this, &DebugController::pollProgress);
     connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
     m_thread.start();
 }
@@ -630,7 +691,24 @@ void DebugController::setState(DebuggerState state)
     if (m_state == state)
         return;
     m_state = state;
+    if (state == DebuggerState::Running) {
+        m_lastProgress = -1;
+        m_progressTimer.start();
+    } else {
+        m_progressTimer.stop();
+    }
     emit stateChanged(state);
+}
+
+void DebugController::pollProgress()
+{
+    if (m_state != DebuggerState::Running || !m_model)
+        return;
+    const int64_t done = m_worker->liveMainNodesDone();
+    if (done < 0 || done == m_lastProgress)
+        return;
+    m_lastProgress = done;
+    emit progress(done, static_cast<qint64>(m_model->graph().nodes().size()));
 }
 
 void DebugController::setModel(std::shared_ptr<const Model> model)
@@ -718,6 +796,7 @@ bool DebugController::issue(Command command, const QString& argument)
     request.generation = ++m_generation;
     request.command = static_cast<int>(command);
     request.argument = argument.toStdString();
+    request.recordProfile = m_recordProfile;
     request.startNewRun = !isReverse(command) && (!resumable || command == Command::Start);
     if (request.startNewRun) {
         // Step over / into from a fresh start stop before the first node, like a debugger's first F10.

@@ -8,6 +8,7 @@
 
 #include <QObject>
 #include <QThread>
+#include <QTimer>
 
 #include <atomic>
 #include <functional>
@@ -50,6 +51,13 @@ public:
     int threads() const { return m_threads; }
     /// The pool of setThreads(), or null for one thread; shared with Debug › Compare.
     std::shared_ptr<ThreadPool> threadPool() const { return m_pool; }
+
+    /// Debug › Record Profile. Off (the default), Continue and Run to run as a plain run between the places where they
+    /// can stop (the debugger's quiet stretches) and the value log is completed on the worker thread after the stop;
+    /// on, every command runs node by node with the profile observer timing each node (the Profile dock). Takes effect
+    /// at the next command; turned on while paused, the profile counts from there.
+    void setRecordProfile(bool on) { m_recordProfile = on; }
+    bool recordProfile() const { return m_recordProfile; }
 
     DebuggerState state() const { return m_state; }
     /// The last stop (null before the first one and after stop()).
@@ -145,6 +153,8 @@ private:
     bool issue(Command command, const QString& argument = {});
     void onCommandDone(quint64 generation, const onnxscope::DebugSnapshotPtr& snapshot);
     void setState(DebuggerState state);
+    /// The progress timer: emits progress() when the running debugger's main-graph position moved.
+    void pollProgress();
     void abandonRun();
     /// Stopped (paused, finished or failed) with a run whose debugger the worker holds, and no export under way.
     bool stoppedRunIdle() const;
@@ -166,6 +176,9 @@ private:
     bool m_runActive = false; // a Debugger exists on the worker (paused, finished or failed run)
     bool m_reversible = false; // the worker's debugger has a position to go back from (a stop after start())
     bool m_exporting = false;
+    bool m_recordProfile = false;
+    QTimer m_progressTimer;
+    int64_t m_lastProgress = -1;
     std::shared_ptr<std::atomic<bool>> m_exportCancel; // of the export under way
     friend class DebugWorker;
 };

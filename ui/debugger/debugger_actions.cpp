@@ -157,6 +157,18 @@ void DebuggerActions::createMenu(QWidget* window)
     QAction* condition = m_menu->addAction(QStringLiteral("Add Conditional Breakpoint\u2026"));
     connect(condition, &QAction::triggered, this, [this] { emit conditionRequested(selectedNodeName()); });
     m_menu->addSeparator();
+    m_recordProfile = m_menu->addAction(QStringLiteral("Record &Profile"));
+    m_recordProfile->setObjectName(QStringLiteral("recordProfileAction"));
+    m_recordProfile->setCheckable(true);
+    m_recordProfile->setToolTip(QStringLiteral(
+        "Runs go node by node and time every node for the Profile dock. Off, Continue and Run to run as fast as a "
+        "plain run between breakpoints and the values are summarized after the stop"));
+    m_recordProfile->setChecked(Settings::instance().recordProfile());
+    m_controller->setRecordProfile(m_recordProfile->isChecked());
+    connect(m_recordProfile, &QAction::toggled, this, [this](bool on) {
+        m_controller->setRecordProfile(on);
+        Settings::instance().setRecordProfile(on);
+    });
     createThreadsMenu();
 }
 

@@ -63,6 +63,8 @@ public:
     QAction* toggleBreakpointAction() const { return m_toggleBreakpoint; }
     QAction* breakOnNonFiniteAction() const { return m_breakOnNonFinite; }
     QAction* breakOnOpTypeAction() const { return m_breakOnOpType; }
+    /// Debug › Record Profile (checkable, remembered in the Settings, default off).
+    QAction* recordProfileAction() const { return m_recordProfile; }
     /// The Debug menu: run commands, steps, breakpoints and Threads; others may append to it.
     QMenu* menu() const { return m_menu; }
     /// Debug › Threads: one checkable action per offered count (data() is the count).
@@ -113,6 +115,7 @@ private:
     QAction* m_toggleBreakpoint = nullptr;
     QAction* m_breakOnNonFinite = nullptr;
     QAction* m_breakOnOpType = nullptr;
+    QAction* m_recordProfile = nullptr;
     QMenu* m_menu = nullptr;
     QMenu* m_threadsMenu = nullptr;
 };

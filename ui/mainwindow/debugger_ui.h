@@ -90,6 +90,7 @@ public:
     QAction* toggleBreakpointAction() const { return m_actions->toggleBreakpointAction(); }
     QAction* breakOnNonFiniteAction() const { return m_actions->breakOnNonFiniteAction(); }
     QAction* breakOnOpTypeAction() const { return m_actions->breakOnOpTypeAction(); }
+    QAction* recordProfileAction() const { return m_actions->recordProfileAction(); }
     /// Debug › Step Into Constant Nodes: off by default, Step runs Constants without stopping before them.
     QAction* stepConstantsAction() const { return m_stepConstants; }
     QMenu* debugMenu() const { return m_actions->menu(); }

@@ -98,6 +98,8 @@ void Debugger::start(const std::map<std::string, Value>& inputs)
     m_forgotten = 0;
     m_ordinal = 0;
     m_steps = 0;
+    m_livePosition.store(0, std::memory_order_relaxed);
+    m_liveMainDone.store(0, std::memory_order_relaxed);
     m_stepLog.clear();
     dropCheckpoints(0);
     m_checkpointStorage.clear();

@@ -219,6 +219,11 @@ public:
     StopInfo runBackTo(const std::string& nodeName);
     /// Session steps since start(): the current position.
     uint64_t position() const { return m_steps; }
+    /// What a command running on another thread has done so far, readable from any thread (for progress polling):
+    /// the session steps since start() (a quiet stretch's fused step counts each node it covers) and the nodes of the
+    /// main graph completed. Published after each step of a forward move (not while a replay restores a position).
+    uint64_t livePosition() const { return m_livePosition.load(std::memory_order_relaxed); }
+    uint64_t liveMainNodesDone() const { return m_liveMainDone.load(std::memory_order_relaxed); }
     /// Goes to a position, earlier or later than the current one (later: runs forward without stopping).
     StopInfo goToPosition(uint64_t position);
 
@@ -470,6 +475,10 @@ private:
     uint64_t m_mainFrameId = 0;
     uint64_t m_ordinal = 0; // values recorded since start()
     uint64_t m_steps = 0; // session steps since start()
+    std::atomic<uint64_t> m_livePosition { 0 }; // m_steps, for livePosition()
+    std::atomic<uint64_t> m_liveMainDone { 0 }; // for liveMainNodesDone()
+    /// Publishes m_steps and the main graph's progress for the readers of livePosition() on other threads.
+    void publishPosition();
     std::vector<StepMark> m_stepLog; // by step - 1
     std::vector<Checkpoint> m_checkpoints; // by step; the first is the start
     size_t m_checkpointInterval = 1;

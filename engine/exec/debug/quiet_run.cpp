@@ -220,6 +220,7 @@ StopInfo Debugger::runQuiet(const std::string& runToName)
         }
         // A fused step stands for the NodeDone steps of the nodes it covers: positions count as node by node.
         m_steps += r.nodes;
+        publishPosition();
         if (watching && r.kind == Session::StepKind::NodeDone && r.node == watching && r.depth == watchDepth) {
             quiet.watch(false);
             watching = nullptr;

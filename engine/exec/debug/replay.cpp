@@ -181,7 +181,18 @@ Session::StepResult Debugger::advanceSession()
     ++m_steps;
     m_stepLog.push_back({ r.node, static_cast<uint32_t>(r.depth), r.kind });
     maybeCheckpoint();
+    if (!m_replaying)
+        publishPosition();
     return r;
+}
+
+void Debugger::publishPosition()
+{
+    m_livePosition.store(m_steps, std::memory_order_relaxed);
+    if (m_session.depth() > 0)
+        m_liveMainDone.store(m_session.frame(0).pc, std::memory_order_relaxed);
+    else if (m_session.state() == Session::State::Finished)
+        m_liveMainDone.store(m_program->model().graph().nodes().size(), std::memory_order_relaxed);
 }
 
 bool Debugger::stoppable(uint64_t position) const

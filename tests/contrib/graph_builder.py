@@ -4,6 +4,7 @@ one buffer, as onnxruntime's CPU SparseAttention requires). Needs onnx, onnxrunt
 """
 
 import copy
+import json
 import os
 
 import numpy as np
@@ -121,3 +122,21 @@ def op_set(model):
                     walk(a.g)
     walk(model.graph)
     return sorted(found)
+
+
+def generate_models(argv, models):
+    """The generators' command line: OUT_DIR [NAME ...] (every model when none is named). Each named maker writes its
+    cases into OUT_DIR and adds their operators to OUT_DIR/ops.json, which keeps the entries of earlier runs."""
+    out_dir = argv[1]
+    only = argv[2:] or list(models)
+    os.makedirs(out_dir, exist_ok=True)
+    path = os.path.join(out_dir, "ops.json")
+    ops = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            ops = json.load(f)
+    for name in only:
+        models[name](out_dir, ops)
+    with open(path, "w") as f:
+        json.dump(ops, f, indent=1, sort_keys=True)
+    print(", ".join(sorted(ops)))

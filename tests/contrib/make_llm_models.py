@@ -20,14 +20,13 @@ Also writes <output dir>/ops.json: each model's operators, for check_whole_model
 numpy; no torch.
 """
 
-import json
 import os
 import sys
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from graph_builder import MS, GraphBuilder, op_set, write_case  # noqa: E402
+from graph_builder import MS, GraphBuilder, generate_models, op_set, write_case  # noqa: E402
 from make_llm_cases import pack_codes, quantized  # noqa: E402
 
 D, N, NKV, H = 64, 4, 2, 16  # hidden, query heads, KV heads, head size
@@ -457,19 +456,7 @@ MODELS = {"sparse": sparse_cases, "moe": moe_cases, "dmmha": dmmha_cases, "mrope
 
 
 def main():
-    out_dir = sys.argv[1]
-    only = sys.argv[2:] or list(MODELS)
-    os.makedirs(out_dir, exist_ok=True)
-    path = os.path.join(out_dir, "ops.json")
-    ops = {}
-    if os.path.exists(path):
-        with open(path) as f:
-            ops = json.load(f)
-    for name in only:
-        MODELS[name](out_dir, ops)
-    with open(path, "w") as f:
-        json.dump(ops, f, indent=1, sort_keys=True)
-    print(", ".join(sorted(ops)))
+    generate_models(sys.argv, MODELS)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,6 @@ Also writes <output dir>/ops.json (each model's operators) for check_whole_model
 numpy; no torch.
 """
 
-import json
 import os
 import sys
 
@@ -27,7 +26,7 @@ from onnx import TensorProto, helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import case_writer  # noqa: E402
-from graph_builder import MS, GraphBuilder, op_set, write_case  # noqa: E402
+from graph_builder import MS, GraphBuilder, generate_models, op_set, write_case  # noqa: E402
 
 F32 = np.float32
 
@@ -237,19 +236,7 @@ MODELS = {"text": text_featurizer, "ngram": ngram_greedy_loop, "whisper": whispe
 
 
 def main():
-    out_dir = sys.argv[1]
-    only = sys.argv[2:] or list(MODELS)
-    os.makedirs(out_dir, exist_ok=True)
-    path = os.path.join(out_dir, "ops.json")
-    ops = {}
-    if os.path.exists(path):
-        with open(path) as f:
-            ops = json.load(f)
-    for name in only:
-        MODELS[name](out_dir, ops)
-    with open(path, "w") as f:
-        json.dump(ops, f, indent=1, sort_keys=True)
-    print(", ".join(sorted(ops)))
+    generate_models(sys.argv, MODELS)
 
 
 if __name__ == "__main__":

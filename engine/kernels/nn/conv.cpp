@@ -44,16 +44,9 @@ public:
                 + " do not match with group " + std::to_string(m_group));
         if (b && (b->rank() != 1 || b->dim(0) != m))
             throw ctx.error("B " + shapeToString(b->shape()) + " must be [" + std::to_string(m) + "]");
-        const std::span<const int64_t> kernel(w.shape().begin() + 2, w.shape().end());
-        if (!m_window.kernelShape.empty()
-            && !std::equal(kernel.begin(), kernel.end(), m_window.kernelShape.begin(), m_window.kernelShape.end()))
-            throw ctx.error("attribute 'kernel_shape' " + shapeToString(m_window.kernelShape) + " does not match W "
-                + shapeToString(w.shape()));
-        const std::span<const int64_t> spatial(x.shape().begin() + 2, x.shape().end());
-        const WindowGeometry g = resolveWindow(ctx, m_window, spatial, kernel);
-        Shape outShape { x.dim(0), m };
-        for (int64_t d : g.outSpatial())
-            outShape.push_back(d);
+        const ConvWindow window = resolveConvWindow(ctx, m_window, x, w, "W");
+        const WindowGeometry& g = window.geometry;
+        const Shape& outShape = window.outShape;
         if (m_folding.activation.kind != simd::Activation::None && x.dtype() != DataType::Float)
             throw ctx.error("a fused activation needs float data, got " + x.typeString());
         Tensor& y = ctx.allocateOutputUninitialized(0, x.dtype(), outShape);

@@ -77,16 +77,9 @@ public:
                 throw ctx.error("x and w must be uint8 or int8, got " + t->typeString());
         const std::vector<int32_t> xz = zeroPoints(ctx, x, opt(2), 1, "x");
         const std::vector<int32_t> wz = zeroPoints(ctx, w, opt(m_quantized ? 5 : 3), m, "w");
-        const std::span<const int64_t> kernel(w.shape().begin() + 2, w.shape().end());
-        if (!m_window.kernelShape.empty()
-            && !std::equal(kernel.begin(), kernel.end(), m_window.kernelShape.begin(), m_window.kernelShape.end()))
-            throw ctx.error("attribute 'kernel_shape' " + shapeToString(m_window.kernelShape) + " does not match w "
-                + shapeToString(w.shape()));
-        const std::span<const int64_t> spatial(x.shape().begin() + 2, x.shape().end());
-        const WindowGeometry g = resolveWindow(ctx, m_window, spatial, kernel);
-        Shape outShape { x.dim(0), m };
-        for (int64_t d : g.outSpatial())
-            outShape.push_back(d);
+        const ConvWindow window = resolveConvWindow(ctx, m_window, x, w, "w");
+        const WindowGeometry& g = window.geometry;
+        const Shape& outShape = window.outShape;
         // The output is allocated first so that an absurd shape is refused before the scratch buffer is made.
         Tensor nchw;
         Tensor* nhwcOut = nullptr;

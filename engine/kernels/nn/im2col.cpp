@@ -156,6 +156,21 @@ WindowGeometry resolveWindow(const KernelContext& ctx, const WindowAttributes& a
     return g;
 }
 
+ConvWindow resolveConvWindow(
+    const KernelContext& ctx, const WindowAttributes& attrs, const Tensor& x, const Tensor& w, const char* weightName)
+{
+    const std::span<const int64_t> kernel(w.shape().begin() + 2, w.shape().end());
+    if (!attrs.kernelShape.empty()
+        && !std::equal(kernel.begin(), kernel.end(), attrs.kernelShape.begin(), attrs.kernelShape.end()))
+        throw ctx.error("attribute 'kernel_shape' " + shapeToString(attrs.kernelShape) + " does not match " + weightName
+            + " " + shapeToString(w.shape()));
+    const std::span<const int64_t> spatial(x.shape().begin() + 2, x.shape().end());
+    ConvWindow window { resolveWindow(ctx, attrs, spatial, kernel), Shape { x.dim(0), w.dim(0) } };
+    for (int64_t d : window.geometry.outSpatial())
+        window.outShape.push_back(d);
+    return window;
+}
+
 namespace {
 
 /// [lo, hi) of output positions o along one axis for which o * s - pad + koff lies in [0, in).

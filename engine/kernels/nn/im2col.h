@@ -55,6 +55,16 @@ struct WindowGeometry {
 WindowGeometry resolveWindow(const KernelContext& ctx, const WindowAttributes& attrs,
     std::span<const int64_t> inSpatial, std::span<const int64_t> kernel);
 
+/// A convolution's window and output shape [N, M, out...] for x [N, C, spatial...] and weights w [M, C / group,
+/// kernel...] (ranks and channels checked by the caller): the kernel_shape attribute, if given, must equal w's
+/// kernel (the error names the weights as `weightName`), then resolveWindow.
+struct ConvWindow {
+    WindowGeometry geometry;
+    Shape outShape;
+};
+ConvWindow resolveConvWindow(
+    const KernelContext& ctx, const WindowAttributes& attrs, const Tensor& x, const Tensor& w, const char* weightName);
+
 /// Copies the windows of `image` (channels x geometry.in) into `col` (channels * kernelSize rows x (p1 - p0)
 /// columns, row-major), for output positions [p0, p1); positions in the padding get `padValue`.
 template <class T>

@@ -43,16 +43,9 @@ public:
         if (c % m_group != 0 || m % m_group != 0 || w.dim(1) * m_group != c)
             throw ctx.error("x " + shapeToString(x.shape()) + " and w " + shapeToString(w.shape())
                 + " do not match with group " + std::to_string(m_group));
-        const std::span<const int64_t> kernel(w.shape().begin() + 2, w.shape().end());
-        if (!m_window.kernelShape.empty()
-            && !std::equal(kernel.begin(), kernel.end(), m_window.kernelShape.begin(), m_window.kernelShape.end()))
-            throw ctx.error("attribute 'kernel_shape' " + shapeToString(m_window.kernelShape) + " does not match w "
-                + shapeToString(w.shape()));
-        const std::span<const int64_t> spatial(x.shape().begin() + 2, x.shape().end());
-        const WindowGeometry g = resolveWindow(ctx, m_window, spatial, kernel);
-        Shape outShape { x.dim(0), m };
-        for (int64_t d : g.outSpatial())
-            outShape.push_back(d);
+        const ConvWindow window = resolveConvWindow(ctx, m_window, x, w, "w");
+        const WindowGeometry& g = window.geometry;
+        const Shape& outShape = window.outShape;
         Tensor& out = ctx.allocateOutput(0, m_params.requantize.type, outShape);
         if (out.size() == 0)
             return;

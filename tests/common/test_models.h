@@ -20,4 +20,15 @@ agraph (float[2] x) => (float[2] out, float[3, 2] trace) {
     }>
 })";
 
+/// A Loop of 10^8 iterations doubling a float[4]: a run that lasts until it is paused or stopped.
+inline constexpr const char* kLongLoop = R"(<ir_version: 8, opset_import: ["" : 17]>
+agraph (float[4] x) => (float[4] out) {
+    trip = Constant <value = int64 {100000000}> ()
+    cond = Constant <value = bool {1}> ()
+    out = Loop (trip, cond, x) <body = long_body (int64 i, bool c, float[4] acc) => (bool c_out, float[4] acc_out) {
+        c_out = Identity(c)
+        acc_out = Add(acc, acc)
+    }>
+})";
+
 } // namespace onnxscope::testing

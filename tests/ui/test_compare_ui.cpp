@@ -7,6 +7,7 @@
 #include "engine/io/tensor_proto.h"
 #include "engine/model/model.h"
 #include "tests/common/run_python.h"
+#include "tests/common/test_models.h"
 #include "tests/common/test_settings.h"
 #include "ui/common/compare_colours.h"
 #include "ui/common/model_document.h"
@@ -46,20 +47,10 @@
 #include <QtTest>
 
 using namespace onnxscope;
+using onnxscope::testing::kLongLoop;
 using onnxscope::testing::runPython;
 
 namespace {
-
-// Many iterations, to have a comparison long enough to cancel.
-const char* kLongLoop = R"(<ir_version: 8, opset_import: ["" : 17]>
-agraph (float[4] x) => (float[4] out) {
-    trip = Constant <value = int64 {100000000}> ()
-    cond = Constant <value = bool {1}> ()
-    out = Loop (trip, cond, x) <body = long_body (int64 i, bool c, float[4] acc) => (bool c_out, float[4] acc_out) {
-        c_out = Identity(c)
-        acc_out = Add(acc, acc)
-    }>
-})";
 
 bool reddish(const QColor& c)
 {

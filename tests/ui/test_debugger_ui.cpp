@@ -64,6 +64,7 @@
 #include <thread>
 
 using namespace onnxscope;
+using onnxscope::testing::kLongLoop;
 using onnxscope::testing::kLoopWithIf;
 using onnxscope::testing::runPython;
 
@@ -104,17 +105,6 @@ const char* kFailing = R"(<ir_version: 8, opset_import: ["" : 17]>
 agraph (float[3] x, float[2] y) => (float[3] out) {
     a = Add(x, x)
     out = Mul(a, y)
-})";
-
-// Many iterations, to have a run long enough to pause.
-const char* kLongLoop = R"(<ir_version: 8, opset_import: ["" : 17]>
-agraph (float[4] x) => (float[4] out) {
-    trip = Constant <value = int64 {100000000}> ()
-    cond = Constant <value = bool {1}> ()
-    out = Loop (trip, cond, x) <body = long_body (int64 i, bool c, float[4] acc) => (bool c_out, float[4] acc_out) {
-        c_out = Identity(c)
-        acc_out = Add(acc, acc)
-    }>
 })";
 
 const char* kMatMul = R"(<ir_version: 8, opset_import: ["" : 17]>

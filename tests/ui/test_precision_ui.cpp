@@ -6,6 +6,7 @@
 // the saved block list must agree. Also bfloat16 (nothing flagged), cancel, and a model whose run fails (a dialog).
 #include "engine/model/model.h"
 #include "tests/common/run_python.h"
+#include "tests/common/test_models.h"
 #include "tests/common/test_settings.h"
 #include "ui/common/model_document.h"
 #include "ui/graphview/graph_view.h"
@@ -33,21 +34,8 @@
 #include <set>
 
 using namespace onnxscope;
+using onnxscope::testing::kLongLoop;
 using onnxscope::testing::runPython;
-
-namespace {
-
-const char* kLongLoop = R"(<ir_version: 8, opset_import: ["" : 17]>
-agraph (float[4] x) => (float[4] out) {
-    trip = Constant <value = int64 {100000000}> ()
-    cond = Constant <value = bool {1}> ()
-    out = Loop (trip, cond, x) <body = long_body (int64 i, bool c, float[4] acc) => (bool c_out, float[4] acc_out) {
-        c_out = Identity(c)
-        acc_out = Add(acc, acc)
-    }>
-})";
-
-} // namespace
 
 class TestPrecisionUi : public QObject {
     Q_OBJECT

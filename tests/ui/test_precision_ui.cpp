@@ -8,6 +8,7 @@
 #include "tests/common/run_python.h"
 #include "tests/common/test_models.h"
 #include "tests/common/test_settings.h"
+#include "tests/ui/debugger_window.h"
 #include "ui/common/model_document.h"
 #include "ui/graphview/graph_view.h"
 #include "ui/inputeditor/inputs_panel.h"
@@ -42,10 +43,8 @@ class TestPrecisionUi : public QObject {
 private:
     QTemporaryDir m_settingsDir;
     QTemporaryDir m_work;
-    std::unique_ptr<MainWindow> m_window;
-    DebuggerUi* m_debugger = nullptr;
+    onnxscope::testing::DebuggerWindow m_w;
     PrecisionUi* m_precision = nullptr;
-    QStringList m_errors;
     std::map<QString, PrecisionRisk> m_expected; // numpy's: node -> risk, for the nodes to keep
     double m_partlyShare = 0; // numpy's underflowed share of "q" (5 of 16 columns): flagged below it, not above
 
@@ -53,19 +52,13 @@ private:
 
     void openText(const char* text, const QString& file)
     {
-        QSignalSpy opened(m_window.get(), &MainWindow::modelOpened);
-        m_window->document()->setModel(Model::fromText(text), file);
+        QSignalSpy opened(m_w.window.get(), &MainWindow::modelOpened);
+        m_w.window->document()->setModel(Model::fromText(text), file);
         QVERIFY(opened.count() == 1 || opened.wait(5000));
-        QVERIFY(QTest::qWaitFor([&] { return !m_window->graphView()->isLayoutRunning(); }, 10000));
+        QVERIFY(QTest::qWaitFor([&] { return !m_w.window->graphView()->isLayoutRunning(); }, 10000));
     }
 
-    void openFile(const QString& file)
-    {
-        QSignalSpy opened(m_window.get(), &MainWindow::modelOpened);
-        m_window->openModel(file);
-        QVERIFY(opened.wait(20000));
-        QVERIFY(QTest::qWaitFor([&] { return !m_window->graphView()->isLayoutRunning(); }, 20000));
-    }
+    void openFile(const QString& file) { QVERIFY(m_w.openFile(file)); }
 
     bool runCheck()
     {
@@ -76,7 +69,7 @@ private:
 
     RiskMark markOf(const QString& node) const
     {
-        GraphView* view = m_window->graphView();
+        GraphView* view = m_w.window->graphView();
         const NodeId id = view->currentGraph()->findNode(node.toStdString());
         const int box = view->boxOfNode(id);
         return box < 0 ? RiskMark {} : view->riskMark(box);
@@ -151,31 +144,22 @@ a = np.abs(v['q']); print(repr(float((a[a > 0] < 2.0**-24).mean())))
 
     void init()
     {
-        m_errors.clear();
-        m_window = std::make_unique<MainWindow>();
-        m_window->setErrorReporter([this](const QString& title, const QString& message) {
-            m_errors << title + QStringLiteral(": ") + message;
-        });
-        m_debugger = new DebuggerUi(m_window.get());
-        m_precision = new PrecisionUi(m_window.get(), m_debugger);
-        m_window->resize(1400, 900);
-        m_window->show();
-        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+        QVERIFY(m_w.create());
+        m_precision = new PrecisionUi(m_w.window.get(), m_w.debugger);
     }
 
     void cleanup()
     {
-        m_window.reset();
-        m_debugger = nullptr;
+        m_w.destroy();
         m_precision = nullptr;
     }
 
     void rowsColoursSelectionAndBlockList()
     {
         openFile(path("precision.onnx"));
-        m_debugger->inputs()->setFile(QStringLiteral("x"), path("x.npy"));
+        m_w.debugger->inputs()->setFile(QStringLiteral("x"), path("x.npy"));
         QVERIFY(runCheck());
-        QVERIFY2(m_errors.isEmpty(), qPrintable(m_errors.join(QLatin1Char('\n'))));
+        QVERIFY2(m_w.errors.isEmpty(), qPrintable(m_w.errors.join(QLatin1Char('\n'))));
         PrecisionModel* model = m_precision->panel()->model();
         QAbstractItemModelTester tester(model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         // The rows: exactly numpy's nodes, each with numpy's risk.
@@ -185,7 +169,7 @@ a = np.abs(v['q']); print(repr(float((a[a > 0] < 2.0**-24).mean())))
         QCOMPARE(rows, m_expected);
         // The evidence of the overflowing node: its own value, with numpy's range (above 65504).
         const int matmulRow = model->rowOf(
-            m_window->graphView()->currentGraph(), m_window->graphView()->currentGraph()->findNode("big_matmul"));
+            m_w.window->graphView()->currentGraph(), m_w.window->graphView()->currentGraph()->findNode("big_matmul"));
         QVERIFY(matmulRow >= 0);
         QCOMPARE(model->index(matmulRow, PrecisionModel::ValueColumn).data().toString(), QStringLiteral("h"));
         QVERIFY(model->index(matmulRow, PrecisionModel::MaxColumn).data().toString().toDouble() > 65504);
@@ -204,16 +188,17 @@ a = np.abs(v['q']); print(repr(float((a[a > 0] < 2.0**-24).mean())))
         QCOMPARE(markOf(QStringLiteral("big_matmul")).colour, precisionRiskColour(PrecisionRisk::Overflow));
         // A row selects its node in the graph; a node selected in the graph selects its row.
         const int expRow = model->rowOf(
-            m_window->graphView()->currentGraph(), m_window->graphView()->currentGraph()->findNode("tiny_exp"));
+            m_w.window->graphView()->currentGraph(), m_w.window->graphView()->currentGraph()->findNode("tiny_exp"));
         QTableView* table = m_precision->panel()->table();
         m_precision->dock()->show();
         m_precision->dock()->raise();
         table->scrollTo(model->index(expRow, 0));
         QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, table->visualRect(model->index(expRow, 0)).center());
         QCOMPARE(table->currentIndex().row(), expRow);
-        QCOMPARE(m_window->graphView()->selectedNode(), m_window->graphView()->currentGraph()->findNode("tiny_exp"));
-        m_window->graphView()->centerOnNode(
-            m_window->graphView()->currentGraph(), m_window->graphView()->currentGraph()->findNode("big_matmul"), true);
+        QCOMPARE(
+            m_w.window->graphView()->selectedNode(), m_w.window->graphView()->currentGraph()->findNode("tiny_exp"));
+        m_w.window->graphView()->centerOnNode(m_w.window->graphView()->currentGraph(),
+            m_w.window->graphView()->currentGraph()->findNode("big_matmul"), true);
         QCOMPARE(m_precision->panel()->table()->currentIndex().row(), matmulRow);
         // The block list in both forms.
         QVERIFY(m_precision->saveBlockList(path("keep.json")));
@@ -242,8 +227,8 @@ a = np.abs(v['q']); print(repr(float((a[a > 0] < 2.0**-24).mean())))
         QVERIFY(runCheck());
         QCOMPARE(markOf(QStringLiteral("partly_tiny_exp")).colour, precisionRiskColour(PrecisionRisk::Underflow));
         QCOMPARE(markOf(QStringLiteral("partly_sum")).colour, precisionRiskColour(PrecisionRisk::ReadsFlagged));
-        const int qRow = model->rowOf(
-            m_window->graphView()->currentGraph(), m_window->graphView()->currentGraph()->findNode("partly_tiny_exp"));
+        const int qRow = model->rowOf(m_w.window->graphView()->currentGraph(),
+            m_w.window->graphView()->currentGraph()->findNode("partly_tiny_exp"));
         QVERIFY(qRow >= 0);
         QCOMPARE(model->index(qRow, PrecisionModel::UnderflowedColumn)
                      .data()
@@ -276,7 +261,7 @@ a = np.abs(v['q']); print(repr(float((a[a > 0] < 2.0**-24).mean())))
         QVERIFY(cancelled.wait(20000));
         QVERIFY(m_precision->panel()->checkButton()->isEnabled());
         QVERIFY(!m_precision->result());
-        QVERIFY(m_errors.isEmpty());
+        QVERIFY(m_w.errors.isEmpty());
     }
 
     void failingRunShowsAnError()
@@ -290,18 +275,19 @@ agraph (float[4] x) => (float[3] y) {
         QSignalSpy failed(m_precision->controller(), &PrecisionController::failed);
         QVERIFY(m_precision->check());
         QVERIFY(failed.wait(20000));
-        QCOMPARE(m_errors.size(), 1);
-        QVERIFY2(m_errors.front().startsWith(QStringLiteral("Precision check failed")), qPrintable(m_errors.front()));
-        QVERIFY2(m_errors.front().contains(QStringLiteral("Reshape")), qPrintable(m_errors.front()));
+        QCOMPARE(m_w.errors.size(), 1);
+        QVERIFY2(
+            m_w.errors.front().startsWith(QStringLiteral("Precision check failed")), qPrintable(m_w.errors.front()));
+        QVERIFY2(m_w.errors.front().contains(QStringLiteral("Reshape")), qPrintable(m_w.errors.front()));
         // Without a model: an error, no run.
-        m_errors.clear();
+        m_w.errors.clear();
         MainWindow empty;
         empty.setErrorReporter(
-            [this](const QString& t, const QString& m) { m_errors << t + QStringLiteral(": ") + m; });
+            [this](const QString& t, const QString& m) { m_w.errors << t + QStringLiteral(": ") + m; });
         auto* debugger = new DebuggerUi(&empty);
         PrecisionUi precision(&empty, debugger);
         QVERIFY(!precision.check());
-        QCOMPARE(m_errors.size(), 1);
+        QCOMPARE(m_w.errors.size(), 1);
     }
 };
 

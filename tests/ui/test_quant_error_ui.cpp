@@ -6,6 +6,7 @@
 // numbers; a row selects the float node in the graph. Comparing two float models reports why there is no table.
 #include "tests/common/run_python.h"
 #include "tests/common/test_settings.h"
+#include "tests/ui/debugger_window.h"
 #include "ui/compare/compare_job.h"
 #include "ui/compare/quant_error_model.h"
 #include "ui/graphview/graph_view.h"
@@ -31,20 +32,18 @@ class TestQuantErrorUi : public QObject {
 private:
     QTemporaryDir m_settingsDir;
     QTemporaryDir m_work;
-    std::unique_ptr<MainWindow> m_window;
-    DebuggerUi* m_debugger = nullptr;
+    onnxscope::testing::DebuggerWindow m_w;
     QuantErrorUi* m_quant = nullptr;
-    QStringList m_errors;
     std::map<QString, double> m_ownRelL2; // numpy's, per layer
 
     QString path(const char* name) const { return m_work.filePath(QString::fromLatin1(name)); }
 
     bool compareWith(const QString& other)
     {
-        QSignalSpy shown(m_debugger->compare(), &CompareUi::comparisonShown);
-        m_debugger->compare()->scheduleCompare(other, {}, false);
-        QSignalSpy opened(m_window.get(), &MainWindow::modelOpened);
-        m_window->openModel(path("float.onnx"));
+        QSignalSpy shown(m_w.debugger->compare(), &CompareUi::comparisonShown);
+        m_w.debugger->compare()->scheduleCompare(other, {}, false);
+        QSignalSpy opened(m_w.window.get(), &MainWindow::modelOpened);
+        m_w.window->openModel(path("float.onnx"));
         if (!opened.wait(20000))
             return false;
         return shown.count() > 0 || shown.wait(30000);
@@ -119,34 +118,22 @@ print('fc2', repr(rel(own2, y)))
 
     void init()
     {
-        m_errors.clear();
-        m_window = std::make_unique<MainWindow>();
-        m_window->setErrorReporter([this](const QString& title, const QString& message) {
-            m_errors << title + QStringLiteral(": ") + message;
-        });
-        m_debugger = new DebuggerUi(m_window.get());
-        m_debugger->compare()->setErrorReporter([this](const QString& title, const QString& message) {
-            m_errors << title + QStringLiteral(": ") + message;
-        });
-        m_quant = new QuantErrorUi(m_window.get(), m_debugger->compare());
-        m_window->resize(1400, 900);
-        m_window->show();
-        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+        QVERIFY(m_w.create());
+        m_quant = new QuantErrorUi(m_w.window.get(), m_w.debugger->compare());
     }
 
     void cleanup()
     {
-        m_window.reset();
-        m_debugger = nullptr;
+        m_w.destroy();
         m_quant = nullptr;
     }
 
     void rankedTableAgainstNumpy()
     {
-        connect(m_window.get(), &MainWindow::modelOpened, this,
-            [this] { m_debugger->inputs()->setFile(QStringLiteral("x"), path("x.npy")); });
+        connect(m_w.window.get(), &MainWindow::modelOpened, this,
+            [this] { m_w.debugger->inputs()->setFile(QStringLiteral("x"), path("x.npy")); });
         QVERIFY(compareWith(path("qdq.onnx")));
-        QVERIFY2(m_errors.isEmpty(), qPrintable(m_errors.join(QLatin1Char('\n'))));
+        QVERIFY2(m_w.errors.isEmpty(), qPrintable(m_w.errors.join(QLatin1Char('\n'))));
         QVERIFY(m_quant->action()->isEnabled());
         QSignalSpy finished(m_quant, &QuantErrorUi::finished);
         m_quant->action()->trigger();
@@ -172,13 +159,13 @@ print('fc2', repr(rel(own2, y)))
         QVERIFY(model->layerAt(1)->accumulated.relativeL2 > 5 * model->layerAt(1)->own.relativeL2);
         // A row selects the float node in the graph.
         m_quant->table()->setCurrentIndex(model->index(1, 0));
-        QCOMPARE(m_window->graphView()->selectedNode(), m_window->graphView()->currentGraph()->findNode("fc2"));
+        QCOMPARE(m_w.window->graphView()->selectedNode(), m_w.window->graphView()->currentGraph()->findNode("fc2"));
     }
 
     void cancelKeepsTheTable()
     {
-        connect(m_window.get(), &MainWindow::modelOpened, this,
-            [this] { m_debugger->inputs()->setFile(QStringLiteral("x"), path("x.npy")); });
+        connect(m_w.window.get(), &MainWindow::modelOpened, this,
+            [this] { m_w.debugger->inputs()->setFile(QStringLiteral("x"), path("x.npy")); });
         QVERIFY(compareWith(path("qdq.onnx")));
         QSignalSpy cancelled(m_quant, &QuantErrorUi::cancelled);
         QSignalSpy finished(m_quant, &QuantErrorUi::finished);
@@ -190,7 +177,7 @@ print('fc2', repr(rel(own2, y)))
         QCOMPARE(finished.count(), 0);
         QCOMPARE(m_quant->model()->rowCount(), 0);
         QVERIFY(m_quant->action()->isEnabled());
-        QVERIFY(m_errors.isEmpty());
+        QVERIFY(m_w.errors.isEmpty());
         // Then a full run.
         QVERIFY(m_quant->run());
         QVERIFY(finished.wait(30000));
@@ -202,8 +189,8 @@ print('fc2', repr(rel(own2, y)))
         QVERIFY(compareWith(path("float.onnx")));
         QVERIFY(!m_quant->action()->isEnabled());
         QVERIFY(!m_quant->run());
-        QCOMPARE(m_errors.size(), 1);
-        QVERIFY2(m_errors.front().contains(QStringLiteral("Neither model")), qPrintable(m_errors.front()));
+        QCOMPARE(m_w.errors.size(), 1);
+        QVERIFY2(m_w.errors.front().contains(QStringLiteral("Neither model")), qPrintable(m_w.errors.front()));
     }
 };
 

@@ -30,56 +30,9 @@ def save_single_file(src, dst):
     onnx.save(model, dst)
 
 
-def make_llama(models_dir, work):
-    from tokenizers import Tokenizer, models, pre_tokenizers
-    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
-
-    torch.manual_seed(0)
-    config = LlamaConfig(vocab_size=256, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=128, rms_norm_eps=1e-5,
-                         tie_word_embeddings=False)
-    hf = os.path.join(work, "llama_hf")
-    LlamaForCausalLM(config).save_pretrained(hf)
-    # The builder saves the tokenizer next to the model: a word-level one over the vocabulary will do.
-    tokenizer = Tokenizer(models.WordLevel({f"t{i}": i for i in range(config.vocab_size)}, unk_token="t0"))
-    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
-    PreTrainedTokenizerFast(tokenizer_object=tokenizer, unk_token="t0", bos_token="t1",
-                            eos_token="t2").save_pretrained(hf)
-    for precision in ("fp32", "int4"):
-        out = os.path.join(work, "llama_" + precision)
-        subprocess.run([sys.executable, "-m", "onnxruntime_genai.models.builder", "-i", hf, "-o", out, "-p", precision,
-                        "-e", "cpu", "-c", os.path.join(work, "cache")], check=True, stdout=subprocess.DEVNULL)
-        save_single_file(os.path.join(out, "model.onnx"), os.path.join(models_dir, f"llama_{precision}.onnx"))
-
-
-def make_gptoss(models_dir, work):
-    """gptoss_fp32: a gpt-oss decoder (hidden 64, 2 layers: sliding window 8, then full; 4 query heads, 2 KV heads, 4
-    experts, top 2, vocabulary 256) built by the onnxruntime-genai model builder at fp32: GroupQueryAttention with
-    attention sinks and, in the sliding layer, a window-sized KV cache (sliding_window_cache), and MoE (SwiGLU with
-    activation_alpha 1.702 and swiglu_limit 7). The builder's int4 path needs the original MXFP4 expert tensors."""
-    from tokenizers import Tokenizer, models, pre_tokenizers
-    from transformers import GptOssConfig, GptOssForCausalLM, PreTrainedTokenizerFast
-
-    torch.manual_seed(0)
-    config = GptOssConfig(vocab_size=256, hidden_size=64, intermediate_size=64, num_hidden_layers=2,
-                          num_attention_heads=4, num_key_value_heads=2, head_dim=16, num_local_experts=4,
-                          num_experts_per_tok=2, max_position_embeddings=256, sliding_window=8,
-                          layer_types=["sliding_attention", "full_attention"], rope_scaling=None)
-    hf = os.path.join(work, "gptoss_hf")
-    GptOssForCausalLM(config).save_pretrained(hf)
-    tokenizer = Tokenizer(models.WordLevel({f"t{i}": i for i in range(config.vocab_size)}, unk_token="t0"))
-    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
-    PreTrainedTokenizerFast(tokenizer_object=tokenizer, unk_token="t0", bos_token="t1",
-                            eos_token="t2").save_pretrained(hf)
-    out = os.path.join(work, "gptoss_fp32")
-    subprocess.run([sys.executable, "-m", "onnxruntime_genai.models.builder", "-i", hf, "-o", out, "-p", "fp32", "-e",
-                    "cpu", "-c", os.path.join(work, "cache")], check=True, stdout=subprocess.DEVNULL)
-    save_single_file(os.path.join(out, "model.onnx"), os.path.join(models_dir, "gptoss_fp32.onnx"))
-
-
-def build_genai(models_dir, work, name, model, vocab_size, precision="fp32"):
-    """Saves a random-weight transformers model with a word-level tokenizer and runs onnxruntime-genai's builder on it
-    at `precision` for the CPU; the result goes to <models_dir>/<name>.onnx in one file."""
+def save_with_tokenizer(work, name, model, vocab_size):
+    """Saves a random-weight transformers model under <work>/<name>_hf with a word-level tokenizer over its
+    vocabulary (the builder saves the tokenizer next to the model) and returns that folder."""
     from tokenizers import Tokenizer, models, pre_tokenizers
     from transformers import PreTrainedTokenizerFast
 
@@ -89,10 +42,48 @@ def build_genai(models_dir, work, name, model, vocab_size, precision="fp32"):
     tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
     PreTrainedTokenizerFast(tokenizer_object=tokenizer, unk_token="t0", bos_token="t1",
                             eos_token="t2").save_pretrained(hf)
+    return hf
+
+
+def run_builder(models_dir, work, hf, name, precision):
+    """Runs onnxruntime-genai's builder on the saved model at `precision` for the CPU; the result goes to
+    <models_dir>/<name>.onnx in one file."""
     out = os.path.join(work, name)
     subprocess.run([sys.executable, "-m", "onnxruntime_genai.models.builder", "-i", hf, "-o", out, "-p", precision,
                     "-e", "cpu", "-c", os.path.join(work, "cache")], check=True, stdout=subprocess.DEVNULL)
     save_single_file(os.path.join(out, "model.onnx"), os.path.join(models_dir, name + ".onnx"))
+
+
+def build_genai(models_dir, work, name, model, vocab_size, precision="fp32"):
+    """save_with_tokenizer, then run_builder at `precision`: <models_dir>/<name>.onnx."""
+    run_builder(models_dir, work, save_with_tokenizer(work, name, model, vocab_size), name, precision)
+
+
+def make_llama(models_dir, work):
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    config = LlamaConfig(vocab_size=256, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=128, rms_norm_eps=1e-5,
+                         tie_word_embeddings=False)
+    hf = save_with_tokenizer(work, "llama", LlamaForCausalLM(config), config.vocab_size)
+    for precision in ("fp32", "int4"):
+        run_builder(models_dir, work, hf, "llama_" + precision, precision)
+
+
+def make_gptoss(models_dir, work):
+    """gptoss_fp32: a gpt-oss decoder (hidden 64, 2 layers: sliding window 8, then full; 4 query heads, 2 KV heads, 4
+    experts, top 2, vocabulary 256) built by the onnxruntime-genai model builder at fp32: GroupQueryAttention with
+    attention sinks and, in the sliding layer, a window-sized KV cache (sliding_window_cache), and MoE (SwiGLU with
+    activation_alpha 1.702 and swiglu_limit 7). The builder's int4 path needs the original MXFP4 expert tensors."""
+    from transformers import GptOssConfig, GptOssForCausalLM
+
+    torch.manual_seed(0)
+    config = GptOssConfig(vocab_size=256, hidden_size=64, intermediate_size=64, num_hidden_layers=2,
+                          num_attention_heads=4, num_key_value_heads=2, head_dim=16, num_local_experts=4,
+                          num_experts_per_tok=2, max_position_embeddings=256, sliding_window=8,
+                          layer_types=["sliding_attention", "full_attention"], rope_scaling=None)
+    build_genai(models_dir, work, "gptoss_fp32", GptOssForCausalLM(config), config.vocab_size)
 
 
 def make_lfm2_qwen35(models_dir):

@@ -2,7 +2,9 @@
 #include "engine/exec/value_checks.h"
 
 #include "engine/core/half.h"
+#include "engine/kernels/simd/simd.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace onnxscope {
@@ -82,6 +84,29 @@ std::optional<NonFiniteHit> firstNonFinite(const Value& value)
     default:
         return std::nullopt;
     }
+}
+
+bool hasNonFinite(const Value& value)
+{
+    if (!value.isTensor() || value.tensor().dtype() != DataType::Float)
+        return firstNonFinite(value).has_value();
+    // chunkStats fails a chunk when its min, max or sums are not finite: a NaN or Inf, or only sums past float's range,
+    // which the element-by-element pass then tells apart.
+    constexpr int64_t kChunk = 4096;
+    const auto chunkStats = simd::ops().chunkStats;
+    const std::span<const float> data = value.tensor().data<float>();
+    const int64_t n = static_cast<int64_t>(data.size());
+    for (int64_t begin = 0; begin < n; begin += kChunk) {
+        const int64_t count = std::min(kChunk, n - begin);
+        const float* x = data.data() + begin;
+        float lo, hi, sum, sumSq;
+        int64_t zeros = 0;
+        if (chunkStats(x, count, &lo, &hi, &sum, &sumSq, &zeros))
+            continue;
+        if (std::any_of(x, x + count, [](float v) { return !std::isfinite(v); }))
+            return true;
+    }
+    return false;
 }
 
 } // namespace onnxscope

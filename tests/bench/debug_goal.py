@@ -18,6 +18,8 @@ process of its own with `run --repeat N --timings`:
     summarised as it is made, as before issue 43);
   - debug_break, debug_nbn_break: the same two, timed up to a node breakpoint set before the run on the main graph's
     middle node (--break-at), and the log to there;
+  - debug_nan, debug_nan_nbn: debug and debug_nbn with a NaN/Inf breakpoint set (--break-on-nan, no NaN met): the
+    quiet stretch tests every node's outputs and runs no fused step (in place, values freed);
   - debug_nosum: debug with ONNXSCOPE_NO_SUMMARIES=1 (no summary of each value: what the summaries cost);
   - debug_keep: --debug-run --keep-data (the data of every value kept too: all of it, for these models);
   - debug_tiny: --debug-run --keep-data --memory-budget 1M (values dropped as they go, each summarised when
@@ -46,6 +48,8 @@ CONFIGS = {
     "debug_nbn": (["--debug-run"], {"ONNXSCOPE_DEBUG_NODE_BY_NODE": "1"}),
     "debug_break": (["--debug-run", "--break-at", "MIDDLE"], {}),
     "debug_nbn_break": (["--debug-run", "--break-at", "MIDDLE"], {"ONNXSCOPE_DEBUG_NODE_BY_NODE": "1"}),
+    "debug_nan": (["--debug-run", "--break-on-nan"], {}),
+    "debug_nan_nbn": (["--debug-run", "--break-on-nan"], {"ONNXSCOPE_DEBUG_NODE_BY_NODE": "1"}),
     "debug_nosum": (["--debug-run"], {"ONNXSCOPE_NO_SUMMARIES": "1"}),
     "debug_keep": (["--debug-run", "--keep-data"], {}),
     "debug_tiny": (["--debug-run", "--keep-data", "--memory-budget", "1M"], {}),

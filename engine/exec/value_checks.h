@@ -17,8 +17,7 @@ struct NonFiniteHit {
 std::optional<NonFiniteHit> firstNonFinite(const Value& value);
 
 /// Whether firstNonFinite(value) would find something, without describing it: float32 tensors in one vector pass at
-/// the CPU's SIMD level (simd::Ops::chunkStats; a chunk it cannot vouch for is scanned element by element), the other
-/// types as firstNonFinite does. What the debugger's quiet stretches test after every node while a NaN/Inf breakpoint
+/// the kernels' SIMD level (two vector operations per vector), the other types as firstNonFinite does. What the debugger's quiet stretches test after every node while a NaN/Inf breakpoint
 /// is on.
 bool hasNonFinite(const Value& value);
 

@@ -4,6 +4,7 @@
 // node stops (the truth here: a debugger with an observer, which runs node by node and summarises every value as it is
 // made), with the same message, position, frame and iteration, and the log filled in after the stop is that run's log.
 #include "engine/exec/debug/debugger.h"
+#include "engine/exec/value_checks.h"
 #include "engine/exec/value_digest.h"
 
 #include <QtTest>
@@ -218,6 +219,32 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 class TestDebugQuietChecks : public QObject {
     Q_OBJECT
 private slots:
+    void hasNonFiniteAgreesWithTheElementScan()
+    {
+        // Every length up to a few vectors past the unrolled loop, a NaN, +Inf or -Inf at every position (the tail
+        // included), against firstNonFinite's element-by-element scan; extreme finite values never count.
+        const float special[] = { std::numeric_limits<float>::quiet_NaN(), kInf, -kInf };
+        for (int64_t n = 0; n <= 150; ++n) {
+            Tensor t(DataType::Float, { n });
+            auto d = t.data<float>();
+            for (int64_t i = 0; i < n; ++i)
+                d[i] = i % 3 == 0 ? std::numeric_limits<float>::max()
+                                  : (i % 3 == 1 ? -std::numeric_limits<float>::denorm_min() : -0.0f);
+            QVERIFY(!hasNonFinite(Value(t)));
+            for (int64_t at = 0; at < n; ++at)
+                for (float v : special) {
+                    const float kept = d[at];
+                    d[at] = v;
+                    QVERIFY2(hasNonFinite(Value(t)) && firstNonFinite(Value(t))->index == at,
+                        (std::to_string(v) + " at " + std::to_string(at) + " of " + std::to_string(n)).c_str());
+                    d[at] = kept;
+                }
+        }
+        // Other types go through firstNonFinite.
+        QVERIFY(hasNonFinite(Value(Tensor::vector1D<double>({ 1.0, std::numeric_limits<double>::infinity() }))));
+        QVERIFY(!hasNonFinite(Value(Tensor::vector1D<int32_t>({ 1, 2 }))));
+    }
+
     void nonFiniteMidGraph()
     {
         const StopRecord s = checkAgainstNodeByNode(kMidGraph, input("x", Tensor::vector1D<float>({ 1, -2, 3, 4 })),

@@ -17,8 +17,8 @@ struct NonFiniteHit {
 std::optional<NonFiniteHit> firstNonFinite(const Value& value);
 
 /// Whether firstNonFinite(value) would find something, without describing it: float32 tensors in one vector pass at
-/// the kernels' SIMD level (two vector operations per vector), the other types as firstNonFinite does. What the debugger's quiet stretches test after every node while a NaN/Inf breakpoint
-/// is on.
+/// the kernels' SIMD level (two vector operations per vector), the other types as firstNonFinite does. What the
+/// debugger's quiet stretches test after every node while a NaN/Inf breakpoint is on.
 bool hasNonFinite(const Value& value);
 
 } // namespace onnxscope

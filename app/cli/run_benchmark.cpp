@@ -95,6 +95,12 @@ void timeRuns(const RunOptions& o, const std::shared_ptr<const Program>& program
             auto debugger = std::make_unique<Debugger>(program, debuggerOptions);
             if (!o.breakAt.empty())
                 debugger->addBreakpoint(makeBreakpoint(Breakpoint::Kind::Node, o.breakAt));
+            // --break-on-nan and --break-when as the debugger's breakpoints, tested in the timed runs too (the warm-up
+            // run stopped the command already if one was met).
+            if (o.breakOnNan)
+                debugger->addBreakpoint(makeBreakpoint(Breakpoint::Kind::NonFinite, {}));
+            for (const std::string& spec : o.breakWhen)
+                debugger->addBreakpoint(parseBreakpointSpec(spec));
             if (o.profile)
                 debugger->addObserver(&profile);
             const long f0 = minorFaults();

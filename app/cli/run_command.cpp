@@ -304,8 +304,9 @@ CommandRunner addRunCommand(CLI::App& app)
     cmd->add_flag(
         "--trace", o->trace, "Print one line per executed node: frame path | op type | node | output types | time");
     cmd->add_flag("--profile", o->profile, "Print time per node and per op type");
-    cmd->add_flag(
-        "--break-on-nan", o->breakOnNan, "Stop at the first node that produces NaN or Inf, name it and exit 1");
+    cmd->add_flag("--break-on-nan", o->breakOnNan,
+        "Stop at the first node that produces NaN or Inf, name it and exit 1. With --debug-run --repeat N, the timed "
+        "debug runs hold it as a breakpoint too (as --break-when's conditions)");
     cmd->add_option("--break-when", o->breakWhen,
         "'NODE: CONDITION' (or 'CONDITION' for every node): stop after the first node whose output meets CONDITION, "
         "name it, the output and the first element that met it, and exit 1. CONDITION is 'any |x| > 1e4', "

@@ -308,8 +308,8 @@ Session::StepResult Session::runNode(Frame& frame)
     }
     // A plain run (values freed, no observer to see every node) may run several nodes as one fused step.
     const bool plain = m_options.freeDeadValues && !observed;
-    if (plain && !frame.plan->fused.empty() && frame.plan->fused[frame.pc].nodes && !fusionDisabled()
-        && !barrierWithin(frame, frame.plan->fused[frame.pc].nodes))
+    if (plain && !m_afterNodeCheck && !frame.plan->fused.empty() && frame.plan->fused[frame.pc].nodes
+        && !fusionDisabled() && !barrierWithin(frame, frame.plan->fused[frame.pc].nodes))
         return runFused(frame, node, frame.plan->fused[frame.pc]);
     const auto started = m_timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     if (!frame.plan->folded.empty() && frame.plan->folded[frame.pc]) {
@@ -499,6 +499,10 @@ Session::StepResult Session::finishNode(Frame& frame, const Node& node, std::chr
             std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed), m_path };
         for (auto* o : m_observers)
             o->afterNode(ev);
+        m_eventOutputs.clear();
+    } else if (m_afterNodeCheck) {
+        NodeEvent ev { node, frame, m_frames.size(), {}, eventOutputs(frame, node), {}, m_path };
+        m_afterNodeCheck->afterNode(ev);
         m_eventOutputs.clear();
     }
     m_inputs.clear(); // donated inputs the kernel did not write over, or a control-flow node's inputs

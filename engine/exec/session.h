@@ -139,6 +139,13 @@ public:
     /// a caller running plainly can still stop before each of them (the debugger's quiet stretches, which stop before
     /// breakpoints). Held by the caller while it is set.
     void setFusionBarriers(const std::unordered_set<const Node*>* nodes) { m_fusionBarriers = nodes; }
+    /// A test after every node that leaves a plain run plain (in place, values freed), unlike an observer: `check`
+    /// receives the afterNode event of each node that runs with no observer, with no inputs (the kernel may have
+    /// written over those it was given), and no other event. While it is set, no fused step runs: a fused step makes
+    /// only its last node's output, and its kernel may turn a NaN or Inf of a node it covers into a finite value (Relu
+    /// after a Conv), so each node runs on its own and is tested (the debugger's quiet stretches with a NaN/Inf or
+    /// any-node condition breakpoint). Null: none. Held by the caller while it is set.
+    void setAfterNodeCheck(SessionObserver* check) { m_afterNodeCheck = check; }
     /// Performs one step: runs the next node of the innermost frame, enters a subgraph frame, or leaves a
     /// finished frame. Throws Error (and enters Failed) if a node fails.
     StepResult advance();
@@ -204,6 +211,7 @@ private:
     std::string m_path; // framePath(), kept up to date as frames are pushed and popped
     CallSkipper m_callSkipper;
     const std::unordered_set<const Node*>* m_fusionBarriers = nullptr;
+    SessionObserver* m_afterNodeCheck = nullptr;
 };
 
 /// Name of a value for messages: `"x" (input 0 of node "n" (Op))`.

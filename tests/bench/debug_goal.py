@@ -18,12 +18,14 @@ process of its own with `run --repeat N --timings`:
     summarised as it is made, as before issue 43);
   - debug_break, debug_nbn_break: the same two, timed up to a node breakpoint set before the run on the main graph's
     middle node (--break-at), and the log to there;
+  - debug_nan, debug_nan_nbn: debug and debug_nbn with a NaN/Inf breakpoint set (--break-on-nan, no NaN met): the
+    quiet stretch tests every node's outputs and runs no fused step (in place, values freed);
   - debug_nosum: debug with ONNXSCOPE_NO_SUMMARIES=1 (no summary of each value: what the summaries cost);
   - debug_keep: --debug-run --keep-data (the data of every value kept too: all of it, for these models);
   - debug_tiny: --debug-run --keep-data --memory-budget 1M (values dropped as they go, each summarised when
     dropped).
 Prints each configuration's median over the rounds' medians, its ratio to plain (the ratio's range over the rounds
-too), and the peak RSS (VmHWM).
+too), the process CPU time's median and ratio (steadier than wall time on a shared machine), and the peak RSS (VmHWM).
 """
 import argparse
 import json
@@ -46,6 +48,8 @@ CONFIGS = {
     "debug_nbn": (["--debug-run"], {"ONNXSCOPE_DEBUG_NODE_BY_NODE": "1"}),
     "debug_break": (["--debug-run", "--break-at", "MIDDLE"], {}),
     "debug_nbn_break": (["--debug-run", "--break-at", "MIDDLE"], {"ONNXSCOPE_DEBUG_NODE_BY_NODE": "1"}),
+    "debug_nan": (["--debug-run", "--break-on-nan"], {}),
+    "debug_nan_nbn": (["--debug-run", "--break-on-nan"], {"ONNXSCOPE_DEBUG_NODE_BY_NODE": "1"}),
     "debug_nosum": (["--debug-run"], {"ONNXSCOPE_NO_SUMMARIES": "1"}),
     "debug_keep": (["--debug-run", "--keep-data"], {}),
     "debug_tiny": (["--debug-run", "--keep-data", "--memory-budget", "1M"], {}),
@@ -74,7 +78,8 @@ def run_config(cli, model_path, feeds, threads, repeat, config, tmp):
     if proc.returncode != 0:
         raise RuntimeError(f"{config}: {proc.stderr.strip()}")
     t = json.load(open(timings))
-    return t["median_ms"], t["peak_rss_kib"], t.get("simd", ""), t.get("log_median_ms", 0.0)
+    cpu = float(np.median(t["cpu_ms"])) if t.get("cpu_ms") else 0.0
+    return t["median_ms"], t["peak_rss_kib"], t.get("simd", ""), t.get("log_median_ms", 0.0), cpu
 
 
 def main():
@@ -103,11 +108,13 @@ def main():
             feeds = make_inputs(model_path, spec[0], spec[1], rng, tmp, name) if spec else None
             per = {c: [] for c in configs}
             logs = {c: [] for c in configs}
+            cpus = {c: [] for c in configs}
             rss = {c: 0 for c in configs}
             simd = ""
             for _ in range(a.rounds):
                 for c in configs:
-                    ms, kib, simd, log_ms = run_config(a.cli, model_path, feeds, a.threads, a.repeat, c, tmp)
+                    ms, kib, simd, log_ms, cpu_ms = run_config(a.cli, model_path, feeds, a.threads, a.repeat, c, tmp)
+                    cpus[c].append(cpu_ms)
                     per[c].append(ms)
                     logs[c].append(log_ms)
                     rss[c] = max(rss[c], kib)
@@ -118,8 +125,10 @@ def main():
                 med = float(np.median(per[c]))
                 ratios = [x / p for x, p in zip(per[c], plain)]
                 log = float(np.median(logs[c]))
+                cpu = float(np.median(cpus[c]))
                 print(f"  {c:15s} {med:9.3f} ms  {med / float(np.median(plain)):5.2f}x plain "
-                      f"(rounds {min(ratios):.2f}-{max(ratios):.2f})  peak RSS {rss[c] / 1024:7.1f} MiB"
+                      f"(rounds {min(ratios):.2f}-{max(ratios):.2f})  process CPU {cpu:9.3f} ms "
+                      f"{cpu / float(np.median(cpus['plain'])):5.2f}x  peak RSS {rss[c] / 1024:7.1f} MiB"
                       + (f"  log {log:8.3f} ms ({log / float(np.median(plain)):.2f}x plain)" if log else ""))
             sys.stdout.flush()
     print(json.dumps(results))

@@ -550,6 +550,14 @@ sys.exit(0 if ok else 1)
                     "2", "--debug-run", "--break-at", "no_such_node" });
                 QVERIFY2(brk.code == 1 && brk.err.contains("did not stop before \"no_such_node\""),
                     qPrintable(describe(brk)));
+                // --break-on-nan and --break-when are breakpoints of the timed debug runs too (tested after every
+                // node, unfused); neither is met here (the warm-up run would stop the command), so they run to the end
+                // with the same outputs.
+                const QString nanOut = path("out_debug_nan");
+                Result nan = cli(QStringList { "run", path("arith.onnx"), "--input", "in/x:0=" + path("x.npy"),
+                    "--repeat", "2", "--debug-run", "--break-on-nan", "--break-when", "absmax > 1e30", "-o", nanOut });
+                QVERIFY2(nan.code == 0, qPrintable(describe(nan)));
+                QCOMPARE(outputsOf(nanOut), expected);
             }
             if (mode == "keep-values") {
                 QVERIFY2(r.out.contains("keep-values latency over 3 runs"), qPrintable(r.out));

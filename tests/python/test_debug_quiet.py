@@ -8,6 +8,7 @@ import time
 
 import numpy as np
 import pytest
+from onnx import TensorProto, helper
 
 import onnxscope
 from conftest import OCR, assert_close, loop_model, mlp_model, npm_model, ort_session
@@ -130,3 +131,81 @@ def test_ctrl_c_stops_a_quiet_run_within_a_second(how):
     y = float(dbg.value("y_out"))
     assert y >= 1.0 and y == int(y), y
     assert dbg.position.step == p.step
+
+
+def nan_in_loop_model():
+    """A Loop of 4 iterations: y = y * 3 * (i - 2) / (i - 2), a 0/0 (NaN) in iteration 2 only; then Relu."""
+    body = helper.make_graph(
+        [
+            helper.make_node("Cast", ["i"], ["i_f"], to=TensorProto.FLOAT, name="cast_i"),
+            helper.make_node("Sub", ["i_f", "two"], ["d"], name="sub_two"),
+            helper.make_node("Div", ["d", "d"], ["q"], name="div_self"),
+            helper.make_node("Mul", ["y_in", "three"], ["y3"], name="mul_three"),
+            helper.make_node("Mul", ["y3", "q"], ["y_out"], name="mul_q"),
+            helper.make_node("Identity", ["cond_in"], ["cond_out"], name="keep_going"),
+        ],
+        "body",
+        [
+            helper.make_tensor_value_info("i", TensorProto.INT64, []),
+            helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+            helper.make_tensor_value_info("y_in", TensorProto.FLOAT, [2, 3]),
+        ],
+        [
+            helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+            helper.make_tensor_value_info("y_out", TensorProto.FLOAT, [2, 3]),
+        ],
+        [helper.make_tensor("two", TensorProto.FLOAT, [], [2.0]),
+         helper.make_tensor("three", TensorProto.FLOAT, [], [3.0])],
+    )
+    graph = helper.make_graph(
+        [
+            helper.make_node("Abs", ["x"], ["x_abs"], name="abs"),
+            helper.make_node("Loop", ["n", "", "x_abs"], ["y"], body=body, name="loop"),
+            helper.make_node("Relu", ["y"], ["r"], name="relu"),
+        ],
+        "nan_in_loop",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3]),
+         helper.make_tensor_value_info("n", TensorProto.INT64, [])],
+        [helper.make_tensor_value_info("r", TensorProto.FLOAT, [2, 3])],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+@pytest.mark.parametrize("how", ["nonfinite", "max", "callable", "nonfinite_iteration_3"])
+def test_breakpoints_after_every_node_stop_quietly_where_the_node_by_node_run_stops(how):
+    """NaN/Inf breakpoints, conditions on any node and Python callables on any node run quiet stretches (tested after
+    each node, no summaries made), and stop where the node-by-node run stops: same node, frame, step and message."""
+    model = onnxscope.load(nan_in_loop_model())
+    feeds = {"x": X, "n": np.array(4, np.int64)}
+    runs = []
+    for hooked in (False, True):
+        dbg = model.debug(feeds)
+        if hooked:
+            node_by_node(dbg)
+        if how == "nonfinite":
+            dbg.break_on(nonfinite=True)
+        elif how == "nonfinite_iteration_3":
+            dbg.break_on(nonfinite=True, iteration=3)
+        elif how == "max":
+            dbg.break_on(when="max > 100")
+        else:
+            # Reads an input (the node runs on its own, not in place, for the callable).
+            dbg.break_on(when=lambda e: e.op_type == "Div" and float(e.inputs[0].flat[0]) == 0.0)
+        first = dbg.cont()
+        stretches = dbg.memory_report["quiet_stretches"]
+        stops = [first] + [dbg.cont() for _ in range(2)]
+        positions = [(p.reason, p.message, p.frame, p.node, p.last_node, p.step, p.depth) for p in stops]
+        runs.append((positions, dbg.values, stretches))
+    (quiet, quiet_values, stretches), (slow, slow_values, none) = runs
+    assert stretches == 1 and none == 0
+    assert quiet == slow
+    assert_same_values(quiet_values, slow_values)
+    reason, _, frame, _, last, _, _ = quiet[0]
+    if how == "max":
+        # |x| up to 6, times 3 per iteration: 54 after iteration 1, 162 in iteration 2's first Mul.
+        assert (reason, last) == ("breakpoint", "mul_three") and "iteration 2" in frame, quiet[0]
+    elif how == "nonfinite_iteration_3":
+        assert (reason, last) == ("non-finite value", "mul_three") and "iteration 3" in frame, quiet[0]
+    else:
+        assert last == "div_self" and "iteration 2" in frame, quiet[0]
+        assert reason == ("non-finite value" if how == "nonfinite" else "breakpoint"), quiet[0]

@@ -3,6 +3,7 @@
 
 #include "engine/core/error.h"
 
+#include <algorithm>
 #include <string_view>
 
 namespace onnxscope {
@@ -121,6 +122,21 @@ std::optional<OutputHit> hitAfterNode(const Breakpoint& b, const NodeEvent& even
             return hit;
     }
     return std::nullopt;
+}
+
+bool testsEveryNode(const std::vector<Breakpoint>& breakpoints)
+{
+    return std::any_of(breakpoints.begin(), breakpoints.end(), [](const Breakpoint& b) {
+        return b.enabled
+            && (b.kind == Breakpoint::Kind::NonFinite
+                || (b.kind == Breakpoint::Kind::Condition && b.pattern.empty() && b.opType.empty() && !b.condition));
+    });
+}
+
+bool watchesNonFinite(const std::vector<Breakpoint>& breakpoints)
+{
+    return std::any_of(breakpoints.begin(), breakpoints.end(),
+        [](const Breakpoint& b) { return b.enabled && b.kind == Breakpoint::Kind::NonFinite; });
 }
 
 bool isDebugNode(const Node& node)

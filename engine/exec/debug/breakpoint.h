@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace onnxscope {
 
@@ -64,6 +65,14 @@ std::string defaultDescription(const Breakpoint& breakpoint);
 /// the value it names). nullopt for the other kinds, a disabled breakpoint, or no hit. Evaluates only the outputs the
 /// breakpoint names.
 std::optional<OutputHit> hitAfterNode(const Breakpoint& breakpoint, const NodeEvent& event, int64_t iteration);
+
+/// Whether an enabled breakpoint may stop after any node without reading its inputs: NaN/Inf, or a condition (as data,
+/// not a callable) on every node. A quiet stretch then tests each node's outputs after it runs
+/// (Session::setAfterNodeCheck): in place, values freed, no fused steps.
+bool testsEveryNode(const std::vector<Breakpoint>& breakpoints);
+
+/// Whether an enabled NaN/Inf breakpoint is among `breakpoints`.
+bool watchesNonFinite(const std::vector<Breakpoint>& breakpoints);
 
 /// A DEBUG node (domain "mlprodict" or "DEBUG"): a trace point, and what a DebugNodes breakpoint stops after.
 bool isDebugNode(const Node& node);

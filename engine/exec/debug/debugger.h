@@ -394,15 +394,15 @@ private:
         if (m_logPending)
             const_cast<Debugger*>(this)->completeLog();
     }
-    /// Whether continueRun()/runTo() may run a quiet stretch from here: no observer but the debugger, no breakpoint
-    /// that may stop after any node (NaN/Inf, a condition on any node, a callable), and a checkpoint possible here
-    /// unless a stretch is pending already.
+    /// Whether continueRun()/runTo() may run a quiet stretch from here: no observer but the debugger, and a checkpoint
+    /// possible here unless a stretch is pending already.
     bool quietAllowed() const;
     /// The nodes (any graph) before which a quiet stretch must look: YieldOps, nodes named `runToName`, breakpoint
     /// targets.
     std::unordered_set<const Node*> quietStops(const std::string& runToName) const;
     /// The nodes (any graph) whose outputs an after-node breakpoint tests (the node a condition names, the producers
-    /// of the value a value breakpoint names, DEBUG nodes): a quiet stretch runs each on its own and tests them.
+    /// of the value a value breakpoint names, DEBUG nodes): a quiet stretch runs each on its own and tests them. When
+    /// every node is tested anyway (testsEveryNode), only the nodes of callables, which may read the inputs.
     std::unordered_set<const Node*> quietWatched() const;
     /// continueRun()/runTo() as a plain run: fused, in place, values freed, no events; the steps counted, the log
     /// left for completeLog().

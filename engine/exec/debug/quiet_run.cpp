@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The Debugger's quiet stretches: continueRun() and runTo() run as a plain run does (fused, in place, values freed, no
 // node events) between the places where they can stop, counting the steps; the nodes an after-node breakpoint tests
-// run on their own and are tested; the value log of the stretch is filled in after the stop by a replay from the
+// run on their own and are tested (or, for a NaN/Inf or any-node condition breakpoint, every node, in place but
+// unfused); the value log of the stretch is filled in after the stop by a replay from the
 // checkpoint where it began (completeLog). And the after-node breakpoints' test, which both kinds of run share.
 #include "engine/exec/debug/debugger.h"
 
@@ -81,15 +82,11 @@ std::optional<StopInfo> Debugger::breakpointAfter(
 
 bool Debugger::quietAllowed() const
 {
+    // Every breakpoint has its place in a quiet stretch: before-node ones are stops, after-node ones are tested after
+    // the nodes they name (quietWatched) or after every node (testsEveryNode), a Python callable with the GIL taken in
+    // the call only.
     if (quietDisabled() || !m_extraObservers.empty() || m_replaying || m_session.state() != Session::State::Running)
         return false;
-    for (const Breakpoint& b : m_breakpoints) {
-        if (!b.enabled)
-            continue;
-        if (b.condition || b.kind == Breakpoint::Kind::NonFinite
-            || (b.kind == Breakpoint::Kind::Condition && b.pattern.empty() && b.opType.empty()))
-            return false;
-    }
     if (m_logPending)
         return true;
     // A stretch begins at a checkpoint, which is a position between two nodes of the main graph.
@@ -116,12 +113,15 @@ std::unordered_set<const Node*> Debugger::quietStops(const std::string& runToNam
 
 std::unordered_set<const Node*> Debugger::quietWatched() const
 {
+    // With a breakpoint tested after every node (Session::setAfterNodeCheck), the others are tested there too; only a
+    // callable, which may read the node's inputs, still needs its nodes run on their own, not in place.
+    const bool everyNode = testsEveryNode(m_breakpoints);
     std::unordered_set<const Node*> watched;
     collectNodes(
         m_program->model().graph(),
         [&](const Graph& graph, const Node& node) {
             for (const Breakpoint& b : m_breakpoints) {
-                if (!b.enabled)
+                if (!b.enabled || (everyNode && !b.condition))
                     continue;
                 if (b.kind == Breakpoint::Kind::DebugNodes && isDebugNode(node))
                     return true;
@@ -156,12 +156,15 @@ StopInfo Debugger::runQuiet(const std::string& runToName)
     std::unordered_set<const Node*> barriers = stops;
     barriers.insert(watched.begin(), watched.end());
     // A watched node runs with this hook as the session's observer (so on its own, with its outputs made), a node
-    // with subgraphs until it completes.
+    // with subgraphs until it completes. With a breakpoint tested after every node, the hook is also the session's
+    // after-node check: every other node runs in place, values freed, but none fused, so that the stretch stops after
+    // exactly the node a run node by node stops after (a fused Conv + Relu could hide the Conv's NaN).
     std::optional<StopInfo> hit;
     AfterNodeHook hook;
+    const bool nonFinite = watchesNonFinite(m_breakpoints);
     hook.after = [&](const NodeEvent& event) {
         if (!hit)
-            hit = breakpointAfter(event, currentIteration(), false);
+            hit = breakpointAfter(event, currentIteration(), nonFinite && anyOutputNonFinite(event));
     };
     // No observer: the session runs as a plain run does (Session::runNode), but never fuses over a stop.
     struct Quiet {
@@ -173,12 +176,15 @@ StopInfo Debugger::runQuiet(const std::string& runToName)
         {
             d.m_session.removeObserver(&d);
             d.m_session.setFusionBarriers(&barriers);
+            if (testsEveryNode(d.m_breakpoints))
+                d.m_session.setAfterNodeCheck(&hook);
         }
         void watch(bool on) { on ? d.m_session.addObserver(&hook) : d.m_session.removeObserver(&hook); }
         ~Quiet()
         {
             d.m_session.removeObserver(&hook);
             d.m_session.setFusionBarriers(nullptr);
+            d.m_session.setAfterNodeCheck(nullptr);
             d.m_session.addObserver(&d);
         }
     } quiet(*this, barriers, hook);

@@ -32,6 +32,14 @@ std::optional<OutputHit> firstNonFiniteOutput(const NodeEvent& event)
     return std::nullopt;
 }
 
+bool anyOutputNonFinite(const NodeEvent& event)
+{
+    for (size_t i = 0; i < event.outputs.size() && i < event.node.outputs.size(); ++i)
+        if (hasNonFinite(event.outputs[i]))
+            return true;
+    return false;
+}
+
 void NonFiniteWatch::afterNode(const NodeEvent& e)
 {
     if (!m_hit)

@@ -25,6 +25,10 @@ struct OutputHit {
 /// maps and optionals. What the debugger's non-finite breakpoint and NonFiniteWatch stop on.
 std::optional<OutputHit> firstNonFiniteOutput(const NodeEvent& event);
 
+/// Whether firstNonFiniteOutput(event) would find an output, without describing it (hasNonFinite: one vector pass
+/// over float32 data).
+bool anyOutputNonFinite(const NodeEvent& event);
+
 /// The first output of the node in `event` (an afterNode event) that meets `condition`; with `output` >= 0, only that
 /// output is tested. What the debugger's condition breakpoints and ConditionWatch stop on.
 std::optional<OutputHit> firstOutputMeeting(const NodeEvent& event, const ValueCondition& condition, int output = -1);

@@ -166,9 +166,10 @@ StopRecord checkAgainstNodeByNode(const char* text, const std::map<std::string, 
     const std::vector<Breakpoint>& breakpoints, bool* fused = nullptr)
 {
     const auto program = std::make_shared<Program>(Model::fromText(text));
+    // Before the debuggers: a Debugger's destructor asks the session's remaining observers whether they want timing.
+    NodeByNode observer;
     Debugger quiet(program);
     Debugger slow(program);
-    NodeByNode observer;
     slow.addObserver(&observer);
     for (const Breakpoint& b : breakpoints) {
         quiet.addBreakpoint(b);

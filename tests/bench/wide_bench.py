@@ -29,8 +29,9 @@ each model's top op types by self time, Conv split by shape class (pointwise, de
 dense), for the kernels' work.
 
 --debug: the debugger's goal (issue 43): per model, a plain run and a debug run to the end (`run --debug-run`:
-through the Debugger, every value inspectable afterwards) in turn, --rounds times; prints debug / plain and checks
-the debug run's outputs against onnxruntime's (one run of it).
+through the Debugger, every value inspectable afterwards) in turn, --rounds times; prints debug / plain, the time
+completeLog() took after each stop to fill the value log (every summary) against a plain run (log / plain, the
+issue's goal: at most 1), and checks the debug run's outputs against onnxruntime's (one run of it).
 """
 import argparse
 import json
@@ -192,7 +193,10 @@ def run_ours(cli, model, feeds, threads, repeat, out_dir, simd, tmp, extra=()):
         kind = "crashed" if code < 0 else "refused"
         return {"error": f"{kind} (exit {code}): " + first_line(err)}
     t = json.load(open(timings))
-    return {"median": median(t["runs_ms"]), "runs_ms": t["runs_ms"], "rss_kib": t["peak_rss_kib"], "simd": t["simd"]}
+    out = {"median": median(t["runs_ms"]), "runs_ms": t["runs_ms"], "rss_kib": t["peak_rss_kib"], "simd": t["simd"]}
+    if "log_median_ms" in t:
+        out["log_ms"] = t["log_median_ms"]
+    return out
 
 
 # --- profile: top time sinks ------------------------------------------------------------------------------------
@@ -354,8 +358,10 @@ def bench_debug(args, models):
                 continue
             feeds = model.feeds_fn(np.random.default_rng(args.seed), tmp)
             ort_dir = os.path.join(tmp, "ort")
-            o = run_ort(model, feeds, threads, 1, ort_dir)
-            plain, debug = [], []
+            o = run_ort(model, feeds, threads, args.repeat, ort_dir)
+            if "median" in o:
+                row["ort_ms"] = o["median"]
+            plain, debug, log = [], [], []
             row["load"] = os.getloadavg()[0]
             for _ in range(args.rounds):
                 p = run_ours(args.cli, model, feeds, threads, args.repeat, os.path.join(tmp, "plain"), args.simd[0],
@@ -367,14 +373,18 @@ def bench_debug(args, models):
                     break
                 plain.append(p["median"])
                 debug.append(d["median"])
+                log.append(d.get("log_ms", float("nan")))
                 row["simd"] = p["simd"]
             if "error" not in row:
                 row["plain_ms"], row["debug_ms"] = median(plain), median(debug)
                 row["ratios"] = [d / p for p, d in zip(plain, debug)]
+                row["log_ms"] = median(log)
+                row["log_ratios"] = [g / p for p, g in zip(plain, log)]
                 row["check"] = check(os.path.join(tmp, "debug"), ort_dir, model.tolerance) if "error" not in o \
                     else o["error"]
             text = (f"plain {row['plain_ms']:.3f} ms, debug {row['debug_ms']:.3f} ms, "
-                    f"{row['debug_ms'] / row['plain_ms']:.2f}x, {row['check']}") if "plain_ms" in row \
+                    f"{row['debug_ms'] / row['plain_ms']:.2f}x, log {row['log_ms']:.3f} ms "
+                    f"({row['log_ms'] / row['plain_ms']:.2f}x), {row['check']}") if "plain_ms" in row \
                 else row.get("error")
             print(f"{model.name}: {text}", file=sys.stderr, flush=True)
     results["uptime_after"] = uptime()
@@ -474,18 +484,24 @@ def debug_table(results):
     out = [header(results, level), "",
            f"Debug run to the end (`run --debug-run`) against a plain run, {results['args']['threads'][0]} thread(s), "
            f"median of {results['args']['rounds']} rounds of {results['args']['repeat']} runs, taken in turn.", "",
-           "| model | family | plain ms | debug ms | debug / plain | rounds | debug outputs vs onnxruntime |",
-           "|---|---|---|---|---|---|---|"]
-    ratios = []
+           "| model | family | onnxruntime ms | plain ms | debug ms | debug / plain | rounds | log ms | log / plain "
+           "| debug outputs vs onnxruntime |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    ratios, log_ratios = [], []
     for r in rows:
         if "plain_ms" not in r:
-            out.append(f"| {r['model']} | {r['family']} | – | – | – | – | {r.get('missing') or r.get('error')} |")
+            out.append(f"| {r['model']} | {r['family']} | – | – | – | – | – | – | – | "
+                       f"{r.get('missing') or r.get('error')} |")
             continue
         ratio = r["debug_ms"] / r["plain_ms"]
         ratios.append(ratio)
-        out.append(f"| {r['model']} | {r['family']} | {ms(r['plain_ms'])} | {ms(r['debug_ms'])} | **{ratio:.2f}** | "
-                   f"{min(r['ratios']):.2f}–{max(r['ratios']):.2f} | {r['check']} |")
-    out.append(f"| geometric mean | | | | **{geomean(ratios):.2f}** ({len(ratios)}) | | |")
+        log_ratio = r["log_ms"] / r["plain_ms"]
+        log_ratios.append(log_ratio)
+        ort = ms(r["ort_ms"]) if "ort_ms" in r else "–"
+        out.append(f"| {r['model']} | {r['family']} | {ort} | {ms(r['plain_ms'])} | {ms(r['debug_ms'])} | **{ratio:.2f}** | "
+                   f"{min(r['ratios']):.2f}–{max(r['ratios']):.2f} | {ms(r['log_ms'])} | {log_ratio:.2f} | "
+                   f"{r['check']} |")
+    out.append(f"| geometric mean | | | | | **{geomean(ratios):.2f}** ({len(ratios)}) | | | {geomean(log_ratios):.2f} | |")
     return "\n".join(out)
 
 

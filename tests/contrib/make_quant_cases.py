@@ -264,7 +264,9 @@ def qgemm_cases():
                 ("alpha_c", (3, 20, 8), {"alpha": 0.5}, (3, 8), "q", False),
                 ("c_column", (6, 12, 5), {"transB": 1}, (6, 1), "q", True),
                 ("float", (4, 10, 6), {}, (6,), "f", True),
-                ("float_scaled", (4, 10, 6), {"transA": 1}, None, "fs", False)):
+                ("float_scaled", (4, 10, 6), {"transA": 1}, None, "fs", False),
+                # Past the integer product's panel of 16 columns and groups of 4, per-column parameters.
+                ("odd_wide", (19, 37, 23), {"transB": 1}, (23,), "q", True)):
             name = f"qgemm_{tn}_{form}"
             r = rng_for(name)
             a = qrand(r, at, *((k, m) if attrs.get("transA") else (m, k)))
@@ -395,24 +397,30 @@ def dynamic_quantize_lstm_cases():
                                                  ("reverse_peephole_clip", np.int8, "reverse", False,
                                                   {"bias", "peephole", "clip"}),
                                                  ("forward_lengths_u8_per_column", np.uint8, "forward", True,
-                                                  {"lengths", "initial"})):
+                                                  {"lengths", "initial"}),
+                                                 # Sizes past the integer product's groups of 4 and panels of 16
+                                                 # columns, odd everywhere, a uint8 zero point other than 128.
+                                                 ("odd_bidirectional_u8_zero_point", np.uint8, "bidirectional", False,
+                                                  {"bias", "lengths", "initial", "odd", "zero_point"})):
         name = f"dynamic_quantize_lstm_{form}"
         r = rng_for(name)
-        seq, batch, inp_size, hidden = 5, 3, 6, 4
+        seq, batch, inp_size, hidden = (7, 3, 45, 37) if "odd" in extras else (5, 3, 6, 4)
         nd = 2 if direction == "bidirectional" else 1
         g = 4 * hidden
 
         def params(k):
             sc = (r.uniform(0.003, 0.01, size=(nd, g)) if per_col else r.uniform(0.003, 0.01, size=nd))
             # onnxruntime wants int8 zero points of 0 and one uint8 zero point per direction.
-            zp = np.zeros(sc.shape, wt) if wt == np.int8 else np.full(sc.shape, 128, wt)
+            zp = (np.zeros(sc.shape, wt) if wt == np.int8 else
+                  np.full(sc.shape, 97 if "zero_point" in extras else 128, wt))
             return qrand(r, wt, nd, k, g), sc.astype(np.float32), zp
 
         w, ws, wz = params(inp_size)
         rr, rs, rz = params(hidden)
         ins = [inp("X", r.standard_normal((seq, batch, inp_size)).astype(np.float32)), const("W", w), const("R", rr),
                const("B", (r.standard_normal((nd, 8 * hidden)) * 0.1).astype(np.float32)) if "bias" in extras else None,
-               inp("sequence_lens", np.array([5, 3, 1], np.int32)) if "lengths" in extras else None,
+               inp("sequence_lens", np.array([5, 3, 1] if seq == 5 else [seq, 4, 0], np.int32))
+               if "lengths" in extras else None,
                inp("initial_h", (r.standard_normal((nd, batch, hidden)) * 0.5).astype(np.float32))
                if "initial" in extras else None,
                inp("initial_c", (r.standard_normal((nd, batch, hidden)) * 0.5).astype(np.float32))

@@ -29,7 +29,7 @@ std::string list(const std::vector<int64_t>& v)
 
 std::map<std::string, Value> runOp(const std::string& node, const Tensor& x, const std::string& outputs, int64_t opset)
 {
-    std::string decl = "float[";
+    std::string decl = std::string(dataTypeName(x.dtype())) + "[";
     for (size_t i = 0; i < x.shape().size(); ++i)
         decl += (i ? "," : "") + std::to_string(x.shape()[i]);
     const std::string text = "<ir_version: 8, opset_import: [\"\" : " + std::to_string(opset) + "]>\nagraph (" + decl
@@ -247,9 +247,9 @@ private slots:
 
     void maxPoolWithoutIndices()
     {
-        // Float MaxPool without Indices takes its own 2-D loops: windows that tile the plane (kernel = stride, no
-        // padding, with rows and columns left over, or cut short by ceil_mode) and the general case. NaN is skipped
-        // and a window of NaN only gives -inf, as the reference does.
+        // MaxPool without Indices (float, uint8, int8) takes its own 2-D loops: windows that tile the plane (kernel =
+        // stride, no padding, with rows and columns left over, or cut short by ceil_mode) and the general case. NaN is
+        // skipped and a window of NaN only gives -inf, as the reference does.
         std::mt19937 rng(kSeed + 1);
         const auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
         std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
@@ -289,6 +289,29 @@ private slots:
                             : k.describe() + " Y[" + std::to_string(i) + "] = " + std::to_string(a) + ", expected "
                                 + std::to_string(b))
                         .c_str());
+            }
+            // The same windows over uint8 and int8 (the quantized models' MaxPool), against the reference on their
+            // values as floats: bytes 0 and 255, -128 and 127 included.
+            for (DataType type : { DataType::UInt8, DataType::Int8 }) {
+                Tensor xb(type, k.shape), xf(DataType::Float, k.shape);
+                auto* bytes = static_cast<uint8_t*>(xb.mutableRaw());
+                for (int64_t i = 0; i < xb.size(); ++i) {
+                    bytes[i] = uint8_t(pick(0, 255));
+                    xf.data<float>()[size_t(i)] = type == DataType::Int8 ? float(int8_t(bytes[i])) : float(bytes[i]);
+                }
+                const std::string name(dataTypeName(type));
+                const Tensor gotB = runOp("y = MaxPool <" + attrs + "> (x)", xb, name + "[?] y", 12).at("y").tensor();
+                reference(k, xf, wantY, wantI);
+                QCOMPARE(gotB.shape(), wantY.shape());
+                const auto* out = static_cast<const uint8_t*>(gotB.raw());
+                for (int64_t i = 0; i < gotB.size(); ++i) {
+                    const float a = type == DataType::Int8 ? float(int8_t(out[i])) : float(out[i]);
+                    const float b = wantY.data<float>()[size_t(i)];
+                    QVERIFY2(a == b,
+                        (k.describe() + " " + name + " Y[" + std::to_string(i) + "] = " + std::to_string(a)
+                            + ", expected " + std::to_string(b))
+                            .c_str());
+                }
             }
         }
     }

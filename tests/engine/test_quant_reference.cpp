@@ -379,11 +379,13 @@ private slots:
         std::mt19937 rng(kSeed + 2);
         for (int rep = 0; rep < 10; ++rep) {
             std::uniform_real_distribution<float> u(rep % 3 == 0 ? 0.5f : -7.f, rep % 3 == 1 ? -0.5f : 9.f);
-            Tensor x(DataType::Float, { 3, 7 });
+            // 3 x 7 (under one vector) and 5 x 37 (whole vectors of every level and a tail).
+            const Shape shape = rep % 2 ? Shape { 5, 37 } : Shape { 3, 7 };
+            Tensor x(DataType::Float, shape);
             for (float& v : x.data<float>())
                 v = u(rng);
-            const auto out
-                = runNode(11, "y, s, z = DynamicQuantizeLinear (x)", { { "x", x } }, "uint8[3, 7] y, float s, uint8 z");
+            const auto out = runNode(11, "y, s, z = DynamicQuantizeLinear (x)", { { "x", x } },
+                "uint8[" + dims(shape) + "] y, float s, uint8 z");
             float lo = 0, hi = 0;
             for (float v : x.data<float>()) {
                 lo = std::min(lo, v);
@@ -394,7 +396,7 @@ private slots:
             QCOMPARE(out.at("s").tensor().data<float>()[0], scale);
             QCOMPARE(out.at("z").tensor().data<uint8_t>()[0], zp);
             const Tensor& y = out.at("y").tensor();
-            for (size_t i = 0; i < 21; ++i)
+            for (size_t i = 0; i < size_t(x.size()); ++i)
                 QVERIFY2(y.data<uint8_t>()[i]
                         == saturate<uint8_t>(roundHalfEven(double(x.data<float>()[i] / scale)) + double(zp)),
                     ("rep " + std::to_string(rep) + " first bad index " + std::to_string(i)).c_str());

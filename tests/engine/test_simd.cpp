@@ -1224,6 +1224,49 @@ private slots:
                 }
     }
 
+    void qlinearAddBytesMatchTheScalarRule()
+    {
+        // QLinearAdd's bytes: fma(a, r1, fma(b, r2, c)) (or fma(a, r1, c) without b), rounded half to even and
+        // saturated; uint8 and int8, odd lengths past every vector width, ratios that saturate both ends, sums on
+        // exact halves, zero points 0, 128 and 255 folded into c.
+        std::mt19937 rng(kSeed + 21);
+        std::uniform_int_distribution<int> byte(0, 255);
+        for (const simd::Ops* ops : simd::supportedOps())
+            for (bool isSigned : { false, true })
+                for (bool withB : { true, false })
+                    for (int zero : { 0, 128, 255 })
+                        for (int64_t n : { 1, 15, 67, 131 }) {
+                            std::vector<uint8_t> a(static_cast<size_t>(n)), b(a.size()), y(a.size() + 1, 0xAB);
+                            for (size_t i = 0; i < a.size(); ++i) {
+                                a[i] = uint8_t(byte(rng));
+                                b[i] = uint8_t(byte(rng));
+                            }
+                            // 0.5 ratios make exact halves; 3.0 saturates.
+                            const float r1 = n % 2 ? 0.5f : 3.0f, r2 = 0.25f + float(zero) / 512.0f;
+                            const float c = float(zero) - (isSigned ? 0.0f : 100.0f) + 0.25f * float(n % 3);
+                            ops->qlinearAddBytes(
+                                isSigned, a.data(), withB ? b.data() : nullptr, n, r1, r2, c, y.data());
+                            QVERIFY2(y[size_t(n)] == 0xAB, "qlinearAddBytes wrote past n");
+                            for (size_t i = 0; i < size_t(n); ++i) {
+                                const auto value = [&](uint8_t v) { return isSigned ? float(int8_t(v)) : float(v); };
+                                const float inner = withB ? std::fma(value(b[i]), r2, c) : c;
+                                const double v = std::nearbyint(double(std::fma(value(a[i]), r1, inner)));
+                                const double want = std::clamp(v, isSigned ? -128.0 : 0.0, isSigned ? 127.0 : 255.0);
+                                const double got = isSigned ? double(int8_t(y[i])) : double(y[i]);
+                                QVERIFY2(got == want,
+                                    qPrintable(QString("%1, signed %2, b %3, zero %4, n %5, at %6: %7 against %8")
+                                                   .arg(ops->name)
+                                                   .arg(isSigned)
+                                                   .arg(withB)
+                                                   .arg(zero)
+                                                   .arg(n)
+                                                   .arg(i)
+                                                   .arg(got)
+                                                   .arg(want)));
+                            }
+                        }
+    }
+
     void depthwiseMatchesNaiveConvolution()
     {
         std::mt19937 rng(kSeed + 5);
@@ -1358,6 +1401,11 @@ private slots:
               "\"floor\"> "
               "(a, roi, s)",
                 { { "a", { 1, 8, 30, 40 } }, { "roi", { 0 } }, { "s", { 4 } } } },
+            // QuantizeLinear and DequantizeLinear split by runs of one channel's parameters, and per tensor.
+            { "q = QuantizeLinear <axis = 1> (a, qs)\n y = DequantizeLinear <axis = 1> (q, qs)",
+                { { "a", { 1, 64, 60, 61 } }, { "qs", { 64 } } } },
+            { "q = QuantizeLinear (a, qs)\n y = DequantizeLinear (q, qs)",
+                { { "a", { 2, 64, 45, 47 } }, { "qs", {} } } },
         };
         for (const auto& c : cases) {
             std::vector<std::pair<std::string, Tensor>> ins;

@@ -32,18 +32,25 @@ int64_t tapsUntil(int64_t start, int64_t bound, int64_t d)
     return bound <= start ? 0 : ceilDiv(bound - start, d);
 }
 
+/// The start of a running maximum: -inf for float, else the type's lowest value.
+template <class T> T lowestOf()
+{
+    return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
+                                                : std::numeric_limits<T>::lowest();
+}
+
 /// maxPool2d for windows that tile the plane (kernel = stride, no padding) of one plane: each output element is the
 /// running maximum of its own block, taps in the same order as the general loop. KW: the kernel width if known, else 0.
-template <int KW> void maxPoolTiles(const float* img, float* o, const WindowGeometry& g)
+template <class T, int KW> void maxPoolTiles(const T* img, T* o, const WindowGeometry& g)
 {
     const int64_t inW = g.in[2], outH = g.out[1], outW = g.out[2], kH = g.kernel[1];
     const int64_t kW = KW ? KW : g.kernel[2];
     for (int64_t oh = 0; oh < outH; ++oh, o += outW) {
-        const float* rows = img + oh * kH * inW;
+        const T* rows = img + oh * kH * inW;
         for (int64_t ow = 0; ow < outW; ++ow) {
-            float best = -std::numeric_limits<float>::infinity();
+            T best = lowestOf<T>();
             for (int64_t kh = 0; kh < kH; ++kh) {
-                const float* block = rows + kh * inW + ow * kW;
+                const T* block = rows + kh * inW + ow * kW;
                 for (int64_t kw = 0; kw < kW; ++kw)
                     best = block[kw] > best ? block[kw] : best;
             }
@@ -52,9 +59,10 @@ template <int KW> void maxPoolTiles(const float* img, float* o, const WindowGeom
     }
 }
 
-/// float MaxPool over 2-D planes without dilation: per output row, a running maximum over the kernel taps, each a
-/// vector loop along the row. Same results as the general loop (NaN skipped, -inf for an empty window).
-void maxPool2d(ThreadPool* pool, const float* x, float* y, int64_t planes, const WindowGeometry& g)
+/// MaxPool over 2-D planes of float, uint8 or int8 without dilation: per output row, a running maximum over the
+/// kernel taps, each a vector loop along the row. Same results as the general loop (NaN skipped, -inf or the type's
+/// lowest value for an empty window).
+template <class T> void maxPool2d(ThreadPool* pool, const T* x, T* y, int64_t planes, const WindowGeometry& g)
 {
     const int64_t inH = g.in[1], inW = g.in[2], outH = g.out[1], outW = g.out[2];
     const int64_t kH = g.kernel[1], kW = g.kernel[2], sH = g.stride[1], sW = g.stride[2];
@@ -65,28 +73,28 @@ void maxPool2d(ThreadPool* pool, const float* x, float* y, int64_t planes, const
             if (tiling) {
                 for (int64_t p = p0; p < p1; ++p)
                     if (kW == 2)
-                        maxPoolTiles<2>(x + p * inH * inW, y + p * outH * outW, g);
+                        maxPoolTiles<T, 2>(x + p * inH * inW, y + p * outH * outW, g);
                     else
-                        maxPoolTiles<0>(x + p * inH * inW, y + p * outH * outW, g);
+                        maxPoolTiles<T, 0>(x + p * inH * inW, y + p * outH * outW, g);
                 return;
             }
             for (int64_t p = p0; p < p1; ++p) {
-                const float* img = x + p * inH * inW;
+                const T* img = x + p * inH * inW;
                 for (int64_t oh = 0; oh < outH; ++oh) {
-                    float* o = y + (p * outH + oh) * outW;
-                    std::fill(o, o + outW, -std::numeric_limits<float>::infinity());
+                    T* o = y + (p * outH + oh) * outW;
+                    std::fill(o, o + outW, lowestOf<T>());
                     for (int64_t kh = 0; kh < kH; ++kh) {
                         const int64_t ih = oh * sH - padT + kh;
                         if (ih < 0 || ih >= inH)
                             continue;
-                        const float* row = img + ih * inW;
+                        const T* row = img + ih * inW;
                         for (int64_t kw = 0; kw < kW; ++kw) {
                             const int64_t shift = kw - padL; // input column = ow * sW + shift
                             const int64_t lo = std::min(outW, shift >= 0 ? 0 : ceilDiv(-shift, sW));
                             const int64_t hi
                                 = std::clamp<int64_t>(inW - shift <= 0 ? 0 : ceilDiv(inW - shift, sW), lo, outW);
                             for (int64_t ow = lo; ow < hi; ++ow) {
-                                const float v = row[ow * sW + shift];
+                                const T v = row[ow * sW + shift];
                                 o[ow] = v > o[ow] ? v : o[ow];
                             }
                         }
@@ -127,10 +135,19 @@ public:
         Tensor& y = ctx.allocateOutputUninitialized(0, x.dtype(), outShape);
         Tensor* indices
             = ctx.hasOutput(1) && m_kind == PoolKind::Max ? &ctx.allocateOutput(1, DataType::Int64, outShape) : nullptr;
-        if (m_kind == PoolKind::Max && !indices && x.dtype() == DataType::Float && g.in[0] == 1 && g.out[0] == 1
-            && g.kernel[0] == 1 && g.padBegin[0] == 0 && g.dilation[1] == 1 && g.dilation[2] == 1) {
-            maxPool2d(ctx.threadPool(), x.data<float>().data(), y.data<float>().data(), x.dim(0) * x.dim(1), g);
-            return;
+        if (m_kind == PoolKind::Max && !indices && g.in[0] == 1 && g.out[0] == 1 && g.kernel[0] == 1
+            && g.padBegin[0] == 0 && g.dilation[1] == 1 && g.dilation[2] == 1) {
+            const int64_t planes = x.dim(0) * x.dim(1);
+            switch (x.dtype()) {
+            case DataType::Float:
+                return maxPool2d(ctx.threadPool(), x.data<float>().data(), y.data<float>().data(), planes, g);
+            case DataType::UInt8:
+                return maxPool2d(ctx.threadPool(), x.data<uint8_t>().data(), y.data<uint8_t>().data(), planes, g);
+            case DataType::Int8:
+                return maxPool2d(ctx.threadPool(), x.data<int8_t>().data(), y.data<int8_t>().data(), planes, g);
+            default:
+                break;
+            }
         }
         const auto run = [&]<class T>() {
             using F = std::conditional_t<std::is_same_v<T, double>, double,

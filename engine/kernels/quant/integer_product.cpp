@@ -84,6 +84,34 @@ void packColumns(
         }
     }
 #endif
+    if (strideK == 1 && done == 0) {
+        // Each column's k bytes are contiguous (the rows of a matrix A in A * B): four bytes at a time to their group.
+        const uint32_t flip4 = flip * 0x01010101u;
+        const int64_t whole = k / 4;
+        for (int64_t j = 0; j < n; ++j) {
+            const uint8_t* col = src + j * strideN;
+            uint8_t* dst = panel + (j / 16) * panelBytes + (j % 16) * 4;
+            for (int64_t q = 0; q < whole; ++q) {
+                uint32_t v;
+                std::memcpy(&v, col + 4 * q, 4);
+                v ^= flip4;
+                std::memcpy(dst + q * 64, &v, 4);
+            }
+            if (whole < out.k4) {
+                uint8_t tail[4] = { 0, 0, 0, 0 };
+                for (int64_t t = 0; t < k - 4 * whole; ++t)
+                    tail[t] = col[4 * whole + t] ^ flip;
+                std::memcpy(dst + whole * 64, tail, 4);
+            }
+            if (sums) {
+                int32_t sum = 0;
+                for (int64_t kk = 0; kk < k; ++kk)
+                    sum += col[kk] ^ flip;
+                out.colSum[static_cast<size_t>(j)] = sum;
+            }
+        }
+        return;
+    }
     for (int64_t kk = 0; kk < k; ++kk) {
         const uint8_t* row = src + kk * strideK;
         uint8_t* dst = panel + (kk / 4) * 64 + kk % 4;

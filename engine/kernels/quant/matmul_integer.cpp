@@ -1,7 +1,14 @@
 // SPDX-License-Identifier: MIT
+#include "engine/core/thread_pool.h"
+#include "engine/kernels/common/half_convert.h"
 #include "engine/kernels/kernel_registry.h"
 #include "engine/kernels/quant/integer_product.h"
 #include "engine/kernels/quant/quant_common.h"
+#include "engine/kernels/simd/simd.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
 
 namespace onnxscope {
 
@@ -54,25 +61,65 @@ std::vector<int64_t> integerProduct(const KernelContext& ctx, const MatMulPlan& 
     return acc;
 }
 
+/// B's weights for the shared integer kernel (B^T as rows), prepared once when B and its zero point are constant
+/// (while their storage stays the same), else on every run.
+class PreparedB {
+public:
+    PreparedB(const KernelInit& init, size_t b, size_t bZero)
+        : m_constant(isConstantInput(init, b) && (init.node.inputs.size() <= bZero || isConstantInput(init, bZero)))
+    {
+    }
+
+    /// The weights of batch `offset` of b ([k, n] at that element offset).
+    std::shared_ptr<const intprod::Weights> get(
+        const Tensor& b, int64_t offset, int64_t k, int64_t n, const std::vector<int32_t>& bz) const
+    {
+        const auto prepare = [&] {
+            return std::make_shared<const intprod::Weights>(
+                intprod::prepareWeights(b.dtype(), static_cast<const uint8_t*>(b.raw()) + offset, n, k, 1, n, bz));
+        };
+        if (!m_constant)
+            return prepare();
+        std::lock_guard lock(m_mutex);
+        auto& slot = m_cache[offset];
+        if (!slot.weights || slot.key != b.raw() || slot.weights->k != k || slot.weights->rows != n) {
+            slot.weights = prepare();
+            slot.key = b.raw();
+        }
+        return slot.weights;
+    }
+
+private:
+    struct Slot {
+        std::shared_ptr<const intprod::Weights> weights;
+        const void* key = nullptr;
+    };
+    bool m_constant;
+    mutable std::mutex m_mutex;
+    mutable std::map<int64_t, Slot> m_cache;
+};
+
 /// integerProduct on the shared integer kernel, for a per-tensor zero point of A: into acc (int32, wrapping past it
-/// as a 32-bit accumulator).
-void fastProduct(
-    const MatMulPlan& p, const Tensor& a, const Tensor& b, int32_t azp, const std::vector<int64_t>& bzp, int32_t* acc)
+/// as a 32-bit accumulator). Blocks of B's columns are split over the pool.
+void fastProduct(const KernelContext& ctx, const PreparedB& prepared, const MatMulPlan& p, const Tensor& a,
+    const Tensor& b, int32_t azp, const std::vector<int64_t>& bzp, int32_t* acc)
 {
     const std::vector<int32_t> bz(bzp.begin(), bzp.end());
     const auto* ab = static_cast<const uint8_t*>(a.raw());
-    const auto* bb = static_cast<const uint8_t*>(b.raw());
-    intprod::Weights w;
+    std::shared_ptr<const intprod::Weights> w;
     intprod::Columns x;
-    int64_t prepared = -1;
+    int64_t preparedOffset = -1;
     for (size_t bi = 0; bi < p.aOffset.size(); ++bi) {
         // Y = A B computed as Y^T = B^T A^T: B's columns are the weights' rows, A's rows the packed columns.
-        if (p.bOffset[bi] != prepared) {
-            w = intprod::prepareWeights(b.dtype(), bb + p.bOffset[bi], p.n, p.k, 1, p.n, bz);
-            prepared = p.bOffset[bi];
+        if (p.bOffset[bi] != preparedOffset) {
+            w = prepared.get(b, p.bOffset[bi], p.k, p.n, bz);
+            preparedOffset = p.bOffset[bi];
         }
-        intprod::packColumns(a.dtype(), ab + p.aOffset[bi], p.k, p.m, 1, p.k, x);
-        intprod::product(w, 0, p.n, x, azp, acc + static_cast<int64_t>(bi) * p.m * p.n, 1, p.n);
+        intprod::packColumns(a.dtype(), ab + p.aOffset[bi], p.k, p.m, 1, p.k, x, w->needsColumnSums);
+        int32_t* c = acc + static_cast<int64_t>(bi) * p.m * p.n;
+        const int64_t grain = std::max<int64_t>(16, simd::kGrainMacs / std::max<int64_t>(1, p.m * p.k));
+        parallelFor(ctx.threadPool(), p.n, grain,
+            [&](int64_t r0, int64_t r1) { intprod::product(*w, r0, r1 - r0, x, azp, c + r0, 1, p.n); });
     }
 }
 
@@ -81,7 +128,10 @@ void fastProduct(
 /// wraps as onnxruntime's does only past 2^31.
 class MatMulInteger final : public Kernel {
 public:
-    explicit MatMulInteger(const KernelInit&) { }
+    explicit MatMulInteger(const KernelInit& init)
+        : m_b(init, 1, 3)
+    {
+    }
 
     void compute(KernelContext& ctx) const override
     {
@@ -96,13 +146,16 @@ public:
         Tensor& y = ctx.allocateOutput(0, DataType::Int32, p.outShape);
         auto dst = y.data<int32_t>();
         if (azp.size() == 1) {
-            fastProduct(p, a, b, static_cast<int32_t>(azp[0]), bzp, dst.data());
+            fastProduct(ctx, m_b, p, a, b, static_cast<int32_t>(azp[0]), bzp, dst.data());
             return;
         }
         const auto acc = integerProduct(ctx, p, integerValues(ctx, a, "A"), integerValues(ctx, b, "B"), azp, bzp);
         for (size_t i = 0; i < dst.size(); ++i)
             dst[i] = static_cast<int32_t>(acc[i]);
     }
+
+private:
+    PreparedB m_b;
 };
 
 /// QLinearMatMul 10+: y = saturate(round_half_even(acc * (a_scale * b_scale / y_scale)) + y_zero_point) where acc
@@ -111,7 +164,10 @@ public:
 /// multiplier is formed in float, as onnxruntime does.
 class QLinearMatMul final : public Kernel {
 public:
-    explicit QLinearMatMul(const KernelInit&) { }
+    explicit QLinearMatMul(const KernelInit& init)
+        : m_b(init, 3, 5)
+    {
+    }
 
     void compute(KernelContext& ctx) const override
     {
@@ -133,7 +189,7 @@ public:
         std::vector<int64_t> acc;
         if (azp.size() == 1) {
             std::vector<int32_t> acc32(static_cast<size_t>(y.size()));
-            fastProduct(p, a, b, static_cast<int32_t>(azp[0]), bzp, acc32.data());
+            fastProduct(ctx, m_b, p, a, b, static_cast<int32_t>(azp[0]), bzp, acc32.data());
             acc.assign(acc32.begin(), acc32.end());
         } else {
             acc = integerProduct(ctx, p, integerValues(ctx, a, "a"), integerValues(ctx, b, "b"), azp, bzp);
@@ -162,6 +218,8 @@ private:
             v.push_back(static_cast<float>(d));
         return v;
     }
+
+    PreparedB m_b;
 };
 
 } // namespace

@@ -1,24 +1,32 @@
 // SPDX-License-Identifier: MIT
+#include "engine/core/thread_pool.h"
+#include "engine/kernels/common/half_convert.h"
 #include "engine/kernels/kernel_registry.h"
+#include "engine/kernels/quant/integer_product.h"
 #include "engine/kernels/quant/qlinear_common.h"
 #include "engine/kernels/quant/quant_common.h"
+#include "engine/kernels/simd/simd.h"
+
+#include <memory>
+#include <mutex>
 
 namespace onnxscope {
 
 namespace {
 
-/// QGemm (com.microsoft 1): the int32 accumulator acc[m, n] = C[m, n] + sum_k (A[m, k] - a_zero_point)(B[k, n] -
-/// b_zero_point[n]) (C int32, optional, broadcast to [M, N]; A and B uint8 or int8, 2-D, transposed by `transA` /
-/// `transB`), wrapping in 32 bits, then scaled in float by alpha * a_scale * b_scale[n] (b_scale and b_zero_point per
-/// tensor or per column, of one shape): with y_zero_point, divided by y_scale, rounded half to even, shifted by
-/// y_zero_point and saturated to its type; without it, Y is that float (divided by y_scale if given), as
-/// onnxruntime's kernel does.
+/// QGemm (com.microsoft 1): the int32 accumulator (on the shared integer product, intprod) acc[m, n] = C[m, n] + sum_k
+/// (A[m, k] - a_zero_point)(B[k, n] - b_zero_point[n]) (C int32, optional, broadcast to [M, N]; A and B uint8 or int8,
+/// 2-D, transposed by `transA` / `transB`), wrapping in 32 bits, then scaled in float by alpha * a_scale * b_scale[n]
+/// (b_scale and b_zero_point per tensor or per column, of one shape): with y_zero_point, divided by y_scale, rounded
+/// half to even, shifted by y_zero_point and saturated to its type; without it, Y is that float (divided by y_scale if
+/// given), as onnxruntime's kernel does.
 class QGemm final : public Kernel {
 public:
     explicit QGemm(const KernelInit& init)
         : m_transA(init.attributes().getInt("transA", 0) != 0)
         , m_transB(init.attributes().getInt("transB", 0) != 0)
         , m_alpha(init.attributes().getFloat("alpha", 1.0f))
+        , m_constantWeights(isConstantInput(init, 3) && (init.node.inputs.size() <= 5 || isConstantInput(init, 5)))
     {
     }
 
@@ -67,22 +75,26 @@ public:
         } else if (quantized) {
             throw ctx.error("y_zero_point is given without y_scale");
         }
-        const auto av = integerValues(ctx, a, "A"), bv = integerValues(ctx, b, "B");
+        // The exact int32 product on the shared integer kernel: B's columns are the weights' rows, A's rows the
+        // packed columns; C added in uint32 so that the sum wraps as onnxruntime's.
         std::vector<int32_t> acc(static_cast<size_t>(M * N));
-        const int32_t* cv = hasC ? ctx.input(6).data<int32_t>().data() : nullptr;
-        for (int64_t m = 0; m < M; ++m)
-            for (int64_t n = 0; n < N; ++n) {
-                const int64_t zb = bZero[bZero.size() == 1 ? 0 : static_cast<size_t>(n)];
-                int64_t sum = 0;
-                for (int64_t k = 0; k < K; ++k) {
-                    const int64_t x = av[static_cast<size_t>(m_transA ? k * M + m : m * K + k)] - pa.zeroPoint;
-                    const int64_t w = bv[static_cast<size_t>(m_transB ? n * K + k : k * N + n)] - zb;
-                    sum += x * w;
+        const auto w = preparedWeights(b, tb, K, N, bZero);
+        intprod::Columns cols;
+        intprod::packColumns(ta, static_cast<const uint8_t*>(a.raw()), K, M, m_transA ? M : 1, m_transA ? 1 : K, cols,
+            w->needsColumnSums);
+        const int32_t za = static_cast<int32_t>(pa.zeroPoint);
+        const int64_t grain = std::max<int64_t>(16, simd::kGrainMacs / std::max<int64_t>(1, M * K));
+        parallelFor(ctx.threadPool(), N, grain,
+            [&](int64_t r0, int64_t r1) { intprod::product(*w, r0, r1 - r0, cols, za, acc.data() + r0, 1, N); });
+        if (hasC) {
+            const int32_t* cv = ctx.input(6).data<int32_t>().data();
+            for (int64_t m = 0; m < M; ++m)
+                for (int64_t n = 0; n < N; ++n) {
+                    int32_t& v = acc[static_cast<size_t>(m * N + n)];
+                    v = static_cast<int32_t>(
+                        static_cast<uint32_t>(v) + static_cast<uint32_t>(cv[m * cStrideM + n * cStrideN]));
                 }
-                if (cv)
-                    sum += cv[m * cStrideM + n * cStrideN];
-                acc[static_cast<size_t>(m * N + n)] = static_cast<int32_t>(static_cast<uint32_t>(sum));
-            }
+        }
         std::vector<float> scales;
         for (float s : bScale) {
             float v = m_alpha * pa.scale * s;
@@ -116,6 +128,25 @@ public:
     }
 
 private:
+    /// B^T as the integer product's rows, prepared once while a constant B (and zero point) keeps its storage.
+    std::shared_ptr<const intprod::Weights> preparedWeights(
+        const Tensor& b, DataType tb, int64_t K, int64_t N, const std::vector<int64_t>& bZero) const
+    {
+        const auto prepare = [&] {
+            const std::vector<int32_t> zero(bZero.begin(), bZero.end());
+            return std::make_shared<const intprod::Weights>(
+                intprod::prepareWeights(tb, b.raw(), N, K, m_transB ? K : 1, m_transB ? 1 : N, zero));
+        };
+        if (!m_constantWeights)
+            return prepare();
+        std::lock_guard lock(m_cacheMutex);
+        if (!m_cached || m_cachedKey != b.raw() || m_cached->rows != N || m_cached->k != K) {
+            m_cached = prepare();
+            m_cachedKey = b.raw();
+        }
+        return m_cached;
+    }
+
     /// A float parameter per tensor (one value) or per column (1-D of n).
     template <class T>
     static std::vector<T> perColumn(const KernelContext& ctx, size_t input, int64_t n, const char* what)
@@ -130,6 +161,10 @@ private:
 
     bool m_transA, m_transB;
     float m_alpha;
+    bool m_constantWeights;
+    mutable std::mutex m_cacheMutex;
+    mutable std::shared_ptr<const intprod::Weights> m_cached;
+    mutable const void* m_cachedKey = nullptr;
 };
 
 } // namespace

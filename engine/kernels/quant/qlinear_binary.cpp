@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
+#include "engine/core/thread_pool.h"
 #include "engine/kernels/common/broadcast.h"
 #include "engine/kernels/common/elementwise.h"
 #include "engine/kernels/kernel_registry.h"
 #include "engine/kernels/quant/qlinear_common.h"
+#include "engine/kernels/simd/simd.h"
 
 #include <cmath>
+#include <type_traits>
 
 namespace onnxscope {
 
@@ -59,15 +62,15 @@ public:
         Tensor& out = ctx.allocateOutputUninitialized(0, t, outShape);
         const Repeated rep = repeatedOperand(a.shape(), b.shape(), outShape);
         if (t == DataType::UInt8)
-            run<uint8_t>(a, b, out, pa, pb, pc, rep);
+            run<uint8_t>(a, b, out, pa, pb, pc, rep, ctx.threadPool());
         else
-            run<int8_t>(a, b, out, pa, pb, pc, rep);
+            run<int8_t>(a, b, out, pa, pb, pc, rep, ctx.threadPool());
     }
 
 private:
     template <class T>
     void run(const Tensor& a, const Tensor& b, Tensor& out, qlinear::Params pa, qlinear::Params pb, qlinear::Params pc,
-        Repeated rep) const
+        Repeated rep, ThreadPool* pool) const
     {
         const auto round = [](float v) { return qlinear::saturate<T>(static_cast<int64_t>(std::nearbyint(v))); };
         if (!m_add) {
@@ -85,6 +88,30 @@ private:
         const float r1 = p1.scale / pc.scale, r2 = p2.scale / pc.scale;
         const float shift = static_cast<float>(p1.zeroPoint) * r1 + static_cast<float>(p2.zeroPoint) * r2;
         const float fixed = static_cast<float>(pc.zeroPoint) - shift;
+        // One shape, or one operand of one element: simd::Ops' loop, same bytes.
+        const int64_t n = out.size();
+        const auto* bytesA = static_cast<const uint8_t*>(a.raw());
+        const auto* bytesB = static_cast<const uint8_t*>(b.raw());
+        auto* py = static_cast<uint8_t*>(out.mutableRaw());
+        const bool isSigned = std::is_same_v<T, int8_t>;
+        const auto valueOf = [](const uint8_t* p) { return static_cast<float>(*reinterpret_cast<const T*>(p)); };
+        const auto vectorLoop = [&](const uint8_t* v, const uint8_t* w, float rw, float c) {
+            parallelFor(pool, n, simd::kGrainElements, [&](int64_t i0, int64_t i1) {
+                simd::ops().qlinearAddBytes(isSigned, v + i0, w ? w + i0 : nullptr, i1 - i0, r1, rw, c, py + i0);
+            });
+        };
+        if (a.shape() == b.shape() && a.size() == n) {
+            vectorLoop(bytesA, bytesB, r2, fixed);
+            return;
+        }
+        if (rep == Repeated::B && b.size() == 1 && a.size() == n) {
+            vectorLoop(bytesA, nullptr, 0.0f, fixed + valueOf(bytesB) * r2);
+            return;
+        }
+        if (swap && a.size() == 1 && b.size() == n) {
+            vectorLoop(bytesB, nullptr, 0.0f, fixed + valueOf(bytesA) * r2);
+            return;
+        }
         if (rep == Repeated::None) {
             broadcastBinary<T, T, T>(a, b, out, [&](T x, T y) {
                 return round(std::fma(static_cast<float>(x), r1, std::fma(static_cast<float>(y), r2, fixed)));

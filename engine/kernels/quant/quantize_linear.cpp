@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "engine/core/cast.h"
 #include "engine/core/narrow_types.h"
+#include "engine/core/thread_pool.h"
 #include "engine/kernels/kernel_registry.h"
 #include "engine/kernels/quant/quant_common.h"
+#include "engine/kernels/simd/simd.h"
 
 #include <algorithm>
 #include <bit>
@@ -115,24 +117,29 @@ bool isQuantizedType(DataType t)
         || (isNarrow(t) && t != DataType::Float8E8M0);
 }
 
-/// Runs f(begin, end, p) over the runs of x's elements that share parameter p (per tensor or per axis, no blocks).
-template <class F> void forEachParameterRun(const QuantLayout& q, int64_t n, F&& f)
+/// Runs f(begin, end, p) over the runs of x's elements that share parameter p (per tensor or per axis, no blocks),
+/// blocks of them split over the pool.
+template <class F> void forEachParameterRun(ThreadPool* pool, const QuantLayout& q, int64_t n, F&& f)
 {
     if (q.perTensor) {
-        f(int64_t(0), n, size_t(0));
+        parallelFor(pool, n, simd::kGrainElements, [&](int64_t b, int64_t e) { f(b, e, size_t(0)); });
         return;
     }
-    for (int64_t start = 0; start < n; start += q.inner)
-        f(start, std::min(n, start + q.inner), static_cast<size_t>((start / q.inner) % q.axisDim));
+    const int64_t inner = std::max<int64_t>(1, q.inner), runs = (n + inner - 1) / inner;
+    parallelFor(pool, runs, std::max<int64_t>(1, simd::kGrainElements / inner), [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r)
+            f(r * inner, std::min(n, (r + 1) * inner), static_cast<size_t>(r % q.axisDim));
+    });
 }
 
 /// QuantizeLinear's common case without doubles: float x and scales, uint8/int8 y. The same numbers as the general
 /// loop: the quotient x / scale in float, rounded half to even (by the 1.5 * 2^23 addition, exact once the quotient
 /// is clamped to the output range less the zero point, whose bounds are integers), NaN to 0.
 template <class Q>
-void quantizeFloatBytes(const float* x, int64_t n, const QuantLayout& q, const float* scales, const Q* zeros, Q* y)
+void quantizeFloatBytes(
+    ThreadPool* pool, const float* x, int64_t n, const QuantLayout& q, const float* scales, const Q* zeros, Q* y)
 {
-    forEachParameterRun(q, n, [&](int64_t b, int64_t e, size_t p) {
+    forEachParameterRun(pool, q, n, [&](int64_t b, int64_t e, size_t p) {
         const float s = scales[p];
         const int32_t z = zeros ? int32_t(zeros[p]) : 0;
         const float lo = float(int32_t(std::numeric_limits<Q>::lowest()) - z);
@@ -158,9 +165,10 @@ void quantizeFloatBytes(const float* x, int64_t n, const QuantLayout& q, const f
 /// DequantizeLinear's common case: uint8/int8 x, float scales and y: y = float(x - zero) * scale, as the general
 /// loop computes it (the product of two floats rounded once).
 template <class Q>
-void dequantizeBytesFloat(const Q* x, int64_t n, const QuantLayout& q, const float* scales, const Q* zeros, float* y)
+void dequantizeBytesFloat(
+    ThreadPool* pool, const Q* x, int64_t n, const QuantLayout& q, const float* scales, const Q* zeros, float* y)
 {
-    forEachParameterRun(q, n, [&](int64_t b, int64_t e, size_t p) {
+    forEachParameterRun(pool, q, n, [&](int64_t b, int64_t e, size_t p) {
         const float s = scales[p];
         const int32_t z = zeros ? int32_t(zeros[p]) : 0;
         for (int64_t i = b; i < e; ++i)
@@ -224,7 +232,7 @@ public:
             && (m_precision == DataType::Undefined || m_precision == DataType::Float)) {
             Tensor& y = ctx.allocateOutput(0, outType, x.shape());
             dispatch<TypeList<uint8_t, int8_t>>(outType, ctx.node(), [&]<class Q>() {
-                quantizeFloatBytes<Q>(x.data<float>().data(), x.size(), q, scale.data<float>().data(),
+                quantizeFloatBytes<Q>(ctx.threadPool(), x.data<float>().data(), x.size(), q, scale.data<float>().data(),
                     zp ? zp->data<Q>().data() : nullptr, y.data<Q>().data());
             });
             return;
@@ -319,7 +327,7 @@ public:
             && (m_outType == DataType::Undefined || m_outType == DataType::Float)) {
             Tensor& y = ctx.allocateOutput(0, DataType::Float, x.shape());
             dispatch<TypeList<uint8_t, int8_t>>(xt, ctx.node(), [&]<class Q>() {
-                dequantizeBytesFloat<Q>(x.data<Q>().data(), x.size(), q, scale.data<float>().data(),
+                dequantizeBytesFloat<Q>(ctx.threadPool(), x.data<Q>().data(), x.size(), q, scale.data<float>().data(),
                     zp ? zp->data<Q>().data() : nullptr, y.data<float>().data());
             });
             return;

@@ -1,80 +1,141 @@
 // SPDX-License-Identifier: MIT
+#include "engine/core/thread_pool.h"
+#include "engine/kernels/common/half_convert.h"
 #include "engine/kernels/kernel_registry.h"
+#include "engine/kernels/quant/integer_product.h"
 #include "engine/kernels/rnn/rnn_common.h"
+#include "engine/kernels/simd/simd.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <mutex>
+#include <optional>
 
 namespace onnxscope {
 
 namespace {
 
-/// A float matrix quantized to uint8 as onnxruntime's recurrent kernels do before each integer GEMM: range [min, max]
-/// widened to hold 0, scale (max - min) / 255 (1 when the range is empty), zero point round_half_even(-min / scale)
-/// in [0, 255], values round_half_even(x / scale) + zero point, saturated.
+/// A float matrix [rows, k] quantized to uint8 as onnxruntime's recurrent kernels do before each integer GEMM: range
+/// [min, max] widened to hold 0, scale (max - min) / 255 (1 when the range is empty), zero point
+/// round_half_even(-min / scale) in [0, 255], values round_half_even(x / scale) + zero point, saturated (NaN: the zero
+/// point), then packed as the columns of the integer product (`sums`: with their sums).
 struct DynamicQuantized {
-    std::vector<int32_t> values;
+    std::vector<uint8_t> values;
+    intprod::Columns columns;
     float scale = 1.0f;
     int32_t zeroPoint = 0;
 
-    DynamicQuantized(const float* x, int64_t n)
+    void quantize(const float* x, int64_t rows, int64_t k, bool sums)
     {
-        float lo = 0, hi = 0;
-        for (int64_t i = 0; i < n; ++i) {
-            lo = std::min(lo, x[i]);
-            hi = std::max(hi, x[i]);
+        const int64_t n = rows * k;
+        // Sixteen lanes of running extremes (a form the compiler vectorizes), NaN skipped as std::min/max skip it.
+        constexpr int kLanes = 16;
+        float lo[kLanes] = {}, hi[kLanes] = {};
+        int64_t i = 0;
+        for (; i + kLanes <= n; i += kLanes)
+            for (int l = 0; l < kLanes; ++l) {
+                const float v = x[i + l];
+                lo[l] = v < lo[l] ? v : lo[l];
+                hi[l] = v > hi[l] ? v : hi[l];
+            }
+        for (; i < n; ++i) {
+            lo[0] = x[i] < lo[0] ? x[i] : lo[0];
+            hi[0] = x[i] > hi[0] ? x[i] : hi[0];
         }
-        scale = hi == lo ? 1.0f : (hi - lo) / 255.0f;
-        zeroPoint = static_cast<int32_t>(std::nearbyint(std::clamp(0.0f - lo / scale, 0.0f, 255.0f)));
+        const float mn = *std::min_element(lo, lo + kLanes), mx = *std::max_element(hi, hi + kLanes);
+        scale = mx == mn ? 1.0f : (mx - mn) / 255.0f;
+        zeroPoint = static_cast<int32_t>(std::nearbyint(std::clamp(0.0f - mn / scale, 0.0f, 255.0f)));
         values.resize(static_cast<size_t>(n));
         const float qlo = static_cast<float>(-zeroPoint), qhi = static_cast<float>(255 - zeroPoint);
-        for (int64_t i = 0; i < n; ++i)
-            values[static_cast<size_t>(i)]
-                = static_cast<int32_t>(std::nearbyint(std::clamp(x[i] / scale, qlo, qhi))) + zeroPoint;
+        constexpr float kRound = 12582912.0f; // 1.5 * 2^23: adding and taking it away rounds half to even
+        for (int64_t j = 0; j < n; ++j) {
+            const float v = x[j] / scale;
+            float c = v > qlo ? v : qlo;
+            c = c < qhi ? c : qhi;
+            const int32_t r = static_cast<int32_t>((c + kRound) - kRound) + zeroPoint;
+            values[static_cast<size_t>(j)] = static_cast<uint8_t>(v != v ? zeroPoint : r);
+        }
+        intprod::packColumns(DataType::UInt8, values.data(), k, rows, 1, k, columns, sums);
     }
 };
 
-/// One direction's quantized weight [K, 4H] with its scale and zero point per tensor or per column.
+/// One direction's quantized weight [K, 4H], prepared as the integer product's rows (one per gate column), with its
+/// scale per column.
 struct QuantWeight {
-    std::vector<int32_t> values;
-    std::vector<float> scale;
-    std::vector<int32_t> zero;
-    int64_t k = 0, n = 0;
+    intprod::Weights rows;
+    std::vector<float> scale; // [4H]
 
-    float scaleOf(int64_t c) const { return scale[scale.size() == 1 ? 0 : static_cast<size_t>(c)]; }
-    int32_t zeroOf(int64_t c) const { return zero[zero.size() == 1 ? 0 : static_cast<size_t>(c)]; }
-
-    /// out[m, c] (+)= float(sum_k (a[m, k] - a.zeroPoint)(w[k, c] - zero[c])) * (a.scale * scale[c]).
-    void multiply(const DynamicQuantized& a, int64_t rows, float* out, bool accumulate) const
+    /// out[m, c] = float(sum_k (a[m, k] - a.zeroPoint)(w[k, c] - zero[c])) * (a.scale * scale[c]) for m < a's rows.
+    /// The int32 sums wrap as onnxruntime's accumulators.
+    void multiply(const DynamicQuantized& a, float* out, std::vector<int32_t>& acc, std::vector<float>& mult) const
     {
-        for (int64_t m = 0; m < rows; ++m)
-            for (int64_t c = 0; c < n; ++c) {
-                int64_t acc = 0;
-                const int32_t zc = zeroOf(c);
-                for (int64_t i = 0; i < k; ++i)
-                    acc += int64_t(a.values[static_cast<size_t>(m * k + i)] - a.zeroPoint)
-                        * (values[static_cast<size_t>(i * n + c)] - zc);
-                const float v = static_cast<float>(static_cast<int32_t>(acc)) * (a.scale * scaleOf(c));
-                out[m * n + c] = accumulate ? out[m * n + c] + v : v;
-            }
+        const int64_t n = rows.rows, m = a.columns.n;
+        acc.resize(static_cast<size_t>(m * n));
+        mult.resize(static_cast<size_t>(n));
+        intprod::product(rows, 0, n, a.columns, a.zeroPoint, acc.data(), 1, n);
+        for (int64_t c = 0; c < n; ++c)
+            mult[static_cast<size_t>(c)] = a.scale * scale[static_cast<size_t>(c)];
+        for (int64_t r = 0; r < m; ++r) {
+            const int32_t* src = acc.data() + r * n;
+            float* dst = out + r * n;
+            for (int64_t c = 0; c < n; ++c)
+                dst[c] = static_cast<float>(src[c]) * mult[static_cast<size_t>(c)];
+        }
     }
 };
+
+/// The activation as a vector loop of simd::Ops where it has one.
+std::optional<simd::ActivationParams> vectorActivation(const rnn::Activation& a)
+{
+    using K = rnn::Activation::Kind;
+    switch (a.kind) {
+    case K::Sigmoid:
+        return simd::ActivationParams { simd::Activation::Sigmoid };
+    case K::Tanh:
+        return simd::ActivationParams { simd::Activation::Tanh };
+    case K::Relu:
+        return simd::ActivationParams { simd::Activation::Relu };
+    case K::LeakyRelu:
+        return simd::ActivationParams { simd::Activation::LeakyRelu, a.alpha };
+    case K::HardSigmoid:
+        return simd::ActivationParams { simd::Activation::HardSigmoid, a.alpha, a.beta };
+    default:
+        return std::nullopt;
+    }
+}
+
+/// y[i] = act(y[i]) for i < n, on simd::Ops where the activation has a vector loop.
+void applyActivation(const rnn::Activation& act, float* y, int64_t n)
+{
+    if (const auto v = vectorActivation(act)) {
+        simd::ops().activation(y, y, n, *v);
+        return;
+    }
+    for (int64_t i = 0; i < n; ++i)
+        y[i] = act(y[i]);
+}
 
 /// DynamicQuantizeLSTM (com.microsoft 1), the LSTM that onnxruntime's dynamic quantizer writes: ONNX LSTM's gates
 /// (i, o, f, c), peepholes P, input_forget, clip, activations, directions and sequence_lens, with W [dirs, input,
 /// 4H] and R [dirs, H, 4H] (note: transposed from LSTM's layout) uint8 or int8, each with scale and zero point per
 /// direction ([dirs]) or per column ([dirs, 4H]). As onnxruntime computes it, X (the whole sequence, once per
 /// direction, its first max(sequence_lens) steps) and the hidden state (every step, rows past their length as 0)
-/// are quantized to uint8 dynamically (DynamicQuantizeLinear's rule), multiplied in integers with W and R and scaled
-/// back by the two scales; the gates run in float. Outputs Y, Y_h, Y_c as LSTM's (float; a row of length 0 ends
-/// with zero states, as in onnxruntime).
+/// are quantized to uint8 dynamically (DynamicQuantizeLinear's rule), multiplied in integers with W and R (exact
+/// int32 sums on the shared integer product, intprod) and scaled back by the two scales; the gates run in float on
+/// simd::Ops' vector loops. Outputs Y, Y_h, Y_c as LSTM's (float; a row of length 0 ends with zero states, as in
+/// onnxruntime). The directions run in parallel on the pool.
 class DynamicQuantizeLstm final : public Kernel {
 public:
     explicit DynamicQuantizeLstm(const KernelInit& init)
         : m_attrs(init, { "Sigmoid", "Tanh", "Tanh" })
         , m_inputForget(init.attributes().getInt("input_forget", 0) != 0)
     {
+        m_constantWeights = true;
+        for (size_t i : { 1, 2, 8, 9, 10, 11 })
+            m_constantWeights = m_constantWeights && isConstantInput(init, i);
     }
 
     void compute(KernelContext& ctx) const override
@@ -88,40 +149,7 @@ public:
         d.batch = x.dim(1);
         d.input = x.dim(2);
         d.hidden = H;
-        const auto weight = [&](size_t wi, size_t si, size_t zi, int64_t k, const char* what) {
-            const Tensor& w = ctx.input(wi);
-            if ((w.dtype() != DataType::UInt8 && w.dtype() != DataType::Int8) || w.shape() != Shape { nd, k, G })
-                throw ctx.error(std::string(what) + " must be uint8 or int8 [" + std::to_string(nd) + ", "
-                    + std::to_string(k) + ", " + std::to_string(G) + "], got " + w.typeString());
-            const Tensor& s = ctx.input(si);
-            const Tensor& z = ctx.input(zi);
-            const bool perColumn = s.shape() == Shape { nd, G };
-            if (s.dtype() != DataType::Float || (!perColumn && s.shape() != Shape { nd }))
-                throw ctx.error(std::string(what) + "_scale must be float [" + std::to_string(nd) + "] or ["
-                    + std::to_string(nd) + ", " + std::to_string(G) + "], got " + s.typeString());
-            if (z.dtype() != w.dtype() || z.shape() != s.shape())
-                throw ctx.error(std::string(what) + "_zero_point must have " + what
-                    + "'s type and the scale's shape, got " + z.typeString());
-            std::vector<QuantWeight> dirs(static_cast<size_t>(nd));
-            const int64_t per = perColumn ? G : 1;
-            for (int64_t dir = 0; dir < nd; ++dir) {
-                QuantWeight& q = dirs[static_cast<size_t>(dir)];
-                q.k = k;
-                q.n = G;
-                const auto* raw = static_cast<const uint8_t*>(w.raw()) + dir * k * G;
-                const auto* zraw = static_cast<const uint8_t*>(z.raw()) + dir * per;
-                const bool sgn = w.dtype() == DataType::Int8;
-                for (int64_t i = 0; i < k * G; ++i)
-                    q.values.push_back(sgn ? int32_t(static_cast<int8_t>(raw[i])) : int32_t(raw[i]));
-                for (int64_t i = 0; i < per; ++i) {
-                    q.scale.push_back(s.data<float>()[static_cast<size_t>(dir * per + i)]);
-                    q.zero.push_back(sgn ? int32_t(static_cast<int8_t>(zraw[i])) : int32_t(zraw[i]));
-                }
-            }
-            return dirs;
-        };
-        const auto W = weight(1, 8, 9, d.input, "W");
-        const auto R = weight(2, 10, 11, H, "R");
+        const auto weights = preparedWeights(ctx, d);
         const auto floatInput = [&](size_t i, const Shape& shape, const char* what) -> const float* {
             if (!ctx.hasInput(i))
                 return nullptr;
@@ -136,90 +164,204 @@ public:
         const float* c0 = floatInput(6, { nd, d.batch, H }, "initial_c");
         const float* peep = floatInput(7, { nd, 3 * H }, "P");
         const auto lens = rnn::sequenceLengths(ctx, d);
-        const size_t perDir = m_attrs.activations.size() / static_cast<size_t>(nd);
 
         Tensor y(DataType::Float, { d.seq, nd, d.batch, H }), yh(DataType::Float, { nd, d.batch, H }),
             yc(DataType::Float, { nd, d.batch, H });
-        std::vector<float> xw(static_cast<size_t>(d.seq * d.batch * G)), hr(static_cast<size_t>(d.batch * G));
         // onnxruntime multiplies (and so quantizes) X's first max(sequence_lens) steps only.
         const int64_t steps = lens.empty() ? 0 : *std::max_element(lens.begin(), lens.end());
-        const DynamicQuantized qx(x.data<float>().data(), steps * d.batch * d.input);
-        for (int64_t dir = 0; dir < nd; ++dir) {
-            const bool backward = nd == 2 ? dir == 1 : m_attrs.reverse;
-            W[static_cast<size_t>(dir)].multiply(qx, steps * d.batch, xw.data(), false);
-            std::vector<float> h(static_cast<size_t>(d.batch * H), 0.0f), c(h.size(), 0.0f);
-            if (h0)
-                std::copy_n(h0 + dir * d.batch * H, d.batch * H, h.begin());
-            if (c0)
-                std::copy_n(c0 + dir * d.batch * H, d.batch * H, c.begin());
-            const rnn::Activation* act = m_attrs.activations.data() + dir * static_cast<int64_t>(perDir);
-            const float* wb = bias ? bias + dir * 2 * G : nullptr;
-            const float* rb = bias ? wb + G : nullptr;
-            const float* p = peep ? peep + dir * 3 * H : nullptr;
-            float* yd = y.data<float>().data();
-            std::vector<float> hIn(h.size());
-            for (int64_t s = 0; s < steps; ++s) {
-                // The state multiplied is the previous step's output, where onnxruntime has zeroed finished rows.
-                for (int64_t b = 0; b < d.batch; ++b) {
-                    const bool finished = s > lens[static_cast<size_t>(b)];
-                    for (int64_t j = 0; j < H; ++j)
-                        hIn[static_cast<size_t>(b * H + j)] = finished ? 0.0f : h[static_cast<size_t>(b * H + j)];
-                }
-                const DynamicQuantized qh(hIn.data(), d.batch * H);
-                R[static_cast<size_t>(dir)].multiply(qh, d.batch, hr.data(), false);
-                for (int64_t b = 0; b < d.batch; ++b) {
-                    const int64_t len = lens[static_cast<size_t>(b)];
-                    if (s >= len)
-                        continue;
-                    const int64_t t = backward ? len - 1 - s : s;
-                    cell(xw.data() + (t * d.batch + b) * G, hr.data() + b * G, wb, rb, p, act, H, h.data() + b * H,
-                        c.data() + b * H);
-                    std::copy_n(h.data() + b * H, H, yd + ((t * nd + dir) * d.batch + b) * H);
-                }
-            }
-            for (int64_t b = 0; b < d.batch; ++b)
-                if (lens[static_cast<size_t>(b)] == 0) { // no step: onnxruntime gives zero states
-                    std::fill_n(h.begin() + b * H, H, 0.0f);
-                    std::fill_n(c.begin() + b * H, H, 0.0f);
-                }
-            std::copy(h.begin(), h.end(), yh.data<float>().begin() + dir * d.batch * H);
-            std::copy(c.begin(), c.end(), yc.data<float>().begin() + dir * d.batch * H);
-        }
+        DynamicQuantized qx;
+        const bool sums = std::any_of(
+            weights->begin(), weights->end(), [](const Direction& w) { return w.w.rows.needsColumnSums; });
+        qx.quantize(x.data<float>().data(), steps * d.batch, d.input, sums);
+        const Inputs in { bias, h0, c0, peep, &lens, &qx, steps };
+        parallelFor(ctx.threadPool(), nd, 1, [&](int64_t b, int64_t e) {
+            for (int64_t dir = b; dir < e; ++dir)
+                runDirection(d, dir, (*weights)[static_cast<size_t>(dir)], in, y, yh, yc);
+        });
         rnn::setOutput(ctx, 0, y, 0, true);
         rnn::setOutput(ctx, 1, yh, 0, false);
         rnn::setOutput(ctx, 2, yc, 0, false);
     }
 
 private:
-    void cell(const float* xw, const float* hr, const float* wb, const float* rb, const float* p,
-        const rnn::Activation* act, int64_t H, float* h, float* c) const
+    struct Direction {
+        QuantWeight w, r;
+    };
+    using Prepared = std::vector<Direction>;
+
+    /// What every direction reads.
+    struct Inputs {
+        const float *bias, *h0, *c0, *peep;
+        const std::vector<int64_t>* lens;
+        const DynamicQuantized* qx;
+        int64_t steps;
+    };
+
+    /// W and R checked and prepared for the integer product; constant ones once, while their storage stays the same.
+    std::shared_ptr<const Prepared> preparedWeights(KernelContext& ctx, const rnn::Dims& d) const
     {
-        const rnn::Activation &f = act[0], &g = act[1], &hAct = act[2];
-        const float clip = m_attrs.clip;
-        const auto clipped = [clip](float v) { return clip > 0 ? std::clamp(v, -clip, clip) : v; };
-        for (int64_t j = 0; j < H; ++j) {
-            const auto gate = [&](int64_t k) {
-                const int64_t i = k * H + j;
-                return xw[i] + hr[i] + (wb ? wb[i] + rb[i] : 0.0f);
-            };
-            const float cPrev = c[j];
-            float iPre = gate(0), oPre = gate(1), fPre = gate(2), cPre = gate(3);
-            if (p) {
-                iPre += p[j] * cPrev;
-                fPre += p[2 * H + j] * cPrev;
-            }
-            const float i = f(clipped(iPre));
-            const float ft = m_inputForget ? 1.0f - i : f(clipped(fPre));
-            const float cNew = ft * cPrev + i * g(clipped(cPre));
-            if (p)
-                oPre += p[H + j] * cNew;
-            c[j] = cNew;
-            h[j] = f(clipped(oPre)) * hAct(cNew);
+        if (!m_constantWeights)
+            return prepare(ctx, d);
+        std::lock_guard lock(m_cacheMutex);
+        if (!m_cached || m_cachedKey[0] != ctx.input(1).raw() || m_cachedKey[1] != ctx.input(2).raw()
+            || m_cached->front().w.rows.k != d.input) {
+            m_cached = prepare(ctx, d);
+            m_cachedKey = { ctx.input(1).raw(), ctx.input(2).raw() };
         }
+        return m_cached;
+    }
+
+    std::shared_ptr<const Prepared> prepare(KernelContext& ctx, const rnn::Dims& d) const
+    {
+        const int64_t nd = m_attrs.numDirections, G = 4 * d.hidden;
+        auto out = std::make_shared<Prepared>(static_cast<size_t>(nd));
+        const auto weight = [&](size_t wi, size_t si, size_t zi, int64_t k, const char* what, auto member) {
+            const Tensor& w = ctx.input(wi);
+            if ((w.dtype() != DataType::UInt8 && w.dtype() != DataType::Int8) || w.shape() != Shape { nd, k, G })
+                throw ctx.error(std::string(what) + " must be uint8 or int8 [" + std::to_string(nd) + ", "
+                    + std::to_string(k) + ", " + std::to_string(G) + "], got " + w.typeString());
+            const Tensor& s = ctx.input(si);
+            const Tensor& z = ctx.input(zi);
+            const bool perColumn = s.shape() == Shape { nd, G };
+            if (s.dtype() != DataType::Float || (!perColumn && s.shape() != Shape { nd }))
+                throw ctx.error(std::string(what) + "_scale must be float [" + std::to_string(nd) + "] or ["
+                    + std::to_string(nd) + ", " + std::to_string(G) + "], got " + s.typeString());
+            if (z.dtype() != w.dtype() || z.shape() != s.shape())
+                throw ctx.error(std::string(what) + "_zero_point must have " + what
+                    + "'s type and the scale's shape, got " + z.typeString());
+            const int64_t per = perColumn ? G : 1;
+            const bool sgn = w.dtype() == DataType::Int8;
+            for (int64_t dir = 0; dir < nd; ++dir) {
+                QuantWeight& q = (*out)[static_cast<size_t>(dir)].*member;
+                const auto* zraw = static_cast<const uint8_t*>(z.raw()) + dir * per;
+                std::vector<int32_t> zero;
+                for (int64_t i = 0; i < per; ++i)
+                    zero.push_back(sgn ? int32_t(static_cast<int8_t>(zraw[i])) : int32_t(zraw[i]));
+                // The weight's columns are the product's rows: row c reads w[k][c].
+                q.rows = intprod::prepareWeights(
+                    w.dtype(), static_cast<const uint8_t*>(w.raw()) + dir * k * G, G, k, 1, G, zero);
+                q.scale.resize(static_cast<size_t>(G));
+                for (int64_t c = 0; c < G; ++c)
+                    q.scale[static_cast<size_t>(c)] = s.data<float>()[static_cast<size_t>(dir * per + c % per)];
+            }
+        };
+        weight(1, 8, 9, d.input, "W", &Direction::w);
+        weight(2, 10, 11, d.hidden, "R", &Direction::r);
+        return out;
+    }
+
+    void runDirection(
+        const rnn::Dims& d, int64_t dir, const Direction& wd, const Inputs& in, Tensor& y, Tensor& yh, Tensor& yc) const
+    {
+        const int64_t nd = m_attrs.numDirections, H = d.hidden, G = 4 * H;
+        const auto& lens = *in.lens;
+        const bool backward = nd == 2 ? dir == 1 : m_attrs.reverse;
+        std::vector<int32_t> acc;
+        std::vector<float> mult;
+        std::vector<float> xw(static_cast<size_t>(in.steps * d.batch * G)), hr(static_cast<size_t>(d.batch * G));
+        wd.w.multiply(*in.qx, xw.data(), acc, mult);
+        std::vector<float> h(static_cast<size_t>(d.batch * H), 0.0f), c(h.size(), 0.0f);
+        if (in.h0)
+            std::copy_n(in.h0 + dir * d.batch * H, d.batch * H, h.begin());
+        if (in.c0)
+            std::copy_n(in.c0 + dir * d.batch * H, d.batch * H, c.begin());
+        const size_t perDir = m_attrs.activations.size() / static_cast<size_t>(nd);
+        const rnn::Activation* act = m_attrs.activations.data() + dir * static_cast<int64_t>(perDir);
+        std::vector<float> gateBias;
+        if (in.bias) {
+            const float* wb = in.bias + dir * 2 * G;
+            gateBias.resize(static_cast<size_t>(G));
+            for (int64_t i = 0; i < G; ++i)
+                gateBias[static_cast<size_t>(i)] = wb[i] + wb[G + i];
+        }
+        const float* p = in.peep ? in.peep + dir * 3 * H : nullptr;
+        float* yd = y.data<float>().data();
+        std::vector<float> hIn(h.size()), scratch(static_cast<size_t>(G + H));
+        DynamicQuantized qh;
+        for (int64_t s = 0; s < in.steps; ++s) {
+            // The state multiplied is the previous step's output, where onnxruntime has zeroed finished rows.
+            for (int64_t b = 0; b < d.batch; ++b) {
+                if (s > lens[static_cast<size_t>(b)])
+                    std::fill_n(hIn.begin() + b * H, H, 0.0f);
+                else
+                    std::copy_n(h.begin() + b * H, H, hIn.begin() + b * H);
+            }
+            qh.quantize(hIn.data(), d.batch, H, wd.r.rows.needsColumnSums);
+            wd.r.multiply(qh, hr.data(), acc, mult);
+            for (int64_t b = 0; b < d.batch; ++b) {
+                const int64_t len = lens[static_cast<size_t>(b)];
+                if (s >= len)
+                    continue;
+                const int64_t t = backward ? len - 1 - s : s;
+                cell(xw.data() + (t * d.batch + b) * G, hr.data() + b * G, gateBias.empty() ? nullptr : gateBias.data(),
+                    p, act, H, h.data() + b * H, c.data() + b * H, scratch.data());
+                std::copy_n(h.data() + b * H, H, yd + ((t * nd + dir) * d.batch + b) * H);
+            }
+        }
+        for (int64_t b = 0; b < d.batch; ++b)
+            if (lens[static_cast<size_t>(b)] == 0) { // no step: onnxruntime gives zero states
+                std::fill_n(h.begin() + b * H, H, 0.0f);
+                std::fill_n(c.begin() + b * H, H, 0.0f);
+            }
+        std::copy(h.begin(), h.end(), yh.data<float>().begin() + dir * d.batch * H);
+        std::copy(c.begin(), c.end(), yc.data<float>().begin() + dir * d.batch * H);
+    }
+
+    /// One batch row's step, gate by gate as whole vectors: pre-activations xw + hr + (Wb + Rb), peepholes, clip,
+    /// activations. `scratch` holds 5H floats.
+    void cell(const float* xw, const float* hr, const float* bias, const float* p, const rnn::Activation* act,
+        int64_t H, float* h, float* c, float* scratch) const
+    {
+        const int64_t G = 4 * H;
+        float* gates = scratch; // i, o, f, c
+        float* tmp = scratch + G;
+        for (int64_t i = 0; i < G; ++i)
+            gates[i] = xw[i] + hr[i];
+        if (bias)
+            for (int64_t i = 0; i < G; ++i)
+                gates[i] += bias[i];
+        float *gi = gates, *go = gates + H, *gf = gates + 2 * H, *gc = gates + 3 * H;
+        if (p)
+            for (int64_t j = 0; j < H; ++j) {
+                gi[j] += p[j] * c[j];
+                gf[j] += p[2 * H + j] * c[j];
+            }
+        const float clip = m_attrs.clip;
+        const auto clipRange = [clip](float* v, int64_t n) {
+            if (clip > 0)
+                for (int64_t j = 0; j < n; ++j) {
+                    const float lo = v[j] > -clip ? v[j] : -clip;
+                    v[j] = lo < clip ? lo : clip;
+                }
+        };
+        clipRange(gi, H);
+        clipRange(gf, 2 * H); // f and c
+        applyActivation(act[0], gi, H);
+        if (m_inputForget)
+            for (int64_t j = 0; j < H; ++j)
+                gf[j] = 1.0f - gi[j];
+        else
+            applyActivation(act[0], gf, H);
+        applyActivation(act[1], gc, H);
+        for (int64_t j = 0; j < H; ++j)
+            c[j] = gf[j] * c[j] + gi[j] * gc[j];
+        if (p)
+            for (int64_t j = 0; j < H; ++j)
+                go[j] += p[H + j] * c[j];
+        clipRange(go, H);
+        applyActivation(act[0], go, H);
+        std::copy_n(c, H, tmp);
+        applyActivation(act[2], tmp, H);
+        for (int64_t j = 0; j < H; ++j)
+            h[j] = go[j] * tmp[j];
     }
 
     rnn::Attributes m_attrs;
     bool m_inputForget;
+    bool m_constantWeights = false;
+    mutable std::mutex m_cacheMutex;
+    mutable std::shared_ptr<const Prepared> m_cached;
+    mutable std::array<const void*, 2> m_cachedKey {};
 };
 
 } // namespace

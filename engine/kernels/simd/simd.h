@@ -147,6 +147,12 @@ struct Ops {
         int32_t* c, int64_t ldcRow, int64_t ldcCol);
     /// Which instructions gemmS8U8 runs on: "AVX-512 VNNI", "AVX-VNNI", "AVX-512 vpmaddwd", "AVX2 vpmaddwd", "scalar".
     const char* int8Path;
+
+    /// QLinearAdd's arithmetic (onnxruntime's) on bytes, uint8 or int8 (`isSigned`): y[i] = q(fma(a[i], r1,
+    /// fma(b[i], r2, c))), or q(fma(a[i], r1, c)) when b is null; q rounds half to even and saturates to the type.
+    /// Exact fused multiply-adds at every level, so every level gives the same bytes.
+    void (*qlinearAddBytes)(
+        bool isSigned, const uint8_t* a, const uint8_t* b, int64_t n, float r1, float r2, float c, uint8_t* y);
 };
 
 /// Columns of a packed uint8 panel of Ops::gemmS8U8.

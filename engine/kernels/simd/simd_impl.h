@@ -1500,6 +1500,34 @@ bool hasVnni()
 }
 #endif
 
+template <bool Signed, bool WithB>
+void qlinearAddLoop(const uint8_t* a, const uint8_t* b, int64_t n, float r1, float r2, float c, uint8_t* y)
+{
+    // Clamped to the type's integer bounds first, then rounded half to even by adding and taking away 1.5 * 2^23.
+    constexpr float kRound = 12582912.0f;
+    constexpr float lo = Signed ? -128.0f : 0.0f, hi = Signed ? 127.0f : 255.0f;
+    for (int64_t i = 0; i < n; ++i) {
+        const float x = Signed ? float(static_cast<int8_t>(a[i])) : float(a[i]);
+        float inner = c;
+        if constexpr (WithB)
+            inner = __builtin_fmaf(Signed ? float(static_cast<int8_t>(b[i])) : float(b[i]), r2, c);
+        const float v = __builtin_fmaf(x, r1, inner);
+        float k = v > lo ? v : lo;
+        k = k < hi ? k : hi;
+        const int32_t r = static_cast<int32_t>((k + kRound) - kRound);
+        y[i] = static_cast<uint8_t>(r);
+    }
+}
+
+void qlinearAddBytes(
+    bool isSigned, const uint8_t* a, const uint8_t* b, int64_t n, float r1, float r2, float c, uint8_t* y)
+{
+    if (isSigned)
+        b ? qlinearAddLoop<true, true>(a, b, n, r1, r2, c, y) : qlinearAddLoop<true, false>(a, b, n, r1, r2, c, y);
+    else
+        b ? qlinearAddLoop<false, true>(a, b, n, r1, r2, c, y) : qlinearAddLoop<false, false>(a, b, n, r1, r2, c, y);
+}
+
 } // namespace
 
 const Ops& table()
@@ -1507,11 +1535,11 @@ const Ops& table()
     static const Ops ops { ONNXSCOPE_SIMD_NAME, gemm, gemmBias, activation, biasActivation, binary, reduceRows,
         softmaxRows, depthwise2d, chunkStats, dequantize4, dequantize4Panel, kQ4Unit, dot4, int8Steps, dot4Int8,
 #ifdef ONNXSCOPE_TILE_VNNI
-        hasVnni() ? gemmS8U8Vnni : gemmS8U8Wide, gemmS8U8Wide, hasVnni() ? ONNXSCOPE_VNNI_NAME : ONNXSCOPE_WIDE_NAME
+        hasVnni() ? gemmS8U8Vnni : gemmS8U8Wide, gemmS8U8Wide, hasVnni() ? ONNXSCOPE_VNNI_NAME : ONNXSCOPE_WIDE_NAME,
 #else
-        gemmS8U8Wide, gemmS8U8Wide, "scalar"
+        gemmS8U8Wide, gemmS8U8Wide, "scalar",
 #endif
-    };
+        qlinearAddBytes };
     return ops;
 }
 

@@ -75,6 +75,17 @@ void Session::removeObserver(SessionObserver* observer)
     m_timed = std::any_of(m_observers.begin(), m_observers.end(), [](const auto* o) { return o->wantsTiming(); });
 }
 
+void Session::replaceObserver(SessionObserver* observer, SessionObserver* replacement)
+{
+    auto it = std::find(m_observers.begin(), m_observers.end(), observer);
+    if (it == m_observers.end()) {
+        addObserver(replacement);
+        return;
+    }
+    *it = replacement;
+    m_timed = std::any_of(m_observers.begin(), m_observers.end(), [](const auto* o) { return o->wantsTiming(); });
+}
+
 void Session::start(const std::map<std::string, Value>& inputs)
 {
     m_frames.clear();

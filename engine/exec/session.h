@@ -121,6 +121,9 @@ public:
     const SessionOptions& options() const { return m_options; }
     void addObserver(SessionObserver* observer);
     void removeObserver(SessionObserver* observer);
+    /// Puts `replacement` where `observer` is among the observers (the order kept), or adds it if `observer` is not
+    /// one.
+    void replaceObserver(SessionObserver* observer, SessionObserver* replacement);
 
     /// Binds the main graph's inputs and pushes its frame. Error listing the expected inputs if one is missing,
     /// unknown or of the wrong type or shape.

@@ -23,7 +23,10 @@ process of its own with `run --repeat N --timings`:
   - debug_nosum: debug with ONNXSCOPE_NO_SUMMARIES=1 (no summary of each value: what the summaries cost);
   - debug_keep: --debug-run --keep-data (the data of every value kept too: all of it, for these models);
   - debug_tiny: --debug-run --keep-data --memory-budget 1M (values dropped as they go, each summarised when
-    dropped).
+    dropped);
+  - debug_unfused, debug_unfused_log1: debug with ONNXSCOPE_NO_FUSION=1 (compare with unfused): a stretch with no fused
+    step takes checkpoints and its log is filled by segments in parallel; _log1 with ONNXSCOPE_LOG_THREADS=1 (the
+    serial replay from the stretch's start).
 Prints each configuration's median over the rounds' medians, its ratio to plain (the ratio's range over the rounds
 too), the process CPU time's median and ratio (steadier than wall time on a shared machine), and the peak RSS (VmHWM).
 """
@@ -53,6 +56,11 @@ CONFIGS = {
     "debug_nosum": (["--debug-run"], {"ONNXSCOPE_NO_SUMMARIES": "1"}),
     "debug_keep": (["--debug-run", "--keep-data"], {}),
     "debug_tiny": (["--debug-run", "--keep-data", "--memory-budget", "1M"], {}),
+    # Fusion off in the run and the log (set against "unfused"): the stretch then takes checkpoints and completeLog()
+    # replays its segments in parallel (ONNXSCOPE_LOG_THREADS, else the session's threads, at least 2); and the same
+    # with the log serial, as before.
+    "debug_unfused": (["--debug-run"], {"ONNXSCOPE_NO_FUSION": "1"}),
+    "debug_unfused_log1": (["--debug-run"], {"ONNXSCOPE_NO_FUSION": "1", "ONNXSCOPE_LOG_THREADS": "1"}),
 }
 
 

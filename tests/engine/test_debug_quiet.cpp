@@ -79,14 +79,18 @@ struct Reference : SessionObserver {
 
     /// Runs to the end; `stopBefore` (if set): the steps done when a node of that name was next for the first time.
     explicit Reference(const std::string& stopBefore = {}, uint64_t* stepsThere = nullptr)
+        : Reference(program(), modelInputs(), stopBefore, stepsThere)
+    {
+    }
+    Reference(const std::shared_ptr<const Program>& prog, const std::map<std::string, Value>& inputs,
+        const std::string& stopBefore = {}, uint64_t* stepsThere = nullptr)
     {
         SessionOptions options;
         options.freeDeadValues = false;
-        Session s(program(), options);
+        Session s(prog, options);
         s.addObserver(this);
-        const auto inputs = modelInputs();
         s.start(inputs);
-        const Graph& g = program()->model().graph();
+        const Graph& g = prog->model().graph();
         for (ValueId id : g.inputs())
             entries.push_back({ g.value(id).name, "main", s.frame(0).values[static_cast<size_t>(id)] });
         while (s.state() == Session::State::Running) {
@@ -148,6 +152,74 @@ void compareLog(Debugger& dbg, const Reference& ref)
         ++seen;
     });
     QCOMPARE(seen, all.size());
+}
+
+// No fused step (no Conv, no SiLU pair): a quiet stretch over it takes checkpoints, and completeLog() replays the
+// segments between them in parallel. A function call, a Loop whose body runs an If, and work after it.
+const char* kUnfused = R"(<ir_version: 8, opset_import: ["" : 17, "local" : 1]>
+agraph (float[2, 8] x) => (float[2, 8] y, float[3, 16] trace) {
+    a = Add(x, x)
+    b = Mul(a, x)
+    c = Sub(b, a)
+    d = Tanh(c)
+    f = local.scaled(d, x)
+    g = Mul(f, d)
+    h = Abs(g)
+    trip = Constant <value = int64 {3}> ()
+    cond = Constant <value = bool {1}> ()
+    out, trace = Loop (trip, cond, h) <body = body (int64 i, bool ci, float[2, 8] acc) => (bool co, float[2, 8] acc_out, float[16] s) {
+        co = Identity(ci)
+        one = Constant <value = int64 {1}> ()
+        late = Equal(i, one)
+        acc_out = If (late) <then_branch = then_g () => (float[2, 8] t) { k = Constant <value = float {0.25}> () t = Sub(acc, k) }, else_branch = else_g () => (float[2, 8] e) { e = Mul(acc, d) }>
+        flat = Constant <value = int64[1] {16}> ()
+        s = Reshape(acc_out, flat)
+    }>
+    p = Add(out, x)
+    q = Mul(p, d)
+    r = Sub(q, a)
+    u = Tanh(r)
+    v = local.scaled(u, d)
+    w = Abs(v)
+    y = Add(w, x)
+}
+<domain: "local", opset_import: ["" : 17]>
+scaled (m, n) => (o) {
+    t = Mul(m, n)
+    o = Add(t, m)
+})";
+
+std::map<std::string, Value> unfusedInputs()
+{
+    Tensor x(DataType::Float, { 2, 8 });
+    auto d = x.data<float>();
+    for (size_t i = 0; i < d.size(); ++i)
+        d[i] = static_cast<float>(static_cast<int>(i % 5) - 2) * 0.3f + 0.01f * static_cast<float>(i);
+    return { { "x", Value(std::move(x)) } };
+}
+
+/// Everything a log records about each value but its data: order, ordinal, name, frame, producer, iteration, summary.
+void compareRecords(const Debugger& a, const Debugger& b)
+{
+    QCOMPARE(a.values().size(), b.values().size());
+    for (size_t i = 0; i < a.values().size(); ++i) {
+        const RecordedValue& u = a.values()[i];
+        const RecordedValue& v = b.values()[i];
+        const std::string where = "value " + std::to_string(i) + " \"" + u.name.str() + "\" in " + u.framePath.str();
+        QVERIFY2(u.ordinal == v.ordinal && u.sequence == v.sequence && u.name.str() == v.name.str()
+                && u.framePath.str() == v.framePath.str() && u.producer == v.producer && u.graph == v.graph
+                && u.iteration == v.iteration && u.tracePoint == v.tracePoint && u.dropped == v.dropped,
+            where.c_str());
+        QVERIFY2(u.summary.valid == v.summary.valid, where.c_str());
+        if (u.summary.valid && u.summary.stats) {
+            QVERIFY2(v.summary.stats, where.c_str());
+            QVERIFY2(u.summary.stats->min == v.summary.stats->min && u.summary.stats->max == v.summary.stats->max
+                    && u.summary.stats->mean == v.summary.stats->mean && u.summary.stats->std == v.summary.stats->std
+                    && u.summary.stats->count == v.summary.stats->count && u.summary.shape() == v.summary.shape()
+                    && u.summary.histogram == v.summary.histogram,
+                where.c_str());
+        }
+    }
 }
 
 } // namespace
@@ -271,6 +343,121 @@ private slots:
         QCOMPARE(dbg.continueRun().reason, StopReason::Finished);
         QCOMPARE(dbg.quietStretches(), size_t(2));
         compareLog(dbg, ref);
+    }
+
+    void logFilledBySegmentsInParallelIsTheNodeByNodeLog()
+    {
+        qputenv("ONNXSCOPE_LOG_THREADS", "2"); // whatever the machine: two segments at once
+        const auto prog = std::make_shared<Program>(Model::fromText(kUnfused));
+        const Reference ref(prog, unfusedInputs());
+        // The log of a run node by node: the debugger's own (an observer keeps it from quiet stretches).
+        NodeByNode nodeByNode;
+        Debugger slow(prog);
+        slow.addObserver(&nodeByNode);
+        slow.start(unfusedInputs());
+        QCOMPARE(slow.continueRun().reason, StopReason::Finished);
+
+        DebuggerOptions options;
+        options.checkpointInterval = 3;
+        Debugger dbg(prog, options);
+        dbg.start(unfusedInputs());
+        QCOMPARE(dbg.continueRun().reason, StopReason::Finished);
+        QVERIFY(!dbg.logComplete());
+        dbg.completeLog();
+        QVERIFY2(dbg.memoryStats().logSegments >= 2, std::to_string(dbg.memoryStats().logSegments).c_str());
+        QCOMPARE(dbg.position(), slow.position());
+        compareRecords(dbg, slow);
+        // Against a session of its own: names, frames, summaries, and every value rebuilt bit-identical.
+        compareLog(dbg, ref);
+        QVERIFY(sameBits(dbg.session().outputs().at("y"), ref.outputs.at("y")));
+
+        // A stop inside the If inside the Loop (run to a node of the then branch), then step back and on.
+        uint64_t atSub = 0;
+        const Reference toSub(prog, unfusedInputs(), "Sub_1", &atSub);
+        dbg.reset();
+        slow.reset();
+        QCOMPARE(dbg.runTo("Sub_1").reason, StopReason::RunToReached);
+        QCOMPARE(slow.runTo("Sub_1").reason, StopReason::RunToReached);
+        QCOMPARE(dbg.position(), atSub);
+        dbg.completeLog();
+        QVERIFY(dbg.memoryStats().logSegments >= 2);
+        compareRecords(dbg, slow);
+        QCOMPARE(dbg.session().framePath(), slow.session().framePath());
+        // The values the frames of the stop hold are found there (the merged frame ids are the session's).
+        const RecordedValue* acc = dbg.findValue("acc");
+        QVERIFY(acc && acc->iteration == 1);
+        QVERIFY(dbg.heldValue(*acc));
+        QCOMPARE(dbg.stepBack().reason, StopReason::Step);
+        QCOMPARE(slow.stepBack().reason, StopReason::Step);
+        QCOMPARE(dbg.position(), slow.position());
+        compareRecords(dbg, slow);
+        QCOMPARE(dbg.step().reason, StopReason::Step);
+        QCOMPARE(slow.step().reason, StopReason::Step);
+        QCOMPARE(dbg.continueRun().reason, StopReason::Finished);
+        QCOMPARE(slow.continueRun().reason, StopReason::Finished);
+        compareRecords(dbg, slow);
+        compareLog(dbg, ref);
+        // Reverse moves over the merged checkpoints and call records.
+        QCOMPARE(dbg.runBackTo("Reshape_5").reason, StopReason::RunToReached);
+        QCOMPARE(slow.runBackTo("Reshape_5").reason, StopReason::RunToReached);
+        QCOMPARE(dbg.position(), slow.position());
+        compareRecords(dbg, slow);
+        qunsetenv("ONNXSCOPE_LOG_THREADS");
+    }
+
+    void segmentedLogWithOneThreadAFailureAndASmallBudget()
+    {
+        const auto prog = std::make_shared<Program>(Model::fromText(kUnfused));
+        NodeByNode nodeByNode;
+        // One thread: the serial replay, the same log.
+        qputenv("ONNXSCOPE_LOG_THREADS", "1");
+        Debugger slow(prog);
+        slow.addObserver(&nodeByNode);
+        slow.start(unfusedInputs());
+        slow.continueRun();
+        Debugger one(prog);
+        one.start(unfusedInputs());
+        QCOMPARE(one.continueRun().reason, StopReason::Finished);
+        one.completeLog();
+        QCOMPARE(one.memoryStats().logSegments, size_t(0));
+        compareRecords(one, slow);
+
+        // A budget that holds few checkpoints (thinned as node by node): the same records, rebuilt values the same.
+        qputenv("ONNXSCOPE_LOG_THREADS", "3");
+        DebuggerOptions small;
+        small.memoryBudget = 1024;
+        small.checkpointInterval = 1;
+        Debugger tight(prog, small), tightSlow(prog, small);
+        tightSlow.addObserver(&nodeByNode);
+        tight.start(unfusedInputs());
+        tightSlow.start(unfusedInputs());
+        QCOMPARE(tight.continueRun().reason, StopReason::Finished);
+        tightSlow.continueRun();
+        tight.completeLog();
+        QVERIFY(tight.memoryStats().logSegments >= 2);
+        compareRecords(tight, tightSlow);
+        compareLog(tight, Reference(prog, unfusedInputs()));
+
+        // A run that fails at its last node: the log up to the failure, as node by node (by the serial replay, which
+        // leaves the session as a run node by node failing there).
+        std::string text = kUnfused;
+        const std::string last = "    y = Add(w, x)";
+        text.replace(text.find(last), last.size(),
+            "    z = Add(w, x)\n    bad = Constant <value = int64[2] {3, 5}> ()\n    y = Reshape(z, bad)");
+        const auto failing = std::make_shared<Program>(Model::fromText(text));
+        Debugger fails(failing), failsSlow(failing);
+        failsSlow.addObserver(&nodeByNode);
+        fails.start(unfusedInputs());
+        failsSlow.start(unfusedInputs());
+        const StopInfo f = fails.continueRun();
+        QCOMPARE(f.reason, StopReason::Failed);
+        QCOMPARE(failsSlow.continueRun().reason, StopReason::Failed);
+        fails.completeLog();
+        QCOMPARE(fails.memoryStats().logSegments, size_t(0));
+        QVERIFY(fails.failed());
+        QCOMPARE(fails.position(), failsSlow.position());
+        compareRecords(fails, failsSlow);
+        qunsetenv("ONNXSCOPE_LOG_THREADS");
     }
 
     void pauseFromAnotherThreadStopsAQuietStretch()

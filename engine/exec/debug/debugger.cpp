@@ -73,7 +73,6 @@ Debugger::Debugger(std::shared_ptr<const Program> program, DebuggerOptions optio
     if (const char* off = std::getenv("ONNXSCOPE_NO_SUMMARIES"); off && std::string_view(off) == "1")
         m_options.summaries = false;
     m_session.addObserver(this);
-    m_session.setCallSkipper([this](const Frame&) { return skipCall(); });
     m_recordCapacity = recordsOfOneRun(m_program->model().graph());
 }
 
@@ -118,6 +117,9 @@ void Debugger::start(const std::map<std::string, Value>& inputs)
     m_pauseRequested = false;
     m_logPending = false;
     m_quietStretches = 0;
+    m_quietCheckpoints.clear();
+    m_quietSpacing = 0;
+    m_logSegments = 0;
     // Dropped values would otherwise stay resident in the storage cache, beyond the budget. A run that keeps only
     // summaries recycles its memory as a plain run does (the cache then holds what a plain run's holds).
     if (m_options.retention == ValueRetention::Values)

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "engine/exec/debug/breakpoint.h"
+#include "engine/exec/debug/replayer.h"
 #include "engine/exec/session.h"
 #include "engine/exec/value_digest.h"
 
@@ -172,13 +173,15 @@ struct MemoryStats {
     size_t callRecords = 0; // subgraph calls (Loop iterations, Scan steps, branches) whose outputs are kept
     size_t callRecordBytes = 0;
     size_t skippedCalls = 0; // calls the replays passed over with their recorded outputs instead of running them
+    /// Segments the last completeLog() replayed in parallel (0: it replayed serially, or there was no log to fill).
+    size_t logSegments = 0;
     std::chrono::nanoseconds rematerializationTime { 0 };
 };
 
 /// Steps through a model: step over, step into and out of subgraphs, continue to breakpoints, run to a node.
 /// Keeps every value it sees (under a memory budget) so any executed node can be inspected afterwards.
 /// Not thread-safe, except requestPause(), which may be called from any thread.
-class Debugger : private SessionObserver {
+class Debugger : private SessionObserver, private ReplaySink {
 public:
     explicit Debugger(std::shared_ptr<const Program> program, DebuggerOptions options = {});
     ~Debugger() override;
@@ -315,37 +318,13 @@ public:
     }
 
 private:
-    struct Checkpoint {
-        uint64_t step = 0; // position
-        uint64_t ordinal = 0; // values recorded before it
-        uint64_t sequence = 0;
-        uint64_t frameId = 0;
-        size_t pc = 0;
-        std::vector<std::pair<ValueId, Value>> values;
-    };
     struct StepMark {
         const Node* node = nullptr; // NodeDone: the node
         uint32_t depth = 0;
         Session::StepKind kind = Session::StepKind::NodeDone;
     };
-    /// A subgraph call that completed (a Loop iteration, a Scan step, an If branch, a function body): its outputs and
-    /// where it lies in the run, so that a replay passes over it without running it (its frame entry is a checkpoint
-    /// of the loop or branch that made the call). Their outputs count against the budget (at most a quarter of it).
-    struct CallRecord {
-        uint64_t enterStep = 0; // steps done before the step that entered it
-        uint64_t leaveStep = 0; // steps done once it was left
-        uint64_t ordinalBefore = 0; // values recorded before it
-        uint64_t ordinalAfter = 0;
-        uint64_t sequenceBefore = 0;
-        uint64_t sequenceAfter = 0;
-        size_t depth = 0; // frames of its caller's stack
-        std::vector<Value> outputs;
-        size_t bytes = 0;
-    };
+    /// Keeps a completed call's outputs (CallRecord), one per stretch of values, within a quarter of the budget.
     void addCallRecord(CallRecord record);
-    /// The session's call skipper while restoreTo() replays: a recorded call that ends at or before the target is
-    /// passed over, its steps, values and sequence numbers taken back from before the restore.
-    std::optional<std::vector<Value>> skipCall();
     void frameLeft(const Frame& frame, const std::string& framePath) override;
     std::vector<CallRecord> m_calls; // by enterStep
     std::vector<CallRecord> m_openCalls; // entered and not left yet, innermost last
@@ -355,12 +334,19 @@ private:
     std::vector<RecordedValue> m_replayPool; // values restoreTo() undid, by ordinal: those of skipped calls come back
     std::vector<StepMark> m_stepLogTail; // the step log restoreTo() cut, from m_stepLogTailFrom
     uint64_t m_stepLogTailFrom = 0;
-    uint64_t m_replayTarget = 0;
-    class Replay;
-    /// m_session.advance(), logged, with a checkpoint after it when due.
-    Session::StepResult advanceSession();
+    /// restoreTo()'s replay (Replayer, in the debugger's own session) hands its events to the debugger's observer
+    /// functions, which record as a forward move does; a call it passes over brings back its values (m_replayPool) and
+    /// steps (m_stepLogTail).
+    void replayFrameEntered(const Frame& frame, const std::string& framePath, uint64_t firstOrdinal) override;
+    void replayNodeDone(const NodeEvent& event, uint64_t firstOrdinal) override;
+    void replayFrameLeft(const Frame& frame, const std::string& framePath) override;
+    void replayCallSkipped(const CallRecord& call) override;
+    /// m_session.advance() (through `replay` while one runs), logged, with a checkpoint after it when due.
+    Session::StepResult advanceSession(Replayer* replay = nullptr);
     void maybeCheckpoint();
     void takeCheckpoint();
+    /// The values of the main frame that are live (used later or graph outputs) and not constants, by reference.
+    static void liveMainValues(const Frame& main, std::vector<std::pair<ValueId, Value>>& out);
     void countCheckpoint(const Checkpoint& checkpoint, int sign);
     /// Uncounts the checkpoints from `first` on, keeps their vectors for later ones and removes them.
     void dropCheckpoints(size_t first);
@@ -412,6 +398,27 @@ private:
     std::unordered_set<SessionObserver*> m_extraObservers;
     bool m_logPending = false; // a quiet stretch ran since the log was complete
     uint64_t m_logFrom = 0; // the position where the first pending stretch began
+    /// Checkpoints taken inside the pending quiet stretches (main graph, between nodes, the live values by reference),
+    /// spaced so that they split the stretches into segments of about the same number of main-graph nodes. Their
+    /// steps are known; their ordinals and sequence numbers only once completeLog() has replayed what lies before.
+    std::vector<Checkpoint> m_quietCheckpoints;
+    size_t m_quietNextPc = 0; // the main graph's node before which the next one is taken
+    size_t m_quietSpacing = 0; // main-graph nodes between two of them
+    /// Takes a checkpoint inside a quiet stretch when the main graph reached m_quietNextPc.
+    void maybeQuietCheckpoint();
+    /// How many threads completeLog() replays on: ONNXSCOPE_LOG_THREADS if set, else the session's thread count, at
+    /// least 2 (1 on a machine that runs one thread).
+    size_t logThreads() const;
+    /// completeLog() by segments: each span between the checkpoints of the pending stretches is replayed in a session
+    /// of its own on a thread of its own, into a Debugger of its own (its records, summaries, call and frame records,
+    /// step log and checkpoints numbered from 0), then merged in order and renumbered. False (and nothing done) where
+    /// it does not apply; the serial replay then fills the log.
+    bool fillLogBySegments();
+    /// Replays from `from` (its ordinal and sequence taken as 0) to position `to` in this (fresh) debugger's session,
+    /// recording as `parent` records.
+    void replaySegment(const Debugger& parent, const Checkpoint& from, uint64_t to);
+    uint64_t m_mergedFrameIds = uint64_t(1) << 62; // ids given to the frames of merged segments
+    size_t m_logSegments = 0;
     size_t m_quietStretches = 0;
 
     using StopPredicate = std::function<bool(const Session::StepResult&)>;

@@ -149,6 +149,14 @@ StopInfo Debugger::runQuiet(const std::string& runToName)
         m_logFrom = m_steps;
         if (m_checkpoints.empty() || m_checkpoints.back().step < m_steps)
             takeCheckpoint();
+        // More checkpoints inside the stretches, spaced to split what is left of the main graph into as many segments
+        // as completeLog() replays at once (fillLogBySegments).
+        m_quietCheckpoints.clear();
+        const size_t segments = logThreads();
+        const size_t pc = m_session.frame(0).pc;
+        const size_t left = m_session.frame(0).graph().nodes().size() - pc;
+        m_quietSpacing = segments > 1 ? std::max<size_t>(1, (left + segments - 1) / segments) : 0;
+        m_quietNextPc = pc + m_quietSpacing;
     }
     ++m_quietStretches;
     const std::unordered_set<const Node*> stops = quietStops(runToName);
@@ -213,6 +221,12 @@ StopInfo Debugger::runQuiet(const std::string& runToName)
             watchDepth = m_session.depth();
             quiet.watch(true);
         }
+        // A fused step with a kernel computes its output only up to the float rounding of the nodes it covers
+        // (fusion.h): what follows may differ in its last bits from a run node by node, so the checkpoints of the
+        // stretch are given up and completeLog() replays from its start (restoreTo), arriving node by node.
+        const Frame* top = m_session.topFrame();
+        const bool fusedKernel
+            = m_quietSpacing && next && top && top->pc < top->plan->fused.size() && top->plan->fused[top->pc].kernel;
         Session::StepResult r;
         try {
             r = m_session.advance();
@@ -227,6 +241,12 @@ StopInfo Debugger::runQuiet(const std::string& runToName)
         // A fused step stands for the NodeDone steps of the nodes it covers: positions count as node by node.
         m_steps += r.nodes;
         publishPosition();
+        if (fusedKernel && r.nodes > 1) {
+            m_quietSpacing = 0;
+            m_quietCheckpoints.clear();
+        }
+        if (m_quietSpacing)
+            maybeQuietCheckpoint();
         if (watching && r.kind == Session::StepKind::NodeDone && r.node == watching && r.depth == watchDepth) {
             quiet.watch(false);
             watching = nullptr;
@@ -252,14 +272,22 @@ void Debugger::completeLog()
     const uint64_t target = m_steps;
     const Session::State state = m_session.state();
     // The replay starts at the checkpoint taken where the first pending stretch began (or an earlier one, if the
-    // budget thinned it away); none was taken during the stretches.
+    // budget thinned it away).
     const auto later = std::upper_bound(m_checkpoints.begin(), m_checkpoints.end(), m_logFrom,
         [](uint64_t p, const Checkpoint& c) { return p < c.step; });
     dropCheckpoints(static_cast<size_t>(later - m_checkpoints.begin()));
-    try {
-        restoreTo(target);
-    } catch (const Error&) {
-        // The stretch ended in the node's failure, which the replay met again.
+    // By segments in parallel from the checkpoints taken during the stretches, the debugger's session left at the
+    // stop; else by restoreTo() (which replays in the debugger's own session, arriving where it was).
+    m_logSegments = 0;
+    const bool bySegments = fillLogBySegments();
+    m_quietCheckpoints.clear();
+    m_quietSpacing = 0;
+    if (!bySegments) {
+        try {
+            restoreTo(target);
+        } catch (const Error&) {
+            // The stretch ended in the node's failure, which the replay met again.
+        }
     }
     check(m_steps == target && m_session.state() == state,
         "the replay of a debug run did not arrive where the run stopped (step " + std::to_string(m_steps) + " of "

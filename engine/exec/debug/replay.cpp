@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The replayer of the Debugger: checkpoints, call records, the step log, and the replays that restore a position
-// (restoreTo, in the debugger's own session) and rebuild values (materialize, in a session of its own).
+// The Debugger's side of its replayer (replayer.h): checkpoints, call records, the step log, and the two uses of the
+// one replay: restoring a position (restoreTo, in the debugger's own session) and rebuilding values (materialize, in a
+// session of its own).
 #include "engine/exec/debug/debugger.h"
 
 #include "engine/core/spare_vectors.h"
@@ -10,87 +11,6 @@
 #include <string_view>
 
 namespace onnxscope {
-
-/// Re-runs part of a run in a session of its own, numbering the values as Debugger::record does, and hands the
-/// wanted ones to a sink.
-class Debugger::Replay : public SessionObserver {
-public:
-    /// `wanted`: the values to rebuild, by ordinal; a recorded subgraph call that makes none of them is passed over
-    /// with its recorded outputs.
-    Replay(const Debugger& debugger, const Checkpoint& from, const std::vector<const RecordedValue*>& wanted)
-        : m_session(debugger.m_program, debugger.m_session.options())
-        , m_ordinal(from.ordinal)
-        , m_calls(debugger.m_calls)
-        , m_wanted(wanted)
-    {
-        m_session.addObserver(this);
-        m_session.setCallSkipper([this](const Frame&) { return skipCall(); });
-        m_session.resume(from.frameId, from.pc, from.values);
-    }
-    ~Replay() override { m_session.removeObserver(this); }
-
-    /// Runs until the value numbered `ordinal` was made; false if the run ended or failed first.
-    bool runPast(uint64_t ordinal, const std::function<void(uint64_t, const Value&)>& sink, size_t& steps)
-    {
-        m_sink = &sink;
-        while (m_ordinal <= ordinal && m_session.state() == Session::State::Running) {
-            m_session.advance();
-            ++steps;
-        }
-        m_sink = nullptr;
-        return m_ordinal > ordinal;
-    }
-    uint64_t ordinal() const { return m_ordinal; }
-
-private:
-    void afterNode(const NodeEvent& event) override
-    {
-        for (size_t i = 0; i < event.node.outputs.size(); ++i)
-            if (event.node.outputs[i] != kNoValue)
-                give(event.outputs[i]);
-    }
-    void frameEntered(const Frame& frame, const std::string&) override
-    {
-        for (ValueId id : frame.graph().inputs())
-            give(frame.values[static_cast<size_t>(id)]);
-    }
-    bool wantsTiming() const override { return false; }
-    void give(const Value& value)
-    {
-        if (m_sink)
-            (*m_sink)(m_ordinal, value);
-        ++m_ordinal;
-    }
-    std::optional<std::vector<Value>> skipCall()
-    {
-        // The call entered now: recorded with the values made so far and the depth of its caller (ordinals alone
-        // may repeat for a call that records nothing on entry, an If branch, and the first call inside it).
-        const size_t depth = m_session.depth();
-        auto it = std::lower_bound(m_calls.begin(), m_calls.end(), m_ordinal,
-            [](const CallRecord& c, uint64_t ordinal) { return c.ordinalBefore < ordinal; });
-        for (; it != m_calls.end() && it->ordinalBefore == m_ordinal; ++it) {
-            if (it->depth != depth || it->ordinalAfter <= it->ordinalBefore)
-                continue;
-            auto next = std::lower_bound(m_wanted.begin(), m_wanted.end(), m_ordinal,
-                [](const RecordedValue* v, uint64_t ordinal) { return v->ordinal < ordinal; });
-            if (next != m_wanted.end() && (*next)->ordinal < it->ordinalAfter)
-                return std::nullopt; // it makes a wanted value: run it
-            m_ordinal = it->ordinalAfter;
-            ++skipped;
-            return it->outputs;
-        }
-        return std::nullopt;
-    }
-
-    Session m_session;
-    uint64_t m_ordinal;
-    const std::vector<CallRecord>& m_calls;
-    const std::vector<const RecordedValue*>& m_wanted;
-    const std::function<void(uint64_t, const Value&)>* m_sink = nullptr;
-
-public:
-    size_t skipped = 0;
-};
 
 void Debugger::countCheckpoint(const Checkpoint& checkpoint, int sign)
 {
@@ -126,10 +46,22 @@ void Debugger::dropCheckpoints(size_t first)
     m_checkpoints.erase(m_checkpoints.begin() + static_cast<std::ptrdiff_t>(first), m_checkpoints.end());
 }
 
+void Debugger::liveMainValues(const Frame& main, std::vector<std::pair<ValueId, Value>>& out)
+{
+    const Plan& plan = *main.plan;
+    for (size_t id = 0; id < main.values.size(); ++id) {
+        const Value& v = main.values[id];
+        if (v.isNone() || !plan.constants[id].isNone())
+            continue;
+        const bool live = plan.isGraphOutput[id] || plan.lastUse[id] >= static_cast<NodeId>(main.pc);
+        if (live)
+            out.emplace_back(static_cast<ValueId>(id), v);
+    }
+}
+
 void Debugger::takeCheckpoint()
 {
     const Frame& main = m_session.frame(0);
-    const Plan& plan = *main.plan;
     Checkpoint c;
     if (!m_spareCheckpointValues.empty()) {
         c.values = std::move(m_spareCheckpointValues.back());
@@ -140,14 +72,7 @@ void Debugger::takeCheckpoint()
     c.sequence = m_sequence;
     c.frameId = main.id;
     c.pc = main.pc;
-    for (size_t id = 0; id < main.values.size(); ++id) {
-        const Value& v = main.values[id];
-        if (v.isNone() || !plan.constants[id].isNone())
-            continue;
-        const bool live = plan.isGraphOutput[id] || plan.lastUse[id] >= static_cast<NodeId>(main.pc);
-        if (live)
-            c.values.emplace_back(static_cast<ValueId>(id), v);
-    }
+    liveMainValues(main, c.values);
     // The start's values are the caller's inputs, held anyway: not counted.
     if (!m_checkpoints.empty())
         countCheckpoint(c, +1);
@@ -167,11 +92,11 @@ void Debugger::maybeCheckpoint()
     keepToBudget(m_values.size());
 }
 
-Session::StepResult Debugger::advanceSession()
+Session::StepResult Debugger::advanceSession(Replayer* replay)
 {
     Session::StepResult r;
     try {
-        r = m_session.advance();
+        r = replay ? replay->advance() : m_session.advance();
     } catch (...) {
         ++m_steps;
         m_stepLog.push_back(
@@ -283,33 +208,44 @@ void Debugger::frameLeft(const Frame& frame, const std::string&)
     addCallRecord(std::move(record));
 }
 
-std::optional<std::vector<Value>> Debugger::skipCall()
+void Debugger::replayFrameEntered(const Frame& frame, const std::string& framePath, uint64_t firstOrdinal)
 {
-    if (!m_replaying)
-        return std::nullopt;
-    auto it = std::lower_bound(
-        m_calls.begin(), m_calls.end(), m_steps, [](const CallRecord& c, uint64_t step) { return c.enterStep < step; });
-    if (it == m_calls.end() || it->enterStep != m_steps || it->leaveStep > m_replayTarget
-        || it->leaveStep - 1 > m_stepLogTailFrom + m_stepLogTail.size())
-        return std::nullopt;
+    if (firstOrdinal != m_ordinal)
+        throw Error("the replay numbers the values of " + framePath + " differently");
+    frameEntered(frame, framePath);
+}
+
+void Debugger::replayNodeDone(const NodeEvent& event, uint64_t firstOrdinal)
+{
+    if (firstOrdinal != m_ordinal)
+        throw Error("the replay numbers the values of " + event.nodePath() + " differently");
+    afterNode(event);
+}
+
+void Debugger::replayFrameLeft(const Frame& frame, const std::string& framePath)
+{
+    frameLeft(frame, framePath);
+}
+
+void Debugger::replayCallSkipped(const CallRecord& call)
+{
     // The call's steps but the last, which the step that skips it logs (as its FrameLeft).
-    for (uint64_t step = it->enterStep; step + 1 < it->leaveStep; ++step)
+    for (uint64_t step = call.enterStep; step + 1 < call.leaveStep; ++step)
         m_stepLog.push_back(m_stepLogTail[static_cast<size_t>(step - m_stepLogTailFrom)]);
     const auto byOrdinal = [](const RecordedValue& v, uint64_t ordinal) { return v.ordinal < ordinal; };
-    auto first = std::lower_bound(m_replayPool.begin(), m_replayPool.end(), it->ordinalBefore, byOrdinal);
-    auto last = std::lower_bound(first, m_replayPool.end(), it->ordinalAfter, byOrdinal);
+    auto first = std::lower_bound(m_replayPool.begin(), m_replayPool.end(), call.ordinalBefore, byOrdinal);
+    auto last = std::lower_bound(first, m_replayPool.end(), call.ordinalAfter, byOrdinal);
     for (auto v = first; v != last; ++v) {
         if (!v->dropped && !pinned(*v))
             m_recordedBytes += v->value.byteSize();
         m_values.push_back(std::move(*v));
     }
-    m_ordinal = it->ordinalAfter;
-    m_sequence = it->sequenceAfter;
-    m_steps = it->leaveStep - 1;
+    m_ordinal = call.ordinalAfter;
+    m_sequence = call.sequenceAfter;
+    m_steps = call.leaveStep - 1;
     m_pathRecord = nullptr;
     ++m_skippedCalls;
     keepToBudget(m_values.size());
-    return it->outputs;
 }
 
 void Debugger::restoreTo(uint64_t position)
@@ -354,29 +290,34 @@ void Debugger::restoreTo(uint64_t position)
         return true;
     });
     m_openCalls.clear();
-    m_replayTarget = position;
     m_pathRecord = nullptr;
     m_pathFrameId = 0;
     m_afterStop.reset();
-    m_session.resume(from.frameId, from.pc, from.values);
-    m_replaying = true;
-    try {
-        while (m_steps < position && m_session.state() == Session::State::Running) {
-            advanceSession();
-            ++m_replayedSteps;
-        }
-    } catch (const Error&) {
+    // The replay in the debugger's own session, its events handed to the debugger (replay*), which records them as a
+    // forward move does. A call it passes over ends by the position and within the steps cut from the log.
+    const auto finish = [this] {
         m_replaying = false;
         m_replayPool.clear();
         m_stepLogTail.clear();
-        m_replayTarget = 0;
-        throw;
+        m_afterStop.reset();
+    };
+    {
+        Replayer replay(m_session, this, m_calls, from, *this);
+        replay.setSkipLimit(std::min<uint64_t>(position, m_stepLogTailFrom + m_stepLogTail.size() + 1));
+        m_replaying = true;
+        try {
+            while (m_steps < position && m_session.state() == Session::State::Running) {
+                advanceSession(&replay);
+                ++m_replayedSteps;
+            }
+        } catch (const Error&) {
+            finish();
+            throw;
+        }
+        check(replay.steps() == m_steps && replay.ordinal() == m_ordinal,
+            "the replay lost count of the steps or values of the run");
     }
-    m_replaying = false;
-    m_replayPool.clear();
-    m_stepLogTail.clear();
-    m_replayTarget = 0;
-    m_afterStop.reset();
+    finish();
 }
 
 Value Debugger::materialize(const RecordedValue& value)
@@ -411,36 +352,69 @@ void Debugger::materialize(
         check(it != m_checkpoints.begin(), "no checkpoint before the value");
         return *std::prev(it);
     };
-    std::unique_ptr<Replay> replay;
-    size_t next = 0;
-    const std::function<void(uint64_t, const Value&)> give = [&](uint64_t ordinal, const Value& v) {
-        while (next < wanted.size() && wanted[next]->ordinal < ordinal)
-            ++next;
-        for (size_t i = next; i < wanted.size() && wanted[i]->ordinal == ordinal; ++i)
-            sink(*wanted[i], v);
+    // The replay's values by ordinal (the numbering of the run), those wanted handed to the sink.
+    struct Give : ReplaySink {
+        const std::vector<const RecordedValue*>& wanted;
+        const std::function<void(const RecordedValue&, const Value&)>& sink;
+        size_t next = 0;
+        Give(const std::vector<const RecordedValue*>& wanted,
+            const std::function<void(const RecordedValue&, const Value&)>& sink)
+            : wanted(wanted)
+            , sink(sink)
+        {
+        }
+        void give(uint64_t ordinal, const Value& v)
+        {
+            while (next < wanted.size() && wanted[next]->ordinal < ordinal)
+                ++next;
+            for (size_t i = next; i < wanted.size() && wanted[i]->ordinal == ordinal; ++i)
+                sink(*wanted[i], v);
+        }
+        void replayFrameEntered(const Frame& frame, const std::string&, uint64_t first) override
+        {
+            for (ValueId id : frame.graph().inputs())
+                give(first++, frame.values[static_cast<size_t>(id)]);
+        }
+        void replayNodeDone(const NodeEvent& event, uint64_t first) override
+        {
+            for (size_t i = 0; i < event.node.outputs.size(); ++i)
+                if (event.node.outputs[i] != kNoValue)
+                    give(first++, event.outputs[i]);
+        }
+    } give(wanted, sink);
+    std::vector<uint64_t> wantedOrdinals;
+    for (const RecordedValue* v : wanted)
+        wantedOrdinals.push_back(v->ordinal);
+    std::unique_ptr<Replayer> replay;
+    const auto count = [&] {
+        if (replay) {
+            m_skippedCalls += replay->skipped();
+            m_replayedSteps += replay->advances();
+        }
     };
     for (size_t i = 0; i < wanted.size();) {
         const RecordedValue& target = *wanted[i];
         const Checkpoint& from = checkpointBefore(target.ordinal);
         // Going on with the replay under way is no more work than starting again from the nearest checkpoint.
         if (!replay || replay->ordinal() < from.ordinal || replay->ordinal() > target.ordinal) {
-            if (replay)
-                m_skippedCalls += replay->skipped;
-            replay = std::make_unique<Replay>(*this, from, wanted);
+            count();
+            replay.reset();
+            replay = std::make_unique<Replayer>(m_program, m_session.options(), m_calls, from, give);
+            replay->setWanted(wantedOrdinals);
             ++m_rematerializations;
         }
-        next = i;
+        give.next = i;
         try {
-            if (!replay->runPast(target.ordinal, give, m_replayedSteps))
+            if (!replay->runPast(target.ordinal))
                 throw Error("value \"" + target.name.str() + "\" was not produced again");
         } catch (const Error& e) {
+            count();
             throw Error(std::string("rebuilding value \"") + target.name.str() + "\": " + e.what());
         }
         while (i < wanted.size() && wanted[i]->ordinal < replay->ordinal())
             ++i;
     }
-    if (replay)
-        m_skippedCalls += replay->skipped;
+    count();
     m_rematerializationTime += std::chrono::steady_clock::now() - started;
 }
 

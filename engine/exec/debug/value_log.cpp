@@ -255,6 +255,7 @@ MemoryStats Debugger::memoryStats() const
     s.callRecords = m_calls.size();
     s.callRecordBytes = m_callBytes;
     s.skippedCalls = m_skippedCalls;
+    s.logSegments = m_logSegments;
     return s;
 }
 

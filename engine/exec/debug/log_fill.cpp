@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: MIT
+// The value log of quiet stretches filled in by segments (Debugger::completeLog): the spans between the checkpoints
+// taken during the stretches are replayed in parallel, each by the replayer in a session of its own, into a debugger of
+// its own, and merged in order.
+#include "engine/exec/debug/debugger.h"
+
+#include "engine/core/thread_pool.h"
+
+#include <cstdlib>
+#include <exception>
+#include <string_view>
+#include <thread>
+
+namespace onnxscope {
+
+size_t Debugger::logThreads() const
+{
+    if (const char* v = std::getenv("ONNXSCOPE_LOG_THREADS"); v && *v)
+        return std::max<size_t>(1, static_cast<size_t>(std::strtoul(v, nullptr, 10)));
+    const unsigned hardware = std::thread::hardware_concurrency();
+    if (hardware == 1)
+        return 1;
+    const ThreadPool* pool = m_session.options().threadPool;
+    return std::max<size_t>(2, pool ? static_cast<size_t>(pool->threads()) : 1);
+}
+
+void Debugger::maybeQuietCheckpoint()
+{
+    if (m_session.depth() != 1 || m_session.state() != Session::State::Running)
+        return;
+    const Frame& main = m_session.frame(0);
+    if (main.pending || main.atEnd() || main.pc < m_quietNextPc)
+        return;
+    m_quietNextPc = main.pc + m_quietSpacing;
+    Checkpoint c;
+    c.step = m_steps;
+    c.frameId = main.id;
+    c.pc = main.pc;
+    liveMainValues(main, c.values);
+    m_quietCheckpoints.push_back(std::move(c));
+}
+
+void Debugger::replaySegment(const Debugger& parent, const Checkpoint& from, uint64_t to)
+{
+    m_session.options() = parent.m_session.options();
+    m_mainFrameId = parent.m_mainFrameId;
+    m_frameRecords[m_mainFrameId] = parent.m_frameRecords.at(m_mainFrameId);
+    m_checkpointInterval = parent.m_checkpointInterval;
+    m_steps = from.step;
+    m_replaying = true;
+    Checkpoint start;
+    start.step = from.step;
+    start.frameId = from.frameId;
+    start.pc = from.pc;
+    start.values = from.values;
+    const std::vector<CallRecord> none;
+    Replayer replay(m_session, this, none, start, *this);
+    try {
+        while (m_steps < to && m_session.state() == Session::State::Running)
+            advanceSession(&replay);
+    } catch (const Error&) {
+        // The stretch ended in the node's failure, which the replay met again (the last segment only).
+    }
+    m_replaying = false;
+    m_replayedSteps = replay.advances();
+}
+
+bool Debugger::fillLogBySegments()
+{
+    const size_t threads = logThreads();
+    // A run that failed is left as its failing step left it (a plain step may have moved an input out of its frame):
+    // the serial replay restores it node by node, as a debug run failing there would be.
+    if (threads < 2 || m_quietCheckpoints.empty() || m_options.retention != ValueRetention::Summaries
+        || m_options.iterationRetention != IterationRetention::All || m_session.state() == Session::State::Failed)
+        return false;
+    const uint64_t target = m_steps;
+    // A stretch of a few steps is not worth a thread and a session per segment, unless ONNXSCOPE_LOG_THREADS asks for
+    // segments (tests, measurements). (The bench's models run 200-800 steps: a bound in steps cannot tell a 1 ms run
+    // from a 100 ms one.)
+    constexpr uint64_t kMinSteps = 64;
+    const char* asked = std::getenv("ONNXSCOPE_LOG_THREADS");
+    if (target - m_logFrom < kMinSteps && !(asked && *asked))
+        return false;
+    // The checkpoint where the first pending stretch began, then those taken inside the stretches.
+    auto at = std::lower_bound(m_checkpoints.begin(), m_checkpoints.end(), m_logFrom,
+        [](const Checkpoint& c, uint64_t p) { return c.step < p; });
+    if (at == m_checkpoints.end() || at->step != m_logFrom || m_stepLog.size() != m_logFrom)
+        return false;
+    std::vector<const Checkpoint*> starts { &*at };
+    for (const Checkpoint& c : m_quietCheckpoints)
+        if (c.step > starts.back()->step && c.step < target)
+            starts.push_back(&c);
+    if (starts.size() < 2)
+        return false;
+    const size_t n = starts.size();
+    // Each segment keeps its checkpoints and call records within its share of the budget: together they take no more
+    // than the serial replay's.
+    DebuggerOptions options = m_options;
+    options.memoryBudget = m_options.memoryBudget / n;
+    std::vector<std::unique_ptr<Debugger>> segments;
+    for (size_t i = 0; i < n; ++i)
+        segments.push_back(std::make_unique<Debugger>(m_program, options));
+    std::vector<std::exception_ptr> failures(n);
+    const auto run = [&](size_t i) {
+        try {
+            segments[i]->replaySegment(*this, *starts[i], i + 1 < n ? starts[i + 1]->step : target);
+        } catch (...) {
+            failures[i] = std::current_exception();
+        }
+    };
+    {
+        // As many at once as there are threads: the calling thread runs the last.
+        std::vector<std::thread> workers;
+        for (size_t first = 0; first < n; first += threads) {
+            const size_t last = std::min(n, first + threads);
+            for (size_t i = first; i + 1 < last; ++i)
+                workers.emplace_back(run, i);
+            run(last - 1);
+            for (std::thread& w : workers)
+                w.join();
+            workers.clear();
+        }
+    }
+    // Nothing is merged yet: if a segment did not replay as the run went (it cannot, short of a defect), the serial
+    // replay fills the log instead.
+    for (const std::exception_ptr& f : failures)
+        if (f)
+            return false;
+    const Debugger& tail = *segments.back();
+    if (tail.m_steps != target || tail.m_session.state() != m_session.state()
+        || tail.m_session.depth() != m_session.depth())
+        return false;
+
+    // Merged in order: ordinals, sequence numbers and frame ids renumbered (the frames open at the stop get the ids of
+    // the debugger's own frames).
+    uint64_t ordinal = starts[0]->ordinal;
+    uint64_t sequence = starts[0]->sequence;
+    for (size_t i = 0; i < n; ++i) {
+        Debugger& seg = *segments[i];
+        std::unordered_map<uint64_t, uint64_t> ids { { m_mainFrameId, m_mainFrameId } };
+        if (i + 1 == n)
+            for (size_t f = 0; f < seg.m_session.depth(); ++f)
+                ids[seg.m_session.frame(f).id] = m_session.frame(f).id;
+        const auto mapId = [&](uint64_t id) {
+            auto it = ids.find(id);
+            return it != ids.end() ? it->second : ids.emplace(id, m_mergedFrameIds++).first->second;
+        };
+        if (i > 0) {
+            Checkpoint c;
+            c.step = starts[i]->step;
+            c.ordinal = ordinal;
+            c.sequence = sequence;
+            c.frameId = starts[i]->frameId;
+            c.pc = starts[i]->pc;
+            c.values = starts[i]->values;
+            countCheckpoint(c, +1);
+            m_checkpoints.push_back(std::move(c));
+        }
+        for (Checkpoint& c : seg.m_checkpoints) {
+            c.ordinal += ordinal;
+            c.sequence += sequence;
+            countCheckpoint(c, +1);
+            m_checkpoints.push_back(std::move(c));
+        }
+        seg.m_checkpoints.clear();
+        for (auto& [id, rec] : seg.m_frameRecords) {
+            if (id == m_mainFrameId)
+                continue;
+            FrameRecord r = rec;
+            r.parent = mapId(rec.parent);
+            m_frameRecords[mapId(id)] = std::move(r);
+        }
+        for (RecordedValue& v : seg.m_values) {
+            v.ordinal += ordinal;
+            v.sequence += sequence;
+            v.frameId = mapId(v.frameId);
+            m_values.push_back(std::move(v));
+        }
+        seg.m_values.clear();
+        m_forgotten += seg.m_forgotten;
+        m_stepLog.insert(m_stepLog.end(), seg.m_stepLog.begin(), seg.m_stepLog.end());
+        for (CallRecord& c : seg.m_calls) {
+            c.ordinalBefore += ordinal;
+            c.ordinalAfter += ordinal;
+            c.sequenceBefore += sequence;
+            c.sequenceAfter += sequence;
+            addCallRecord(std::move(c));
+        }
+        if (i + 1 == n) {
+            m_openCalls = std::move(seg.m_openCalls);
+            for (CallRecord& c : m_openCalls) {
+                c.ordinalBefore += ordinal;
+                c.sequenceBefore += sequence;
+            }
+        }
+        m_replayedSteps += seg.m_replayedSteps;
+        m_checkpointInterval = std::max(m_checkpointInterval, seg.m_checkpointInterval);
+        ordinal += seg.m_ordinal;
+        sequence += seg.m_sequence;
+    }
+    check(m_stepLog.size() == target, "the replayed step log does not cover the run");
+    m_ordinal = ordinal;
+    m_sequence = sequence;
+    m_pathRecord = nullptr;
+    m_pathFrameId = 0;
+    m_afterStop.reset();
+    // As after the last node of the serial replay: its values are not dropped entries that may be forgotten.
+    size_t lastNode = m_values.size();
+    while (lastNode > 0 && !m_values.empty() && m_values[lastNode - 1].sequence == m_values.back().sequence
+        && m_values[lastNode - 1].frameId == m_values.back().frameId
+        && m_values[lastNode - 1].producer == m_values.back().producer)
+        --lastNode;
+    keepToBudget(lastNode);
+    m_logSegments = n;
+    return true;
+}
+
+} // namespace onnxscope

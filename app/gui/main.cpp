@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include "app/gui/debug_benchmark.h"
 #include "ui/common/model_document.h"
 #include "ui/common/settings.h"
 #include "ui/graphview/graph_scene.h"
@@ -35,6 +36,14 @@ int main(int argc, char** argv)
     QCommandLineOption benchmark(QStringLiteral("benchmark-open"),
         QStringLiteral("Print the time from open to the first drawn graph as JSON, then quit."));
     benchmark.setFlags(QCommandLineOption::HiddenFromHelp);
+    QCommandLineOption benchmarkDebug(QStringLiteral("benchmark-debug"),
+        QStringLiteral("Once opened, press F5 <runs> times (inputs from --debug-input) and print each run's times as "
+                       "JSON, then quit."),
+        QStringLiteral("runs"));
+    QCommandLineOption benchmarkThreads(QStringLiteral("benchmark-threads"),
+        QStringLiteral("Threads of --benchmark-debug's runs."), QStringLiteral("n"), QStringLiteral("1"));
+    QCommandLineOption benchmarkProfile(QStringLiteral("benchmark-record-profile"),
+        QStringLiteral("--benchmark-debug with Debug > Record Profile on."));
     QCommandLineOption find(QStringLiteral("find"),
         QStringLiteral("Search for <text> once the graph is drawn and go to the first match."), QStringLiteral("text"));
     parser.addOption(benchmark);
@@ -54,16 +63,16 @@ int main(int argc, char** argv)
         QStringLiteral("--compare-with's .npz holds PyTorch module outputs (onnxscope.torch.capture)."));
     QCommandLineOption checkPrecision(QStringLiteral("check-precision"),
         QStringLiteral("Check precision (fp16 or bf16) once opened."), QStringLiteral("target"));
-    for (QCommandLineOption* option :
-        { &debugInput, &debugRunTo, &debugInspect, &compareWith, &compareDiff, &compareByModule, &checkPrecision }) {
+    for (QCommandLineOption* option : { &debugInput, &debugRunTo, &debugInspect, &compareWith, &compareDiff,
+             &compareByModule, &checkPrecision, &benchmarkDebug, &benchmarkThreads, &benchmarkProfile }) {
         option->setFlags(QCommandLineOption::HiddenFromHelp);
         parser.addOption(*option);
     }
     parser.process(app);
     // Measuring and scripted runs start from the defaults and leave the user's settings as they were: no layout,
     // recent file or choice of theirs is read or written.
-    for (const QCommandLineOption* option :
-        { &benchmark, &debugInput, &debugRunTo, &debugInspect, &compareWith, &compareDiff, &checkPrecision })
+    for (const QCommandLineOption* option : { &benchmark, &debugInput, &debugRunTo, &debugInspect, &compareWith,
+             &compareDiff, &checkPrecision, &benchmarkDebug })
         if (parser.isSet(*option))
             onnxscope::Settings::useMemory();
 
@@ -83,7 +92,11 @@ int main(int argc, char** argv)
                 ? onnxscope::DataType::BFloat16
                 : onnxscope::DataType::Float16);
     }
-    if (parser.isSet(debugRunTo))
+    if (parser.isSet(benchmarkDebug))
+        onnxscope::scheduleDebugBenchmark(window, *debugger, parser.values(debugInput),
+            parser.value(benchmarkDebug).toInt(), parser.value(benchmarkThreads).toInt(),
+            parser.isSet(benchmarkProfile));
+    else if (parser.isSet(debugRunTo))
         debugger->scheduleRun(parser.values(debugInput), parser.value(debugRunTo), parser.value(debugInspect));
     if (parser.isSet(compareWith)) {
         if (!parser.isSet(debugRunTo))

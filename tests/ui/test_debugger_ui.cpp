@@ -233,6 +233,50 @@ private:
         QCOMPARE(quiet.values, profiled.values);
     }
 
+    /// 3000 iterations of a Loop, then a Relu to break before: a quiet stretch whose log takes a replay to fill.
+    static constexpr const char* kLoopThenRelu = R"(<ir_version: 8, opset_import: ["" : 17]>
+agraph (float[4] x) => (float[4] y) {
+    trip = Constant <value = int64 {3000}> ()
+    cond = Constant <value = bool {1}> ()
+    out = Loop (trip, cond, x) <body = sin_body (int64 i, bool c, float[4] acc) => (bool c_out, float[4] acc_out) {
+        c_out = Identity(c)
+        h = Mul(acc, acc)
+        acc_out = Sin(h)
+    }>
+    y = Relu(out)
+})";
+
+    /// What the views show at a stop: the Values dock's rows, the status line, and whether the Values dock's last row
+    /// is the placeholder of a stop still summarising (with "…" in every summary column).
+    struct ShownStop {
+        bool summarising = false;
+        int stoppedBefore = 0; // stopped() signals received before
+        DebuggerState state {};
+        std::string next;
+        NodeState reluState {};
+        QStringList rows;
+        bool placeholderLast = false;
+        QString status;
+    };
+    ShownStop shownStop(const QSignalSpy& stopped)
+    {
+        ShownStop v;
+        v.summarising = controller()->summarising();
+        v.stoppedBefore = static_cast<int>(stopped.count());
+        v.state = controller()->state();
+        v.next = nextNodeName();
+        v.reluState = stateOfNode("Relu_3");
+        v.rows = valuesDockRows();
+        ValuesModel* values = m_ui->values()->model();
+        const int last = values->rowCount() - 1;
+        v.placeholderLast = last >= 0 && values->isPlaceholder(last)
+            && values->index(last, ValuesModel::MinColumn).data().toString() == QStringLiteral("\u2026")
+            && values->index(last, ValuesModel::InfColumn).data().toString() == QStringLiteral("\u2026")
+            && values->index(last, 0).data(ValuesModel::ValueIndexRole).toInt() == -1;
+        v.status = m_ui->statusLabel()->text();
+        return v;
+    }
+
 private slots:
     void initTestCase()
     {
@@ -1836,6 +1880,104 @@ agraph (float[2] x) => (float[2] out) {
             QVERIFY(s->frames.back().iteration >= lastIteration);
         m_ui->stopAction()->trigger();
         QTRY_COMPARE(controller()->state(), DebuggerState::Ready);
+    }
+
+    void quietStopIsShownBeforeItsSummaries()
+    {
+        // Record Profile off: Continue runs the Loop as a plain run does and stops before Relu. The stop is shown
+        // (state, next node, highlighted node, status) before the worker fills in the log, with a placeholder row
+        // in the Values dock; then every row matches a node-by-node run's.
+        openText(kLoopThenRelu, QStringLiteral("loop_relu.onnx"));
+        m_ui->inputs()->setTypedText(QStringLiteral("x"), QStringLiteral("0.5 -1 2 0.25"));
+        BreakpointSpec spec;
+        spec.kind = BreakpointSpec::Kind::OpType;
+        spec.pattern = QStringLiteral("Relu");
+        m_ui->breakpoints()->add(spec);
+        const auto profileNoMore = qScopeGuard([this] {
+            if (m_ui)
+                m_ui->recordProfileAction()->setChecked(false);
+        });
+        m_ui->recordProfileAction()->setChecked(true);
+        QVERIFY(act(m_ui->continueAction()));
+        const StopView atRelu = stopView();
+        QCOMPARE(atRelu.reason, StopReason::Breakpoint);
+        QVERIFY2(atRelu.next == "Relu_3", atRelu.next.c_str());
+        QVERIFY(atRelu.values.size() > 3 * 3000);
+        QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(controller()->state(), DebuggerState::Finished);
+        const StopView atEnd = stopView();
+
+        m_ui->recordProfileAction()->setChecked(false);
+        QSignalSpy stopped(controller(), &DebugController::stopped);
+        std::vector<ShownStop> shown; // as the views were when each stopShown() had been handled
+        QObject context;
+        connect(controller(), &DebugController::stopShown, &context, [&] { shown.push_back(shownStop(stopped)); });
+        QVERIFY(act(m_ui->continueAction())); // a new run, to the breakpoint
+        QCOMPARE(shown.size(), size_t(1));
+        QVERIFY(shown[0].summarising);
+        QCOMPARE(shown[0].stoppedBefore, 0);
+        QCOMPARE(shown[0].state, DebuggerState::Paused);
+        QCOMPARE(shown[0].next, std::string("Relu_3"));
+        QCOMPARE(shown[0].reluState, NodeState::Current);
+        QCOMPARE(shown[0].rows.size(), 1); // nothing known before this stop: the placeholder alone
+        QVERIFY(shown[0].placeholderLast);
+        QVERIFY2(shown[0].status.contains(QStringLiteral("summarising")), qPrintable(shown[0].status));
+        QVERIFY(!controller()->summarising());
+        QVERIFY(!m_ui->statusLabel()->text().contains(QStringLiteral("summarising")));
+        QVERIFY(controller()->snapshot()->quietStretches > 0);
+        compareStops(stopView(), atRelu);
+
+        // On to the end: the rows of the breakpoint's stop stay shown while the last stretch is summarised.
+        QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(shown.size(), size_t(2));
+        QVERIFY(shown[1].summarising);
+        QCOMPARE(shown[1].stoppedBefore, 1); // that of the breakpoint's stop
+        QVERIFY(shown[1].placeholderLast);
+        QCOMPARE(shown[1].state, DebuggerState::Finished);
+        QCOMPARE(shown[1].rows.mid(0, shown[1].rows.size() - 1), atRelu.values);
+        compareStops(stopView(), atEnd);
+    }
+
+    void stopDuringTheSummariesLeavesTheDebuggerUsable()
+    {
+        openText(kLoopThenRelu, QStringLiteral("loop_relu_stop.onnx"));
+        m_ui->inputs()->setTypedText(QStringLiteral("x"), QStringLiteral("0.5 -1 2 0.25"));
+        QVERIFY(!m_ui->recordProfileAction()->isChecked());
+        BreakpointSpec spec;
+        spec.kind = BreakpointSpec::Kind::OpType;
+        spec.pattern = QStringLiteral("Relu");
+        m_ui->breakpoints()->add(spec);
+        // Stop as soon as the stop is shown, while the worker is filling the log: the run is abandoned at once.
+        QSignalSpy stopped(controller(), &DebugController::stopped);
+        QSignalSpy cleared(controller(), &DebugController::runCleared);
+        bool summarisingWhenStopped = false;
+        auto* once = new QObject(this);
+        connect(controller(), &DebugController::stopShown, once, [&, once] {
+            once->deleteLater();
+            summarisingWhenStopped = controller()->summarising();
+            QVERIFY(m_ui->stopAction()->isEnabled());
+            QVERIFY(!m_ui->exportAllAction()->isEnabled()); // the export waits for the values
+            m_ui->stopAction()->trigger();
+        });
+        m_ui->continueAction()->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(controller()->state(), DebuggerState::Ready, 20000);
+        QVERIFY(summarisingWhenStopped);
+        QVERIFY(!controller()->summarising());
+        QCOMPARE(controller()->snapshot(), DebugSnapshotPtr());
+        QCOMPARE(m_ui->values()->model()->rowCount(), 0);
+        // The next run waits on the worker for the abandoned fill, then runs as usual: every value shown.
+        QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(stopped.count(), 1);
+        QCOMPARE(controller()->state(), DebuggerState::Paused);
+        QVERIFY(!controller()->summarising());
+        const QStringList quiet = valuesDockRows();
+        QVERIFY(quiet.size() > 3 * 3000);
+        QVERIFY(m_ui->exportAllAction()->isEnabled());
+        m_ui->recordProfileAction()->setChecked(true);
+        QVERIFY(act(m_ui->restartAction()));
+        m_ui->recordProfileAction()->setChecked(false);
+        QCOMPARE(controller()->snapshot()->quietStretches, size_t(0));
+        QCOMPARE(valuesDockRows(), quiet);
     }
 
     void longRunCanBePausedAndStopped()

@@ -63,6 +63,10 @@ struct DebugSnapshot {
     /// Stretches this run ran as a plain run does, between the places where it could stop (Debugger::quietStretches;
     /// 0 with Debug › Record Profile on).
     size_t quietStretches = 0;
+    /// The stop's position only, sent as soon as a quiet stretch stops, before the debugger has filled in its value
+    /// log (DebugController::stopShown): `values`, `executed` and the sizes are those known at the previous stop of the
+    /// run; the complete snapshot (DebugController::stopped) follows once every value is summarised.
+    bool summarising = false;
     // Set when stopped before a YieldOp:
     std::vector<std::pair<std::string, Value>> yieldInputs; // input name, value
     std::vector<std::string> yieldOutputs; // output names

@@ -60,8 +60,12 @@ public:
     bool recordProfile() const { return m_recordProfile; }
 
     DebuggerState state() const { return m_state; }
-    /// The last stop (null before the first one and after stop()).
+    /// The last stop (null before the first one and after stop()); while summarising(), its position only.
     DebugSnapshotPtr snapshot() const { return m_snapshot; }
+    /// Stopped after a quiet stretch, with the worker filling in the value log: the position is shown (stopShown), the
+    /// values are not summarised yet (stopped follows). Commands issued meanwhile are queued behind the fill on the
+    /// worker; Stop abandons the run at once (the fill cannot be cut short: the worker finishes it, then drops it).
+    bool summarising() const { return m_summarising; }
 
     /// Starts a run and stops before its first node.
     bool start();
@@ -123,6 +127,9 @@ signals:
     void stateChanged(onnxscope::DebuggerState state);
     /// The run stopped (step done, breakpoint, YieldOp, pause, finished or failed); the snapshot says why.
     void stopped(const onnxscope::DebugSnapshotPtr& snapshot);
+    /// A quiet stretch stopped: where, and why (DebugSnapshot::summarising), before the values are summarised;
+    /// stopped() follows with the complete snapshot of the same stop unless a command or Stop overtakes it.
+    void stopShown(const onnxscope::DebugSnapshotPtr& snapshot);
     /// Nodes of the main graph completed so far, of `total`, while running (throttled).
     void progress(qint64 done, qint64 total);
     /// A run was abandoned (stop() or a new model); views should forget its values.
@@ -152,6 +159,9 @@ private:
     static bool isReverse(Command command) { return command >= Command::StepBack; }
     bool issue(Command command, const QString& argument = {});
     void onCommandDone(quint64 generation, const onnxscope::DebugSnapshotPtr& snapshot);
+    void onStopShown(quint64 generation, const onnxscope::DebugSnapshotPtr& snapshot);
+    /// Takes a stop's snapshot (position or complete): the state, hits, pending YieldOp outputs, progress.
+    void applyStop(const DebugSnapshotPtr& snapshot, bool countHit);
     void setState(DebuggerState state);
     /// The progress timer: emits progress() when the running debugger's main-graph position moved.
     void pollProgress();
@@ -177,6 +187,7 @@ private:
     bool m_reversible = false; // the worker's debugger has a position to go back from (a stop after start())
     bool m_exporting = false;
     bool m_recordProfile = false;
+    bool m_summarising = false; // summarising()
     QTimer m_progressTimer;
     int64_t m_lastProgress = -1;
     std::shared_ptr<std::atomic<bool>> m_exportCancel; // of the export under way

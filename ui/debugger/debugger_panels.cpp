@@ -231,6 +231,9 @@ void ValuesPanel::setSnapshot(const DebugSnapshotPtr& snapshot)
         text += QStringLiteral(" \u00b7 %1 as summaries (opening one rebuilds it)").arg(summarised);
     if (snapshot->forgottenValues > 0)
         text += QStringLiteral(" \u00b7 %1 forgotten to stay under the memory budget").arg(snapshot->forgottenValues);
+    if (snapshot->summarising)
+        text = QStringLiteral("%1 values known so far \u00b7 summarising the values of this stop\u2026")
+                   .arg(snapshot->values.size());
     m_summary->setText(text);
 }
 

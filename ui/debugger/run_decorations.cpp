@@ -112,8 +112,9 @@ void decorateRun(GraphDecorations& graph, const DebugSnapshot* s, const Breakpoi
     }
     // Executed edges show the actual type and shape of what flowed on them (from the summary of a value whose data was
     // not kept).
+    // While the stop's values are being summarised, the labels wait for them rather than show an earlier stop's.
     std::map<std::string, QString> latest;
-    if (s)
+    if (s && !s->summarising)
         for (const auto& v : s->values) {
             if (v.record.graph != drawn)
                 continue;

@@ -5,8 +5,10 @@ namespace onnxscope {
 
 QString stopStatusText(const DebugSnapshot& snapshot)
 {
+    const QString summarising = QStringLiteral(" \u2014 summarising the values\u2026");
     if (snapshot.reason == StopReason::Finished)
-        return QStringLiteral("Finished \u2014 %1 values recorded").arg(snapshot.values.size());
+        return snapshot.summarising ? QStringLiteral("Finished") + summarising
+                                    : QStringLiteral("Finished \u2014 %1 values recorded").arg(snapshot.values.size());
     const Node* next = snapshot.nextNode();
     QString text;
     text = QStringLiteral("Paused (%1)").arg(QString::fromUtf8(stopReasonName(snapshot.reason).data()));
@@ -25,7 +27,7 @@ QString stopStatusText(const DebugSnapshot& snapshot)
     } else {
         text += QStringLiteral(" \u00b7 node ") + mainProgress;
     }
-    return text;
+    return snapshot.summarising ? text + summarising : text;
 }
 
 } // namespace onnxscope

@@ -68,7 +68,40 @@ int ValuesModel::rowOf(const std::string& name, uint64_t frameId) const
 
 int ValuesModel::rowCount(const QModelIndex& parent) const
 {
-    return parent.isValid() || !m_snapshot ? 0 : static_cast<int>(m_snapshot->values.size());
+    if (parent.isValid() || !m_snapshot)
+        return 0;
+    return static_cast<int>(m_snapshot->values.size()) + (m_snapshot->summarising ? 1 : 0);
+}
+
+bool ValuesModel::isPlaceholder(int row) const
+{
+    return m_snapshot && m_snapshot->summarising && row == static_cast<int>(m_snapshot->values.size());
+}
+
+QVariant ValuesModel::placeholderData(int column, int role) const
+{
+    switch (role) {
+    case ValueIndexRole:
+    case CompareRowRole:
+        return -1;
+    case FrameIdRole:
+        return 0ULL;
+    case Qt::ForegroundRole:
+        return QColor(0x9c, 0xa3, 0xaf);
+    case Qt::ToolTipRole:
+        return QStringLiteral("The run stopped after running as a plain run does; the values it made since the last "
+                              "stop are being recorded and summarised, and appear here when ready.");
+    case SortRole: // last in execution order, after every value
+        return column == IterationColumn || column == NanColumn || column == InfColumn
+            ? QVariant(std::numeric_limits<qlonglong>::max())
+            : QVariant();
+    case Qt::DisplayRole:
+        if (column == NameColumn)
+            return QStringLiteral("Summarising\u2026");
+        return column >= MinColumn && column <= InfColumn ? QStringLiteral("\u2026") : QString();
+    default:
+        return {};
+    }
 }
 
 int ValuesModel::columnCount(const QModelIndex& parent) const
@@ -78,6 +111,8 @@ int ValuesModel::columnCount(const QModelIndex& parent) const
 
 QVariant ValuesModel::data(const QModelIndex& index, int role) const
 {
+    if (index.isValid() && isPlaceholder(index.row()))
+        return placeholderData(index.column(), role);
     const ValueSnapshot* vs = index.isValid() ? valueAt(index.row()) : nullptr;
     if (!vs)
         return {};

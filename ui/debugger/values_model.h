@@ -11,6 +11,8 @@ namespace onnxscope {
 /// Every value the debugger recorded in the last stop, one row each: name, producer, frame, iteration, dtype, shape,
 /// statistics, NaN/Inf counts. Adapts a DebugSnapshot; tensors are never copied. While a comparison is loaded
 /// (setComparison), five more columns show each value's error against the other side, matched by frame path and name.
+/// While the snapshot is a position only (DebugSnapshot::summarising), a last placeholder row (no value: its
+/// ValueIndexRole is -1) says the values are being summarised, "…" in its summary columns.
 class ValuesModel : public QAbstractTableModel {
     Q_OBJECT
 public:
@@ -53,6 +55,8 @@ public:
     /// The comparison row of a value (by snapshot index), or null.
     const CompareRow* compareRowOf(int row) const;
     const ValueSnapshot* valueAt(int row) const;
+    /// Whether `row` is the placeholder row of a snapshot still summarising.
+    bool isPlaceholder(int row) const;
     /// The row of the latest value with this name (optionally in a frame), -1 if none.
     int rowOf(const std::string& name, uint64_t frameId = 0) const;
 
@@ -63,6 +67,7 @@ public:
 
 private:
     QVariant compareData(int column, int role, const CompareRow* row) const;
+    QVariant placeholderData(int column, int role) const;
 
     DebugSnapshotPtr m_snapshot;
     ValueComparisonPtr m_comparison;

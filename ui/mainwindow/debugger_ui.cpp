@@ -21,7 +21,6 @@
 #include "ui/tensorinspector/tensor_inspector.h"
 
 #include <QAction>
-#include <QApplication>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QFileInfo>
@@ -29,13 +28,10 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QProgressDialog>
-#include <QScopeGuard>
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QTableView>
 #include <QTimer>
-
 #include <QToolBar>
 
 #include <algorithm>
@@ -65,6 +61,7 @@ DebuggerUi::DebuggerUi(MainWindow* window)
     connect(m_window, &MainWindow::modelOpened, this, &DebuggerUi::onModelOpened);
     connect(m_controller, &DebugController::stateChanged, this, &DebuggerUi::onStateChanged);
     connect(m_controller, &DebugController::stopped, this, &DebuggerUi::onStopped);
+    connect(m_controller, &DebugController::stopShown, this, &DebuggerUi::onStopped);
     connect(m_controller, &DebugController::runCleared, this, &DebuggerUi::onRunCleared);
     connect(m_controller, &DebugController::progress, this, [this](qint64 done, qint64 total) {
         if (m_controller->state() == DebuggerState::Running)
@@ -297,7 +294,7 @@ void DebuggerUi::onStateChanged(DebuggerState state)
 {
     // The debugger's own actions follow the state by themselves (DebuggerActions); the export commands need values.
     const bool idle = state != DebuggerState::NoModel && state != DebuggerState::Running;
-    const bool haveValues = idle && m_controller->snapshot() != nullptr;
+    const bool haveValues = idle && m_controller->snapshot() != nullptr && !m_controller->summarising();
     if (m_exports)
         m_exports->updateActions(haveValues, m_inspector->tensor().defined());
     switch (state) {
@@ -348,6 +345,8 @@ void DebuggerUi::onStopped(const DebugSnapshotPtr& snapshot)
         // Exported models leave most sizes symbolic, and the Inputs dock can only guess them: a window or pooling node
         // may not fit. Say which sizes were guesses.
         text += guessedSizesNote();
+        if (snapshot->summarising) // the dialog comes with the values made before the failure
+            break;
         // Like a debugger stopping at an unhandled exception: a dialog says what failed, after the views show where.
         // Not when the comparison that started this run has already said so.
         if (m_quietFailures > 0) {
@@ -369,6 +368,8 @@ void DebuggerUi::onStopped(const DebugSnapshotPtr& snapshot)
     m_status->setToolTip(text); // the whole of it, when the status bar cuts it
     m_valueView->setStopStatus(text);
     onStateChanged(m_controller->state());
+    if (snapshot->summarising) // the position only: the inspector and a YieldOp's dialog wait for the values
+        return;
 
     // The inspector follows the selection: at the end of a run, a node selected in the graph (the first divergence of
     // a comparison) shows its value; while stepping, and without a selection, what the last node produced, like a
@@ -428,7 +429,7 @@ void DebuggerUi::applyDecorations()
     decorateRun(*m_window->graphView(), m_shown.get(), *m_breakpoints, m_colourByTime);
 }
 
-void DebuggerUi::onFrameSelected(const FrameSnapshot& frame, bool innermost)
+void DebuggerUi::onFrameSelected(const FrameSnapshot& frame, bool)
 {
     m_values->setFrameFilter(frame.id, QString::fromStdString(frame.label));
     GraphView* view = m_window->graphView();
@@ -436,7 +437,6 @@ void DebuggerUi::onFrameSelected(const FrameSnapshot& frame, bool innermost)
         view->centerOnNode(frame.graph, frame.position, false);
     else
         view->showGraph(frame.graph);
-    (void)innermost;
 }
 
 void DebuggerUi::onGraphNodeSelected(const Graph* graph, NodeId node)

@@ -40,7 +40,11 @@ arrays = onnxscope.torch.capture(model, x, path=out)
 committed = np.load(os.path.join(models, "module_tree_capture.npz"))
 written = np.load(out)
 expect(list(written.keys()) == list(committed.keys()), f"keys and order as committed ({list(written.keys())})")
-expect(all(np.array_equal(written[k], committed[k]) for k in committed.keys()), "values as committed")
+# Within float rounding: torch's CPU kernels pick their code path by the CPU (its GEMM differed in the last bit on a
+# Xeon with AMX from the machine that wrote the committed file); the bits are checked against torch itself below.
+expect(all(written[k].shape == committed[k].shape and written[k].dtype == committed[k].dtype
+           and np.allclose(written[k], committed[k], rtol=1e-5, atol=1e-6) for k in committed.keys()),
+       "values as committed, within float rounding")
 expect(list(arrays) == list(written.keys()), "the returned dict is what was written")
 with torch.no_grad():
     h = model.blocks[0](model.stem(x))

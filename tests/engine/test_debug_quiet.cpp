@@ -8,6 +8,7 @@
 
 #include <QtTest>
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <thread>
@@ -457,6 +458,47 @@ private slots:
         QVERIFY(fails.failed());
         QCOMPARE(fails.position(), failsSlow.position());
         compareRecords(fails, failsSlow);
+        qunsetenv("ONNXSCOPE_LOG_THREADS");
+    }
+
+    void aCancelledFillLeavesTheLogPendingAndLosesNothing()
+    {
+        qputenv("ONNXSCOPE_LOG_THREADS", "2");
+        const auto prog = std::make_shared<Program>(Model::fromText(kUnfused));
+        const Reference ref(prog, unfusedInputs());
+        DebuggerOptions options;
+        options.checkpointInterval = 3;
+        Debugger dbg(prog, options);
+        dbg.start(unfusedInputs());
+        QCOMPARE(dbg.runTo("Sub_1").reason, StopReason::RunToReached);
+        const uint64_t at = dbg.position();
+        const std::string path = dbg.session().framePath();
+        std::atomic<bool> cancel { true };
+        QVERIFY(!dbg.completeLog(&cancel));
+        QVERIFY(!dbg.logComplete());
+        QCOMPARE(dbg.position(), at);
+        QCOMPARE(dbg.session().framePath(), path);
+        // On from the stop quietly, the log still pending; then the log of both stretches, whole.
+        QCOMPARE(dbg.continueRun().reason, StopReason::Finished);
+        QCOMPARE(dbg.quietStretches(), size_t(2));
+        QVERIFY(!dbg.completeLog(&cancel));
+        cancel = false;
+        QVERIFY(dbg.completeLog(&cancel));
+        QVERIFY(dbg.logComplete());
+        QVERIFY(dbg.memoryStats().logSegments >= 2);
+        QCOMPARE(dbg.position(), ref.steps);
+        compareLog(dbg, ref);
+        QVERIFY(sameBits(dbg.session().outputs().at("y"), ref.outputs.at("y")));
+
+        // The serial replay moves the session: it is not cancelled.
+        qputenv("ONNXSCOPE_LOG_THREADS", "1");
+        Debugger one(prog, options);
+        one.start(unfusedInputs());
+        QCOMPARE(one.continueRun().reason, StopReason::Finished);
+        cancel = true;
+        QVERIFY(one.completeLog(&cancel));
+        QCOMPARE(one.memoryStats().logSegments, size_t(0));
+        compareLog(one, ref);
         qunsetenv("ONNXSCOPE_LOG_THREADS");
     }
 

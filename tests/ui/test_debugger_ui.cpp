@@ -1980,6 +1980,44 @@ agraph (float[2] x) => (float[2] out) {
         QCOMPARE(valuesDockRows(), quiet);
     }
 
+    void continueDuringTheSummariesGoesOnAndShowsEveryValue()
+    {
+        openText(kLoopThenRelu, QStringLiteral("loop_relu_continue.onnx"));
+        m_ui->inputs()->setTypedText(QStringLiteral("x"), QStringLiteral("0.5 -1 2 0.25"));
+        BreakpointSpec spec;
+        spec.kind = BreakpointSpec::Kind::OpType;
+        spec.pattern = QStringLiteral("Relu");
+        m_ui->breakpoints()->add(spec);
+        // The truth: a run node by node (Record Profile), to the breakpoint and on to the end.
+        m_ui->recordProfileAction()->setChecked(true);
+        QVERIFY(act(m_ui->continueAction()));
+        QVERIFY(act(m_ui->continueAction()));
+        QCOMPARE(controller()->state(), DebuggerState::Finished);
+        const StopView atEnd = stopView();
+        m_ui->recordProfileAction()->setChecked(false);
+
+        // A new run. Continue again as soon as the breakpoint's stop is shown, while its values are being summarised:
+        // the summaries are given up (or were done already), the run goes on, and the end shows every value.
+        QSignalSpy stopped(controller(), &DebugController::stopped);
+        int shownStops = 0;
+        auto* once = new QObject(this);
+        connect(controller(), &DebugController::stopShown, once, [&, once] {
+            if (++shownStops > 1)
+                return;
+            QVERIFY(controller()->summarising());
+            QCOMPARE(controller()->state(), DebuggerState::Paused);
+            QVERIFY(m_ui->continueAction()->isEnabled());
+            m_ui->continueAction()->trigger();
+            once->deleteLater();
+        });
+        m_ui->continueAction()->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(controller()->state(), DebuggerState::Finished, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(!controller()->summarising(), 20000);
+        QCOMPARE(stopped.count(), 1); // the end's: the breakpoint's stop was never completed
+        QVERIFY(controller()->snapshot()->quietStretches >= 2);
+        compareStops(stopView(), atEnd);
+    }
+
     void longRunCanBePausedAndStopped()
     {
         openText(kLongLoop, QStringLiteral("long.onnx"));

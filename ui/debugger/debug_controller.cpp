@@ -200,7 +200,12 @@ bool DebugController::issue(Command command, const QString& argument)
         request.breakpoints = m_breakpoints->breakpoints();
     m_stopRequested = false;
     m_runActive = true;
-    m_summarising = false; // the worker fills the log first, and this command's stop shows every value
+    // A command that goes on from the stop quietly, or a new run, needs none of the last stop's summaries: the worker
+    // gives them up. Any other (a step, a reverse move, Record Profile's observed run) needs the log: it waits.
+    const bool quietMove = !m_recordProfile && (command == Command::Continue || command == Command::RunTo);
+    if (m_summarising && (request.startNewRun || quietMove))
+        m_worker->cancelSummaries();
+    m_summarising = false; // else the worker fills the log first, and this command's stop shows every value
     if (request.startNewRun) {
         if (m_breakpoints)
             m_breakpoints->resetHits();
@@ -299,6 +304,8 @@ bool DebugController::stop()
 void DebugController::abandonRun()
 {
     cancelExport();
+    if (m_summarising)
+        m_worker->cancelSummaries();
     ++m_generation;
     m_runActive = false;
     m_reversible = false;

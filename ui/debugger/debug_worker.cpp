@@ -171,6 +171,7 @@ void DebugWorker::execute(const Request& request)
 {
     using C = DebugController;
     m_generation = request.generation;
+    m_cancelFill.store(false);
     StopInfo stop;
     std::string error;
     int64_t switchesBefore = -1; // while the command runs nodes
@@ -215,6 +216,12 @@ void DebugWorker::execute(const Request& request)
             if (!m_debugger->logComplete()) {
                 readPositionFromStop(stop);
                 post(request.generation, positionSnapshot(stop), false);
+                // A newer command gave the summaries up (cancelSummaries): it is queued behind this one, and its
+                // own stop shows the values; this one's complete stop would be stale.
+                if (!m_debugger->completeLog(&m_cancelFill)) {
+                    m_preemptions += involuntarySwitches() - switchesBefore;
+                    return;
+                }
             }
             readPositionFromLog();
         }

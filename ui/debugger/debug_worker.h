@@ -67,6 +67,11 @@ public:
             m_debugger->requestPause();
     }
 
+    /// Gives up summarising the last stop (the value log's fill after a quiet stretch), if it is under way: the
+    /// command the UI issues next needs none of it (a new run, or Continue/Run to, which go on from the stop with the
+    /// log pending). Thread-safe; the next command clears it.
+    void cancelSummaries() { m_cancelFill.store(true); }
+
     void execute(const Request& request);
     /// Main-graph nodes the current command has completed so far (DebugController's progress timer, any thread).
     int64_t liveMainNodesDone()
@@ -120,6 +125,7 @@ private:
     std::shared_ptr<const Program> m_program;
     std::mutex m_activeMutex; // guards m_debugger's lifetime against requestPause() from the UI thread
     std::atomic<quint64> m_pauseGeneration { 0 }; // the command the UI asked to pause (requestPause)
+    std::atomic<bool> m_cancelFill { false }; // cancelSummaries()
     std::unique_ptr<Debugger> m_debugger;
     std::shared_ptr<ThreadPool> m_pool; // the pool m_debugger's kernels use, alive as long as it
     quint64 m_generation = 0;

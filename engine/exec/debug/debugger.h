@@ -285,7 +285,10 @@ public:
     /// current position, bit-identical to the stretch. Every reader of the log (values(), findValue(), findRecord(),
     /// tracePoints(), heldValue(), materialize(), memoryStats()) and every move other than a quiet one calls it first;
     /// a caller may call it earlier, e.g. on its worker thread right after a stop. The debugger stays where it is.
-    void completeLog();
+    /// `cancel` (may be set from any thread while it runs): a fill by segments gives up when it is set, leaving the log
+    /// pending as before the call (nothing lost: the next call fills it from the start, and a quiet move goes on from
+    /// the stop without it); returns false then. The serial replay, which moves the session, is not cancelled.
+    bool completeLog(const std::atomic<bool>* cancel = nullptr);
     /// Whether the value log covers every step run so far (no quiet stretch waits for completeLog()).
     bool logComplete() const { return !m_logPending; }
     /// Quiet stretches run by continueRun() and runTo() since start().
@@ -411,12 +414,19 @@ private:
     size_t logThreads() const;
     /// completeLog() by segments: each span between the checkpoints of the pending stretches is replayed in a session
     /// of its own on a thread of its own, into a Debugger of its own (its records, summaries, call and frame records,
-    /// step log and checkpoints numbered from 0), then merged in order and renumbered. False (and nothing done) where
-    /// it does not apply; the serial replay then fills the log.
-    bool fillLogBySegments();
+    /// step log and checkpoints numbered from 0), then merged in order and renumbered. NotApplicable (nothing done)
+    /// where it does not apply, the serial replay then filling the log; Cancelled (nothing merged) when `cancel` was
+    /// set before the segments were done.
+    enum class SegmentFill { Filled, NotApplicable, Cancelled };
+    SegmentFill fillLogBySegments(const std::atomic<bool>* cancel);
+    /// Appends segment `seg`'s records, summaries, checkpoints (after `start`, the checkpoint it began at: null for
+    /// the first segment, whose start is the debugger's own), call and frame records and step log to the log,
+    /// renumbered from `ordinal` and `sequence` (which it advances); the frames open at the stop (`last`) get the
+    /// session's ids.
+    void mergeSegment(Debugger& seg, const Checkpoint* start, bool last, uint64_t& ordinal, uint64_t& sequence);
     /// Replays from `from` (its ordinal and sequence taken as 0) to position `to` in this (fresh) debugger's session,
     /// recording as `parent` records.
-    void replaySegment(const Debugger& parent, const Checkpoint& from, uint64_t to);
+    void replaySegment(const Debugger& parent, const Checkpoint& from, uint64_t to, const std::atomic<bool>* cancel);
     uint64_t m_mergedFrameIds = uint64_t(1) << 62; // ids given to the frames of merged segments
     size_t m_logSegments = 0;
     size_t m_quietStretches = 0;

@@ -40,7 +40,8 @@ void Debugger::maybeQuietCheckpoint()
     m_quietCheckpoints.push_back(std::move(c));
 }
 
-void Debugger::replaySegment(const Debugger& parent, const Checkpoint& from, uint64_t to)
+void Debugger::replaySegment(
+    const Debugger& parent, const Checkpoint& from, uint64_t to, const std::atomic<bool>* cancel)
 {
     m_session.options() = parent.m_session.options();
     m_mainFrameId = parent.m_mainFrameId;
@@ -56,7 +57,8 @@ void Debugger::replaySegment(const Debugger& parent, const Checkpoint& from, uin
     const std::vector<CallRecord> none;
     Replayer replay(m_session, this, none, start, *this);
     try {
-        while (m_steps < to && m_session.state() == Session::State::Running)
+        while (m_steps < to && m_session.state() == Session::State::Running
+            && !(cancel && cancel->load(std::memory_order_relaxed)))
             advanceSession(&replay);
     } catch (const Error&) {
         // The stretch ended in the node's failure, which the replay met again (the last segment only).
@@ -65,14 +67,78 @@ void Debugger::replaySegment(const Debugger& parent, const Checkpoint& from, uin
     m_replayedSteps = replay.advances();
 }
 
-bool Debugger::fillLogBySegments()
+void Debugger::mergeSegment(Debugger& seg, const Checkpoint* start, bool last, uint64_t& ordinal, uint64_t& sequence)
+{
+    std::unordered_map<uint64_t, uint64_t> ids { { m_mainFrameId, m_mainFrameId } };
+    if (last)
+        for (size_t f = 0; f < seg.m_session.depth(); ++f)
+            ids[seg.m_session.frame(f).id] = m_session.frame(f).id;
+    const auto mapId = [&](uint64_t id) {
+        auto it = ids.find(id);
+        return it != ids.end() ? it->second : ids.emplace(id, m_mergedFrameIds++).first->second;
+    };
+    if (start) {
+        Checkpoint c;
+        c.step = start->step;
+        c.ordinal = ordinal;
+        c.sequence = sequence;
+        c.frameId = start->frameId;
+        c.pc = start->pc;
+        c.values = start->values;
+        countCheckpoint(c, +1);
+        m_checkpoints.push_back(std::move(c));
+    }
+    for (Checkpoint& c : seg.m_checkpoints) {
+        c.ordinal += ordinal;
+        c.sequence += sequence;
+        countCheckpoint(c, +1);
+        m_checkpoints.push_back(std::move(c));
+    }
+    seg.m_checkpoints.clear();
+    for (auto& [id, rec] : seg.m_frameRecords) {
+        if (id == m_mainFrameId)
+            continue;
+        FrameRecord r = rec;
+        r.parent = mapId(rec.parent);
+        m_frameRecords[mapId(id)] = std::move(r);
+    }
+    for (RecordedValue& v : seg.m_values) {
+        v.ordinal += ordinal;
+        v.sequence += sequence;
+        v.frameId = mapId(v.frameId);
+        m_values.push_back(std::move(v));
+    }
+    seg.m_values.clear();
+    m_forgotten += seg.m_forgotten;
+    m_stepLog.insert(m_stepLog.end(), seg.m_stepLog.begin(), seg.m_stepLog.end());
+    for (CallRecord& c : seg.m_calls) {
+        c.ordinalBefore += ordinal;
+        c.ordinalAfter += ordinal;
+        c.sequenceBefore += sequence;
+        c.sequenceAfter += sequence;
+        addCallRecord(std::move(c));
+    }
+    if (last) {
+        m_openCalls = std::move(seg.m_openCalls);
+        for (CallRecord& c : m_openCalls) {
+            c.ordinalBefore += ordinal;
+            c.sequenceBefore += sequence;
+        }
+    }
+    m_replayedSteps += seg.m_replayedSteps;
+    m_checkpointInterval = std::max(m_checkpointInterval, seg.m_checkpointInterval);
+    ordinal += seg.m_ordinal;
+    sequence += seg.m_sequence;
+}
+
+Debugger::SegmentFill Debugger::fillLogBySegments(const std::atomic<bool>* cancel)
 {
     const size_t threads = logThreads();
     // A run that failed is left as its failing step left it (a plain step may have moved an input out of its frame):
     // the serial replay restores it node by node, as a debug run failing there would be.
     if (threads < 2 || m_quietCheckpoints.empty() || m_options.retention != ValueRetention::Summaries
         || m_options.iterationRetention != IterationRetention::All || m_session.state() == Session::State::Failed)
-        return false;
+        return SegmentFill::NotApplicable;
     const uint64_t target = m_steps;
     // A stretch of a few steps is not worth a thread and a session per segment, unless ONNXSCOPE_LOG_THREADS asks for
     // segments (tests, measurements). (The bench's models run 200-800 steps: a bound in steps cannot tell a 1 ms run
@@ -80,18 +146,18 @@ bool Debugger::fillLogBySegments()
     constexpr uint64_t kMinSteps = 64;
     const char* asked = std::getenv("ONNXSCOPE_LOG_THREADS");
     if (target - m_logFrom < kMinSteps && !(asked && *asked))
-        return false;
+        return SegmentFill::NotApplicable;
     // The checkpoint where the first pending stretch began, then those taken inside the stretches.
     auto at = std::lower_bound(m_checkpoints.begin(), m_checkpoints.end(), m_logFrom,
         [](const Checkpoint& c, uint64_t p) { return c.step < p; });
     if (at == m_checkpoints.end() || at->step != m_logFrom || m_stepLog.size() != m_logFrom)
-        return false;
+        return SegmentFill::NotApplicable;
     std::vector<const Checkpoint*> starts { &*at };
     for (const Checkpoint& c : m_quietCheckpoints)
         if (c.step > starts.back()->step && c.step < target)
             starts.push_back(&c);
     if (starts.size() < 2)
-        return false;
+        return SegmentFill::NotApplicable;
     const size_t n = starts.size();
     // Each segment keeps its checkpoints and call records within its share of the budget: together they take no more
     // than the serial replay's.
@@ -103,7 +169,7 @@ bool Debugger::fillLogBySegments()
     std::vector<std::exception_ptr> failures(n);
     const auto run = [&](size_t i) {
         try {
-            segments[i]->replaySegment(*this, *starts[i], i + 1 < n ? starts[i + 1]->step : target);
+            segments[i]->replaySegment(*this, *starts[i], i + 1 < n ? starts[i + 1]->step : target, cancel);
         } catch (...) {
             failures[i] = std::current_exception();
         }
@@ -123,81 +189,22 @@ bool Debugger::fillLogBySegments()
     }
     // Nothing is merged yet: if a segment did not replay as the run went (it cannot, short of a defect), the serial
     // replay fills the log instead.
+    if (cancel && cancel->load())
+        return SegmentFill::Cancelled;
     for (const std::exception_ptr& f : failures)
         if (f)
-            return false;
+            return SegmentFill::NotApplicable;
     const Debugger& tail = *segments.back();
     if (tail.m_steps != target || tail.m_session.state() != m_session.state()
         || tail.m_session.depth() != m_session.depth())
-        return false;
+        return SegmentFill::NotApplicable;
 
     // Merged in order: ordinals, sequence numbers and frame ids renumbered (the frames open at the stop get the ids of
     // the debugger's own frames).
     uint64_t ordinal = starts[0]->ordinal;
     uint64_t sequence = starts[0]->sequence;
-    for (size_t i = 0; i < n; ++i) {
-        Debugger& seg = *segments[i];
-        std::unordered_map<uint64_t, uint64_t> ids { { m_mainFrameId, m_mainFrameId } };
-        if (i + 1 == n)
-            for (size_t f = 0; f < seg.m_session.depth(); ++f)
-                ids[seg.m_session.frame(f).id] = m_session.frame(f).id;
-        const auto mapId = [&](uint64_t id) {
-            auto it = ids.find(id);
-            return it != ids.end() ? it->second : ids.emplace(id, m_mergedFrameIds++).first->second;
-        };
-        if (i > 0) {
-            Checkpoint c;
-            c.step = starts[i]->step;
-            c.ordinal = ordinal;
-            c.sequence = sequence;
-            c.frameId = starts[i]->frameId;
-            c.pc = starts[i]->pc;
-            c.values = starts[i]->values;
-            countCheckpoint(c, +1);
-            m_checkpoints.push_back(std::move(c));
-        }
-        for (Checkpoint& c : seg.m_checkpoints) {
-            c.ordinal += ordinal;
-            c.sequence += sequence;
-            countCheckpoint(c, +1);
-            m_checkpoints.push_back(std::move(c));
-        }
-        seg.m_checkpoints.clear();
-        for (auto& [id, rec] : seg.m_frameRecords) {
-            if (id == m_mainFrameId)
-                continue;
-            FrameRecord r = rec;
-            r.parent = mapId(rec.parent);
-            m_frameRecords[mapId(id)] = std::move(r);
-        }
-        for (RecordedValue& v : seg.m_values) {
-            v.ordinal += ordinal;
-            v.sequence += sequence;
-            v.frameId = mapId(v.frameId);
-            m_values.push_back(std::move(v));
-        }
-        seg.m_values.clear();
-        m_forgotten += seg.m_forgotten;
-        m_stepLog.insert(m_stepLog.end(), seg.m_stepLog.begin(), seg.m_stepLog.end());
-        for (CallRecord& c : seg.m_calls) {
-            c.ordinalBefore += ordinal;
-            c.ordinalAfter += ordinal;
-            c.sequenceBefore += sequence;
-            c.sequenceAfter += sequence;
-            addCallRecord(std::move(c));
-        }
-        if (i + 1 == n) {
-            m_openCalls = std::move(seg.m_openCalls);
-            for (CallRecord& c : m_openCalls) {
-                c.ordinalBefore += ordinal;
-                c.sequenceBefore += sequence;
-            }
-        }
-        m_replayedSteps += seg.m_replayedSteps;
-        m_checkpointInterval = std::max(m_checkpointInterval, seg.m_checkpointInterval);
-        ordinal += seg.m_ordinal;
-        sequence += seg.m_sequence;
-    }
+    for (size_t i = 0; i < n; ++i)
+        mergeSegment(*segments[i], i > 0 ? starts[i] : nullptr, i + 1 == n, ordinal, sequence);
     check(m_stepLog.size() == target, "the replayed step log does not cover the run");
     m_ordinal = ordinal;
     m_sequence = sequence;
@@ -212,7 +219,7 @@ bool Debugger::fillLogBySegments()
         --lastNode;
     keepToBudget(lastNode);
     m_logSegments = n;
-    return true;
+    return SegmentFill::Filled;
 }
 
 } // namespace onnxscope

@@ -264,11 +264,10 @@ StopInfo Debugger::runQuiet(const std::string& runToName)
     }
 }
 
-void Debugger::completeLog()
+bool Debugger::completeLog(const std::atomic<bool>* cancel)
 {
     if (!m_logPending)
-        return;
-    m_logPending = false;
+        return true;
     const uint64_t target = m_steps;
     const Session::State state = m_session.state();
     // The replay starts at the checkpoint taken where the first pending stretch began (or an earlier one, if the
@@ -279,10 +278,15 @@ void Debugger::completeLog()
     // By segments in parallel from the checkpoints taken during the stretches, the debugger's session left at the
     // stop; else by restoreTo() (which replays in the debugger's own session, arriving where it was).
     m_logSegments = 0;
-    const bool bySegments = fillLogBySegments();
+    m_logPending = false; // the replay's own moves find the log complete
+    const SegmentFill fill = fillLogBySegments(cancel);
+    if (fill == SegmentFill::Cancelled) {
+        m_logPending = true; // as before the call, the stretches' checkpoints kept
+        return false;
+    }
     m_quietCheckpoints.clear();
     m_quietSpacing = 0;
-    if (!bySegments) {
+    if (fill == SegmentFill::NotApplicable) {
         try {
             restoreTo(target);
         } catch (const Error&) {
@@ -292,6 +296,7 @@ void Debugger::completeLog()
     check(m_steps == target && m_session.state() == state,
         "the replay of a debug run did not arrive where the run stopped (step " + std::to_string(m_steps) + " of "
             + std::to_string(target) + ")");
+    return true;
 }
 
 } // namespace onnxscope

@@ -145,6 +145,22 @@ void Session::resume(uint64_t frameId, size_t pc, const std::vector<std::pair<Va
     m_state = State::Running;
 }
 
+void Session::adoptPosition(Session& other)
+{
+    check(other.m_program == m_program && other.m_frames.size() == m_frames.size(),
+        "a session can only take over the position of a session of the same program at the same frame depth");
+    for (size_t f = 0; f < m_frames.size(); ++f) {
+        other.m_frames[f]->id = m_frames[f]->id;
+        other.m_frames[f]->parentFrameId = m_frames[f]->parentFrameId;
+    }
+    std::swap(m_frames, other.m_frames);
+    std::swap(m_pathLengths, other.m_pathLengths);
+    std::swap(m_path, other.m_path);
+    std::swap(m_state, other.m_state);
+    std::swap(m_failure, other.m_failure);
+    std::swap(m_outputs, other.m_outputs);
+}
+
 void Session::pushFrame(const Plan& plan, std::vector<Value> inputs, std::string label, int64_t iteration)
 {
     const Graph& graph = *plan.graph;

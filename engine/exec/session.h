@@ -132,6 +132,12 @@ public:
     /// `values` the values live there (the others are the plan's constants), taken earlier from a run on the same
     /// inputs (the debugger's checkpoints). The main frame gets `frameId`; frames pushed later get new ids.
     void resume(uint64_t frameId, size_t pc, const std::vector<std::pair<ValueId, Value>>& values);
+    /// Takes over `other`'s position: its frames (their values, pending control-flow nodes), state, failure and
+    /// outputs, `other` being a session of the same program that arrived at a position of the same frame depth (a
+    /// replay of the span that led here). The frames taken over keep this session's frame ids, depth by depth; `other`
+    /// is left with this session's former frames. The debugger's shadow fill (log_shadow.cpp) leaves its session where
+    /// a run node by node would be, as the serial replay does.
+    void adoptPosition(Session& other);
     /// Asked, when a control-flow node is about to enter a subgraph call (the caller is the frame of the node),
     /// whether the call's outputs are known already: outputs returned skip the call (no frame, no events) and go to
     /// the node as the frame's would have, in a step that reports the call's StepKind::FrameLeft. The debugger's

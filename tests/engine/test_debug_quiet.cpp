@@ -461,6 +461,66 @@ private slots:
         qunsetenv("ONNXSCOPE_LOG_THREADS");
     }
 
+    void shadowFillAfterFusedStepsIsTheNodeByNodeLog()
+    {
+        // The replay that trails the stretches (log_shadow.cpp), started as each stretch begins; kModel's plain run
+        // fuses (Conv + Relu, the SiLU pair), so no checkpoint is taken inside the stretches and no segment replays.
+        qputenv("ONNXSCOPE_LOG_SHADOW", "1");
+        qputenv("ONNXSCOPE_LOG_THREADS", "2");
+        const Reference ref;
+        Session plain(program());
+        const auto plainOutputs = plain.run(modelInputs());
+        QVERIFY(plain.fusedSteps() >= 2);
+        DebuggerOptions options;
+        options.checkpointInterval = 2;
+        Debugger dbg(program(), options);
+        dbg.start(modelInputs());
+        QCOMPARE(dbg.continueRun().reason, StopReason::Finished);
+        QCOMPARE(dbg.session().fusedSteps(), plain.fusedSteps());
+        QVERIFY(sameBits(dbg.session().outputs().at("y"), plainOutputs.at("y")));
+        QVERIFY(dbg.completeLog());
+        QVERIFY(dbg.memoryStats().logShadow);
+        QCOMPARE(dbg.memoryStats().logSegments, size_t(0));
+        QCOMPARE(dbg.position(), ref.steps);
+        compareLog(dbg, ref);
+        // The stop holds the replay's values, as after the serial replay: the run node by node's.
+        QVERIFY(sameBits(dbg.session().outputs().at("y"), ref.outputs.at("y")));
+
+        // A stop inside the If inside the Loop, its fill given up, then on to the end: the shadow trails both
+        // stretches, and the log is whole.
+        uint64_t atSub = 0;
+        const Reference toSub("Sub_1", &atSub);
+        dbg.reset();
+        QCOMPARE(dbg.runTo("Sub_1").reason, StopReason::RunToReached);
+        QCOMPARE(dbg.position(), atSub);
+        std::atomic<bool> cancel { true };
+        QVERIFY(!dbg.completeLog(&cancel));
+        QVERIFY(!dbg.logComplete());
+        QCOMPARE(dbg.continueRun().reason, StopReason::Finished);
+        QCOMPARE(dbg.quietStretches(), size_t(2));
+        compareLog(dbg, ref);
+        QVERIFY(dbg.memoryStats().logShadow);
+
+        // Filled at a stop inside the subgraphs: the frames open there are the session's, and moves go on from it.
+        dbg.reset();
+        QCOMPARE(dbg.runTo("Sub_1").reason, StopReason::RunToReached);
+        QVERIFY(dbg.completeLog());
+        QVERIFY(dbg.memoryStats().logShadow);
+        QCOMPARE(dbg.position(), atSub);
+        QVERIFY2(dbg.session().framePath().find("iteration 2") != std::string::npos, dbg.session().framePath().c_str());
+        const RecordedValue* acc = dbg.findValue("acc");
+        QVERIFY(acc && acc->iteration == 2);
+        QVERIFY(dbg.heldValue(*acc));
+        QCOMPARE(dbg.stepBack().reason, StopReason::Step);
+        QCOMPARE(dbg.step().reason, StopReason::Step);
+        QCOMPARE(dbg.continueRun().reason, StopReason::Finished);
+        compareLog(dbg, ref);
+        QVERIFY(sameBits(dbg.session().outputs().at("y"), ref.outputs.at("y")));
+
+        qunsetenv("ONNXSCOPE_LOG_THREADS");
+        qunsetenv("ONNXSCOPE_LOG_SHADOW");
+    }
+
     void aCancelledFillLeavesTheLogPendingAndLosesNothing()
     {
         qputenv("ONNXSCOPE_LOG_THREADS", "2");

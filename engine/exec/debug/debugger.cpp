@@ -2,6 +2,7 @@
 // The Debugger's stepping, stops and reverse searches; its value log is in value_log.cpp, its replayer (checkpoints,
 // call records, replays) in replay.cpp.
 #include "engine/exec/debug/debugger.h"
+#include "engine/exec/debug/shadow_fill.h"
 
 #include "engine/core/spare_vectors.h"
 #include "engine/exec/debug/cache_limit.h"
@@ -78,6 +79,7 @@ Debugger::Debugger(std::shared_ptr<const Program> program, DebuggerOptions optio
 
 Debugger::~Debugger()
 {
+    stopShadow();
     CacheLimit::unset(this);
     m_session.removeObserver(this);
     SpareVectors<RecordedValue>::give(m_values);
@@ -85,6 +87,8 @@ Debugger::~Debugger()
 
 void Debugger::start(const std::map<std::string, Value>& inputs)
 {
+    stopShadow();
+    m_logShadow = false;
     m_values.clear();
     m_replayDigests.clear();
     m_calls.clear();
@@ -187,6 +191,7 @@ bool Debugger::setBreakpointEnabled(int id, bool enabled)
 
 void Debugger::setYieldOutputs(std::map<std::string, Value> outputs)
 {
+    stopShadow(); // its session took the options as they were: the serial or segment fill replays with these
     for (auto& [name, value] : outputs)
         m_session.options().yieldOutputs[name] = std::move(value);
 }

@@ -175,6 +175,8 @@ struct MemoryStats {
     size_t skippedCalls = 0; // calls the replays passed over with their recorded outputs instead of running them
     /// Segments the last completeLog() replayed in parallel (0: it replayed serially, or there was no log to fill).
     size_t logSegments = 0;
+    /// Whether the last completeLog() took the log replayed while the run went (the shadow fill, log_shadow.cpp).
+    bool logShadow = false;
     std::chrono::nanoseconds rematerializationTime { 0 };
 };
 
@@ -396,6 +398,9 @@ private:
     /// continueRun()/runTo() as a plain run: fused, in place, values freed, no events; the steps counted, the log
     /// left for completeLog().
     StopInfo runQuiet(const std::string& runToName);
+    /// A stretch begins: the checkpoint where the pending log begins and the spacing of those inside the stretches (for
+    /// the first pending one), the shadow fill started at once (ONNXSCOPE_LOG_SHADOW=1); whether to start it later.
+    bool beginQuietStretch();
     /// Fills the quiet stretches' log (completeLog) before a move that runs node by node or goes back.
     void beginMove() { completeLog(); }
     std::unordered_set<SessionObserver*> m_extraObservers;
@@ -429,6 +434,24 @@ private:
     void replaySegment(const Debugger& parent, const Checkpoint& from, uint64_t to, const std::atomic<bool>* cancel);
     uint64_t m_mergedFrameIds = uint64_t(1) << 62; // ids given to the frames of merged segments
     size_t m_logSegments = 0;
+    /// After the merge of segments or of the shadow: the counters, the position's caches, the budget.
+    void finishMergedLog(uint64_t target, uint64_t ordinal, uint64_t sequence);
+    /// The shadow fill (log_shadow.cpp): while quiet stretches run on one thread with a core to spare, their log is
+    /// replayed node by node from the checkpoint where the pending stretches began, on a thread of its own, into a
+    /// Debugger of its own, trailing the run's position (m_livePosition); completeLog() waits for it to reach the stop
+    /// and merges it as one segment. It needs no checkpoint inside the stretches, so fused steps do not stop it.
+    struct ShadowFill;
+    std::unique_ptr<ShadowFill> m_shadow;
+    bool m_logShadow = false;
+    /// ONNXSCOPE_LOG_SHADOW: 0 never, 1 as each stretch begins (tests), 2 once a stretch ran 1 ms (measurements);
+    /// unset (3): once a stretch ran 1 ms, where the machine has two hardware threads beyond the run's.
+    static int shadowMode();
+    bool shadowWanted() const;
+    void startShadow();
+    /// Gives the shadow up and waits for its thread (nothing merged).
+    void stopShadow();
+    void shadowLoop(ShadowFill& shadow, const Checkpoint& from);
+    SegmentFill fillLogFromShadow(const std::atomic<bool>* cancel);
     size_t m_quietStretches = 0;
 
     using StopPredicate = std::function<bool(const Session::StepResult&)>;

@@ -132,6 +132,23 @@ void Debugger::mergeSegment(Debugger& seg, const Checkpoint* start, bool last, u
     sequence += seg.m_sequence;
 }
 
+void Debugger::finishMergedLog(uint64_t target, uint64_t ordinal, uint64_t sequence)
+{
+    check(m_stepLog.size() == target, "the replayed step log does not cover the run");
+    m_ordinal = ordinal;
+    m_sequence = sequence;
+    m_pathRecord = nullptr;
+    m_pathFrameId = 0;
+    m_afterStop.reset();
+    // As after the last node of the serial replay: its values are not dropped entries that may be forgotten.
+    size_t lastNode = m_values.size();
+    while (lastNode > 0 && !m_values.empty() && m_values[lastNode - 1].sequence == m_values.back().sequence
+        && m_values[lastNode - 1].frameId == m_values.back().frameId
+        && m_values[lastNode - 1].producer == m_values.back().producer)
+        --lastNode;
+    keepToBudget(lastNode);
+}
+
 Debugger::SegmentFill Debugger::fillLogBySegments(const std::atomic<bool>* cancel)
 {
     const size_t threads = logThreads();
@@ -206,19 +223,7 @@ Debugger::SegmentFill Debugger::fillLogBySegments(const std::atomic<bool>* cance
     uint64_t sequence = starts[0]->sequence;
     for (size_t i = 0; i < n; ++i)
         mergeSegment(*segments[i], i > 0 ? starts[i] : nullptr, i + 1 == n, ordinal, sequence);
-    check(m_stepLog.size() == target, "the replayed step log does not cover the run");
-    m_ordinal = ordinal;
-    m_sequence = sequence;
-    m_pathRecord = nullptr;
-    m_pathFrameId = 0;
-    m_afterStop.reset();
-    // As after the last node of the serial replay: its values are not dropped entries that may be forgotten.
-    size_t lastNode = m_values.size();
-    while (lastNode > 0 && !m_values.empty() && m_values[lastNode - 1].sequence == m_values.back().sequence
-        && m_values[lastNode - 1].frameId == m_values.back().frameId
-        && m_values[lastNode - 1].producer == m_values.back().producer)
-        --lastNode;
-    keepToBudget(lastNode);
+    finishMergedLog(target, ordinal, sequence);
     m_logSegments = n;
     return SegmentFill::Filled;
 }

@@ -5,9 +5,11 @@
 // unfused); the value log of the stretch is filled in after the stop by a replay from the
 // checkpoint where it began (completeLog). And the after-node breakpoints' test, which both kinds of run share.
 #include "engine/exec/debug/debugger.h"
+#include "engine/exec/debug/shadow_fill.h"
 
 #include "engine/exec/observers/output_watch.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <functional>
 #include <string_view>
@@ -139,11 +141,8 @@ std::unordered_set<const Node*> Debugger::quietWatched() const
     return watched;
 }
 
-StopInfo Debugger::runQuiet(const std::string& runToName)
+bool Debugger::beginQuietStretch()
 {
-    // Resuming from a stop skips the checks at the node we are sitting at, except right after start() (runUntil).
-    bool skipChecks = !m_freshStart;
-    m_freshStart = false;
     if (!m_logPending) {
         m_logPending = true;
         m_logFrom = m_steps;
@@ -159,6 +158,24 @@ StopInfo Debugger::runQuiet(const std::string& runToName)
         m_quietNextPc = pc + m_quietSpacing;
     }
     ++m_quietStretches;
+    // The shadow fill, as the stretch begins (tests) or once it has run 1 ms (a shorter run's log costs less than a
+    // thread does; log_shadow.cpp).
+    const bool shadow = shadowWanted();
+    if (shadow && shadowMode() == 1) {
+        startShadow();
+        return false;
+    }
+    return shadow;
+}
+
+StopInfo Debugger::runQuiet(const std::string& runToName)
+{
+    // Resuming from a stop skips the checks at the node we are sitting at, except right after start() (runUntil).
+    bool skipChecks = !m_freshStart;
+    m_freshStart = false;
+    bool shadowLater = beginQuietStretch();
+    const auto began = std::chrono::steady_clock::now();
+    unsigned sinceLook = 0;
     const std::unordered_set<const Node*> stops = quietStops(runToName);
     const std::unordered_set<const Node*> watched = quietWatched();
     std::unordered_set<const Node*> barriers = stops;
@@ -247,6 +264,13 @@ StopInfo Debugger::runQuiet(const std::string& runToName)
         }
         if (m_quietSpacing)
             maybeQuietCheckpoint();
+        if (shadowLater && ++sinceLook == 32) {
+            sinceLook = 0;
+            if (std::chrono::steady_clock::now() - began >= std::chrono::milliseconds(1)) {
+                startShadow();
+                shadowLater = false;
+            }
+        }
         if (watching && r.kind == Session::StepKind::NodeDone && r.node == watching && r.depth == watchDepth) {
             quiet.watch(false);
             watching = nullptr;
@@ -278,8 +302,17 @@ bool Debugger::completeLog(const std::atomic<bool>* cancel)
     // By segments in parallel from the checkpoints taken during the stretches, the debugger's session left at the
     // stop; else by restoreTo() (which replays in the debugger's own session, arriving where it was).
     m_logSegments = 0;
+    m_logShadow = false;
     m_logPending = false; // the replay's own moves find the log complete
-    const SegmentFill fill = fillLogBySegments(cancel);
+    SegmentFill fill = SegmentFill::NotApplicable;
+    // The shadow replay, if one trails the stretches (not after a failure: the serial replay restores the failed
+    // step's frame as a debug run failing there leaves it); else by segments; else serially.
+    if (m_shadow && state == Session::State::Failed)
+        stopShadow();
+    if (m_shadow)
+        fill = fillLogFromShadow(cancel);
+    if (fill == SegmentFill::NotApplicable)
+        fill = fillLogBySegments(cancel);
     if (fill == SegmentFill::Cancelled) {
         m_logPending = true; // as before the call, the stretches' checkpoints kept
         return false;

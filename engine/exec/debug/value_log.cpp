@@ -256,6 +256,7 @@ MemoryStats Debugger::memoryStats() const
     s.callRecordBytes = m_callBytes;
     s.skippedCalls = m_skippedCalls;
     s.logSegments = m_logSegments;
+    s.logShadow = m_logShadow;
     return s;
 }
 

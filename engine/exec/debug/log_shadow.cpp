@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: MIT
+// The shadow fill: the value log of the pending quiet stretches replayed node by node while they run, on a core the run
+// leaves free, trailing the run's position; completeLog() then waits only for what the replay has left when the run
+// stops, and merges it as one segment (log_fill.cpp's mergeSegment). The replay starts at the checkpoint where the
+// pending stretches began, which holds the values of a run node by node, so the log is bit-identical to one whatever
+// the stretches fused.
+#include "engine/exec/debug/shadow_fill.h"
+
+#include "engine/core/thread_pool.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <string_view>
+
+namespace onnxscope {
+
+int Debugger::shadowMode()
+{
+    const char* v = std::getenv("ONNXSCOPE_LOG_SHADOW"); // read per stretch: tests set it
+    if (!v || !*v)
+        return 3;
+    const std::string_view mode(v);
+    return mode == "0" ? 0 : mode == "1" ? 1 : 2;
+}
+
+bool Debugger::shadowWanted() const
+{
+    if (m_shadow || shadowMode() == 0 || m_options.retention != ValueRetention::Summaries
+        || m_options.iterationRetention != IterationRetention::All || logThreads() < 2)
+        return false;
+    if (shadowMode() != 3)
+        return true;
+    // By default only with two hardware threads beyond the run's: on a machine of two, the replay on the second slowed
+    // the run by up to 40 % (docs/performance.md: the two may share a core, or its caches), against a debug run's
+    // goal of 1.10x a plain one.
+    static const unsigned hardware = std::thread::hardware_concurrency();
+    const ThreadPool* pool = m_session.options().threadPool;
+    const unsigned runThreads = pool ? static_cast<unsigned>(std::max(1, pool->threads())) : 1u;
+    return hardware >= runThreads + 2;
+}
+
+void Debugger::startShadow()
+{
+    const auto at = std::lower_bound(m_checkpoints.begin(), m_checkpoints.end(), m_logFrom,
+        [](const Checkpoint& c, uint64_t p) { return c.step < p; });
+    if (at == m_checkpoints.end() || at->step != m_logFrom || m_stepLog.size() != m_logFrom)
+        return;
+    auto shadow = std::make_unique<ShadowFill>();
+    DebuggerOptions options = m_options;
+    options.memoryBudget = m_options.memoryBudget / 2; // with the run's own, no more than the serial replay's
+    shadow->debugger = std::make_unique<Debugger>(m_program, options);
+    Debugger& seg = *shadow->debugger;
+    seg.m_session.options() = m_session.options();
+    seg.m_session.options().threadPool = nullptr; // the run's pool is the run's: the replay takes the free core alone
+    seg.m_mainFrameId = m_mainFrameId;
+    seg.m_frameRecords[m_mainFrameId] = m_frameRecords.at(m_mainFrameId);
+    seg.m_checkpointInterval = m_checkpointInterval;
+    seg.m_steps = at->step;
+    Checkpoint start;
+    start.step = at->step;
+    start.frameId = at->frameId;
+    start.pc = at->pc;
+    start.values = at->values;
+    ShadowFill* raw = shadow.get();
+    shadow->thread = std::thread([this, raw, start = std::move(start)] { shadowLoop(*raw, start); });
+    m_shadow = std::move(shadow);
+}
+
+void Debugger::shadowLoop(ShadowFill& shadow, const Checkpoint& from)
+{
+    Debugger& seg = *shadow.debugger;
+    std::exception_ptr failure;
+    try {
+        seg.m_replaying = true;
+        const std::vector<CallRecord> none;
+        Replayer replay(seg.m_session, &seg, none, from, seg);
+        bool more = true;
+        while (more) {
+            uint64_t limit = 0;
+            {
+                std::unique_lock lock(shadow.mutex);
+                while (true) {
+                    const bool running = seg.m_session.state() == Session::State::Running;
+                    if (shadow.stop || !running || seg.m_steps >= shadow.target) {
+                        more = false;
+                        break;
+                    }
+                    // Up to where the run is: it publishes its position after each step, without a notification.
+                    limit = std::min(shadow.target, m_livePosition.load(std::memory_order_relaxed));
+                    if (seg.m_steps < limit)
+                        break;
+                    shadow.cv.wait_for(lock, std::chrono::microseconds(200));
+                }
+            }
+            while (more && seg.m_steps < limit && seg.m_session.state() == Session::State::Running)
+                seg.advanceSession(&replay);
+        }
+        seg.m_replayedSteps = replay.advances();
+    } catch (...) {
+        failure = std::current_exception();
+    }
+    seg.m_replaying = false;
+    std::lock_guard lock(shadow.mutex);
+    shadow.failure = failure;
+    shadow.done = true;
+    shadow.cv.notify_all();
+}
+
+void Debugger::stopShadow()
+{
+    if (!m_shadow)
+        return;
+    {
+        std::lock_guard lock(m_shadow->mutex);
+        m_shadow->stop = true;
+        m_shadow->cv.notify_all();
+    }
+    m_shadow->thread.join();
+    m_shadow.reset();
+}
+
+Debugger::SegmentFill Debugger::fillLogFromShadow(const std::atomic<bool>* cancel)
+{
+    ShadowFill& shadow = *m_shadow;
+    const uint64_t target = m_steps;
+    {
+        std::unique_lock lock(shadow.mutex);
+        shadow.target = target;
+        shadow.cv.notify_all();
+        while (!shadow.done) {
+            if (cancel && cancel->load()) {
+                // The replay goes on trailing the run: a later stretch and fill take it up where it is.
+                shadow.target = UINT64_MAX;
+                return SegmentFill::Cancelled;
+            }
+            shadow.cv.wait_for(lock, std::chrono::milliseconds(1));
+        }
+    }
+    shadow.thread.join();
+    const std::unique_ptr<ShadowFill> owned = std::move(m_shadow);
+    Debugger& seg = *owned->debugger;
+    // A replay that did not arrive where the run stopped (it cannot, short of a defect) is left for the other fills.
+    if (owned->failure || seg.m_steps != target || seg.m_session.state() != m_session.state()
+        || seg.m_session.depth() != m_session.depth())
+        return SegmentFill::NotApplicable;
+    const auto at = std::lower_bound(m_checkpoints.begin(), m_checkpoints.end(), m_logFrom,
+        [](const Checkpoint& c, uint64_t p) { return c.step < p; });
+    if (at == m_checkpoints.end() || at->step != m_logFrom || m_stepLog.size() != m_logFrom)
+        return SegmentFill::NotApplicable;
+    uint64_t ordinal = at->ordinal;
+    uint64_t sequence = at->sequence;
+    mergeSegment(seg, nullptr, true, ordinal, sequence);
+    finishMergedLog(target, ordinal, sequence);
+    // The stop holds what the log recorded, as after the serial replay: a run node by node's values, where the run's
+    // own may differ in their last bits after a fused step (fusion.h).
+    m_session.adoptPosition(seg.m_session);
+    m_logShadow = true;
+    return SegmentFill::Filled;
+}
+
+} // namespace onnxscope

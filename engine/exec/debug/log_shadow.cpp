@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <string_view>
+#include <system_error>
 
 namespace onnxscope {
 
@@ -62,7 +63,11 @@ void Debugger::startShadow()
     start.pc = at->pc;
     start.values = at->values;
     ShadowFill* raw = shadow.get();
-    shadow->thread = std::thread([this, raw, start = std::move(start)] { shadowLoop(*raw, start); });
+    try {
+        shadow->thread = std::thread([this, raw, start = std::move(start)] { shadowLoop(*raw, start); });
+    } catch (const std::system_error&) {
+        return; // no thread to be had: the log is filled after the stop, as without the shadow
+    }
     m_shadow = std::move(shadow);
 }
 

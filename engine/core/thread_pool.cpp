@@ -161,7 +161,8 @@ int ThreadPool::startedWorkers() const
 
 int ThreadPool::hardwareThreads()
 {
-    return std::max(1u, std::thread::hardware_concurrency());
+    static const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); // reads /sys
+    return hardware;
 }
 
 void ThreadPool::run(int64_t n, int64_t grain, RangeFn fn, void* context)

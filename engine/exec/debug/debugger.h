@@ -436,6 +436,9 @@ private:
     size_t m_logSegments = 0;
     /// After the merge of segments or of the shadow: the counters, the position's caches, the budget.
     void finishMergedLog(uint64_t target, uint64_t ordinal, uint64_t sequence);
+    /// The checkpoint where the pending log begins (m_logFrom), the log recorded up to it; null if the budget thinned
+    /// it away (the serial replay then starts at an earlier one).
+    const Checkpoint* pendingLogStart() const;
     /// The shadow fill (log_shadow.cpp): while quiet stretches run on one thread with a core to spare, their log is
     /// replayed node by node from the checkpoint where the pending stretches began, on a thread of its own, into a
     /// Debugger of its own, trailing the run's position (m_livePosition); completeLog() waits for it to reach the stop

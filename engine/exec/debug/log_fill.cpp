@@ -25,6 +25,15 @@ size_t Debugger::logThreads() const
     return std::max<size_t>(2, pool ? static_cast<size_t>(pool->threads()) : 1);
 }
 
+const Checkpoint* Debugger::pendingLogStart() const
+{
+    const auto at = std::lower_bound(m_checkpoints.begin(), m_checkpoints.end(), m_logFrom,
+        [](const Checkpoint& c, uint64_t p) { return c.step < p; });
+    if (at == m_checkpoints.end() || at->step != m_logFrom || m_stepLog.size() != m_logFrom)
+        return nullptr;
+    return &*at;
+}
+
 void Debugger::maybeQuietCheckpoint()
 {
     if (m_session.depth() != 1 || m_session.state() != Session::State::Running)
@@ -166,11 +175,10 @@ Debugger::SegmentFill Debugger::fillLogBySegments(const std::atomic<bool>* cance
     if (target - m_logFrom < kMinSteps && !(asked && *asked))
         return SegmentFill::NotApplicable;
     // The checkpoint where the first pending stretch began, then those taken inside the stretches.
-    auto at = std::lower_bound(m_checkpoints.begin(), m_checkpoints.end(), m_logFrom,
-        [](const Checkpoint& c, uint64_t p) { return c.step < p; });
-    if (at == m_checkpoints.end() || at->step != m_logFrom || m_stepLog.size() != m_logFrom)
+    const Checkpoint* at = pendingLogStart();
+    if (!at)
         return SegmentFill::NotApplicable;
-    std::vector<const Checkpoint*> starts { &*at };
+    std::vector<const Checkpoint*> starts { at };
     for (const Checkpoint& c : m_quietCheckpoints)
         if (c.step > starts.back()->step && c.step < target)
             starts.push_back(&c);

@@ -34,17 +34,15 @@ bool Debugger::shadowWanted() const
     // By default only with two hardware threads beyond the run's: on a machine of two, the replay on the second slowed
     // the run by up to 40 % (docs/performance.md: the two may share a core, or its caches), against a debug run's
     // goal of 1.10x a plain one.
-    static const unsigned hardware = std::thread::hardware_concurrency();
     const ThreadPool* pool = m_session.options().threadPool;
-    const unsigned runThreads = pool ? static_cast<unsigned>(std::max(1, pool->threads())) : 1u;
-    return hardware >= runThreads + 2;
+    const int runThreads = pool ? std::max(1, pool->threads()) : 1;
+    return ThreadPool::hardwareThreads() >= runThreads + 2;
 }
 
 void Debugger::startShadow()
 {
-    const auto at = std::lower_bound(m_checkpoints.begin(), m_checkpoints.end(), m_logFrom,
-        [](const Checkpoint& c, uint64_t p) { return c.step < p; });
-    if (at == m_checkpoints.end() || at->step != m_logFrom || m_stepLog.size() != m_logFrom)
+    const Checkpoint* at = pendingLogStart();
+    if (!at)
         return;
     auto shadow = std::make_unique<ShadowFill>();
     DebuggerOptions options = m_options;
@@ -148,9 +146,8 @@ Debugger::SegmentFill Debugger::fillLogFromShadow(const std::atomic<bool>* cance
     if (owned->failure || seg.m_steps != target || seg.m_session.state() != m_session.state()
         || seg.m_session.depth() != m_session.depth())
         return SegmentFill::NotApplicable;
-    const auto at = std::lower_bound(m_checkpoints.begin(), m_checkpoints.end(), m_logFrom,
-        [](const Checkpoint& c, uint64_t p) { return c.step < p; });
-    if (at == m_checkpoints.end() || at->step != m_logFrom || m_stepLog.size() != m_logFrom)
+    const Checkpoint* at = pendingLogStart();
+    if (!at)
         return SegmentFill::NotApplicable;
     uint64_t ordinal = at->ordinal;
     uint64_t sequence = at->sequence;

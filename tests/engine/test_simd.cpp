@@ -634,6 +634,93 @@ private slots:
         }
     }
 
+    void gemmBiasOnPackedPanelsEqualsTheUnpackedTiles()
+    {
+        // Products with many rows and a deep k run on panels of B packed block by block of k; fewer rows run on the
+        // register tiles over B in place. Each element is the same chain of multiply-adds either way, so C computed
+        // whole equals C computed a few rows at a time, to the bit: across blocks of k (depth past 192 and 256),
+        // row counts that end in a partial tile, and column counts that end in partial panels and vectors. The
+        // baseline level runs on Eigen's GEMM, whose blocking depends on the sizes: there only the definition holds.
+        std::mt19937 rng(kSeed + 8);
+        std::uniform_int_distribution<int64_t> rowsDist(16, 70), colsDist(16, 230), depthDist(32, 700), padDist(0, 3);
+        for (const simd::Ops* ops : simd::supportedOps()) {
+            for (int trial = 0; trial < 30; ++trial) {
+                const int64_t m = rowsDist(rng), n = colsDist(rng), k = trial == 0 ? 1100 : depthDist(rng);
+                const int64_t lda = k + padDist(rng), ldb = n + padDist(rng), ldc = n + padDist(rng);
+                const bool withBias = trial % 2 == 0;
+                const auto a = randomFloats(rng, static_cast<size_t>(m * lda));
+                const auto b = randomFloats(rng, static_cast<size_t>(k * ldb));
+                const auto bias = randomFloats(rng, static_cast<size_t>(m));
+                const auto c0 = randomFloats(rng, static_cast<size_t>(m * ldc));
+                auto whole = c0, byRows = c0;
+                ops->gemmBias(
+                    m, n, k, a.data(), lda, b.data(), ldb, withBias ? bias.data() : nullptr, whole.data(), ldc);
+                for (int64_t i = 0; i < m; i += 5) {
+                    const int64_t rows = std::min<int64_t>(5, m - i);
+                    ops->gemmBias(rows, n, k, a.data() + i * lda, lda, b.data(), ldb,
+                        withBias ? bias.data() + i : nullptr, byRows.data() + i * ldc, ldc);
+                }
+                for (int64_t i = 0; i < m; ++i)
+                    for (int64_t j = 0; j < ldc; ++j) {
+                        const size_t at = static_cast<size_t>(i * ldc + j);
+                        const bool tiled = std::string(ops->name) != "baseline";
+                        QVERIFY2(!tiled || whole[at] == byRows[at],
+                            qPrintable(QString("%1: m %2 n %3 k %4: C[%5, %6] = %7 whole, %8 by rows")
+                                           .arg(ops->name)
+                                           .arg(m)
+                                           .arg(n)
+                                           .arg(k)
+                                           .arg(i)
+                                           .arg(j)
+                                           .arg(whole[at], 0, 'g', 9)
+                                           .arg(byRows[at], 0, 'g', 9)));
+                        if (j >= n)
+                            QCOMPARE(whole[at], c0[at]);
+                    }
+                // gemmPanels (B in panels of kGemmPanel columns) and gemmPackedA (A packed by packA, B in place or in
+                // panels) give the same floats.
+                std::vector<float> panels(static_cast<size_t>(k * n + simd::kGemmPanelSlack), 0.0f);
+                for (int64_t j0 = 0; j0 < n; j0 += simd::kGemmPanel) {
+                    const int64_t w = std::min(simd::kGemmPanel, n - j0);
+                    for (int64_t p = 0; p < k; ++p)
+                        for (int64_t q = 0; q < w; ++q)
+                            panels[static_cast<size_t>(j0 * k + p * w + q)] = b[static_cast<size_t>(p * ldb + j0 + q)];
+                }
+                std::vector<float> ap(static_cast<size_t>((m + ops->packRows - 1) / ops->packRows * ops->packRows * k));
+                ops->packA(m, k, a.data(), lda, ap.data());
+                const float* bp = withBias ? bias.data() : nullptr;
+                auto viaPanels = c0, packedInPlace = c0, packedPanels = c0;
+                ops->gemmPanels(m, n, k, a.data(), lda, panels.data(), bp, viaPanels.data(), ldc);
+                ops->gemmPackedA(m, n, k, ap.data(), b.data(), ldb, bp, packedInPlace.data(), ldc);
+                ops->gemmPackedA(m, n, k, ap.data(), panels.data(), 0, bp, packedPanels.data(), ldc);
+                for (const auto* other : { &viaPanels, &packedInPlace, &packedPanels })
+                    for (size_t at = 0; at < whole.size(); ++at) {
+                        const bool outside = static_cast<int64_t>(at) % ldc >= n;
+                        QVERIFY2(outside
+                                ? (*other)[at] == c0[at]
+                                : (std::string(ops->name) != "baseline" ? (*other)[at] == whole[at]
+                                                                        : close((*other)[at], whole[at], 1e-4, 1e-4)),
+                            qPrintable(QString("%1: m %2 n %3 k %4: element %5 = %6, gemmBias %7")
+                                           .arg(ops->name)
+                                           .arg(m)
+                                           .arg(n)
+                                           .arg(k)
+                                           .arg(at)
+                                           .arg((*other)[at], 0, 'g', 9)
+                                           .arg(whole[at], 0, 'g', 9)));
+                    }
+                // And against the definition, for the packed path's own correctness.
+                for (int64_t i = 0; i < m; i += 7)
+                    for (int64_t j = 0; j < n; j += 3) {
+                        double want = withBias ? bias[static_cast<size_t>(i)] : 0.0;
+                        for (int64_t p = 0; p < k; ++p)
+                            want += double(a[static_cast<size_t>(i * lda + p)]) * b[static_cast<size_t>(p * ldb + j)];
+                        QVERIFY(close(whole[static_cast<size_t>(i * ldc + j)], want, 1e-4, 1e-4));
+                    }
+            }
+        }
+    }
+
     void activationsMatchTheScalarRules()
     {
         std::mt19937 rng(kSeed + 1);

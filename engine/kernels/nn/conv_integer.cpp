@@ -77,7 +77,7 @@ public:
                 throw ctx.error("x and w must be uint8 or int8, got " + t->typeString());
         const std::vector<int32_t> xz = zeroPoints(ctx, x, opt(2), 1, "x");
         const std::vector<int32_t> wz = zeroPoints(ctx, w, opt(m_quantized ? 5 : 3), m, "w");
-        const ConvWindow window = resolveConvWindow(ctx, m_window, x, w, "w");
+        const ConvWindow window = resolveConvWindow(ctx, m_window, x, w.shape(), "w");
         const WindowGeometry& g = window.geometry;
         const Shape& outShape = window.outShape;
         // The output is allocated first so that an absurd shape is refused before the scratch buffer is made.

@@ -157,15 +157,15 @@ WindowGeometry resolveWindow(const KernelContext& ctx, const WindowAttributes& a
 }
 
 ConvWindow resolveConvWindow(
-    const KernelContext& ctx, const WindowAttributes& attrs, const Tensor& x, const Tensor& w, const char* weightName)
+    const KernelContext& ctx, const WindowAttributes& attrs, const Tensor& x, const Shape& w, const char* weightName)
 {
-    const std::span<const int64_t> kernel(w.shape().begin() + 2, w.shape().end());
+    const std::span<const int64_t> kernel(w.begin() + 2, w.end());
     if (!attrs.kernelShape.empty()
         && !std::equal(kernel.begin(), kernel.end(), attrs.kernelShape.begin(), attrs.kernelShape.end()))
         throw ctx.error("attribute 'kernel_shape' " + shapeToString(attrs.kernelShape) + " does not match " + weightName
-            + " " + shapeToString(w.shape()));
+            + " " + shapeToString(w));
     const std::span<const int64_t> spatial(x.shape().begin() + 2, x.shape().end());
-    ConvWindow window { resolveWindow(ctx, attrs, spatial, kernel), Shape { x.dim(0), w.dim(0) } };
+    ConvWindow window { resolveWindow(ctx, attrs, spatial, kernel), Shape { x.dim(0), w[0] } };
     for (int64_t d : window.geometry.outSpatial())
         window.outShape.push_back(d);
     return window;
@@ -366,9 +366,13 @@ void activateColumns(float* y, int64_t rows, int64_t stride, int64_t p0, int64_t
         simd::ops().activation(y + r * stride + p0, y + r * stride + p0, p1 - p0, act);
 }
 
-// Pointwise convolutions over at most this many output positions run on gemmBias (ocr_rec's 1x1 convs: 14-15 against
-// 15-19 ms per run with Eigen's GEMM; ocr_det's larger planes were no faster).
-constexpr int64_t kPointwiseTileColumns = 4096;
+// Output positions per task of a pointwise convolution: whole panels of gemmBias's packed columns at every level (48
+// at AVX-512, 16 at AVX2).
+constexpr int64_t kPointwiseStrip = 192;
+
+// Blocks of output channels that a convolution's tasks are split into when its column chunks are too few for the
+// threads: a multiple of every level's register tile (6 and 8 rows).
+constexpr int64_t kRowBlockMin = 24;
 
 // Column buffers are capped at this many elements (16 MB of float); the GEMM runs chunk by chunk.
 constexpr int64_t kColumnBudget = int64_t(1) << 22;
@@ -449,62 +453,82 @@ void convolveFloat(const float* x, const float* w, const float* bias, float* y, 
             });
         return;
     }
-    if (g.isPointwise() && outSize <= kPointwiseTileColumns) {
-        // X is B as it stands, read in place by gemmBias in strips of 64 output positions (split over the pool),
-        // as the weights are. Larger planes go to the packing GEMM below: their rows of X lie far apart.
-        const int64_t strips = (outSize + 63) / 64;
-        const int64_t grain = std::max<int64_t>(1, simd::kGrainMacs / std::max<int64_t>(1, mg * cg * 64));
-        parallelFor(pool, batch * group * strips, grain, [&](int64_t u0, int64_t u1) {
+    const int64_t threads = pool ? pool->threads() : 1;
+    const bool split = batch * group * mg * rows * outSize >= 2 * simd::kGrainMacs;
+    const float* packed = options.packedWeights; // each group's weights packed by rows (packA)
+    const int64_t groupStride = (mg + ops.packRows - 1) / ops.packRows * ops.packRows * rows;
+    if (g.isPointwise()) {
+        // X is B as it stands, read in place by gemmBias in strips of output positions, as the weights are; the
+        // strips (and, when they are too few for the threads, blocks of output channels) split over the pool.
+        const int64_t strip = std::min(outSize, kPointwiseStrip), strips = (outSize + strip - 1) / strip;
+        const int64_t units = batch * group * strips;
+        int64_t rowBlock = mg;
+        if (threads > 1 && split && units < 4 * threads && mg >= 2 * kRowBlockMin)
+            rowBlock
+                = std::max(kRowBlockMin, (mg * units / (4 * threads) + kRowBlockMin - 1) / kRowBlockMin * kRowBlockMin);
+        const int64_t rowBlocks = (mg + rowBlock - 1) / rowBlock;
+        const int64_t grain = std::max<int64_t>(1, simd::kGrainMacs / std::max<int64_t>(1, rowBlock * cg * strip));
+        parallelFor(pool, units * rowBlocks, grain, [&](int64_t u0, int64_t u1) {
             for (int64_t u = u0; u < u1; ++u) {
-                const int64_t n = u / (group * strips), gr = (u / strips) % group, p0 = (u % strips) * 64;
-                const int64_t p1 = std::min(outSize, p0 + 64);
-                float* yg = y + (n * outChannels + gr * mg) * outSize;
-                ops.gemmBias(mg, p1 - p0, cg, w + gr * mg * cg, cg, x + (n * channels + gr * cg) * inSize + p0, outSize,
-                    bias ? bias + gr * mg : nullptr, yg + p0, outSize);
-                activateColumns(yg, mg, outSize, p0, p1, act);
+                const int64_t unit = u / rowBlocks, r0 = (u % rowBlocks) * rowBlock, r1 = std::min(mg, r0 + rowBlock);
+                const int64_t n = unit / (group * strips), gr = (unit / strips) % group, p0 = (unit % strips) * strip;
+                const int64_t p1 = std::min(outSize, p0 + strip);
+                float* yg = y + (n * outChannels + gr * mg + r0) * outSize;
+                const float* xs = x + (n * channels + gr * cg) * inSize + p0;
+                const float* bs = bias ? bias + gr * mg + r0 : nullptr;
+                if (packed)
+                    ops.gemmPackedA(
+                        r1 - r0, p1 - p0, cg, packed + gr * groupStride + r0 * cg, xs, outSize, bs, yg + p0, outSize);
+                else
+                    ops.gemmBias(r1 - r0, p1 - p0, cg, w + (gr * mg + r0) * cg, cg, xs, outSize, bs, yg + p0, outSize);
+                activateColumns(yg, r1 - r0, outSize, p0, p1, act);
             }
         });
-        return;
-    }
-    if (g.isPointwise()) {
-        for (int64_t n = 0; n < batch; ++n)
-            for (int64_t gr = 0; gr < group; ++gr)
-                simd::parallelGemm(pool, mg, outSize, cg, w + gr * mg * cg, cg, false,
-                    x + (n * channels + gr * cg) * inSize, outSize, false, y + (n * outChannels + gr * mg) * outSize,
-                    outSize, false);
-        if (bias || act.kind != simd::Activation::None)
-            parallelFor(pool, batch * outChannels, std::max<int64_t>(1, simd::kGrainElements / outSize),
-                [&](int64_t r0, int64_t r1) {
-                    for (int64_t r = r0; r < r1; ++r)
-                        ops.biasActivation(y + r * outSize, 1, outSize, bias ? bias + r % outChannels : nullptr, act);
-                });
         return;
     }
     // Chunks of output positions small enough that their columns stay in cache between im2col and the GEMM, in
     // whole vectors, and at least a few per thread when the pool is used: when the convolution has the work of two
     // grains (below that, parallelFor runs it on this thread, where smaller chunks would only cost more GEMM calls).
-    const int64_t threads = pool ? pool->threads() : 1;
-    const bool split = batch * group * mg * rows * outSize >= 2 * simd::kGrainMacs;
+    // When the chunks are still too few for the threads, many output channels are split into blocks of rows (each
+    // task then makes its chunk's columns itself: a small cost against its share of the product), else the chunks
+    // are made smaller.
     int64_t chunk
         = std::clamp<int64_t>(kFloatColumnBudget / std::max<int64_t>(rows, 1), std::min<int64_t>(16, outSize), outSize);
-    if (threads > 1 && split && batch * group * ((outSize + chunk - 1) / chunk) < 4 * threads)
-        chunk = std::max<int64_t>(16, (outSize + 4 * threads - 1) / (4 * threads));
-    chunk = std::min(outSize, (chunk + 15) / 16 * 16);
-    const int64_t chunks = (outSize + chunk - 1) / chunk;
-    const int64_t grain = std::max<int64_t>(1, simd::kGrainMacs / std::max<int64_t>(1, mg * rows * chunk));
-    parallelFor(pool, batch * group * chunks, grain, [&](int64_t u0, int64_t u1) {
+    int64_t rowBlock = mg;
+    const int64_t units = batch * group * ((outSize + chunk - 1) / chunk);
+    if (threads > 1 && split && units < 4 * threads) {
+        if (mg >= 2 * kRowBlockMin)
+            rowBlock
+                = std::max(kRowBlockMin, (mg * units / (4 * threads) + kRowBlockMin - 1) / kRowBlockMin * kRowBlockMin);
+        else
+            chunk = std::max<int64_t>(16, (outSize + 4 * threads - 1) / (4 * threads));
+    }
+    chunk = std::min(outSize, (chunk + simd::kGemmPanel - 1) / simd::kGemmPanel * simd::kGemmPanel);
+    const int64_t chunks = (outSize + chunk - 1) / chunk, rowBlocks = (mg + rowBlock - 1) / rowBlock;
+    const int64_t grain = std::max<int64_t>(1, simd::kGrainMacs / std::max<int64_t>(1, rowBlock * rows * chunk));
+    parallelFor(pool, batch * group * chunks * rowBlocks, grain, [&](int64_t u0, int64_t u1) {
         thread_local std::vector<float> col;
-        if (col.size() < static_cast<size_t>(rows * chunk))
-            col.resize(static_cast<size_t>(rows * chunk));
+        if (col.size() < static_cast<size_t>(rows * chunk + simd::kGemmPanelSlack))
+            col.resize(static_cast<size_t>(rows * chunk + simd::kGemmPanelSlack));
+        int64_t made = -1; // the chunk whose columns col holds, in panels
         for (int64_t u = u0; u < u1; ++u) {
-            const int64_t n = u / (group * chunks), gr = (u / chunks) % group, c = u % chunks;
+            const int64_t unit = u / rowBlocks, r0 = (u % rowBlocks) * rowBlock, r1 = std::min(mg, r0 + rowBlock);
+            const int64_t n = unit / (group * chunks), gr = (unit / chunks) % group, c = unit % chunks;
             const int64_t p0 = c * chunk, p1 = std::min(outSize, p0 + chunk);
             const float* xg = x + (n * channels + gr * cg) * inSize;
-            float* yg = y + (n * outChannels + gr * mg) * outSize;
-            im2col(xg, cg, g, p0, p1, col.data(), 0.0f);
-            ops.gemmBias(mg, p1 - p0, rows, w + gr * mg * rows, rows, col.data(), p1 - p0,
-                bias ? bias + gr * mg : nullptr, yg + p0, outSize);
-            activateColumns(yg, mg, outSize, p0, p1, act);
+            float* yg = y + (n * outChannels + gr * mg + r0) * outSize;
+            if (made != unit)
+                for (int64_t q0 = p0; q0 < p1; q0 += simd::kGemmPanel)
+                    im2col(xg, cg, g, q0, std::min(p1, q0 + simd::kGemmPanel), col.data() + (q0 - p0) * rows, 0.0f);
+            made = unit;
+            const float* bs = bias ? bias + gr * mg + r0 : nullptr;
+            if (packed)
+                ops.gemmPackedA(
+                    r1 - r0, p1 - p0, rows, packed + gr * groupStride + r0 * rows, col.data(), 0, bs, yg + p0, outSize);
+            else
+                ops.gemmPanels(
+                    r1 - r0, p1 - p0, rows, w + (gr * mg + r0) * rows, rows, col.data(), bs, yg + p0, outSize);
+            activateColumns(yg, r1 - r0, outSize, p0, p1, act);
         }
     });
 }
@@ -569,6 +593,22 @@ bool convolveTransposeTiles(const float* x, const float* w, const float* bias, f
 }
 
 } // namespace
+
+std::vector<float> packConvWeights(const float* w, const Shape& shape, int64_t group)
+{
+    const int64_t mg = shape[0] / group;
+    int64_t rows = 1;
+    for (size_t i = 1; i < shape.size(); ++i)
+        rows *= shape[i];
+    if (mg <= 0 || rows <= 0 || (shape[1] == 1 && mg == 1))
+        return {};
+    const simd::Ops& ops = simd::ops();
+    const int64_t groupStride = (mg + ops.packRows - 1) / ops.packRows * ops.packRows * rows;
+    std::vector<float> packed(static_cast<size_t>(group * groupStride));
+    for (int64_t gr = 0; gr < group; ++gr)
+        ops.packA(mg, rows, w + gr * mg * rows, rows, packed.data() + gr * groupStride);
+    return packed;
+}
 
 template <class F>
 void convolve(const F* x, const F* w, const F* bias, F* y, int64_t batch, int64_t channels, int64_t outChannels,

@@ -63,7 +63,7 @@ struct ConvWindow {
     Shape outShape;
 };
 ConvWindow resolveConvWindow(
-    const KernelContext& ctx, const WindowAttributes& attrs, const Tensor& x, const Tensor& w, const char* weightName);
+    const KernelContext& ctx, const WindowAttributes& attrs, const Tensor& x, const Shape& w, const char* weightName);
 
 /// Copies the windows of `image` (channels x geometry.in) into `col` (channels * kernelSize rows x (p1 - p0)
 /// columns, row-major), for output positions [p0, p1); positions in the padding get `padValue`.
@@ -79,7 +79,14 @@ template <class T> void col2im(const T* col, int64_t channels, const WindowGeome
 struct ConvolveOptions {
     ThreadPool* pool = nullptr;
     simd::ActivationParams activation;
+    /// float only: the weights packed by packConvWeights, used instead of w (which may then be null).
+    const float* packedWeights = nullptr;
 };
+
+/// The float weights w[M, C / group, kernel...] of a convolution, each group's rows packed by simd::Ops::packA for
+/// the chosen level (convolve() reads them through ConvolveOptions::packedWeights). Empty for depthwise weights (one
+/// input and one output channel per group), which convolve() reads as they are.
+std::vector<float> packConvWeights(const float* w, const Shape& shape, int64_t group);
 
 /// y[N, M, out] = conv(x[N, C, in], w[M, C / group, kernel]) (+ bias[M] if not null) over geometry g. float and
 /// double. im2col + GEMM in column chunks (split over the pool, bias and activation applied to each chunk while it

@@ -43,7 +43,7 @@ public:
         if (c % m_group != 0 || m % m_group != 0 || w.dim(1) * m_group != c)
             throw ctx.error("x " + shapeToString(x.shape()) + " and w " + shapeToString(w.shape())
                 + " do not match with group " + std::to_string(m_group));
-        const ConvWindow window = resolveConvWindow(ctx, m_window, x, w, "w");
+        const ConvWindow window = resolveConvWindow(ctx, m_window, x, w.shape(), "w");
         const WindowGeometry& g = window.geometry;
         const Shape& outShape = window.outShape;
         Tensor& out = ctx.allocateOutput(0, m_params.requantize.type, outShape);

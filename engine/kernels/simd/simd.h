@@ -67,6 +67,27 @@ struct Ops {
     void (*gemmBias)(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
         const float* bias, float* c, int64_t ldc);
 
+    /// gemmBias (the same floats) with B given in panels of kGemmPanel columns, as a convolution writes its im2col
+    /// columns straight into them: panel q holds columns [q * kGemmPanel, min(n, (q + 1) * kGemmPanel)) as k rows of
+    /// w = its column count, at panels + q * kGemmPanel * k, row stride w. The last panel may be read up to
+    /// kGemmPanelSlack floats past its end (the values there are not used).
+    void (*gemmPanels)(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* panels,
+        const float* bias, float* c, int64_t ldc);
+
+    /// Rows of one tile of a packed A (packA): 8 at AVX-512, 6 at AVX2, 1 at the baseline (A row-major).
+    int64_t packRows;
+
+    /// A[m, k] (row stride lda) into ap, for gemmPackedA: tiles of packRows rows, each k columns of packRows values
+    /// (rows past m zero). ap holds ceil(m / packRows) * packRows * k floats; rows [r, m) of A, r a multiple of
+    /// packRows, start at ap + r * k.
+    void (*packA)(int64_t m, int64_t k, const float* a, int64_t lda, float* ap);
+
+    /// gemmBias with A packed by packA (one stream of A instead of a tile's rows far apart in memory: for deep
+    /// products), B in panels as gemmPanels takes it when ldb is 0, else B[k, n] in place (row stride ldb). The same
+    /// floats as gemmBias and gemmPanels give on n >= 16 columns (a vector at AVX-512).
+    void (*gemmPackedA)(int64_t m, int64_t n, int64_t k, const float* ap, const float* b, int64_t ldb,
+        const float* bias, float* c, int64_t ldc);
+
     /// y[i] = act(x[i]) for i in [0, n); x may equal y.
     void (*activation)(const float* x, float* y, int64_t n, ActivationParams act);
 
@@ -154,6 +175,10 @@ struct Ops {
     void (*qlinearAddBytes)(
         bool isSigned, const uint8_t* a, const uint8_t* b, int64_t n, float r1, float r2, float c, uint8_t* y);
 };
+
+/// Columns of one panel of Ops::gemmPanels' B, and the floats it may read past the last one.
+constexpr int64_t kGemmPanel = 48;
+constexpr int64_t kGemmPanelSlack = 16;
 
 /// Columns of a packed uint8 panel of Ops::gemmS8U8.
 constexpr int64_t kInt8Panel = 16;

@@ -16,8 +16,11 @@
 #include <Eigen/Core>
 #include <unsupported/Eigen/SpecialFunctions>
 
+#include <array>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <utility>
 
 #if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
 #include <cpuid.h> // static inline functions only
@@ -322,6 +325,206 @@ void gemmBiasNarrow(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda
 }
 #endif
 
+#ifdef ONNXSCOPE_GEMM_TILES
+// gemmBias on B in panels (simd.h: kGemmPanel columns each, k rows of them): a block of kPackDepth rows of a panel
+// stays in L1 while every tile of rows of A runs over it; A is read in place (a tile's rows are a few sequential
+// streams, which the hardware prefetches). Each element of C is the same chain of fused multiply-adds as gemmTile's
+// (the bias first, then k in order; a partial sum is stored and reloaded between blocks of k, exactly), so the floats
+// equal gemmBias's unpacked path.
+#if defined(__AVX512F__)
+constexpr int kPackRows = 8, kPackVectors = 3; // 8 x 3 accumulators, 3 vectors of B; A broadcast from memory
+constexpr int64_t kPackDepth = 192; // 192 x 48 floats: 36 KiB of a panel
+#else
+constexpr int kPackRows = 6, kPackVectors = 2; // as gemmTile's 6 x 2
+constexpr int64_t kPackDepth = 256; // 256 x 48 floats: 48 KiB of a panel, read 16 columns at a time
+#endif
+constexpr int64_t kPackColumns = kPackVectors * kLanes;
+static_assert(kGemmPanel % kPackColumns == 0, "a panel holds whole register tiles");
+// Products whose rows of A reuse a packed panel often enough to pay for the copy, and deep enough to block.
+constexpr int64_t kPackMinRows = 2 * kPackRows, kPackMinDepth = 32;
+
+/// lanes of vector v of a panel with `cols` columns (0 to kLanes).
+inline int panelLanes(int64_t cols, int v)
+{
+    const int64_t lanes = cols - int64_t(v) * kLanes;
+    return static_cast<int>(lanes < 0 ? 0 : (lanes > kLanes ? kLanes : lanes));
+}
+
+/// C[Rows, cols] (+)= A[Rows, kc] (row stride lda) * bp[kc, cols] (row stride ldp; cols in NV vectors, the last one
+/// read whole: up to a vector past the row), from the bias (or zero) when `first`, else from C.
+template <int Rows, int NV, bool PackedA>
+void packedTile(int64_t kc, const float* a, int64_t lda, const float* bp, int64_t ldp, const float* bias, bool first,
+    float* c, int64_t ldc, int64_t cols)
+{
+    Vec acc[Rows][NV];
+    for (int r = 0; r < Rows; ++r)
+        for (int v = 0; v < NV; ++v) {
+            const int lanes = panelLanes(cols, v);
+            if (first)
+                acc[r][v] = bias ? vset(bias[r]) : vzero();
+            else if (lanes == kLanes)
+                acc[r][v] = vload(c + r * ldc + v * kLanes);
+            else
+                acc[r][v] = vloadPart(c + r * ldc + v * kLanes, lanes);
+        }
+    for (int64_t p = 0; p < kc; ++p) {
+        Vec bv[NV];
+        for (int v = 0; v < NV; ++v)
+            bv[v] = vload(bp + p * ldp + v * kLanes);
+        for (int r = 0; r < Rows; ++r) {
+            const Vec av = vset(PackedA ? a[p * kPackRows + r] : a[r * lda + p]);
+            for (int v = 0; v < NV; ++v)
+                acc[r][v] = vfma(av, bv[v], acc[r][v]);
+        }
+    }
+    for (int r = 0; r < Rows; ++r)
+        for (int v = 0; v < NV; ++v) {
+            const int lanes = panelLanes(cols, v);
+            if (lanes == kLanes)
+                vstore(c + r * ldc + v * kLanes, acc[r][v]);
+            else
+                vstorePart(c + r * ldc + v * kLanes, acc[r][v], lanes);
+        }
+}
+
+using PackedTileFn
+    = void (*)(int64_t, const float*, int64_t, const float*, int64_t, const float*, bool, float*, int64_t, int64_t);
+
+template <bool PackedA, int NV, size_t... R>
+constexpr std::array<PackedTileFn, sizeof...(R)> packedTiles(std::index_sequence<R...>)
+{
+    return { packedTile<int(R) + 1, NV, PackedA>... };
+}
+template <bool PackedA, size_t... V> constexpr auto packedTileTable(std::index_sequence<V...>)
+{
+    return std::array<std::array<PackedTileFn, kPackRows>, sizeof...(V)> { packedTiles<PackedA, int(V) + 1>(
+        std::make_index_sequence<kPackRows>())... };
+}
+/// packedTile by [A packed][vectors - 1][rows - 1].
+constexpr std::array<std::array<std::array<PackedTileFn, kPackRows>, kPackVectors>, 2> kPackedTiles {
+    packedTileTable<false>(std::make_index_sequence<kPackVectors>()),
+    packedTileTable<true>(std::make_index_sequence<kPackVectors>())
+};
+
+/// C[m, 0..w) (+)= A[m, kc] * bp[kc, w] (row stride ldp), w <= kGemmPanel: every tile of rows over the block. Row i's
+/// tile of A is at a + i * rowStep: A in place (a at the block's first column, rowStep its row stride), or packed
+/// (packA: a at the block's first column of the first tile, rowStep the depth k).
+template <bool PackedA>
+void panelBlock(int64_t m, int64_t kc, const float* a, int64_t rowStep, const float* bp, int64_t ldp, int64_t w,
+    const float* bias, bool first, float* c, int64_t ldc)
+{
+    for (int64_t s = 0; s < w; s += kPackColumns) {
+        const int64_t cols = minI(kPackColumns, w - s);
+        const auto& tiles = kPackedTiles[PackedA ? 1 : 0][static_cast<size_t>((cols + kLanes - 1) / kLanes - 1)];
+        int64_t i = 0;
+        for (; i + kPackRows <= m; i += kPackRows)
+            tiles[kPackRows - 1](kc, a + i * rowStep, rowStep, bp + s, ldp, bias ? bias + i : nullptr, first,
+                c + i * ldc + s, ldc, cols);
+        if (i < m)
+            tiles[static_cast<size_t>(m - i - 1)](kc, a + i * rowStep, rowStep, bp + s, ldp, bias ? bias + i : nullptr,
+                first, c + i * ldc + s, ldc, cols);
+    }
+}
+
+/// Rows [0, rows) of B from row p0 copied into a panel of kGemmPanel columns (columns j to j + w of B).
+inline void packPanel(const float* b, int64_t ldb, int64_t p0, int64_t rows, int64_t j, int64_t w, float* bp)
+{
+    for (int64_t p = 0; p < rows; ++p) {
+        const float* src = b + (p0 + p) * ldb + j;
+        float* dst = bp + p * kGemmPanel;
+        for (int v = 0; v * kLanes < w; ++v) {
+            const int lanes = panelLanes(w, v);
+            vstore(dst + v * kLanes, lanes == kLanes ? vload(src + v * kLanes) : vloadPart(src + v * kLanes, lanes));
+        }
+    }
+}
+
+/// The product over blocks of k: B in panels (ldb == 0, as gemmPanels takes it) or in place (row stride ldb, copied
+/// block by block into a panel buffer); A in place (row stride lda) or packed (packA).
+template <bool PackedA>
+void blockedProduct(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
+    const float* bias, float* c, int64_t ldc)
+{
+    alignas(64) float bp[kPackDepth * kGemmPanel + kLanes];
+    if (k <= 0) {
+        for (int64_t j = 0; j < n; j += kGemmPanel)
+            panelBlock<PackedA>(
+                m, 0, a, PackedA ? 0 : lda, bp, kGemmPanel, minI(kGemmPanel, n - j), bias, true, c + j, ldc);
+        return;
+    }
+    for (int64_t p0 = 0; p0 < k; p0 += kPackDepth) {
+        const int64_t kc = minI(kPackDepth, k - p0);
+        const float* ab = PackedA ? a + p0 * kPackRows : a + p0;
+        for (int64_t j = 0; j < n; j += kGemmPanel) {
+            const int64_t w = minI(kGemmPanel, n - j);
+            if (ldb == 0) {
+                panelBlock<PackedA>(m, kc, ab, PackedA ? k : lda, b + j * k + p0 * w, w, w, bias, p0 == 0, c + j, ldc);
+            } else {
+                packPanel(b, ldb, p0, kc, j, w, bp);
+                panelBlock<PackedA>(m, kc, ab, PackedA ? k : lda, bp, kGemmPanel, w, bias, p0 == 0, c + j, ldc);
+            }
+        }
+    }
+}
+
+#endif
+
+void gemmBias(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
+    const float* bias, float* c, int64_t ldc);
+
+/// Ops::gemmPanels.
+void gemmPanels(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* panels, const float* bias,
+    float* c, int64_t ldc)
+{
+    if (m <= 0 || n <= 0)
+        return;
+#ifdef ONNXSCOPE_GEMM_TILES
+    blockedProduct<false>(m, n, k, a, lda, panels, 0, bias, c, ldc);
+#else
+    for (int64_t j = 0; j < n; j += kGemmPanel) {
+        const int64_t w = minI(kGemmPanel, n - j);
+        eigenGemm(m, w, k, a, lda, false, panels + j * k, w, false, c + j, ldc, false);
+        if (bias)
+            for (int64_t r = 0; r < m; ++r)
+                for (int64_t q = 0; q < w; ++q)
+                    c[r * ldc + j + q] += bias[r];
+    }
+#endif
+}
+
+#ifdef ONNXSCOPE_GEMM_TILES
+constexpr int64_t kPackedARows = kPackRows;
+#else
+constexpr int64_t kPackedARows = 1; // A stays row-major
+#endif
+
+/// Ops::packA.
+void packA(int64_t m, int64_t k, const float* a, int64_t lda, float* ap)
+{
+    for (int64_t i0 = 0; i0 < m; i0 += kPackedARows) {
+        float* tile = ap + i0 * k;
+        for (int64_t p = 0; p < k; ++p)
+            for (int64_t r = 0; r < kPackedARows; ++r)
+                tile[p * kPackedARows + r] = i0 + r < m ? a[(i0 + r) * lda + p] : 0.0f;
+    }
+}
+
+/// Ops::gemmPackedA.
+void gemmPackedA(int64_t m, int64_t n, int64_t k, const float* ap, const float* b, int64_t ldb, const float* bias,
+    float* c, int64_t ldc)
+{
+    if (m <= 0 || n <= 0)
+        return;
+#ifdef ONNXSCOPE_GEMM_TILES
+    blockedProduct<true>(m, n, k, ap, 0, b, ldb, bias, c, ldc);
+#else
+    if (ldb == 0)
+        gemmPanels(m, n, k, ap, k, b, bias, c, ldc);
+    else
+        gemmBias(m, n, k, ap, k, b, ldb, bias, c, ldc);
+#endif
+}
+
 void gemmBias(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb,
     const float* bias, float* c, int64_t ldc)
 {
@@ -330,6 +533,10 @@ void gemmBias(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, cons
 #ifdef ONNXSCOPE_GEMM_TILES
     if (n < kLanes) {
         gemmBiasNarrow(m, n, k, a, lda, b, ldb, bias, c, ldc);
+        return;
+    }
+    if (m >= kPackMinRows && k >= kPackMinDepth) {
+        blockedProduct<false>(m, n, k, a, lda, b, ldb, bias, c, ldc);
         return;
     }
     constexpr int64_t kStrip = kTileVectors * kLanes;
@@ -1532,8 +1739,9 @@ void qlinearAddBytes(
 
 const Ops& table()
 {
-    static const Ops ops { ONNXSCOPE_SIMD_NAME, gemm, gemmBias, activation, biasActivation, binary, reduceRows,
-        softmaxRows, depthwise2d, chunkStats, dequantize4, dequantize4Panel, kQ4Unit, dot4, int8Steps, dot4Int8,
+    static const Ops ops { ONNXSCOPE_SIMD_NAME, gemm, gemmBias, gemmPanels, kPackedARows, packA, gemmPackedA,
+        activation, biasActivation, binary, reduceRows, softmaxRows, depthwise2d, chunkStats, dequantize4,
+        dequantize4Panel, kQ4Unit, dot4, int8Steps, dot4Int8,
 #ifdef ONNXSCOPE_TILE_VNNI
         hasVnni() ? gemmS8U8Vnni : gemmS8U8Wide, gemmS8U8Wide, hasVnni() ? ONNXSCOPE_VNNI_NAME : ONNXSCOPE_WIDE_NAME,
 #else

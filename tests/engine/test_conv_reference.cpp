@@ -9,6 +9,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <limits>
 #include <random>
 #include <sstream>
 
@@ -363,6 +364,71 @@ private slots:
             if (QTest::currentTestFailed())
                 return;
         }
+    }
+
+    void convTapsThatReadOnlyPadding()
+    {
+        // Dilations and pads so large against small inputs that some taps read only padding, which the kernel skips
+        // (the live taps form a smaller kernel): 1-D and 2-D, strided, grouped and depthwise, many output channels.
+        std::mt19937 rng(kSeed + 5);
+        const auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+        for (int iter = 0; iter < 80; ++iter) {
+            ConvCase k;
+            const size_t r = static_cast<size_t>(pick(1, 2));
+            k.n = pick(1, 2);
+            const bool depthwise = iter % 5 == 0;
+            k.group = depthwise ? pick(2, 5) : pick(1, 2);
+            k.cg = depthwise ? 1 : pick(1, 6);
+            k.mg = depthwise ? 1 : pick(1, 20);
+            k.bias = pick(0, 1) == 1;
+            for (size_t i = 0; i < r; ++i) {
+                k.in.push_back(pick(1, 8));
+                k.kernel.push_back(pick(2, 5));
+                k.strides.push_back(pick(1, 2));
+                k.dilations.push_back(pick(k.in[i], 3 * k.in[i] + 2));
+            }
+            k.pads.resize(2 * r);
+            for (size_t i = 0; i < r; ++i) {
+                const int64_t extent = (k.kernel[i] - 1) * k.dilations[i] + 1;
+                k.pads[i] = pick(0, extent);
+                k.pads[i + r] = std::max<int64_t>(0, extent - k.in[i] - k.pads[i]) + pick(0, 2);
+            }
+            checkFloatConv(rng, k);
+            if (QTest::currentTestFailed())
+                return;
+        }
+    }
+
+    void infiniteWeightsOnPaddingGiveNaN()
+    {
+        // The padding is zeros, and an infinite weight times zero is NaN (as onnxruntime and numpy's padded
+        // reference give): a tap that reads only padding is not skipped when one of its weights is not finite.
+        ConvCase k;
+        k.in = { 4, 4 };
+        k.kernel = { 3, 3 };
+        k.strides = { 1, 1 };
+        k.dilations = { 5, 5 };
+        k.pads = { 5, 5, 5, 5 };
+        k.cg = 2;
+        k.mg = 3;
+        std::mt19937 rng(kSeed + 6);
+        const Tensor x = randomTensor(rng, { 1, 2, 4, 4 });
+        Tensor w = randomTensor(rng, { 3, 2, 3, 3 });
+        w.data<float>()[static_cast<size_t>(((1 * 2 + 1) * 3 + 0) * 3 + 2)] = std::numeric_limits<float>::infinity();
+        const Tensor got = runOp("float", convNode(k, false), { { "x", x }, { "w", w } });
+        QCOMPARE(got.shape(), (Shape { 1, 3, 4, 4 }));
+        for (int64_t i = 0; i < got.size(); ++i) {
+            const bool channel1 = i / 16 == 1;
+            QVERIFY2(std::isnan(got.data<float>()[static_cast<size_t>(i)]) == channel1, std::to_string(i).c_str());
+        }
+        // The finite channels equal the reference without the dead taps.
+        Tensor finite = w;
+        finite.data<float>()[static_cast<size_t>(((1 * 2 + 1) * 3 + 0) * 3 + 2)] = 0.0f;
+        const Tensor want = referenceConv(k, x, finite, nullptr);
+        for (int64_t i = 0; i < got.size(); ++i)
+            if (i / 16 != 1)
+                QVERIFY(std::abs(got.data<float>()[static_cast<size_t>(i)] - want.data<float>()[static_cast<size_t>(i)])
+                    <= 1e-4f);
     }
 
     void convOtherTypes()

@@ -149,12 +149,12 @@ struct ModelMaker {
 
 /// The geometry and weights of one 2-D convolution (square kernel, same stride and pad on both axes).
 struct ConvParams {
-    int64_t n = 1, c = 4, m = 6, group = 1, kernel = 3, stride = 1, pad = 1, h = 9, w = 11;
+    int64_t n = 1, c = 4, m = 6, group = 1, kernel = 3, stride = 1, pad = 1, h = 9, w = 11, dilation = 1;
     Tensor weights, bias; // bias empty: none
 
     Shape inputShape() const { return { n, c, h, w }; }
-    int64_t outH() const { return (h + 2 * pad - kernel) / stride + 1; }
-    int64_t outW() const { return (w + 2 * pad - kernel) / stride + 1; }
+    int64_t outH() const { return (h + 2 * pad - (kernel - 1) * dilation - 1) / stride + 1; }
+    int64_t outW() const { return (w + 2 * pad - (kernel - 1) * dilation - 1) / stride + 1; }
 };
 
 /// The naive convolution, in double: y[n, oc, oh, ow].
@@ -173,7 +173,8 @@ std::vector<double> referenceConv(const ConvParams& p, const Tensor& x)
                     for (int64_t ic = 0; ic < cg; ++ic)
                         for (int64_t ki = 0; ki < p.kernel; ++ki)
                             for (int64_t kj = 0; kj < p.kernel; ++kj) {
-                                const int64_t r = i * p.stride - p.pad + ki, s = j * p.stride - p.pad + kj;
+                                const int64_t r = i * p.stride - p.pad + ki * p.dilation;
+                                const int64_t s = j * p.stride - p.pad + kj * p.dilation;
                                 if (r < 0 || r >= p.h || s < 0 || s >= p.w)
                                     continue;
                                 sum += double(xd[static_cast<size_t>(((n * p.c + g * cg + ic) * p.h + r) * p.w + s)])
@@ -334,6 +335,8 @@ void runChain(ChainCase k)
     setInts(conv, "kernel_shape", { p.kernel, p.kernel });
     setInts(conv, "strides", { p.stride, p.stride });
     setInts(conv, "pads", { p.pad, p.pad, p.pad, p.pad });
+    if (p.dilation != 1)
+        setInts(conv, "dilations", { p.dilation, p.dilation });
     if (k.batchNorm) {
         g.constant("bn_scale", bn.scale, k.constantNodes);
         g.constant("bn_bias", bn.bias, k.constantNodes);
@@ -423,6 +426,46 @@ private slots:
         runChain({ "Conv+BN", 13, geometry(4, 6, 1, 3, 1, 1), true, true, {}, false });
         runChain({ "Conv(no bias)+BN, Constant nodes", 9, geometry(4, 6, 1, 3, 2, 0), false, true, {}, true });
         runChain({ "Conv 1x1+BN", 15, geometry(5, 7, 1, 1, 1, 0), true, true, {}, false });
+    }
+
+    void foldedWeightsArePackedForTheProduct()
+    {
+        // Folded weights are kept packed by rows for the GEMM: many output channels (whole and partial register tiles),
+        // deep rows (more than one block of k), a wide plane (several panels), grouped, and pointwise.
+        ConvParams wide = geometry(40, 44, 1, 3, 1, 1);
+        wide.h = 7;
+        wide.w = 61;
+        runChain({ "wide Conv+BN", 13, wide, true, true, {}, false });
+        ConvParams grouped = geometry(24, 36, 2, 3, 2, 1);
+        grouped.h = 15;
+        grouped.w = 17;
+        runChain({ "grouped Conv+BN+Relu", 13, grouped, false, true, { "Relu" }, false });
+        ConvParams pointwise = geometry(48, 30, 1, 1, 1, 0);
+        pointwise.h = 5;
+        pointwise.w = 50;
+        runChain({ "pointwise Conv+BN", 13, pointwise, true, true, {}, false });
+    }
+
+    void tapsThatReadOnlyPaddingAreSkippedExactly()
+    {
+        // Dilated kernels larger than the input (DeepLab's atrous convolutions): along the height every tap but the
+        // centre reads padding, across the width all read the input; or only the centre tap is left (a pointwise
+        // product). The folded weights are cut to the live taps.
+        ConvParams tall = geometry(12, 20, 1, 3, 1, 6);
+        tall.dilation = 6;
+        tall.h = 5;
+        tall.w = 11;
+        runChain({ "dilated Conv+BN, dead rows of taps", 13, tall, true, true, {}, false });
+        ConvParams centre = geometry(12, 20, 1, 3, 1, 9);
+        centre.dilation = 9;
+        centre.h = 6;
+        centre.w = 7;
+        runChain({ "dilated Conv+BN+Relu, centre tap only", 13, centre, false, true, { "Relu" }, false });
+        ConvParams depthwise = geometry(8, 8, 8, 3, 1, 4);
+        depthwise.dilation = 4;
+        depthwise.h = 3;
+        depthwise.w = 9;
+        runChain({ "dilated depthwise Conv+BN", 13, depthwise, true, true, {}, false });
     }
 
     void convBatchNormReluIsFused()

@@ -5,6 +5,7 @@
 #include "engine/kernels/kernel_registry.h"
 #include "engine/kernels/nn/im2col.h"
 
+#include <mutex>
 #include <type_traits>
 #include <vector>
 
@@ -25,9 +26,12 @@ public:
     {
         if (m_group < 1)
             throw init.attributes().error("group", "must be positive, got " + std::to_string(m_group));
+        if (!m_folding.weights && init.graph && init.node.inputs.size() > 1 && init.node.inputs[1] != kNoValue)
+            m_constantWeights = init.graph->value(init.node.inputs[1]).source == ValueInfo::Source::Initializer;
         if (m_folding.weights) {
             const Tensor& w = *m_folding.weights;
             m_weightShape = w.shape();
+            m_weightsFinite = w.dtype() == DataType::Float && allFinite(w.data<float>().data(), w.size());
             if (w.dtype() == DataType::Float && w.rank() >= 3 && w.dim(0) % m_group == 0)
                 m_packed = packConvWeights(w.data<float>().data(), w.shape(), m_group);
             if (!m_packed.empty())
@@ -63,7 +67,8 @@ public:
         if (m_folding.activation.kind != simd::Activation::None && x.dtype() != DataType::Float)
             throw ctx.error("a fused activation needs float data, got " + x.typeString());
         Tensor& y = ctx.allocateOutputUninitialized(0, x.dtype(), outShape);
-        const ConvolveOptions options { ctx.threadPool(), m_folding.activation, packed ? m_packed.data() : nullptr };
+        const ConvolveOptions options { ctx.threadPool(), m_folding.activation, packed ? m_packed.data() : nullptr,
+            folded ? m_weightsFinite : constantWeightsFinite(*w), folded || m_constantWeights ? &m_liveTaps : nullptr };
         dispatch<FloatTypes>(x.dtype(), ctx.node(), [&]<class T>() {
             if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
                 convolve<T>(x.data<T>().data(), w ? w->data<T>().data() : nullptr, b ? b->data<T>().data() : nullptr,
@@ -82,11 +87,26 @@ public:
     }
 
 private:
+    /// For W an initializer of the graph (it cannot change while the kernel lives): whether its float values are all
+    /// finite, checked on the first run. False for other weights (convolve() then checks what it needs).
+    bool constantWeightsFinite(const Tensor& w) const
+    {
+        if (!m_constantWeights || w.dtype() != DataType::Float)
+            return false;
+        std::call_once(m_finiteOnce, [&] { m_constantFinite = allFinite(w.data<float>().data(), w.size()); });
+        return m_constantFinite;
+    }
+
     WindowAttributes m_window;
     int64_t m_group;
     ConvFolding m_folding;
     Shape m_weightShape; // of the folded weights (empty: W is the node's input)
     std::vector<float> m_packed; // the folded float weights, packed (then m_folding.weights is dropped)
+    bool m_weightsFinite = false; // every folded weight is finite
+    bool m_constantWeights = false; // W is an initializer, not a graph input
+    mutable std::once_flag m_finiteOnce;
+    mutable bool m_constantFinite = false;
+    mutable LiveTapCache m_liveTaps; // for folded or constant weights
 };
 
 } // namespace

@@ -7,6 +7,7 @@
 #include <Eigen/Core>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 namespace onnxscope {
@@ -431,10 +432,136 @@ template <class F> void addBias(F* y, const F* bias, int64_t batch, int64_t chan
         }
 }
 
+} // namespace
+
+bool allFinite(const float* x, int64_t n)
+{
+    uint32_t nonFinite = 0; // exponent bits all set, in a loop that vectorizes
+    for (int64_t i = 0; i < n; ++i) {
+        uint32_t bits = 0;
+        std::memcpy(&bits, x + i, sizeof bits);
+        nonFinite |= static_cast<uint32_t>((bits & 0x7f800000u) == 0x7f800000u);
+    }
+    return nonFinite == 0;
+}
+
+namespace {
+
+/// The kernel taps that read the input at some output position: along each axis a range [lo, hi) of kernel indices.
+/// Taps outside it read only padding (a dilated kernel larger than a small input: DeepLab's atrous convolutions
+/// at dilation 24 and 36 on a 14 x 14 map read the input with their centre tap only). False when every tap is
+/// live, when the live ones do not form a box whose geometry keeps a non-negative begin padding, or none is live.
+bool deadTaps(const WindowGeometry& g, std::array<int64_t, 3>& lo, std::array<int64_t, 3>& hi)
+{
+    bool some = false;
+    for (size_t i = 0; i < WindowGeometry::kMaxRank; ++i) {
+        lo[i] = -1;
+        hi[i] = -1;
+        for (int64_t k = 0; k < g.kernel[i]; ++k) {
+            int64_t a = 0, b = 0;
+            validRange(g.out[i], g.stride[i], g.padBegin[i], k * g.dilation[i], g.in[i], a, b);
+            if (a < b) {
+                if (hi[i] >= 0 && hi[i] != k)
+                    return false; // a dead tap between live ones
+                if (lo[i] < 0)
+                    lo[i] = k;
+                hi[i] = k + 1;
+            }
+        }
+        if (lo[i] < 0 || g.padBegin[i] - lo[i] * g.dilation[i] < 0)
+            return false;
+        some = some || lo[i] > 0 || hi[i] < g.kernel[i];
+    }
+    return some;
+}
+
+void convolveFloat(const float* x, const float* w, const float* bias, float* y, int64_t batch, int64_t channels,
+    int64_t outChannels, int64_t group, const WindowGeometry& g, const ConvolveOptions& options);
+
+/// convolveFloat without the taps that read only padding (deadTaps): the same sums without their products by zero,
+/// on a geometry with the live taps' box as its kernel (and weights cut to it, packed or not). False (nothing done)
+/// when every tap is live, or when a dropped weight is not finite (its product by the padding's zero would be NaN).
+/// A sum of only such products can differ in the sign of a zero.
+bool convolveLiveTaps(const float* x, const float* w, const float* bias, float* y, int64_t batch, int64_t channels,
+    int64_t outChannels, int64_t group, const WindowGeometry& g, const ConvolveOptions& options)
+{
+    std::array<int64_t, 3> lo {}, hi {};
+    if (!deadTaps(g, lo, hi))
+        return false;
+    WindowGeometry live = g;
+    for (size_t i = 0; i < WindowGeometry::kMaxRank; ++i) {
+        live.kernel[i] = hi[i] - lo[i];
+        live.padBegin[i] = g.padBegin[i] - lo[i] * g.dilation[i];
+    }
+    const int64_t cg = channels / group, mg = outChannels / group, taps = g.kernelSize(), kept = live.kernelSize();
+    // tapOf[t'] = the tap of the full kernel that live tap t' is.
+    std::vector<int64_t> tapOf;
+    for (int64_t a = lo[0]; a < hi[0]; ++a)
+        for (int64_t b = lo[1]; b < hi[1]; ++b)
+            for (int64_t c = lo[2]; c < hi[2]; ++c)
+                tapOf.push_back((a * g.kernel[1] + b) * g.kernel[2] + c);
+    // Rows of A (one per input channel and tap, as im2col orders them) are kept or dropped, in `matrices` matrices
+    // of cg * taps rows (`stride` floats apart) of `block` floats each: the weights (a row per output channel, block
+    // 1), or packed A (a matrix per tile of packRows output channels, p-major: block packRows). Every value is
+    // checked to be finite (exponent bits not all set), in a loop that vectorizes.
+    const auto cut = [&](const float* from, int64_t matrices, int64_t stride, int64_t block, std::vector<float>& to) {
+        const int64_t keptRows = cg * kept, size = cg * taps * block;
+        to.resize(static_cast<size_t>(matrices * keptRows * block));
+        bool finite = true;
+        for (int64_t mtx = 0; mtx < matrices; ++mtx) {
+            const float* src = from + mtx * stride;
+            finite = finite && (options.weightsFinite || allFinite(src, size));
+            float* dst = to.data() + mtx * keptRows * block;
+            for (int64_t c = 0; c < cg; ++c)
+                for (int64_t t = 0; t < kept; ++t) {
+                    const float* in = src + (c * taps + tapOf[static_cast<size_t>(t)]) * block;
+                    float* out = dst + (c * kept + t) * block;
+                    for (int64_t v = 0; v < block; ++v)
+                        out[v] = in[v];
+                }
+        }
+        return finite;
+    };
+    const auto makeCut = [&]() -> std::shared_ptr<const std::vector<float>> {
+        auto cutWeights = std::make_shared<std::vector<float>>();
+        if (options.packedWeights) {
+            // Packed A: per group, tiles of packRows rows, each rows x packRows values (p-major).
+            const int64_t pr = simd::ops().packRows, tiles = (mg + pr - 1) / pr;
+            if (!cut(options.packedWeights, group * tiles, cg * taps * pr, pr, *cutWeights))
+                return nullptr;
+        } else if (!cut(w, outChannels, cg * taps, 1, *cutWeights)) {
+            return nullptr;
+        }
+        return cutWeights;
+    };
+    std::shared_ptr<const std::vector<float>> cutWeights;
+    if (options.liveTaps) {
+        const std::array<int64_t, 6> key { lo[0], lo[1], lo[2], hi[0], hi[1], hi[2] };
+        std::lock_guard lock(options.liveTaps->mutex);
+        auto [it, fresh] = options.liveTaps->cuts.try_emplace(key);
+        if (fresh)
+            it->second = makeCut();
+        cutWeights = it->second;
+    } else {
+        cutWeights = makeCut();
+    }
+    if (!cutWeights)
+        return false;
+    ConvolveOptions liveOptions = options;
+    liveOptions.liveTaps = nullptr;
+    if (options.packedWeights)
+        liveOptions.packedWeights = cutWeights->data();
+    convolveFloat(x, options.packedWeights ? nullptr : cutWeights->data(), bias, y, batch, channels, outChannels, group,
+        live, liveOptions);
+    return true;
+}
+
 /// The float convolution on the SIMD kernels, split over the pool.
 void convolveFloat(const float* x, const float* w, const float* bias, float* y, int64_t batch, int64_t channels,
     int64_t outChannels, int64_t group, const WindowGeometry& g, const ConvolveOptions& options)
 {
+    if (!g.isPointwise() && convolveLiveTaps(x, w, bias, y, batch, channels, outChannels, group, g, options))
+        return;
     const simd::Ops& ops = simd::ops();
     ThreadPool* pool = options.pool;
     const simd::ActivationParams act = options.activation;

@@ -9,6 +9,9 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <span>
 #include <vector>
 
@@ -74,6 +77,14 @@ void im2col(const T* image, int64_t channels, const WindowGeometry& g, int64_t p
 /// (entries that fall in the padding are dropped). `image` must be initialised by the caller.
 template <class T> void col2im(const T* col, int64_t channels, const WindowGeometry& g, T* image);
 
+/// The weights of a convolution cut to the taps that read the input (convolve() skips those that read only padding),
+/// one cut per set of live taps, for a kernel whose weights do not change: the cut then costs one pass over the
+/// weights, not one per run.
+struct LiveTapCache {
+    std::mutex mutex;
+    std::map<std::array<int64_t, 6>, std::shared_ptr<const std::vector<float>>> cuts; // null: not cut (NaN or Inf)
+};
+
 /// How convolve() runs: the intra-op pool (null: the calling thread only) and, for float, an activation applied to
 /// the output after the bias.
 struct ConvolveOptions {
@@ -81,7 +92,15 @@ struct ConvolveOptions {
     simd::ActivationParams activation;
     /// float only: the weights packed by packConvWeights, used instead of w (which may then be null).
     const float* packedWeights = nullptr;
+    /// The caller knows every weight to be finite (constant weights, checked once): skipping the taps that read only
+    /// padding then needs no look at the weights it skips.
+    bool weightsFinite = false;
+    /// Where to keep the cut weights between runs (null: cut them on each run).
+    LiveTapCache* liveTaps = nullptr;
 };
+
+/// True when no value of x[0, n) is NaN or infinite.
+bool allFinite(const float* x, int64_t n);
 
 /// The float weights w[M, C / group, kernel...] of a convolution, each group's rows packed by simd::Ops::packA for
 /// the chosen level (convolve() reads them through ConvolveOptions::packedWeights). Empty for depthwise weights (one

@@ -557,107 +557,126 @@ bool convolveLiveTaps(const float* x, const float* w, const float* bias, float* 
 }
 
 /// The float convolution on the SIMD kernels, split over the pool.
+/// One float convolution's operands and sizes, and its three ways to run: depthwise, pointwise and im2col.
+struct FloatConv {
+    const float *x, *w, *bias;
+    float* y;
+    int64_t batch, channels, outChannels, group;
+    const WindowGeometry& g;
+    const ConvolveOptions& options;
+    const simd::Ops& ops = simd::ops();
+    int64_t cg = channels / group, mg = outChannels / group;
+    int64_t inSize = g.inSize(), outSize = g.outSize(), rows = cg * g.kernelSize();
+    int64_t threads = options.pool ? options.pool->threads() : 1;
+    bool split = batch * group * mg * rows * outSize >= 2 * simd::kGrainMacs; // worth splitting over the pool
+    const float* packed = options.packedWeights; // each group's weights packed by rows (packA)
+    int64_t groupStride = (mg + ops.packRows - 1) / ops.packRows * ops.packRows * rows;
+
+    /// Output channels per task when `units` tasks are too few for the threads (mg when they are not, or when the
+    /// channels are too few to split).
+    int64_t rowBlockFor(int64_t units) const
+    {
+        if (threads > 1 && split && units < 4 * threads && mg >= 2 * kRowBlockMin)
+            return std::max(
+                kRowBlockMin, (mg * units / (4 * threads) + kRowBlockMin - 1) / kRowBlockMin * kRowBlockMin);
+        return mg;
+    }
+
+    /// Output channels [r0, r1) of group gr, columns [p0, p0 + n) (yg: the group's rows from r0) from B: rows of
+    /// the group's input in place (row stride ldb), or im2col's panels (ldb 0).
+    void product(
+        int64_t gr, int64_t r0, int64_t r1, int64_t p0, int64_t n, const float* b, int64_t ldb, float* yg) const
+    {
+        const float* bs = bias ? bias + gr * mg + r0 : nullptr;
+        if (packed)
+            ops.gemmPackedA(r1 - r0, n, rows, packed + gr * groupStride + r0 * rows, b, ldb, bs, yg + p0, outSize);
+        else if (ldb == 0)
+            ops.gemmPanels(r1 - r0, n, rows, w + (gr * mg + r0) * rows, rows, b, bs, yg + p0, outSize);
+        else
+            ops.gemmBias(r1 - r0, n, rows, w + (gr * mg + r0) * rows, rows, b, ldb, bs, yg + p0, outSize);
+        activateColumns(yg, r1 - r0, outSize, p0, p0 + n, options.activation);
+    }
+
+    void depthwise() const
+    {
+        simd::DepthwiseGeometry d { g.in[1], g.in[2], g.out[1], g.out[2], g.kernel[1], g.kernel[2], g.stride[1],
+            g.stride[2], g.dilation[1], g.dilation[2], g.padBegin[1], g.padBegin[2] };
+        const int64_t planeWork = std::max<int64_t>(1, outSize * g.kernelSize());
+        parallelFor(options.pool, batch * channels, std::max<int64_t>(1, simd::kGrainMacs / planeWork),
+            [&](int64_t p0, int64_t p1) {
+                for (int64_t p = p0; p < p1; ++p)
+                    ops.depthwise2d(x + p * inSize, w + (p % channels) * g.kernelSize(),
+                        bias ? bias + p % channels : nullptr, y + p * outSize, 1, d, options.activation);
+            });
+    }
+
+    /// X is B as it stands, read in place in strips of output positions, as the weights are; the strips (and, when
+    /// they are too few for the threads, blocks of output channels) split over the pool.
+    void pointwise() const
+    {
+        const int64_t strip = std::min(outSize, kPointwiseStrip), strips = (outSize + strip - 1) / strip;
+        const int64_t units = batch * group * strips, rowBlock = rowBlockFor(units);
+        const int64_t rowBlocks = (mg + rowBlock - 1) / rowBlock;
+        const int64_t grain = std::max<int64_t>(1, simd::kGrainMacs / std::max<int64_t>(1, rowBlock * cg * strip));
+        parallelFor(options.pool, units * rowBlocks, grain, [&](int64_t u0, int64_t u1) {
+            for (int64_t u = u0; u < u1; ++u) {
+                const int64_t unit = u / rowBlocks, r0 = (u % rowBlocks) * rowBlock, r1 = std::min(mg, r0 + rowBlock);
+                const int64_t n = unit / (group * strips), gr = (unit / strips) % group, p0 = (unit % strips) * strip;
+                product(gr, r0, r1, p0, std::min(outSize, p0 + strip) - p0, x + (n * channels + gr * cg) * inSize + p0,
+                    outSize, y + (n * outChannels + gr * mg + r0) * outSize);
+            }
+        });
+    }
+
+    /// Chunks of output positions small enough that their columns stay in cache between im2col and the GEMM, in
+    /// whole panels, and at least a few per thread when the pool is used: when the convolution has the work of two
+    /// grains (below that, parallelFor runs it on this thread, where smaller chunks would only cost more GEMM calls).
+    /// When the chunks are still too few for the threads, many output channels are split into blocks of rows (each
+    /// task then makes its chunk's columns itself: a small cost against its share of the product), else the chunks
+    /// are made smaller.
+    void columns() const
+    {
+        int64_t chunk = std::clamp<int64_t>(
+            kFloatColumnBudget / std::max<int64_t>(rows, 1), std::min<int64_t>(16, outSize), outSize);
+        const int64_t units = batch * group * ((outSize + chunk - 1) / chunk), rowBlock = rowBlockFor(units);
+        if (threads > 1 && split && units < 4 * threads && rowBlock == mg)
+            chunk = std::max<int64_t>(16, (outSize + 4 * threads - 1) / (4 * threads));
+        chunk = std::min(outSize, (chunk + simd::kGemmPanel - 1) / simd::kGemmPanel * simd::kGemmPanel);
+        const int64_t chunks = (outSize + chunk - 1) / chunk, rowBlocks = (mg + rowBlock - 1) / rowBlock;
+        const int64_t grain = std::max<int64_t>(1, simd::kGrainMacs / std::max<int64_t>(1, rowBlock * rows * chunk));
+        parallelFor(options.pool, batch * group * chunks * rowBlocks, grain, [&](int64_t u0, int64_t u1) {
+            thread_local std::vector<float> col;
+            if (col.size() < static_cast<size_t>(rows * chunk + simd::kGemmPanelSlack))
+                col.resize(static_cast<size_t>(rows * chunk + simd::kGemmPanelSlack));
+            int64_t made = -1; // the chunk whose columns col holds, in panels
+            for (int64_t u = u0; u < u1; ++u) {
+                const int64_t unit = u / rowBlocks, r0 = (u % rowBlocks) * rowBlock, r1 = std::min(mg, r0 + rowBlock);
+                const int64_t n = unit / (group * chunks), gr = (unit / chunks) % group, c = unit % chunks;
+                const int64_t p0 = c * chunk, p1 = std::min(outSize, p0 + chunk);
+                const float* xg = x + (n * channels + gr * cg) * inSize;
+                if (made != unit)
+                    for (int64_t q0 = p0; q0 < p1; q0 += simd::kGemmPanel)
+                        im2col(xg, cg, g, q0, std::min(p1, q0 + simd::kGemmPanel), col.data() + (q0 - p0) * rows, 0.0f);
+                made = unit;
+                product(gr, r0, r1, p0, p1 - p0, col.data(), 0, y + (n * outChannels + gr * mg + r0) * outSize);
+            }
+        });
+    }
+};
+
 void convolveFloat(const float* x, const float* w, const float* bias, float* y, int64_t batch, int64_t channels,
     int64_t outChannels, int64_t group, const WindowGeometry& g, const ConvolveOptions& options)
 {
     if (!g.isPointwise() && convolveLiveTaps(x, w, bias, y, batch, channels, outChannels, group, g, options))
         return;
-    const simd::Ops& ops = simd::ops();
-    ThreadPool* pool = options.pool;
-    const simd::ActivationParams act = options.activation;
-    const int64_t cg = channels / group, mg = outChannels / group;
-    const int64_t inSize = g.inSize(), outSize = g.outSize(), rows = cg * g.kernelSize();
-    if (cg == 1 && mg == 1 && g.in[0] == 1 && g.kernel[0] == 1 && g.out[0] == 1 && g.padBegin[0] == 0
-        && !g.isPointwise()) {
-        simd::DepthwiseGeometry d { g.in[1], g.in[2], g.out[1], g.out[2], g.kernel[1], g.kernel[2], g.stride[1],
-            g.stride[2], g.dilation[1], g.dilation[2], g.padBegin[1], g.padBegin[2] };
-        const int64_t planeWork = std::max<int64_t>(1, outSize * g.kernelSize());
-        parallelFor(
-            pool, batch * channels, std::max<int64_t>(1, simd::kGrainMacs / planeWork), [&](int64_t p0, int64_t p1) {
-                for (int64_t p = p0; p < p1; ++p)
-                    ops.depthwise2d(x + p * inSize, w + (p % channels) * g.kernelSize(),
-                        bias ? bias + p % channels : nullptr, y + p * outSize, 1, d, act);
-            });
-        return;
-    }
-    const int64_t threads = pool ? pool->threads() : 1;
-    const bool split = batch * group * mg * rows * outSize >= 2 * simd::kGrainMacs;
-    const float* packed = options.packedWeights; // each group's weights packed by rows (packA)
-    const int64_t groupStride = (mg + ops.packRows - 1) / ops.packRows * ops.packRows * rows;
-    if (g.isPointwise()) {
-        // X is B as it stands, read in place by gemmBias in strips of output positions, as the weights are; the
-        // strips (and, when they are too few for the threads, blocks of output channels) split over the pool.
-        const int64_t strip = std::min(outSize, kPointwiseStrip), strips = (outSize + strip - 1) / strip;
-        const int64_t units = batch * group * strips;
-        int64_t rowBlock = mg;
-        if (threads > 1 && split && units < 4 * threads && mg >= 2 * kRowBlockMin)
-            rowBlock
-                = std::max(kRowBlockMin, (mg * units / (4 * threads) + kRowBlockMin - 1) / kRowBlockMin * kRowBlockMin);
-        const int64_t rowBlocks = (mg + rowBlock - 1) / rowBlock;
-        const int64_t grain = std::max<int64_t>(1, simd::kGrainMacs / std::max<int64_t>(1, rowBlock * cg * strip));
-        parallelFor(pool, units * rowBlocks, grain, [&](int64_t u0, int64_t u1) {
-            for (int64_t u = u0; u < u1; ++u) {
-                const int64_t unit = u / rowBlocks, r0 = (u % rowBlocks) * rowBlock, r1 = std::min(mg, r0 + rowBlock);
-                const int64_t n = unit / (group * strips), gr = (unit / strips) % group, p0 = (unit % strips) * strip;
-                const int64_t p1 = std::min(outSize, p0 + strip);
-                float* yg = y + (n * outChannels + gr * mg + r0) * outSize;
-                const float* xs = x + (n * channels + gr * cg) * inSize + p0;
-                const float* bs = bias ? bias + gr * mg + r0 : nullptr;
-                if (packed)
-                    ops.gemmPackedA(
-                        r1 - r0, p1 - p0, cg, packed + gr * groupStride + r0 * cg, xs, outSize, bs, yg + p0, outSize);
-                else
-                    ops.gemmBias(r1 - r0, p1 - p0, cg, w + (gr * mg + r0) * cg, cg, xs, outSize, bs, yg + p0, outSize);
-                activateColumns(yg, r1 - r0, outSize, p0, p1, act);
-            }
-        });
-        return;
-    }
-    // Chunks of output positions small enough that their columns stay in cache between im2col and the GEMM, in
-    // whole vectors, and at least a few per thread when the pool is used: when the convolution has the work of two
-    // grains (below that, parallelFor runs it on this thread, where smaller chunks would only cost more GEMM calls).
-    // When the chunks are still too few for the threads, many output channels are split into blocks of rows (each
-    // task then makes its chunk's columns itself: a small cost against its share of the product), else the chunks
-    // are made smaller.
-    int64_t chunk
-        = std::clamp<int64_t>(kFloatColumnBudget / std::max<int64_t>(rows, 1), std::min<int64_t>(16, outSize), outSize);
-    int64_t rowBlock = mg;
-    const int64_t units = batch * group * ((outSize + chunk - 1) / chunk);
-    if (threads > 1 && split && units < 4 * threads) {
-        if (mg >= 2 * kRowBlockMin)
-            rowBlock
-                = std::max(kRowBlockMin, (mg * units / (4 * threads) + kRowBlockMin - 1) / kRowBlockMin * kRowBlockMin);
-        else
-            chunk = std::max<int64_t>(16, (outSize + 4 * threads - 1) / (4 * threads));
-    }
-    chunk = std::min(outSize, (chunk + simd::kGemmPanel - 1) / simd::kGemmPanel * simd::kGemmPanel);
-    const int64_t chunks = (outSize + chunk - 1) / chunk, rowBlocks = (mg + rowBlock - 1) / rowBlock;
-    const int64_t grain = std::max<int64_t>(1, simd::kGrainMacs / std::max<int64_t>(1, rowBlock * rows * chunk));
-    parallelFor(pool, batch * group * chunks * rowBlocks, grain, [&](int64_t u0, int64_t u1) {
-        thread_local std::vector<float> col;
-        if (col.size() < static_cast<size_t>(rows * chunk + simd::kGemmPanelSlack))
-            col.resize(static_cast<size_t>(rows * chunk + simd::kGemmPanelSlack));
-        int64_t made = -1; // the chunk whose columns col holds, in panels
-        for (int64_t u = u0; u < u1; ++u) {
-            const int64_t unit = u / rowBlocks, r0 = (u % rowBlocks) * rowBlock, r1 = std::min(mg, r0 + rowBlock);
-            const int64_t n = unit / (group * chunks), gr = (unit / chunks) % group, c = unit % chunks;
-            const int64_t p0 = c * chunk, p1 = std::min(outSize, p0 + chunk);
-            const float* xg = x + (n * channels + gr * cg) * inSize;
-            float* yg = y + (n * outChannels + gr * mg + r0) * outSize;
-            if (made != unit)
-                for (int64_t q0 = p0; q0 < p1; q0 += simd::kGemmPanel)
-                    im2col(xg, cg, g, q0, std::min(p1, q0 + simd::kGemmPanel), col.data() + (q0 - p0) * rows, 0.0f);
-            made = unit;
-            const float* bs = bias ? bias + gr * mg + r0 : nullptr;
-            if (packed)
-                ops.gemmPackedA(
-                    r1 - r0, p1 - p0, rows, packed + gr * groupStride + r0 * rows, col.data(), 0, bs, yg + p0, outSize);
-            else
-                ops.gemmPanels(
-                    r1 - r0, p1 - p0, rows, w + (gr * mg + r0) * rows, rows, col.data(), bs, yg + p0, outSize);
-            activateColumns(yg, r1 - r0, outSize, p0, p1, act);
-        }
-    });
+    const FloatConv conv { x, w, bias, y, batch, channels, outChannels, group, g, options };
+    if (conv.cg == 1 && conv.mg == 1 && g.in[0] == 1 && g.kernel[0] == 1 && g.out[0] == 1 && g.padBegin[0] == 0
+        && !g.isPointwise())
+        conv.depthwise();
+    else if (g.isPointwise())
+        conv.pointwise();
+    else
+        conv.columns();
 }
 
 /// ConvTranspose whose kernel equals its stride across (kernel and stride 1 in depth), without padding, dilation or

@@ -1357,12 +1357,13 @@ private slots:
     void depthwiseMatchesNaiveConvolution()
     {
         std::mt19937 rng(kSeed + 5);
-        // Odd trials have wide rows, one in four with stride 1 across. Kernels up to 7, dilations up to 3 (DeepLab's
-        // are larger; the path does not depend on it). Trial 0 has rows too long for the band buffer (the fallback).
+        // Odd trials have wide rows, one in four with stride 1 across; one in three are small planes of stride 1 and
+        // rows as wide as the input's. Kernels up to 7, dilations up to 3 (DeepLab's are larger; the path does not
+        // depend on it). Trial 0 has rows too long for the band buffer (the fallback).
         std::uniform_int_distribution<int64_t> size(1, 19), width(16, 150), kernel(1, 7), stride(1, 3), dil(1, 3),
             pad(0, 3);
         for (const simd::Ops* ops : simd::supportedOps())
-            for (int trial = 0; trial < 120; ++trial) {
+            for (int trial = 0; trial < 240; ++trial) {
                 simd::DepthwiseGeometry g;
                 g.inH = trial == 0 ? 20 : size(rng);
                 g.inW = trial == 0 ? 1500 : trial % 2 ? width(rng) : size(rng);
@@ -1374,7 +1375,17 @@ private slots:
                 g.dilationW = dil(rng);
                 g.padTop = pad(rng);
                 g.padLeft = pad(rng);
-                const int64_t padBottom = pad(rng), padRight = pad(rng);
+                int64_t padBottom = pad(rng), padRight = pad(rng);
+                if (trial % 3 == 2) {
+                    // Stride 1 with rows as wide as the input's, small planes (7 x 7, 14 x 14 ...): one flat run of
+                    // vectors per plane, under masks for the rows and columns outside the input.
+                    g.strideH = g.strideW = 1;
+                    const int64_t extent = (g.kernelW - 1) * g.dilationW;
+                    g.padLeft = std::uniform_int_distribution<int64_t>(0, extent)(rng);
+                    padRight = extent - g.padLeft;
+                    g.inW = size(rng);
+                    padBottom = std::max<int64_t>(0, (g.kernelH - 1) * g.dilationH + 1 - g.inH - g.padTop) + pad(rng);
+                }
                 const int64_t spanH = g.inH + g.padTop + padBottom - ((g.kernelH - 1) * g.dilationH + 1);
                 const int64_t spanW = g.inW + g.padLeft + padRight - ((g.kernelW - 1) * g.dilationW + 1);
                 if (spanH < 0 || spanW < 0)

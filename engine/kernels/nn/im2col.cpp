@@ -604,9 +604,13 @@ struct FloatConv {
         const int64_t planeWork = std::max<int64_t>(1, outSize * g.kernelSize());
         parallelFor(options.pool, batch * channels, std::max<int64_t>(1, simd::kGrainMacs / planeWork),
             [&](int64_t p0, int64_t p1) {
-                for (int64_t p = p0; p < p1; ++p)
-                    ops.depthwise2d(x + p * inSize, w + (p % channels) * g.kernelSize(),
-                        bias ? bias + p % channels : nullptr, y + p * outSize, 1, d, options.activation);
+                // Planes p0 to p1 of all images, a run of channels of one image per call.
+                for (int64_t p = p0; p < p1;) {
+                    const int64_t c = p % channels, count = std::min(p1 - p, channels - c);
+                    ops.depthwise2d(x + p * inSize, w + c * g.kernelSize(), bias ? bias + c : nullptr, y + p * outSize,
+                        count, d, options.activation);
+                    p += count;
+                }
             });
     }
 

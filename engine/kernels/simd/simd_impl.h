@@ -1003,8 +1003,8 @@ void depthwisePlanes(const float* x, const float* w, const float* bias, float* y
 /// ...), so that every tap reads V whole vectors at one offset, whatever the stride, dilation and padding. Sums start
 /// from the bias and take the taps in order (kh, then kw), as the reference does; padding adds w * 0.
 template <int V>
-void depthwisePhaseBlock(const float* band, int64_t row0, int64_t len, const float* wk, float bias, float* o,
-    const DepthwiseGeometry& g, int64_t oh, int64_t ow0)
+void depthwisePhaseBlock(const float* band, int64_t row0, int64_t len, const int64_t* tapOffset, const float* wk,
+    float bias, float* o, const DepthwiseGeometry& g, int64_t oh, int64_t ow0)
 {
     FloatVec acc[V];
     for (int v = 0; v < V; ++v)
@@ -1015,8 +1015,7 @@ void depthwisePhaseBlock(const float* band, int64_t row0, int64_t len, const flo
             continue;
         const float* phases = band + (ih - row0) * g.strideW * len + ow0;
         for (int64_t kw = 0; kw < g.kernelW; ++kw) {
-            const int64_t t = kw * g.dilationW;
-            const float* src = phases + (t % g.strideW) * len + t / g.strideW;
+            const float* src = phases + tapOffset[kw];
             const float wv = wk[kh * g.kernelW + kw];
             for (int v = 0; v < V; ++v) {
                 FloatVec x;
@@ -1028,6 +1027,114 @@ void depthwisePhaseBlock(const float* band, int64_t row0, int64_t len, const flo
     std::memcpy(o, acc, sizeof acc);
 }
 
+/// phase[j] = src[2 * j] for j from lo while the pair of source vectors lies before src[2 * hi - 2] (only elements
+/// that src[2 * j] for j < hi may read); returns the first j not done. Two loads and one shuffle per vector instead
+/// of a scalar strided loop.
+inline int64_t deinterleaveEven(const float* src, int64_t lo, int64_t hi, float* phase)
+{
+    int64_t j = lo;
+    for (; j + kVecFloats < hi; j += kVecFloats) {
+        FloatVec a, b;
+        std::memcpy(&a, src + 2 * j, sizeof a);
+        std::memcpy(&b, src + 2 * j + kVecFloats, sizeof b);
+#if defined(__AVX512F__)
+        const FloatVec r = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+#elif defined(__AVX__)
+        const FloatVec r = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
+#else
+        const FloatVec r = __builtin_shufflevector(a, b, 0, 2, 4, 6);
+#endif
+        std::memcpy(phase + j, &r, sizeof r);
+    }
+    return j;
+}
+
+/// depthwise2d for small planes with stride 1 and output rows as wide as the input's (a MobileNet's 7 x 7 and 14 x 14
+/// maps): each plane is one flat run of vectors. Output element p reads input element p + (kh * dilationH - padTop) *
+/// inW + kw * dilationW - padLeft at tap (kh, kw), from a copy of the plane between zero margins, under a mask that
+/// zeroes the reads whose row or column falls outside the input (a column that wraps into the next row). Sums start
+/// from the bias and take the taps in order (kh, then kw); every out-of-range tap adds w * 0. False (nothing done) for
+/// other geometries, or when the plane's masks would not fit the buffer.
+bool depthwiseFlat(const float* x, const float* w, const float* bias, float* y, int64_t channels,
+    const DepthwiseGeometry& g, ActivationParams act)
+{
+    typedef int32_t MaskVec __attribute__((vector_size(kVecFloats * sizeof(int32_t))));
+    constexpr int64_t kMaskInts = 16384, kBandFloats = 4096;
+    const int64_t n = g.outH * g.outW, vectors = (n + kVecFloats - 1) / kVecFloats, padded = vectors * kVecFloats;
+    const int64_t taps = g.kernelH * g.kernelW;
+    if (g.strideH != 1 || g.strideW != 1 || g.outW != g.inW || taps * padded > kMaskInts)
+        return false;
+    const int64_t lowShift = -g.padTop * g.inW - g.padLeft;
+    const int64_t highShift
+        = ((g.kernelH - 1) * g.dilationH - g.padTop) * g.inW + (g.kernelW - 1) * g.dilationW - g.padLeft;
+    const int64_t before = maxI(0, -lowShift), inSize = g.inH * g.inW;
+    const int64_t after = maxI(0, padded + highShift - inSize);
+    if (before + inSize + after > kBandFloats)
+        return false;
+    alignas(64) int32_t mask[kMaskInts];
+    alignas(64) float band[kBandFloats];
+    alignas(64) float scratch[kVecFloats];
+    int64_t shift[64];
+    if (taps > 64)
+        return false;
+    for (int64_t kh = 0, t = 0; kh < g.kernelH; ++kh)
+        for (int64_t kw = 0; kw < g.kernelW; ++kw, ++t) {
+            const int64_t dr = kh * g.dilationH - g.padTop, dc = kw * g.dilationW - g.padLeft;
+            shift[t] = dr * g.inW + dc;
+            int32_t* m = mask + t * padded;
+            for (int64_t oh = 0; oh < g.outH; ++oh) {
+                const bool rowIn = oh + dr >= 0 && oh + dr < g.inH;
+                for (int64_t ow = 0; ow < g.outW; ++ow)
+                    m[oh * g.outW + ow] = rowIn && ow + dc >= 0 && ow + dc < g.inW ? -1 : 0;
+            }
+            for (int64_t p = n; p < padded; ++p)
+                m[p] = 0;
+        }
+    for (int64_t i = 0; i < before; ++i)
+        band[i] = 0.0f;
+    for (int64_t i = before + inSize; i < before + inSize + after; ++i)
+        band[i] = 0.0f;
+    const float* plane = band + before;
+    for (int64_t c = 0; c < channels; ++c) {
+        std::memcpy(band + before, x + c * inSize, static_cast<size_t>(inSize) * sizeof(float));
+        const float* wk = w + c * taps;
+        float* out = y + c * n;
+        const float b = bias ? bias[c] : 0.0f;
+        for (int64_t v0 = 0; v0 < vectors; v0 += 4) {
+            const int64_t count = minI(4, vectors - v0);
+            FloatVec acc[4];
+            for (int64_t v = 0; v < 4; ++v)
+                acc[v] = FloatVec {} + b;
+            for (int64_t t = 0; t < taps; ++t) {
+                const float wv = wk[t];
+                for (int64_t v = 0; v < count; ++v) {
+                    const int64_t p = (v0 + v) * kVecFloats;
+                    MaskVec xv, m;
+                    std::memcpy(&xv, plane + p + shift[t], sizeof xv);
+                    std::memcpy(&m, mask + t * padded + p, sizeof m);
+                    FloatVec masked;
+                    const MaskVec bits = xv & m;
+                    std::memcpy(&masked, &bits, sizeof masked);
+                    acc[v] += wv * masked;
+                }
+            }
+            for (int64_t v = 0; v < count; ++v) {
+                const int64_t p = (v0 + v) * kVecFloats;
+                if (p + kVecFloats <= n) {
+                    std::memcpy(out + p, &acc[v], sizeof acc[v]);
+                } else {
+                    std::memcpy(scratch, &acc[v], sizeof acc[v]);
+                    for (int64_t i = p; i < n; ++i)
+                        out[i] = scratch[i - p];
+                }
+            }
+        }
+        if (act.kind != Activation::None)
+            activation(out, out, n, act);
+    }
+    return true;
+}
+
 /// depthwise2d: every geometry runs in whole vectors. Bands of input rows are copied into a buffer with the side
 /// padding as zeros and each row split into its strideW phases (depthwisePhaseBlock); output rows are computed in
 /// vectors rounded up past outW (the last one through a scratch row), so that narrow planes (7 or 14 columns) and
@@ -1037,6 +1144,8 @@ void depthwisePhaseBlock(const float* band, int64_t row0, int64_t len, const flo
 void depthwise2d(const float* x, const float* w, const float* bias, float* y, int64_t channels,
     const DepthwiseGeometry& g, ActivationParams act)
 {
+    if (depthwiseFlat(x, w, bias, y, channels, g, act))
+        return;
     constexpr int64_t kBufferFloats = 16384;
     const int64_t s = g.strideW, vectors = (g.outW + kVecFloats - 1) / kVecFloats, outVec = vectors * kVecFloats;
     const int64_t len = outVec + (g.kernelW - 1) * g.dilationW / s;
@@ -1052,6 +1161,15 @@ void depthwise2d(const float* x, const float* w, const float* bias, float* y, in
         ++bandRows;
     alignas(64) float band[kBufferFloats];
     alignas(64) float scratch[4 * kVecFloats];
+    // Tap kw of a row reads its phase row (kw * dilationW) % s from element (kw * dilationW) / s on.
+    constexpr int64_t kMaxTaps = 64;
+    int64_t tapOffset[kMaxTaps];
+    if (g.kernelW > kMaxTaps) {
+        depthwisePlanes(x, w, bias, y, channels, g, act);
+        return;
+    }
+    for (int64_t kw = 0; kw < g.kernelW; ++kw)
+        tapOffset[kw] = (kw * g.dilationW % s) * len + kw * g.dilationW / s;
     const int64_t inSize = g.inH * g.inW, outSize = g.outH * g.outW, taps = g.kernelH * g.kernelW;
     for (int64_t c = 0; c < channels; ++c) {
         const float* img = x + c * inSize;
@@ -1082,7 +1200,10 @@ void depthwise2d(const float* x, const float* w, const float* bias, float* y, in
                         const float* src = in + p - g.padLeft;
                         for (int64_t j = 0; j < lo; ++j)
                             phase[j] = 0.0f;
-                        for (int64_t j = lo; j < hi; ++j)
+                        int64_t j = lo;
+                        if (s == 2)
+                            j = deinterleaveEven(src, lo, hi, phase);
+                        for (; j < hi; ++j)
                             phase[j] = src[j * s];
                         for (int64_t j = hi; j < len; ++j)
                             phase[j] = 0.0f;
@@ -1097,13 +1218,13 @@ void depthwise2d(const float* x, const float* w, const float* bias, float* y, in
                     const bool whole = ow + v * kVecFloats <= g.outW;
                     float* dst = whole ? o + ow : scratch;
                     if (v == 4)
-                        depthwisePhaseBlock<4>(band, row0, len, wk, b, dst, g, oh, ow);
+                        depthwisePhaseBlock<4>(band, row0, len, tapOffset, wk, b, dst, g, oh, ow);
                     else if (v == 3)
-                        depthwisePhaseBlock<3>(band, row0, len, wk, b, dst, g, oh, ow);
+                        depthwisePhaseBlock<3>(band, row0, len, tapOffset, wk, b, dst, g, oh, ow);
                     else if (v == 2)
-                        depthwisePhaseBlock<2>(band, row0, len, wk, b, dst, g, oh, ow);
+                        depthwisePhaseBlock<2>(band, row0, len, tapOffset, wk, b, dst, g, oh, ow);
                     else
-                        depthwisePhaseBlock<1>(band, row0, len, wk, b, dst, g, oh, ow);
+                        depthwisePhaseBlock<1>(band, row0, len, tapOffset, wk, b, dst, g, oh, ow);
                     if (!whole)
                         for (int64_t j = ow; j < g.outW; ++j)
                             o[j] = scratch[j - ow];

@@ -1311,6 +1311,58 @@ private slots:
                 }
     }
 
+    void requantizeBytesMatchTheScalarRule()
+    {
+        // QLinearConv's requantization: the same bytes at every level as the product-then-sum rule in scalar code (no
+        // fused multiply-add), over sums near the int32 limits (wrapping with the bias), ties of the rounding, NaN
+        // (an infinite scale times 0) and the clamps of both types and a fused Relu's range.
+        std::mt19937 rng(kSeed + 9);
+        std::uniform_int_distribution<int32_t> any(
+            std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max());
+        std::uniform_int_distribution<int32_t> small(-3000, 3000);
+        std::vector<int32_t> acc;
+        for (int i = 0; i < 1200; ++i)
+            acc.push_back(i % 3 == 0 ? any(rng) : small(rng));
+        for (int32_t v : { 0, 1, -1, 5, -5, std::numeric_limits<int32_t>::max(), std::numeric_limits<int32_t>::min() })
+            acc.push_back(v);
+        const float inf = std::numeric_limits<float>::infinity();
+        struct Case {
+            int32_t bias;
+            float scale, offset, lo, hi;
+            int32_t zero;
+            bool isSigned;
+        };
+        const Case cases[]
+            = { { 0, 0.01f, 0.0f, -128.0f, 127.0f, 0, true }, { 17, 0.5f, 0.0f, -3.0f, 252.0f, 3, false },
+                  { -2000, 0.25f, 0.3f, 0.0f, 127.0f, -1, true }, { 5, inf, 0.0f, 0.0f, 255.0f, 0, false },
+                  { 100000, 1e-4f, -2.5f, -130.0f, 125.0f, 2, true }, { 0, 0.5f, 0.5f, -10.0f, 245.0f, 10, false } };
+        for (const simd::Ops* ops : simd::supportedOps())
+            for (const Case& k : cases) {
+                std::vector<uint8_t> got(acc.size());
+                ops->requantizeBytes(acc.data(), static_cast<int64_t>(acc.size()), k.bias, k.scale, k.offset, k.lo,
+                    k.hi, k.zero, k.isSigned, got.data());
+                for (size_t j = 0; j < acc.size(); ++j) {
+                    const auto sum
+                        = static_cast<int32_t>(static_cast<uint32_t>(acc[j]) + static_cast<uint32_t>(k.bias));
+                    const volatile float product = static_cast<float>(sum) * k.scale; // rounded before the sum
+                    float v = product + k.offset;
+                    v = v > k.lo ? v : k.lo; // NaN to lo
+                    v = v < k.hi ? v : k.hi;
+                    const int32_t q = static_cast<int32_t>(std::nearbyint(v)) + k.zero;
+                    const uint8_t want
+                        = k.isSigned ? static_cast<uint8_t>(static_cast<int8_t>(q)) : static_cast<uint8_t>(q);
+                    QVERIFY2(got[j] == want,
+                        qPrintable(QString("%1: acc %2 bias %3 scale %4: %5, expected %6")
+                                       .arg(ops->name)
+                                       .arg(acc[j])
+                                       .arg(k.bias)
+                                       .arg(k.scale)
+                                       .arg(got[j])
+                                       .arg(want)));
+                }
+            }
+    }
+
     void qlinearAddBytesMatchTheScalarRule()
     {
         // QLinearAdd's bytes: fma(a, r1, fma(b, r2, c)) (or fma(a, r1, c) without b), rounded half to even and

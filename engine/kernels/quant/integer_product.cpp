@@ -164,32 +164,9 @@ void Requantize::setRange(bool relu)
 void Requantize::row(const int32_t* acc, int64_t n, int64_t channel, void* out) const
 {
     const float s = scale[scale.size() == 1 ? 0 : static_cast<size_t>(channel)];
-    const auto b = static_cast<uint32_t>(bias.empty() ? 0 : bias[static_cast<size_t>(channel)]);
+    const int32_t b = bias.empty() ? 0 : bias[static_cast<size_t>(channel)];
     const float o = offset.empty() ? 0.0f : offset[static_cast<size_t>(channel)];
-    // In blocks through an int32 buffer, each loop plain enough for the compiler to vectorize: the sum (wrapping as
-    // a 32-bit accumulator), scaled, clamped to [lo, hi] (NaN, from an infinite scale times 0, to lo), rounded half
-    // to even by adding and taking away 1.5 * 2^23 (exact once clamped: the bounds are integers), the zero point.
-    constexpr float kRound = 12582912.0f;
-    constexpr int64_t kBlock = 256;
-    int32_t q[kBlock];
-    for (int64_t j0 = 0; j0 < n; j0 += kBlock) {
-        const int64_t m = std::min(kBlock, n - j0);
-        for (int64_t j = 0; j < m; ++j) {
-            float v = static_cast<float>(static_cast<int32_t>(static_cast<uint32_t>(acc[j0 + j]) + b)) * s + o;
-            v = v > lo ? v : lo;
-            v = v < hi ? v : hi;
-            q[j] = static_cast<int32_t>((v + kRound) - kRound) + zero;
-        }
-        if (type == DataType::Int8) {
-            auto* y = static_cast<int8_t*>(out) + j0;
-            for (int64_t j = 0; j < m; ++j)
-                y[j] = static_cast<int8_t>(q[j]);
-        } else {
-            auto* y = static_cast<uint8_t*>(out) + j0;
-            for (int64_t j = 0; j < m; ++j)
-                y[j] = static_cast<uint8_t>(q[j]);
-        }
-    }
+    simd::ops().requantizeBytes(acc, n, b, s, o, lo, hi, zero, type == DataType::Int8, static_cast<uint8_t*>(out));
 }
 
 namespace {

@@ -169,6 +169,13 @@ struct Ops {
     /// Which instructions gemmS8U8 runs on: "AVX-512 VNNI", "AVX-VNNI", "AVX-512 vpmaddwd", "AVX2 vpmaddwd", "scalar".
     const char* int8Path;
 
+    /// The requantization of an int32 product (QLinearConv, QLinearMatMul, a QDQ convolution): y[j] = clamp(float(
+    /// acc[j] + bias) * scale + offset, lo, hi) rounded half to even, plus zero, as bytes (uint8, or int8 when
+    /// `isSigned`); the sum wraps as an int32 does, NaN clamps to lo. A product and then a sum, each rounded (never
+    /// fused), so every level gives the same bytes.
+    void (*requantizeBytes)(const int32_t* acc, int64_t n, int32_t bias, float scale, float offset, float lo, float hi,
+        int32_t zero, bool isSigned, uint8_t* y);
+
     /// QLinearAdd's arithmetic (onnxruntime's) on bytes, uint8 or int8 (`isSigned`): y[i] = q(fma(a[i], r1,
     /// fma(b[i], r2, c))), or q(fma(a[i], r1, c)) when b is null; q rounds half to even and saturates to the type.
     /// Exact fused multiply-adds at every level, so every level gives the same bytes.

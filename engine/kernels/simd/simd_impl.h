@@ -1856,6 +1856,41 @@ void qlinearAddBytes(
         b ? qlinearAddLoop<false, true>(a, b, n, r1, r2, c, y) : qlinearAddLoop<false, false>(a, b, n, r1, r2, c, y);
 }
 
+// requantizeBytes: the product and the sum rounded apart at every level (GCC would fuse them into one multiply-add
+// where the level has FMA; clang fuses only within one expression).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC push_options
+#pragma GCC optimize("fp-contract=off")
+#endif
+template <bool Signed>
+void requantizeLoop(const int32_t* acc, int64_t n, int32_t bias, float scale, float offset, float lo, float hi,
+    int32_t zero, uint8_t* y)
+{
+    constexpr float kRound = 12582912.0f; // 1.5 * 2^23: adding and taking it away rounds half to even
+    for (int64_t j = 0; j < n; ++j) {
+        const float product
+            = static_cast<float>(static_cast<int32_t>(static_cast<uint32_t>(acc[j]) + static_cast<uint32_t>(bias)))
+            * scale;
+        float v = product + offset;
+        v = v > lo ? v : lo;
+        v = v < hi ? v : hi;
+        const int32_t q = static_cast<int32_t>((v + kRound) - kRound) + zero;
+        y[j] = Signed ? static_cast<uint8_t>(static_cast<int8_t>(q)) : static_cast<uint8_t>(q);
+    }
+}
+
+void requantizeBytes(const int32_t* acc, int64_t n, int32_t bias, float scale, float offset, float lo, float hi,
+    int32_t zero, bool isSigned, uint8_t* y)
+{
+    if (isSigned)
+        requantizeLoop<true>(acc, n, bias, scale, offset, lo, hi, zero, y);
+    else
+        requantizeLoop<false>(acc, n, bias, scale, offset, lo, hi, zero, y);
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC pop_options
+#endif
+
 } // namespace
 
 const Ops& table()
@@ -1868,7 +1903,7 @@ const Ops& table()
 #else
         gemmS8U8Wide, gemmS8U8Wide, "scalar",
 #endif
-        qlinearAddBytes };
+        requantizeBytes, qlinearAddBytes };
     return ops;
 }
 

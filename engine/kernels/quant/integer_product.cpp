@@ -54,7 +54,7 @@ void packColumns(
     const int64_t panels = (n + simd::kInt8Panel - 1) / simd::kInt8Panel, panelBytes = out.k4 * 64;
     // Bytes past n in the last panel and past k in the last group are left as they are: they meet zero weights or
     // land in columns that are not stored.
-    out.panels.resize(static_cast<size_t>(panels * panelBytes));
+    out.panels.resize(std::max(out.panels.size(), static_cast<size_t>(panels * panelBytes)));
     out.colSum.assign(sums ? static_cast<size_t>(n) : 0, 0);
     uint8_t* panel = out.panels.data();
     int64_t done = 0; // columns packed by the vector loop
@@ -251,9 +251,12 @@ void convolve(DataType xType, const uint8_t* x, int32_t zx, const Weights& w, in
             = std::max<int64_t>(1, simd::kGrainElements / std::max<int64_t>(1, outSize * ks * kChannels));
         const auto flip = static_cast<float>(zx);
         parallelFor(pool, batch * blocks, grain, [&](int64_t u0, int64_t u1) {
-            std::vector<float> in(static_cast<size_t>(kChannels * inSize)),
-                out(static_cast<size_t>(kChannels * outSize));
-            std::vector<int32_t> sums(static_cast<size_t>(outSize));
+            // Kept by each thread between calls: new buffers each time cost a clearing of fresh pages.
+            thread_local std::vector<float> in, out;
+            thread_local std::vector<int32_t> sums;
+            in.resize(std::max(in.size(), static_cast<size_t>(kChannels * inSize)));
+            out.resize(std::max(out.size(), static_cast<size_t>(kChannels * outSize)));
+            sums.resize(std::max(sums.size(), static_cast<size_t>(outSize)));
             for (int64_t u = u0; u < u1; ++u) {
                 const int64_t b = u / blocks, c0 = (u % blocks) * kChannels, nc = std::min(kChannels, channels - c0);
                 const uint8_t* image = x + (b * channels + c0) * inSize;
@@ -310,9 +313,10 @@ void convolve(DataType xType, const uint8_t* x, int32_t zx, const Weights& w, in
     const auto padByte = static_cast<uint8_t>(zx);
     const int64_t grain = std::max<int64_t>(1, simd::kGrainMacs / std::max<int64_t>(1, mg * k * chunk));
     parallelFor(pool, units, grain, [&](int64_t u0, int64_t u1) {
-        std::vector<uint8_t> col;
-        Columns cols;
-        std::vector<int32_t> acc;
+        // Kept by each thread between calls: new buffers each time cost a clearing of fresh pages.
+        thread_local std::vector<uint8_t> col;
+        thread_local Columns cols;
+        thread_local std::vector<int32_t> acc;
         for (int64_t u = u0; u < u1; ++u) {
             const int64_t b = u / (group * chunks), gi = (u / chunks) % group, p0 = (u % chunks) * chunk;
             const int64_t p1 = std::min(outSize, p0 + chunk), n = p1 - p0;
@@ -320,11 +324,11 @@ void convolve(DataType xType, const uint8_t* x, int32_t zx, const Weights& w, in
             if (pointwise) {
                 packColumns(xType, image + p0, k, n, g.inSize(), 1, cols, w.needsColumnSums);
             } else {
-                col.resize(static_cast<size_t>(k * n));
+                col.resize(std::max(col.size(), static_cast<size_t>(k * n)));
                 im2col<uint8_t>(image, cg, g, p0, p1, col.data(), padByte);
                 packColumns(xType, col.data(), k, n, n, 1, cols, w.needsColumnSums);
             }
-            acc.resize(static_cast<size_t>(mg * n));
+            acc.resize(std::max(acc.size(), static_cast<size_t>(mg * n)));
             product(w, gi * mg, mg, cols, zx, acc.data(), n, 1);
             sink(b, gi * mg, mg, p0, n, acc.data());
         }

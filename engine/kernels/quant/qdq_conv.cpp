@@ -46,7 +46,8 @@ public:
         const ConvWindow window = resolveConvWindow(ctx, m_window, x, w.shape(), "w");
         const WindowGeometry& g = window.geometry;
         const Shape& outShape = window.outShape;
-        Tensor& out = ctx.allocateOutput(0, m_params.requantize.type, outShape);
+        // Every element is written: the convolution's sink covers every channel and position.
+        Tensor& out = ctx.allocateOutputUninitialized(0, m_params.requantize.type, outShape);
         if (out.size() == 0)
             return;
         const int64_t outSize = g.outSize();

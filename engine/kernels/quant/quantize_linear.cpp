@@ -230,7 +230,7 @@ public:
         if (x.dtype() == DataType::Float && scale.dtype() == DataType::Float && q.block == 0
             && (outType == DataType::UInt8 || outType == DataType::Int8)
             && (m_precision == DataType::Undefined || m_precision == DataType::Float)) {
-            Tensor& y = ctx.allocateOutput(0, outType, x.shape());
+            Tensor& y = ctx.allocateOutputUninitialized(0, outType, x.shape()); // every element written
             dispatch<TypeList<uint8_t, int8_t>>(outType, ctx.node(), [&]<class Q>() {
                 quantizeFloatBytes<Q>(ctx.threadPool(), x.data<float>().data(), x.size(), q, scale.data<float>().data(),
                     zp ? zp->data<Q>().data() : nullptr, y.data<Q>().data());
@@ -325,7 +325,7 @@ public:
         const QuantLayout q = quantLayout(ctx, x, scale, zp, m_axis, m_block);
         if ((xt == DataType::UInt8 || xt == DataType::Int8) && scale.dtype() == DataType::Float && q.block == 0
             && (m_outType == DataType::Undefined || m_outType == DataType::Float)) {
-            Tensor& y = ctx.allocateOutput(0, DataType::Float, x.shape());
+            Tensor& y = ctx.allocateOutputUninitialized(0, DataType::Float, x.shape()); // every element written
             dispatch<TypeList<uint8_t, int8_t>>(xt, ctx.node(), [&]<class Q>() {
                 dequantizeBytesFloat<Q>(ctx.threadPool(), x.data<Q>().data(), x.size(), q, scale.data<float>().data(),
                     zp ? zp->data<Q>().data() : nullptr, y.data<float>().data());

@@ -1536,6 +1536,15 @@ private slots:
             { "y = Conv <strides = [2, 2], pads = [1, 1, 1, 1], group = 16> (x, w, b)",
                 { { "x", { 1, 16, 65, 64 } }, { "w", { 16, 1, 3, 3 } }, { "b", { 16 } } } },
             { "y = Conv (x, w)", { { "x", { 1, 64, 40, 41 } }, { "w", { 32, 64, 1, 1 } } } },
+            // Too few column chunks for the threads: split by blocks of output channels (the columns made once and
+            // shared by the blocks; pointwise: strips and blocks), with a partial last block.
+            { "y = Conv <pads = [1, 1, 1, 1]> (x, w, b)",
+                { { "x", { 1, 96, 7, 7 } }, { "w", { 100, 96, 3, 3 } }, { "b", { 100 } } } },
+            { "y = Conv <strides = [2, 2], pads = [1, 1, 1, 1]> (x, w)",
+                { { "x", { 2, 32, 20, 21 } }, { "w", { 120, 32, 3, 3 } } } },
+            { "y = Conv <strides = [2, 2], pads = [1, 1, 1, 1]> (x, w)",
+                { { "x", { 4, 64, 28, 28 } }, { "w", { 192, 64, 3, 3 } } } },
+            { "y = Conv (x, w, b)", { { "x", { 1, 160, 7, 7 } }, { "w", { 200, 160, 1, 1 } }, { "b", { 200 } } } },
             { "y = Conv <strides = [160]> (x, w)", { { "x", { 1, 1, 1280 } }, { "w", { 257, 1, 512 } } } },
             { "y = ConvTranspose <strides = [2, 2]> (x, w, b)",
                 { { "x", { 1, 32, 40, 40 } }, { "w", { 32, 8, 2, 2 } }, { "b", { 8 } } } },

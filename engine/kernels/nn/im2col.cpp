@@ -648,21 +648,50 @@ struct FloatConv {
         chunk = std::min(outSize, (chunk + simd::kGemmPanel - 1) / simd::kGemmPanel * simd::kGemmPanel);
         const int64_t chunks = (outSize + chunk - 1) / chunk, rowBlocks = (mg + rowBlock - 1) / rowBlock;
         const int64_t grain = std::max<int64_t>(1, simd::kGrainMacs / std::max<int64_t>(1, rowBlock * rows * chunk));
-        parallelFor(options.pool, batch * group * chunks * rowBlocks, grain, [&](int64_t u0, int64_t u1) {
+        const int64_t tasks = batch * group * chunks; // units of the final chunk size
+        const int64_t panelSize = rows * chunk + simd::kGemmPanelSlack;
+        // The columns of unit `unit` (image, group, chunk) into `col`, in panels.
+        const auto makeColumns = [&](int64_t unit, float* col) {
+            const int64_t n = unit / (group * chunks), gr = (unit / chunks) % group, c = unit % chunks;
+            const int64_t p0 = c * chunk, p1 = std::min(outSize, p0 + chunk);
+            const float* xg = x + (n * channels + gr * cg) * inSize;
+            for (int64_t q0 = p0; q0 < p1; q0 += simd::kGemmPanel)
+                im2col(xg, cg, g, q0, std::min(p1, q0 + simd::kGemmPanel), col + (q0 - p0) * rows, 0.0f);
+        };
+        // Output channels [r0, r1) of unit `unit` from its columns.
+        const auto multiply = [&](int64_t unit, int64_t r0, int64_t r1, const float* col) {
+            const int64_t n = unit / (group * chunks), gr = (unit / chunks) % group, c = unit % chunks;
+            const int64_t p0 = c * chunk, p1 = std::min(outSize, p0 + chunk);
+            product(gr, r0, r1, p0, p1 - p0, col, 0, y + (n * outChannels + gr * mg + r0) * outSize);
+        };
+        if (rowBlocks > 1) {
+            // Split by output channels: each unit's columns made once, in parallel, then shared by its blocks (these
+            // units are few: fewer than four per thread).
+            // The calling thread's buffer, kept (a new one costs page faults); the tasks reach it through `columns`,
+            // not by its name, which names each thread's own.
+            thread_local std::vector<float> shared;
+            if (shared.size() < static_cast<size_t>(tasks * panelSize))
+                shared.resize(static_cast<size_t>(tasks * panelSize));
+            float* columns = shared.data();
+            parallelFor(options.pool, tasks, 1, [&](int64_t u0, int64_t u1) {
+                for (int64_t u = u0; u < u1; ++u)
+                    makeColumns(u, columns + u * panelSize);
+            });
+            parallelFor(options.pool, tasks * rowBlocks, grain, [&](int64_t u0, int64_t u1) {
+                for (int64_t u = u0; u < u1; ++u) {
+                    const int64_t unit = u / rowBlocks, r0 = (u % rowBlocks) * rowBlock;
+                    multiply(unit, r0, std::min(mg, r0 + rowBlock), columns + unit * panelSize);
+                }
+            });
+            return;
+        }
+        parallelFor(options.pool, tasks, grain, [&](int64_t u0, int64_t u1) {
             thread_local std::vector<float> col;
-            if (col.size() < static_cast<size_t>(rows * chunk + simd::kGemmPanelSlack))
-                col.resize(static_cast<size_t>(rows * chunk + simd::kGemmPanelSlack));
-            int64_t made = -1; // the chunk whose columns col holds, in panels
+            if (col.size() < static_cast<size_t>(panelSize))
+                col.resize(static_cast<size_t>(panelSize));
             for (int64_t u = u0; u < u1; ++u) {
-                const int64_t unit = u / rowBlocks, r0 = (u % rowBlocks) * rowBlock, r1 = std::min(mg, r0 + rowBlock);
-                const int64_t n = unit / (group * chunks), gr = (unit / chunks) % group, c = unit % chunks;
-                const int64_t p0 = c * chunk, p1 = std::min(outSize, p0 + chunk);
-                const float* xg = x + (n * channels + gr * cg) * inSize;
-                if (made != unit)
-                    for (int64_t q0 = p0; q0 < p1; q0 += simd::kGemmPanel)
-                        im2col(xg, cg, g, q0, std::min(p1, q0 + simd::kGemmPanel), col.data() + (q0 - p0) * rows, 0.0f);
-                made = unit;
-                product(gr, r0, r1, p0, p1 - p0, col.data(), 0, y + (n * outChannels + gr * mg + r0) * outSize);
+                makeColumns(u, col.data());
+                multiply(u, 0, mg, col.data());
             }
         });
     }

@@ -157,9 +157,12 @@ print('fc2', repr(rel(own2, y)))
         }
         // fc2 inherits fc1's damage in the quantized run only.
         QVERIFY(model->layerAt(1)->accumulated.relativeL2 > 5 * model->layerAt(1)->own.relativeL2);
-        // A row selects the float node in the graph.
+        // A row selects the float node in the graph (once the graph's layout has finished, which on a loaded machine
+        // may still be running: the selection then waits for it).
         m_quant->table()->setCurrentIndex(model->index(1, 0));
-        QCOMPARE(m_w.window->graphView()->selectedNode(), m_w.window->graphView()->currentGraph()->findNode("fc2"));
+        QTRY_COMPARE_WITH_TIMEOUT(
+            m_w.window->graphView()->selectedNode(), m_w.window->graphView()->currentGraph()->findNode("fc2"), 20000);
+        QVERIFY(!m_w.window->graphView()->isLayoutRunning());
     }
 
     void cancelKeepsTheTable()

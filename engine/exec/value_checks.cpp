@@ -5,8 +5,6 @@
 #include "engine/kernels/simd/simd.h"
 
 #include <cmath>
-#include <cstring>
-#include <string_view>
 
 namespace onnxscope {
 
@@ -87,71 +85,12 @@ std::optional<NonFiniteHit> firstNonFinite(const Value& value)
     }
 }
 
-namespace {
-
-/// Whether x[0, n) holds NaN or Inf: v - v is +0 for every finite v and NaN otherwise, so the OR of its bits is 0 only
-/// when all are finite. Two vector operations per vector of floats (simd::Ops::chunkStats, which also says it, takes
-/// six), written once and compiled for each level by inlining it into the functions below (a 64-byte vector is one
-/// register at AVX-512, two at AVX2, four at the baseline).
-[[gnu::always_inline]] inline bool anyNonFiniteFloats(const float* x, int64_t n)
-{
-    typedef float FloatVec __attribute__((vector_size(64)));
-    typedef int32_t IntVec __attribute__((vector_size(64)));
-    constexpr int64_t kLanes = 16;
-    IntVec a0 {}, a1 {}, a2 {}, a3 {};
-    int64_t i = 0;
-    for (; i + 4 * kLanes <= n; i += 4 * kLanes) {
-        FloatVec v0, v1, v2, v3;
-        std::memcpy(&v0, x + i, sizeof v0);
-        std::memcpy(&v1, x + i + kLanes, sizeof v1);
-        std::memcpy(&v2, x + i + 2 * kLanes, sizeof v2);
-        std::memcpy(&v3, x + i + 3 * kLanes, sizeof v3);
-        a0 |= reinterpret_cast<IntVec>(v0 - v0);
-        a1 |= reinterpret_cast<IntVec>(v1 - v1);
-        a2 |= reinterpret_cast<IntVec>(v2 - v2);
-        a3 |= reinterpret_cast<IntVec>(v3 - v3);
-    }
-    a0 |= a1 | a2 | a3;
-    int32_t bits = 0;
-    for (int64_t k = 0; k < kLanes; ++k)
-        bits |= a0[k];
-    for (; i < n; ++i) {
-        const float d = x[i] - x[i];
-        int32_t b;
-        std::memcpy(&b, &d, sizeof b);
-        bits |= b;
-    }
-    return bits != 0;
-}
-
-bool anyNonFiniteBaseline(const float* x, int64_t n)
-{
-    return anyNonFiniteFloats(x, n);
-}
-
-[[gnu::target("avx2")]] bool anyNonFiniteAvx2(const float* x, int64_t n)
-{
-    return anyNonFiniteFloats(x, n);
-}
-
-[[gnu::target("avx512f")]] bool anyNonFiniteAvx512(const float* x, int64_t n)
-{
-    return anyNonFiniteFloats(x, n);
-}
-
-} // namespace
-
 bool hasNonFinite(const Value& value)
 {
     if (!value.isTensor() || value.tensor().dtype() != DataType::Float)
         return firstNonFinite(value).has_value();
-    // The level the kernels run at (simd::ops(): the CPU's widest, or ONNXSCOPE_SIMD's choice).
-    static const auto scan = [] {
-        const std::string_view level = simd::ops().name;
-        return level == "AVX-512" ? anyNonFiniteAvx512 : level == "AVX2" ? anyNonFiniteAvx2 : anyNonFiniteBaseline;
-    }();
     const std::span<const float> data = value.tensor().data<float>();
-    return scan(data.data(), static_cast<int64_t>(data.size()));
+    return simd::anyNonFinite(data.data(), static_cast<int64_t>(data.size()));
 }
 
 } // namespace onnxscope

@@ -31,7 +31,7 @@ public:
         if (m_folding.weights) {
             const Tensor& w = *m_folding.weights;
             m_weightShape = w.shape();
-            m_weightsFinite = w.dtype() == DataType::Float && allFinite(w.data<float>().data(), w.size());
+            m_weightsFinite = w.dtype() == DataType::Float && !simd::anyNonFinite(w.data<float>().data(), w.size());
             if (w.dtype() == DataType::Float && w.rank() >= 3 && w.dim(0) % m_group == 0)
                 m_packed = packConvWeights(w.data<float>().data(), w.shape(), m_group);
             if (!m_packed.empty())
@@ -93,7 +93,7 @@ private:
     {
         if (!m_constantWeights || w.dtype() != DataType::Float)
             return false;
-        std::call_once(m_finiteOnce, [&] { m_constantFinite = allFinite(w.data<float>().data(), w.size()); });
+        std::call_once(m_finiteOnce, [&] { m_constantFinite = !simd::anyNonFinite(w.data<float>().data(), w.size()); });
         return m_constantFinite;
     }
 

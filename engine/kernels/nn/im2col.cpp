@@ -371,6 +371,14 @@ void activateColumns(float* y, int64_t rows, int64_t stride, int64_t p0, int64_t
 // at AVX-512, 16 at AVX2).
 constexpr int64_t kPointwiseStrip = 192;
 
+/// Floats of one group's weights packed by packA: `rows` values for each of mg output channels, rounded up to whole
+/// tiles of packRows.
+int64_t packedGroupFloats(int64_t mg, int64_t rows)
+{
+    const int64_t tile = simd::ops().packRows;
+    return (mg + tile - 1) / tile * tile * rows;
+}
+
 // Blocks of output channels that a convolution's tasks are split into when its column chunks are too few for the
 // threads: a multiple of every level's register tile (6 and 8 rows).
 constexpr int64_t kRowBlockMin = 24;
@@ -431,21 +439,6 @@ template <class F> void addBias(F* y, const F* bias, int64_t batch, int64_t chan
                 p[i] += b;
         }
 }
-
-} // namespace
-
-bool allFinite(const float* x, int64_t n)
-{
-    uint32_t nonFinite = 0; // exponent bits all set, in a loop that vectorizes
-    for (int64_t i = 0; i < n; ++i) {
-        uint32_t bits = 0;
-        std::memcpy(&bits, x + i, sizeof bits);
-        nonFinite |= static_cast<uint32_t>((bits & 0x7f800000u) == 0x7f800000u);
-    }
-    return nonFinite == 0;
-}
-
-namespace {
 
 /// The kernel taps that read the input at some output position: along each axis a range [lo, hi) of kernel indices.
 /// Taps outside it read only padding (a dilated kernel larger than a small input: DeepLab's atrous convolutions
@@ -510,7 +503,7 @@ bool convolveLiveTaps(const float* x, const float* w, const float* bias, float* 
         bool finite = true;
         for (int64_t mtx = 0; mtx < matrices; ++mtx) {
             const float* src = from + mtx * stride;
-            finite = finite && (options.weightsFinite || allFinite(src, size));
+            finite = finite && (options.weightsFinite || !simd::anyNonFinite(src, size));
             float* dst = to.data() + mtx * keptRows * block;
             for (int64_t c = 0; c < cg; ++c)
                 for (int64_t t = 0; t < kept; ++t) {
@@ -556,7 +549,6 @@ bool convolveLiveTaps(const float* x, const float* w, const float* bias, float* 
     return true;
 }
 
-/// The float convolution on the SIMD kernels, split over the pool.
 /// One float convolution's operands and sizes, and its three ways to run: depthwise, pointwise and im2col.
 struct FloatConv {
     const float *x, *w, *bias;
@@ -570,7 +562,7 @@ struct FloatConv {
     int64_t threads = options.pool ? options.pool->threads() : 1;
     bool split = batch * group * mg * rows * outSize >= 2 * simd::kGrainMacs; // worth splitting over the pool
     const float* packed = options.packedWeights; // each group's weights packed by rows (packA)
-    int64_t groupStride = (mg + ops.packRows - 1) / ops.packRows * ops.packRows * rows;
+    int64_t groupStride = packedGroupFloats(mg, rows);
 
     /// Output channels per task when `units` tasks are too few for the threads (mg when they are not, or when the
     /// channels are too few to split).
@@ -636,8 +628,7 @@ struct FloatConv {
     /// whole panels, and at least a few per thread when the pool is used: when the convolution has the work of two
     /// grains (below that, parallelFor runs it on this thread, where smaller chunks would only cost more GEMM calls).
     /// When the chunks are still too few for the threads, many output channels are split into blocks of rows (each
-    /// task then makes its chunk's columns itself: a small cost against its share of the product), else the chunks
-    /// are made smaller.
+    /// chunk's columns made once and shared by its blocks), else the chunks are made smaller.
     void columns() const
     {
         int64_t chunk = std::clamp<int64_t>(
@@ -650,19 +641,25 @@ struct FloatConv {
         const int64_t grain = std::max<int64_t>(1, simd::kGrainMacs / std::max<int64_t>(1, rowBlock * rows * chunk));
         const int64_t tasks = batch * group * chunks; // units of the final chunk size
         const int64_t panelSize = rows * chunk + simd::kGemmPanelSlack;
-        // The columns of unit `unit` (image, group, chunk) into `col`, in panels.
-        const auto makeColumns = [&](int64_t unit, float* col) {
-            const int64_t n = unit / (group * chunks), gr = (unit / chunks) % group, c = unit % chunks;
-            const int64_t p0 = c * chunk, p1 = std::min(outSize, p0 + chunk);
-            const float* xg = x + (n * channels + gr * cg) * inSize;
-            for (int64_t q0 = p0; q0 < p1; q0 += simd::kGemmPanel)
-                im2col(xg, cg, g, q0, std::min(p1, q0 + simd::kGemmPanel), col + (q0 - p0) * rows, 0.0f);
+        // A unit: image n, group gr, output positions [p0, p1).
+        struct Unit {
+            int64_t n, gr, p0, p1;
         };
-        // Output channels [r0, r1) of unit `unit` from its columns.
+        const auto unitAt = [&](int64_t unit) {
+            const int64_t p0 = (unit % chunks) * chunk;
+            return Unit { unit / (group * chunks), (unit / chunks) % group, p0, std::min(outSize, p0 + chunk) };
+        };
+        // The columns of a unit into `col`, in panels.
+        const auto makeColumns = [&](int64_t unit, float* col) {
+            const Unit u = unitAt(unit);
+            const float* xg = x + (u.n * channels + u.gr * cg) * inSize;
+            for (int64_t q0 = u.p0; q0 < u.p1; q0 += simd::kGemmPanel)
+                im2col(xg, cg, g, q0, std::min(u.p1, q0 + simd::kGemmPanel), col + (q0 - u.p0) * rows, 0.0f);
+        };
+        // Output channels [r0, r1) of a unit from its columns.
         const auto multiply = [&](int64_t unit, int64_t r0, int64_t r1, const float* col) {
-            const int64_t n = unit / (group * chunks), gr = (unit / chunks) % group, c = unit % chunks;
-            const int64_t p0 = c * chunk, p1 = std::min(outSize, p0 + chunk);
-            product(gr, r0, r1, p0, p1 - p0, col, 0, y + (n * outChannels + gr * mg + r0) * outSize);
+            const Unit u = unitAt(unit);
+            product(u.gr, r0, r1, u.p0, u.p1 - u.p0, col, 0, y + (u.n * outChannels + u.gr * mg + r0) * outSize);
         };
         if (rowBlocks > 1) {
             // Split by output channels: each unit's columns made once, in parallel, then shared by its blocks (these
@@ -781,11 +778,10 @@ std::vector<float> packConvWeights(const float* w, const Shape& shape, int64_t g
         rows *= shape[i];
     if (mg <= 0 || rows <= 0 || (shape[1] == 1 && mg == 1))
         return {};
-    const simd::Ops& ops = simd::ops();
-    const int64_t groupStride = (mg + ops.packRows - 1) / ops.packRows * ops.packRows * rows;
+    const int64_t groupStride = packedGroupFloats(mg, rows);
     std::vector<float> packed(static_cast<size_t>(group * groupStride));
     for (int64_t gr = 0; gr < group; ++gr)
-        ops.packA(mg, rows, w + gr * mg * rows, rows, packed.data() + gr * groupStride);
+        simd::ops().packA(mg, rows, w + gr * mg * rows, rows, packed.data() + gr * groupStride);
     return packed;
 }
 

@@ -99,9 +99,6 @@ struct ConvolveOptions {
     LiveTapCache* liveTaps = nullptr;
 };
 
-/// True when no value of x[0, n) is NaN or infinite.
-bool allFinite(const float* x, int64_t n);
-
 /// The float weights w[M, C / group, kernel...] of a convolution, each group's rows packed by simd::Ops::packA for
 /// the chosen level (convolve() reads them through ConvolveOptions::packedWeights). Empty for depthwise weights (one
 /// input and one output channel per group), which convolve() reads as they are.

@@ -199,6 +199,9 @@ constexpr int64_t kGrainElements = int64_t(1) << 16;
 /// (x86-64, avx2 or avx512) asks for a narrower one. Chosen once.
 const Ops& ops();
 
+/// Whether x[0, n) holds a NaN or an infinity: one vector pass at the chosen level.
+bool anyNonFinite(const float* x, int64_t n);
+
 /// Every level this CPU can run, narrowest first (for tests and benchmarks).
 std::vector<const Ops*> supportedOps();
 

@@ -432,6 +432,10 @@ private:
     /// Replays from `from` (its ordinal and sequence taken as 0) to position `to` in this (fresh) debugger's session,
     /// recording as `parent` records.
     void replaySegment(const Debugger& parent, const Checkpoint& from, uint64_t to, const std::atomic<bool>* cancel);
+    /// Readies this Debugger to replay part of `parent`'s run from `from` (a segment, or the shadow fill): the
+    /// parent's session options, main frame record and checkpoint spacing, its position; returns the Replayer's start
+    /// (from's position and values).
+    Checkpoint beginSegment(const Debugger& parent, const Checkpoint& from);
     uint64_t m_mergedFrameIds = uint64_t(1) << 62; // ids given to the frames of merged segments
     size_t m_logSegments = 0;
     /// After the merge of segments or of the shadow: the counters, the position's caches, the budget.

@@ -50,20 +50,26 @@ void Debugger::maybeQuietCheckpoint()
     m_quietCheckpoints.push_back(std::move(c));
 }
 
-void Debugger::replaySegment(
-    const Debugger& parent, const Checkpoint& from, uint64_t to, const std::atomic<bool>* cancel)
+Checkpoint Debugger::beginSegment(const Debugger& parent, const Checkpoint& from)
 {
     m_session.options() = parent.m_session.options();
     m_mainFrameId = parent.m_mainFrameId;
     m_frameRecords[m_mainFrameId] = parent.m_frameRecords.at(m_mainFrameId);
     m_checkpointInterval = parent.m_checkpointInterval;
     m_steps = from.step;
-    m_replaying = true;
     Checkpoint start;
     start.step = from.step;
     start.frameId = from.frameId;
     start.pc = from.pc;
     start.values = from.values;
+    return start;
+}
+
+void Debugger::replaySegment(
+    const Debugger& parent, const Checkpoint& from, uint64_t to, const std::atomic<bool>* cancel)
+{
+    const Checkpoint start = beginSegment(parent, from);
+    m_replaying = true;
     const std::vector<CallRecord> none;
     Replayer replay(m_session, this, none, start, *this);
     try {

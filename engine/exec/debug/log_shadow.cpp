@@ -49,17 +49,8 @@ void Debugger::startShadow()
     options.memoryBudget = m_options.memoryBudget / 2; // with the run's own, no more than the serial replay's
     shadow->debugger = std::make_unique<Debugger>(m_program, options);
     Debugger& seg = *shadow->debugger;
-    seg.m_session.options() = m_session.options();
+    Checkpoint start = seg.beginSegment(*this, *at);
     seg.m_session.options().threadPool = nullptr; // the run's pool is the run's: the replay takes the free core alone
-    seg.m_mainFrameId = m_mainFrameId;
-    seg.m_frameRecords[m_mainFrameId] = m_frameRecords.at(m_mainFrameId);
-    seg.m_checkpointInterval = m_checkpointInterval;
-    seg.m_steps = at->step;
-    Checkpoint start;
-    start.step = at->step;
-    start.frameId = at->frameId;
-    start.pc = at->pc;
-    start.values = at->values;
     ShadowFill* raw = shadow.get();
     try {
         shadow->thread = std::thread([this, raw, start = std::move(start)] { shadowLoop(*raw, start); });

@@ -397,6 +397,17 @@ ConvParams geometry(int64_t c, int64_t m, int64_t group, int64_t kernel, int64_t
     return p;
 }
 
+/// geometry() over an input plane of h x w, with a dilation.
+ConvParams geometry(int64_t c, int64_t m, int64_t group, int64_t kernel, int64_t stride, int64_t pad, int64_t h,
+    int64_t w, int64_t dilation = 1)
+{
+    ConvParams p = geometry(c, m, group, kernel, stride, pad);
+    p.h = h;
+    p.w = w;
+    p.dilation = dilation;
+    return p;
+}
+
 /// A 3×3 convolution of 3 into 4 channels, pad 1, with random weights (an initializer) and input: the model holds input
 /// "x" and the Conv writing "conv_out"; each test adds its readers and outputs.
 struct PaddedConv {
@@ -432,18 +443,9 @@ private slots:
     {
         // Folded weights are kept packed by rows for the GEMM: many output channels (whole and partial register tiles),
         // deep rows (more than one block of k), a wide plane (several panels), grouped, and pointwise.
-        ConvParams wide = geometry(40, 44, 1, 3, 1, 1);
-        wide.h = 7;
-        wide.w = 61;
-        runChain({ "wide Conv+BN", 13, wide, true, true, {}, false });
-        ConvParams grouped = geometry(24, 36, 2, 3, 2, 1);
-        grouped.h = 15;
-        grouped.w = 17;
-        runChain({ "grouped Conv+BN+Relu", 13, grouped, false, true, { "Relu" }, false });
-        ConvParams pointwise = geometry(48, 30, 1, 1, 1, 0);
-        pointwise.h = 5;
-        pointwise.w = 50;
-        runChain({ "pointwise Conv+BN", 13, pointwise, true, true, {}, false });
+        runChain({ "wide Conv+BN", 13, geometry(40, 44, 1, 3, 1, 1, 7, 61), true, true, {}, false });
+        runChain({ "grouped Conv+BN+Relu", 13, geometry(24, 36, 2, 3, 2, 1, 15, 17), false, true, { "Relu" }, false });
+        runChain({ "pointwise Conv+BN", 13, geometry(48, 30, 1, 1, 1, 0, 5, 50), true, true, {}, false });
     }
 
     void tapsThatReadOnlyPaddingAreSkippedExactly()
@@ -451,21 +453,11 @@ private slots:
         // Dilated kernels larger than the input (DeepLab's atrous convolutions): along the height every tap but the
         // centre reads padding, across the width all read the input; or only the centre tap is left (a pointwise
         // product). The folded weights are cut to the live taps.
-        ConvParams tall = geometry(12, 20, 1, 3, 1, 6);
-        tall.dilation = 6;
-        tall.h = 5;
-        tall.w = 11;
-        runChain({ "dilated Conv+BN, dead rows of taps", 13, tall, true, true, {}, false });
-        ConvParams centre = geometry(12, 20, 1, 3, 1, 9);
-        centre.dilation = 9;
-        centre.h = 6;
-        centre.w = 7;
-        runChain({ "dilated Conv+BN+Relu, centre tap only", 13, centre, false, true, { "Relu" }, false });
-        ConvParams depthwise = geometry(8, 8, 8, 3, 1, 4);
-        depthwise.dilation = 4;
-        depthwise.h = 3;
-        depthwise.w = 9;
-        runChain({ "dilated depthwise Conv+BN", 13, depthwise, true, true, {}, false });
+        runChain({ "dilated Conv+BN, dead rows of taps", 13, geometry(12, 20, 1, 3, 1, 6, 5, 11, 6), true, true, {},
+            false });
+        runChain({ "dilated Conv+BN+Relu, centre tap only", 13, geometry(12, 20, 1, 3, 1, 9, 6, 7, 9), false, true,
+            { "Relu" }, false });
+        runChain({ "dilated depthwise Conv+BN", 13, geometry(8, 8, 8, 3, 1, 4, 3, 9, 4), true, true, {}, false });
     }
 
     void convBatchNormReluIsFused()

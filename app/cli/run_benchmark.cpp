@@ -74,67 +74,109 @@ long peakResidentKib()
     return usage.ru_maxrss;
 }
 
+namespace {
+
+struct DebugTimings {
+    std::vector<double> ms, cpuMs, logMs; // logMs: the time to complete the value log after the stop
+    std::vector<long> faults;
+    std::map<std::string, Value> outputs;
+    size_t recordedValues = 0, droppedValues = 0, recordedBytes = 0, writtenByRun = 0;
+};
+
+double cpuNow()
+{
+    timespec ts {};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
+
+/// --debug-run --repeat N: each run through a fresh Debugger (as the GUI starts each run), to the end or --break-at's
+/// breakpoint. Two passes of N runs: the first times the runs, the second the completion of each run's value log
+/// after its stop. The log fill replays the run and touches every value; timed between two runs it would leave the
+/// next run's memory cold, which a plain run timed back to back never is (in the GUI the fill runs after the stop, not
+/// just before the next run). Each run's values are released after its clock stopped.
+DebugTimings timeDebugRuns(const RunOptions& o, const std::shared_ptr<const Program>& program,
+    const std::map<std::string, Value>& inputs, const SessionOptions& sessionOptions, ProfileObserver& profile)
+{
+    DebugTimings t;
+    const DebuggerOptions debuggerOptions = debuggerOptionsOf(o, sessionOptions);
+    const auto runOnce = [&](int i, bool timed) {
+        auto debugger = std::make_unique<Debugger>(program, debuggerOptions);
+        if (!o.breakAt.empty())
+            debugger->addBreakpoint(makeBreakpoint(Breakpoint::Kind::Node, o.breakAt));
+        // --break-on-nan and --break-when as the debugger's breakpoints, tested in the timed runs too (the warm-up
+        // run stopped the command already if one was met).
+        if (o.breakOnNan)
+            debugger->addBreakpoint(makeBreakpoint(Breakpoint::Kind::NonFinite, {}));
+        for (const std::string& spec : o.breakWhen)
+            debugger->addBreakpoint(parseBreakpointSpec(spec));
+        if (o.profile && timed)
+            debugger->addObserver(&profile);
+        const long f0 = minorFaults();
+        const double c0 = cpuNow();
+        auto t0 = Clock::now();
+        debugger->start(inputs);
+        StopInfo stop = debugger->continueRun();
+        while (stop.reason == StopReason::YieldOp || stop.reason == StopReason::DebugNode
+            || (stop.reason == StopReason::Breakpoint && o.breakAt.empty()))
+            stop = debugger->continueRun();
+        if (timed) {
+            t.ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+            t.cpuMs.push_back(cpuNow() - c0);
+            t.faults.push_back(minorFaults() - f0);
+        }
+        if (!o.breakAt.empty() && stop.reason != StopReason::Breakpoint)
+            throw Error(
+                "debug run " + std::to_string(i + 1) + " did not stop before \"" + o.breakAt + "\": " + stop.message);
+        if (timed) {
+            if (o.profile)
+                debugger->removeObserver(&profile);
+            return;
+        }
+        const auto l0 = Clock::now();
+        debugger->completeLog();
+        t.logMs.push_back(std::chrono::duration<double, std::milli>(Clock::now() - l0).count());
+        if (!o.breakAt.empty())
+            stop = debugger->continueRun(); // to the end, untimed, for the outputs and the counts
+        if (debugger->failed() || !debugger->finished())
+            throw Error("debug run " + std::to_string(i + 1) + " stopped: " + stop.message);
+        t.outputs = debugger->session().outputs();
+        t.recordedValues = debugger->values().size();
+        t.recordedBytes = debugger->recordedBytes();
+        if (i + 1 == o.repeat)
+            t.writtenByRun = writtenBytes(*debugger, *program, inputs);
+        t.droppedValues = debugger->forgottenValues();
+        for (const auto& v : debugger->values())
+            t.droppedValues += v.dropped ? 1 : 0;
+    };
+    for (int i = 0; i < o.repeat; ++i)
+        runOnce(i, true);
+    for (int i = 0; i < o.repeat; ++i)
+        runOnce(i, false);
+    return t;
+}
+
+} // namespace
+
 void timeRuns(const RunOptions& o, const std::shared_ptr<const Program>& program,
     const std::map<std::string, Value>& inputs, const SessionOptions& sessionOptions, int threads, size_t nodes,
     ProfileObserver& profile, const std::function<void(const std::map<std::string, Value>&)>& writeOutputs)
 {
     std::vector<double> ms, cpuMs, logMs; // logMs: debug runs, the time to complete the value log after the stop
     std::vector<long> faults; // per run, read outside the clock
-    const auto cpuNow = [] {
-        timespec ts {};
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-        return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
-    };
     std::map<std::string, Value> lastOutputs;
     size_t recordedValues = 0, droppedValues = 0, recordedBytes = 0, writtenByRun = 0;
     if (o.debugRun) {
-        // Each run through a fresh Debugger, to the end (or --break-at's breakpoint), then its value log completed
-        // (timed apart). The previous run's values are released after its clock stopped.
-        const DebuggerOptions debuggerOptions = debuggerOptionsOf(o, sessionOptions);
-        for (int i = 0; i < o.repeat; ++i) {
-            auto debugger = std::make_unique<Debugger>(program, debuggerOptions);
-            if (!o.breakAt.empty())
-                debugger->addBreakpoint(makeBreakpoint(Breakpoint::Kind::Node, o.breakAt));
-            // --break-on-nan and --break-when as the debugger's breakpoints, tested in the timed runs too (the warm-up
-            // run stopped the command already if one was met).
-            if (o.breakOnNan)
-                debugger->addBreakpoint(makeBreakpoint(Breakpoint::Kind::NonFinite, {}));
-            for (const std::string& spec : o.breakWhen)
-                debugger->addBreakpoint(parseBreakpointSpec(spec));
-            if (o.profile)
-                debugger->addObserver(&profile);
-            const long f0 = minorFaults();
-            const double c0 = cpuNow();
-            auto t0 = Clock::now();
-            debugger->start(inputs);
-            StopInfo stop = debugger->continueRun();
-            while (stop.reason == StopReason::YieldOp || stop.reason == StopReason::DebugNode
-                || (stop.reason == StopReason::Breakpoint && o.breakAt.empty()))
-                stop = debugger->continueRun();
-            ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-            cpuMs.push_back(cpuNow() - c0);
-            faults.push_back(minorFaults() - f0);
-            const auto l0 = Clock::now();
-            debugger->completeLog();
-            logMs.push_back(std::chrono::duration<double, std::milli>(Clock::now() - l0).count());
-            if (!o.breakAt.empty() && stop.reason != StopReason::Breakpoint)
-                throw Error("debug run " + std::to_string(i + 1) + " did not stop before \"" + o.breakAt
-                    + "\": " + stop.message);
-            if (!o.breakAt.empty())
-                stop = debugger->continueRun(); // to the end, untimed, for the outputs and the counts
-            if (debugger->failed() || !debugger->finished())
-                throw Error("debug run " + std::to_string(i + 1) + " stopped: " + stop.message);
-            lastOutputs = debugger->session().outputs();
-            recordedValues = debugger->values().size();
-            recordedBytes = debugger->recordedBytes();
-            if (i + 1 == o.repeat)
-                writtenByRun = writtenBytes(*debugger, *program, inputs);
-            droppedValues = debugger->forgottenValues();
-            for (const auto& v : debugger->values())
-                droppedValues += v.dropped ? 1 : 0;
-            if (o.profile)
-                debugger->removeObserver(&profile);
-        }
+        DebugTimings t = timeDebugRuns(o, program, inputs, sessionOptions, profile);
+        ms = std::move(t.ms);
+        cpuMs = std::move(t.cpuMs);
+        faults = std::move(t.faults);
+        logMs = std::move(t.logMs);
+        lastOutputs = std::move(t.outputs);
+        recordedValues = t.recordedValues;
+        droppedValues = t.droppedValues;
+        recordedBytes = t.recordedBytes;
+        writtenByRun = t.writtenByRun;
     } else {
         // --keep-values: a KeepObserver holds every output, which it releases after the clock stopped, as the
         // debug runs do.

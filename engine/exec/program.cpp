@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <string_view>
 
 namespace onnxscope {
 
@@ -51,13 +52,33 @@ std::vector<std::string> distinctWithCounts(const std::vector<std::string>& text
     return out;
 }
 
+/// Values a run makes if each graph runs once: its inputs and its nodes' outputs.
+size_t countValuesOfOneRun(const Graph& graph)
+{
+    size_t n = graph.inputs().size();
+    for (const Node& node : graph.nodes()) {
+        n += node.outputs.size();
+        for (const auto& [name, subgraph] : node.subgraphs)
+            n += subgraph ? countValuesOfOneRun(*subgraph) : 0;
+        if (node.functionBody)
+            n += countValuesOfOneRun(*node.functionBody);
+    }
+    return n;
+}
+
 } // namespace
 
 Program::Program(std::shared_ptr<const Model> model, const KernelRegistry& registry)
     : m_model(std::move(model))
 {
     std::vector<std::string> problems;
-    visitGraphs(m_model->graph(), [&](const Graph& g) { build(g, registry, problems); });
+    visitGraphs(m_model->graph(), [&](const Graph& g) {
+        build(g, registry, problems);
+        for (const Node& node : g.nodes())
+            if (std::string_view(node.opType) == "YieldOp")
+                m_yieldNodes.insert(&node);
+    });
+    m_valuesOfOneRun = countValuesOfOneRun(m_model->graph());
     // The fused kernels reproduce the builtin ones; a registry that replaces any of them gets no fusion. Enclosing
     // graphs first, so that subgraphs fold on their known values; then the plans not reached that way (the bodies of
     // ops that onnx defines as functions).

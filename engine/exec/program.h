@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace onnxscope {
@@ -68,6 +69,11 @@ public:
     std::shared_ptr<const Model> modelPtr() const { return m_model; }
     const Plan& plan(const Graph& graph) const;
     const Plan& mainPlan() const { return plan(m_model->graph()); }
+    /// Values a run makes if each graph runs once (the main graph, each subgraph and function body at each place it
+    /// is used): inputs and node outputs. Counted once, for the debuggers that size their logs by it.
+    size_t valuesOfOneRun() const { return m_valuesOfOneRun; }
+    /// Every YieldOp of the model, at any depth.
+    const std::unordered_set<const Node*>& yieldNodes() const { return m_yieldNodes; }
 
     /// Nodes of the model (any depth) with no kernel in `registry`: "node "x" (Foo, domain "", opset 13)", each once,
     /// with " (N times)" appended when a function body instantiated at N call sites holds it.
@@ -81,6 +87,8 @@ private:
 
     std::shared_ptr<const Model> m_model;
     std::unordered_map<const Graph*, std::unique_ptr<Plan>> m_plans;
+    size_t m_valuesOfOneRun = 0;
+    std::unordered_set<const Node*> m_yieldNodes;
 };
 
 } // namespace onnxscope

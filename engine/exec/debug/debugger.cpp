@@ -44,24 +44,6 @@ std::string_view stopReasonName(StopReason reason)
     return "?";
 }
 
-namespace {
-/// Values a run records if each graph (the main graph, each subgraph and function body) runs once: its inputs and
-/// its nodes' outputs.
-size_t recordsOfOneRun(const Graph& graph)
-{
-    size_t n = graph.inputs().size();
-    for (const Node& node : graph.nodes()) {
-        n += node.outputs.size();
-        for (const auto& [name, subgraph] : node.subgraphs)
-            n += subgraph ? recordsOfOneRun(*subgraph) : 0;
-        if (node.functionBody)
-            n += recordsOfOneRun(*node.functionBody);
-    }
-    return n;
-}
-
-} // namespace
-
 Debugger::Debugger(std::shared_ptr<const Program> program, DebuggerOptions options)
     : m_program(program)
     , m_options(std::move(options))
@@ -74,7 +56,7 @@ Debugger::Debugger(std::shared_ptr<const Program> program, DebuggerOptions optio
     if (const char* off = std::getenv("ONNXSCOPE_NO_SUMMARIES"); off && std::string_view(off) == "1")
         m_options.summaries = false;
     m_session.addObserver(this);
-    m_recordCapacity = recordsOfOneRun(m_program->model().graph());
+    m_recordCapacity = m_program->valuesOfOneRun();
 }
 
 Debugger::~Debugger()

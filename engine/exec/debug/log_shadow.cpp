@@ -26,10 +26,13 @@ int Debugger::shadowMode()
 
 bool Debugger::shadowWanted() const
 {
-    if (m_shadow || shadowMode() == 0 || m_options.retention != ValueRetention::Summaries
-        || m_options.iterationRetention != IterationRetention::All || logThreads() < 2)
+    if (m_shadow || m_options.retention != ValueRetention::Summaries
+        || m_options.iterationRetention != IterationRetention::All)
         return false;
-    if (shadowMode() != 3)
+    const int mode = shadowMode();
+    if (mode == 0 || logThreads() < 2)
+        return false;
+    if (mode != 3)
         return true;
     // By default only with two hardware threads beyond the run's: on a machine of two, the replay on the second slowed
     // the run by up to 40 % (docs/performance.md: the two may share a core, or its caches), against a debug run's

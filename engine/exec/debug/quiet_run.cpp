@@ -9,6 +9,7 @@
 
 #include "engine/exec/observers/output_watch.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <functional>
@@ -98,6 +99,12 @@ bool Debugger::quietAllowed() const
 
 std::unordered_set<const Node*> Debugger::quietStops(const std::string& runToName) const
 {
+    // With no breakpoint and no node to run to, only the YieldOps, which the program found once (a walk over every
+    // node was a microsecond of each run of a small model).
+    const bool anyBreakpoint
+        = std::any_of(m_breakpoints.begin(), m_breakpoints.end(), [](const Breakpoint& b) { return b.enabled; });
+    if (!anyBreakpoint && runToName.empty())
+        return m_program->yieldNodes();
     std::unordered_set<const Node*> stops;
     collectNodes(
         m_program->model().graph(),
@@ -117,8 +124,10 @@ std::unordered_set<const Node*> Debugger::quietWatched() const
 {
     // With a breakpoint tested after every node (Session::setAfterNodeCheck), the others are tested there too; only a
     // callable, which may read the node's inputs, still needs its nodes run on their own, not in place.
-    const bool everyNode = testsEveryNode(m_breakpoints);
     std::unordered_set<const Node*> watched;
+    if (std::none_of(m_breakpoints.begin(), m_breakpoints.end(), [](const Breakpoint& b) { return b.enabled; }))
+        return watched;
+    const bool everyNode = testsEveryNode(m_breakpoints);
     collectNodes(
         m_program->model().graph(),
         [&](const Graph& graph, const Node& node) {
@@ -151,6 +160,8 @@ bool Debugger::beginQuietStretch()
         // More checkpoints inside the stretches, spaced to split what is left of the main graph into as many segments
         // as completeLog() replays at once (fillLogBySegments).
         m_quietCheckpoints.clear();
+        const char* asked = std::getenv("ONNXSCOPE_LOG_THREADS");
+        m_segmentsAsked = asked && *asked;
         const size_t segments = logThreads();
         const size_t pc = m_session.frame(0).pc;
         const size_t left = m_session.frame(0).graph().nodes().size() - pc;
@@ -158,6 +169,8 @@ bool Debugger::beginQuietStretch()
         m_quietNextPc = pc + m_quietSpacing;
     }
     ++m_quietStretches;
+    m_quietBegan = std::chrono::steady_clock::now();
+    m_quietCheckAt = m_steps;
     // The shadow fill, as the stretch begins (tests) or once it has run 1 ms (a shorter run's log costs less than a
     // thread does; log_shadow.cpp).
     const bool shadow = shadowWanted();
@@ -207,6 +220,7 @@ StopInfo Debugger::runQuiet(const std::string& runToName)
         void watch(bool on) { on ? d.m_session.addObserver(&hook) : d.m_session.removeObserver(&hook); }
         ~Quiet()
         {
+            d.publishPosition();
             d.m_session.removeObserver(&hook);
             d.m_session.setFusionBarriers(nullptr);
             d.m_session.setAfterNodeCheck(nullptr);
@@ -224,16 +238,22 @@ StopInfo Debugger::runQuiet(const std::string& runToName)
             quiet.watch(true);
         }
     }
+    // Per step only what this stretch needs: a small model's step is a few hundred nanoseconds, and a debug run's goal
+    // is 1.10x a plain one. The next node is looked up only for stops, watched nodes or the checkpoints' spacing; the
+    // position is published every kPublishEvery steps and at the end (~Quiet).
+    const bool lookAhead = !stops.empty() || !watched.empty();
+    constexpr unsigned kPublishEvery = 16;
+    unsigned sincePublish = 0;
     while (true) {
-        const Node* next = m_session.nextNode();
-        if (next && !skipChecks && stops.count(next)) {
+        const Node* next = lookAhead || m_quietSpacing ? m_session.nextNode() : nullptr;
+        if (next && !skipChecks && !stops.empty() && stops.count(next)) {
             if (auto stop = checkBeforeNode(*next, runToName))
                 return *stop;
         }
         skipChecks = false;
         if (m_pauseRequested.load(std::memory_order_relaxed) && m_pauseRequested.exchange(false))
             return makeStop(StopReason::Paused, "paused at " + m_session.framePath());
-        if (!watching && next && watched.count(next)) {
+        if (!watching && next && !watched.empty() && watched.count(next)) {
             watching = next;
             watchDepth = m_session.depth();
             quiet.watch(true);
@@ -257,12 +277,15 @@ StopInfo Debugger::runQuiet(const std::string& runToName)
         }
         // A fused step stands for the NodeDone steps of the nodes it covers: positions count as node by node.
         m_steps += r.nodes;
-        publishPosition();
+        if (++sincePublish == kPublishEvery) {
+            sincePublish = 0;
+            publishPosition();
+        }
         if (fusedKernel && r.nodes > 1) {
             m_quietSpacing = 0;
             m_quietCheckpoints.clear();
         }
-        if (m_quietSpacing)
+        if (m_quietSpacing && m_steps >= m_quietCheckAt)
             maybeQuietCheckpoint();
         if (shadowLater && ++sinceLook == 32) {
             sinceLook = 0;

@@ -399,6 +399,12 @@ private:
     /// continueRun()/runTo() as a plain run: fused, in place, values freed, no events; the steps counted, the log
     /// left for completeLog().
     StopInfo runQuiet(const std::string& runToName);
+    /// The watched node (quietWatched) in progress at some depth of the stack (a stop inside its subgraph), and that
+    /// depth; null if none.
+    const Node* watchedInProgress(const std::unordered_set<const Node*>& watched, size_t& depth) const;
+    /// After a step of a stretch that may take checkpoints: gives them up after a fused step with a kernel, else takes
+    /// one when it is due.
+    void quietStepDone(bool fusedKernelStep);
     /// A stretch begins: the checkpoint where the pending log begins and the spacing of those inside the stretches (for
     /// the first pending one), the shadow fill started at once (ONNXSCOPE_LOG_SHADOW=1); whether to start it later.
     bool beginQuietStretch();

@@ -181,6 +181,31 @@ bool Debugger::beginQuietStretch()
     return shadow;
 }
 
+const Node* Debugger::watchedInProgress(const std::unordered_set<const Node*>& watched, size_t& depth) const
+{
+    for (size_t f = 0; f < m_session.depth(); ++f) {
+        const Frame& frame = m_session.frame(f);
+        if (frame.pending && !frame.atEnd() && watched.count(&frame.graph().nodes()[frame.pc])) {
+            depth = f + 1;
+            return &frame.graph().nodes()[frame.pc];
+        }
+    }
+    return nullptr;
+}
+
+void Debugger::quietStepDone(bool fusedKernelStep)
+{
+    // A fused step with a kernel computes its output only up to the float rounding of the nodes it covers
+    // (fusion.h): what follows may differ in its last bits from a run node by node, so the checkpoints of the
+    // stretch are given up and completeLog() replays from its start (restoreTo), arriving node by node.
+    if (fusedKernelStep) {
+        m_quietSpacing = 0;
+        m_quietCheckpoints.clear();
+    } else if (m_steps >= m_quietCheckAt) {
+        maybeQuietCheckpoint();
+    }
+}
+
 StopInfo Debugger::runQuiet(const std::string& runToName)
 {
     // Resuming from a stop skips the checks at the node we are sitting at, except right after start() (runUntil).
@@ -228,16 +253,10 @@ StopInfo Debugger::runQuiet(const std::string& runToName)
         }
     } quiet(*this, barriers, hook);
     // A watched control-flow node in progress (a stop inside its subgraph) is watched until it completes.
-    const Node* watching = nullptr;
     size_t watchDepth = 0;
-    for (size_t f = 0; f < m_session.depth() && !watching; ++f) {
-        const Frame& frame = m_session.frame(f);
-        if (frame.pending && !frame.atEnd() && watched.count(&frame.graph().nodes()[frame.pc])) {
-            watching = &frame.graph().nodes()[frame.pc];
-            watchDepth = f + 1;
-            quiet.watch(true);
-        }
-    }
+    const Node* watching = watchedInProgress(watched, watchDepth);
+    if (watching)
+        quiet.watch(true);
     // Per step only what this stretch needs: a small model's step is a few hundred nanoseconds, and a debug run's goal
     // is 1.10x a plain one. The next node is looked up only for stops, watched nodes or the checkpoints' spacing; the
     // position is published every kPublishEvery steps and at the end (~Quiet).
@@ -258,9 +277,7 @@ StopInfo Debugger::runQuiet(const std::string& runToName)
             watchDepth = m_session.depth();
             quiet.watch(true);
         }
-        // A fused step with a kernel computes its output only up to the float rounding of the nodes it covers
-        // (fusion.h): what follows may differ in its last bits from a run node by node, so the checkpoints of the
-        // stretch are given up and completeLog() replays from its start (restoreTo), arriving node by node.
+        // Whether this step is a fused one with a kernel (quietStepDone).
         const Frame* top = m_session.topFrame();
         const bool fusedKernel
             = m_quietSpacing && next && top && top->pc < top->plan->fused.size() && top->plan->fused[top->pc].kernel;
@@ -281,12 +298,8 @@ StopInfo Debugger::runQuiet(const std::string& runToName)
             sincePublish = 0;
             publishPosition();
         }
-        if (fusedKernel && r.nodes > 1) {
-            m_quietSpacing = 0;
-            m_quietCheckpoints.clear();
-        }
-        if (m_quietSpacing && m_steps >= m_quietCheckAt)
-            maybeQuietCheckpoint();
+        if (m_quietSpacing)
+            quietStepDone(fusedKernel && r.nodes > 1);
         if (shadowLater && ++sinceLook == 32) {
             sinceLook = 0;
             if (std::chrono::steady_clock::now() - began >= std::chrono::milliseconds(1)) {

@@ -3,6 +3,7 @@
 // between the places where they can stop, and the value log is filled in after the stop. Checked against a run node
 // by node in a Session of its own that keeps every value (the truth here: the order, positions, data and summaries a
 // debug run recorded before quiet stretches).
+#include "engine/core/thread_pool.h"
 #include "engine/exec/debug/debugger.h"
 #include "engine/exec/value_digest.h"
 
@@ -522,6 +523,17 @@ private slots:
         QCOMPARE(dbg.continueRun().reason, StopReason::Finished);
         compareLog(dbg, ref);
         QVERIFY(sameBits(dbg.session().outputs().at("y"), ref.outputs.at("y")));
+
+        // Not beside a run on two threads (the replay runs on one): the serial replay, on the run's threads.
+        ThreadPool pool(2);
+        DebuggerOptions two;
+        two.session.threadPool = &pool;
+        Debugger wide(program(), two);
+        wide.start(modelInputs());
+        QCOMPARE(wide.continueRun().reason, StopReason::Finished);
+        QVERIFY(wide.completeLog());
+        QVERIFY(!wide.memoryStats().logShadow);
+        compareLog(wide, ref);
 
         qunsetenv("ONNXSCOPE_LOG_THREADS");
         qunsetenv("ONNXSCOPE_LOG_SHADOW");

@@ -29,16 +29,19 @@ bool Debugger::shadowWanted() const
     if (m_shadow || m_options.retention != ValueRetention::Summaries
         || m_options.iterationRetention != IterationRetention::All)
         return false;
+    // Never beside a run on more than one thread: the replay runs on one, and a kernel may split its work by the
+    // thread count in a way that changes the rounding (parallelGemm's blocks go through different GEMM paths), so its
+    // log would not be the run's node by node.
+    const ThreadPool* pool = m_session.options().threadPool;
+    const int runThreads = pool ? std::max(1, pool->threads()) : 1;
     const int mode = shadowMode();
-    if (mode == 0 || logThreads() < 2)
+    if (mode == 0 || runThreads > 1 || logThreads() < 2)
         return false;
     if (mode != 3)
         return true;
     // By default only with two hardware threads beyond the run's: on a machine of two, the replay on the second slowed
     // the run by up to 40 % (docs/performance.md: the two may share a core, or its caches), against a debug run's
     // goal of 1.10x a plain one.
-    const ThreadPool* pool = m_session.options().threadPool;
-    const int runThreads = pool ? std::max(1, pool->threads()) : 1;
     return ThreadPool::hardwareThreads() >= runThreads + 2;
 }
 

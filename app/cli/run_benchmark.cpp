@@ -76,10 +76,12 @@ long peakResidentKib()
 
 namespace {
 
-struct DebugTimings {
-    std::vector<double> ms, cpuMs, logMs; // logMs: the time to complete the value log after the stop
+/// What the timed runs measured: per run its time, CPU time and page faults (read outside the clock); for debug runs
+/// also the time to complete the value log after the stop, and the last run's counts.
+struct RunTimings {
+    std::vector<double> ms, cpuMs, logMs;
     std::vector<long> faults;
-    std::map<std::string, Value> outputs;
+    std::map<std::string, Value> outputs; // the last run's
     size_t recordedValues = 0, droppedValues = 0, recordedBytes = 0, writtenByRun = 0;
 };
 
@@ -95,10 +97,10 @@ double cpuNow()
 /// after its stop. The log fill replays the run and touches every value; timed between two runs it would leave the
 /// next run's memory cold, which a plain run timed back to back never is (in the GUI the fill runs after the stop, not
 /// just before the next run). Each run's values are released after its clock stopped.
-DebugTimings timeDebugRuns(const RunOptions& o, const std::shared_ptr<const Program>& program,
+RunTimings timeDebugRuns(const RunOptions& o, const std::shared_ptr<const Program>& program,
     const std::map<std::string, Value>& inputs, const SessionOptions& sessionOptions, ProfileObserver& profile)
 {
-    DebugTimings t;
+    RunTimings t;
     const DebuggerOptions debuggerOptions = debuggerOptionsOf(o, sessionOptions);
     const auto runOnce = [&](int i, bool timed) {
         auto debugger = std::make_unique<Debugger>(program, debuggerOptions);
@@ -162,21 +164,9 @@ void timeRuns(const RunOptions& o, const std::shared_ptr<const Program>& program
     const std::map<std::string, Value>& inputs, const SessionOptions& sessionOptions, int threads, size_t nodes,
     ProfileObserver& profile, const std::function<void(const std::map<std::string, Value>&)>& writeOutputs)
 {
-    std::vector<double> ms, cpuMs, logMs; // logMs: debug runs, the time to complete the value log after the stop
-    std::vector<long> faults; // per run, read outside the clock
-    std::map<std::string, Value> lastOutputs;
-    size_t recordedValues = 0, droppedValues = 0, recordedBytes = 0, writtenByRun = 0;
+    RunTimings t;
     if (o.debugRun) {
-        DebugTimings t = timeDebugRuns(o, program, inputs, sessionOptions, profile);
-        ms = std::move(t.ms);
-        cpuMs = std::move(t.cpuMs);
-        faults = std::move(t.faults);
-        logMs = std::move(t.logMs);
-        lastOutputs = std::move(t.outputs);
-        recordedValues = t.recordedValues;
-        droppedValues = t.droppedValues;
-        recordedBytes = t.recordedBytes;
-        writtenByRun = t.writtenByRun;
+        t = timeDebugRuns(o, program, inputs, sessionOptions, profile);
     } else {
         // --keep-values: a KeepObserver holds every output, which it releases after the clock stopped, as the
         // debug runs do.
@@ -190,14 +180,14 @@ void timeRuns(const RunOptions& o, const std::shared_ptr<const Program>& program
             const long f0 = minorFaults();
             const double c0 = cpuNow();
             auto t0 = Clock::now();
-            lastOutputs = timed.run(inputs);
-            ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-            cpuMs.push_back(cpuNow() - c0);
-            faults.push_back(minorFaults() - f0);
+            t.outputs = timed.run(inputs);
+            t.ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+            t.cpuMs.push_back(cpuNow() - c0);
+            t.faults.push_back(minorFaults() - f0);
             keeper.clear();
         }
     }
-    std::vector<double> sorted = ms;
+    std::vector<double> sorted = t.ms;
     std::sort(sorted.begin(), sorted.end());
     // Small models run in tens of microseconds: a tenth of one is still worth telling apart.
     const auto latency = [](double v) { return formatMs(v, v < 1 ? 4 : 3); };
@@ -209,30 +199,31 @@ void timeRuns(const RunOptions& o, const std::shared_ptr<const Program>& program
               << latency(sorted.back()) << " ms\n";
     double logMedian = 0;
     if (o.debugRun) {
+        std::vector<double>& logMs = t.logMs;
         std::sort(logMs.begin(), logMs.end());
         logMedian = n % 2 ? logMs[n / 2] : (logMs[n / 2 - 1] + logMs[n / 2]) / 2;
         std::cout << "the value log and its summaries, made after each stop: median " << latency(logMedian) << " ms\n";
     }
     if (o.debugRun)
-        std::cout << "each debug run kept " << recordedValues << " value(s), " << formatByteCount(recordedBytes)
-                  << (droppedValues ? ", dropped " + std::to_string(droppedValues) + " over the memory budget" : "")
+        std::cout << "each debug run kept " << t.recordedValues << " value(s), " << formatByteCount(t.recordedBytes)
+                  << (t.droppedValues ? ", dropped " + std::to_string(t.droppedValues) + " over the memory budget" : "")
                   << "\n";
     if (writeOutputs)
-        writeOutputs(lastOutputs);
+        writeOutputs(t.outputs);
     if (!o.timingsFile.empty()) {
         nlohmann::json timings { { "mode", o.debugRun ? "debug" : (o.keepValues ? "keep-values" : "plain") },
-            { "threads", threads }, { "simd", std::string(simdLevelName()) }, { "runs_ms", ms }, { "cpu_ms", cpuMs },
-            { "page_faults", faults }, { "median_ms", median }, { "min_ms", sorted.front() },
+            { "threads", threads }, { "simd", std::string(simdLevelName()) }, { "runs_ms", t.ms },
+            { "cpu_ms", t.cpuMs }, { "page_faults", t.faults }, { "median_ms", median }, { "min_ms", sorted.front() },
             { "max_ms", sorted.back() }, { "nodes", nodes }, { "peak_rss_kib", peakResidentKib() } };
         if (!o.debugRun) {
             timings["fused_nodes"] = o.keepValues ? 0 : program->mainPlan().fusedNodeCount();
             timings["folded_nodes"] = o.keepValues ? 0 : program->mainPlan().foldedNodeCount();
         }
         if (o.debugRun) {
-            timings["recorded_values"] = recordedValues;
-            timings["recorded_bytes"] = recordedBytes;
-            timings["written_bytes"] = writtenByRun;
-            timings["dropped_values"] = droppedValues;
+            timings["recorded_values"] = t.recordedValues;
+            timings["recorded_bytes"] = t.recordedBytes;
+            timings["written_bytes"] = t.writtenByRun;
+            timings["dropped_values"] = t.droppedValues;
             timings["log_median_ms"] = logMedian;
         }
         std::ofstream out(o.timingsFile);

@@ -133,6 +133,11 @@ bool testsEveryNode(const std::vector<Breakpoint>& breakpoints)
     });
 }
 
+bool anyEnabled(const std::vector<Breakpoint>& breakpoints)
+{
+    return std::any_of(breakpoints.begin(), breakpoints.end(), [](const Breakpoint& b) { return b.enabled; });
+}
+
 bool watchesNonFinite(const std::vector<Breakpoint>& breakpoints)
 {
     return std::any_of(breakpoints.begin(), breakpoints.end(),

@@ -71,6 +71,9 @@ std::optional<OutputHit> hitAfterNode(const Breakpoint& breakpoint, const NodeEv
 /// (Session::setAfterNodeCheck): in place, values freed, no fused steps.
 bool testsEveryNode(const std::vector<Breakpoint>& breakpoints);
 
+/// Whether any of `breakpoints` is enabled.
+bool anyEnabled(const std::vector<Breakpoint>& breakpoints);
+
 /// Whether an enabled NaN/Inf breakpoint is among `breakpoints`.
 bool watchesNonFinite(const std::vector<Breakpoint>& breakpoints);
 

@@ -421,7 +421,7 @@ private:
     size_t m_quietSpacing = 0; // main-graph nodes between two of them
     std::chrono::steady_clock::time_point m_quietBegan; // when the current stretch began
     uint64_t m_quietCheckAt = 0; // the position from which maybeQuietCheckpoint() looks at the main graph's pc again
-    bool m_segmentsAsked = false; // ONNXSCOPE_LOG_THREADS is set: segments however short the run
+    bool m_segmentsAsked = false; // ONNXSCOPE_LOG_THREADS was set as the pending log began: segments however short
     /// Takes a checkpoint inside a quiet stretch when the main graph reached m_quietNextPc.
     void maybeQuietCheckpoint();
     /// How many threads completeLog() replays on: ONNXSCOPE_LOG_THREADS if set, else the session's thread count, at

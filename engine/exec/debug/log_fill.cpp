@@ -190,8 +190,7 @@ Debugger::SegmentFill Debugger::fillLogBySegments(const std::atomic<bool>* cance
     // segments (tests, measurements). (The bench's models run 200-800 steps: a bound in steps cannot tell a 1 ms run
     // from a 100 ms one.)
     constexpr uint64_t kMinSteps = 64;
-    const char* asked = std::getenv("ONNXSCOPE_LOG_THREADS");
-    if (target - m_logFrom < kMinSteps && !(asked && *asked))
+    if (target - m_logFrom < kMinSteps && !m_segmentsAsked)
         return SegmentFill::NotApplicable;
     // The checkpoint where the first pending stretch began, then those taken inside the stretches.
     const Checkpoint* at = pendingLogStart();

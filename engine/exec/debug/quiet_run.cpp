@@ -101,9 +101,7 @@ std::unordered_set<const Node*> Debugger::quietStops(const std::string& runToNam
 {
     // With no breakpoint and no node to run to, only the YieldOps, which the program found once (a walk over every
     // node was a microsecond of each run of a small model).
-    const bool anyBreakpoint
-        = std::any_of(m_breakpoints.begin(), m_breakpoints.end(), [](const Breakpoint& b) { return b.enabled; });
-    if (!anyBreakpoint && runToName.empty())
+    if (!anyEnabled(m_breakpoints) && runToName.empty())
         return m_program->yieldNodes();
     std::unordered_set<const Node*> stops;
     collectNodes(
@@ -125,7 +123,7 @@ std::unordered_set<const Node*> Debugger::quietWatched() const
     // With a breakpoint tested after every node (Session::setAfterNodeCheck), the others are tested there too; only a
     // callable, which may read the node's inputs, still needs its nodes run on their own, not in place.
     std::unordered_set<const Node*> watched;
-    if (std::none_of(m_breakpoints.begin(), m_breakpoints.end(), [](const Breakpoint& b) { return b.enabled; }))
+    if (!anyEnabled(m_breakpoints))
         return watched;
     const bool everyNode = testsEveryNode(m_breakpoints);
     collectNodes(
